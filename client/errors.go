@@ -1,0 +1,202 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/shakectl/retry"
+)
+
+// MaxErrorBody bounds how much of an error answer is read and kept: a hostile
+// or broken server must not make the client buffer megabytes to say "no".
+const MaxErrorBody = 64 << 10
+
+// APIError is every non-2xx answer of the Shakenfist API.
+type APIError struct {
+	StatusCode int
+	Method     string
+	URL        string
+	// Message is the body's "error" field: a string, or (the server
+	// sometimes sends one) an object rendered as compact JSON. When the body
+	// has no such field it is a short, printable excerpt of the body.
+	Message   string
+	Body      []byte // raw body, at most MaxErrorBody bytes
+	Header    http.Header
+	RequestID string // X-Request-ID of the answer, when sent
+
+	// Attempts and Elapsed say how many requests this call sent and how
+	// long it took in all; with --retry-transient-capacity a refusal may be
+	// the last of several.
+	Attempts int
+	Elapsed  time.Duration
+
+	capacity *CapacityRefusal
+}
+
+// CapacityRefusal is the typed view of a 507 answer with a JSON body (seed
+// 004, "The response body"). It is reached from an *APIError with errors.As.
+type CapacityRefusal struct {
+	// Stage is the scheduler stage that refused, "" when the body has none
+	// (address-pool exhaustion, CongestedNetwork).
+	Stage string
+	// Transient is exactly the body's "transient" == true. Nothing else
+	// makes a refusal transient: not the status, the stage or the message.
+	Transient bool
+	// RetryAfter is the server's Retry-After hint, parsed and clamped to
+	// [1s, 60s] by retry.ParseRetryAfter; 0 when the answer has none.
+	RetryAfter time.Duration
+	Message    string
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, pathOf(e.URL), e.StatusCode, statusText(e.StatusCode))
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap exposes the capacity view of a 507 to errors.As.
+func (e *APIError) Unwrap() error {
+	if e.capacity == nil {
+		return nil
+	}
+	return e.capacity
+}
+
+// Capacity returns the capacity view of a 507, or nil.
+func (e *APIError) Capacity() *CapacityRefusal { return e.capacity }
+
+func (c *CapacityRefusal) Error() string {
+	if c.Stage == "" {
+		return "capacity refused: " + c.Message
+	}
+	return fmt.Sprintf("capacity refused at stage %s: %s", c.Stage, c.Message)
+}
+
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return t
+	}
+	return "status"
+}
+
+func pathOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			return u[i+3+j:]
+		}
+		return "/"
+	}
+	return u
+}
+
+// errorBody is the wire shape of an error answer: {"error", "status"} and,
+// on a scheduling 507, "stage" and "transient". Raw messages keep the
+// distinction between a missing field, false, and a value of the wrong type.
+type errorBody struct {
+	Error     json.RawMessage `json:"error"`
+	Status    json.RawMessage `json:"status"`
+	Stage     json.RawMessage `json:"stage"`
+	Transient json.RawMessage `json:"transient"`
+}
+
+// NewAPIError builds the typed error for a non-2xx answer from its status,
+// headers and (already bounded) body.
+func NewAPIError(method, url string, status int, header http.Header, body []byte, now time.Time) *APIError {
+	e := &APIError{
+		StatusCode: status,
+		Method:     method,
+		URL:        url,
+		Body:       body,
+		Header:     header,
+		RequestID:  header.Get("X-Request-ID"),
+		Attempts:   1,
+	}
+	var eb errorBody
+	isJSON := json.Unmarshal(body, &eb) == nil && bytes.HasPrefix(bytes.TrimSpace(body), []byte("{"))
+	if isJSON {
+		e.Message = messageOf(eb.Error)
+	}
+	if e.Message == "" {
+		e.Message = excerpt(body)
+	}
+	if status == http.StatusInsufficientStorage && isJSON {
+		cr := &CapacityRefusal{
+			Stage:     stringOf(eb.Stage),
+			Transient: string(bytes.TrimSpace(eb.Transient)) == "true",
+			Message:   e.Message,
+		}
+		if vals := header.Values("Retry-After"); len(vals) > 0 {
+			cr.RetryAfter = retry.ParseRetryAfter(vals, now)
+		}
+		e.capacity = cr
+	}
+	return e
+}
+
+func stringOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// messageOf renders the "error" field: a string as is, an object or any
+// other JSON value compacted to one line.
+func messageOf(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if s := stringOf(raw); s != "" || raw[0] == '"' {
+		return oneLine(s)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return ""
+	}
+	return oneLine(buf.String())
+}
+
+// excerpt turns a non-JSON body (an HTML proxy page, plain text) into a short
+// single line, so an error stays one line on the terminal.
+func excerpt(body []byte) string {
+	s := strings.TrimSpace(string(body))
+	if s == "" {
+		return ""
+	}
+	if strings.HasPrefix(s, "<") {
+		if t := htmlTitle(s); t != "" {
+			return "(HTML page) " + t
+		}
+		return "(HTML page)"
+	}
+	s = oneLine(s)
+	const limit = 200
+	if len(s) > limit {
+		s = strings.ToValidUTF8(s[:limit], "") + "…"
+	}
+	return s
+}
+
+func htmlTitle(s string) string {
+	low := strings.ToLower(s)
+	i := strings.Index(low, "<title>")
+	j := strings.Index(low, "</title>")
+	if i < 0 || j <= i {
+		return ""
+	}
+	return oneLine(s[i+len("<title>") : j])
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// Exit codes, as DESIGN.md's table and `shakectl help exit-codes` list them.
+const (
+	ExitOK                = 0
+	ExitFailure           = 1
+	ExitUsage             = 2
+	ExitChecksFailed      = 3
+	ExitAuth              = 4
+	ExitNotFound          = 5
+	ExitCapacityPermanent = 69
+	ExitCapacityTransient = 75
+	ExitTimeout           = 124
+	ExitInterrupted       = 130
+)
+
+// ErrInterrupted is the cause of the run context's cancellation on
+// SIGINT/SIGTERM.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrTimeout marks the command's own --timeout elapsing with no answer.
+var ErrTimeout = errors.New("timed out")
+
+// UsageError is a bad flag, argument or configuration value (exit 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ExitCode maps an error to the process exit code. It is the only place that
+// does: commands return typed errors and never choose a code themselves.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var (
+		usage    *UsageError
+		apiErr   *client.APIError
+		capacity *client.CapacityRefusal
+		netErr   net.Error
+	)
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
+	case errors.As(err, &usage):
+		return ExitUsage
+	case errors.Is(err, probe.ErrChecksFailed):
+		return ExitChecksFailed
+	case errors.As(err, &capacity):
+		if capacity.Transient {
+			return ExitCapacityTransient
+		}
+		return ExitCapacityPermanent
+	case errors.As(err, &apiErr):
+		switch apiErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return ExitAuth
+		case http.StatusNotFound:
+			return ExitNotFound
+		case http.StatusConflict, http.StatusInsufficientStorage:
+			// A 409 is a hard-affinity conflict; a 507 that reached here
+			// has no transient mark (non-JSON body): waiting won't fix it.
+			return ExitCapacityPermanent
+		}
+		return ExitFailure
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return ExitTimeout
+	}
+	return ExitFailure
+}
+
+// exitCodeTopic is the text of `shakectl help exit-codes`.
+const exitCodeTopic = `shakectl's exit status tells a script what happened:
+
+  0    success
+  1    any failure not listed below (API error, network error)
+  2    usage error (bad flag, argument or config value)
+  3    parking-probe ran, and one or more checks failed
+  4    authentication or authorisation refused (401/403, after one re-login)
+  5    not found (404)
+  69   capacity refusal that waiting will not fix (507 not marked transient,
+       address pool exhausted, 409 hard-affinity conflict)
+  75   transient capacity refusal (507 with "transient": true), with or
+       without --retry-transient-capacity
+  124  the command's --timeout elapsed with no answer
+  130  interrupted (Ctrl-C); a probe still prints what it measured
+
+For example, to wait out a full cluster in a script:
+
+  shakectl instance create web1 2 2048 -d 20@debian:12
+  case $? in
+    0)  echo created ;;
+    75) echo "cluster full for now; try again later" ;;
+    69) echo "this request cannot be placed; change it" ;;
+  esac
+`

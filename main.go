@@ -1,0 +1,13 @@
+// Command shakectl is a command-line client for the Shakenfist cloud API and a
+// load tester for the atenet router's request parking.
+package main
+
+import (
+	"os"
+
+	"github.com/shakenfist/shakectl/cmd"
+)
+
+func main() {
+	os.Exit(cmd.Main())
+}

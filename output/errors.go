@@ -1,0 +1,38 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ErrorReport is what a failed command tells its user: one line of message,
+// an optional hint, and, for programs, the facts behind it. With -o json it
+// is printed to stderr as one JSON object with these field names.
+type ErrorReport struct {
+	Message        string   `json:"error"`
+	Hint           string   `json:"hint,omitempty"`
+	Status         int      `json:"status,omitempty"`
+	Stage          string   `json:"stage,omitempty"`
+	Transient      *bool    `json:"transient,omitempty"`
+	Attempts       int      `json:"attempts,omitempty"`
+	ElapsedSeconds *float64 `json:"elapsed_seconds,omitempty"`
+	RequestID      string   `json:"request_id,omitempty"`
+	ExitCode       int      `json:"exit_code"`
+}
+
+// WriteError prints the report to stderr: as a JSON object when asJSON, else
+// as "error: …" with a "hint: …" line when there is a hint.
+func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
+	if asJSON {
+		b, err := json.Marshal(r)
+		if err == nil {
+			fmt.Fprintln(s.ErrOut, string(b))
+			return
+		}
+	}
+	c := NewColourScheme(s.ColourEnabled())
+	fmt.Fprintf(s.ErrOut, "%s %s\n", c.Red("error:"), r.Message)
+	if r.Hint != "" {
+		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), r.Hint)
+	}
+}

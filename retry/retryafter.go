@@ -1,0 +1,67 @@
+// Package retry implements the opt-in transient-capacity retry of the
+// Shakenfist capacity-refusal contract (seed 004, "Client-side retry") on
+// go-retryablehttp's hooks: which answers are retried, how long to wait, how
+// many attempts, and the caller's deadline.
+package retry
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	// DefaultWait is used when Retry-After is missing or malformed: the
+	// contract's fixed 15 seconds.
+	DefaultWait = 15 * time.Second
+	// MinWait and MaxWait bound any wait, so a hostile header can neither
+	// make the client spin nor park it for an hour.
+	MinWait = 1 * time.Second
+	MaxWait = 60 * time.Second
+	// MaxAttempts caps the requests of one call (1 + 4 retries): every
+	// refused create costs the cluster an instance record and IPAM work.
+	MaxAttempts = 5
+)
+
+// ParseRetryAfter turns the Retry-After header values of an answer into the
+// wait before the next attempt: non-negative integer seconds or an HTTP-date
+// (relative to now); missing or malformed (negative, fractional, garbage,
+// empty, several values) gives DefaultWait; the result is always clamped to
+// [MinWait, MaxWait].
+func ParseRetryAfter(values []string, now time.Time) time.Duration {
+	if len(values) != 1 {
+		return DefaultWait
+	}
+	v := strings.TrimSpace(values[0])
+	if v == "" {
+		return DefaultWait
+	}
+	if isDigits(v) {
+		// Anything longer than the cap's digits is over the cap; this also
+		// keeps huge numbers from overflowing the conversion.
+		if len(v) > 6 {
+			return MaxWait
+		}
+		n, _ := strconv.Atoi(v)
+		return Clamp(time.Duration(n) * time.Second)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return Clamp(t.Sub(now))
+	}
+	return DefaultWait
+}
+
+// Clamp bounds a wait to [MinWait, MaxWait].
+func Clamp(d time.Duration) time.Duration {
+	return min(max(d, MinWait), MaxWait)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
