@@ -66,6 +66,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		newHelpTopic("exit-codes", "What shakectl's exit status means", exitCodeTopic),
 	)
 	// Command groups register here, one constructor each.
+	root.AddCommand(NewCmdSim(f))
 	return root
 }
 
