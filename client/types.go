@@ -1,0 +1,190 @@
+package client
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/shakenfist/shakectl/retry"
+)
+
+// Options configures a Client. The zero value of every optional field is a
+// sensible default.
+type Options struct {
+	// APIURL is the API root, e.g. "http://127.0.0.1:13000"; resource
+	// paths ("/instances", ...) are appended to it.
+	APIURL    string
+	Namespace string
+	// Key is the namespace's API key. It is sent only in the body of
+	// POST /auth and never logged or put into an error.
+	Key string
+	// UserAgent is sent with every request ("shakectl/<version>").
+	UserAgent string
+	// Timeout bounds each request (each attempt when retrying), including
+	// reading its answer; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Insecure skips TLS certificate verification (the command warns).
+	Insecure bool
+	// Transport carries the requests; nil means a tuned http.Transport.
+	// Tests inject an in-memory RoundTripper.
+	Transport http.RoundTripper
+	// Debug, when set, receives one line per request and per answer:
+	// method, path, status, duration, request id. Secrets never appear.
+	Debug io.Writer
+	// Now is the wall clock, used to read Retry-After HTTP-dates; nil
+	// means time.Now. Budgets and sleeps use the monotonic clock.
+	Now func() time.Time
+	// Retry enables --retry-transient-capacity; nil leaves it off.
+	Retry *RetryOptions
+	// PollInterval is the first pause between the polls that follow an
+	// asynchronous delete (202); it grows to MaxPollInterval. 0 means
+	// DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// RetryOptions configures --retry-transient-capacity (seed 004,
+// "Client-side retry").
+type RetryOptions struct {
+	// Budget bounds the sleeping between attempts (--timeout, else the
+	// async budget: pause 60s, block 1h, continue 0 = never retry).
+	Budget time.Duration
+	// Notify is called once before each wait; the command prints
+	// "capacity refused at stage S (transient); retrying in 15s (attempt
+	// 2/5, 44s left)" unless --quiet. Nil means silent.
+	Notify func(retry.Notice)
+}
+
+// Defaults for Options.
+const (
+	DefaultTimeout      = 30 * time.Second
+	DefaultPollInterval = 250 * time.Millisecond
+	MaxPollInterval     = 2 * time.Second
+	// MaxResponseBody bounds a successful answer: a list of a few thousand
+	// instances is a few MiB; a hostile server must not exhaust memory.
+	MaxResponseBody = 32 << 20
+)
+
+// Response is the answer to a Raw call.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+	RequestID  string
+}
+
+// Instance is a Shakenfist instance with the server's field names. Fields
+// the client does not model are kept in Raw.
+type Instance struct {
+	UUID         string         `json:"uuid"`
+	Name         string         `json:"name"`
+	Namespace    string         `json:"namespace,omitempty"`
+	CPUs         int            `json:"cpus"`
+	Memory       int            `json:"memory"`
+	DiskSpec     []DiskSpec     `json:"disk_spec,omitempty"`
+	SSHKey       string         `json:"ssh_key,omitempty"`
+	UserData     string         `json:"user_data,omitempty"`
+	Node         string         `json:"node,omitempty"`
+	State        string         `json:"state"`
+	PowerState   string         `json:"power_state,omitempty"`
+	ErrorMessage string         `json:"error_message,omitempty"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	Version      int            `json:"version,omitempty"`
+	// Raw is the server's object as sent; printers use it for -o json/yaml
+	// so the output is the API's own schema.
+	Raw json.RawMessage `json:"-"`
+}
+
+// DiskSpec is one disk of an instance as the server describes it.
+type DiskSpec struct {
+	Size int    `json:"size"`
+	Base string `json:"base,omitempty"`
+	Bus  string `json:"bus,omitempty"`
+	Type string `json:"type,omitempty"`
+}
+
+// Event is one entry of an instance's event trail.
+type Event struct {
+	Timestamp float64  `json:"timestamp"`
+	FQDN      string   `json:"fqdn"`
+	Operation string   `json:"operation"`
+	Phase     string   `json:"phase"`
+	Duration  *float64 `json:"duration"`
+	Message   string   `json:"message"`
+}
+
+// Network is a virtual network.
+type Network struct {
+	UUID        string          `json:"uuid"`
+	Name        string          `json:"name"`
+	Namespace   string          `json:"namespace"`
+	Netblock    string          `json:"netblock"`
+	ProvideDHCP bool            `json:"provide_dhcp"`
+	ProvideNAT  bool            `json:"provide_nat"`
+	State       string          `json:"state"`
+	VXID        int             `json:"vxid"`
+	Raw         json.RawMessage `json:"-"`
+}
+
+// Node is a cluster node with its capacity accounting (vCPU, MiB, GiB).
+type Node struct {
+	Name         string          `json:"name"`
+	IP           string          `json:"ip"`
+	State        string          `json:"state"`
+	LastSeen     float64         `json:"lastseen"`
+	Version      string          `json:"version"`
+	IsHypervisor bool            `json:"is_hypervisor"`
+	Tags         []string        `json:"tags"`
+	CPUMax       int             `json:"cpu_max"`
+	CPUUsed      int             `json:"cpu_used"`
+	MemoryMax    int             `json:"memory_max"`
+	MemoryUsed   int             `json:"memory_used"`
+	DiskMax      int             `json:"disk_max"`
+	DiskUsed     int             `json:"disk_used"`
+	Raw          json.RawMessage `json:"-"`
+}
+
+// Namespace is one namespace of GET /auth/namespaces.
+type Namespace struct {
+	Name     string          `json:"name"`
+	KeyNames []string        `json:"key_names,omitempty"`
+	Metadata map[string]any  `json:"metadata,omitempty"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+// CreateInstanceRequest is the body of POST /instances. Unset optional
+// fields are omitted, never sent as "".
+type CreateInstanceRequest struct {
+	Name      string           `json:"name"`
+	CPUs      int              `json:"cpus"`
+	Memory    int              `json:"memory"` // MiB
+	Disk      []DiskRequest    `json:"disk"`
+	Network   []NetworkRequest `json:"network,omitempty"`
+	SSHKey    string           `json:"ssh_key,omitempty"`
+	UserData  string           `json:"user_data,omitempty"` // already base64
+	PlacedOn  string           `json:"placed_on,omitempty"`
+	Namespace string           `json:"namespace,omitempty"`
+	Metadata  map[string]any   `json:"metadata,omitempty"`
+}
+
+// DiskRequest is one disk of a create: size in GiB, optional base image.
+type DiskRequest struct {
+	Size int    `json:"size"`
+	Base string `json:"base,omitempty"`
+}
+
+// NetworkRequest attaches the instance to a network (uuid or name), with
+// an optional fixed address.
+type NetworkRequest struct {
+	NetworkUUID string `json:"network_uuid"`
+	Address     string `json:"address,omitempty"`
+}
+
+// CreateNetworkRequest is the body of POST /networks.
+type CreateNetworkRequest struct {
+	Netblock    string `json:"netblock"`
+	Name        string `json:"name"`
+	ProvideDHCP bool   `json:"provide_dhcp"`
+	ProvideNAT  bool   `json:"provide_nat"`
+	Namespace   string `json:"namespace,omitempty"`
+}
