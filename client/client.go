@@ -4,81 +4,315 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/shakenfist/shakectl/retry"
 )
 
-// Client talks to one Shakenfist API as one namespace.
+// Client talks to one Shakenfist API as one namespace. It is safe for
+// concurrent use; concurrent calls that meet an expired token share one
+// re-login.
 type Client struct {
-	opts Options
+	opts    Options
+	base    string // APIURL without a trailing slash
+	hc      *http.Client
+	auth    *authTransport
+	debug   *debugLog
+	secrets []string // strings scrubbed from errors: key and tokens
 }
 
 // New checks the options and builds a client. It sends nothing: the first
 // call logs in.
 func New(o Options) (*Client, error) {
-	if o.APIURL == "" {
-		return nil, errors.New("no API URL: set --api-url or SHAKENFIST_API_URL")
+	base, err := checkAPIURL(o.APIURL)
+	if err != nil {
+		return nil, err
 	}
-	return &Client{opts: o}, nil
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "shakectl"
+	}
+	c := &Client{opts: o, base: base}
+	if o.Debug != nil {
+		c.debug = &debugLog{w: o.Debug}
+	}
+	transport := o.Transport
+	if transport == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 8
+		if o.Insecure {
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure, and the command warns
+		}
+		transport = t
+	}
+	logged := &debugTransport{next: transport, log: c.debug}
+	c.auth = &authTransport{next: logged, c: c}
+	c.hc = &http.Client{
+		Transport:     c.auth,
+		Timeout:       o.Timeout,
+		CheckRedirect: noRedirects,
+	}
+	return c, nil
 }
 
-var errNotYet = errors.New("client: not implemented yet")
-
-func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Response, error) {
-	return nil, errNotYet
+// checkAPIURL accepts an absolute http(s) URL with a host. Its error never
+// repeats a password that the URL may carry.
+func checkAPIURL(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", errors.New("no API URL: set --api-url or SHAKENFIST_API_URL")
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("invalid API URL: %v", redactURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("invalid API URL %q: want http:// or https://", u.Redacted())
+	}
+	if u.Host == "" {
+		return "", fmt.Errorf("invalid API URL %q: no host", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("invalid API URL %q: no query or fragment expected", u.Redacted())
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// Raw is the `shakectl api` call.
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			ue.URL = u.Redacted()
+		} else {
+			ue.URL = "(unparsable)"
+		}
+		return ue
+	}
+	return err
+}
+
+// noRedirects stops the http.Client from following a redirect: an API call
+// redirected to a login page must fail loudly, not parse HTML.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+func (c *Client) endpoint(path string) string {
+	return c.base + "/" + strings.TrimLeft(path, "/")
+}
+
+// Raw is the `shakectl api` call: any method and path, body sent as is (may
+// be nil), the same auth, retry and typed errors as the resource methods. On
+// a non-2xx answer it returns the *Response and an *APIError.
 func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	method = strings.ToUpper(strings.TrimSpace(method))
+	if method == "" {
+		return nil, errors.New("no HTTP method")
+	}
 	return c.do(ctx, method, path, body)
 }
 
-func (c *Client) ListInstances(ctx context.Context, all bool) ([]Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) GetInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) CreateInstance(ctx context.Context, req CreateInstanceRequest) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) DeleteInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) InstanceEvents(ctx context.Context, ref string) ([]Event, error) {
-	return nil, errNotYet
-}
-func (c *Client) PowerOnInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) PowerOffInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) RebootInstance(ctx context.Context, ref string, hard bool) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) PauseInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) UnpauseInstance(ctx context.Context, ref string) (*Instance, error) {
-	return nil, errNotYet
-}
-func (c *Client) ListNetworks(ctx context.Context, all bool) ([]Network, error) {
-	return nil, errNotYet
-}
-func (c *Client) GetNetwork(ctx context.Context, ref string) (*Network, error) { return nil, errNotYet }
-func (c *Client) CreateNetwork(ctx context.Context, req CreateNetworkRequest) (*Network, error) {
-	return nil, errNotYet
-}
-func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error) {
-	return nil, errNotYet
-}
-func (c *Client) DeleteNetworkAsync(ctx context.Context, ref string) (*Network, error) {
-	return nil, errNotYet
-}
-func (c *Client) ListNodes(ctx context.Context) ([]Node, error)           { return nil, errNotYet }
-func (c *Client) GetNode(ctx context.Context, name string) (*Node, error) { return nil, errNotYet }
-func (c *Client) ListNamespaces(ctx context.Context) ([]Namespace, error) { return nil, errNotYet }
+// do sends one call (one request, or several under the transient-capacity
+// retry) and returns the answer: for a 2xx its body (bounded by
+// MaxResponseBody), otherwise the *Response and an *APIError.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	u := c.endpoint(path)
+	call := c.policy().NewCall()
+	defer call.Finish()
+	ctx = withCall(ctx, call)
 
-var _ = http.MethodGet
+	var raw any
+	if body != nil {
+		raw = body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, pathOf(u), err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		// GetBody lets the re-login repeat the request and lets the retry
+		// check that each attempt replays the same bytes.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		call.SetBody(body)
+	}
+
+	resp, err := call.Client(c.hc).Do(req)
+	call.Finish()
+	if err != nil {
+		return nil, c.callError(ctx, method, u, err, call)
+	}
+	defer resp.Body.Close()
+	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: resp.Header.Get("X-Request-ID")}
+
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
+		if err != nil {
+			return nil, c.callError(ctx, method, u, fmt.Errorf("reading the answer: %w", err), call)
+		}
+		if len(b) > MaxResponseBody {
+			return nil, &ResponseError{Method: method, URL: u, StatusCode: resp.StatusCode, RequestID: out.RequestID,
+				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
+		}
+		out.Body = b
+		return out, nil
+	default:
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+		// The rest of an oversized error body is neither read nor kept.
+		out.Body = b
+		apiErr := NewAPIError(method, u, resp.StatusCode, resp.Header, b, c.opts.Now())
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			apiErr.Message = redirectMessage(resp)
+		}
+		apiErr.Attempts = call.Attempts()
+		apiErr.Elapsed = call.Elapsed()
+		c.scrub(apiErr)
+		return out, apiErr
+	}
+}
+
+func redirectMessage(resp *http.Response) string {
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return "redirected without a Location; the API URL may point at a web page or a login proxy"
+	}
+	if u, err := url.Parse(loc); err == nil {
+		loc = u.Redacted()
+	}
+	return fmt.Sprintf("redirected to %s; the API URL may point at a web page or a login proxy", oneLine(loc))
+}
+
+// policy is the retry policy of one call: off unless Options.Retry is set.
+func (c *Client) policy() retry.Policy {
+	p := retry.Policy{
+		Now:       c.opts.Now,
+		ReadLimit: MaxErrorBody,
+		Classify:  classify,
+	}
+	if r := c.opts.Retry; r != nil {
+		p.Enabled = true
+		p.Budget = r.Budget
+		p.Notify = r.Notify
+	}
+	if c.debug != nil {
+		p.Log = c.debug.line
+	}
+	return p
+}
+
+// classify is the retry's view of an answer: the same parser that builds
+// the typed error decides whether a 507 is transient.
+func classify(status int, header http.Header, body []byte) (string, bool) {
+	cr := NewAPIError("", "", status, header, body, time.Time{}).Capacity()
+	if cr == nil {
+		return "", false
+	}
+	return cr.Stage, cr.Transient
+}
+
+// callError turns what retryablehttp returned (a transport error, a failed
+// login, a cancelled wait) into the caller's error.
+func (c *Client) callError(ctx context.Context, method, u string, err error, call *retry.Call) error {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		// The login failed: that answer is the error.
+		c.scrub(apiErr)
+		return apiErr
+	}
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w (%w)", cause, err)
+		}
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		err = &url.Error{Op: opName(method), URL: u, Err: err}
+	}
+	return &TransportError{Method: method, URL: u, Attempts: call.Attempts(), Elapsed: call.Elapsed(), Err: err}
+}
+
+func opName(method string) string {
+	if method == "" {
+		return "Get"
+	}
+	return method[:1] + strings.ToLower(method[1:])
+}
+
+// TransportError is a call that got no usable HTTP answer: connection
+// refused, reset, a per-request timeout, a cancelled context. It wraps the
+// original error (a *url.Error naming the URL), so errors.Is/As still see
+// context.DeadlineExceeded and net.Error timeouts.
+type TransportError struct {
+	Method   string
+	URL      string
+	Attempts int
+	Elapsed  time.Duration
+	Err      error
+}
+
+func (e *TransportError) Error() string {
+	if e.Attempts > 1 {
+		return fmt.Sprintf("%v (attempt %d)", e.Err, e.Attempts)
+	}
+	return e.Err.Error()
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// ResponseError is a 2xx answer the client cannot use: an HTML page, an
+// empty or truncated body, JSON of the wrong shape.
+type ResponseError struct {
+	Method     string
+	URL        string
+	StatusCode int
+	RequestID  string
+	// Problem says what was wrong, e.g. "an HTML page, not JSON".
+	Problem string
+	Err     error
+}
+
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("%s %s: the server answered %d with %s", e.Method, pathOf(e.URL), e.StatusCode, e.Problem)
+}
+
+func (e *ResponseError) Unwrap() error { return e.Err }
+
+// scrub removes the key and any bearer token from an error the server sent
+// back, in case a broken or hostile server echoes them.
+func (c *Client) scrub(e *APIError) {
+	for _, s := range c.secretStrings() {
+		e.Message = strings.ReplaceAll(e.Message, s, "[redacted]")
+		if bytes.Contains(e.Body, []byte(s)) {
+			e.Body = bytes.ReplaceAll(e.Body, []byte(s), []byte("[redacted]"))
+		}
+	}
+}
+
+func (c *Client) secretStrings() []string {
+	var out []string
+	for _, s := range append([]string{c.opts.Key}, c.auth.tokens()...) {
+		if len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	return out
+}

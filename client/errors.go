@@ -43,8 +43,9 @@ type CapacityRefusal struct {
 	// Stage is the scheduler stage that refused, "" when the body has none
 	// (address-pool exhaustion, CongestedNetwork).
 	Stage string
-	// Transient is exactly the body's "transient" == true. Nothing else
-	// makes a refusal transient: not the status, the stage or the message.
+	// Transient is the body's "transient" == true (the JSON boolean), with
+	// a stage that is not "unknown". Nothing else makes a refusal
+	// transient: not the status, the stage name or the message.
 	Transient bool
 	// RetryAfter is the server's Retry-After hint, parsed and clamped to
 	// [1s, 60s] by retry.ParseRetryAfter; 0 when the answer has none.
@@ -128,9 +129,14 @@ func NewAPIError(method, url string, status int, header http.Header, body []byte
 		e.Message = excerpt(body)
 	}
 	if status == http.StatusInsufficientStorage && isJSON {
+		stage := stringOf(eb.Stage)
 		cr := &CapacityRefusal{
-			Stage:     stringOf(eb.Stage),
-			Transient: string(bytes.TrimSpace(eb.Transient)) == "true",
+			Stage: stage,
+			// Only the JSON literal true counts ("true" the string does
+			// not). A body that says transient but names no stage, or the
+			// defensive stage "unknown" (which the contract says is never
+			// transient), contradicts itself and is not trusted.
+			Transient: string(bytes.TrimSpace(eb.Transient)) == "true" && stage != "" && stage != "unknown",
 			Message:   e.Message,
 		}
 		if vals := header.Values("Retry-After"); len(vals) > 0 {

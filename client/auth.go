@@ -1,0 +1,188 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// authTransport puts the bearer token on every request, logs in when it has
+// none, and on a 401 logs in again once and repeats the request once. It
+// sits below go-retryablehttp, so a 401 in the middle of a capacity retry is
+// recovered inside one attempt and does not count as a capacity attempt.
+type authTransport struct {
+	next http.RoundTripper
+	c    *Client
+
+	mu    sync.Mutex
+	token string
+	gen   uint64 // bumped by each successful login
+	seen  []string
+	group singleflight.Group
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	token, gen, err := t.current(req.Context())
+	if err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	resp, err := t.send(req, req.Body, token)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		// Without a way to replay the body the request cannot be repeated.
+		return resp, nil
+	}
+	fresh, err := t.relogin(req.Context(), gen)
+	if err != nil {
+		// The re-login failed: the caller sees the original 401.
+		t.c.debug.linef("auth: re-login failed: %v", t.c.redact(err.Error()))
+		return resp, nil
+	}
+	var body io.ReadCloser
+	if req.GetBody != nil {
+		if body, err = req.GetBody(); err != nil {
+			return resp, nil
+		}
+	}
+	drain(resp)
+	return t.send(req, body, fresh)
+}
+
+func (t *authTransport) send(req *http.Request, body io.ReadCloser, token string) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Body = body
+	r.Header.Set("Authorization", "Bearer "+token)
+	return t.next.RoundTrip(r)
+}
+
+// current returns the token, logging in first when there is none yet.
+func (t *authTransport) current(ctx context.Context) (string, uint64, error) {
+	t.mu.Lock()
+	token, gen := t.token, t.gen
+	t.mu.Unlock()
+	if token != "" {
+		return token, gen, nil
+	}
+	token, err := t.relogin(ctx, gen)
+	if err != nil {
+		return "", 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return token, t.gen, nil
+}
+
+// relogin replaces the token that failed (generation gen). Concurrent
+// callers share one login; a caller whose token was already replaced by
+// someone else's login just takes the new one.
+func (t *authTransport) relogin(ctx context.Context, gen uint64) (string, error) {
+	v, err, _ := t.group.Do("login", func() (any, error) {
+		t.mu.Lock()
+		if t.gen != gen && t.token != "" {
+			token := t.token
+			t.mu.Unlock()
+			return token, nil
+		}
+		t.mu.Unlock()
+		// One caller's cancellation must not fail the login the others wait
+		// for; the login has its own timeout.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.c.opts.Timeout)
+		defer cancel()
+		token, err := t.login(lctx)
+		if err != nil {
+			return "", err
+		}
+		t.mu.Lock()
+		t.token = token
+		t.gen++
+		t.seen = append(t.seen, token)
+		t.mu.Unlock()
+		return token, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
+// login sends POST /auth. Its failure is an *APIError (a refused login) or
+// a transport error; neither names the key.
+func (t *authTransport) login(ctx context.Context) (string, error) {
+	c := t.c
+	body, err := json.Marshal(map[string]string{"namespace": c.opts.Namespace, "key": c.opts.Key})
+	if err != nil {
+		return "", err
+	}
+	u := c.endpoint("/auth")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	hc := &http.Client{Transport: t.next, Timeout: c.opts.Timeout, CheckRedirect: noRedirects}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+		apiErr := NewAPIError(http.MethodPost, u, resp.StatusCode, resp.Header, b, c.opts.Now())
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			apiErr.Message = redirectMessage(resp)
+		}
+		c.scrub(apiErr)
+		return "", apiErr
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	if err != nil {
+		return "", fmt.Errorf("POST /auth: reading the answer: %w", err)
+	}
+	var answer struct {
+		AccessToken string `json:"access_token"`
+	}
+	if problem := jsonProblem(b); problem != "" {
+		return "", &ResponseError{Method: http.MethodPost, URL: u, StatusCode: resp.StatusCode,
+			RequestID: resp.Header.Get("X-Request-ID"), Problem: problem}
+	}
+	if err := json.Unmarshal(b, &answer); err != nil || answer.AccessToken == "" {
+		return "", &ResponseError{Method: http.MethodPost, URL: u, StatusCode: resp.StatusCode,
+			RequestID: resp.Header.Get("X-Request-ID"), Problem: "no access_token in its JSON"}
+	}
+	return answer.AccessToken, nil
+}
+
+// tokens lists every token this client was given, to scrub them from errors.
+func (t *authTransport) tokens() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.seen...)
+}
+
+func (c *Client) redact(s string) string {
+	for _, secret := range c.secretStrings() {
+		s = strings.ReplaceAll(s, secret, "[redacted]")
+	}
+	return s
+}
+
+// drain reads a little of a body we are done with, so the connection can be
+// reused, and closes it.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+}
