@@ -25,8 +25,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 "shakectl help exit-codes" for what the exit status means.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Completion is its own command (shakectl completion SHELL).
-		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		// Completion is our own command (shakectl completion SHELL), with
+		// help for each shell; Cobra's default one is switched off.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
@@ -67,6 +68,8 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	)
 	// Command groups register here, one constructor each.
 	root.AddCommand(NewCmdSim(f))
+	root.AddCommand(NewCmdCompletion(f))
+	registerRootCompletions(root, f)
 	return root
 }
 

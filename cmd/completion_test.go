@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+// completionTestFactory is a factory with buffer streams, an empty
+// environment and no home directory, so no real config file is read.
+func completionTestFactory(t *testing.T) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	return &Factory{
+		IOStreams: ios,
+		Build:     BuildInfo{Version: "test", GoVersion: "go", Platform: "test/test"},
+		Getenv:    func(string) (string, bool) { return "", false },
+		HomeDir:   t.TempDir(),
+		Context:   context.Background(),
+	}, out, errOut
+}
+
+func TestCompletionScriptsForEveryShell(t *testing.T) {
+	// What identifies each shell's script, so an empty or wrong script fails.
+	marks := map[string][]string{
+		"bash":       {"# bash completion V2 for shakectl", "complete -o default -F __start_shakectl shakectl", "__complete"},
+		"zsh":        {"#compdef shakectl", "compdef _shakectl shakectl", "__complete"},
+		"fish":       {"complete -c shakectl", "__complete"},
+		"powershell": {"Register-ArgumentCompleter", "-CommandName 'shakectl'", "__complete"},
+	}
+	for _, shell := range completionShells {
+		t.Run(shell, func(t *testing.T) {
+			f, out, errOut := completionTestFactory(t)
+			if code := Run(f, []string{"completion", shell}); code != ExitOK {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			script := out.String()
+			if len(script) < 1000 {
+				t.Fatalf("script is %d bytes", len(script))
+			}
+			for _, m := range marks[shell] {
+				if !strings.Contains(script, m) {
+					t.Errorf("%s script lacks %q", shell, m)
+				}
+			}
+		})
+	}
+}
+
+func TestCompletionNoDescriptions(t *testing.T) {
+	f, withDesc, _ := completionTestFactory(t)
+	Run(f, []string{"completion", "fish"})
+	f, noDesc, _ := completionTestFactory(t)
+	if code := Run(f, []string{"completion", "fish", "--no-descriptions"}); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	// Cobra's fish script asks __complete or __completeNoDesc accordingly.
+	if !strings.Contains(noDesc.String(), "__completeNoDesc") || strings.Contains(withDesc.String(), "__completeNoDesc") {
+		t.Error("--no-descriptions does not switch the script to __completeNoDesc")
+	}
+}
+
+func TestCompletionRefusesUnknownShell(t *testing.T) {
+	for _, args := range [][]string{{"completion", "tcsh"}, {"completion"}, {"completion", "bash", "zsh"}} {
+		f, out, errOut := completionTestFactory(t)
+		if code := Run(f, args); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote a script anyway", args)
+		}
+		if !strings.Contains(errOut.String(), "bash, zsh, fish, powershell") {
+			t.Errorf("%v: error does not list the shells: %q", args, errOut)
+		}
+	}
+}
+
+func TestCompletionHelpSaysHowToLoadEachShell(t *testing.T) {
+	f, out, _ := completionTestFactory(t)
+	if code := Run(f, []string{"completion", "--help"}); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"source <(shakectl completion bash)",
+		"source <(shakectl completion zsh)",
+		"shakectl completion fish | source",
+		"shakectl completion powershell | Out-String | Invoke-Expression",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// Cobra's default completion command is replaced, not duplicated.
+func TestOnlyOneCompletionCommand(t *testing.T) {
+	f, _, _ := completionTestFactory(t)
+	root := NewCmdRoot(f)
+	root.SetArgs([]string{"version"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			n++
+			if c.Hidden {
+				t.Error("the completion command is hidden")
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d completion commands", n)
+	}
+}
+
+// complete runs the hidden __complete command, exactly as the shell
+// scripts do at TAB time, and returns the candidates (without descriptions)
+// and the directive line.
+func complete(t *testing.T, f *Factory, out *bytes.Buffer, args ...string) ([]string, string) {
+	t.Helper()
+	if code := Run(f, append([]string{"__complete"}, args...)); code != ExitOK {
+		t.Fatalf("__complete %q: exit %d", args, code)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	directive := lines[len(lines)-1]
+	var names []string
+	for _, l := range lines[:len(lines)-1] {
+		name, _, _ := strings.Cut(l, "\t")
+		names = append(names, name)
+	}
+	return names, directive
+}
+
+// ":4" is cobra.ShellCompDirectiveNoFileComp.
+const noFileComp = ":4"
+
+func TestCompleteFixedFlagValues(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"version", "-o", ""}, []string{"table", "simple", "json", "yaml"}},
+		{[]string{"version", "--output", "j"}, []string{"json"}},
+		{[]string{"version", "--async", ""}, []string{"continue", "pause", "block"}},
+		{[]string{"version", "--async", "b"}, []string{"block"}},
+	}
+	for _, tt := range tests {
+		f, out, _ := completionTestFactory(t)
+		got, directive := complete(t, f, out, tt.args...)
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%q: got %q, want %q", tt.args, got, tt.want)
+		}
+		if directive != noFileComp {
+			t.Errorf("%q: directive %s, want %s (no file names)", tt.args, directive, noFileComp)
+		}
+	}
+}
+
+func TestCompleteHelpOffersTopics(t *testing.T) {
+	f, out, _ := completionTestFactory(t)
+	got, _ := complete(t, f, out, "help", "")
+	for _, want := range []string{"exit-codes", "version", "completion"} {
+		if !contains(got, want) {
+			t.Errorf("help <TAB> offers %q, lacks %q", got, want)
+		}
+	}
+	f, out, _ = completionTestFactory(t)
+	got, _ = complete(t, f, out, "help", "ex")
+	if strings.Join(got, " ") != "exit-codes" {
+		t.Errorf("help ex<TAB> offers %q", got)
+	}
+	// __complete itself is no topic.
+	f, out, _ = completionTestFactory(t)
+	got, _ = complete(t, f, out, "help", "_")
+	if len(got) != 0 {
+		t.Errorf("help _<TAB> offers %q", got)
+	}
+}
+
+func TestCompleteShellNames(t *testing.T) {
+	f, out, _ := completionTestFactory(t)
+	got, _ := complete(t, f, out, "completion", "")
+	if strings.Join(got, " ") != "bash zsh fish powershell" {
+		t.Errorf("completion <TAB> offers %q", got)
+	}
+}
