@@ -1,0 +1,429 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Code is a gRPC status code as ateapi's ResumeActor answers it. The
+// simulator spells the codes itself rather than importing gRPC.
+type Code int
+
+// The codes the resume path distinguishes (values as in gRPC).
+const (
+	OK                 Code = 0
+	DeadlineExceeded   Code = 4
+	NotFound           Code = 5
+	PermissionDenied   Code = 7
+	FailedPrecondition Code = 9
+	Aborted            Code = 10
+	Internal           Code = 13
+	Unavailable        Code = 14
+	Unauthenticated    Code = 16
+)
+
+func (c Code) String() string {
+	switch c {
+	case OK:
+		return "OK"
+	case DeadlineExceeded:
+		return "DeadlineExceeded"
+	case NotFound:
+		return "NotFound"
+	case PermissionDenied:
+		return "PermissionDenied"
+	case FailedPrecondition:
+		return "FailedPrecondition"
+	case Aborted:
+		return "Aborted"
+	case Internal:
+		return "Internal"
+	case Unavailable:
+		return "Unavailable"
+	case Unauthenticated:
+		return "Unauthenticated"
+	}
+	return "Code(" + strconv.Itoa(int(c)) + ")"
+}
+
+// StatusError is a non-OK answer from the simulated control plane.
+type StatusError struct {
+	Code Code
+	Msg  string
+}
+
+func (e *StatusError) Error() string { return e.Code.String() + ": " + e.Msg }
+
+func status(c Code, msg string) *StatusError { return &StatusError{Code: c, Msg: msg} }
+
+// errNoFreeWorkers is AssignWorkerStep's refusal, word for word.
+const msgNoFreeWorkers = "no free workers available"
+
+type actorState int
+
+const (
+	suspended actorState = iota
+	resuming
+	running
+)
+
+// worker is one slot of the pool; a running actor holds exactly one.
+type worker struct {
+	id int
+	ip string
+}
+
+func (w *worker) name() string { return fmt.Sprintf("worker-%02d", w.id) }
+
+// actor is one addressable actor and its lifecycle.
+type actor struct {
+	ref string // atespace/name
+
+	mu       sync.Mutex
+	state    actorState
+	worker   *worker
+	inflight int       // requests being served right now
+	lastUsed time.Time // end of the last request (or the resume)
+	idle     *time.Timer
+}
+
+// controlPlane plays ateapi: the actor registry, the worker pool, and
+// ResumeActor with its fault injection.
+type controlPlane struct {
+	cfg   Config
+	start time.Time
+
+	mu      sync.Mutex
+	actors  map[string]*actor
+	free    []*worker // free workers, used as a stack
+	aborts  map[string]int
+	closed  bool
+	rand    *lockedRand
+	special map[string]Code // per-actor fault: deny/unauth/slow/fail
+
+	// stop ends at the simulator's hard stop.
+	stop context.Context
+
+	calls atomic.Int64 // ResumeActor calls answered
+	busy  atomic.Int64 // workers held by an actor
+
+	// onCall, when set (tests), sees every ResumeActor call and its answer.
+	onCall func(ref string, at time.Time, err error)
+}
+
+func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *lockedRand) *controlPlane {
+	cp := &controlPlane{
+		stop:    stop,
+		cfg:     cfg,
+		start:   start,
+		actors:  make(map[string]*actor),
+		aborts:  make(map[string]int),
+		rand:    rng,
+		special: make(map[string]Code),
+	}
+	for i := cfg.Workers; i >= 1; i-- {
+		cp.free = append(cp.free, &worker{id: i, ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)})
+	}
+	for _, l := range []struct {
+		names []string
+		code  Code
+	}{{cfg.Deny, PermissionDenied}, {cfg.Unauth, Unauthenticated}, {cfg.Slow, DeadlineExceeded}, {cfg.Fail, Internal}} {
+		for _, n := range l.names {
+			if ref, err := cfg.actorRef(n); err == nil {
+				cp.special[ref] = l.code
+			}
+		}
+	}
+	for n, times := range cfg.Abort {
+		if ref, err := cfg.actorRef(n); err == nil {
+			cp.aborts[ref] = normaliseAborts(times)
+		}
+	}
+	return cp
+}
+
+// ActorName is the name of the n-th known actor (from 1): actor-0001.
+func ActorName(n int) string { return fmt.Sprintf("actor-%04d", n) }
+
+// abortForever marks an actor whose every resume answers Aborted.
+const abortForever = -1
+
+func normaliseAborts(n int) int {
+	if n <= 0 {
+		return abortForever
+	}
+	return n
+}
+
+// exists says whether the registry knows the actor.
+func (cp *controlPlane) exists(atespace, name string) bool {
+	if atespace != cp.cfg.Atespace {
+		return false
+	}
+	if cp.cfg.AnyActor {
+		return true
+	}
+	num, ok := strings.CutPrefix(name, "actor-")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(num)
+	// The round trip rejects other spellings of the number (actor-1, actor-00001).
+	return err == nil && n >= 1 && n <= cp.cfg.Actors && ActorName(n) == name
+}
+
+// lookup returns the actor's record, creating it on first use, or nil when
+// the actor does not exist.
+func (cp *controlPlane) lookup(atespace, name string) *actor {
+	ref := atespace + "/" + name
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if a, ok := cp.actors[ref]; ok {
+		return a
+	}
+	if !cp.exists(atespace, name) {
+		return nil
+	}
+	a := &actor{ref: ref}
+	cp.actors[ref] = a
+	return a
+}
+
+// injectAborted makes the actor's next n resumes answer Aborted (n <= 0:
+// all of them).
+func (cp *controlPlane) injectAborted(ref string, n int) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if n == 0 {
+		delete(cp.aborts, ref)
+		return
+	}
+	cp.aborts[ref] = normaliseAborts(n)
+}
+
+func (cp *controlPlane) takeAbort(ref string) bool {
+	cp.mu.Lock()
+	n, ok := cp.aborts[ref]
+	switch {
+	case !ok:
+	case n == abortForever:
+	case n <= 1:
+		delete(cp.aborts, ref)
+	default:
+		cp.aborts[ref] = n - 1
+	}
+	cp.mu.Unlock()
+	if ok {
+		return true
+	}
+	if cp.cfg.AbortRate > 0 {
+		return cp.rand.Float64() < cp.cfg.AbortRate
+	}
+	return false
+}
+
+func (cp *controlPlane) unavailable(now time.Time) bool {
+	since := now.Sub(cp.start)
+	for _, w := range cp.cfg.ControlPlaneUnavailable {
+		if w.contains(since) {
+			return true
+		}
+	}
+	return false
+}
+
+// resume is ateapi's ResumeActor. a is nil for an actor that does not
+// exist. Once a worker is claimed the resume completes even if ctx ends
+// (it is a server-side workflow); the caller just stops waiting for it.
+func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err error) {
+	defer func() {
+		cp.calls.Add(1)
+		if cp.onCall != nil {
+			cp.onCall(ref, time.Now(), err)
+		}
+	}()
+	if d := cp.cfg.ControlPlaneLatency; d > 0 {
+		if err := sleepCtx(ctx, d); err != nil {
+			return status(DeadlineExceeded, "context ended during the call")
+		}
+	}
+	if cp.unavailable(time.Now()) {
+		return status(Unavailable, "ateapi is unavailable")
+	}
+	if a == nil {
+		return status(NotFound, "actor "+ref+" not found")
+	}
+	if code, ok := cp.special[ref]; ok {
+		if code == DeadlineExceeded {
+			// A slow resume: the workflow runs until its deadline.
+			_ = sleepCtx(ctx, cp.cfg.ResumeLatency)
+		}
+		return status(code, "injected fault")
+	}
+	if cp.takeAbort(ref) {
+		return status(Aborted, "a concurrent resume holds the actor")
+	}
+
+	a.mu.Lock()
+	switch a.state {
+	case running:
+		a.mu.Unlock()
+		return nil
+	case resuming:
+		a.mu.Unlock()
+		return status(Aborted, "a concurrent resume holds the actor")
+	}
+	w := cp.claim()
+	if w == nil {
+		a.mu.Unlock()
+		return status(FailedPrecondition, msgNoFreeWorkers)
+	}
+	a.state, a.worker = resuming, w
+	a.mu.Unlock()
+
+	// The resume finishes on its own schedule whatever the caller does;
+	// only the simulator's hard stop cuts it short.
+	_ = sleepCtx(cp.stop, cp.cfg.ResumeLatency)
+
+	a.mu.Lock()
+	a.state = running
+	a.lastUsed = time.Now()
+	cp.armIdle(a)
+	a.mu.Unlock()
+	return nil
+}
+
+// claim takes a free worker, or nil when the pool is exhausted.
+func (cp *controlPlane) claim() *worker {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if len(cp.free) == 0 {
+		return nil
+	}
+	w := cp.free[len(cp.free)-1]
+	cp.free = cp.free[:len(cp.free)-1]
+	cp.busy.Add(1)
+	return w
+}
+
+func (cp *controlPlane) release(w *worker) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.free = append(cp.free, w)
+	cp.busy.Add(-1)
+}
+
+// armIdle (a.mu held) schedules the idle check of a running actor.
+func (cp *controlPlane) armIdle(a *actor) {
+	if cp.cfg.ActorIdle <= 0 {
+		return
+	}
+	cp.mu.Lock()
+	closed := cp.closed
+	cp.mu.Unlock()
+	if closed {
+		return
+	}
+	if a.idle == nil {
+		a.idle = time.AfterFunc(cp.cfg.ActorIdle, func() { cp.idleCheck(a) })
+		return
+	}
+	a.idle.Reset(cp.cfg.ActorIdle)
+}
+
+// idleCheck suspends an actor that has had no traffic for ActorIdle,
+// freeing its worker, or looks again when it next could be idle.
+func (cp *controlPlane) idleCheck(a *actor) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != running {
+		return
+	}
+	if a.inflight > 0 {
+		a.idle.Reset(cp.cfg.ActorIdle)
+		return
+	}
+	if left := cp.cfg.ActorIdle - time.Since(a.lastUsed); left > 0 {
+		a.idle.Reset(left)
+		return
+	}
+	w := a.worker
+	a.state, a.worker = suspended, nil
+	cp.release(w)
+}
+
+// acquire starts serving a request on a running actor: it returns the
+// actor's worker, or nil when the actor is not running.
+func (a *actor) acquire() *worker {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != running {
+		return nil
+	}
+	a.inflight++
+	return a.worker
+}
+
+// done ends a request started with acquire.
+func (a *actor) done() {
+	a.mu.Lock()
+	a.inflight--
+	a.lastUsed = time.Now()
+	a.mu.Unlock()
+}
+
+// close stops the idle timers; actors keep their state.
+func (cp *controlPlane) close() {
+	cp.mu.Lock()
+	cp.closed = true
+	actors := make([]*actor, 0, len(cp.actors))
+	for _, a := range cp.actors {
+		actors = append(actors, a)
+	}
+	cp.mu.Unlock()
+	for _, a := range actors {
+		a.mu.Lock()
+		if a.idle != nil {
+			a.idle.Stop()
+		}
+		a.mu.Unlock()
+	}
+}
+
+// counts reports running actors and busy workers.
+func (cp *controlPlane) counts() (runningActors int) {
+	cp.mu.Lock()
+	actors := make([]*actor, 0, len(cp.actors))
+	for _, a := range cp.actors {
+		actors = append(actors, a)
+	}
+	cp.mu.Unlock()
+	for _, a := range actors {
+		a.mu.Lock()
+		if a.state == running {
+			runningActors++
+		}
+		a.mu.Unlock()
+	}
+	return runningActors
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

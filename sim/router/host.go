@@ -1,0 +1,82 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+)
+
+// HostSuffix is the DNS suffix under which actors are addressed:
+// <actor>.<atespace>.actors.resources.substrate.ate.dev.
+const HostSuffix = ".actors.resources.substrate.ate.dev"
+
+// maxLabel is DNS's limit on one label.
+const maxLabel = 63
+
+// ParseHost reads the actor and atespace from a Host header value
+// "<actor>.<atespace>.actors.resources.substrate.ate.dev[:port]". The port
+// is ignored, case is folded (DNS names are case-insensitive) and a trailing
+// root dot is accepted.
+func ParseHost(host string) (atespace, actor string, err error) {
+	h := host
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.HasSuffix(h, "]") {
+		var port string
+		h, port, err = net.SplitHostPort(h)
+		if err != nil {
+			return "", "", err
+		}
+		if port == "" || strings.Trim(port, "0123456789") != "" {
+			return "", "", fmt.Errorf("port %q is not a number", port)
+		}
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" {
+		return "", "", errors.New("empty host")
+	}
+	prefix, ok := strings.CutSuffix(h, HostSuffix)
+	if !ok {
+		return "", "", fmt.Errorf("not under %s: want <actor>.<atespace>%s", HostSuffix[1:], HostSuffix)
+	}
+	actor, atespace, ok = strings.Cut(prefix, ".")
+	if !ok || strings.Contains(atespace, ".") {
+		return "", "", fmt.Errorf("want exactly <actor>.<atespace> before %s", HostSuffix)
+	}
+	if err := checkLabel(actor); err != nil {
+		return "", "", fmt.Errorf("actor name %q: %v", actor, err)
+	}
+	if err := checkLabel(atespace); err != nil {
+		return "", "", fmt.Errorf("atespace %q: %v", atespace, err)
+	}
+	return atespace, actor, nil
+}
+
+// checkLabel accepts a lower-case DNS label (RFC 1123): 1–63 characters of
+// a-z, 0-9 and '-', not starting or ending with '-'.
+func checkLabel(s string) error {
+	switch {
+	case s == "":
+		return errors.New("empty name")
+	case len(s) > maxLabel:
+		return fmt.Errorf("longer than %d characters", maxLabel)
+	case s[0] == '-' || s[len(s)-1] == '-':
+		return errors.New("must not start or end with '-'")
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return fmt.Errorf("character %q not allowed (a-z, 0-9 and '-' only)", c)
+		}
+	}
+	return nil
+}
+
+// quoteHost quotes a Host header for an error body, cut short so a huge
+// header is not echoed back whole.
+func quoteHost(h string) string {
+	const max = 253 // the longest DNS name
+	if len(h) > max {
+		return fmt.Sprintf("%q…", h[:max])
+	}
+	return fmt.Sprintf("%q", h)
+}

@@ -1,0 +1,118 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+)
+
+// The OpenTelemetry names the real router uses, and the Prometheus names the
+// exporter turns them into (dots to underscores, the histogram's unit "s"
+// as _seconds, a monotonic counter's _total; an up/down counter is a gauge
+// and gets no suffix).
+const (
+	MeterName          = "atenet-router"
+	InstrumentActive   = "atenet.router.parking.active"
+	InstrumentWait     = "atenet.router.parking.wait.duration"
+	InstrumentRejected = "atenet.router.parking.rejected"
+
+	MetricActive   = "atenet_router_parking_active"
+	MetricWait     = "atenet_router_parking_wait_duration_seconds"
+	MetricRejected = "atenet_router_parking_rejected_total"
+)
+
+// Outcome says how a park ended: the wait histogram's outcome label.
+type Outcome string
+
+// The seed's outcome vocabulary.
+const (
+	OutcomeServed          Outcome = "served"
+	OutcomeBudgetExhausted Outcome = "budget_exhausted"
+	OutcomeCanceled        Outcome = "canceled"
+	OutcomeTimeout         Outcome = "timeout"
+	OutcomeError           Outcome = "error"
+)
+
+// Outcomes lists every outcome label value.
+var Outcomes = []Outcome{OutcomeServed, OutcomeBudgetExhausted, OutcomeCanceled, OutcomeTimeout, OutcomeError}
+
+// WaitBuckets are the wait histogram's bucket bounds in seconds; OTel's
+// defaults are sized for milliseconds and would put every park in one bucket.
+var WaitBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60}
+
+type metrics struct {
+	provider *sdkmetric.MeterProvider
+	handler  http.Handler
+
+	active   metric.Int64UpDownCounter
+	wait     metric.Float64Histogram
+	rejected metric.Int64Counter
+
+	outcomeOpts map[Outcome]metric.RecordOption
+}
+
+func newMetrics() (*metrics, error) {
+	// Its own registry, not Prometheus's global one: two simulators in one
+	// process (tests, demo) must not share or collide.
+	reg := prometheus.NewRegistry()
+	exporter, err := otelprom.New(
+		otelprom.WithRegisterer(reg),
+		otelprom.WithoutScopeInfo(),
+		otelprom.WithoutTargetInfo(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("metrics exporter: %w", err)
+	}
+	provider := sdkmetric.NewMeterProvider(
+		sdkmetric.WithReader(exporter),
+		sdkmetric.WithResource(resource.Empty()),
+	)
+	meter := provider.Meter(MeterName)
+	m := &metrics{
+		provider:    provider,
+		handler:     promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		outcomeOpts: make(map[Outcome]metric.RecordOption),
+	}
+	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
+		metric.WithDescription("Requests currently parked waiting for their actor to resume.")); err != nil {
+		return nil, err
+	}
+	if m.wait, err = meter.Float64Histogram(InstrumentWait,
+		metric.WithDescription("Time a request spent parked, by how the park ended."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(WaitBuckets...)); err != nil {
+		return nil, err
+	}
+	if m.rejected, err = meter.Int64Counter(InstrumentRejected,
+		metric.WithDescription("Requests shed because the parking lot was full.")); err != nil {
+		return nil, err
+	}
+	for _, o := range Outcomes {
+		m.outcomeOpts[o] = metric.WithAttributeSet(attribute.NewSet(attribute.String("outcome", string(o))))
+	}
+	// Report the gauge and the counter from the start, at zero, so a scrape
+	// before any parking already shows them.
+	ctx := context.Background()
+	m.active.Add(ctx, 0)
+	m.rejected.Add(ctx, 0)
+	return m, nil
+}
+
+func (m *metrics) parked(delta int64) { m.active.Add(context.Background(), delta) }
+
+func (m *metrics) shed() { m.rejected.Add(context.Background(), 1) }
+
+func (m *metrics) waited(d time.Duration, o Outcome) {
+	m.wait.Record(context.Background(), d.Seconds(), m.outcomeOpts[o])
+}
+
+func (m *metrics) shutdown(ctx context.Context) error { return m.provider.Shutdown(ctx) }

@@ -1,0 +1,419 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Answer bodies, as the real router and Envoy write them (text/plain, no
+// trailing newline).
+const (
+	envoyOverflowBody = "upstream connect error or disconnect/reset before headers. reset reason: overflow"
+	// RequestTimeoutHeader carries a request's own deadline: a Go duration
+	// ("1.5s", "250ms") or a number of seconds ("2", "0.5").
+	RequestTimeoutHeader = "x-request-timeout"
+)
+
+func bodyNotFound(ref string) string   { return "actor " + ref + " not found" }
+func bodyAtCapacity(ref string) string { return `actor "` + ref + `" unavailable: router at capacity` }
+func bodyNoFreeWorkers(ref string) string {
+	return "actor " + ref + " unavailable: " + msgNoFreeWorkers
+}
+func bodyUnavailable(ref string) string { return "actor " + ref + " unavailable" }
+func bodyTimedOut(ref string) string    { return "actor " + ref + " request timed out" }
+func bodyDenied(ref string) string      { return "actor " + ref + " access denied" }
+func bodyUnauth(ref string) string      { return "actor " + ref + " authentication required" }
+func bodyResumeError(ref string) string { return "error resuming actor " + ref }
+
+// errRequestTimeout is the cause of a request context whose own deadline
+// expired, as opposed to the client going away.
+var errRequestTimeout = errors.New("request deadline expired")
+
+// gate is a counting admission limit that refuses rather than queues.
+type gate struct {
+	n   atomic.Int64
+	max int64
+}
+
+func (g *gate) tryAcquire() bool {
+	for {
+		n := g.n.Load()
+		if n >= g.max {
+			return false
+		}
+		if g.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (g *gate) release() { g.n.Add(-1) }
+
+// flightResult is how one resume flight ended; every request that joined
+// the flight shares it.
+type flightResult struct {
+	err       *StatusError // nil: the actor is running
+	exhausted bool         // the budget ran out on a retryable condition
+	stopped   bool         // the simulator was stopped under it
+}
+
+// router plays Envoy's ext_proc breaker and the atenet router's resume and
+// parking logic in front of the control plane.
+type router struct {
+	cfg     Config
+	cp      *controlPlane
+	m       *metrics
+	rand    *lockedRand
+	parking bool
+
+	breaker gate // ext_proc streams in use (parked + fast path)
+	lot     gate // parking-lot slots in use
+
+	// stop ends every flight at the simulator's hard stop.
+	stop context.Context
+
+	// flights holds the one in-flight resume per actor. It is
+	// singleflight.DoChan's semantics with the flight goroutine started
+	// under our own lock, so Close can wait for every flight without racing
+	// one that starts as it closes.
+	flightMu     sync.Mutex
+	flights      map[string]*flight
+	flightClosed bool
+	flightWG     sync.WaitGroup
+}
+
+// flight is one actor's in-flight resume; done closes when res is set.
+type flight struct {
+	done chan struct{}
+	res  flightResult
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Envoy's circuit breaker on the ext_proc cluster sees every request
+	// before the router does.
+	if !rt.breaker.tryAcquire() {
+		h := w.Header()
+		h.Set("x-envoy-overloaded", "true")
+		answer(w, http.StatusServiceUnavailable, envoyOverflowBody)
+		return
+	}
+	breakerHeld := true
+	releaseBreaker := func() {
+		if breakerHeld {
+			breakerHeld = false
+			rt.breaker.release()
+		}
+	}
+	defer releaseBreaker()
+
+	atespace, name, err := ParseHost(r.Host)
+	if err != nil {
+		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
+		return
+	}
+	ref := atespace + "/" + name
+	ctx, cancel, err := rt.requestContext(r)
+	if err != nil {
+		answer(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	defer cancel()
+
+	a := rt.cp.lookup(atespace, name)
+	var wk *worker
+	if a != nil {
+		wk = a.acquire() // the fast path: the actor is already running
+	}
+	if wk == nil {
+		var ok bool
+		if wk, ok = rt.resume(ctx, w, ref, a); !ok {
+			return
+		}
+	}
+	// Routed: the ext_proc exchange is over, the worker serves the body.
+	releaseBreaker()
+	rt.serve(ctx, w, ref, a, wk)
+}
+
+// requestContext gives the request its own deadline: the
+// x-request-timeout header, else --request-timeout, else none.
+func (rt *router) requestContext(r *http.Request) (context.Context, context.CancelFunc, error) {
+	d := rt.cfg.RequestTimeout
+	if v := r.Header.Get(RequestTimeoutHeader); v != "" {
+		var err error
+		if d, err = ParseRequestTimeout(v); err != nil {
+			return nil, nil, fmt.Errorf("invalid %s %q: %v", RequestTimeoutHeader, v, err)
+		}
+	}
+	if d <= 0 {
+		return r.Context(), func() {}, nil
+	}
+	ctx, cancel := context.WithTimeoutCause(r.Context(), d, errRequestTimeout)
+	return ctx, cancel, nil
+}
+
+// ParseRequestTimeout reads an x-request-timeout value: a Go duration
+// ("1.5s") or a bare number of seconds ("2", "0.5"). It must be positive.
+func ParseRequestTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
+			return 0, errors.New("want a duration such as 1.5s or a number of seconds")
+		}
+		if secs > (time.Duration(math.MaxInt64) / time.Second).Seconds() {
+			return 0, errors.New("too long")
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, errors.New("must be positive")
+	}
+	return d, nil
+}
+
+// resume gets a suspended (or unknown) actor running, parking the request
+// when parking is on. It returns the worker to route to, or false when it
+// has already answered.
+func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*worker, bool) {
+	if !rt.parking {
+		// Disabled: no admission cap, no parking metrics; only Aborted is
+		// retried (inside the flight).
+		wk, res, err := rt.await(ctx, ref, a)
+		if wk != nil {
+			return wk, true
+		}
+		rt.fail(ctx, w, ref, res, err)
+		return nil, false
+	}
+	if !rt.lot.tryAcquire() {
+		rt.m.shed()
+		answer(w, http.StatusServiceUnavailable, bodyAtCapacity(ref))
+		return nil, false
+	}
+	rt.m.parked(1)
+	start := time.Now()
+	wk, res, err := rt.await(ctx, ref, a)
+	// Recorded once, as the resume attempt completes, with how it ended.
+	rt.m.waited(time.Since(start), outcomeOf(ctx, res, err))
+	rt.m.parked(-1)
+	rt.lot.release()
+	if wk != nil {
+		return wk, true
+	}
+	rt.fail(ctx, w, ref, res, err)
+	return nil, false
+}
+
+// await joins (or starts) the actor's resume flight and waits for its
+// result or for the request to end. On success it returns the worker the
+// request now holds.
+func (rt *router) await(ctx context.Context, ref string, a *actor) (*worker, flightResult, error) {
+	for {
+		f := rt.joinFlight(ref, a)
+		if f == nil {
+			return nil, flightResult{stopped: true}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, flightResult{}, ctx.Err()
+		case <-f.done:
+			res := f.res
+			if res.err != nil || res.exhausted || res.stopped {
+				return nil, res, nil
+			}
+			if wk := a.acquire(); wk != nil {
+				return wk, res, nil
+			}
+			// Suspended again between the resume and this request's turn
+			// (a tiny --actor-idle): resume once more.
+		}
+	}
+}
+
+// joinFlight shares one in-flight ResumeActor sequence per actor among all
+// its concurrent requests: the first starts it (and its budget clock),
+// later ones join it. It returns nil once the simulator is stopping.
+func (rt *router) joinFlight(ref string, a *actor) *flight {
+	rt.flightMu.Lock()
+	defer rt.flightMu.Unlock()
+	if rt.flightClosed {
+		return nil
+	}
+	if f, ok := rt.flights[ref]; ok {
+		return f
+	}
+	f := &flight{done: make(chan struct{})}
+	rt.flights[ref] = f
+	rt.flightWG.Add(1)
+	go func() {
+		defer rt.flightWG.Done()
+		f.res = rt.fly(ref, a)
+		rt.flightMu.Lock()
+		delete(rt.flights, ref)
+		rt.flightMu.Unlock()
+		close(f.done)
+	}()
+	return f
+}
+
+// fly is one resume flight: call ResumeActor, and retry retryable answers
+// with exponential backoff (no cap, no attempt limit) until the flight's
+// budget, which started with this call, runs out.
+func (rt *router) fly(ref string, a *actor) flightResult {
+	budget := rt.cfg.ParkedRequestBudget
+	if !rt.parking {
+		budget = DisabledAbortedBudget
+	}
+	ctx, cancel := context.WithTimeout(rt.stop, budget)
+	defer cancel()
+	delay := float64(rt.cfg.ParkedRequestRetryInterval)
+	var last *StatusError
+	for {
+		err := rt.cp.resume(ctx, ref, a)
+		if err == nil {
+			return flightResult{}
+		}
+		var st *StatusError
+		if !errors.As(err, &st) {
+			st = status(Internal, err.Error())
+		}
+		if rt.stop.Err() != nil {
+			return flightResult{stopped: true}
+		}
+		if ctx.Err() != nil {
+			return rt.exhausted(last, st)
+		}
+		if !rt.retryable(st.Code) {
+			return flightResult{err: st}
+		}
+		last = st
+		wait := time.Duration(delay * (1 + rt.cfg.ParkedRequestRetryJitter*rt.rand.Float64()))
+		// The delay grows without a cap (the budget alone bounds the
+		// wait); clamping the number far beyond any budget only keeps the
+		// float conversion from overflowing.
+		delay = math.Min(delay*rt.cfg.ParkedRequestRetryFactor, float64(100*365*24*time.Hour))
+		if sleepCtx(ctx, wait) != nil {
+			if rt.stop.Err() != nil {
+				return flightResult{stopped: true}
+			}
+			return rt.exhausted(last, st)
+		}
+	}
+}
+
+// exhausted is the result of a flight whose budget ran out: the last
+// retryable condition it was blocked on.
+func (rt *router) exhausted(last, current *StatusError) flightResult {
+	if last == nil {
+		if rt.retryable(current.Code) {
+			last = current
+		} else {
+			// The budget ran out inside the very first call (a slow
+			// control plane): it never answered, which is unavailability.
+			last = status(Unavailable, "no answer within the budget")
+		}
+	}
+	return flightResult{err: last, exhausted: true}
+}
+
+func (rt *router) retryable(c Code) bool {
+	switch c {
+	case Aborted:
+		return true
+	case FailedPrecondition, Unavailable:
+		return rt.parking
+	}
+	return false
+}
+
+// outcomeOf names how a park ended, for the wait histogram.
+func outcomeOf(ctx context.Context, res flightResult, err error) Outcome {
+	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
+		return OutcomeTimeout
+	case err != nil:
+		return OutcomeCanceled
+	case res.exhausted:
+		return OutcomeBudgetExhausted
+	case res.err != nil || res.stopped:
+		return OutcomeError
+	}
+	return OutcomeServed
+}
+
+// fail answers a request whose resume did not get the actor running.
+func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) {
+	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
+		answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
+	case err != nil:
+		// The client went away: nobody reads an answer.
+	case res.stopped:
+		answer(w, http.StatusServiceUnavailable, bodyUnavailable(ref))
+	default:
+		code, body := statusFor(ref, res.err.Code)
+		answer(w, code, body)
+	}
+}
+
+// statusFor is the router's mapping of a resume failure to an HTTP answer.
+func statusFor(ref string, c Code) (int, string) {
+	switch c {
+	case FailedPrecondition:
+		return http.StatusServiceUnavailable, bodyNoFreeWorkers(ref)
+	case Unavailable, Aborted:
+		return http.StatusServiceUnavailable, bodyUnavailable(ref)
+	case NotFound:
+		return http.StatusNotFound, bodyNotFound(ref)
+	case DeadlineExceeded:
+		return http.StatusGatewayTimeout, bodyTimedOut(ref)
+	case PermissionDenied:
+		return http.StatusForbidden, bodyDenied(ref)
+	case Unauthenticated:
+		return http.StatusUnauthorized, bodyUnauth(ref)
+	}
+	return http.StatusInternalServerError, bodyResumeError(ref)
+}
+
+// serve is the worker answering the request.
+func (rt *router) serve(ctx context.Context, w http.ResponseWriter, ref string, a *actor, wk *worker) {
+	defer a.done()
+	if err := sleepCtx(ctx, rt.cfg.ServiceTime); err != nil {
+		if errors.Is(context.Cause(ctx), errRequestTimeout) {
+			answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
+		}
+		return
+	}
+	h := w.Header()
+	h.Set("x-actor", ref)
+	h.Set("x-worker", wk.name())
+	answer(w, http.StatusOK, "actor "+ref+" served by "+wk.name()+" ("+wk.ip+")")
+}
+
+// answer writes a text/plain body with no trailing newline.
+func answer(w http.ResponseWriter, code int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, body)
+}
+
+// closeFlights stops new flights and waits for running ones to end.
+func (rt *router) closeFlights() {
+	rt.flightMu.Lock()
+	rt.flightClosed = true
+	rt.flightMu.Unlock()
+	rt.flightWG.Wait()
+}
