@@ -186,6 +186,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 		apiErr.Attempts = call.Attempts()
 		apiErr.Elapsed = call.Elapsed()
 		c.scrub(apiErr)
+		out.Body = apiErr.Body
 		return out, apiErr
 	}
 }

@@ -120,8 +120,7 @@ func jsonProblem(body []byte) string {
 	case !json.Valid(t):
 		var v any
 		err := json.Unmarshal(t, &v)
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) && syn.Offset >= int64(len(t)) || err != nil && strings.Contains(err.Error(), "unexpected end") {
+		if err != nil && strings.Contains(err.Error(), "unexpected end of JSON input") {
 			return "truncated JSON (the answer ends early)"
 		}
 		return fmt.Sprintf("malformed JSON (%v)", err)
