@@ -165,6 +165,10 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		if resp.ContentLength > MaxResponseBody {
+			return nil, &ResponseError{Method: method, URL: u, StatusCode: resp.StatusCode, RequestID: out.RequestID,
+				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
+		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
 		if err != nil {
 			return nil, c.callError(ctx, method, u, fmt.Errorf("reading the answer: %w", err), call)
