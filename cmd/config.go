@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ type Config struct {
 	// KeyFrom says where the key came from (flag, env, file path), for
 	// warnings; never the key itself.
 	KeyFrom string
+	// Warnings are printed once to stderr when the configuration is first
+	// resolved: a key on the command line, a key in a file others can read,
+	// --insecure, an sf-client file that could not be parsed.
+	Warnings []string
 }
 
 // Output formats accepted by -o.
@@ -87,7 +92,8 @@ var globalKeys = []string{
 
 // loadConfig resolves the configuration from the root's persistent flags,
 // the environment and the files, with a fresh viper per run.
-func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home string) (*Config, error) {
+// systemFile is sf-client's system-wide file, "" for /etc/sf/shakenfist.json.
+func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
 	for _, k := range globalKeys {
 		if fl := flags.Lookup(k); fl != nil {
@@ -99,16 +105,25 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home stri
 	cfg := &Config{}
 
 	// sf-client files are the lowest layer above defaults: ~/.shakenfist,
-	// then /etc/sf/shakenfist.json; an unreadable file counts as absent.
-	for _, p := range sfClientFiles(home) {
-		if sf, ok := readSFClientFile(p); ok {
-			setDefaultIf(v, "api-url", sf.APIURL)
-			setDefaultIf(v, "namespace", sf.Namespace)
-			if sf.Key != "" && !v.IsSet("key") {
-				v.SetDefault("key", sf.Key)
-				cfg.KeyFrom = p
-			}
+	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
+	// never mixed with the other: a system key must not be sent to the URL a
+	// user's own file names. An unreadable file counts as absent.
+	for _, p := range sfClientFiles(home, systemFile) {
+		sf, ok, warning := readSFClientFile(p)
+		if warning != "" {
+			cfg.Warnings = append(cfg.Warnings, warning)
 		}
+		if !ok {
+			continue
+		}
+		setDefaultIf(v, "api-url", sf.APIURL)
+		setDefaultIf(v, "namespace", sf.Namespace)
+		if sf.Key != "" {
+			v.SetDefault("key", sf.Key)
+			cfg.KeyFrom = p
+			cfg.Warnings = append(cfg.Warnings, keyFileWarning(p)...)
+		}
+		break
 	}
 
 	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml.
@@ -125,8 +140,9 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home stri
 				return nil, err
 			}
 			cfg.ConfigFile = path
-			if v.InConfig("key") {
+			if v.InConfig("key") && v.GetString("key") != "" {
 				cfg.KeyFrom = path
+				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
 			}
 		case explicit || !errors.Is(err, fs.ErrNotExist):
 			if explicit {
@@ -176,12 +192,8 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home stri
 			return nil, err
 		}
 	}
-	if s := strings.TrimSpace(v.GetString("timeout")); s != "" && s != "0" && s != "0s" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return nil, usageErrorf("invalid timeout %q: want a positive duration such as 30s or 5m", s)
-		}
-		cfg.Timeout = d
+	if cfg.Timeout, err = parseTimeout(v.GetString("timeout")); err != nil {
+		return nil, err
 	}
 	if !contains(outputFormats, cfg.Output) {
 		return nil, usageErrorf("invalid output format %q: want one of %s", cfg.Output, strings.Join(outputFormats, ", "))
@@ -189,11 +201,48 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home stri
 	if !contains(asyncModes, cfg.Async) {
 		return nil, usageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(asyncModes, ", "))
 	}
+	if cfg.KeyFrom == "flag" {
+		cfg.Warnings = append(cfg.Warnings, "--key on the command line is visible to other users of this machine (ps, /proc); prefer SHAKENFIST_KEY or a config file with mode 600")
+	}
+	if cfg.Insecure {
+		cfg.Warnings = append(cfg.Warnings, "--insecure: the API server's TLS certificate is not verified; anyone on the path can read the key and answer in the server's place")
+	}
 	return cfg, nil
 }
 
+// parseTimeout reads --timeout: a Go duration ("90s", "5m"), or a bare
+// number of seconds as sf-client and most shells' users would write it.
+// Empty or zero means no timeout.
+func parseTimeout(raw string) (time.Duration, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if n, nerr := strconv.ParseFloat(s, 64); nerr == nil && n >= 0 && n <= 1e9 {
+			d, err = time.Duration(n*float64(time.Second)), nil
+		}
+	}
+	if err != nil || d < 0 {
+		return 0, usageErrorf("invalid timeout %q: want a duration such as 30s or 5m", s)
+	}
+	return d, nil
+}
+
+// keyFileWarning names a file that holds the API key but can be read by
+// other users, and the command that fixes it.
+func keyFileWarning(path string) []string {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm()&0o044 == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s holds an API key and is readable by other users (mode %04o); run: chmod 600 %s", path, st.Mode().Perm(), path)}
+}
+
 // checkConfigKeys refuses unknown keys, so a typo in the file is reported
-// rather than silently ignored.
+// rather than silently ignored, and values that are not scalars (a list
+// where a URL belongs would otherwise read as "").
 func checkConfigKeys(v *viper.Viper, path string) error {
 	for _, k := range v.AllKeys() {
 		if !v.InConfig(k) {
@@ -201,6 +250,11 @@ func checkConfigKeys(v *viper.Viper, path string) error {
 		}
 		if !contains(globalKeys, k) {
 			return usageErrorf("config file %s: unknown key %q (known: %s)", path, k, strings.Join(globalKeys, ", "))
+		}
+		switch v.Get(k).(type) {
+		case nil, string, bool, int, int64, uint64, float64:
+		default:
+			return usageErrorf("config file %s: %s must be a single value, not a list or a map", path, k)
 		}
 	}
 	return nil
@@ -252,24 +306,32 @@ type sfClientFile struct {
 	Key       string `json:"key"`
 }
 
-func sfClientFiles(home string) []string {
+// DefaultSystemConfigFile is sf-client's system-wide configuration.
+const DefaultSystemConfigFile = "/etc/sf/shakenfist.json"
+
+func sfClientFiles(home, systemFile string) []string {
 	var out []string
 	if home != "" {
 		out = append(out, filepath.Join(home, ".shakenfist"))
 	}
-	return append(out, "/etc/sf/shakenfist.json")
+	if systemFile == "" {
+		systemFile = DefaultSystemConfigFile
+	}
+	return append(out, systemFile)
 }
 
-func readSFClientFile(path string) (sfClientFile, bool) {
-	var sf sfClientFile
+// readSFClientFile reads one sf-client file. A file that does not exist or
+// cannot be read counts as absent; one that exists but is not the expected
+// JSON is ignored with a warning, since sf-client would refuse it too.
+func readSFClientFile(path string) (sf sfClientFile, ok bool, warning string) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return sf, false
+		return sf, false, ""
 	}
-	if json.Unmarshal(raw, &sf) != nil {
-		return sf, false
+	if err := json.Unmarshal(raw, &sf); err != nil {
+		return sf, false, fmt.Sprintf("ignoring %s: not valid JSON (%s)", path, firstLine(err.Error()))
 	}
-	return sf, true
+	return sf, true, ""
 }
 
 func contains(list []string, s string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/probe"
@@ -31,6 +32,17 @@ var ErrInterrupted = errors.New("interrupted")
 
 // ErrTimeout marks the command's own --timeout elapsing with no answer.
 var ErrTimeout = errors.New("timed out")
+
+// TimeoutError is the cause of a command context whose --timeout (or wait
+// budget) elapsed; it matches ErrTimeout.
+type TimeoutError struct{ Timeout time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer within %s (--timeout)", e.Timeout)
+}
+
+// Is makes errors.Is(err, ErrTimeout) hold for every TimeoutError.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // UsageError is a bad flag, argument or configuration value (exit 2).
 type UsageError struct{ Msg string }

@@ -2,10 +2,14 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/retry"
 )
 
 // Factory hands commands their dependencies, lazily, so a command that needs
@@ -19,12 +23,25 @@ type Factory struct {
 	Getenv func(string) (string, bool)
 	// HomeDir is where ~/.shakenfist and the default config live.
 	HomeDir string
+	// SystemConfigFile is sf-client's system-wide file; "" means
+	// /etc/sf/shakenfist.json. Tests point it into a temporary directory.
+	SystemConfigFile string
 	// Now is the clock; tests pin it.
 	Now func() time.Time
 
 	// Config resolves global flags, environment and files once per run. It
 	// is set by the root command when its flags are parsed.
 	Config func() (*Config, error)
+
+	// Client builds the Shakenfist API client from the configuration, once
+	// per run and only when a command asks for it (version and help never
+	// do). The root command sets it unless a test already has.
+	Client func() (*client.Client, error)
+
+	// Transport, when set, carries the API client's requests instead of a
+	// network transport: tests inject an in-memory RoundTripper (for
+	// testing/synctest) here.
+	Transport http.RoundTripper
 
 	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
 	// ErrInterrupted.
@@ -35,4 +52,84 @@ type Factory struct {
 // warnings printed) exactly once per run.
 func memoConfig(load func() (*Config, error)) func() (*Config, error) {
 	return sync.OnceValues(load)
+}
+
+// configHowTo says where an API URL and credentials can come from; it ends
+// every "not configured" error.
+const configHowTo = "set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to ~/.config/shakectl/config.yaml (mode 600)"
+
+// clientFunc returns the lazy, memoised client builder of a run.
+func clientFunc(f *Factory) func() (*client.Client, error) {
+	return sync.OnceValues(func() (*client.Client, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return newClient(f, cfg)
+	})
+}
+
+// newClient maps the configuration onto client.Options: the one place that
+// decides how --retry-transient-capacity, --debug, --quiet and --insecure
+// reach the client.
+func newClient(f *Factory, cfg *Config) (*client.Client, error) {
+	switch {
+	case cfg.APIURL == "":
+		return nil, usageErrorf("no API URL configured: %s", configHowTo)
+	case cfg.Namespace == "":
+		return nil, usageErrorf("no namespace configured: %s", configHowTo)
+	case cfg.Key == "":
+		return nil, usageErrorf("no API key configured: %s", configHowTo)
+	}
+	opts := client.Options{
+		APIURL:    cfg.APIURL,
+		Namespace: cfg.Namespace,
+		Key:       cfg.Key,
+		UserAgent: f.Build.UserAgent(),
+		Insecure:  cfg.Insecure,
+		Transport: f.Transport,
+		Now:       f.Now,
+	}
+	if cfg.Debug {
+		opts.Debug = f.IOStreams.ErrOut
+	}
+	if cfg.RetryTransientCapacity {
+		errOut := f.IOStreams.ErrOut
+		quiet := cfg.Quiet
+		opts.Retry = &client.RetryOptions{
+			// The deadline bounds the sleeping between attempts (seed
+			// 004: the caller's deadline), never the last request.
+			Budget: cfg.Deadline(),
+			Notify: func(n retry.Notice) {
+				if !quiet {
+					fmt.Fprintln(errOut, n.String())
+				}
+			},
+		}
+		if cfg.Deadline() == 0 && !quiet {
+			fmt.Fprintln(errOut, "warning: --retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
+		}
+	}
+	c, err := client.New(opts)
+	if err != nil {
+		// A malformed URL is a configuration value problem.
+		return nil, usageErrorf("%s; %s", err, "check --api-url or SHAKENFIST_API_URL")
+	}
+	return c, nil
+}
+
+// commandContext is the context for a command's requests: the run's
+// context, bounded by --timeout when one was given. Its cause on expiry is
+// a *TimeoutError, so the run ends with exit code 124.
+func commandContext(f *Factory, cfg *Config) (context.Context, context.CancelFunc) {
+	return withDeadline(f.Context, cfg.Timeout)
+}
+
+// withDeadline bounds ctx by d (none when d is 0) with a *TimeoutError
+// cause.
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, &TimeoutError{Timeout: d})
 }

@@ -48,15 +48,21 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	pf.String("config", "", "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)")
 
 	f.Config = memoConfig(func() (*Config, error) {
-		cfg, err := loadConfig(pf, f.Getenv, f.HomeDir)
+		cfg, err := loadConfig(pf, f.Getenv, f.HomeDir, f.SystemConfigFile)
 		if err != nil {
 			return nil, err
 		}
 		if cfg.NoColor {
 			f.IOStreams.SetColour(false)
 		}
+		for _, w := range cfg.Warnings {
+			fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+		}
 		return cfg, nil
 	})
+	if f.Client == nil {
+		f.Client = clientFunc(f)
+	}
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Msg: err.Error()}
