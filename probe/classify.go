@@ -1,0 +1,252 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Answer is what one request got back: an HTTP answer (Status, Header and the
+// first bytes of Body), or a failure to get one (Err).
+type Answer struct {
+	Status int
+	Header http.Header
+	// Body is the start of the answer's body; classification needs no more
+	// than the first few hundred bytes.
+	Body []byte
+	// Err is set when no complete answer arrived (refused, reset, EOF,
+	// cancelled...).
+	Err error
+	// ClientTimeout is set when the probe's own per-request --timeout fired.
+	ClientTimeout bool
+}
+
+// Classify puts an answer in exactly one outcome. Rules, first match wins:
+//
+//   - no answer: client_timeout when the probe's --timeout fired, else
+//     transport_error (this includes requests cancelled by Ctrl-C);
+//   - Envoy's circuit breaker: 503 with x-envoy-overloaded, or a 5xx whose body
+//     says "reset reason: overflow" → envoy_overflow;
+//   - 2xx/3xx → served; 404 → not_found; 401 → unauthenticated;
+//     403 → permission_denied;
+//   - 503 with the router's body `actor <id> unavailable: router at capacity`
+//     → shed, `…: no free workers available` → budget_exhausted, any other
+//     `actor <id> unavailable…` → unavailable (the id quoted or not);
+//   - 504 with an `actor <id> …` body → deadline_exceeded;
+//   - 500 `error resuming actor <id>` or `actor <id> …` → resume_error;
+//   - 502, and 500/503/504 that carry no actor body but come from the proxy
+//     (Envoy's texts such as "no healthy upstream" or "upstream request
+//     timeout", x-envoy-* headers, or any 500/504) → proxy_error;
+//   - everything else → other.
+func Classify(a Answer) Outcome {
+	if a.ClientTimeout {
+		return ClientTimeout
+	}
+	if a.Err != nil {
+		return TransportError
+	}
+	body := bytes.TrimSpace(a.Body)
+	status := a.Status
+	if status >= 500 && isEnvoyOverflow(status, a.Header, body) {
+		return EnvoyOverflow
+	}
+	switch {
+	case status >= 200 && status < 400:
+		return Served
+	case status == http.StatusNotFound:
+		return NotFound
+	case status == http.StatusUnauthorized:
+		return Unauthenticated
+	case status == http.StatusForbidden:
+		return PermissionDenied
+	}
+	kind, reason, isActor := parseActorBody(body)
+	switch status {
+	case http.StatusServiceUnavailable:
+		if isActor && kind == actorBodyPlain {
+			switch {
+			case reason == "unavailable: router at capacity" || strings.HasPrefix(reason, "unavailable: router at capacity"):
+				return Shed
+			case strings.HasPrefix(reason, "unavailable: no free workers available"):
+				return BudgetExhausted
+			case reason == "unavailable" || strings.HasPrefix(reason, "unavailable:") || strings.HasPrefix(reason, "unavailable "):
+				return Unavailable
+			}
+			return Other
+		}
+		if fromProxy(a.Header, body) {
+			return ProxyError
+		}
+		return Other
+	case http.StatusGatewayTimeout:
+		if isActor {
+			return DeadlineExceeded
+		}
+		return ProxyError
+	case http.StatusInternalServerError:
+		if isActor {
+			return ResumeError
+		}
+		return ProxyError
+	case http.StatusBadGateway:
+		return ProxyError
+	}
+	return Other
+}
+
+// envoyOverflowText is the body Envoy sends when a cluster's circuit breaker
+// rejects a request.
+const envoyOverflowText = "reset reason: overflow"
+
+func isEnvoyOverflow(status int, h http.Header, body []byte) bool {
+	if status == http.StatusServiceUnavailable && h != nil {
+		if _, ok := h[http.CanonicalHeaderKey("x-envoy-overloaded")]; ok {
+			return true
+		}
+	}
+	return bytes.Contains(body, []byte(envoyOverflowText))
+}
+
+// proxyTexts are the bodies Envoy itself writes for failures upstream of it.
+var proxyTexts = []string{
+	"no healthy upstream",
+	"upstream connect error",
+	"upstream request timeout",
+	"upstream reset",
+	"disconnect/reset before headers",
+	"delayed connect error",
+	"upstream_reset",
+}
+
+func fromProxy(h http.Header, body []byte) bool {
+	for _, t := range proxyTexts {
+		if bytes.Contains(body, []byte(t)) {
+			return true
+		}
+	}
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "x-envoy-") {
+			return true
+		}
+	}
+	return strings.EqualFold(h.Get("Server"), "envoy")
+}
+
+type actorBodyKind uint8
+
+const (
+	// actorBodyPlain is `actor <id> <reason>`.
+	actorBodyPlain actorBodyKind = iota
+	// actorBodyResume is `error resuming actor <id>…`.
+	actorBodyResume
+)
+
+// parseActorBody recognises the router's own answer texts: `actor <id>
+// <reason>` with the id quoted (Go %q, escapes allowed) or bare, and `error
+// resuming actor <id>`. It returns the reason after the id.
+func parseActorBody(body []byte) (actorBodyKind, string, bool) {
+	s := string(body)
+	kind := actorBodyPlain
+	switch {
+	case strings.HasPrefix(s, "actor "):
+		s = s[len("actor "):]
+	case strings.HasPrefix(s, "error resuming actor "):
+		s = s[len("error resuming actor "):]
+		kind = actorBodyResume
+	default:
+		return 0, "", false
+	}
+	rest, ok := skipActorID(s)
+	if !ok {
+		return 0, "", false
+	}
+	if kind == actorBodyResume {
+		return kind, strings.TrimSpace(rest), true
+	}
+	if rest == "" || rest[0] != ' ' {
+		return 0, "", false
+	}
+	return kind, strings.TrimSpace(rest), true
+}
+
+// skipActorID consumes a quoted or bare actor id and returns what follows it.
+func skipActorID(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	if s[0] == '"' {
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '"':
+				if i == 1 {
+					return "", false
+				}
+				return s[i+1:], true
+			}
+		}
+		return "", false
+	}
+	i := strings.IndexAny(s, " \t\r\n")
+	if i == 0 {
+		return "", false
+	}
+	if i < 0 {
+		return "", true
+	}
+	return s[i:], true
+}
+
+// errClientTimeout is the cause of a request context whose --timeout fired.
+var errClientTimeout = errors.New("client timeout")
+
+// transportDetail names a transport failure in a few stable words, so the
+// report can say what went wrong without one line per port number.
+func transportDetail(err error) string {
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, errClientTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "EOF"
+	case errors.As(err, &errno):
+		return errno.Error()
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "DNS: " + dnsErr.Err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed HTTP"):
+		return "malformed HTTP response"
+	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
+		return "HTTP response to HTTPS request"
+	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
+		return "TLS: " + lastPart(msg)
+	}
+	return lastPart(msg)
+}
+
+// lastPart keeps the innermost clause of a wrapped error message, which is
+// the part that does not vary with addresses.
+func lastPart(msg string) string {
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return msg
+}

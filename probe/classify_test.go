@@ -1,0 +1,152 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"syscall"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	envoy := http.Header{"Server": {"envoy"}}
+	overloaded := http.Header{"X-Envoy-Overloaded": {"true"}}
+	tests := []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		err    error
+		ctmo   bool
+		want   Outcome
+	}{
+		{name: "200", status: 200, body: "hello", want: Served},
+		{name: "204 empty", status: 204, want: Served},
+		{name: "302 redirect is the actor's", status: 302, want: Served},
+		{name: "shed quoted", status: 503, body: `actor "default/actor-0001" unavailable: router at capacity`, want: Shed},
+		{name: "shed unquoted", status: 503, body: `actor default/actor-0001 unavailable: router at capacity`, want: Shed},
+		{name: "shed with newline", status: 503, body: "actor \"default/a\" unavailable: router at capacity\n", want: Shed},
+		{name: "shed quoted id with escaped quote", status: 503, body: `actor "default/we\"ird" unavailable: router at capacity`, want: Shed},
+		{name: "budget exhausted unquoted", status: 503, body: `actor default/actor-0002 unavailable: no free workers available`, want: BudgetExhausted},
+		{name: "budget exhausted quoted", status: 503, body: `actor "default/actor-0002" unavailable: no free workers available`, want: BudgetExhausted},
+		{name: "control plane unavailable", status: 503, body: `actor default/actor-0003 unavailable`, want: Unavailable},
+		{name: "other unavailable reason", status: 503, body: `actor default/actor-0003 unavailable: something new`, want: Unavailable},
+		{name: "shed text on a 500 is not shed", status: 500, body: `actor "default/a" unavailable: router at capacity`, want: ResumeError},
+		{name: "not found", status: 404, body: `actor default/actor-9999 not found`, want: NotFound},
+		{name: "404 any body", status: 404, body: `nope`, want: NotFound},
+		{name: "deadline", status: 504, body: `actor default/actor-0004 request timed out`, want: DeadlineExceeded},
+		{name: "envoy upstream timeout", status: 504, body: `upstream request timeout`, want: ProxyError},
+		{name: "401", status: 401, body: `actor default/a authentication required`, want: Unauthenticated},
+		{name: "403", status: 403, body: `actor default/a access denied`, want: PermissionDenied},
+		{name: "resume error", status: 500, body: `error resuming actor default/actor-0005`, want: ResumeError},
+		{name: "routing failed", status: 500, body: `actor default/actor-0005 routing failed`, want: ResumeError},
+		{name: "500 without actor body", status: 500, body: `internal server error`, want: ProxyError},
+		{name: "overflow header", status: 503, header: overloaded, body: "", want: EnvoyOverflow},
+		{name: "overflow body", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: overflow`, want: EnvoyOverflow},
+		{name: "overflow header beats actor body", status: 503, header: overloaded, body: `actor default/a unavailable: router at capacity`, want: EnvoyOverflow},
+		{name: "no healthy upstream", status: 503, body: `no healthy upstream`, want: ProxyError},
+		{name: "upstream connect error", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: connection failure`, want: ProxyError},
+		{name: "503 from envoy, odd body", status: 503, header: envoy, body: `¯\_(ツ)_/¯`, want: ProxyError},
+		{name: "503 unknown", status: 503, body: `maintenance`, want: Other},
+		{name: "503 actor body without unavailable", status: 503, body: `actor default/a exploded`, want: Other},
+		{name: "502", status: 502, body: `bad gateway`, want: ProxyError},
+		{name: "429", status: 429, body: `slow down`, want: Other},
+		{name: "400", status: 400, want: Other},
+		{name: "1xx", status: 101, want: Other},
+		{name: "refused", err: &netErr{syscall.ECONNREFUSED}, want: TransportError},
+		{name: "eof", err: io.ErrUnexpectedEOF, want: TransportError},
+		{name: "canceled by interrupt", err: context.Canceled, want: TransportError},
+		{name: "client timeout", err: context.DeadlineExceeded, ctmo: true, want: ClientTimeout},
+		{name: "actor prefix only", status: 503, body: `actor `, want: Other},
+		{name: "actor unterminated quote", status: 503, body: `actor "default/a unavailable: router at capacity`, want: Other},
+		{name: "actor empty quotes", status: 503, body: `actor "" unavailable: router at capacity`, want: Other},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Classify(Answer{Status: tt.status, Header: tt.header, Body: []byte(tt.body), Err: tt.err, ClientTimeout: tt.ctmo})
+			if got != tt.want {
+				t.Errorf("Classify(%d %q, err=%v) = %s, want %s", tt.status, tt.body, tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+type netErr struct{ errno syscall.Errno }
+
+func (e *netErr) Error() string { return "dial tcp 127.0.0.1:1: " + e.errno.Error() }
+func (e *netErr) Unwrap() error { return e.errno }
+
+func TestTransportDetail(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&netErr{syscall.ECONNREFUSED}, "connection refused"},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), "connection reset by peer"},
+		{io.ErrUnexpectedEOF, "EOF"},
+		{fmt.Errorf("Get x: %w", context.Canceled), "canceled"},
+		{errors.New(`net/http: HTTP/1.x transport connection broken: malformed HTTP response "SSH-2.0-OpenSSH"`), "malformed HTTP response"},
+		{fmt.Errorf("x: %w", syscall.EMFILE), "too many open files"},
+	}
+	for _, tt := range tests {
+		if got := transportDetail(tt.err); got != tt.want {
+			t.Errorf("transportDetail(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// FuzzClassify: whatever the answer, classification never panics and
+// always yields exactly one known outcome.
+func FuzzClassify(f *testing.F) {
+	seeds := []struct {
+		status int
+		header string
+		body   string
+	}{
+		{503, "", `actor "default/a" unavailable: router at capacity`},
+		{503, "", `actor "`},
+		{503, "", `actor "\`},
+		{503, "", `actor "\"`},
+		{503, "", `actor  unavailable`},
+		{503, "x-envoy-overloaded", ""},
+		{500, "", "error resuming actor "},
+		{504, "", "actor \x00\xff request timed out"},
+		{0, "", ""},
+		{-1, "", "actor"},
+		{999, "server", "envoy"},
+		{200, "", string(make([]byte, 600))},
+	}
+	for _, s := range seeds {
+		f.Add(s.status, s.header, s.body, false, false)
+	}
+	f.Add(0, "", "", true, false)
+	f.Add(0, "", "", true, true)
+	f.Fuzz(func(t *testing.T, status int, header, body string, failed, timeout bool) {
+		a := Answer{Status: status, Body: []byte(body), ClientTimeout: timeout}
+		if header != "" {
+			a.Header = http.Header{header: {"1"}}
+		}
+		if failed {
+			a.Err = errors.New(body)
+		}
+		o := Classify(a)
+		if !o.Valid() {
+			t.Fatalf("Classify gave %d, not an outcome", o)
+		}
+		if _, ok := ParseOutcome(o.String()); !ok {
+			t.Fatalf("outcome %q does not parse back", o)
+		}
+		if timeout && o != ClientTimeout {
+			t.Fatalf("a client timeout classified as %s", o)
+		}
+		if failed && !timeout && o != TransportError {
+			t.Fatalf("a transport failure classified as %s", o)
+		}
+		if !failed && !timeout && status >= 200 && status < 400 && o != Served {
+			t.Fatalf("a %d classified as %s", status, o)
+		}
+		_ = answerDetail(o, a)
+	})
+}

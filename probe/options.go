@@ -1,0 +1,323 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Mode is the load shape.
+type Mode string
+
+const (
+	// Burst releases Requests requests together, behind a barrier.
+	Burst Mode = "burst"
+	// Closed runs Concurrency workers back to back for Duration.
+	Closed Mode = "closed"
+	// Open sends Rate requests a second on a fixed schedule for Duration.
+	Open Mode = "open"
+)
+
+// Defaults of the options the command exposes.
+const (
+	DefaultHostTemplate = "{actor}.{atespace}.actors.resources.substrate.ate.dev"
+	DefaultAtespace     = "default"
+	DefaultBudget       = 5 * time.Second
+	DefaultSlack        = time.Second
+	DefaultShedMax      = 250 * time.Millisecond
+	// timeoutOverBudget is how much longer than the park budget a request
+	// may take by default before the probe gives up on it.
+	timeoutOverBudget = 10 * time.Second
+)
+
+// Options configure one probe run.
+type Options struct {
+	// Target is the router's base URL; requests go to it with the actor in
+	// the Host header, unless URLTemplate places the actor in the URL.
+	Target string
+	Mode   Mode
+	// Requests is the burst size.
+	Requests int
+	// Concurrency is the number of closed-mode workers.
+	Concurrency int
+	// Rate is the open-mode schedule in requests a second.
+	Rate float64
+	// Duration bounds closed and open runs.
+	Duration time.Duration
+
+	// Actors are the actor names; Distribution and Seed choose among them.
+	Actors       []string
+	Distribution Distribution
+	Seed         uint64
+
+	Atespace string
+	// HostTemplate renders the Host header ({actor}, {atespace}); used when
+	// URLTemplate is empty.
+	HostTemplate string
+	// URLTemplate renders the request URL: a full URL, or a path joined to
+	// Target. It must contain {actor}.
+	URLTemplate string
+	Method      string
+	Header      http.Header
+	Body        []byte
+
+	// Timeout is the per-request timeout; 0 means Budget + 10s.
+	Timeout time.Duration
+	// StartAt delays the load until then (zero: start at once), so probes
+	// on several machines can fire together.
+	StartAt time.Time
+
+	// MetricsURL and StatuszURL are the router's Prometheus and status
+	// endpoints, scraped before, during and after the run ("" to skip).
+	MetricsURL string
+	StatuszURL string
+
+	Checks CheckConfig
+
+	// KeepSamples keeps up to this many per-request samples for a plot.
+	KeepSamples int
+	// Progress, when set, is called about four times a second during the
+	// run, from one goroutine.
+	Progress func(Progress)
+	// Warn receives diagnostics for the user (e.g. an open-file limit that
+	// is too low); nil discards them.
+	Warn func(string)
+	// Transport overrides the tuned HTTP transport, and ScrapeTransport
+	// the scrapes' (tests run the probe over in-memory connections).
+	Transport       http.RoundTripper
+	ScrapeTransport http.RoundTripper
+}
+
+// CheckConfig holds the thresholds of the built-in checks and the user's
+// expectations.
+type CheckConfig struct {
+	// Budget is the router's park budget (default 5s) and Slack the grace
+	// above it (default 1s) before a budget_exhausted answer counts as late.
+	Budget time.Duration
+	Slack  time.Duration
+	// ShedMax bounds the p99 latency of shed answers (default 250ms).
+	ShedMax time.Duration
+	Expect  []Expectation
+}
+
+func (c *CheckConfig) applyDefaults() {
+	if c.Budget == 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.Slack == 0 {
+		c.Slack = DefaultSlack
+	}
+	if c.ShedMax == 0 {
+		c.ShedMax = DefaultShedMax
+	}
+}
+
+// OptionError is an invalid option: the caller's mistake, not the target's.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, a ...any) error {
+	return &OptionError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// EffectiveTimeout is the per-request timeout the run uses.
+func (o *Options) EffectiveTimeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	b := o.Checks.Budget
+	if b == 0 {
+		b = DefaultBudget
+	}
+	return b + timeoutOverBudget
+}
+
+// validate fills defaults and refuses what cannot run.
+func (o *Options) validate() error {
+	o.Checks.applyDefaults()
+	if o.Mode == "" {
+		o.Mode = Burst
+	}
+	if o.Method == "" {
+		o.Method = http.MethodGet
+	}
+	if o.Atespace == "" {
+		o.Atespace = DefaultAtespace
+	}
+	if o.HostTemplate == "" && o.URLTemplate == "" {
+		o.HostTemplate = DefaultHostTemplate
+	}
+	if o.Distribution.Kind == "" {
+		o.Distribution.Kind = "uniform"
+	}
+	switch o.Mode {
+	case Burst:
+		if o.Requests <= 0 {
+			return optionErrorf("--requests must be a positive number, got %d", o.Requests)
+		}
+	case Closed:
+		if o.Concurrency <= 0 {
+			return optionErrorf("--concurrency must be a positive number, got %d", o.Concurrency)
+		}
+		if o.Duration <= 0 {
+			return optionErrorf("--duration must be positive, got %s", o.Duration)
+		}
+	case Open:
+		if !(o.Rate > 0) || math.IsInf(o.Rate, 0) {
+			return optionErrorf("--rate must be a positive number of requests a second, got %g", o.Rate)
+		}
+		if o.Duration <= 0 {
+			return optionErrorf("--duration must be positive, got %s", o.Duration)
+		}
+		if o.Rate*o.Duration.Seconds() < 1 {
+			return optionErrorf("--rate %g for --duration %s sends no request; raise one of them", o.Rate, o.Duration)
+		}
+	default:
+		return optionErrorf("unknown mode %q: want burst, closed or open", o.Mode)
+	}
+	if o.Timeout < 0 {
+		return optionErrorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
+		if d < 0 {
+			return optionErrorf("%s must be positive, got %s", name, d)
+		}
+	}
+	if len(o.Actors) == 0 {
+		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+	}
+	for _, a := range o.Actors {
+		if a == "" || strings.ContainsAny(a, " \t\r\n/") {
+			return optionErrorf("invalid actor name %q", a)
+		}
+	}
+	switch o.Distribution.Kind {
+	case "uniform", "hot", "zipf":
+	default:
+		return optionErrorf("unknown distribution %q: want uniform, hot:FRACTION or zipf:S", o.Distribution.Kind)
+	}
+	if err := checkHTTPURL("--target", o.Target, o.URLTemplate == ""); err != nil {
+		return err
+	}
+	if o.MetricsURL != "" {
+		if err := checkHTTPURL("--metrics-url", o.MetricsURL, true); err != nil {
+			return err
+		}
+	}
+	if o.StatuszURL != "" {
+		if err := checkHTTPURL("--statusz-url", o.StatuszURL, true); err != nil {
+			return err
+		}
+	}
+	if o.URLTemplate != "" {
+		if _, err := parseTemplate("--url-template", o.URLTemplate); err != nil {
+			return err
+		}
+	} else if _, err := parseTemplate("--host-template", o.HostTemplate); err != nil {
+		return err
+	}
+	if !validMethod(o.Method) {
+		return optionErrorf("invalid --method %q", o.Method)
+	}
+	return nil
+}
+
+func checkHTTPURL(flag, raw string, required bool) error {
+	if raw == "" {
+		if required {
+			return optionErrorf("%s is required, e.g. %s http://127.0.0.1:8080", flag, flag)
+		}
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return optionErrorf("invalid %s %q: %s", flag, raw, unwrapURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return optionErrorf("invalid %s %q: want an http:// or https:// URL", flag, raw)
+	}
+	if u.Host == "" {
+		return optionErrorf("invalid %s %q: no host", flag, raw)
+	}
+	return nil
+}
+
+func unwrapURLError(err error) string {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for _, r := range m {
+		if r <= ' ' || r >= 0x7f || strings.ContainsRune("()<>@,;:\\\"/[]?={}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// template is a string with {actor} and {atespace} placeholders.
+type template struct{ parts []string }
+
+// parseTemplate checks a template: {actor} is required, and no other
+// placeholder is allowed.
+func parseTemplate(flag, s string) (template, error) {
+	var t template
+	hasActor := false
+	rest := s
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			if strings.Contains(rest, "}") {
+				return t, optionErrorf("invalid %s %q: unmatched }", flag, s)
+			}
+			t.parts = append(t.parts, rest)
+			break
+		}
+		if strings.Contains(rest[:i], "}") {
+			return t, optionErrorf("invalid %s %q: unmatched }", flag, s)
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return t, optionErrorf("invalid %s %q: unmatched {", flag, s)
+		}
+		name := rest[i+1 : i+j]
+		switch name {
+		case "actor":
+			hasActor = true
+		case "atespace":
+		default:
+			return t, optionErrorf("invalid %s %q: unknown placeholder {%s} (known: {actor}, {atespace})", flag, s, name)
+		}
+		t.parts = append(t.parts, rest[:i], "{"+name+"}")
+		rest = rest[i+j+1:]
+	}
+	if !hasActor {
+		return t, optionErrorf("invalid %s %q: it must contain {actor}", flag, s)
+	}
+	return t, nil
+}
+
+func (t template) render(actor, atespace string) string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		switch p {
+		case "{actor}":
+			b.WriteString(actor)
+		case "{atespace}":
+			b.WriteString(atespace)
+		default:
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}

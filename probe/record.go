@@ -1,0 +1,209 @@
+package probe
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latency histograms record microseconds from 1 µs to 1 hour with three
+// significant digits (0.1% resolution). Every report uses this geometry, so
+// histograms from several machines merge exactly; a longer latency is
+// recorded as 1 hour.
+const (
+	histLowest  = 1
+	histHighest = int64(time.Hour / time.Microsecond)
+	histDigits  = 3
+)
+
+func newHist() *hdr.Histogram { return hdr.New(histLowest, histHighest, histDigits) }
+
+func recordDuration(h *hdr.Histogram, d time.Duration) {
+	us := int64(d / time.Microsecond)
+	if us < histLowest {
+		us = histLowest
+	}
+	if us > histHighest {
+		us = histHighest
+	}
+	_ = h.RecordValue(us)
+}
+
+// maxDetails bounds the distinct detail strings kept per outcome and shard;
+// the rest are counted under "other".
+const maxDetails = 16
+
+// Sample is one request as a plot draws it.
+type Sample struct {
+	// Sent is when the request was due, from the start of the run.
+	Sent time.Duration
+	// Latency is from the due time to the complete answer.
+	Latency time.Duration
+	Outcome Outcome
+}
+
+// shard collects results for a subset of the requests. Workers record into
+// their own shard, so the lock is rarely contended; shards merge once at the
+// end.
+type shard struct {
+	mu      sync.Mutex
+	counts  [numOutcomes]int64
+	lat     [numOutcomes]*hdr.Histogram
+	svc     [numOutcomes]*hdr.Histogram
+	details [numOutcomes]map[string]int64
+	// done[s][o] counts answers of outcome o completed in second s; sent[s]
+	// counts requests due in second s.
+	done [][numOutcomes]int64
+	sent []int64
+
+	// Samples are kept for plots, by reservoir sampling once full.
+	keep    int
+	seen    int64
+	samples []Sample
+	rng     *rand.Rand
+}
+
+type result struct {
+	outcome Outcome
+	detail  string
+	// due is when the request should have been sent and sentAt when it was,
+	// both from the start of the run; doneAt is when the answer completed.
+	due, sentAt, doneAt time.Duration
+}
+
+func (s *shard) record(r result, trackService bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := r.outcome
+	s.counts[o]++
+	if s.lat[o] == nil {
+		s.lat[o] = newHist()
+	}
+	recordDuration(s.lat[o], r.doneAt-r.due)
+	if trackService {
+		if s.svc[o] == nil {
+			s.svc[o] = newHist()
+		}
+		recordDuration(s.svc[o], r.doneAt-r.sentAt)
+	}
+	if r.detail != "" {
+		if s.details[o] == nil {
+			s.details[o] = map[string]int64{}
+		}
+		if _, ok := s.details[o][r.detail]; ok || len(s.details[o]) < maxDetails {
+			s.details[o][r.detail]++
+		} else {
+			s.details[o]["other"]++
+		}
+	}
+	doneSec := secondOf(r.doneAt)
+	for len(s.done) <= doneSec {
+		s.done = append(s.done, [numOutcomes]int64{})
+	}
+	s.done[doneSec][o]++
+	dueSec := secondOf(r.due)
+	for len(s.sent) <= dueSec {
+		s.sent = append(s.sent, 0)
+	}
+	s.sent[dueSec]++
+	if s.keep > 0 {
+		smp := Sample{Sent: r.due, Latency: r.doneAt - r.due, Outcome: o}
+		s.seen++
+		if len(s.samples) < s.keep {
+			s.samples = append(s.samples, smp)
+		} else if j := s.rng.Int64N(s.seen); j < int64(s.keep) {
+			s.samples[j] = smp
+		}
+	}
+}
+
+func secondOf(d time.Duration) int {
+	if d < 0 {
+		return 0
+	}
+	return int(d / time.Second)
+}
+
+// recorder is the set of shards of one run.
+type recorder struct {
+	shards       []*shard
+	trackService bool
+}
+
+func newRecorder(n int, trackService bool, keepSamples int, seed uint64) *recorder {
+	if n < 1 {
+		n = 1
+	}
+	r := &recorder{shards: make([]*shard, n), trackService: trackService}
+	for i := range r.shards {
+		s := &shard{}
+		if keepSamples > 0 {
+			s.keep = max(keepSamples/n, 1)
+			s.rng = rand.New(rand.NewPCG(seed, uint64(i)))
+		}
+		r.shards[i] = s
+	}
+	return r
+}
+
+func (r *recorder) record(i uint64, res result) {
+	r.shards[i%uint64(len(r.shards))].record(res, r.trackService)
+}
+
+// tally is the merged content of all shards.
+type tally struct {
+	counts  [numOutcomes]int64
+	lat     [numOutcomes]*hdr.Histogram
+	svc     [numOutcomes]*hdr.Histogram
+	details [numOutcomes]map[string]int64
+	done    [][numOutcomes]int64
+	sent    []int64
+	samples []Sample
+}
+
+func (r *recorder) merge() *tally {
+	t := &tally{}
+	for _, s := range r.shards {
+		s.mu.Lock()
+		for o := range numOutcomes {
+			t.counts[o] += s.counts[o]
+			mergeInto(&t.lat[o], s.lat[o])
+			mergeInto(&t.svc[o], s.svc[o])
+			for k, v := range s.details[o] {
+				if t.details[o] == nil {
+					t.details[o] = map[string]int64{}
+				}
+				t.details[o][k] += v
+			}
+		}
+		for len(t.done) < len(s.done) {
+			t.done = append(t.done, [numOutcomes]int64{})
+		}
+		for sec, row := range s.done {
+			for o, n := range row {
+				t.done[sec][o] += n
+			}
+		}
+		for len(t.sent) < len(s.sent) {
+			t.sent = append(t.sent, 0)
+		}
+		for sec, n := range s.sent {
+			t.sent[sec] += n
+		}
+		t.samples = append(t.samples, s.samples...)
+		s.mu.Unlock()
+	}
+	return t
+}
+
+func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
+	if src == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = newHist()
+	}
+	(*dst).Merge(src)
+}

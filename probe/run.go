@@ -1,0 +1,835 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Progress is a live view of a running probe.
+type Progress struct {
+	Elapsed  time.Duration
+	Sent     int64
+	InFlight int64
+	// Counts are the answers so far, by outcome.
+	Counts [numOutcomes]int64
+}
+
+// NoAnswerError says the target never gave an HTTP answer: every request
+// failed in transport (not HTTP, wrong port, gone).
+type NoAnswerError struct {
+	Target   string
+	Requests int64
+	Reason   string
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("no HTTP answer from %s: all %d requests failed (%s)", e.Target, e.Requests, e.Reason)
+}
+
+// TargetError says the target could not be reached before any load was sent.
+type TargetError struct {
+	Target string
+	Err    error
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("cannot reach target %s: %s", e.Target, transportDetail(e.Err))
+}
+
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// Run probes the target as the options say and returns the report. Invalid
+// options give an *OptionError and no report. A target that cannot be
+// reached at all gives a *TargetError; one that never answers HTTP gives the
+// report and a *NoAnswerError. When ctx is cancelled mid-run, in-flight
+// requests are cancelled (they count as transport_error, detail
+// "canceled"), and Run returns the partial report with an error wrapping
+// context.Cause(ctx).
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	e, err := newEngine(&o)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+
+	if err := e.preflight(ctx); err != nil {
+		return nil, err
+	}
+	if e.scr != nil {
+		if err := e.scrapeBefore(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if !o.StartAt.IsZero() {
+		if err := waitUntil(ctx, o.StartAt); err != nil {
+			r := e.report(time.Now(), 0)
+			r.Interrupted = true
+			return r, fmt.Errorf("waiting for --start-at: %w", context.Cause(ctx))
+		}
+	}
+	if e.predial != nil {
+		if err := e.predial.fill(ctx, o.Requests, e.warn); err != nil {
+			if ctx.Err() != nil {
+				r := e.report(time.Now(), 0)
+				r.Interrupted = true
+				return r, context.Cause(ctx)
+			}
+			return nil, &TargetError{Target: o.Target, Err: err}
+		}
+	}
+
+	start, elapsed := e.runLoad(ctx)
+	interrupted := ctx.Err() != nil
+	if e.scr != nil {
+		e.scrapeAfter(ctx, interrupted)
+	}
+	r := e.report(start, elapsed)
+	r.Interrupted = interrupted
+	if interrupted {
+		return r, context.Cause(ctx)
+	}
+	if r.Requests > 0 && r.count(TransportError) == r.Requests {
+		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: r.topDetail(TransportError)}
+	}
+	return r, nil
+}
+
+func waitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// engine is one run's machinery.
+type engine struct {
+	o       *Options
+	rt      http.RoundTripper
+	ownRT   *http.Transport
+	predial *preDialer
+	timeout time.Duration
+	picker  *picker
+	// base holds one prepared request per actor; each send shallow-copies
+	// it with its own context.
+	base []*http.Request
+	addr string
+	rec  *recorder
+	scr  *scraper
+
+	sent     atomic.Int64
+	inflight atomic.Int64
+	// secPeak is the highest in-flight count since the sampler last read it.
+	secPeak atomic.Int64
+	counts  [numOutcomes]atomic.Int64
+
+	bufs sync.Pool
+
+	// The sampler's findings.
+	mu             sync.Mutex
+	inflightSeries []inflightPoint
+	activeSeries   map[int]float64
+	activePeak     *float64
+	scrapes        int
+	scrapeErrors   int
+	lastScrapeErr  string
+	metricsBefore  *RouterMetrics
+	metricsAfter   *RouterMetrics
+	statuszBefore  *StatuszParking
+	statuszAfter   *StatuszParking
+	openFiles      uint64
+	lateness       *hdr.Histogram
+	lastSend       time.Duration
+}
+
+type inflightPoint struct{ now, peak int64 }
+
+func newEngine(o *Options) (*engine, error) {
+	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
+	e.picker = newPicker(o.Actors, o.Distribution, o.Seed)
+	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
+
+	target, err := url.Parse(o.Target)
+	if err != nil && o.URLTemplate == "" {
+		return nil, optionErrorf("invalid --target %q", o.Target)
+	}
+	var hostT, urlT template
+	if o.URLTemplate != "" {
+		urlT, _ = parseTemplate("--url-template", o.URLTemplate)
+	} else {
+		hostT, _ = parseTemplate("--host-template", o.HostTemplate)
+	}
+	e.base = make([]*http.Request, len(o.Actors))
+	addrs := map[string]bool{}
+	for i, a := range o.Actors {
+		u := target
+		host := ""
+		if o.URLTemplate != "" {
+			u, err = renderURL(target, urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
+			if err != nil {
+				return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
+			}
+		} else {
+			host = hostT.render(a, o.Atespace)
+		}
+		req, err := http.NewRequest(o.Method, u.String(), nil)
+		if err != nil {
+			return nil, optionErrorf("invalid request for actor %q: %v", a, err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		for k, vs := range o.Header {
+			for _, v := range vs {
+				req.Header.Add(k, v)
+			}
+		}
+		if h := o.Header.Get("Host"); h != "" {
+			req.Host = h
+			req.Header.Del("Host")
+		}
+		if req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", "shakectl-parking-probe")
+		}
+		e.base[i] = req
+		addrs[dialAddr(req.URL)] = true
+	}
+	if len(addrs) == 1 {
+		for a := range addrs {
+			e.addr = a
+		}
+	}
+
+	conns := e.connections()
+	limit, warning := raiseOpenFileLimit(uint64(conns) + 64)
+	e.openFiles = limit
+	if warning != "" {
+		e.warn(warning)
+	}
+
+	if o.Transport != nil {
+		e.rt = o.Transport
+	} else {
+		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		dial := dialer.DialContext
+		if o.Mode == Burst && e.addr != "" {
+			e.predial = &preDialer{addr: e.addr, dialer: dialer}
+			dial = e.predial.DialContext
+		}
+		e.ownRT = newTransport(conns, dial)
+		e.rt = e.ownRT
+	}
+
+	shards := runtime.GOMAXPROCS(0) * 4
+	if o.Mode == Closed && o.Concurrency < shards {
+		shards = o.Concurrency
+	}
+	e.rec = newRecorder(shards, o.Mode == Open, o.KeepSamples, o.Seed)
+	if o.Mode == Open {
+		e.lateness = newHist()
+	}
+	if o.MetricsURL != "" || o.StatuszURL != "" {
+		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport)
+	}
+	return e, nil
+}
+
+// connections estimates the most connections the run may hold at once: a
+// parked request holds its connection for the whole park, so an open run at
+// R req/s may hold R × timeout.
+func (e *engine) connections() int {
+	switch e.o.Mode {
+	case Burst:
+		return e.o.Requests
+	case Closed:
+		return e.o.Concurrency
+	}
+	n := math.Ceil(e.o.Rate * e.timeout.Seconds())
+	total := math.Ceil(e.o.Rate * e.o.Duration.Seconds())
+	return int(min(n, total, 1<<20))
+}
+
+func renderURL(target *url.URL, s string) (*url.URL, error) {
+	ref, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if ref.IsAbs() {
+		if ref.Scheme != "http" && ref.Scheme != "https" {
+			return nil, errors.New("want an http:// or https:// URL")
+		}
+		return ref, nil
+	}
+	if target == nil || target.Host == "" {
+		return nil, errors.New("a relative --url-template needs --target")
+	}
+	return target.ResolveReference(ref), nil
+}
+
+func dialAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// newTransport is the one shared transport of a run: HTTP/1.1 (a parked
+// request holds its own connection, as it does through Envoy), keep-alive,
+// an idle pool as large as the run's concurrency, no proxy, no compression.
+func newTransport(conns int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	return &http.Transport{
+		DialContext:         dial,
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: max(conns, 2),
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+		DisableCompression:  true,
+		// A non-nil empty map turns HTTP/2 off.
+		TLSNextProto:    map[string]func(string, *tls.Conn) http.RoundTripper{},
+		ReadBufferSize:  2048,
+		WriteBufferSize: 2048,
+	}
+}
+
+func (e *engine) close() {
+	if e.ownRT != nil {
+		e.ownRT.CloseIdleConnections()
+	}
+	if e.predial != nil {
+		e.predial.drain()
+	}
+	if e.scr != nil && e.o.ScrapeTransport == nil {
+		if t, ok := e.scr.client.Transport.(*http.Transport); ok {
+			t.CloseIdleConnections()
+		}
+	}
+}
+
+func (e *engine) warn(msg string) {
+	if e.o.Warn != nil {
+		e.o.Warn(msg)
+	}
+}
+
+// preflight checks that the target accepts connections before any load is
+// sent, so a wrong address is one clear error rather than a report full of
+// transport errors.
+func (e *engine) preflight(ctx context.Context) error {
+	if e.o.Transport != nil {
+		return nil
+	}
+	addr := e.addr
+	if addr == "" {
+		addr = dialAddr(e.base[0].URL)
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return &TargetError{Target: e.base[0].URL.Scheme + "://" + addr, Err: err}
+	}
+	return c.Close()
+}
+
+// runLoad sends the load and waits for every request sent to end. It
+// returns when the load started and how long it ran.
+func (e *engine) runLoad(ctx context.Context) (time.Time, time.Duration) {
+	var wg sync.WaitGroup
+	start := time.Now()
+	sampDone := make(chan struct{})
+	sampStopped := make(chan struct{})
+	switch e.o.Mode {
+	case Burst:
+		start = e.burst(ctx, &wg, func(s time.Time) { go e.sample(s, sampDone, sampStopped) })
+	case Closed:
+		go e.sample(start, sampDone, sampStopped)
+		e.closed(ctx, &wg, start)
+	case Open:
+		go e.sample(start, sampDone, sampStopped)
+		e.open(ctx, &wg, start)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(sampDone)
+	<-sampStopped
+	return start, elapsed
+}
+
+func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(time.Time)) time.Time {
+	release := make(chan struct{})
+	var ready sync.WaitGroup
+	var start time.Time
+	for i := range e.o.Requests {
+		idx := e.picker.index(uint64(i))
+		wg.Add(1)
+		ready.Add(1)
+		go func() {
+			defer wg.Done()
+			ready.Done()
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return
+			}
+			e.send(ctx, uint64(i), idx, start, time.Duration(0))
+		}()
+	}
+	ready.Wait()
+	if ctx.Err() != nil {
+		// Interrupted while preparing: nothing is sent.
+		start = time.Now()
+		started(start)
+		return start
+	}
+	start = time.Now()
+	started(start)
+	close(release)
+	return start
+}
+
+func (e *engine) closed(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
+	var seq atomic.Uint64
+	end := start.Add(e.o.Duration)
+	for range e.o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				now := time.Now()
+				if !now.Before(end) {
+					return
+				}
+				i := seq.Add(1) - 1
+				e.send(ctx, i, e.picker.index(i), start, now.Sub(start))
+			}
+		}()
+	}
+}
+
+// open sends on a fixed schedule: request k is due at start + k/rate. Each
+// request gets its own goroutine, so in-flight requests are never capped
+// below what the rate needs; a late send is measured from its due time.
+func (e *engine) open(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
+	n := uint64(math.Floor(e.o.Rate * e.o.Duration.Seconds()))
+	interval := float64(time.Second) / e.o.Rate
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for k := uint64(0); k < n; k++ {
+		due := time.Duration(float64(k) * interval)
+		if wait := due - time.Since(start); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.send(ctx, k, e.picker.index(k), start, due)
+		}()
+	}
+}
+
+// bodyPrefix is how much of an answer's body is kept for classification.
+const bodyPrefix = 512
+
+// maxDrain bounds how much of a body is read to keep its connection; a
+// bigger body closes the connection instead.
+const maxDrain = 1 << 20
+
+// send sends request i to actor idx, due at start+due, and records its
+// outcome. Every request that reaches here is counted once as sent and
+// recorded once.
+func (e *engine) send(ctx context.Context, i uint64, idx int, start time.Time, due time.Duration) {
+	rctx, cancel := context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
+	defer cancel()
+	req := e.base[idx].WithContext(rctx)
+	if len(e.o.Body) > 0 {
+		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
+		req.ContentLength = int64(len(e.o.Body))
+		body := e.o.Body
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+
+	e.sent.Add(1)
+	e.notePeak(e.inflight.Add(1))
+	sentAt := time.Since(start)
+	if e.lateness != nil {
+		e.mu.Lock()
+		recordDuration(e.lateness, sentAt-due)
+		e.lastSend = max(e.lastSend, sentAt)
+		e.mu.Unlock()
+	}
+
+	bp := e.bufs.Get().(*[]byte)
+	var a Answer
+	resp, err := e.rt.RoundTrip(req)
+	if err == nil {
+		a.Status, a.Header = resp.StatusCode, resp.Header
+		var n int
+		n, err = readPrefix(resp.Body, *bp)
+		a.Body = (*bp)[:n]
+		switch err {
+		case io.EOF:
+			err = nil
+		case nil:
+			err = drain(resp.Body)
+		}
+		resp.Body.Close()
+	}
+	doneAt := time.Since(start)
+	e.inflight.Add(-1)
+	if err != nil {
+		a.Err = err
+		a.ClientTimeout = errors.Is(context.Cause(rctx), errClientTimeout)
+	}
+	o := Classify(a)
+	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a)}
+	if o == TransportError && ctx.Err() != nil {
+		// The run was interrupted: whatever the transport says, the probe
+		// itself cancelled this request.
+		res.detail = "canceled"
+	}
+	e.bufs.Put(bp)
+	e.rec.record(i, res)
+	e.counts[o].Add(1)
+}
+
+// readPrefix reads up to len(buf) bytes of body; io.EOF before that is the
+// normal end of a short body.
+func readPrefix(body io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := body.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return n, io.EOF
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func drain(body io.Reader) error {
+	_, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain))
+	return err
+}
+
+// answerDetail says a little more about answers whose outcome alone is not
+// enough to act on.
+func answerDetail(o Outcome, a Answer) string {
+	switch o {
+	case TransportError:
+		return transportDetail(a.Err)
+	case ProxyError, Other, Unavailable, EnvoyOverflow:
+		b := bytes.TrimSpace(a.Body)
+		if len(b) > 60 {
+			b = b[:60]
+		}
+		if len(b) == 0 {
+			return fmt.Sprintf("HTTP %d", a.Status)
+		}
+		return fmt.Sprintf("HTTP %d %s", a.Status, bytes.ToValidUTF8(b, []byte("?")))
+	}
+	return ""
+}
+
+func (e *engine) notePeak(n int64) {
+	for {
+		p := e.secPeak.Load()
+		if n <= p || e.secPeak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+// sample runs beside the load: every second it notes the in-flight count
+// (and the peak within the second) and reads the router's parking_active;
+// four times a second it reports progress.
+func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
+	sec := time.NewTicker(time.Second)
+	defer sec.Stop()
+	prog := time.NewTicker(250 * time.Millisecond)
+	defer prog.Stop()
+	var scrapeWG sync.WaitGroup
+	defer scrapeWG.Wait()
+	scraping := make(chan struct{}, 1)
+	point := func() {
+		now := e.inflight.Load()
+		peak := e.secPeak.Swap(now)
+		e.mu.Lock()
+		e.inflightSeries = append(e.inflightSeries, inflightPoint{now: now, peak: max(peak, now)})
+		e.mu.Unlock()
+	}
+	for {
+		select {
+		case <-done:
+			point()
+			e.progress(start)
+			return
+		case t := <-sec.C:
+			point()
+			if e.scr != nil {
+				select {
+				case scraping <- struct{}{}:
+					s := secondOf(t.Sub(start)) - 1
+					scrapeWG.Add(1)
+					go func() {
+						defer scrapeWG.Done()
+						defer func() { <-scraping }()
+						e.scrapeActive(s)
+					}()
+				default:
+					// The previous scrape is still running; skip rather
+					// than pile up.
+				}
+			}
+		case <-prog.C:
+			e.progress(start)
+		}
+	}
+}
+
+func (e *engine) progress(start time.Time) {
+	if e.o.Progress == nil {
+		return
+	}
+	p := Progress{Elapsed: time.Since(start), Sent: e.sent.Load(), InFlight: e.inflight.Load()}
+	for o := range numOutcomes {
+		p.Counts[o] = e.counts[o].Load()
+	}
+	e.o.Progress(p)
+}
+
+func (e *engine) scrapeActive(second int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	v, ok := e.scr.active(ctx)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.scrapes++
+	if !ok {
+		e.scrapeErrors++
+		return
+	}
+	e.activeSeries[second] = v
+	e.notActivePeak(v)
+}
+
+func (e *engine) notActivePeak(v float64) {
+	if e.activePeak == nil || v > *e.activePeak {
+		e.activePeak = &v
+	}
+}
+
+// scrapeBefore reads the router's view before the load. A URL that answers
+// garbage is an error: checks built on it would be meaningless.
+func (e *engine) scrapeBefore(ctx context.Context) error {
+	if e.o.MetricsURL != "" {
+		m, err := e.scr.metrics(ctx)
+		if err != nil {
+			return err
+		}
+		e.metricsBefore = m
+		if m.ParkingActive != nil {
+			e.notActivePeak(*m.ParkingActive)
+		}
+	}
+	if e.o.StatuszURL != "" {
+		p, err := e.scr.statusz(ctx)
+		if err != nil {
+			return err
+		}
+		e.statuszBefore = p
+	}
+	return nil
+}
+
+// scrapeAfter reads the router's view after the load. Requests the probe
+// gave up on may still be parked, so parking_active is polled until it
+// drains to 0 or the park budget plus slack has passed. After an
+// interrupt, one quick look is all the user waits for.
+func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
+	wait := e.o.Checks.Budget + e.o.Checks.Slack
+	if interrupted {
+		wait = 0
+	}
+	base := context.WithoutCancel(ctx)
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		sctx, cancel := context.WithTimeout(base, 3*time.Second)
+		var mErr, sErr error
+		var m *RouterMetrics
+		var p *StatuszParking
+		if e.o.MetricsURL != "" {
+			m, mErr = e.scr.metrics(sctx)
+		}
+		if e.o.StatuszURL != "" {
+			p, sErr = e.scr.statusz(sctx)
+		}
+		cancel()
+		e.mu.Lock()
+		if m != nil {
+			e.metricsAfter = m
+			if m.ParkingActive != nil {
+				e.notActivePeak(*m.ParkingActive)
+			}
+		}
+		if p != nil {
+			e.statuszAfter = p
+		}
+		if err := errors.Join(mErr, sErr); err != nil {
+			e.scrapeErrors++
+			e.lastScrapeErr = firstLine(err.Error())
+		}
+		e.mu.Unlock()
+		if e.drained() || !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			if !interrupted {
+				return
+			}
+		}
+	}
+}
+
+// drained reports whether the last look shows nothing parked.
+func (e *engine) drained() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.metricsAfter != nil {
+		return e.metricsAfter.ParkingActive == nil || *e.metricsAfter.ParkingActive == 0
+	}
+	if e.statuszAfter != nil && e.statuszAfter.Active != nil {
+		return *e.statuszAfter.Active == 0
+	}
+	return false
+}
+
+// preDialer opens a burst's connections before its release, so the burst
+// measures the router rather than a storm of TCP handshakes in the accept
+// queue.
+type preDialer struct {
+	addr   string
+	dialer *net.Dialer
+	conns  chan net.Conn
+}
+
+// fill dials n connections, 256 at a time. Running out of file descriptors
+// stops it early with a warning; the rest dial on demand.
+func (p *preDialer) fill(ctx context.Context, n int, warn func(string)) error {
+	p.conns = make(chan net.Conn, n)
+	sem := make(chan struct{}, 256)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	failed := 0
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
+			if err != nil {
+				mu.Lock()
+				failed++
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				return
+			}
+			p.conns <- c
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if firstErr != nil {
+		if len(p.conns) == 0 {
+			return firstErr
+		}
+		warn(fmt.Sprintf("opened only %d of %d connections before the burst (%s); the rest connect during it", len(p.conns), n, transportDetail(firstErr)))
+	}
+	return nil
+}
+
+// DialContext hands out a pre-dialled connection when one is left.
+func (p *preDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if addr == p.addr && p.conns != nil {
+		select {
+		case c := <-p.conns:
+			return c, nil
+		default:
+		}
+	}
+	return p.dialer.DialContext(ctx, network, addr)
+}
+
+func (p *preDialer) drain() {
+	if p.conns == nil {
+		return
+	}
+	for {
+		select {
+		case c := <-p.conns:
+			c.Close()
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,415 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// kindAnswers are answers an httptest server gives, keyed by actor name, one
+// per outcome, spelled as the router and Envoy spell them.
+var kindAnswers = map[string]struct {
+	status int
+	header map[string]string
+	body   string
+}{
+	"served":            {200, nil, "hello"},
+	"shed":              {503, nil, `actor "default/shed" unavailable: router at capacity`},
+	"budget-exhausted":  {503, nil, `actor default/budget-exhausted unavailable: no free workers available`},
+	"unavailable":       {503, nil, `actor default/unavailable unavailable`},
+	"not-found":         {404, nil, `actor default/not-found not found`},
+	"deadline-exceeded": {504, nil, `actor default/deadline-exceeded request timed out`},
+	"unauthenticated":   {401, nil, `actor default/unauthenticated authentication required`},
+	"permission-denied": {403, nil, `actor default/permission-denied access denied`},
+	"resume-error":      {500, nil, `error resuming actor default/resume-error`},
+	"envoy-overflow":    {503, map[string]string{"x-envoy-overloaded": "true"}, `upstream connect error or disconnect/reset before headers. reset reason: overflow`},
+	"proxy-error":       {503, map[string]string{"server": "envoy"}, `no healthy upstream`},
+	"other":             {418, nil, `I'm a teapot`},
+}
+
+// kindServer answers by the actor in the Host header: the fixed answers
+// above, "client-timeout" never answers (until the request is cancelled),
+// and "transport-error" drops the connection.
+func kindServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, _, _ := strings.Cut(r.Host, ".")
+		switch actor {
+		case "client-timeout":
+			<-r.Context().Done()
+			return
+		case "transport-error":
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+			return
+		}
+		a, ok := kindAnswers[actor]
+		if !ok {
+			http.Error(w, "unknown actor "+actor, 400)
+			return
+		}
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(a.status)
+		fmt.Fprint(w, a.body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
+	srv := kindServer(t)
+	var actors []string
+	for a := range kindAnswers {
+		actors = append(actors, a)
+	}
+	actors = append(actors, "client-timeout", "transport-error")
+	o := Options{Target: srv.URL, Mode: Burst, Requests: 160, Actors: actors, Seed: 7, Timeout: 300 * time.Millisecond}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same picker says which actor each request went to.
+	p := newPicker(actors, Distribution{Kind: "uniform"}, 7)
+	want := map[string]int64{}
+	for i := range o.Requests {
+		want[strings.ReplaceAll(p.pick(uint64(i)), "-", "_")]++
+	}
+	for _, oc := range AllOutcomes() {
+		if got := r.count(oc); got != want[oc.String()] {
+			t.Errorf("%s: %d answers, want %d", oc, got, want[oc.String()])
+		}
+		if want[oc.String()] == 0 {
+			t.Errorf("no request went to %s: pick another seed", oc)
+		}
+	}
+	if r.Requests != 160 {
+		t.Errorf("requests = %d, want 160", r.Requests)
+	}
+	ct := r.stats(ClientTimeout)
+	if ct.Latency == nil || ct.Latency.P50 < 0.3 || ct.Latency.Max > 2 {
+		t.Errorf("client_timeout latency %+v, want about the 300ms timeout", ct.Latency)
+	}
+	if d := r.stats(TransportError).Details; d["EOF"] != r.count(TransportError) {
+		t.Errorf("transport_error details %v", d)
+	}
+	if d := r.stats(Other).Details; d["HTTP 418 I'm a teapot"] != r.count(Other) {
+		t.Errorf("other details %v", d)
+	}
+	byName := checksByName(r)
+	if c := byName[CheckNoEnvoyOverflow]; c.Status != CheckFailed {
+		t.Errorf("no_envoy_overflow = %+v, want failed", c)
+	}
+	if c := byName[CheckAllAccounted]; c.Status != CheckOK {
+		t.Errorf("all_accounted = %+v", c)
+	}
+}
+
+func checksByName(r *Report) map[string]Check {
+	m := map[string]Check{}
+	for _, c := range r.Checks {
+		m[c.Name] = c
+	}
+	return m
+}
+
+// TestBurstIsReleasedTogether: the server holds every answer until all N
+// requests are in flight at once, which a loop or a worker pool never
+// achieves.
+func TestBurstIsReleasedTogether(t *testing.T) {
+	const n = 60
+	var inFlight atomic.Int64
+	all := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if inFlight.Add(1) == n {
+			once.Do(func() { close(all) })
+		}
+		select {
+		case <-all:
+			fmt.Fprint(w, "ok")
+		case <-time.After(5 * time.Second):
+			http.Error(w, "not all together", 500)
+		}
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: n, Actors: GeneratedActors(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.count(Served) != n {
+		t.Fatalf("served %d of %d: %+v", r.count(Served), n, r.Outcomes)
+	}
+	if r.InFlightPeak != n {
+		t.Errorf("in-flight peak %d, want %d", r.InFlightPeak, n)
+	}
+	if len(r.Series) == 0 || r.Series[0].Sent != n {
+		t.Errorf("series %+v: want all %d sent in second 0", r.Series, n)
+	}
+}
+
+func TestClosedModeHoldsConcurrency(t *testing.T) {
+	var cur, peak atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := cur.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		cur.Add(-1)
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Closed, Concurrency: 4, Duration: 400 * time.Millisecond, Actors: GeneratedActors(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak.Load() != 4 {
+		t.Errorf("the server saw at most %d requests at once, want 4", peak.Load())
+	}
+	if r.Requests < 20 || r.count(Served) != r.Requests {
+		t.Errorf("%d requests, %d served", r.Requests, r.count(Served))
+	}
+	if r.InFlightPeak > 4 {
+		t.Errorf("probe's in-flight peak %d > 4 workers", r.InFlightPeak)
+	}
+	if r.DurationSeconds < 0.4 || r.DurationSeconds > 2 {
+		t.Errorf("ran %.2fs for a 400ms duration", r.DurationSeconds)
+	}
+}
+
+// TestOpenModeMeasuresFromSchedule: a server that answers one request at a
+// time, slower than the schedule, makes a queue; open mode keeps sending on
+// schedule and charges the queueing to latency (no coordinated omission).
+func TestOpenModeMeasuresFromSchedule(t *testing.T) {
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Unlock()
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 100, Duration: 500 * time.Millisecond, Actors: GeneratedActors(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 50 || r.count(Served) != 50 {
+		t.Fatalf("%d requests, %d served; want 50 (100/s for 0.5s)", r.Requests, r.count(Served))
+	}
+	// 50 answers take ≥ 1s of serial service: the last waits ≈ 0.5s beyond
+	// its schedule. A closed loop would report ≈ 20ms.
+	if l := r.stats(Served).Latency; l.Max < 0.4 {
+		t.Errorf("max latency %.3fs, want ≥ 0.4s of queueing", l.Max)
+	}
+	if r.InFlightPeak < 10 {
+		t.Errorf("in-flight peak %d: the probe held sends back", r.InFlightPeak)
+	}
+	if r.AchievedRate == nil || *r.AchievedRate < 80 || *r.AchievedRate > 120 {
+		t.Errorf("achieved rate %v, want about 100", r.AchievedRate)
+	}
+	if r.SendLateness == nil || r.SendLateness.Max > 0.2 {
+		t.Errorf("send lateness %+v", r.SendLateness)
+	}
+	if r.stats(Served).svc == nil {
+		t.Error("open mode keeps no service-time histogram")
+	}
+}
+
+func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) {
+	var arrived atomic.Int64
+	allIn := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrived.Add(1) == 20 {
+			close(allIn)
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	errStop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-allIn
+		cancel(errStop)
+	}()
+	r, err := Run(ctx, Options{Target: srv.URL, Mode: Burst, Requests: 20, Actors: GeneratedActors(2)})
+	if !errors.Is(err, errStop) {
+		t.Fatalf("err = %v, want the context's cause", err)
+	}
+	if r == nil || !r.Interrupted {
+		t.Fatalf("report %+v, want a partial, interrupted one", r)
+	}
+	if r.Requests != 20 || r.count(TransportError) != 20 || r.stats(TransportError).Details["canceled"] != 20 {
+		t.Fatalf("requests %d, outcomes %+v", r.Requests, r.stats(TransportError))
+	}
+	if c := checksByName(r)[CheckAllAccounted]; c.Status != CheckOK {
+		t.Errorf("all_accounted %+v", c)
+	}
+}
+
+func TestInterruptBeforeStartAtSendsNothing(t *testing.T) {
+	srv := kindServer(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	errStop := errors.New("stop")
+	cancel(errStop)
+	_, err := Run(ctx, Options{Target: srv.URL, Mode: Burst, Requests: 5, Actors: []string{"served"}, StartAt: time.Now().Add(time.Hour)})
+	if !errors.Is(err, errStop) && !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLostTargetHalfwayStillReports(t *testing.T) {
+	var n atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 30 {
+			// The target goes away: no more connections, and the open
+			// ones are cut.
+			srv.Listener.Close()
+			go srv.CloseClientConnections()
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 300 * time.Millisecond, Actors: GeneratedActors(2)})
+	if err != nil {
+		t.Fatalf("a run that measured something returned %v", err)
+	}
+	if r.count(Served) < 20 || r.count(TransportError) == 0 {
+		t.Fatalf("served %d, transport errors %d", r.count(Served), r.count(TransportError))
+	}
+	if c := checksByName(r)[CheckAllAccounted]; c.Status != CheckOK {
+		t.Errorf("all_accounted %+v", c)
+	}
+}
+
+func TestUnreachableTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	r, err := Run(context.Background(), Options{Target: "http://" + addr, Requests: 5, Actors: GeneratedActors(1)})
+	var te *TargetError
+	if !errors.As(err, &te) || r != nil {
+		t.Fatalf("Run = %v, %v; want a TargetError and no report", r, err)
+	}
+	if !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q: want one line saying connection refused", err)
+	}
+}
+
+func TestTargetThatIsNotHTTP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				buf := make([]byte, 1024)
+				c.Read(buf)
+				c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+				c.Close()
+			}()
+		}
+	}()
+	r, err := Run(context.Background(), Options{Target: "http://" + ln.Addr().String(), Requests: 5, Actors: GeneratedActors(1)})
+	var na *NoAnswerError
+	if !errors.As(err, &na) {
+		t.Fatalf("err = %v, want NoAnswerError", err)
+	}
+	if !strings.Contains(err.Error(), "malformed HTTP response") {
+		t.Errorf("error %q does not say why", err)
+	}
+	if r == nil || r.count(TransportError) != 5 {
+		t.Fatalf("report %+v", r)
+	}
+}
+
+func TestRunRefusesBadOptions(t *testing.T) {
+	good := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, Actors: []string{"a"}}
+	tests := []struct {
+		name string
+		mod  func(*Options)
+		msg  string
+	}{
+		{"no target", func(o *Options) { o.Target = "" }, "--target is required"},
+		{"not http", func(o *Options) { o.Target = "ftp://x" }, "http:// or https://"},
+		{"zero requests", func(o *Options) { o.Requests = 0 }, "--requests"},
+		{"negative concurrency", func(o *Options) { o.Mode, o.Concurrency, o.Duration = Closed, -1, time.Second }, "--concurrency"},
+		{"zero duration", func(o *Options) { o.Mode, o.Concurrency = Closed, 1 }, "--duration"},
+		{"zero rate", func(o *Options) { o.Mode, o.Duration = Open, time.Second }, "--rate"},
+		{"rate sends nothing", func(o *Options) { o.Mode, o.Rate, o.Duration = Open, 0.5, time.Second }, "sends no request"},
+		{"mode", func(o *Options) { o.Mode = "storm" }, "unknown mode"},
+		{"no actors", func(o *Options) { o.Actors = nil }, "no actors"},
+		{"template without actor", func(o *Options) { o.HostTemplate = "{atespace}.x" }, "must contain {actor}"},
+		{"url template without actor", func(o *Options) { o.URLTemplate = "/x" }, "must contain {actor}"},
+		{"bad metrics url", func(o *Options) { o.MetricsURL = "localhost:9090" }, "--metrics-url"},
+		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "--timeout"},
+		{"distribution", func(o *Options) { o.Distribution = Distribution{Kind: "normal"} }, "unknown distribution"},
+		{"method", func(o *Options) { o.Method = "GE T" }, "--method"},
+	}
+	for _, tt := range tests {
+		o := good
+		tt.mod(&o)
+		_, err := Run(context.Background(), o)
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: err = %v, want an OptionError containing %q", tt.name, err, tt.msg)
+		}
+	}
+}
+
+func TestURLTemplateAndHeaders(t *testing.T) {
+	type seen struct{ path, host, hdr, method, body string }
+	ch := make(chan seen, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 64)
+		n, _ := r.Body.Read(b)
+		ch <- seen{r.URL.Path, r.Host, r.Header.Get("X-Probe"), r.Method, string(b[:n])}
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	_, err := Run(context.Background(), Options{
+		Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a1"}, Atespace: "prod",
+		URLTemplate: "/actors/{atespace}/{actor}/hello", Method: "POST",
+		Header: http.Header{"X-Probe": {"yes"}}, Body: []byte("payload"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-ch
+	want := seen{"/actors/prod/a1/hello", strings.TrimPrefix(srv.URL, "http://"), "yes", "POST", "payload"}
+	if got != want {
+		t.Errorf("server saw %+v, want %+v", got, want)
+	}
+	_, err = Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a2"}, Atespace: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ch; got.host != "a2.dev.actors.resources.substrate.ate.dev" || got.path != "/" {
+		t.Errorf("host addressing: server saw %+v", got)
+	}
+}

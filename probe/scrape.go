@@ -1,0 +1,319 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// The router's metric names, as the Prometheus exporter spells the
+// OpenTelemetry instruments atenet.router.parking.*.
+const (
+	metricActive   = "atenet_router_parking_active"
+	metricWait     = "atenet_router_parking_wait_duration_seconds"
+	metricRejected = "atenet_router_parking_rejected_total"
+)
+
+// RouterMetrics is what one scrape of the router's /metrics said. A nil
+// field means the metric was absent (an OpenTelemetry instrument that has
+// recorded nothing is not exported, so absent reads as zero in deltas).
+type RouterMetrics struct {
+	ParkingActive        *float64 `json:"parking_active"`
+	ParkingRejectedTotal *float64 `json:"parking_rejected_total"`
+	// ParkingWait is the wait histogram per outcome label.
+	ParkingWait map[string]WaitStats `json:"parking_wait,omitempty"`
+}
+
+// WaitStats is one outcome's series of the wait histogram.
+type WaitStats struct {
+	Count      float64 `json:"count"`
+	SumSeconds float64 `json:"sum_seconds"`
+	// Buckets are cumulative counts by upper bound in seconds.
+	Buckets []Bucket `json:"buckets,omitempty"`
+}
+
+// Bucket is a cumulative histogram bucket.
+type Bucket struct {
+	LE    float64 `json:"le"`
+	Count float64 `json:"count"`
+}
+
+// MarshalJSON writes +Inf bounds as the string "+Inf", which JSON numbers
+// cannot hold.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	le := any(b.LE)
+	if math.IsInf(b.LE, 1) {
+		le = "+Inf"
+	}
+	return json.Marshal(struct {
+		LE    any     `json:"le"`
+		Count float64 `json:"count"`
+	}{le, b.Count})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (b *Bucket) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		LE    json.RawMessage `json:"le"`
+		Count float64         `json:"count"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	b.Count = raw.Count
+	if string(raw.LE) == `"+Inf"` {
+		b.LE = math.Inf(1)
+		return nil
+	}
+	return json.Unmarshal(raw.LE, &b.LE)
+}
+
+// maxScrapeBytes bounds what a scrape reads, so a wrong URL serving a huge
+// file cannot exhaust memory.
+const maxScrapeBytes = 16 << 20
+
+// ParseMetrics reads Prometheus text exposition and extracts the parking
+// metrics. Text that is not Prometheus exposition is an error.
+func ParseMetrics(r io.Reader) (*RouterMetrics, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("not Prometheus text: %s", firstLine(err.Error()))
+	}
+	m := &RouterMetrics{}
+	if f := fams[metricActive]; f != nil {
+		v := sumValues(f)
+		m.ParkingActive = &v
+	}
+	for _, name := range []string{metricRejected, strings.TrimSuffix(metricRejected, "_total")} {
+		if f := fams[name]; f != nil {
+			v := sumValues(f)
+			m.ParkingRejectedTotal = &v
+			break
+		}
+	}
+	if f := fams[metricWait]; f != nil && f.GetType() == dto.MetricType_HISTOGRAM {
+		m.ParkingWait = map[string]WaitStats{}
+		for _, mt := range f.GetMetric() {
+			outcome := labelValue(mt, "outcome")
+			h := mt.GetHistogram()
+			ws := m.ParkingWait[outcome]
+			ws.Count += float64(h.GetSampleCount())
+			ws.SumSeconds += h.GetSampleSum()
+			ws.Buckets = addBuckets(ws.Buckets, h.GetBucket())
+			m.ParkingWait[outcome] = ws
+		}
+	}
+	return m, nil
+}
+
+func addBuckets(acc []Bucket, bs []*dto.Bucket) []Bucket {
+	for _, b := range bs {
+		le := b.GetUpperBound()
+		n := float64(b.GetCumulativeCount())
+		found := false
+		for i := range acc {
+			if acc[i].LE == le {
+				acc[i].Count += n
+				found = true
+				break
+			}
+		}
+		if !found {
+			acc = append(acc, Bucket{LE: le, Count: n})
+		}
+	}
+	sort.Slice(acc, func(i, j int) bool { return acc[i].LE < acc[j].LE })
+	return acc
+}
+
+func labelValue(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// sumValues adds a family's samples over all label sets (several scopes or
+// instances may report the same instrument).
+func sumValues(f *dto.MetricFamily) float64 {
+	total := 0.0
+	for _, m := range f.GetMetric() {
+		switch {
+		case m.Gauge != nil:
+			total += m.GetGauge().GetValue()
+		case m.Counter != nil:
+			total += m.GetCounter().GetValue()
+		case m.Untyped != nil:
+			total += m.GetUntyped().GetValue()
+		}
+	}
+	return total
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// StatuszParking is the "Request Parking" card of the router's /statusz.
+type StatuszParking struct {
+	Enabled   *bool    `json:"enabled"`
+	Active    *float64 `json:"active"`
+	MaxParked *float64 `json:"max_parked"`
+	// MaxWait is kept as the router wrote it (a duration string or seconds).
+	MaxWait json.RawMessage `json:"max_wait,omitempty"`
+}
+
+// ParseStatusz reads /statusz?format=json and returns its parking card.
+func ParseStatusz(r io.Reader) (*StatuszParking, error) {
+	var doc struct {
+		Parking *StatuszParking `json:"parking"`
+	}
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not JSON: %s", firstLine(err.Error()))
+	}
+	if doc.Parking == nil {
+		return nil, errors.New(`JSON has no "parking" object`)
+	}
+	return doc.Parking, nil
+}
+
+// scraper fetches the router's own view on its own HTTP client, so scrapes
+// never queue behind parked load connections.
+type scraper struct {
+	client     *http.Client
+	metricsURL string
+	statuszURL string
+}
+
+func newScraper(metricsURL, statuszURL string, rt http.RoundTripper) *scraper {
+	if rt == nil {
+		rt = &http.Transport{MaxIdleConnsPerHost: 2}
+	}
+	return &scraper{
+		client: &http.Client{
+			Timeout:   5 * time.Second,
+			Transport: rt,
+		},
+		metricsURL: metricsURL,
+		statuszURL: statuszURLWithFormat(statuszURL),
+	}
+}
+
+// statuszURLWithFormat asks for the JSON card (?format=json) unless the URL
+// already names a format.
+func statuszURLWithFormat(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	if q.Get("format") == "" {
+		q.Set("format", "json")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+func (s *scraper) get(ctx context.Context, rawURL, accept string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s", describeFetchError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxScrapeBytes))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %s", transportDetail(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(truncate(body, 80))))
+	}
+	return body, nil
+}
+
+func describeFetchError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return transportDetail(err)
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+func (s *scraper) metrics(ctx context.Context) (*RouterMetrics, error) {
+	body, err := s.get(ctx, s.metricsURL, "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", s.metricsURL, err)
+	}
+	m, err := ParseMetrics(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", s.metricsURL, err)
+	}
+	return m, nil
+}
+
+func (s *scraper) statusz(ctx context.Context) (*StatuszParking, error) {
+	body, err := s.get(ctx, s.statuszURL, "application/json")
+	if err != nil {
+		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
+	}
+	p, err := ParseStatusz(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
+	}
+	return p, nil
+}
+
+// active reads parking_active from the metrics, else from statusz.
+func (s *scraper) active(ctx context.Context) (float64, bool) {
+	if s.metricsURL != "" {
+		if m, err := s.metrics(ctx); err == nil {
+			if m.ParkingActive != nil {
+				return *m.ParkingActive, true
+			}
+			return 0, true
+		}
+	}
+	if s.statuszURL != "" {
+		if p, err := s.statusz(ctx); err == nil && p.Active != nil {
+			return *p.Active, true
+		}
+	}
+	return 0, false
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
