@@ -19,7 +19,9 @@ const (
 	CheckAllAccounted        = "all_accounted"
 )
 
-func ok(name, detail string) Check { return Check{Name: name, OK: true, Status: CheckOK, Detail: detail} }
+func ok(name, detail string) Check {
+	return Check{Name: name, OK: true, Status: CheckOK, Detail: detail}
+}
 func failed(name, detail string) Check {
 	return Check{Name: name, OK: false, Status: CheckFailed, Detail: detail}
 }
