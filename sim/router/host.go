@@ -30,7 +30,7 @@ func ParseHost(host string) (atespace, actor string, err error) {
 			return "", "", fmt.Errorf("port %q is not a number", port)
 		}
 	}
-	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	h = strings.TrimSuffix(asciiLower(h), ".")
 	if h == "" {
 		return "", "", errors.New("empty host")
 	}
@@ -49,6 +49,23 @@ func ParseHost(host string) (atespace, actor string, err error) {
 		return "", "", fmt.Errorf("atespace %q: %v", atespace, err)
 	}
 	return atespace, actor, nil
+}
+
+// asciiLower folds A-Z only: Unicode folding would turn look-alikes (the
+// Kelvin sign K) into a different, valid actor name.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // checkLabel accepts a lower-case DNS label (RFC 1123): 1–63 characters of

@@ -1,0 +1,116 @@
+package router
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultConfigIsTheSeeds(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	if c.ParkedRequestBudget != 5*time.Second || c.ParkedRequestMax != 1024 || c.ParkedRequestRetryInterval != 100*time.Millisecond ||
+		c.ParkedRequestRetryFactor != 1.1 || c.ParkedRequestRetryJitter != 0.1 || c.ExtprocMaxRequests != 2048 {
+		t.Errorf("parking defaults differ from the seed: %+v", c)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.MetricsListen != "127.0.0.1:9090" || c.StatusListen != "127.0.0.1:4040" {
+		t.Errorf("listen defaults: %s %s %s", c.Listen, c.MetricsListen, c.StatusListen)
+	}
+	if c.ResumeLatency != 20*time.Millisecond || c.ServiceTime != 5*time.Millisecond || c.ActorIdle != 250*time.Millisecond {
+		t.Errorf("timing defaults: %+v", c)
+	}
+	if !c.ParkingEnabled() {
+		t.Error("parking disabled by default")
+	}
+}
+
+// Each broken rule is reported, naming the flag and the rule.
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"factor below 1", func(c *Config) { c.ParkedRequestRetryFactor = 0.9 }, "--parked-request-retry-factor must be >= 1 (got 0.9)"},
+		{"factor NaN", func(c *Config) { c.ParkedRequestRetryFactor = math.NaN() }, "--parked-request-retry-factor must be >= 1"},
+		{"jitter 1", func(c *Config) { c.ParkedRequestRetryJitter = 1 }, "--parked-request-retry-jitter must be in [0, 1) (got 1)"},
+		{"jitter negative", func(c *Config) { c.ParkedRequestRetryJitter = -0.1 }, "--parked-request-retry-jitter must be in [0, 1)"},
+		{"breaker below lot", func(c *Config) { c.ExtprocMaxRequests = 1023 }, "--extproc-max-requests (1023) must be >= --parked-request-max (1024)"},
+		{"breaker zero", func(c *Config) { c.ExtprocMaxRequests = 0; c.ParkedRequestMax = 0 }, "--extproc-max-requests must be at least 1"},
+		{"lot negative", func(c *Config) { c.ParkedRequestMax = -1 }, "--parked-request-max must not be negative"},
+		{"workers 0", func(c *Config) { c.Workers = 0 }, "--workers must be at least 1 (got 0)"},
+		{"actors 0", func(c *Config) { c.Actors = 0 }, "--actors must be at least 1, or use --any-actor"},
+		{"negative budget", func(c *Config) { c.ParkedRequestBudget = -time.Second }, "--parked-request-budget must not be negative (got -1s)"},
+		{"negative latency", func(c *Config) { c.ResumeLatency = -1 }, "--resume-latency must not be negative"},
+		{"negative service", func(c *Config) { c.ServiceTime = -1 }, "--service-time must not be negative"},
+		{"negative idle", func(c *Config) { c.ActorIdle = -1 }, "--actor-idle must not be negative"},
+		{"negative cp latency", func(c *Config) { c.ControlPlaneLatency = -1 }, "--control-plane-latency must not be negative"},
+		{"negative request timeout", func(c *Config) { c.RequestTimeout = -1 }, "--request-timeout must not be negative"},
+		{"zero interval", func(c *Config) { c.ParkedRequestRetryInterval = 0 }, "--parked-request-retry-interval must be positive"},
+		{"bad atespace", func(c *Config) { c.Atespace = "Prod_1" }, `--atespace "Prod_1" is not a valid atespace name`},
+		{"bad window", func(c *Config) { c.ControlPlaneUnavailable = []Window{{Start: time.Second}} }, "duration must be positive"},
+		{"bad deny", func(c *Config) { c.Deny = []string{"no such/actor/x"} }, "--deny: actor"},
+		{"bad abort", func(c *Config) { c.Abort = map[string]int{"": 1} }, "--abort: actor"},
+		{"abort rate", func(c *Config) { c.AbortRate = 1.5 }, "--abort-rate must be in [0, 1]"},
+		{"bad listen", func(c *Config) { c.Listen = "8080" }, `--listen "8080" is not HOST:PORT`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			c.edit(&cfg)
+			err := cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Validate() = %v, want %q", err, c.want)
+			}
+			if _, serr := Start(context.Background(), cfg); serr == nil {
+				t.Fatal("Start accepted an invalid config")
+			}
+		})
+	}
+
+	ok := DefaultConfig()
+	ok.ParkedRequestMax, ok.ExtprocMaxRequests = 0, 1 // disabled: no lot to cover
+	ok.AnyActor, ok.Actors = true, 0
+	ok.ParkedRequestRetryFactor, ok.ParkedRequestRetryJitter = 1, 0
+	if err := ok.Validate(); err != nil {
+		t.Errorf("valid edge config refused: %v", err)
+	}
+
+	several := DefaultConfig()
+	several.Workers, several.ParkedRequestRetryFactor = 0, 0.5
+	if err := several.Validate(); err == nil || !strings.Contains(err.Error(), "--workers") || !strings.Contains(err.Error(), "--parked-request-retry-factor") {
+		t.Errorf("want both broken rules reported, got %v", err)
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	w, err := ParseWindow("2s+3s")
+	if err != nil || w.Start != 2*time.Second || w.Duration != 3*time.Second {
+		t.Fatalf("ParseWindow(2s+3s) = %v, %v", w, err)
+	}
+	if !w.contains(2*time.Second) || w.contains(5*time.Second) || w.contains(time.Second) {
+		t.Error("window bounds wrong: want [2s, 5s)")
+	}
+	for _, bad := range []string{"", "2s", "2s+", "+3s", "x+3s", "2s+0s", "-1s+3s", "2s+-3s", "2+3"} {
+		if _, err := ParseWindow(bad); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseRequestTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{"1.5s": 1500 * time.Millisecond, "250ms": 250 * time.Millisecond, "2": 2 * time.Second, " 0.5 ": 500 * time.Millisecond} {
+		if got, err := ParseRequestTimeout(in); err != nil || got != want {
+			t.Errorf("ParseRequestTimeout(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "0s", "soon", "Inf", "NaN", "1e300"} {
+		if _, err := ParseRequestTimeout(bad); err == nil {
+			t.Errorf("ParseRequestTimeout(%q) accepted", bad)
+		}
+	}
+}

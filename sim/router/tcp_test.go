@@ -1,0 +1,130 @@
+package router
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Over real loopback TCP: the URLs, the fast path, an invalid host,
+// /metrics and /statusz.
+func TestLoopbackEndToEnd(t *testing.T) {
+	h := startTCP(t, testConfig())
+	for _, u := range []string{h.s.URL(), h.s.MetricsURL(), h.s.StatusURL()} {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			t.Errorf("URL %s not on loopback", u)
+		}
+	}
+	for _, a := range h.s.Addrs() {
+		if !IsLoopback(a) {
+			t.Errorf("%v is not loopback", a)
+		}
+	}
+	served(t, h.get("actor-0001"), "actor-0001")
+	expect(t, h.get("example.com"), http.StatusNotFound, `invalid host "example.com": not under actors.resources.substrate.ate.dev: want <actor>.<atespace>.actors.resources.substrate.ate.dev`)
+	pm := h.metrics()
+	if pm.count(OutcomeServed) != 1 || pm.active != 0 || pm.rejected != 0 {
+		t.Errorf("metrics after one cold request: %+v", pm)
+	}
+	if p := h.statusJSON()["parking"]; p["enabled"] != true || p["max_parked"] != 1024.0 {
+		t.Errorf("statusz: %v", p)
+	}
+	resp, err := http.Get(strings.TrimSuffix(h.s.StatusURL(), "statusz"))
+	if err != nil || resp.Request.URL.Path != "/statusz" {
+		t.Errorf("/ does not lead to /statusz: %v", err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+}
+
+// A second simulator on the same address fails to start, naming the flag.
+func TestListenConflict(t *testing.T) {
+	h := startTCP(t, testConfig())
+	cfg := testConfig()
+	cfg.MetricsListen = strings.TrimPrefix(strings.TrimSuffix(h.s.MetricsURL(), "/metrics"), "http://")
+	if _, err := Start(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--metrics-listen") {
+		t.Fatalf("Start on a busy port: %v", err)
+	}
+}
+
+// Hostile clients leak nothing: huge headers are refused by the server,
+// raw garbage is answered 400, and clients that hang up while parked give
+// their slot, their breaker stream and their goroutines back.
+func TestHostileClientsLeakNothing(t *testing.T) {
+	cfg := testConfig()
+	cfg.Workers = 1
+	cfg.ActorIdle = time.Hour
+	cfg.ParkedRequestMax = 8
+	cfg.ExtprocMaxRequests = 16
+	cfg.ParkedRequestBudget = time.Second
+	h := startTCP(t, cfg)
+	h.holdPool(1)
+	addr := strings.TrimPrefix(h.s.URL(), "http://")
+	settle := func(cond func() bool) bool {
+		// Bounded poll: the server notices a hang-up asynchronously.
+		for range 200 {
+			if cond() {
+				return true
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return cond()
+	}
+	baseline := runtime.NumGoroutine()
+
+	r := h.get("actor-0001", "X-Big", strings.Repeat("x", 100<<10))
+	if r.code != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("100 KiB header: %v, want 431", r)
+	}
+
+	for _, raw := range []string{"GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\x00b\r\n\r\n", "GET / HTTP/9.9\r\n\r\n"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, raw)
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		if !strings.HasPrefix(line, "HTTP/1.1 4") && !strings.HasPrefix(line, "HTTP/1.1 5") {
+			t.Errorf("%q answered %q", raw, line)
+		}
+		c.Close()
+	}
+
+	// Eight clients park, then hang up.
+	var conns []net.Conn
+	for i := 2; i < 10; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", hostFor(ActorName(i)))
+		conns = append(conns, c)
+	}
+	if !settle(func() bool { return h.s.Status().Parking.Active == 8 }) {
+		t.Fatalf("parked %d, want 8", h.s.Status().Parking.Active)
+	}
+	expect(t, h.get("actor-0010"), http.StatusServiceUnavailable, `actor "default/actor-0010" unavailable: router at capacity`)
+	for _, c := range conns {
+		c.Close()
+	}
+	if !settle(func() bool { st := h.s.Status(); return st.Parking.Active == 0 && st.Extproc.Active == 0 }) {
+		t.Fatalf("after the hang-ups: %+v", h.s.Status())
+	}
+	if pm := h.metrics(); pm.count(OutcomeCanceled) != 8 || pm.active != 0 {
+		t.Errorf("canceled %d (want 8), active %v", pm.count(OutcomeCanceled), pm.active)
+	}
+	// The orphaned flights end with their budget, then the goroutines are
+	// back to what they were (a little slack for the client's own).
+	if !settle(func() bool { return runtime.NumGoroutine() <= baseline+4 }) {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines %d, baseline %d:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+	}
+}
