@@ -138,7 +138,7 @@ func registerRootCompletions(root *cobra.Command, f *Factory) {
 	}
 	must(root.RegisterFlagCompletionFunc("output", fixedWithDesc(outputFormats, outputDesc)))
 	must(root.RegisterFlagCompletionFunc("async", fixedWithDesc(asyncModes, asyncDesc)))
-	// TODO(dynamic): namespace
+	must(root.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
 	must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
 	for _, name := range []string{"api-url", "key", "timeout"} {
 		must(root.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
@@ -173,6 +173,49 @@ func helpTopics(root *cobra.Command) []*cobra.Command {
 		}
 	}
 	return topics
+}
+
+// completeDistribution completes parking-probe's --distribution: the three
+// kinds, then, once "hot:" or "zipf:" is typed, typical parameters. A kind
+// that needs a parameter is offered without the trailing space so the
+// number can follow at once.
+func completeDistribution(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if kind, _, ok := strings.Cut(toComplete, ":"); ok {
+		examples := map[string][]cobra.Completion{
+			"hot": {
+				cobra.CompletionWithDesc("hot:0.5", "half the requests to the first actor"),
+				cobra.CompletionWithDesc("hot:0.8", "80% to the first actor, the rest spread evenly"),
+				cobra.CompletionWithDesc("hot:0.95", "nearly all to one actor"),
+			},
+			"zipf": {
+				cobra.CompletionWithDesc("zipf:1.1", "mild skew, like web traffic"),
+				cobra.CompletionWithDesc("zipf:2", "steep skew: a few actors get most requests"),
+			},
+		}[kind]
+		var comps []cobra.Completion
+		for _, e := range examples {
+			if strings.HasPrefix(e, toComplete) {
+				comps = append(comps, e)
+			}
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+	kinds := []struct{ value, desc string }{
+		{"uniform", "every actor equally likely"},
+		{"hot:", "hot:FRACTION of the requests to the first actor"},
+		{"zipf:", "zipf:S, the k-th actor's share proportional to 1/k^S"},
+	}
+	var comps []cobra.Completion
+	directive := cobra.ShellCompDirectiveNoFileComp
+	for _, k := range kinds {
+		if strings.HasPrefix(k.value, toComplete) {
+			comps = append(comps, cobra.CompletionWithDesc(k.value, k.desc))
+			if strings.HasSuffix(k.value, ":") {
+				directive |= cobra.ShellCompDirectiveNoSpace
+			}
+		}
+	}
+	return comps, directive
 }
 
 // fixedWithDesc completes a fixed set of values, each with a description,

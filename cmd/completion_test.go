@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shakenfist/shakectl/output"
+	"github.com/spf13/cobra"
 )
 
 // completionTestFactory is a factory with buffer streams, an empty
@@ -117,10 +118,10 @@ func TestOnlyOneCompletionCommand(t *testing.T) {
 	}
 }
 
-// complete runs the hidden __complete command, exactly as the shell
+// runComplete runs the hidden __complete command, exactly as the shell
 // scripts do at TAB time, and returns the candidates (without descriptions)
 // and the directive line.
-func complete(t *testing.T, f *Factory, out *bytes.Buffer, args ...string) ([]string, string) {
+func runComplete(t *testing.T, f *Factory, out *bytes.Buffer, args ...string) ([]string, string) {
 	t.Helper()
 	if code := Run(f, append([]string{"__complete"}, args...)); code != ExitOK {
 		t.Fatalf("__complete %q: exit %d", args, code)
@@ -136,7 +137,7 @@ func complete(t *testing.T, f *Factory, out *bytes.Buffer, args ...string) ([]st
 }
 
 // ":4" is cobra.ShellCompDirectiveNoFileComp.
-const noFileComp = ":4"
+const noFileCompLine = ":4"
 
 func TestCompleteFixedFlagValues(t *testing.T) {
 	tests := []struct {
@@ -150,32 +151,32 @@ func TestCompleteFixedFlagValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f, out, _ := completionTestFactory(t)
-		got, directive := complete(t, f, out, tt.args...)
+		got, directive := runComplete(t, f, out, tt.args...)
 		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("%q: got %q, want %q", tt.args, got, tt.want)
 		}
-		if directive != noFileComp {
-			t.Errorf("%q: directive %s, want %s (no file names)", tt.args, directive, noFileComp)
+		if directive != noFileCompLine {
+			t.Errorf("%q: directive %s, want %s (no file names)", tt.args, directive, noFileCompLine)
 		}
 	}
 }
 
 func TestCompleteHelpOffersTopics(t *testing.T) {
 	f, out, _ := completionTestFactory(t)
-	got, _ := complete(t, f, out, "help", "")
+	got, _ := runComplete(t, f, out, "help", "")
 	for _, want := range []string{"exit-codes", "version", "completion"} {
 		if !contains(got, want) {
 			t.Errorf("help <TAB> offers %q, lacks %q", got, want)
 		}
 	}
 	f, out, _ = completionTestFactory(t)
-	got, _ = complete(t, f, out, "help", "ex")
+	got, _ = runComplete(t, f, out, "help", "ex")
 	if strings.Join(got, " ") != "exit-codes" {
 		t.Errorf("help ex<TAB> offers %q", got)
 	}
 	// __complete itself is no topic.
 	f, out, _ = completionTestFactory(t)
-	got, _ = complete(t, f, out, "help", "_")
+	got, _ = runComplete(t, f, out, "help", "_")
 	if len(got) != 0 {
 		t.Errorf("help _<TAB> offers %q", got)
 	}
@@ -183,8 +184,43 @@ func TestCompleteHelpOffersTopics(t *testing.T) {
 
 func TestCompleteShellNames(t *testing.T) {
 	f, out, _ := completionTestFactory(t)
-	got, _ := complete(t, f, out, "completion", "")
+	got, _ := runComplete(t, f, out, "completion", "")
 	if strings.Join(got, " ") != "bash zsh fish powershell" {
 		t.Errorf("completion <TAB> offers %q", got)
+	}
+}
+
+func TestCompleteDistribution(t *testing.T) {
+	tests := []struct {
+		toComplete string
+		want       []string
+		noSpace    bool
+	}{
+		{"", []string{"uniform", "hot:", "zipf:"}, true},
+		{"u", []string{"uniform"}, false},
+		{"h", []string{"hot:"}, true},
+		{"hot:", []string{"hot:0.5", "hot:0.8", "hot:0.95"}, false},
+		{"hot:0.9", []string{"hot:0.95"}, false},
+		{"zipf:", []string{"zipf:1.1", "zipf:2"}, false},
+		{"zipf:7", nil, false},
+		{"pareto:", nil, false},
+		{"x", nil, false},
+	}
+	for _, tt := range tests {
+		comps, directive := completeDistribution(nil, nil, tt.toComplete)
+		var got []string
+		for _, c := range comps {
+			name, _, _ := strings.Cut(c, "\t")
+			got = append(got, name)
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%q: got %q, want %q", tt.toComplete, got, tt.want)
+		}
+		if directive&cobra.ShellCompDirectiveNoFileComp == 0 {
+			t.Errorf("%q: file names offered", tt.toComplete)
+		}
+		if noSpace := directive&cobra.ShellCompDirectiveNoSpace != 0; noSpace != tt.noSpace {
+			t.Errorf("%q: no-space %v, want %v", tt.toComplete, noSpace, tt.noSpace)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var testBuild = BuildInfo{
+var versionTestBuild = BuildInfo{
 	Version:   "1.4.2",
 	Commit:    "0123456789abcdef0123456789abcdef01234567",
 	Date:      "2026-03-01T12:00:00Z",
@@ -21,7 +21,7 @@ var testBuild = BuildInfo{
 
 func TestVersionJSONHasEveryField(t *testing.T) {
 	f, out, errOut := completionTestFactory(t)
-	f.Build = testBuild
+	f.Build = versionTestBuild
 	if code := Run(f, []string{"version", "-o", "json"}); code != ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -51,7 +51,7 @@ func TestVersionJSONHasEveryField(t *testing.T) {
 
 func TestVersionYAML(t *testing.T) {
 	f, out, errOut := completionTestFactory(t)
-	f.Build = testBuild
+	f.Build = versionTestBuild
 	if code := Run(f, []string{"version", "-o", "yaml"}); code != ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -65,8 +65,8 @@ func TestVersionYAML(t *testing.T) {
 	}{&got.Version, &got.Commit, &got.Date, &got.GoVersion, &got.Platform}); err != nil {
 		t.Fatalf("not YAML: %v\n%s", err, out)
 	}
-	if got != testBuild {
-		t.Errorf("yaml gave %+v, want %+v", got, testBuild)
+	if got != versionTestBuild {
+		t.Errorf("yaml gave %+v, want %+v", got, versionTestBuild)
 	}
 }
 
@@ -86,7 +86,7 @@ func TestVersionText(t *testing.T) {
 // what people run to report that very problem.
 func TestVersionDespiteBrokenConfig(t *testing.T) {
 	f, out, errOut := completionTestFactory(t)
-	f.Build = testBuild
+	f.Build = versionTestBuild
 	cfg := t.TempDir() + "/bad.yaml"
 	if err := os.WriteFile(cfg, []byte("output: [unclosed\n"), 0o600); err != nil {
 		t.Fatal(err)

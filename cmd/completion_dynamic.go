@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/spf13/cobra"
+)
+
+// completionTimeout bounds the API calls made while the user waits at TAB:
+// an unreachable or slow cloud must cost two seconds, not the client's
+// per-request timeout.
+const completionTimeout = 2 * time.Second
+
+// namedItem is one candidate fetched from the API: the name the user types,
+// and a short description the shells that support it show next to it.
+type namedItem struct{ name, desc string }
+
+// completeInstanceNames offers the names of the namespace's instances
+// (deleted ones left out), e.g. for `instance show <TAB>`.
+func completeInstanceNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListInstances(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, i := range list {
+			items = append(items, namedItem{i.Name, describe(i.State, i.PowerState, onNode(i.Node))})
+		}
+		return items, err
+	})
+}
+
+// completeNetworkNames offers the names of the namespace's networks, for
+// `network show <TAB>` and the NET of `instance create -n NET`.
+func completeNetworkNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNetworks(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			items = append(items, namedItem{n.Name, describe(n.Netblock, n.State)})
+		}
+		return items, err
+	})
+}
+
+// completeNodeNames offers the cluster's node names, for `node show <TAB>`
+// and `instance create --placement <TAB>`.
+func completeNodeNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNodes(ctx)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			free := ""
+			if n.CPUMax > 0 || n.MemoryMax > 0 {
+				free = fmt.Sprintf("%d/%d CPUs, %d/%d MiB used", n.CPUUsed, n.CPUMax, n.MemoryUsed, n.MemoryMax)
+			}
+			items = append(items, namedItem{n.Name, describe(n.State, free)})
+		}
+		return items, err
+	})
+}
+
+// completeNamespaceNames offers the namespaces, for --namespace. Only a
+// system key may list them; for any other the list fails and, as with every
+// API completion, nothing is offered.
+func completeNamespaceNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNamespaces(ctx)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			items = append(items, namedItem{n.Name, ""})
+		}
+		return items, err
+	})
+}
+
+// argsAccepted limits a completion of positional arguments to the positions
+// the command accepts, so `instance show web-1 <TAB>` offers nothing more
+// when show takes one name. It is for ValidArgsFunction only: a flag's value
+// is completed whatever the positional arguments, and Cobra gives the
+// completion function no way to tell the two apart.
+func argsAccepted(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if c.Args != nil && c.Args(c, append(slices.Clip(args), toComplete)) != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fn(c, args, toComplete)
+	}
+}
+
+// completeFromAPI turns a list call into a completion function. It never
+// fails visibly: no configuration, no API, a refusal or the timeout all mean
+// no candidates and no file names (completion runs with stderr discarded,
+// and a shell prompt is no place for an error). Names already given as
+// arguments are not offered again, and a name shared by several objects is
+// offered once.
+func completeFromAPI(f *Factory, list func(context.Context, *client.Client) ([]namedItem, error)) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if f.Client == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		api, err := f.Client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		parent := c.Context()
+		if parent == nil {
+			parent = f.Context
+		}
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(parent, completionTimeout)
+		defer cancel()
+		// Wait for the answer or the deadline, whichever comes first: a
+		// step of the call that outlives its context (the client's shared
+		// login has a timeout of its own) must not hold the shell. The
+		// process ends right after printing, taking the call with it.
+		type answer struct {
+			items []namedItem
+			err   error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			items, err := list(ctx, api)
+			done <- answer{items, err}
+		}()
+		var items []namedItem
+		select {
+		case a := <-done:
+			if a.err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			items = a.items
+		case <-ctx.Done():
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		seen := make(map[string]bool, len(items)+len(args))
+		for _, a := range args {
+			seen[a] = true
+		}
+		slices.SortStableFunc(items, func(a, b namedItem) int { return strings.Compare(a.name, b.name) })
+		var comps []cobra.Completion
+		for _, it := range items {
+			// One candidate is one line, name and description split by a
+			// tab: a name with control characters cannot be offered safely,
+			// and a description's are blanked.
+			if it.name == "" || seen[it.name] || !strings.HasPrefix(it.name, toComplete) || strings.ContainsFunc(it.name, unicode.IsControl) {
+				continue
+			}
+			seen[it.name] = true
+			comps = append(comps, cobra.CompletionWithDesc(it.name, blankControls(it.desc)))
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// describe joins the non-empty parts of a candidate's description.
+func describe(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, ", ")
+}
+
+func blankControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func onNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	return "on " + node
+}
