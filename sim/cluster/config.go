@@ -1,0 +1,241 @@
+// Package cluster is a faithful single-process stand-in for the Shakenfist
+// REST API subset shakectl speaks: authentication, instances, networks,
+// nodes and namespaces over a few simulated hypervisors with CPU, memory and
+// disk accounting. It refuses creates exactly as the capacity-refusal
+// contract says (transient scheduler stages with Retry-After, structural
+// stages without it, address-pool exhaustion without a stage, 409 for hard
+// affinity, 404 for an unknown node), so a client or a CI pipeline can be
+// rehearsed without a real cluster.
+//
+// It shares no types or strings with the client: it spells the wire format
+// itself, so a client test against it catches a mismatch instead of hiding
+// it.
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config shapes one simulated cluster. DefaultConfig gives the defaults the
+// `shakectl sim cluster` command documents.
+type Config struct {
+	// Listen is the address to serve on; "127.0.0.1:0" picks a free port.
+	Listen string
+
+	// AuthNamespace and AuthKey are the only credentials POST /auth accepts.
+	AuthNamespace string
+	AuthKey       string
+	// AuthKeyName is the name the key is listed under in /auth/namespaces.
+	AuthKeyName string
+	// TokenTTL is how long a bearer token from POST /auth stays valid.
+	TokenTTL time.Duration
+
+	// Nodes is the number of hypervisors (node1..nodeN); zero is allowed so
+	// that the pre_schedule refusal can be rehearsed.
+	Nodes int
+	// Per-hypervisor capacity: vCPUs (also the most one instance may ask
+	// for), memory in MiB, instance disk in GiB.
+	NodeCPUs      int
+	NodeMemoryMiB int
+	NodeDiskGiB   int
+	// NonHypervisorNodes adds nodes (control1..controlM) that are listed but
+	// never host instances; placing on one is refused at is_hypervisor.
+	NonHypervisorNodes int
+	// NodeTags gives nodes tags for hard affinity
+	// (require_with_tag / require_without_tag), keyed by node name.
+	NodeTags map[string][]string
+
+	// RetryAfter is the Retry-After (seconds) sent with transient 507s. The
+	// real server always sends 15; a rehearsal may shorten it.
+	RetryAfter int
+	// TeardownLag is how long a deleted instance keeps its capacity charged:
+	// the seed's measured 5.3-5.6 s metrics lag.
+	TeardownLag time.Duration
+	// CreateTime is how long an instance takes from initial through
+	// creating to created; networks take as long to tear down.
+	CreateTime time.Duration
+	// ErrorCleanup is how long a refused create's error-state record (and
+	// the addresses it holds) lingers before its delete is processed.
+	ErrorCleanup time.Duration
+	// AddressHalo is how long a released address stays unusable (the
+	// deletion halo), so an exhausted pool does not recover on an
+	// instance-teardown horizon.
+	AddressHalo time.Duration
+
+	// CapacityGuard switches on the capacity admission guard model: the
+	// scheduler's resource filters read the nodes' measured usage, which
+	// does not yet include instances still being created, while the guard
+	// checks the exact ledger. Back-to-back creates then pass the filters
+	// and are refused at capacity_guard, as in a concurrent placement race.
+	CapacityGuard bool
+
+	// Script is a sequence of canned answers for POST /instances, one per
+	// authenticated request, in order; when it runs out, normal scheduling
+	// resumes.
+	Script []ScriptedAnswer
+
+	// Log, when set, gets one line per request (never a token or key).
+	Log io.Writer
+}
+
+// DefaultConfig is a small cluster that fills up quickly enough to rehearse
+// capacity refusals by hand.
+func DefaultConfig() Config {
+	return Config{
+		Listen:        "127.0.0.1:13000",
+		AuthNamespace: "system",
+		AuthKey:       "demo",
+		AuthKeyName:   "deploy",
+		TokenTTL:      time.Hour,
+		Nodes:         3,
+		NodeCPUs:      8,
+		NodeMemoryMiB: 16384,
+		NodeDiskGiB:   200,
+		RetryAfter:    15,
+		TeardownLag:   5500 * time.Millisecond,
+		CreateTime:    time.Second,
+		ErrorCleanup:  2 * time.Second,
+		AddressHalo:   time.Minute,
+	}
+}
+
+// Bounds that keep a typo from asking for a simulator nobody wants.
+const (
+	maxNodes      = 1000
+	maxRetryAfter = 86400
+)
+
+var (
+	dnsLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+	tagRE    = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,63}$`)
+)
+
+// NodeNames lists the simulated nodes in order: hypervisors first.
+func (c Config) NodeNames() []string {
+	names := make([]string, 0, c.Nodes+c.NonHypervisorNodes)
+	for i := 1; i <= c.Nodes; i++ {
+		names = append(names, "node"+strconv.Itoa(i))
+	}
+	for i := 1; i <= c.NonHypervisorNodes; i++ {
+		names = append(names, "control"+strconv.Itoa(i))
+	}
+	return names
+}
+
+// Validate reports the first thing wrong with the configuration, worded for
+// the person who typed the flag.
+func (c Config) Validate() error {
+	_, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return fmt.Errorf("invalid listen address %q: want HOST:PORT, e.g. 127.0.0.1:13000", c.Listen)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("invalid listen address %q: port must be a number from 0 to 65535", c.Listen)
+	}
+	if !dnsLabel.MatchString(c.AuthNamespace) {
+		return fmt.Errorf("invalid auth namespace %q: use letters, digits and hyphens", c.AuthNamespace)
+	}
+	if c.AuthKey == "" {
+		return errors.New("the auth key must not be empty")
+	}
+	if c.AuthKeyName != "" && !dnsLabel.MatchString(c.AuthKeyName) {
+		return fmt.Errorf("invalid auth key name %q: use letters, digits and hyphens", c.AuthKeyName)
+	}
+	if c.TokenTTL <= 0 {
+		return fmt.Errorf("invalid token TTL %s: must be positive", c.TokenTTL)
+	}
+	if c.Nodes < 0 || c.Nodes > maxNodes {
+		return fmt.Errorf("invalid node count %d: want 0 to %d", c.Nodes, maxNodes)
+	}
+	if c.NonHypervisorNodes < 0 || c.NonHypervisorNodes > maxNodes {
+		return fmt.Errorf("invalid non-hypervisor node count %d: want 0 to %d", c.NonHypervisorNodes, maxNodes)
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"node CPUs", c.NodeCPUs}, {"node memory (MiB)", c.NodeMemoryMiB}, {"node disk (GiB)", c.NodeDiskGiB}} {
+		if v.n < 1 {
+			return fmt.Errorf("invalid %s %d: must be at least 1", v.name, v.n)
+		}
+	}
+	if c.RetryAfter < 0 || c.RetryAfter > maxRetryAfter {
+		return fmt.Errorf("invalid retry-after %d: want 0 to %d seconds", c.RetryAfter, maxRetryAfter)
+	}
+	for _, v := range []struct {
+		name string
+		d    time.Duration
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}} {
+		if v.d < 0 {
+			return fmt.Errorf("invalid %s %s: must not be negative", v.name, v.d)
+		}
+	}
+	known := map[string]bool{}
+	for _, n := range c.NodeNames() {
+		known[n] = true
+	}
+	for _, name := range sortedKeys(c.NodeTags) {
+		if !known[name] {
+			return fmt.Errorf("tags for unknown node %q: the nodes are %s", name, describeNodes(c))
+		}
+		for _, t := range c.NodeTags[name] {
+			if !tagRE.MatchString(t) {
+				return fmt.Errorf("invalid tag %q for node %s: use letters, digits, '-', '_', '.' or ':'", t, name)
+			}
+		}
+	}
+	for i, a := range c.Script {
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("script entry %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func describeNodes(c Config) string {
+	names := c.NodeNames()
+	switch {
+	case len(names) == 0:
+		return "none (--nodes 0)"
+	case len(names) > 6:
+		return strings.Join(names[:3], ", ") + ", … " + names[len(names)-1]
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseNodeTags reads the flag form NODE=TAG[,TAG...], e.g. node1=ssd,gpu;
+// repeating a node adds tags.
+func ParseNodeTags(specs []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, spec := range specs {
+		name, tags, ok := strings.Cut(spec, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.TrimSpace(tags) == "" {
+			return nil, fmt.Errorf("invalid node tags %q: want NODE=TAG[,TAG...], e.g. node1=ssd,gpu", spec)
+		}
+		for _, t := range strings.Split(tags, ",") {
+			t = strings.TrimSpace(t)
+			if !tagRE.MatchString(t) {
+				return nil, fmt.Errorf("invalid tag %q in %q: use letters, digits, '-', '_', '.' or ':'", t, spec)
+			}
+			out[name] = append(out[name], t)
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
