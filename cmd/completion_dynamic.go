@@ -85,11 +85,24 @@ func completeNamespaceNames(f *Factory) cobra.CompletionFunc {
 // completion function no way to tell the two apart.
 func argsAccepted(fn cobra.CompletionFunc) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if c.Args != nil && c.Args(c, append(slices.Clip(args), toComplete)) != nil {
+		if c.Args != nil && !acceptsOneMore(c, args, toComplete) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		return fn(c, args, toComplete)
 	}
+}
+
+// acceptsOneMore asks the command's own argument check whether another
+// argument fits. The check may also judge the argument's content (an empty
+// one is refused), so a half-typed or empty word is stood in for by a
+// plausible name.
+func acceptsOneMore(c *cobra.Command, args []string, toComplete string) bool {
+	for _, probe := range []string{toComplete, "name"} {
+		if probe != "" && c.Args(c, append(slices.Clip(args), probe)) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // completeFromAPI turns a list call into a completion function. It never

@@ -206,11 +206,24 @@ func TestArgsAcceptedStopsAtTheLastPosition(t *testing.T) {
 	srv, calls := completionCloud(t, completionCloudLists)
 	f := completionFactoryFor(t, srv.URL)
 	one := &cobra.Command{Use: "show NAME", Args: cobra.ExactArgs(1)}
+	// Like the resource commands' checks: the count, and no empty name.
+	strict := &cobra.Command{Use: "show NAME", Args: func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+			return errors.New("needs one non-empty NAME")
+		}
+		return nil
+	}}
 	many := &cobra.Command{Use: "delete NAME...", Args: cobra.MinimumNArgs(1)}
 	fn := argsAccepted(completeInstanceNames(f))
 
 	if got := completionNames(completionsOnly(fn(one, nil, "w"))); strings.Join(got, " ") != "web-1 web-2" {
 		t.Errorf("first argument: %q", got)
+	}
+	if got := completionNames(completionsOnly(fn(strict, nil, ""))); strings.Join(got, " ") != "db-1 odd web-1 web-2" {
+		t.Errorf("first argument of a command refusing empty names: %q", got)
+	}
+	if got, _ := fn(strict, []string{"web-1"}, ""); len(got) != 0 {
+		t.Errorf("second argument of a strict one-name command: %q", got)
 	}
 	before := calls.Load()
 	if got, _ := fn(one, []string{"web-1"}, ""); len(got) != 0 {
