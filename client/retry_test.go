@@ -403,3 +403,25 @@ func TestRetryPerRequestTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryStopsBeforeTheContextDeadline: when the caller's context has a
+// deadline of its own, a wait that would outlast it is not started (no
+// request could follow it); the caller gets the refusal, not a timeout.
+func TestRetryStopsBeforeTheContextDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"))
+		var n notices
+		c := newClient(t, f, time.Hour, &n, nil)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.CreateInstance(ctx, createReq)
+		var cr *client.CapacityRefusal
+		if !errors.As(err, &cr) || !cr.Transient || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("error = %v, want the transient refusal", err)
+		}
+		if len(f.apiRequests()) != 2 || time.Since(start) != 15*time.Second || len(n.all()) != 1 {
+			t.Errorf("%d requests in %s with %d notices, want 2 in 15s with 1", len(f.apiRequests()), time.Since(start), len(n.all()))
+		}
+	})
+}

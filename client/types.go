@@ -24,7 +24,8 @@ type Options struct {
 	// Timeout bounds each request (each attempt when retrying), including
 	// reading its answer; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Insecure skips TLS certificate verification (the command warns).
+	// Insecure skips TLS certificate verification (the command warns). It
+	// applies to the default transport; an injected Transport is used as is.
 	Insecure bool
 	// Transport carries the requests; nil means a tuned http.Transport.
 	// Tests inject an in-memory RoundTripper.
