@@ -12,6 +12,7 @@ rehearse without a real cluster or router. Simulators listen on loopback by
 default and shut down cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
 	}
 	// Simulator commands register here, one constructor each.
+	c.AddCommand(NewCmdSimCluster(f))
 	c.AddCommand(NewCmdSimRouter(f))
 	return c
 }

@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+type simClusterOptions struct {
+	cfg        cluster.Config
+	nodeTags   []string
+	scriptPath string
+}
+
+// NewCmdSimCluster runs the Shakenfist cluster simulator until interrupted.
+func NewCmdSimCluster(f *Factory) *cobra.Command {
+	opts := &simClusterOptions{cfg: cluster.DefaultConfig()}
+	d := &opts.cfg
+	c := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
+		Long: `Serve the Shakenfist API subset shakectl uses (/auth, /instances, /networks,
+/nodes, /auth/namespaces) over a few simulated hypervisors with CPU, memory and
+disk accounting, until Ctrl-C or SIGTERM.
+
+The API URL goes to stdout; how to authenticate goes to stderr, followed by
+one line per request (--quiet turns both off).
+
+Creates are scheduled like the real server schedules them, and refused the
+way it refuses them:
+
+  507 stage sufficient_idle_cpu / _memory / sufficient_free_disk, transient,
+      Retry-After: 15 (--retry-after)       no node has the room right now
+  507 stage capacity_guard, transient       --capacity-guard: back-to-back
+                                            creates race the node metrics
+  507 stage cpu_max_per_instance            more vCPUs than any node hosts
+  507 stage is_hypervisor / pre_schedule    no hypervisor / no candidates
+  507 without a stage                       the network's address pool is full
+  409                                       require_with_tag / require_without_tag
+                                            cannot be met by any node
+  404                                       placed_on names an unknown node
+
+A refused create leaves an instance record in the error state, holding its
+addresses (not capacity), until its delete is processed --error-cleanup later.
+Deleting an instance returns its capacity after --teardown-lag (5.5 s, the
+measured metrics lag of a real cluster); a released address stays unusable
+for --address-halo.
+
+--script FILE gives canned answers for POST /instances, one per request, in
+order, then normal scheduling resumes:
+
+  - refuse: sufficient_idle_cpu     # as the scheduler would refuse
+    repeat: 2
+  - status: 503                     # exactly this answer, no side effects
+    body: {error: "etcd is sulking"}
+    headers: {Retry-After: "3"}
+  - schedule: true                  # place normally`,
+		Example: `  # A small cluster that fills up fast, with quick retries for a rehearsal
+  shakectl sim cluster --nodes 2 --node-cpus 4 --retry-after 2 --teardown-lag 2s
+
+  # Point shakectl at it from another terminal
+  export SHAKENFIST_API_URL=http://127.0.0.1:13000 SHAKENFIST_NAMESPACE=system SHAKENFIST_KEY=demo
+  shakectl instance create web1 2 2048 -d 20@debian:12
+
+  # Rehearse a CI pipeline against two transient refusals
+  shakectl sim cluster --script refusals.yaml --node-tags node1=ssd,gpu`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runSimCluster(f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&d.Listen, "listen", d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
+	fl.StringVar(&d.AuthNamespace, "auth-namespace", d.AuthNamespace, "the namespace POST /auth accepts")
+	fl.StringVar(&d.AuthKey, "auth-key", d.AuthKey, "the key POST /auth accepts")
+	fl.DurationVar(&d.TokenTTL, "token-ttl", d.TokenTTL, "how long a bearer token stays valid")
+	fl.IntVar(&d.Nodes, "nodes", d.Nodes, "number of hypervisor nodes (node1..nodeN); 0 rehearses pre_schedule")
+	fl.IntVar(&d.NodeCPUs, "node-cpus", d.NodeCPUs, "vCPUs per hypervisor (also the most one instance may have)")
+	fl.IntVar(&d.NodeMemoryMiB, "node-memory", d.NodeMemoryMiB, "memory per hypervisor, MiB")
+	fl.IntVar(&d.NodeDiskGiB, "node-disk", d.NodeDiskGiB, "instance disk per hypervisor, GiB")
+	fl.IntVar(&d.NonHypervisorNodes, "non-hypervisor-nodes", d.NonHypervisorNodes, "extra nodes (control1..controlN) that never host instances")
+	fl.StringArrayVar(&opts.nodeTags, "node-tags", nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
+	fl.IntVar(&d.RetryAfter, "retry-after", d.RetryAfter, "Retry-After seconds on transient 507s (a real cluster always says 15)")
+	fl.DurationVar(&d.TeardownLag, "teardown-lag", d.TeardownLag, "how long a deleted instance's capacity stays charged")
+	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial to created (and a network to delete)")
+	fl.DurationVar(&d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, "how long a refused create's error record (and its addresses) lingers")
+	fl.DurationVar(&d.AddressHalo, "address-halo", d.AddressHalo, "how long a released address stays unusable")
+	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
+	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
+	return c
+}
+
+func runSimCluster(f *Factory, opts *simClusterOptions) error {
+	cfg := opts.cfg
+	tags, err := cluster.ParseNodeTags(opts.nodeTags)
+	if err != nil {
+		return usageErrorf("--node-tags: %s", err)
+	}
+	if len(tags) > 0 {
+		cfg.NodeTags = tags
+	}
+	if opts.scriptPath != "" {
+		script, err := cluster.LoadScript(opts.scriptPath)
+		if err != nil {
+			return usageErrorf("--script: %s", err)
+		}
+		cfg.Script = script
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("%s", err)
+	}
+	conf, err := f.Config()
+	if err != nil {
+		return err
+	}
+
+	// The request log and our own lines share stderr from many goroutines.
+	errOut := &clusterSyncWriter{w: f.IOStreams.ErrOut}
+	if !conf.Quiet {
+		cfg.Log = errOut
+	}
+	ctx := f.Context
+	srv, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	if !clusterAddrIsLoopback(srv.Addr()) {
+		fmt.Fprintf(errOut, "warning: listening on %s, which other machines can reach; the simulator's credentials are not a secret\n", srv.Addr())
+	}
+	if conf.JSONOutput() {
+		data, _ := json.Marshal(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace})
+		fmt.Fprintf(f.IOStreams.Out, "%s\n", data)
+	} else {
+		fmt.Fprintln(f.IOStreams.Out, srv.URL())
+	}
+	if !conf.Quiet {
+		printSimClusterBanner(errOut, srv.URL(), cfg)
+	}
+
+	<-ctx.Done()
+	if !conf.Quiet {
+		fmt.Fprintln(errOut, "sim cluster: shutting down")
+	}
+	return srv.Close()
+}
+
+func printSimClusterBanner(w io.Writer, url string, cfg cluster.Config) {
+	key := cfg.AuthKey
+	if key != cluster.DefaultConfig().AuthKey {
+		key = "<the key given with --auth-key>"
+	}
+	fmt.Fprintf(w, "Shakenfist cluster simulator at %s\n", url)
+	fmt.Fprintf(w, "  %d hypervisor(s) of %d vCPUs, %d MiB, %d GiB", cfg.Nodes, cfg.NodeCPUs, cfg.NodeMemoryMiB, cfg.NodeDiskGiB)
+	if cfg.NonHypervisorNodes > 0 {
+		fmt.Fprintf(w, " + %d non-hypervisor node(s)", cfg.NonHypervisorNodes)
+	}
+	fmt.Fprintf(w, "; Retry-After %ds, teardown lag %s, create time %s", cfg.RetryAfter, cfg.TeardownLag, cfg.CreateTime)
+	if cfg.CapacityGuard {
+		fmt.Fprint(w, ", capacity guard on")
+	}
+	if len(cfg.Script) > 0 {
+		fmt.Fprintf(w, ", %d scripted answer(s)", len(cfg.Script))
+	}
+	fmt.Fprintf(w, "\nAuthenticate with namespace %q and key %s:\n", cfg.AuthNamespace, key)
+	fmt.Fprintf(w, "  export SHAKENFIST_API_URL=%s SHAKENFIST_NAMESPACE=%s SHAKENFIST_KEY=%s\n", url, cfg.AuthNamespace, key)
+	fmt.Fprintf(w, "Press Ctrl-C to stop.\n")
+}
+
+func clusterAddrIsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// clusterSyncWriter serialises writes from concurrent goroutines.
+type clusterSyncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *clusterSyncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,259 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+// simClusterStdout collects stdout and says when the first line is out.
+type simClusterStdout struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+	once  sync.Once
+}
+
+func (w *simClusterStdout) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if bytes.Contains(w.buf.Bytes(), []byte("\n")) {
+		w.once.Do(func() { close(w.ready) })
+	}
+	return n, err
+}
+
+func (w *simClusterStdout) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+type simClusterStderr struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *simClusterStderr) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *simClusterStderr) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func simClusterFactory(t *testing.T, ctx context.Context) (*Factory, *simClusterStdout, *simClusterStderr) {
+	t.Helper()
+	ios, _, _, _ := output.Test()
+	out := &simClusterStdout{ready: make(chan struct{})}
+	errOut := &simClusterStderr{}
+	ios.Out, ios.ErrOut = out, errOut
+	return &Factory{
+		IOStreams: ios,
+		Build:     BuildInfo{Version: "test"},
+		Getenv:    func(string) (string, bool) { return "", false },
+		HomeDir:   t.TempDir(),
+		Context:   ctx,
+	}, out, errOut
+}
+
+// Bad flags are usage errors (exit 2) that say what is wrong, and nothing
+// is started.
+func TestSimClusterFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	badScript := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badScript, []byte("- refuse: sufficient_idle_gpu\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"negative nodes", []string{"--nodes", "-1"}, "node count"},
+		{"zero cpus", []string{"--node-cpus", "0"}, "node CPUs"},
+		{"negative memory", []string{"--node-memory", "-1"}, "memory"},
+		{"negative retry-after", []string{"--retry-after", "-5"}, "retry-after"},
+		{"negative teardown lag", []string{"--teardown-lag", "-1s"}, "teardown lag"},
+		{"duration without unit", []string{"--teardown-lag", "5"}, "teardown-lag"},
+		{"not a number", []string{"--nodes", "three"}, "nodes"},
+		{"listen without port", []string{"--listen", "localhost"}, "HOST:PORT"},
+		{"zero token ttl", []string{"--token-ttl", "0s"}, "token TTL"},
+		{"malformed node tags", []string{"--node-tags", "node1"}, "NODE=TAG"},
+		{"tags for an unknown node", []string{"--node-tags", "node9=ssd"}, `unknown node "node9"`},
+		{"missing script", []string{"--script", filepath.Join(dir, "nope.yaml")}, "--script"},
+		{"bad script", []string{"--script", badScript}, "unknown refusal stage"},
+		{"stray argument", []string{"extra"}, "unknown command"},
+		{"unknown flag", []string{"--nodez", "2"}, "unknown flag"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, out, errOut := simClusterFactory(t, t.Context())
+			code := Run(f, append([]string{"sim", "cluster", "--listen", "127.0.0.1:0"}, c.args...))
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, errOut)
+			}
+			if !strings.Contains(errOut.String(), c.msg) {
+				t.Errorf("stderr %q does not mention %q", errOut, c.msg)
+			}
+			if out.String() != "" {
+				t.Errorf("stdout %q, want nothing: the simulator must not have started", out)
+			}
+		})
+	}
+}
+
+// The command prints the URL on stdout and how to log in on stderr, serves
+// the API, logs requests, and exits 0 when interrupted.
+func TestSimClusterServesUntilInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	f, out, errOut := simClusterFactory(t, ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "--nodes", "1", "--node-cpus", "2", "--retry-after", "3"})
+	}()
+	select {
+	case <-out.ready:
+	case code := <-done:
+		t.Fatalf("exited %d before serving: %s", code, errOut)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no URL on stdout within 10s")
+	}
+	url := strings.TrimSpace(out.String())
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.Contains(url, "\n") {
+		t.Fatalf("stdout %q, want only the URL", out)
+	}
+	banner := errOut.String()
+	for _, want := range []string{"SHAKENFIST_API_URL=" + url, "SHAKENFIST_NAMESPACE=system", "SHAKENFIST_KEY=demo", "Retry-After 3s"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, banner)
+		}
+	}
+	if strings.Contains(banner, "warning") {
+		t.Errorf("a loopback listener got a warning:\n%s", banner)
+	}
+
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Post(url+"/auth", "application/json", strings.NewReader(`{"namespace": "system", "key": "demo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || tok.AccessToken == "" {
+		t.Fatalf("POST /auth: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("POST", url+"/instances", strings.NewReader(`{"name": "big", "cpus": 1, "memory": 99999, "disk": [{"size": 1}]}`))
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Accept", "application/json")
+	resp, err = hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 507 || resp.Header.Get("Retry-After") != "3" {
+		t.Errorf("create beyond the node's memory: %d Retry-After %q, want 507 with 3", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	hc.CloseIdleConnections()
+
+	cancel(ErrInterrupted)
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("exit %d after the interrupt, want 0 (a clean shutdown); stderr: %s", code, errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("did not shut down within 10s of the interrupt")
+	}
+	logs := errOut.String()
+	for _, want := range []string{"POST /instances 507", "shutting down"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, tok.AccessToken) {
+		t.Error("the bearer token was printed")
+	}
+	if _, err := hc.Get(url + "/"); err == nil {
+		t.Error("still serving after shutdown")
+	}
+}
+
+func TestSimClusterJSONAndQuiet(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	f, out, errOut := simClusterFactory(t, ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "-o", "json", "--quiet", "--auth-key", "s3cret"})
+	}()
+	select {
+	case <-out.ready:
+	case code := <-done:
+		t.Fatalf("exited %d before serving: %s", code, errOut)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no output within 10s")
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || !strings.HasPrefix(got["api_url"], "http://127.0.0.1:") || got["namespace"] != "system" {
+		t.Errorf("stdout %q, want a JSON object with api_url and namespace (%v)", out, err)
+	}
+	cancel(ErrInterrupted)
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if strings.Contains(out.String()+errOut.String(), "s3cret") {
+		t.Error("a custom --auth-key was printed")
+	}
+	if errOut.String() != "" {
+		t.Errorf("--quiet still wrote to stderr: %q", errOut)
+	}
+}
+
+// A port already taken is a plain failure (exit 1) that names the address.
+func TestSimClusterListenError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	f, _, errOut := simClusterFactory(t, t.Context())
+	if code := Run(f, []string{"sim", "cluster", "--listen", ln.Addr().String()}); code != ExitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), ln.Addr().String()) {
+		t.Errorf("stderr %q does not name the address", errOut)
+	}
+}
+
+func TestClusterAddrIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:13000": true,
+		"[::1]:13000":     true,
+		"0.0.0.0:13000":   false,
+		"[::]:13000":      false,
+		"10.1.2.3:13000":  false,
+		"nonsense":        false,
+	} {
+		if got := clusterAddrIsLoopback(addr); got != want {
+			t.Errorf("clusterAddrIsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
