@@ -189,8 +189,8 @@ func once(name string, retryAfter int, budget time.Duration, refusals int, rtt t
 
 func report(all []result, runs int, rtt time.Duration) {
 	fmt.Printf("runs per scenario: %d, added round-trip latency: %s\n\n", runs, rtt)
-	fmt.Println("| scenario | requests | waits | sleep - computed wait: median / max | call time (max) | budget | overshoot past budget (max) | last round trip (max) | overshoot - that run's last RTT (max) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| scenario | requests per call | waits measured | sleep − computed wait: median / p90 / max | waits off by > 10 ms | call time (max) | budget | overshoot past budget − that call's last round trip: median / max |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	byName := map[string][]result{}
 	var order []string
 	for _, r := range all {
@@ -201,48 +201,42 @@ func report(all []result, runs int, rtt time.Duration) {
 	}
 	for _, name := range order {
 		rs := byName[name]
-		var devs []time.Duration
-		var worstOver, worstRTT, maxElapsed time.Duration
-		late := time.Duration(-1 << 62)
+		var devs, lates []time.Duration
+		var maxElapsed time.Duration
+		overBudget := false
 		for _, r := range rs {
 			devs = append(devs, r.deviation...)
-			over := r.elapsed - r.budget
-			if over > worstOver {
-				worstOver = over
-			}
-			worstRTT = max(worstRTT, r.lastRTT)
 			maxElapsed = max(maxElapsed, r.elapsed)
-			late = max(late, over-r.lastRTT)
+			if r.elapsed > r.budget {
+				overBudget = true
+			}
+			lates = append(lates, r.elapsed-r.budget-r.lastRTT)
 		}
-		slices.Sort(devs)
-		med, worst := time.Duration(0), time.Duration(0)
-		if len(devs) > 0 {
-			med = devs[len(devs)/2]
-			worst = slices.MaxFunc(devs, func(a, b time.Duration) int { return cmpAbs(a, b) })
+		off := 0
+		for _, d := range devs {
+			if d > 10*time.Millisecond || d < -10*time.Millisecond {
+				off++
+			}
 		}
-		overText, lateText := "— (ended by the attempt cap)", "—"
-		if worstOver > 0 {
-			overText, lateText = ms(worstOver), ms(late)
+		lateText := "— (the call ended well inside its budget)"
+		if overBudget {
+			lateText = fmt.Sprintf("%s / %s", ms(quantile(lates, 0.5)), ms(quantile(lates, 1)))
 		}
-		fmt.Printf("| %s | %d | %d | %s / %s | %s | %s | %s | %s | %s |\n",
-			name, rs[0].attempts, len(rs[0].deviation), ms(med), ms(worst), ms(maxElapsed), rs[0].budget, overText, ms(worstRTT), lateText)
+		fmt.Printf("| %s | %d | %d | %s / %s / %s | %d | %s | %s | %s |\n",
+			name, rs[0].attempts, len(devs), ms(quantile(devs, 0.5)), ms(quantile(devs, 0.9)), ms(quantile(devs, 1)),
+			off, ms(maxElapsed), rs[0].budget, lateText)
 	}
 }
 
-func cmpAbs(a, b time.Duration) int {
-	if a < 0 {
-		a = -a
+// quantile is the q-quantile (nearest rank) of ds.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
 	}
-	if b < 0 {
-		b = -b
-	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
