@@ -73,6 +73,13 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		newHelpTopic("exit-codes", "What shakectl's exit status means", exitCodeTopic),
 	)
 	// Command groups register here, one constructor each.
+	root.AddCommand(
+		NewCmdInstance(f),
+		NewCmdNetwork(f),
+		NewCmdNode(f),
+		NewCmdNamespace(f),
+		NewCmdAPI(f, nil),
+	)
 	root.AddCommand(NewCmdSim(f))
 	root.AddCommand(NewCmdCompletion(f))
 	registerRootCompletions(root, f)

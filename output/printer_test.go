@@ -219,12 +219,14 @@ func TestPrintJSONBody(t *testing.T) {
 }
 
 func TestJSONToYAMLQuotesWhatWouldChangeType(t *testing.T) {
-	got, err := JSONToYAML([]byte(`{"s":"true","n":"12","z":"null","e":"","m":"a\nb","real":1.5,"int":-3,"big":12345678901234567890,"o":{},"l":[],"dup":1,"dup":2}`))
+	got, err := JSONToYAML([]byte(`{"p":"on","q":"No","s":"true","n":"12","z":"null","e":"","m":"a\nb","real":1.5,"int":-3,"big":12345678901234567890,"o":{},"l":[],"dup":1,"dup":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `s: "true"
-n: "12"
+	want := `p: "on"
+q: "No"
+s: "true"
+"n": "12"
 z: "null"
 e: ""
 m: "a\nb"

@@ -131,11 +131,18 @@ func fitsInteger(s string) bool {
 // would read back as something else ("true", "12", "null", "").
 func strNode(s string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	if strings.ContainsAny(s, "\n\r") || !isPrintable(s) {
+	switch {
+	case strings.ContainsAny(s, "\n\r") || !isPrintable(s):
+		n.Style = yaml.DoubleQuotedStyle
+	case yaml11Bools[strings.ToLower(s)]:
+		// YAML 1.2 reads these as strings, but YAML 1.1 readers (PyYAML,
+		// older Ruby) read power_state: on as true.
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
 }
+
+var yaml11Bools = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true}
 
 // isPrintable rejects control characters, which YAML's plain and literal
 // styles cannot carry.

@@ -1,0 +1,441 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under cmd/testdata/")
+
+// The credentials of the fake cloud. The secrets test greps every byte the
+// commands print for both.
+const (
+	testNamespace = "ns1"
+	testKey       = "k3y-0f-the-test-namespace-7f3a91"
+	testToken     = "t0ken-issued-by-the-fake-9c1e44"
+)
+
+// fakeReply is one canned answer.
+type fakeReply struct {
+	status int
+	header map[string]string
+	body   string
+}
+
+type recordedRequest struct {
+	Method string
+	Path   string
+	Body   string
+	Header http.Header
+}
+
+// fakeAPI speaks the wire contract of /tmp/shakenfist-wire.md, spelt out
+// here independently of the client: /auth, instances, networks, nodes and
+// namespaces, with canned replies for the cases under test.
+type fakeAPI struct {
+	t *testing.T
+
+	mu         sync.Mutex
+	instances  []json.RawMessage
+	networks   []json.RawMessage
+	nodes      []json.RawMessage
+	namespaces []json.RawMessage
+	events     json.RawMessage
+
+	// createReplies answer POST /instances in turn before any create
+	// succeeds (refusals, retries).
+	createReplies []fakeReply
+	// createState is the state of a created instance ("initial" if "").
+	createState string
+	// getStates are the states GET /instances/{ref} reports in turn (the
+	// last one sticks), for waits.
+	getStates []string
+	// override answers a "METHOD /path" before anything else.
+	override map[string]fakeReply
+	// expireTokenOnce answers the next authenticated request with a 401,
+	// as an expired token is.
+	expireTokenOnce bool
+
+	requests []recordedRequest
+	logins   int
+}
+
+func newFakeAPI(t *testing.T) *fakeAPI {
+	return &fakeAPI{
+		t: t,
+		instances: []json.RawMessage{
+			json.RawMessage(`{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","namespace":"ns1","cpus":2,"memory":2048,"disk_spec":[{"size":20,"base":"debian:12","bus":null,"type":"disk"}],"ssh_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake web@example","user_data":"I2Nsb3VkLWNvbmZpZwo=","node":"node1","state":"created","state_updated":1700000100.25,"power_state":"on","error_message":null,"metadata":{"tags":["web","prod"]},"version":12}`),
+			json.RawMessage(`{"uuid":"0b9f3c2e-52a1-4a7e-8d0c-5d1e2f3a4b02","name":"db-with-a-long-name","namespace":"ns1","cpus":8,"memory":16384,"disk_spec":[{"size":50,"base":"debian:12"},{"size":200}],"node":"node2","state":"error","power_state":"off","error_message":"instance failed to start: disk image missing","metadata":{},"version":7}`),
+			json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003","name":"batch","namespace":"ns1","cpus":1,"memory":1024,"disk_spec":[{"size":8}],"node":"","state":"creating","power_state":"","metadata":{"tags":["batch"]},"version":1}`),
+		},
+		networks: []json.RawMessage{
+			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","name":"net1","namespace":"ns1","netblock":"10.0.0.0/24","provide_dhcp":true,"provide_nat":true,"state":"created","vxid":4211,"floating_gateway":"192.168.1.10"}`),
+			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556602","name":"isolated","namespace":"ns1","netblock":"192.168.50.0/24","provide_dhcp":false,"provide_nat":false,"state":"deleting","vxid":977}`),
+		},
+		nodes: []json.RawMessage{
+			json.RawMessage(`{"name":"node1","ip":"10.1.0.1","state":"created","lastseen":1700000000.5,"version":"0.8.3","is_hypervisor":true,"tags":["ssd"],"cpu_max":16,"cpu_used":14,"memory_max":65536,"memory_used":61440,"disk_max":1000,"disk_used":400}`),
+			json.RawMessage(`{"name":"node2","ip":"10.1.0.2","state":"created","lastseen":1700000001,"version":"0.8.3","is_hypervisor":true,"tags":["ssd","gpu"],"cpu_max":32,"cpu_used":8,"memory_max":131072,"memory_used":16384,"disk_max":2000,"disk_used":250}`),
+			json.RawMessage(`{"name":"db0","ip":"10.1.0.9","state":"created","lastseen":1700000002,"version":"0.8.3","is_hypervisor":false,"tags":[],"cpu_max":0,"cpu_used":0,"memory_max":0,"memory_used":0,"disk_max":0,"disk_used":0}`),
+		},
+		namespaces: []json.RawMessage{
+			json.RawMessage(`{"name":"system","key_names":["deploy","ci"],"metadata":{}}`),
+			json.RawMessage(`{"name":"ns1","key_names":["laptop"],"metadata":{"owner":"team-a"}}`),
+		},
+		events: json.RawMessage(`[{"timestamp":1700000000.5,"fqdn":"sf-api","operation":"schedule","phase":"attempt","duration":null,"message":"schedule has no candidates at stage sufficient_idle_cpu"},{"timestamp":1700000015.75,"fqdn":"node1","operation":"create","phase":"finish","duration":4.125,"message":"instance created"}]`),
+	}
+}
+
+func (fa *fakeAPI) reply(w http.ResponseWriter, r fakeReply) {
+	for k, v := range r.header {
+		w.Header().Set(k, v)
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(r.status)
+	io.WriteString(w, r.body)
+}
+
+func (fa *fakeAPI) errorReply(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(map[string]any{"error": msg, "status": status})
+	fa.reply(w, fakeReply{status: status, body: string(b)})
+}
+
+func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	fa.requests = append(fa.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Body: string(body), Header: r.Header.Clone()})
+	w.Header().Set("X-Request-ID", fmt.Sprintf("req-%04d", len(fa.requests)))
+
+	if r.Method == http.MethodPost && r.URL.Path == "/auth" {
+		var creds struct{ Namespace, Key string }
+		if json.Unmarshal(body, &creds) != nil || creds.Namespace != testNamespace || creds.Key != testKey {
+			fa.errorReply(w, http.StatusUnauthorized, "unauthorized")
+			return
+		}
+		fa.logins++
+		fa.reply(w, fakeReply{status: 200, body: `{"access_token": "` + testToken + `"}`})
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+testToken || fa.expireTokenOnce {
+		fa.expireTokenOnce = false
+		if !strings.Contains(r.Header.Get("Accept"), "application/json") {
+			w.Header().Set("Location", "/")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		fa.errorReply(w, http.StatusUnauthorized, "unauthorized")
+		return
+	}
+	if rep, ok := fa.override[r.Method+" "+r.URL.Path]; ok {
+		fa.reply(w, rep)
+		return
+	}
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	switch {
+	case r.URL.Path == "/instances" && r.Method == http.MethodGet:
+		fa.reply(w, fakeReply{status: 200, body: string(joinRaw(fa.instances))})
+	case r.URL.Path == "/instances" && r.Method == http.MethodPost:
+		if len(fa.createReplies) > 0 {
+			rep := fa.createReplies[0]
+			fa.createReplies = fa.createReplies[1:]
+			fa.reply(w, rep)
+			return
+		}
+		var req map[string]any
+		if err := json.Unmarshal(body, &req); err != nil {
+			fa.errorReply(w, 400, "request body is not JSON")
+			return
+		}
+		state := fa.createState
+		if state == "" {
+			state = "initial"
+		}
+		inst := map[string]any{"uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", len(fa.instances)+1), "name": req["name"],
+			"namespace": testNamespace, "cpus": req["cpus"], "memory": req["memory"], "node": "", "state": state, "power_state": "", "version": 1}
+		raw, _ := json.Marshal(inst)
+		fa.instances = append(fa.instances, raw)
+		fa.reply(w, fakeReply{status: 200, body: string(raw)})
+	case parts[0] == "instances" && len(parts) >= 2:
+		i := fa.findLocked(fa.instances, parts[1], "uuid", "name")
+		if i < 0 {
+			fa.errorReply(w, 404, "instance not found")
+			return
+		}
+		switch {
+		case len(parts) == 2 && r.Method == http.MethodGet:
+			if len(fa.getStates) > 0 {
+				fa.instances[i] = patchRaw(fa.instances[i], map[string]any{"state": fa.getStates[0]})
+				if len(fa.getStates) > 1 {
+					fa.getStates = fa.getStates[1:]
+				}
+			}
+			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
+		case len(parts) == 2 && r.Method == http.MethodDelete:
+			fa.instances[i] = patchRaw(fa.instances[i], map[string]any{"state": "deleted", "power_state": "off"})
+			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
+		case len(parts) == 3 && parts[2] == "events" && r.Method == http.MethodGet:
+			fa.reply(w, fakeReply{status: 200, body: string(fa.events)})
+		case len(parts) == 3 && r.Method == http.MethodPost:
+			power := map[string]string{"poweron": "on", "poweroff": "off", "rebootsoft": "on", "reboothard": "on", "pause": "paused", "unpause": "on"}[parts[2]]
+			if power == "" {
+				fa.errorReply(w, 404, "no such action")
+				return
+			}
+			fa.instances[i] = patchRaw(fa.instances[i], map[string]any{"power_state": power})
+			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
+		default:
+			fa.errorReply(w, 405, "method not allowed")
+		}
+	case r.URL.Path == "/networks" && r.Method == http.MethodGet:
+		fa.reply(w, fakeReply{status: 200, body: string(joinRaw(fa.networks))})
+	case r.URL.Path == "/networks" && r.Method == http.MethodPost:
+		var req map[string]any
+		_ = json.Unmarshal(body, &req)
+		req["uuid"] = "2f1e0d9c-1111-4222-8333-4444555566ff"
+		req["state"] = "created"
+		req["vxid"] = 99
+		if req["namespace"] == nil {
+			req["namespace"] = testNamespace
+		}
+		raw, _ := json.Marshal(req)
+		fa.networks = append(fa.networks, raw)
+		fa.reply(w, fakeReply{status: 200, body: string(raw)})
+	case parts[0] == "networks" && len(parts) == 2:
+		i := fa.findLocked(fa.networks, parts[1], "uuid", "name")
+		if i < 0 {
+			fa.errorReply(w, 404, "network not found")
+			return
+		}
+		if r.Method == http.MethodDelete {
+			fa.networks[i] = patchRaw(fa.networks[i], map[string]any{"state": "deleted"})
+		}
+		fa.reply(w, fakeReply{status: 200, body: string(fa.networks[i])})
+	case r.URL.Path == "/nodes":
+		fa.reply(w, fakeReply{status: 200, body: string(joinRaw(fa.nodes))})
+	case parts[0] == "nodes" && len(parts) == 2:
+		i := fa.findLocked(fa.nodes, parts[1], "name")
+		if i < 0 {
+			fa.errorReply(w, 404, "node not found")
+			return
+		}
+		fa.reply(w, fakeReply{status: 200, body: string(fa.nodes[i])})
+	case r.URL.Path == "/auth/namespaces":
+		fa.reply(w, fakeReply{status: 200, body: string(joinRaw(fa.namespaces))})
+	default:
+		fa.errorReply(w, 404, "no such route")
+	}
+}
+
+func (fa *fakeAPI) findLocked(items []json.RawMessage, ref string, keys ...string) int {
+	for i, raw := range items {
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		for _, k := range keys {
+			if m[k] == ref {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func (fa *fakeAPI) recorded() []recordedRequest {
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	return append([]recordedRequest(nil), fa.requests...)
+}
+
+// lastRequest is the last request other than the login.
+func (fa *fakeAPI) lastRequest(method, path string) recordedRequest {
+	fa.t.Helper()
+	reqs := fa.recorded()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Method == method && reqs[i].Path == path {
+			return reqs[i]
+		}
+	}
+	fa.t.Fatalf("no %s %s request was sent", method, path)
+	return recordedRequest{}
+}
+
+func (fa *fakeAPI) count(method, path string) int {
+	n := 0
+	for _, r := range fa.recorded() {
+		if r.Method == method && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+func joinRaw(items []json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(it)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func patchRaw(raw json.RawMessage, set map[string]any) json.RawMessage {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	for k, v := range set {
+		m[k] = v
+	}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// handlerTransport serves requests in memory, without sockets, so that a
+// command can run inside a testing/synctest bubble on the virtual clock.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, req)
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
+// cmdRun describes one shakectl run against a fake API.
+type cmdRun struct {
+	api       *fakeAPI
+	url       string            // API URL; "" = start an httptest server for api
+	transport http.RoundTripper // in-memory transport (synctest)
+	env       map[string]string
+	tty       bool
+	colour    bool
+	stdin     string
+}
+
+type runResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r runResult) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr)
+}
+
+// serve starts an httptest server for the fake API.
+func (fa *fakeAPI) serve() string {
+	srv := httptest.NewServer(fa)
+	fa.t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// run executes `shakectl args...` the way main does, with test streams and
+// a hermetic environment, and returns what a user would see.
+func (c cmdRun) run(t *testing.T, args ...string) runResult {
+	t.Helper()
+	ios, in, out, errOut := output.Test()
+	in.WriteString(c.stdin)
+	if c.tty {
+		ios.SetTTY(true, true)
+	}
+	ios.SetColour(c.colour)
+	env := map[string]string{
+		"SHAKENFIST_NAMESPACE": testNamespace,
+		"SHAKENFIST_KEY":       testKey,
+	}
+	if c.url != "" {
+		env["SHAKENFIST_API_URL"] = c.url
+	}
+	for k, v := range c.env {
+		env[k] = v
+	}
+	dir := t.TempDir()
+	env["XDG_CONFIG_HOME"] = filepath.Join(dir, "xdg")
+	f := &Factory{
+		IOStreams:        ios,
+		Build:            BuildInfo{Version: "1.2.3-test"},
+		Getenv:           func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		HomeDir:          filepath.Join(dir, "home"),
+		SystemConfigFile: filepath.Join(dir, "etc-sf-shakenfist.json"),
+		Now:              time.Now,
+		Transport:        c.transport,
+	}
+	code := Run(f, args)
+	return runResult{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// against returns a runner for a fake API on a loopback httptest server.
+func against(fa *fakeAPI) cmdRun { return cmdRun{api: fa, url: fa.serve()} }
+
+// golden compares got with testdata/NAME.golden, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd -run %s -update to create it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (rerun with -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// goldenFormats runs a list or show command in each output format and
+// compares the output with testdata/NAME_FORMAT.golden. Table output is
+// taken on a (pretend) terminal without colour; piped, table must print
+// exactly what simple prints.
+func goldenFormats(t *testing.T, fa *fakeAPI, name string, args ...string) {
+	t.Helper()
+	r := against(fa)
+	for _, format := range []string{"table", "simple", "json", "yaml"} {
+		tr := r
+		tr.tty = format == "table"
+		res := tr.run(t, append(append([]string{}, args...), "-o", format)...)
+		if res.code != 0 || res.stderr != "" {
+			t.Fatalf("%s -o %s: %s", name, format, res)
+		}
+		golden(t, name+"_"+format, res.stdout)
+		switch format {
+		case "json":
+			if !json.Valid([]byte(res.stdout)) {
+				t.Errorf("%s -o json is not JSON:\n%s", name, res.stdout)
+			}
+		case "simple":
+			piped := r.run(t, append(append([]string{}, args...), "-o", "table")...)
+			if piped.stdout != res.stdout {
+				t.Errorf("%s: piped table differs from simple:\n%s\nvs\n%s", name, piped.stdout, res.stdout)
+			}
+		}
+	}
+}

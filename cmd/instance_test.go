@@ -1,0 +1,234 @@
+package cmd
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestInstanceListGolden(t *testing.T) {
+	goldenFormats(t, newFakeAPI(t), "instance_list", "instance", "list")
+}
+
+func TestInstanceShowGolden(t *testing.T) {
+	goldenFormats(t, newFakeAPI(t), "instance_show", "instance", "show", "web1")
+	goldenFormats(t, newFakeAPI(t), "instance_show_error", "instance", "show", "db-with-a-long-name")
+}
+
+func TestInstanceEventsGolden(t *testing.T) {
+	goldenFormats(t, newFakeAPI(t), "instance_events", "instance", "events", "web1")
+}
+
+func TestInstanceListAllSendsAllInTheBody(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	if res := r.run(t, "instance", "list", "--all"); res.code != 0 {
+		t.Fatal(res)
+	}
+	if got := fa.lastRequest("GET", "/instances").Body; got != `{"all":true}` {
+		t.Errorf("body %q", got)
+	}
+}
+
+func TestInstanceTableColoursOnlyWhenAsked(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	r.tty, r.colour = true, true
+	res := r.run(t, "instance", "list")
+	if !strings.Contains(res.stdout, "\x1b[32mcreated\x1b[0m") || !strings.Contains(res.stdout, "\x1b[31merror\x1b[0m") {
+		t.Errorf("no colour on a colour terminal:\n%q", res.stdout)
+	}
+	res = r.run(t, "instance", "list", "--no-color")
+	if strings.Contains(res.stdout, "\x1b[") {
+		t.Errorf("--no-color still colours:\n%q", res.stdout)
+	}
+	r.env = map[string]string{"SHAKECTL_NO_COLOR": "1"}
+	if res := r.run(t, "instance", "list"); strings.Contains(res.stdout, "\x1b[") {
+		t.Errorf("SHAKECTL_NO_COLOR still colours")
+	}
+}
+
+func TestInstanceCreateSendsTheServersFieldNames(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "id.pub")
+	userData := filepath.Join(dir, "cloud-init.yaml")
+	os.WriteFile(key, []byte("ssh-ed25519 AAAAkey me@host\n"), 0o644)
+	os.WriteFile(userData, []byte("#cloud-config\npackages: [nginx]\n"), 0o644)
+
+	fa := newFakeAPI(t)
+	fa.createState = "created"
+	res := against(fa).run(t, "instance", "create", "web9", "2", "2048",
+		"-d", "20@debian:12", "-d", "100", "-n", "net1@10.0.0.5", "-n", "net2",
+		"-i", key, "-u", userData, "-p", "node2",
+		"-m", `tags=["web","prod"]`, "-m", `affinity={"require_with_tag":["ssd"]}`, "-m", "owner=me",
+		"--namespace", "ns1", "-o", "json")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(fa.lastRequest("POST", "/instances").Body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"name": "web9", "cpus": 2.0, "memory": 2048.0,
+		"disk":      []any{map[string]any{"size": 20.0, "base": "debian:12"}, map[string]any{"size": 100.0}},
+		"network":   []any{map[string]any{"network_uuid": "net1", "address": "10.0.0.5"}, map[string]any{"network_uuid": "net2"}},
+		"ssh_key":   "ssh-ed25519 AAAAkey me@host",
+		"user_data": base64.StdEncoding.EncodeToString([]byte("#cloud-config\npackages: [nginx]\n")),
+		"placed_on": "node2",
+		"namespace": "ns1",
+		"metadata":  map[string]any{"tags": []any{"web", "prod"}, "affinity": map[string]any{"require_with_tag": []any{"ssd"}}, "owner": "me"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("body\n got %#v\nwant %#v", got, want)
+	}
+	var printed map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &printed); err != nil || printed["name"] != "web9" {
+		t.Errorf("stdout is not the created instance as JSON: %v\n%s", err, res.stdout)
+	}
+}
+
+func TestInstanceCreateOmitsUnsetOptionalFields(t *testing.T) {
+	fa := newFakeAPI(t)
+	fa.createState = "created"
+	if res := against(fa).run(t, "instance", "create", "tiny", "1", "512", "-d", "8"); res.code != 0 {
+		t.Fatal(res)
+	}
+	body := fa.lastRequest("POST", "/instances").Body
+	if body != `{"name":"tiny","cpus":1,"memory":512,"disk":[{"size":8}]}` {
+		t.Errorf("body %s", body)
+	}
+	if strings.Contains(body, `""`) {
+		t.Errorf("an empty string was sent: %s", body)
+	}
+}
+
+func TestInstanceCreateBadInputIsAUsageErrorAndSendsNothing(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"web", "two", "2048"}, `CPUS must be a whole number of vCPUs, at least 1; got "two"`},
+		{[]string{"web", "0", "2048"}, `CPUS must be`},
+		{[]string{"web", "2", "2G"}, `MEMORY must be a whole number of MiB`},
+		{[]string{"web", "2", "2048", "-d", "twenty@debian"}, `-d: invalid disk "twenty@debian"`},
+		{[]string{"web", "2", "2048", "-d", "20@"}, `empty base image`},
+		{[]string{"web", "2", "2048", "-n", "net1@10.0.0"}, `-n: invalid network "net1@10.0.0"`},
+		{[]string{"web", "2", "2048", "-m", "tags=a,b"}, `tags must be JSON`},
+		{[]string{"web", "2", "2048", "-m", "novalue"}, `want KEY=VALUE`},
+		{[]string{"web", "2", "2048", "-i", "/nonexistent/key.pub"}, `--ssh-key-file: cannot read /nonexistent/key.pub: no such file or directory`},
+		{[]string{"web", "2", "2048", "-u", "/nonexistent/ud"}, `--user-data-file: cannot read /nonexistent/ud`},
+		{[]string{"web", "2"}, `instance create needs NAME CPUS MEMORY (got 2 arguments)`},
+		{[]string{"web", "2", "2048", "--disk"}, `flag needs an argument`},
+		{[]string{"web", "2", "2048", "--bogus"}, `unknown flag: --bogus`},
+		{[]string{"web", "2", "2048", "-o", "xml"}, `invalid output format "xml"`},
+	}
+	for _, c := range cases {
+		fa := newFakeAPI(t)
+		res := against(fa).run(t, append([]string{"instance", "create"}, c.args...)...)
+		if res.code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s", c.args, res.code, res)
+			continue
+		}
+		first, _, _ := strings.Cut(res.stderr, "\n")
+		if !strings.HasPrefix(first, "error: ") || !strings.Contains(first, c.want) {
+			t.Errorf("%v: first stderr line %q, want it to say %q", c.args, first, c.want)
+		}
+		if strings.Contains(res.stderr, "goroutine") || strings.Contains(res.stderr, "panic") {
+			t.Errorf("%v: stack trace on stderr:\n%s", c.args, res.stderr)
+		}
+		if res.stdout != "" {
+			t.Errorf("%v: stdout %q", c.args, res.stdout)
+		}
+		if n := fa.count("POST", "/instances"); n != 0 {
+			t.Errorf("%v: %d creates sent", c.args, n)
+		}
+	}
+}
+
+func TestInstanceCreateUserDataFromStdin(t *testing.T) {
+	fa := newFakeAPI(t)
+	fa.createState = "created"
+	r := against(fa)
+	r.stdin = "#!/bin/sh\necho hi\n"
+	if res := r.run(t, "instance", "create", "web", "1", "512", "-d", "8", "-u", "-"); res.code != 0 {
+		t.Fatal(res)
+	}
+	var body struct {
+		UserData string `json:"user_data"`
+	}
+	json.Unmarshal([]byte(fa.lastRequest("POST", "/instances").Body), &body)
+	if raw, _ := base64.StdEncoding.DecodeString(body.UserData); string(raw) != r.stdin {
+		t.Errorf("user_data %q", body.UserData)
+	}
+}
+
+func TestInstanceCreateNamespaceAlsoAuthenticatesWhenNoneIsConfigured(t *testing.T) {
+	fa := newFakeAPI(t)
+	fa.createState = "created"
+	r := against(fa)
+	r.env = map[string]string{"SHAKENFIST_NAMESPACE": ""}
+	if res := r.run(t, "instance", "create", "web", "1", "512", "-d", "8", "--namespace", testNamespace); res.code != 0 {
+		t.Fatal(res)
+	}
+	if got := fa.lastRequest("POST", "/auth").Body; !strings.Contains(got, `"namespace":"ns1"`) {
+		t.Errorf("auth body does not name the namespace: %s", strings.ReplaceAll(got, testKey, "KEY"))
+	}
+}
+
+func TestInstanceActions(t *testing.T) {
+	cases := map[string]string{
+		"poweron":  "/instances/web1/poweron",
+		"poweroff": "/instances/web1/poweroff",
+		"pause":    "/instances/web1/pause",
+		"unpause":  "/instances/web1/unpause",
+		"reboot":   "/instances/web1/rebootsoft",
+	}
+	for action, path := range cases {
+		fa := newFakeAPI(t)
+		res := against(fa).run(t, "instance", action, "web1", "-o", "simple")
+		if res.code != 0 {
+			t.Fatalf("%s: %s", action, res)
+		}
+		if fa.count("POST", path) != 1 {
+			t.Errorf("%s: no POST %s", action, path)
+		}
+		if !strings.Contains(res.stdout, "name\tweb1\n") {
+			t.Errorf("%s: stdout %q", action, res.stdout)
+		}
+	}
+	fa := newFakeAPI(t)
+	if res := against(fa).run(t, "instance", "reboot", "web1", "--hard"); res.code != 0 || fa.count("POST", "/instances/web1/reboothard") != 1 {
+		t.Errorf("reboot --hard: %s", res)
+	}
+	if res := against(fa).run(t, "instance", "pause", "nosuch"); res.code != ExitNotFound {
+		t.Errorf("pause of a missing instance: %s", res)
+	}
+}
+
+func TestInstanceDelete(t *testing.T) {
+	fa := newFakeAPI(t)
+	res := against(fa).run(t, "instance", "delete", "web1", "-o", "json")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || got["state"] != "deleted" {
+		t.Errorf("stdout %s", res.stdout)
+	}
+}
+
+func TestInstanceShowNotFound(t *testing.T) {
+	res := against(newFakeAPI(t)).run(t, "instance", "show", "nosuch")
+	if res.code != ExitNotFound {
+		t.Fatalf("%s", res)
+	}
+	want := "error: GET /instances/nosuch: 404 Not Found: instance not found\nhint: nothing has that name or UUID; the list commands show what exists\n"
+	if res.stderr != want {
+		t.Errorf("stderr %q\nwant %q", res.stderr, want)
+	}
+}
