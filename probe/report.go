@@ -384,6 +384,8 @@ func val(p *float64) float64 {
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	// Check names hold < and >; keep them readable.
+	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 

@@ -592,6 +592,27 @@ func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- st
 	var scrapeWG sync.WaitGroup
 	defer scrapeWG.Wait()
 	scraping := make(chan struct{}, 1)
+	scrape := func(second int) {
+		if e.scr == nil {
+			return
+		}
+		select {
+		case scraping <- struct{}{}:
+			scrapeWG.Add(1)
+			go func() {
+				defer scrapeWG.Done()
+				defer func() { <-scraping }()
+				e.scrapeActive(second)
+			}()
+		default:
+			// The previous scrape is still running; skip rather than pile
+			// up.
+		}
+	}
+	// A burst parks the most requests in its first moments: look once
+	// early, then every second.
+	early := time.NewTimer(100 * time.Millisecond)
+	defer early.Stop()
 	point := func() {
 		now := e.inflight.Load()
 		peak := e.secPeak.Swap(now)
@@ -607,21 +628,9 @@ func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- st
 			return
 		case t := <-sec.C:
 			point()
-			if e.scr != nil {
-				select {
-				case scraping <- struct{}{}:
-					s := secondOf(t.Sub(start)) - 1
-					scrapeWG.Add(1)
-					go func() {
-						defer scrapeWG.Done()
-						defer func() { <-scraping }()
-						e.scrapeActive(s)
-					}()
-				default:
-					// The previous scrape is still running; skip rather
-					// than pile up.
-				}
-			}
+			scrape(max(secondOf(t.Sub(start))-1, 0))
+		case <-early.C:
+			scrape(0)
 		case <-prog.C:
 			e.progress(start)
 		}
@@ -650,7 +659,9 @@ func (e *engine) scrapeActive(second int) {
 		e.scrapeErrors++
 		return
 	}
-	e.activeSeries[second] = v
+	if prev, ok := e.activeSeries[second]; !ok || v > prev {
+		e.activeSeries[second] = v
+	}
 	e.notActivePeak(v)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -279,7 +280,12 @@ func describeParking(p *StatuszParking) string {
 		parts = append(parts, s)
 	}
 	if len(p.MaxWait) > 0 && string(p.MaxWait) != "null" {
-		parts = append(parts, "max wait "+strings.Trim(string(p.MaxWait), `"`))
+		// The router may write seconds or a duration string.
+		if secs, err := strconv.ParseFloat(string(p.MaxWait), 64); err == nil {
+			parts = append(parts, "max wait "+fmtSec(secs))
+		} else {
+			parts = append(parts, "max wait "+strings.Trim(string(p.MaxWait), `"`))
+		}
 	}
 	if len(parts) == 0 {
 		return "(empty card)"
