@@ -470,4 +470,3 @@ func TestRaiseOpenFileLimit(t *testing.T) {
 		t.Errorf("an impossible need: warning %q", warn)
 	}
 }
-
