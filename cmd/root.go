@@ -81,7 +81,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		NewCmdAPI(f, nil),
 	)
 	root.AddCommand(NewCmdSim(f))
+	root.AddCommand(NewCmdParkingProbe(f))
 	root.AddCommand(NewCmdCompletion(f))
+	root.AddCommand(NewCmdDemo(f))
 	registerRootCompletions(root, f)
 	return root
 }
