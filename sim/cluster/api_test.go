@@ -73,6 +73,12 @@ func TestRoutesAnswerJSON(t *testing.T) {
 		t.Errorf("Allow on events %q, want GET", got)
 	}
 	wantError(t, c.do("POST", "/instances/a/explode", nil), 404, "no such API route")
+
+	// The same routes answer under /api, as an API URL often ends in it.
+	if l := c.do("GET", "/api/instances", nil); l.status != http.StatusOK || len(l.list(t)) != 1 {
+		t.Errorf("GET /api/instances: %d %s", l.status, l.raw)
+	}
+	wantError(t, c.do("GET", "/apix/instances", nil), 404, "no such API route")
 }
 
 func TestInstanceRoutes(t *testing.T) {
@@ -220,6 +226,8 @@ func TestNetworkRoutes(t *testing.T) {
 	c.mustCreate("a", 1, 1024, 10, onNet("10.5.0.5"))
 	wantError(t, c.create("b", 1, 1024, 10, onNet("10.5.0.5")), 409, "in use")
 	wantError(t, c.create("b", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": "nonet"}}}), 404, "network nonet not found")
+	c.mustNetwork("net1", "10.8.0.0/24")
+	wantError(t, c.create("b", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": "net1"}}}), 400, "2 networks are named net1")
 }
 
 func TestNodesAndNamespaces(t *testing.T) {

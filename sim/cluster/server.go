@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -366,6 +367,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			id = newUUID()
 		}
 		w.Header().Set("X-Request-ID", id)
+		// Clusters are often reached as http://host:13000/api; serve the
+		// same routes there so either API URL works.
+		if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
+			r.URL.Path = "/" + strings.TrimLeft(strings.TrimPrefix(p, "/api"), "/")
+			r.URL.RawPath = ""
+		}
 		if r.Body == nil { // a Handler called directly, not by net/http's server
 			r.Body = http.NoBody
 		}

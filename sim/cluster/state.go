@@ -187,6 +187,9 @@ func (s *Server) createInstance(spec *instanceSpec, caller string, scripted *Scr
 	nets := make([]*network, len(spec.networks))
 	for k, want := range spec.networks {
 		n, err := s.findNetwork(want.ref, ns, false)
+		if err != nil && err.status != http.StatusNotFound {
+			return nil, err // an ambiguous name
+		}
 		if err != nil || n.namespace != ns {
 			return nil, notFound("network %s not found", truncate(want.ref))
 		}
