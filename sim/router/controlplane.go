@@ -61,8 +61,16 @@ func (e *StatusError) Error() string { return e.Code.String() + ": " + e.Msg }
 
 func status(c Code, msg string) *StatusError { return &StatusError{Code: c, Msg: msg} }
 
-// errNoFreeWorkers is AssignWorkerStep's refusal, word for word.
+// msgNoFreeWorkers is AssignWorkerStep's refusal, word for word.
 const msgNoFreeWorkers = "no free workers available"
+
+// The answers a saturated or contended control plane gives over and over;
+// shared, since parked flights ask many times a second.
+var (
+	errNoFreeWorkers = status(FailedPrecondition, msgNoFreeWorkers)
+	errConcurrent    = status(Aborted, "a concurrent resume holds the actor")
+	errCPUnavailable = status(Unavailable, "ateapi is unavailable")
+)
 
 type actorState int
 
@@ -253,7 +261,7 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 		}
 	}
 	if cp.unavailable(time.Now()) {
-		return status(Unavailable, "ateapi is unavailable")
+		return errCPUnavailable
 	}
 	if a == nil {
 		return status(NotFound, "actor "+ref+" not found")
@@ -266,7 +274,7 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 		return status(code, "injected fault")
 	}
 	if cp.takeAbort(ref) {
-		return status(Aborted, "a concurrent resume holds the actor")
+		return errConcurrent
 	}
 
 	a.mu.Lock()
@@ -276,12 +284,12 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 		return nil
 	case resuming:
 		a.mu.Unlock()
-		return status(Aborted, "a concurrent resume holds the actor")
+		return errConcurrent
 	}
 	w := cp.claim()
 	if w == nil {
 		a.mu.Unlock()
-		return status(FailedPrecondition, msgNoFreeWorkers)
+		return errNoFreeWorkers
 	}
 	a.state, a.worker = resuming, w
 	a.mu.Unlock()

@@ -275,8 +275,22 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 	if !rt.parking {
 		budget = DisabledAbortedBudget
 	}
-	ctx, cancel := context.WithTimeout(rt.stop, budget)
-	defer cancel()
+	deadline := time.Now().Add(budget)
+	// Only a call that can block (control-plane latency, a slow resume)
+	// needs the budget as a context; the rest of the flight runs on one
+	// reused timer, so 10,000 parked flights make little garbage.
+	ctx := rt.stop
+	if rt.cfg.ControlPlaneLatency > 0 || len(rt.cfg.Slow) > 0 {
+		c, cancel := context.WithDeadline(rt.stop, deadline)
+		defer cancel()
+		ctx = c
+	}
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	delay := float64(rt.cfg.ParkedRequestRetryInterval)
 	var last *StatusError
 	for {
@@ -291,7 +305,8 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 		if rt.stop.Err() != nil {
 			return flightResult{stopped: true}
 		}
-		if ctx.Err() != nil {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return rt.exhausted(last, st)
 		}
 		if !rt.retryable(st.Code) {
@@ -303,10 +318,21 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 		// wait); clamping the number far beyond any budget only keeps the
 		// float conversion from overflowing.
 		delay = math.Min(delay*rt.cfg.ParkedRequestRetryFactor, float64(100*365*24*time.Hour))
-		if sleepCtx(ctx, wait) != nil {
-			if rt.stop.Err() != nil {
-				return flightResult{stopped: true}
-			}
+		final := wait >= left
+		if final {
+			wait = left
+		}
+		if timer == nil {
+			timer = time.NewTimer(wait)
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-timer.C:
+		case <-rt.stop.Done():
+			return flightResult{stopped: true}
+		}
+		if final {
 			return rt.exhausted(last, st)
 		}
 	}
