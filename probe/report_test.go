@@ -148,7 +148,9 @@ func TestJSONReportSchema(t *testing.T) {
 		Target: srv.URL, Mode: Burst, Requests: 24, Seed: 11,
 		Actors:     []string{"served", "shed", "budget-exhausted", "transport-error"},
 		MetricsURL: srv.URL + "/metrics", StatuszURL: srv.URL + "/statusz",
-		Checks: CheckConfig{Expect: exps},
+		// A loaded test machine is not a slow router: keep shed_fast's
+		// verdict stable.
+		Checks: CheckConfig{Expect: exps, ShedMax: 30 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,572 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// parkingProbeOptions are parking-probe's flags, as typed.
+type parkingProbeOptions struct {
+	target       string
+	mode         string
+	requests     int
+	concurrency  int
+	rate         float64
+	duration     time.Duration
+	actors       int
+	actorNames   []string
+	actorsFile   string
+	distribution string
+	seed         uint64
+	hostTemplate string
+	urlTemplate  string
+	atespace     string
+	method       string
+	headers      []string
+	body         string
+	timeout      time.Duration
+	startAt      string
+	metricsURL   string
+	statuszURL   string
+	budget       time.Duration
+	slack        time.Duration
+	shedMax      time.Duration
+	expect       []string
+	out          string
+	plot         string
+}
+
+const parkingProbeLong = `Send real HTTP load at an atenet router and classify every answer, then
+check that request parking behaves as documented: served vs shed vs budget
+exhausted, how long each took, and whether the router's own metrics agree.
+
+LOAD SHAPES
+  --mode burst   --requests N        N requests released together (a barrier,
+                                     not a loop): the shape that saturates a pool.
+                                     Connections are opened before the release.
+  --mode closed  --concurrency C --duration D
+                                     C workers sending back to back.
+  --mode open    --rate R --duration D
+                                     R requests a second on a fixed schedule,
+                                     however slow the answers; latency counts
+                                     from each request's scheduled time, and
+                                     in-flight requests are never capped (a 5 s
+                                     park at R req/s holds 5R connections).
+
+ADDRESSING
+  The actor goes in the Host header, rendered from --host-template (default
+  {actor}.{atespace}.actors.resources.substrate.ate.dev), or in the URL with
+  --url-template (a full URL, or a path joined to --target). Templates must
+  contain {actor}; {atespace} is --atespace.
+  Actors: --actors N (actor-0001 …), --actor NAME (repeat), --actors-file FILE
+  (one a line, # comments); chosen per request by --distribution:
+    uniform     every actor equally
+    hot:F       the fraction F (0..1) of requests to the first actor, the
+                rest spread evenly over the others
+    zipf:S      the k-th actor gets a share proportional to 1/k^S (S > 0)
+  The choice is a function of --seed and the request's number, so the same
+  seed sends the same actors in the same order.
+
+OUTCOMES (every request lands in exactly one)
+  served              2xx/3xx
+  shed                503 actor … unavailable: router at capacity
+  budget_exhausted    503 actor … unavailable: no free workers available
+  unavailable         other 503 actor … unavailable
+  not_found           404
+  deadline_exceeded   504 with an actor body
+  unauthenticated     401
+  permission_denied   403
+  resume_error        500 error resuming actor … / actor … routing failed
+  envoy_overflow      503 with x-envoy-overloaded, or "reset reason: overflow"
+  proxy_error         502; 500/503/504 from the proxy (no healthy upstream,
+                      upstream request timeout, no actor body)
+  client_timeout      this probe's --timeout fired
+  transport_error     refused, reset, EOF…; also requests cancelled by Ctrl-C
+                      (detail "canceled")
+  other               anything else
+
+CHECKS (exit 3 when one fails)
+  budget_bound           no budget_exhausted later than --budget + --slack after
+                         it was sent
+  shed_fast              shed p99 under --shed-max
+  rejected_matches_shed  parking_rejected_total grew by the shed count (--metrics-url)
+  active_drains          parking_active back to 0 after the run (--metrics-url
+                         or --statusz-url)
+  no_envoy_overflow      no envoy_overflow: Envoy's breaker sits below the lot
+  all_accounted          the outcomes add up to the requests sent
+  A check with nothing to judge is skipped, which does not fail the run.
+
+EXPECTATIONS (--expect, repeat or separate with commas)
+  OUTCOME OP NUMBER       served>=0.95  shed==0  budget_exhausted<=10
+  STAT(OUTCOME) OP TIME   p99(served)<6s  max(shed)<100ms
+  requests OP COUNT       requests>=1000
+  OP is <, <=, ==, !=, >= or >. STAT is p50, p75, p90, p95, p99, p999 or max.
+  An integer is a count; a number with a decimal point in [0, 1] (0.95, 1.0)
+  or with % (95%) is a share of the requests sent. Times need a unit. A
+  latency expectation on an outcome that never occurred is skipped.
+
+OUTPUT
+  A table and the checks (colour on a terminal), or -o json: target, mode,
+  started_at, duration_seconds, requests, outcomes{NAME:{count, ratio,
+  latency_seconds{p50,p90,p99,max}, hdr}}, achieved_rate and
+  send_lateness_seconds (open mode), in_flight_peak, metrics, statusz,
+  checks[{name, ok, status, detail}], series (per second). --out FILE writes
+  that JSON atomically; "parking-probe merge" combines such files from several
+  machines. --plot FILE.png|.svg draws latency over time per outcome above
+  the in-flight count. A live progress line goes to stderr on a terminal.
+
+Ctrl-C cancels the requests in flight (counted as transport_error,
+"canceled"), prints and writes the partial report, and exits 130.`
+
+// NewCmdParkingProbe builds `shakectl parking-probe`.
+func NewCmdParkingProbe(f *Factory) *cobra.Command {
+	return newCmdParkingProbe(f, nil)
+}
+
+// newCmdParkingProbe lets tests replace the run with runF.
+func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptions) error) *cobra.Command {
+	opts := &parkingProbeOptions{}
+	c := &cobra.Command{
+		Use:   "parking-probe --target URL [flags]",
+		Short: "Load-test an atenet router's request parking and check it behaves as documented",
+		Long:  parkingProbeLong,
+		Example: `  # 2,000 requests at once against a local simulator, with its metrics
+  shakectl sim router --workers 4 &
+  shakectl parking-probe --target http://127.0.0.1:8080 --requests 2000 \
+      --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:8081/statusz
+
+  # 200 req/s for 30 s over 500 actors, a hot one taking 80%, in CI
+  shakectl parking-probe --target http://router:8080 --mode open --rate 200 \
+      --duration 30s --actors 500 --distribution hot:0.8 --seed 7 \
+      --expect 'served>=0.95,p99(served)<6s' -o json --out probe.json
+
+  # Three machines firing together, then one report
+  shakectl parking-probe --target http://router:8080 --start-at 2030-01-01T12:00:00Z --out a.json
+  shakectl parking-probe merge a.json b.json c.json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			po, err := opts.probeOptions(c, f)
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(po, opts)
+			}
+			return runParkingProbe(f, po, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.target, "target", "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
+	fl.StringVar(&opts.mode, "mode", "burst", "load shape: burst, closed or open")
+	fl.IntVar(&opts.requests, "requests", 100, "burst: requests released together")
+	fl.IntVar(&opts.concurrency, "concurrency", 16, "closed: workers sending back to back")
+	fl.Float64Var(&opts.rate, "rate", 100, "open: requests a second")
+	fl.DurationVar(&opts.duration, "duration", 10*time.Second, "closed and open: how long to send")
+	fl.IntVar(&opts.actors, "actors", 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
+	fl.StringArrayVar(&opts.actorNames, "actor", nil, "an actor name (repeat)")
+	fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
+	fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
+	fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
+	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace})")
+	fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
+	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
+	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
+	fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
+	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file")
+	// A local --timeout shadows the global one (whole-command deadline):
+	// for parking-probe it is the per-request timeout.
+	fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
+	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
+	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
+	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
+	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's --parked-request-budget, for budget_bound")
+	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late")
+	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
+	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
+	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
+	fl.StringVar(&opts.plot, "plot", "", "draw latency over time to FILE.png or FILE.svg")
+
+	must(c.RegisterFlagCompletionFunc("mode", fixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
+		"burst":  "--requests released together",
+		"closed": "--concurrency workers back to back for --duration",
+		"open":   "--rate requests a second for --duration",
+	})))
+	must(c.RegisterFlagCompletionFunc("distribution", completeDistribution))
+	must(c.MarkFlagFilename("out", "json"))
+	must(c.MarkFlagFilename("plot", "png", "svg"))
+	must(c.MarkFlagFilename("actors-file"))
+	for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
+		must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+	}
+
+	c.AddCommand(newCmdParkingProbeMerge(f))
+	return c
+}
+
+// probeOptions turns the flags into probe options, refusing bad input as
+// usage errors.
+func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*probe.Options, error) {
+	fl := c.Flags()
+	po := &probe.Options{
+		Target:       opts.target,
+		Mode:         probe.Mode(strings.ToLower(opts.mode)),
+		Requests:     opts.requests,
+		Concurrency:  opts.concurrency,
+		Rate:         opts.rate,
+		Duration:     opts.duration,
+		Atespace:     opts.atespace,
+		HostTemplate: opts.hostTemplate,
+		URLTemplate:  opts.urlTemplate,
+		Method:       strings.ToUpper(opts.method),
+		Timeout:      opts.timeout,
+		MetricsURL:   opts.metricsURL,
+		StatuszURL:   opts.statuszURL,
+		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, ShedMax: opts.shedMax},
+	}
+	switch po.Mode {
+	case probe.Burst, probe.Closed, probe.Open:
+	default:
+		return nil, usageErrorf("unknown --mode %q: want burst, closed or open", opts.mode)
+	}
+	if fl.Changed("url-template") && fl.Changed("host-template") {
+		return nil, usageErrorf("--host-template and --url-template are exclusive: the actor goes in the Host header or in the URL")
+	}
+	if opts.urlTemplate != "" {
+		po.HostTemplate = ""
+	}
+	for name, d := range map[string]time.Duration{"--budget": opts.budget, "--slack": opts.slack, "--shed-max": opts.shedMax} {
+		if d <= 0 && !(name == "--slack" && d == 0 && fl.Changed("slack")) {
+			return nil, usageErrorf("%s must be a positive duration, got %s", name, d)
+		}
+	}
+	if fl.Changed("timeout") && opts.timeout <= 0 {
+		return nil, usageErrorf("--timeout must be a positive duration, got %s", opts.timeout)
+	}
+	if fl.Changed("actors") && opts.actors <= 0 {
+		return nil, usageErrorf("--actors must be a positive number, got %d", opts.actors)
+	}
+
+	d, err := probe.ParseDistribution(opts.distribution)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	po.Distribution = d
+	if fl.Changed("seed") {
+		po.Seed = opts.seed
+	} else {
+		po.Seed = rand.Uint64N(1 << 31)
+	}
+
+	// Actors: named ones, then generated ones when --actors is given or
+	// nothing else is.
+	var actors []string
+	actors = append(actors, opts.actorNames...)
+	if opts.actorsFile != "" {
+		names, err := readActorsFile(f, opts.actorsFile)
+		if err != nil {
+			return nil, err
+		}
+		actors = append(actors, names...)
+	}
+	if fl.Changed("actors") || len(actors) == 0 {
+		actors = append(actors, probe.GeneratedActors(opts.actors)...)
+	}
+	po.Actors = actors
+
+	if len(opts.headers) > 0 {
+		po.Header = http.Header{}
+		for _, h := range opts.headers {
+			k, v, ok := strings.Cut(h, ":")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" || strings.ContainsAny(k, " \t") {
+				return nil, usageErrorf("invalid --header %q: want \"Key: value\"", h)
+			}
+			po.Header.Add(k, strings.TrimSpace(v))
+		}
+	}
+	if strings.HasPrefix(opts.body, "@") {
+		b, err := os.ReadFile(opts.body[1:])
+		if err != nil {
+			return nil, usageErrorf("cannot read --body file %s: %s", opts.body[1:], pathErrReason(err))
+		}
+		po.Body = b
+	} else if opts.body != "" {
+		po.Body = []byte(opts.body)
+	}
+	if opts.startAt != "" {
+		t, err := time.Parse(time.RFC3339, opts.startAt)
+		if err != nil {
+			return nil, usageErrorf("invalid --start-at %q: want an RFC 3339 time such as 2030-01-02T15:04:05Z", opts.startAt)
+		}
+		if f.Now().Sub(t) > time.Second {
+			return nil, usageErrorf("--start-at %s is in the past", opts.startAt)
+		}
+		po.StartAt = t
+	}
+	exps, err := probe.ParseExpectations(opts.expect)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	po.Checks.Expect = exps
+	if opts.plot != "" {
+		if _, err := probe.PlotFormat(opts.plot); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		po.KeepSamples = 200_000
+	}
+	return po, nil
+}
+
+func readActorsFile(f *Factory, path string) ([]string, error) {
+	var r io.Reader
+	if path == "-" {
+		r = f.IOStreams.In
+	} else {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, usageErrorf("cannot read --actors-file %s: %s", path, pathErrReason(err))
+		}
+		defer file.Close()
+		r = file
+	}
+	names, err := probe.ReadActors(r)
+	if err != nil {
+		return nil, usageErrorf("cannot read --actors-file %s: %s", path, err)
+	}
+	if len(names) == 0 {
+		return nil, usageErrorf("--actors-file %s names no actors", path)
+	}
+	return names, nil
+}
+
+func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ios := f.IOStreams
+	po.Warn = func(msg string) { fmt.Fprintln(ios.ErrOut, "warning: "+msg) }
+	var prog *progressLine
+	if ios.IsStderrTTY() && !cfg.Quiet {
+		prog = &progressLine{w: ios.ErrOut}
+		po.Progress = prog.show
+	}
+	report, runErr := probe.Run(f.Context, *po)
+	prog.clear()
+	if report == nil {
+		return probeError(runErr)
+	}
+	if err := writeProbeReport(f, cfg, report, opts.out, opts.plot); err != nil {
+		return err
+	}
+	if runErr != nil {
+		if errors.Is(runErr, ErrInterrupted) || f.Context.Err() != nil {
+			return fmt.Errorf("interrupted after %d requests: %w", report.Requests, runErr)
+		}
+		return probeError(runErr)
+	}
+	return checksError(report)
+}
+
+// probeError turns the probe's option errors into usage errors.
+func probeError(err error) error {
+	var oe *probe.OptionError
+	if errors.As(err, &oe) {
+		return &UsageError{Msg: oe.Msg}
+	}
+	var ee *probe.ExpectError
+	if errors.As(err, &ee) {
+		return &UsageError{Msg: ee.Error()}
+	}
+	return err
+}
+
+func checksError(r *probe.Report) error {
+	if failed := r.Failed(); len(failed) > 0 {
+		return fmt.Errorf("%w: %s", probe.ErrChecksFailed, strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// writeProbeReport prints the report in the configured format and writes
+// the --out and --plot files.
+func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string) error {
+	ios := f.IOStreams
+	switch cfg.Output {
+	case "json":
+		if err := r.WriteJSON(ios.Out); err != nil {
+			return err
+		}
+	case "yaml":
+		if err := writeYAML(ios.Out, r); err != nil {
+			return err
+		}
+	default:
+		cs := output.NewColourScheme(ios.ColourEnabled())
+		if err := probe.WriteText(ios.Out, r, cs); err != nil {
+			return err
+		}
+	}
+	if out != "" {
+		if err := probe.WriteFileAtomic(out, r.WriteJSON); err != nil {
+			return fmt.Errorf("writing --out %s: %w", out, err)
+		}
+	}
+	if plot != "" {
+		format, err := probe.PlotFormat(plot)
+		if err != nil {
+			return &UsageError{Msg: err.Error()}
+		}
+		if err := probe.WriteFileAtomic(plot, func(w io.Writer) error { return probe.WritePlot(w, r, format) }); err != nil {
+			return fmt.Errorf("writing --plot %s: %w", plot, err)
+		}
+	}
+	return nil
+}
+
+// writeYAML writes the report's JSON form as YAML, so both formats carry the
+// same field names.
+func writeYAML(w io.Writer, r *probe.Report) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// progressLine redraws one status line on a terminal's stderr.
+type progressLine struct {
+	mu    sync.Mutex
+	w     io.Writer
+	shown bool
+}
+
+func (p *progressLine) show(pr probe.Progress) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r\x1b[K%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
+	for _, o := range probe.AllOutcomes() {
+		if n := pr.Counts[o]; n > 0 {
+			fmt.Fprintf(&b, "  %s %d", o, n)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, b.String())
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+type parkingProbeMergeOptions struct {
+	budget, slack, shedMax time.Duration
+	expect                 []string
+	out                    string
+}
+
+func newCmdParkingProbeMerge(f *Factory) *cobra.Command {
+	opts := &parkingProbeMergeOptions{}
+	c := &cobra.Command{
+		Use:   "merge REPORT.json...",
+		Short: "Combine parking-probe JSON reports from several machines into one",
+		Long: `Combine JSON reports (from -o json or --out) of probes that ran together,
+e.g. on several machines with the same --start-at, into one report: counts
+add, latency histograms merge exactly (each report carries them), the per-second
+series align on the wall clock, and the router's metrics span from the
+earliest scrape before to the latest scrape after. The checks run again on
+the merged numbers, with the thresholds of the first report unless given
+here; failed checks exit 3 as they do for a run.`,
+		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runParkingProbeMerge(f, c, opts, args)
+		},
+	}
+	fl := c.Flags()
+	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
+	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget (default: the first report's)")
+	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
+	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
+	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
+	must(c.MarkFlagFilename("out", "json"))
+	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	return c
+}
+
+func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeOptions, paths []string) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	exps, err := probe.ParseExpectations(opts.expect)
+	if err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	var reports []*probe.Report
+	for _, p := range paths {
+		file, err := os.Open(p)
+		if err != nil {
+			return usageErrorf("cannot read report %s: %s", p, pathErrReason(err))
+		}
+		r, err := probe.ReadReport(file)
+		file.Close()
+		if err != nil {
+			return usageErrorf("report %s: %s", p, err)
+		}
+		reports = append(reports, r)
+	}
+	cc := probe.CheckConfigOf(reports[0])
+	fl := c.Flags()
+	if fl.Changed("budget") || cc.Budget <= 0 {
+		cc.Budget = opts.budget
+	}
+	if fl.Changed("slack") || cc.Slack <= 0 {
+		cc.Slack = opts.slack
+	}
+	if fl.Changed("shed-max") || cc.ShedMax <= 0 {
+		cc.ShedMax = opts.shedMax
+	}
+	cc.Expect = exps
+	merged, err := probe.Merge(reports, cc)
+	if err != nil {
+		return err
+	}
+	merged.Sources = paths
+	if err := writeProbeReport(f, cfg, merged, opts.out, ""); err != nil {
+		return err
+	}
+	return checksError(merged)
+}
