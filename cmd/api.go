@@ -15,11 +15,12 @@ import (
 
 // APIOptions are the arguments and flags of `shakectl api`.
 type APIOptions struct {
-	Method    string
-	Path      string
-	Fields    []string // -F: typed values
-	RawFields []string // -f: strings
-	Input     string   // --input FILE or -
+	Method string
+	Path   string
+	// Fields are the -F (typed) and -f (string) parameters in command-line
+	// order, which decides which list element a "disk[][base]" joins.
+	Fields []FieldArg
+	Input  string // --input FILE or -
 
 	In io.Reader
 }
@@ -63,10 +64,29 @@ file's JSON as the body instead.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringArrayVarP(&o.Fields, "field", "F", nil, "add a typed parameter KEY=VALUE to the JSON body (repeat)")
-	fl.StringArrayVarP(&o.RawFields, "raw-field", "f", nil, "add a string parameter KEY=VALUE to the JSON body (repeat)")
+	fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
+	fl.VarP(&fieldFlag{list: &o.Fields}, "raw-field", "f", "add a string parameter KEY=VALUE to the JSON body (repeat)")
 	fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- for stdin)")
 	return c
+}
+
+// FieldArg is one -F or -f argument.
+type FieldArg struct {
+	Typed bool
+	KV    string
+}
+
+// fieldFlag collects -F and -f into one list, keeping their order.
+type fieldFlag struct {
+	typed bool
+	list  *[]FieldArg
+}
+
+func (f *fieldFlag) String() string { return "" }
+func (f *fieldFlag) Type() string   { return "KEY=VALUE" }
+func (f *fieldFlag) Set(v string) error {
+	*f.list = append(*f.list, FieldArg{Typed: f.typed, KV: v})
+	return nil
 }
 
 // Request checks the method and path and builds the body.
@@ -86,7 +106,7 @@ func (o *APIOptions) Request() (method, path string, body []byte, err error) {
 		path = "/" + path
 	}
 	if o.Input != "" {
-		if len(o.Fields)+len(o.RawFields) > 0 {
+		if len(o.Fields) > 0 {
 			return "", "", nil, usageErrorf("--input and -F/-f both give the body; use one")
 		}
 		raw, err := readArgFile(o.Input, o.In)
@@ -98,10 +118,10 @@ func (o *APIOptions) Request() (method, path string, body []byte, err error) {
 		}
 		return method, path, raw, nil
 	}
-	if len(o.Fields)+len(o.RawFields) == 0 {
+	if len(o.Fields) == 0 {
 		return method, path, nil, nil
 	}
-	params, err := buildFields(o.Fields, o.RawFields, o.In)
+	params, err := buildFields(o.Fields, o.In)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -113,7 +133,7 @@ func (o *APIOptions) Request() (method, path string, body []byte, err error) {
 }
 
 // buildFields turns -F (typed) and -f (string) fields into one JSON object.
-func buildFields(typed, raw []string, in io.Reader) (map[string]any, error) {
+func buildFields(fields []FieldArg, in io.Reader) (map[string]any, error) {
 	obj := map[string]any{}
 	add := func(flag, kv string, typedValue bool) error {
 		key, val, ok := strings.Cut(kv, "=")
@@ -135,13 +155,12 @@ func buildFields(typed, raw []string, in io.Reader) (map[string]any, error) {
 		}
 		return nil
 	}
-	for _, kv := range typed {
-		if err := add("-F", kv, true); err != nil {
-			return nil, err
+	for _, fa := range fields {
+		flag := "-f"
+		if fa.Typed {
+			flag = "-F"
 		}
-	}
-	for _, kv := range raw {
-		if err := add("-f", kv, false); err != nil {
+		if err := add(flag, fa.KV, fa.Typed); err != nil {
 			return nil, err
 		}
 	}

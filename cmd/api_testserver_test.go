@@ -63,6 +63,10 @@ type fakeAPI struct {
 	// getStates are the states GET /instances/{ref} reports in turn (the
 	// last one sticks), for waits.
 	getStates []string
+	// latency is how long the fake takes to answer a "METHOD /path" (on
+	// the virtual clock inside a synctest bubble); a request whose context
+	// ends first gets no answer.
+	latency map[string]time.Duration
 	// override answers a "METHOD /path" before anything else.
 	override map[string]fakeReply
 	// expireTokenOnce answers the next authenticated request with a 401,
@@ -116,6 +120,20 @@ func (fa *fakeAPI) errorReply(w http.ResponseWriter, status int, msg string) {
 
 func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	fa.mu.Lock()
+	d := fa.latency[r.Method+" "+r.URL.Path]
+	fa.mu.Unlock()
+	if d > 0 {
+		// Server-side processing time, simulated: on the virtual clock
+		// inside synctest this costs the test nothing.
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		}
+	}
 	fa.mu.Lock()
 	defer fa.mu.Unlock()
 	fa.requests = append(fa.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Body: string(body), Header: r.Header.Clone()})
@@ -314,10 +332,17 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
+	// A server always sees a body, if an empty one.
+	in := req.Clone(req.Context())
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
 	rec := httptest.NewRecorder()
-	t.h.ServeHTTP(rec, req)
-	if req.Body != nil {
-		req.Body.Close()
+	t.h.ServeHTTP(rec, in)
+	in.Body.Close()
+	if err := req.Context().Err(); err != nil {
+		// The caller gave up while the server was still working.
+		return nil, err
 	}
 	resp := rec.Result()
 	resp.Request = req
@@ -437,5 +462,18 @@ func goldenFormats(t *testing.T, fa *fakeAPI, name string, args ...string) {
 				t.Errorf("%s: piped table differs from simple:\n%s\nvs\n%s", name, piped.stdout, res.stdout)
 			}
 		}
+	}
+}
+
+// inMemory returns a runner whose API calls never leave the process, for
+// tests on the virtual clock of testing/synctest.
+func inMemory(fa *fakeAPI) cmdRun {
+	return cmdRun{api: fa, url: "http://sf.test", transport: handlerTransport{fa}}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

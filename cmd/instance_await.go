@@ -83,7 +83,7 @@ type InstanceFailedError struct {
 }
 
 func (e *InstanceFailedError) Error() string {
-	msg := fmt.Sprintf("instance %s is %s", e.Ref, e.State)
+	msg := fmt.Sprintf("instance %s is in state %s", e.Ref, e.State)
 	if e.State == "deleted" {
 		msg = fmt.Sprintf("instance %s was deleted", e.Ref)
 	}
@@ -129,10 +129,12 @@ func (s *session) waitForState(start time.Time, last *client.Instance, ref, targ
 				lastState = last.State
 			}
 			switch {
-			case done(last.State):
+			case last.State == target:
 				return last, nil
 			case isErrorState(last.State) || last.State == "deleted":
 				return last, &InstanceFailedError{Ref: name, State: last.State, Message: last.ErrorMessage}
+			case done(last.State):
+				return last, nil
 			}
 			if budget <= 0 {
 				return last, s.waitTimeout(name, target, last.State, budget, lenient)

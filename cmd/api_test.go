@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAPIPrintsTheBody(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	res := r.run(t, "api", "GET", "/nodes")
+	if res.code != 0 || res.stderr != "" {
+		t.Fatal(res)
+	}
+	if res.stdout != string(joinRaw(fa.nodes))+"\n" {
+		t.Errorf("piped: want the body as sent, got\n%s", res.stdout)
+	}
+	// A lower-case method and a path without its slash are forgiven.
+	res = r.run(t, "api", "get", "auth/namespaces")
+	if res.code != 0 || fa.count("GET", "/auth/namespaces") != 1 {
+		t.Fatal(res)
+	}
+}
+
+func TestAPIIndentsOnATerminalAndConvertsToYAML(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	r.tty = true
+	res := r.run(t, "api", "GET", "/auth/namespaces")
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "[\n  {\n    \"name\": \"system\",") {
+		t.Fatal(res)
+	}
+	res = against(fa).run(t, "api", "GET", "/auth/namespaces", "-o", "yaml")
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "- name: system\n  key_names:\n    - deploy\n") {
+		t.Fatal(res)
+	}
+}
+
+func TestAPIFieldsBuildATypedBody(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "k.pub")
+	os.WriteFile(keyFile, []byte("ssh-ed25519 AAAA"), 0o644)
+	fa := newFakeAPI(t)
+	fa.override = map[string]fakeReply{"POST /echo": {status: 200, body: `{}`}}
+	r := against(fa)
+	r.stdin = "from stdin"
+	res := r.run(t, "api", "POST", "/echo",
+		"-F", "all=true", "-F", "off=false", "-F", "n=5", "-F", "f=-1.5e3", "-F", "nothing=null", "-F", "word=hello",
+		"-F", "zip=01234", "-f", "s=true", "-F", "key=@"+keyFile, "-F", "in=@-",
+		"-F", "disk[][size]=8", "-f", "disk[][base]=debian:12", "-F", "disk[][size]=20",
+		"-F", "tags[]=a", "-f", "tags[]=b", "-F", "a[b][c]=1")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(fa.lastRequest("POST", "/echo").Body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"all": true, "off": false, "n": 5.0, "f": -1500.0, "nothing": nil, "word": "hello", "zip": "01234", "s": "true",
+		"key": "ssh-ed25519 AAAA", "in": "from stdin",
+		"disk": []any{map[string]any{"size": 8.0, "base": "debian:12"}, map[string]any{"size": 20.0}},
+		"tags": []any{"a", "b"},
+		"a":    map[string]any{"b": map[string]any{"c": 1.0}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("body\n got %#v\nwant %#v", got, want)
+	}
+}
+
+func TestAPIFieldsOnGetGoInTheBody(t *testing.T) {
+	fa := newFakeAPI(t)
+	if res := against(fa).run(t, "api", "GET", "/instances", "-F", "all=true"); res.code != 0 {
+		t.Fatal(res)
+	}
+	if got := fa.lastRequest("GET", "/instances").Body; got != `{"all":true}` {
+		t.Errorf("body %q", got)
+	}
+}
+
+func TestAPIInput(t *testing.T) {
+	fa := newFakeAPI(t)
+	fa.createState = "created"
+	r := against(fa)
+	r.stdin = `{"name": "raw1", "cpus": 1, "memory": 512, "disk": [{"size": 8}]}`
+	res := r.run(t, "api", "POST", "/instances", "--input", "-")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	if got := fa.lastRequest("POST", "/instances").Body; got != r.stdin {
+		t.Errorf("body %q, want the input byte for byte", got)
+	}
+}
+
+func TestAPIErrorsKeepTheirExitCodes(t *testing.T) {
+	fa := newFakeAPI(t)
+	res := against(fa).run(t, "api", "GET", "/instances/nosuch")
+	if res.code != ExitNotFound {
+		t.Fatal(res)
+	}
+	if res.stdout != `{"error":"instance not found","status":404}`+"\n" {
+		t.Errorf("the error's JSON body belongs on stdout: %q", res.stdout)
+	}
+	if !strings.HasPrefix(res.stderr, "error: GET /instances/nosuch: 404 Not Found: instance not found\n") {
+		t.Errorf("stderr %q", res.stderr)
+	}
+
+	fa.createReplies = []fakeReply{transientRefusal("15")}
+	res = against(fa).run(t, "api", "POST", "/instances", "-f", "name=x", "-o", "json")
+	if res.code != ExitCapacityTransient {
+		t.Fatal(res)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(res.stderr), &obj); err != nil || obj["stage"] != "sufficient_idle_cpu" || obj["transient"] != true {
+		t.Errorf("stderr %q", res.stderr)
+	}
+	if !json.Valid([]byte(res.stdout)) {
+		t.Errorf("-o json: stdout is not JSON: %q", res.stdout)
+	}
+}
+
+func TestAPIUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"api", "G3T", "/x"}, `METHOD "G3T" is not an HTTP method`},
+		{[]string{"api", "GET", "http://evil.example/instances"}, `must be relative to the API URL`},
+		{[]string{"api", "GET", "/a b"}, `contains white space`},
+		{[]string{"api", "GET"}, `api needs METHOD PATH (got 1 argument)`},
+		{[]string{"api", "POST", "/x", "-F", "novalue"}, `-F "novalue": want KEY=VALUE`},
+		{[]string{"api", "POST", "/x", "-F", "=v"}, `malformed key`},
+		{[]string{"api", "POST", "/x", "-F", "a[b=1"}, `malformed key`},
+		{[]string{"api", "POST", "/x", "-F", "a=1", "-F", "a=2"}, `a is given twice`},
+		{[]string{"api", "POST", "/x", "-F", "a=1", "-F", "a[b]=2"}, `a is both an object and something else`},
+		{[]string{"api", "POST", "/x", "-F", "f=@/nonexistent"}, `cannot read /nonexistent`},
+		{[]string{"api", "POST", "/x", "--input", bad}, `is not valid JSON`},
+		{[]string{"api", "POST", "/x", "--input", bad, "-F", "a=1"}, `--input and -F/-f both give the body`},
+	}
+	for _, c := range cases {
+		fa := newFakeAPI(t)
+		res := against(fa).run(t, c.args...)
+		if res.code != ExitUsage || !strings.Contains(res.stderr, c.want) {
+			t.Errorf("%v: %s", c.args, res)
+		}
+		if len(fa.recorded()) != 0 {
+			t.Errorf("%v: a request was sent", c.args)
+		}
+	}
+}

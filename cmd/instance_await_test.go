@@ -1,0 +1,144 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestInstanceCreateAsyncModes(t *testing.T) {
+	cases := []struct {
+		name      string
+		args      []string
+		getStates []string
+		code      int
+		took      time.Duration
+		state     string // in stdout
+		stderr    string
+	}{
+		{"continue returns at once", []string{"--async", "continue"}, []string{"created"}, 0, 0, "initial", ""},
+		{"pause waits while creating", nil, []string{"creating", "creating", "created"}, 0, 500*time.Millisecond + 750*time.Millisecond + 1125*time.Millisecond, "created", ""},
+		{"pause stops at any settled state", nil, []string{"creating", "preflight"}, 0, 1250 * time.Millisecond, "preflight", ""},
+		{"pause gives up quietly after 60s", nil, []string{"creating"}, 0, time.Minute, "creating",
+			"instance web1 is still creating after 1m0s; \"shakectl instance await web1\" waits for it\n"},
+		{"pause fails on an error state", nil, []string{"creating", "error"}, 1, 1250 * time.Millisecond, "error",
+			"error: instance web1 is in state error\nhint: \"shakectl instance events web1\" shows what happened\n"},
+		{"block waits past settled states", []string{"--async", "block"}, []string{"creating", "preflight", "created"}, 0, 2375 * time.Millisecond, "created", ""},
+		{"block fails on <x>-error", []string{"--async", "block"}, []string{"creating", "creating-error"}, 1, 1250 * time.Millisecond, "creating-error",
+			"error: instance web1 is in state creating-error\nhint: \"shakectl instance events web1\" shows what happened\n"},
+		{"block times out with 124", []string{"--async", "block", "--timeout", "10s"}, []string{"creating"}, 124, 10 * time.Second, "creating",
+			"error: instance web1 did not reach state created within 10s (last state: creating)\nhint: give the wait more time with --timeout (or --async block, up to 1h)\n"},
+		{"pause with --timeout", []string{"--timeout", "5s"}, []string{"creating"}, 0, 5 * time.Second, "creating",
+			"instance web1 is still creating after 5s; \"shakectl instance await web1\" waits for it\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fa := newFakeAPI(t)
+				fa.getStates = c.getStates
+				start := time.Now()
+				res := inMemory(fa).run(t, append([]string{"instance", "create", "web1", "1", "512", "-d", "8", "-o", "simple"}, c.args...)...)
+				if res.code != c.code {
+					t.Fatalf("exit %d, want %d\n%s", res.code, c.code, res)
+				}
+				if took := time.Since(start); took != c.took {
+					t.Errorf("took %s, want %s", took, c.took)
+				}
+				if !strings.Contains(res.stdout, "state\t"+c.state+"\n") {
+					t.Errorf("stdout does not show state %s:\n%s", c.state, res.stdout)
+				}
+				if res.stderr != c.stderr {
+					t.Errorf("stderr %q\nwant   %q", res.stderr, c.stderr)
+				}
+			})
+		})
+	}
+}
+
+func TestInstanceAwait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.getStates = []string{"creating", "creating", "created"}
+		res := inMemory(fa).run(t, "instance", "await", "batch", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tcreated\n") {
+			t.Fatal(res)
+		}
+		if n := fa.count("GET", "/instances/batch"); n != 1 {
+			// After the first answer the wait polls by UUID.
+			t.Errorf("%d GETs by name", n)
+		}
+		if n := fa.count("GET", "/instances/c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003"); n != 2 {
+			t.Errorf("%d GETs by uuid, want 2", n)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.getStates = []string{"creating"}
+		res := inMemory(fa).run(t, "instance", "await", "batch", "--async", "continue")
+		if res.code != ExitTimeout || !strings.Contains(res.stderr, "did not reach state created within 0s (last state: creating)") {
+			t.Fatal(res)
+		}
+		if n := len(fa.recorded()); n != 2 {
+			t.Errorf("%d requests; --async continue looks once", n)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		start := time.Now()
+		res := inMemory(fa).run(t, "instance", "await", "web1", "--state", "deleted", "--timeout", "30s")
+		if res.code != ExitTimeout || time.Since(start) != 30*time.Second {
+			t.Fatal(res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.getStates = []string{"created", "deleted"}
+		res := inMemory(fa).run(t, "instance", "await", "web1", "--state", "stopped")
+		if res.code != 1 || !strings.HasPrefix(res.stderr, "error: instance web1 was deleted\n") {
+			t.Fatal(res)
+		}
+	})
+}
+
+func TestInstanceAwaitNeedsAState(t *testing.T) {
+	res := against(newFakeAPI(t)).run(t, "instance", "await", "web1", "--state", " ")
+	if res.code != ExitUsage {
+		t.Fatal(res)
+	}
+}
+
+func TestInstanceDeleteWaitsForDeletedOr404(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		// The server accepts the delete (state "deleting") and the instance
+		// then disappears.
+		fa.override = map[string]fakeReply{
+			"DELETE /instances/web1":                              {status: 202, body: `{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","state":"deleting"}`},
+			"GET /instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01": {status: 404, body: `{"error":"instance not found","status":404}`},
+		}
+		res := inMemory(fa).run(t, "instance", "delete", "web1", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleted\n") {
+			t.Fatal(res)
+		}
+	})
+}
+
+func TestSlowServerHitsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.latency = map[string]time.Duration{"GET /instances": time.Hour}
+		start := time.Now()
+		res := inMemory(fa).run(t, "instance", "list", "--timeout", "2s")
+		if res.code != ExitTimeout {
+			t.Fatal(res)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("took %s", took)
+		}
+		want := "error: GET /instances: no answer within 2s (--timeout)\nhint: give a longer --timeout, or check that the server is responding\n"
+		if res.stderr != want {
+			t.Errorf("stderr %q\nwant   %q", res.stderr, want)
+		}
+	})
+}
