@@ -7,6 +7,9 @@
 // answered (budget exhausted), none dropped.
 //
 // Usage: go run ./bench/routerpark -shakectl ./shakectl [-requests 10000] [-hot] [-budget 12s]
+//
+// The simulator listens on free loopback ports. Both processes need a file
+// limit above -requests (ulimit -n).
 package main
 
 import (
@@ -31,30 +34,39 @@ func main() {
 	n := flag.Int("requests", 10000, "requests to park at once")
 	hot := flag.Bool("hot", false, "all requests for one actor (one flight) instead of one actor each")
 	budget := flag.Duration("budget", 12*time.Second, "park budget (the run lasts about this long)")
-	base := flag.Int("port", 18280, "router port; metrics and status use the next two")
 	flag.Parse()
-	if err := run(*bin, *n, *hot, *budget, *base); err != nil {
+	if err := run(*bin, *n, *hot, *budget); err != nil {
 		fmt.Fprintln(os.Stderr, "routerpark:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, n int, hot bool, budget time.Duration, base int) error {
-	router := fmt.Sprintf("127.0.0.1:%d", base)
-	status := fmt.Sprintf("http://127.0.0.1:%d/statusz?format=json", base+2)
-	cmd := exec.Command(bin, "sim", "router", "--quiet",
+func run(bin string, n int, hot bool, budget time.Duration) error {
+	// Free loopback ports; the simulator prints its URLs on stdout.
+	cmd := exec.Command(bin, "sim", "router", "--quiet", "-o", "json",
 		"--workers", "1", "--any-actor", "--actor-idle", "0",
 		"--parked-request-max", strconv.Itoa(n), "--extproc-max-requests", strconv.Itoa(n+64),
 		"--parked-request-budget", budget.String(),
-		"--listen", router,
-		"--metrics-listen", fmt.Sprintf("127.0.0.1:%d", base+1),
-		"--status-listen", fmt.Sprintf("127.0.0.1:%d", base+2))
+		"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--status-listen", "127.0.0.1:0")
 	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	pid := cmd.Process.Pid
+	var urls struct {
+		Router  string `json:"router_url"`
+		Statusz string `json:"statusz_url"`
+	}
+	if err := json.NewDecoder(stdout).Decode(&urls); err != nil {
+		return fmt.Errorf("reading the simulator's URLs: %w", err)
+	}
+	router := strings.TrimPrefix(urls.Router, "http://")
+	status := urls.Statusz + "?format=json"
 
 	parked := func() (int, error) {
 		resp, err := http.Get(status)

@@ -82,11 +82,31 @@ const (
 
 // worker is one slot of the pool; a running actor holds exactly one.
 type worker struct {
-	id int
-	ip string
+	id   int
+	name string
+	ip   string
 }
 
-func (w *worker) name() string { return fmt.Sprintf("worker-%02d", w.id) }
+// servedAnswer is a running actor's 200, built once when it gets its worker
+// so the fast path only copies references. Its slices are shared by every
+// response and never modified.
+type servedAnswer struct {
+	body                        string
+	length, actorHdr, workerHdr []string
+}
+
+func newServedAnswer(ref string, w *worker) *servedAnswer {
+	body := "actor " + ref + " served by " + w.name + " (" + w.ip + ")"
+	return &servedAnswer{
+		body:      body,
+		length:    []string{strconv.Itoa(len(body))},
+		actorHdr:  []string{ref},
+		workerHdr: []string{w.name},
+	}
+}
+
+// actorKey indexes actors without building the atespace/name string.
+type actorKey struct{ atespace, name string }
 
 // actor is one addressable actor and its lifecycle.
 type actor struct {
@@ -95,8 +115,9 @@ type actor struct {
 	mu       sync.Mutex
 	state    actorState
 	worker   *worker
-	inflight int       // requests being served right now
-	lastUsed time.Time // end of the last request (or the resume)
+	served   *servedAnswer // set while running
+	inflight int           // requests being served right now
+	lastUsed time.Time     // end of the last request (or the resume)
 	idle     *time.Timer
 }
 
@@ -106,8 +127,11 @@ type controlPlane struct {
 	cfg   Config
 	start time.Time
 
+	// actors is read on every request and written once per actor: a
+	// sync.Map (actorKey → *actor) keeps the fast path off cp.mu.
+	actors sync.Map
+
 	mu      sync.Mutex
-	actors  map[string]*actor
 	free    []*worker // free workers, used as a stack
 	aborts  map[string]int
 	closed  bool
@@ -129,13 +153,12 @@ func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *loc
 		stop:    stop,
 		cfg:     cfg,
 		start:   start,
-		actors:  make(map[string]*actor),
 		aborts:  make(map[string]int),
 		rand:    rng,
 		special: make(map[string]Code),
 	}
 	for i := cfg.Workers; i >= 1; i-- {
-		cp.free = append(cp.free, &worker{id: i, ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)})
+		cp.free = append(cp.free, &worker{id: i, name: fmt.Sprintf("worker-%02d", i), ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)})
 	}
 	for _, l := range []struct {
 		names []string
@@ -188,18 +211,23 @@ func (cp *controlPlane) exists(atespace, name string) bool {
 // lookup returns the actor's record, creating it on first use, or nil when
 // the actor does not exist.
 func (cp *controlPlane) lookup(atespace, name string) *actor {
-	ref := atespace + "/" + name
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	if a, ok := cp.actors[ref]; ok {
-		return a
+	key := actorKey{atespace, name}
+	if a, ok := cp.actors.Load(key); ok {
+		return a.(*actor)
 	}
 	if !cp.exists(atespace, name) {
 		return nil
 	}
-	a := &actor{ref: ref}
-	cp.actors[ref] = a
-	return a
+	a, _ := cp.actors.LoadOrStore(key, &actor{ref: atespace + "/" + name})
+	return a.(*actor)
+}
+
+// eachActor visits every actor created so far.
+func (cp *controlPlane) eachActor(f func(*actor)) {
+	cp.actors.Range(func(_, a any) bool {
+		f(a.(*actor))
+		return true
+	})
 }
 
 // injectAborted makes the actor's next n resumes answer Aborted (n <= 0:
@@ -300,6 +328,7 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 
 	a.mu.Lock()
 	a.state = running
+	a.served = newServedAnswer(a.ref, w)
 	a.lastUsed = time.Now()
 	cp.armIdle(a)
 	a.mu.Unlock()
@@ -361,20 +390,20 @@ func (cp *controlPlane) idleCheck(a *actor) {
 		return
 	}
 	w := a.worker
-	a.state, a.worker = suspended, nil
+	a.state, a.worker, a.served = suspended, nil, nil
 	cp.release(w)
 }
 
 // acquire starts serving a request on a running actor: it returns the
-// actor's worker, or nil when the actor is not running.
-func (a *actor) acquire() *worker {
+// actor's answer from its worker, or nil when the actor is not running.
+func (a *actor) acquire() *servedAnswer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != running {
 		return nil
 	}
 	a.inflight++
-	return a.worker
+	return a.served
 }
 
 // done ends a request started with acquire.
@@ -389,35 +418,25 @@ func (a *actor) done() {
 func (cp *controlPlane) close() {
 	cp.mu.Lock()
 	cp.closed = true
-	actors := make([]*actor, 0, len(cp.actors))
-	for _, a := range cp.actors {
-		actors = append(actors, a)
-	}
 	cp.mu.Unlock()
-	for _, a := range actors {
+	cp.eachActor(func(a *actor) {
 		a.mu.Lock()
 		if a.idle != nil {
 			a.idle.Stop()
 		}
 		a.mu.Unlock()
-	}
+	})
 }
 
 // counts reports running actors and busy workers.
 func (cp *controlPlane) counts() (runningActors int) {
-	cp.mu.Lock()
-	actors := make([]*actor, 0, len(cp.actors))
-	for _, a := range cp.actors {
-		actors = append(actors, a)
-	}
-	cp.mu.Unlock()
-	for _, a := range actors {
+	cp.eachActor(func(a *actor) {
 		a.mu.Lock()
 		if a.state == running {
 			runningActors++
 		}
 		a.mu.Unlock()
-	}
+	})
 	return runningActors
 }
 

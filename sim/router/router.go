@@ -21,7 +21,13 @@ const (
 	// RequestTimeoutHeader carries a request's own deadline: a Go duration
 	// ("1.5s", "250ms") or a number of seconds ("2", "0.5").
 	RequestTimeoutHeader = "x-request-timeout"
+	// requestTimeoutKey is its canonical form, for a map lookup that does
+	// not canonicalise on every request.
+	requestTimeoutKey = "X-Request-Timeout"
 )
+
+// textPlain is the Content-Type of every answer, shared read-only.
+var textPlain = []string{"text/plain; charset=utf-8"}
 
 func bodyNotFound(ref string) string   { return "actor " + ref + " not found" }
 func bodyAtCapacity(ref string) string { return `actor "` + ref + `" unavailable: router at capacity` }
@@ -120,7 +126,6 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
 		return
 	}
-	ref := atespace + "/" + name
 	ctx, cancel, err := rt.requestContext(r)
 	if err != nil {
 		answer(w, http.StatusBadRequest, err.Error())
@@ -129,26 +134,28 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	a := rt.cp.lookup(atespace, name)
-	var wk *worker
+	var sa *servedAnswer
 	if a != nil {
-		wk = a.acquire() // the fast path: the actor is already running
+		sa = a.acquire() // the fast path: the actor is already running
 	}
-	if wk == nil {
+	if sa == nil {
+		ref := atespace + "/" + name
 		var ok bool
-		if wk, ok = rt.resume(ctx, w, ref, a); !ok {
+		if sa, ok = rt.resume(ctx, w, ref, a); !ok {
 			return
 		}
 	}
 	// Routed: the ext_proc exchange is over, the worker serves the body.
 	releaseBreaker()
-	rt.serve(ctx, w, ref, a, wk)
+	rt.serve(ctx, w, a, sa)
 }
 
 // requestContext gives the request its own deadline: the
 // x-request-timeout header, else --request-timeout, else none.
 func (rt *router) requestContext(r *http.Request) (context.Context, context.CancelFunc, error) {
 	d := rt.cfg.RequestTimeout
-	if v := r.Header.Get(RequestTimeoutHeader); v != "" {
+	if vs := r.Header[requestTimeoutKey]; len(vs) > 0 && vs[0] != "" {
+		v := vs[0]
 		var err error
 		if d, err = ParseRequestTimeout(v); err != nil {
 			return nil, nil, fmt.Errorf("invalid %s %q: %v", RequestTimeoutHeader, v, err)
@@ -185,7 +192,7 @@ func ParseRequestTimeout(v string) (time.Duration, error) {
 // resume gets a suspended (or unknown) actor running, parking the request
 // when parking is on. It returns the worker to route to, or false when it
 // has already answered.
-func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*worker, bool) {
+func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, bool) {
 	if !rt.parking {
 		// Disabled: no admission cap, no parking metrics; only Aborted is
 		// retried (inside the flight).
@@ -218,7 +225,7 @@ func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string,
 // await joins (or starts) the actor's resume flight and waits for its
 // result or for the request to end. On success it returns the worker the
 // request now holds.
-func (rt *router) await(ctx context.Context, ref string, a *actor) (*worker, flightResult, error) {
+func (rt *router) await(ctx context.Context, ref string, a *actor) (*servedAnswer, flightResult, error) {
 	for {
 		f := rt.joinFlight(ref, a)
 		if f == nil {
@@ -232,8 +239,8 @@ func (rt *router) await(ctx context.Context, ref string, a *actor) (*worker, fli
 			if res.err != nil || res.exhausted || res.stopped {
 				return nil, res, nil
 			}
-			if wk := a.acquire(); wk != nil {
-				return wk, res, nil
+			if sa := a.acquire(); sa != nil {
+				return sa, res, nil
 			}
 			// Suspended again between the resume and this request's turn
 			// (a tiny --actor-idle): resume once more.
@@ -413,24 +420,30 @@ func statusFor(ref string, c Code) (int, string) {
 }
 
 // serve is the worker answering the request.
-func (rt *router) serve(ctx context.Context, w http.ResponseWriter, ref string, a *actor, wk *worker) {
+func (rt *router) serve(ctx context.Context, w http.ResponseWriter, a *actor, sa *servedAnswer) {
 	defer a.done()
-	if err := sleepCtx(ctx, rt.cfg.ServiceTime); err != nil {
-		if errors.Is(context.Cause(ctx), errRequestTimeout) {
-			answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
+	if rt.cfg.ServiceTime > 0 {
+		if err := sleepCtx(ctx, rt.cfg.ServiceTime); err != nil {
+			if errors.Is(context.Cause(ctx), errRequestTimeout) {
+				answer(w, http.StatusGatewayTimeout, bodyTimedOut(a.ref))
+			}
+			return
 		}
-		return
 	}
+	// Canonical keys, shared values: no per-request header work.
 	h := w.Header()
-	h.Set("x-actor", ref)
-	h.Set("x-worker", wk.name())
-	answer(w, http.StatusOK, "actor "+ref+" served by "+wk.name()+" ("+wk.ip+")")
+	h["Content-Type"] = textPlain
+	h["Content-Length"] = sa.length
+	h["X-Actor"] = sa.actorHdr
+	h["X-Worker"] = sa.workerHdr
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, sa.body)
 }
 
 // answer writes a text/plain body with no trailing newline.
 func answer(w http.ResponseWriter, code int, body string) {
 	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h["Content-Type"] = textPlain
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	_, _ = io.WriteString(w, body)
