@@ -27,6 +27,7 @@ type Server struct {
 	routerLn, metricsLn, statusLn    net.Listener
 
 	hardStop  context.CancelFunc
+	hookMu    sync.Mutex
 	stopAfter func() bool // unhooks the Start context
 	serveWG   sync.WaitGroup
 	closeOnce sync.Once
@@ -97,7 +98,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}()
 	}
 	// No goroutine waits on ctx: it would outlive a server closed directly.
+	// (The lock covers a ctx that is already done: its Close starts at once.)
+	s.hookMu.Lock()
 	s.stopAfter = context.AfterFunc(ctx, func() { _ = s.Close() })
+	s.hookMu.Unlock()
 	return s, nil
 }
 
@@ -244,7 +248,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) shutdown(ctx context.Context) error {
+	s.hookMu.Lock()
 	s.stopAfter()
+	s.hookMu.Unlock()
 	var errs []error
 	if err := s.routerSrv.Shutdown(ctx); err != nil {
 		// Out of patience: end the flights, so every parked request gets
