@@ -101,8 +101,9 @@ func ExitCode(err error) int {
 const exitCodeTopic = `shakectl's exit status tells a script what happened:
 
   0    success
-  1    any failure not listed below (API error, network error)
-  2    usage error (bad flag, argument or config value)
+  1    any failure not listed below (API error, network error, an instance
+       that went to an error state)
+  2    usage error (bad flag, argument or config value; no API URL or key)
   3    parking-probe ran, and one or more checks failed
   4    authentication or authorisation refused (401/403, after one re-login)
   5    not found (404)
@@ -110,12 +111,12 @@ const exitCodeTopic = `shakectl's exit status tells a script what happened:
        address pool exhausted, 409 hard-affinity conflict)
   75   transient capacity refusal (507 with "transient": true), with or
        without --retry-transient-capacity
-  124  the command's --timeout elapsed with no answer
+  124  --timeout (or a wait's --async budget) ran out with no answer
   130  interrupted (Ctrl-C); a probe still prints what it measured
 
 For example, to wait out a full cluster in a script:
 
-  shakectl instance create web1 2 2048 -d 20@debian:12
+  shakectl instance create web1 2 2048 -d 20@debian:12 --async block
   case $? in
     0)  echo created ;;
     75) echo "cluster full for now; try again later" ;;
