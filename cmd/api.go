@@ -67,6 +67,12 @@ file's JSON as the body instead.`,
 	fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
 	fl.VarP(&fieldFlag{list: &o.Fields}, "raw-field", "f", "add a string parameter KEY=VALUE to the JSON body (repeat)")
 	fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- for stdin)")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return []cobra.Completion{"GET", "POST", "PUT", "PATCH", "DELETE"}, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	return c
 }
 

@@ -134,7 +134,8 @@ func NewCmdInstanceShow(f *Factory) *cobra.Command {
 server's object as it was sent, including fields shakectl does not know.`,
 		Example: `  shakectl instance show web1
   shakectl instance show web1 -o json | jq .node`,
-		Args: refArgs("INSTANCE"),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
@@ -164,7 +165,8 @@ delete. The cluster gets the instance's capacity back a few seconds after
 the delete (the measured metrics lag is about 5.5s).`,
 		Example: `  shakectl instance delete web1
   shakectl instance delete web1 --async continue`,
-		Args: refArgs("INSTANCE"),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
@@ -208,7 +210,8 @@ func NewCmdInstanceEvents(f *Factory) *cobra.Command {
 state changes and their durations. Timestamps are RFC 3339 in UTC.`,
 		Example: `  shakectl instance events web1
   shakectl instance events web1 -o json | jq -r '.[].message'`,
-		Args: refArgs("INSTANCE"),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
@@ -239,11 +242,12 @@ type instanceAction func(*client.Client, context.Context, string) (*client.Insta
 // instance and print it as the server answered.
 func newCmdInstanceAction(f *Factory, name, short string, act instanceAction) *cobra.Command {
 	return &cobra.Command{
-		Use:     name + " INSTANCE",
-		Short:   short,
-		Long:    short + ", named by UUID or name, and print the instance as the server answered.",
-		Example: fmt.Sprintf("  shakectl instance %s web1", name),
-		Args:    refArgs("INSTANCE"),
+		Use:               name + " INSTANCE",
+		Short:             short,
+		Long:              short + ", named by UUID or name, and print the instance as the server answered.",
+		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
@@ -269,7 +273,8 @@ func NewCmdInstanceReboot(f *Factory) *cobra.Command {
 restart (ACPI); --hard resets the virtual machine like a power button.`,
 		Example: `  shakectl instance reboot web1
   shakectl instance reboot web1 --hard`,
-		Args: refArgs("INSTANCE"),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {

@@ -38,7 +38,8 @@ for.`,
 		Example: `  shakectl instance await web1
   shakectl instance await web1 --state deleted --timeout 2m
   shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --async block`,
-		Args: refArgs("INSTANCE"),
+		Args:              refArgs("INSTANCE"),
+		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			state = strings.TrimSpace(state)
 			if state == "" {

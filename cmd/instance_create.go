@@ -163,6 +163,12 @@ shakectl also authenticates to it.`,
 	fl.StringVarP(&o.UserDataFile, "user-data-file", "u", "", "a cloud-init user data file (sent base64-encoded; - reads stdin)")
 	fl.StringVarP(&o.Placement, "placement", "p", "", "the node to place the instance on")
 	fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
+	c.ValidArgsFunction = cobra.NoFileCompletions
+	must(c.RegisterFlagCompletionFunc("network", completeNetworkNames(f)))
+	must(c.RegisterFlagCompletionFunc("placement", completeNodeNames(f)))
+	must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
+	must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))
+	must(c.RegisterFlagCompletionFunc("metadata", cobra.NoFileCompletions))
 	return c
 }
 

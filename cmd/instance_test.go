@@ -232,3 +232,34 @@ func TestInstanceShowNotFound(t *testing.T) {
 		t.Errorf("stderr %q\nwant %q", res.stderr, want)
 	}
 }
+
+func TestCompletionOfNamesFromTheAPI(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "instance", "show", ""}, []string{"batch", "db-with-a-long-name", "web1"}},
+		{[]string{"__complete", "instance", "reboot", "w"}, []string{"web1"}},
+		{[]string{"__complete", "instance", "show", "web1", ""}, nil},
+		{[]string{"__complete", "instance", "create", "x", "1", "512", "-n", ""}, []string{"isolated", "net1"}},
+		{[]string{"__complete", "instance", "create", "x", "1", "512", "-p", "node"}, []string{"node1", "node2"}},
+		{[]string{"__complete", "network", "delete", ""}, []string{"isolated", "net1"}},
+		{[]string{"__complete", "node", "show", ""}, []string{"db0", "node1", "node2"}},
+		{[]string{"__complete", "api", ""}, []string{"GET", "POST", "PUT", "PATCH", "DELETE"}},
+	} {
+		res := r.run(t, c.args...)
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+			if line == "" || strings.HasPrefix(line, ":") {
+				continue
+			}
+			name, _, _ := strings.Cut(line, "\t")
+			got = append(got, name)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v: got %q, want %q\n%s", c.args, got, c.want, res)
+		}
+	}
+}

@@ -92,10 +92,11 @@ NAT STATE.`,
 // NewCmdNetworkShow builds `shakectl network show`.
 func NewCmdNetworkShow(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:     "show NETWORK",
-		Short:   "Show one network",
-		Example: `  shakectl network show net1`,
-		Args:    refArgs("NETWORK"),
+		Use:               "show NETWORK",
+		Short:             "Show one network",
+		Example:           `  shakectl network show net1`,
+		Args:              refArgs("NETWORK"),
+		ValidArgsFunction: argsAccepted(completeNetworkNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
@@ -158,6 +159,8 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
 	c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
+	c.ValidArgsFunction = cobra.NoFileCompletions
+	must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
 	return c
 }
 
@@ -178,7 +181,8 @@ Freeing a network also frees its addresses: that is the way out of an
 exhausted address pool (a 507 without a stage).`,
 		Example: `  shakectl network delete net1
   shakectl network delete net1 --async block --timeout 5m`,
-		Args: refArgs("NETWORK"),
+		Args:              refArgs("NETWORK"),
+		ValidArgsFunction: argsAccepted(completeNetworkNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {

@@ -99,10 +99,11 @@ a header: NAME IP STATE HYPERVISOR CPU MEMORY DISK TAGS VERSION.`,
 // NewCmdNodeShow builds `shakectl node show`.
 func NewCmdNodeShow(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:     "show NODE",
-		Short:   "Show one node and its capacity",
-		Example: `  shakectl node show node1`,
-		Args:    refArgs("NODE"),
+		Use:               "show NODE",
+		Short:             "Show one node and its capacity",
+		Example:           `  shakectl node show node1`,
+		Args:              refArgs("NODE"),
+		ValidArgsFunction: argsAccepted(completeNodeNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := newSession(f, nil)
 			if err != nil {
