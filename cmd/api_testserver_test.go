@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -358,6 +359,9 @@ type cmdRun struct {
 	tty       bool
 	colour    bool
 	stdin     string
+	// ctx is the run's context (Main cancels it on Ctrl-C); nil for
+	// Background.
+	ctx context.Context
 }
 
 type runResult struct {
@@ -406,6 +410,7 @@ func (c cmdRun) run(t *testing.T, args ...string) runResult {
 		SystemConfigFile: filepath.Join(dir, "etc-sf-shakenfist.json"),
 		Now:              time.Now,
 		Transport:        c.transport,
+		Context:          c.ctx,
 	}
 	code := Run(f, args)
 	return runResult{code: code, stdout: out.String(), stderr: errOut.String()}

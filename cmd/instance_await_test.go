@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -139,6 +140,65 @@ func TestSlowServerHitsTimeout(t *testing.T) {
 		want := "error: GET /instances: no answer within 2s (--timeout)\nhint: give a longer --timeout, or check that the server is responding\n"
 		if res.stderr != want {
 			t.Errorf("stderr %q\nwant   %q", res.stderr, want)
+		}
+	})
+}
+
+func TestInterruptedWaitExits130(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.getStates = []string{"creating"}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		// Ctrl-C ten seconds into the wait, as Main's signal handler does.
+		time.AfterFunc(10*time.Second, func() { cancel(ErrInterrupted) })
+		r := inMemory(fa)
+		r.ctx = ctx
+		res := r.run(t, "instance", "await", "batch", "--async", "block", "-o", "simple")
+		if res.code != ExitInterrupted || !strings.HasPrefix(res.stderr, "error: interrupted\n") {
+			t.Fatal(res)
+		}
+		if !strings.Contains(res.stdout, "state\tcreating\n") {
+			t.Errorf("the last state seen is not printed: %q", res.stdout)
+		}
+	})
+}
+
+func TestNetworkDeleteFollowsTheScheduledTeardown(t *testing.T) {
+	accepted := fakeReply{status: 202, body: `{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","state":"deleting","operation":"op-1"}`}
+	deleting := fakeReply{status: 200, body: `{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","name":"net1","state":"deleting"}`}
+	const get = "GET /networks/2f1e0d9c-1111-4222-8333-444455556601"
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: deleting}
+		start := time.Now()
+		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "block", "--timeout", "30s")
+		if res.code != ExitTimeout || time.Since(start) != 30*time.Second {
+			t.Fatalf("block: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: deleting}
+		res := inMemory(fa).run(t, "network", "delete", "net1", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleting\n") || !strings.Contains(res.stderr, "network net1 is still deleting after 1m0s") {
+			t.Fatalf("pause: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: {status: 404, body: `{"error":"network not found","status":404}`}}
+		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "block", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleted\n") {
+			t.Fatalf("gone: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted}
+		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "continue", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleting\n") || fa.count("GET", "/networks/2f1e0d9c-1111-4222-8333-444455556601") != 0 {
+			t.Fatalf("continue: %s", res)
 		}
 	})
 }
