@@ -47,7 +47,8 @@ func (r *Report) evaluate(cfg CheckConfig) {
 
 // checkBudgetBound: the router answers budget_exhausted when the park budget
 // runs out, so none may arrive later than the budget plus slack after it was
-// sent (from the actual send, not the open-mode schedule).
+// sent (from when the request was written, not from the burst's release or
+// the open-mode schedule).
 func (r *Report) checkBudgetBound(cfg CheckConfig) Check {
 	s := r.stats(BudgetExhausted)
 	bound := cfg.Budget + cfg.Slack

@@ -72,8 +72,9 @@ type OutcomeStats struct {
 	// HDR is the latency histogram (microseconds), HdrHistogram V2
 	// compressed and base64-encoded, as its log format writes it.
 	HDR string `json:"hdr,omitempty"`
-	// ServiceHDR is, in open mode, the histogram of time from the actual
-	// send (not the schedule) to the answer; budget_bound uses it.
+	// ServiceHDR is, in burst and open modes, the histogram of time from
+	// the request's write (not the release or the schedule) to the answer;
+	// budget_bound uses it.
 	ServiceHDR string `json:"service_hdr,omitempty"`
 
 	lat, svc *hdr.Histogram

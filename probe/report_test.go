@@ -463,12 +463,17 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 func TestRaiseOpenFileLimit(t *testing.T) {
-	got, warn := raiseOpenFileLimit(64)
+	got, warn := raiseOpenFileLimit(64, 64)
 	if warn != "" || got < 64 {
 		t.Errorf("a small need: limit %d, warning %q", got, warn)
 	}
 	// More than any kernel allows (fs.nr_open): a clear warning.
-	if _, warn := raiseOpenFileLimit(1 << 40); !strings.Contains(warn, "open-file limit") || !strings.Contains(warn, "ulimit -n") {
+	if _, warn := raiseOpenFileLimit(1<<40, 1<<40); !strings.Contains(warn, "open-file limit") || !strings.Contains(warn, "ulimit -n") {
 		t.Errorf("an impossible need: warning %q", warn)
+	}
+	// Wanting more than the system allows is fine while the likely need
+	// fits: no warning.
+	if _, warn := raiseOpenFileLimit(1<<40, 64); warn != "" {
+		t.Errorf("an impossible want with a small need warned %q", warn)
 	}
 }

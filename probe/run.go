@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"runtime"
 	"sync"
@@ -138,6 +139,8 @@ type engine struct {
 	// it with its own context.
 	base []*http.Request
 	addr string
+	// ctxs are the run's request parents, one per shard.
+	ctxs []context.Context
 	rec  *recorder
 	scr  *scraper
 
@@ -224,8 +227,9 @@ func newEngine(o *Options) (*engine, error) {
 		}
 	}
 
-	conns := e.connections()
-	limit, warning := raiseOpenFileLimit(uint64(conns) + 64)
+	conns, likely := e.connections()
+	// Room for the connections plus the process's own files and scrapes.
+	limit, warning := raiseOpenFileLimit(uint64(conns)+64, uint64(likely)+64)
 	e.openFiles = limit
 	if warning != "" {
 		e.warn(warning)
@@ -248,7 +252,9 @@ func newEngine(o *Options) (*engine, error) {
 	if o.Mode == Closed && o.Concurrency < shards {
 		shards = o.Concurrency
 	}
-	e.rec = newRecorder(shards, o.Mode == Open, o.KeepSamples, o.Seed)
+	// Burst and open latencies count from the release or the schedule; the
+	// budget check also needs the time from the actual send.
+	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
 	if o.Mode == Open {
 		e.lateness = newHist()
 	}
@@ -258,19 +264,21 @@ func newEngine(o *Options) (*engine, error) {
 	return e, nil
 }
 
-// connections estimates the most connections the run may hold at once: a
+// connections estimates the connections the run may hold at once: most is
+// the worst case, likely what the router's documented behaviour implies. A
 // parked request holds its connection for the whole park, so an open run at
-// R req/s may hold R × timeout.
-func (e *engine) connections() int {
+// R req/s holds about R × (budget + slack), and at worst R × timeout.
+func (e *engine) connections() (most, likely int) {
 	switch e.o.Mode {
 	case Burst:
-		return e.o.Requests
+		return e.o.Requests, e.o.Requests
 	case Closed:
-		return e.o.Concurrency
+		return e.o.Concurrency, e.o.Concurrency
 	}
-	n := math.Ceil(e.o.Rate * e.timeout.Seconds())
 	total := math.Ceil(e.o.Rate * e.o.Duration.Seconds())
-	return int(min(n, total, 1<<20))
+	worst := math.Ceil(e.o.Rate * e.timeout.Seconds())
+	parked := math.Ceil(e.o.Rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
+	return int(min(worst, total, 1<<20)), int(min(parked, worst, total, 1<<20))
 }
 
 func renderURL(target *url.URL, s string) (*url.URL, error) {
@@ -313,9 +321,12 @@ func newTransport(conns int, dial func(ctx context.Context, network, addr string
 		TLSHandshakeTimeout: 10 * time.Second,
 		DisableCompression:  true,
 		// A non-nil empty map turns HTTP/2 off.
-		TLSNextProto:    map[string]func(string, *tls.Conn) http.RoundTripper{},
-		ReadBufferSize:  2048,
-		WriteBufferSize: 2048,
+		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{},
+		// Router answers and probe requests are a few hundred bytes; small
+		// buffers keep 10,000 parked connections affordable (longer
+		// headers and bodies still work, in more reads).
+		ReadBufferSize:  1024,
+		WriteBufferSize: 512,
 	}
 }
 
@@ -363,7 +374,17 @@ func (e *engine) preflight(ctx context.Context) error {
 
 // runLoad sends the load and waits for every request sent to end. It
 // returns when the load started and how long it ran.
-func (e *engine) runLoad(ctx context.Context) (time.Time, time.Duration) {
+func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
+	// Requests derive their contexts from one of several intermediate
+	// contexts, not all from parent: registering and removing thousands of
+	// children under one parent's lock would serialise the workers.
+	e.ctxs = make([]context.Context, len(e.rec.shards))
+	for i := range e.ctxs {
+		c, cancel := context.WithCancel(parent)
+		defer cancel()
+		e.ctxs[i] = c
+	}
+	ctx := parent
 	var wg sync.WaitGroup
 	start := time.Now()
 	sampDone := make(chan struct{})
@@ -401,7 +422,7 @@ func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(tim
 			case <-ctx.Done():
 				return
 			}
-			e.send(ctx, uint64(i), idx, start, time.Duration(0))
+			e.send(uint64(i), uint64(i), idx, start, time.Duration(0))
 		}()
 	}
 	ready.Wait()
@@ -420,7 +441,7 @@ func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(tim
 func (e *engine) closed(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
 	var seq atomic.Uint64
 	end := start.Add(e.o.Duration)
-	for range e.o.Concurrency {
+	for w := range e.o.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -430,7 +451,8 @@ func (e *engine) closed(ctx context.Context, wg *sync.WaitGroup, start time.Time
 					return
 				}
 				i := seq.Add(1) - 1
-				e.send(ctx, i, e.picker.index(i), start, now.Sub(start))
+				// A worker keeps to its own shard.
+				e.send(uint64(w), i, e.picker.index(i), start, now.Sub(start))
 			}
 		}()
 	}
@@ -460,7 +482,7 @@ func (e *engine) open(ctx context.Context, wg *sync.WaitGroup, start time.Time) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.send(ctx, k, e.picker.index(k), start, due)
+			e.send(k, k, e.picker.index(k), start, due)
 		}()
 	}
 }
@@ -473,11 +495,22 @@ const bodyPrefix = 512
 const maxDrain = 1 << 20
 
 // send sends request i to actor idx, due at start+due, and records its
-// outcome. Every request that reaches here is counted once as sent and
-// recorded once.
-func (e *engine) send(ctx context.Context, i uint64, idx int, start time.Time, due time.Duration) {
+// outcome in shard key%shards. Every request that reaches here is counted
+// once as sent and recorded once.
+func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration) {
+	shard := key % uint64(len(e.ctxs))
+	ctx := e.ctxs[shard]
 	rctx, cancel := context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
 	defer cancel()
+	// The budget check measures from when the request was written, which
+	// under a heavy burst can be well after the send began.
+	var wrote atomic.Int64
+	if e.rec.trackService {
+		rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
+		})
+	}
+
 	req := e.base[idx].WithContext(rctx)
 	if len(e.o.Body) > 0 {
 		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
@@ -496,9 +529,11 @@ func (e *engine) send(ctx context.Context, i uint64, idx int, start time.Time, d
 		e.mu.Unlock()
 	}
 
-	bp := e.bufs.Get().(*[]byte)
 	var a Answer
 	resp, err := e.rt.RoundTrip(req)
+	// The prefix buffer is taken only once an answer is in, so parked
+	// requests do not hold one each.
+	bp := e.bufs.Get().(*[]byte)
 	if err == nil {
 		a.Status, a.Header = resp.StatusCode, resp.Header
 		var n int
@@ -520,13 +555,16 @@ func (e *engine) send(ctx context.Context, i uint64, idx int, start time.Time, d
 	}
 	o := Classify(a)
 	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a)}
+	if w := time.Duration(wrote.Load()); w > 0 {
+		res.sentAt = w
+	}
 	if o == TransportError && ctx.Err() != nil {
 		// The run was interrupted: whatever the transport says, the probe
 		// itself cancelled this request.
 		res.detail = "canceled"
 	}
 	e.bufs.Put(bp)
-	e.rec.record(i, res)
+	e.rec.shards[shard].record(res, e.rec.trackService)
 	e.counts[o].Add(1)
 }
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# parking-probe's closed-mode throughput against a bare net/http hello
+# server, side by side with hey and wrk on this machine: the same target, the
+# same 64 connections, the same duration, alternating tool by tool so drift
+# in the machine's load hits all three alike.
+#
+# Usage: bench/probe-throughput.sh [SECONDS_PER_RUN (default 10)] [ROUNDS (default 3)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+rounds=${2:-3}
+conns=64
+port=18271
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+for tool in hey wrk jq bc; do
+  command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y hey wrk jq bc)" >&2; exit 1; }
+done
+go build -o "$tmp/shakectl" .
+go build -o "$tmp/hello" ./bench/hello
+"$tmp/hello" -listen "127.0.0.1:$port" & pids+=($!)
+for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+url="http://127.0.0.1:$port/"
+
+probe_rps() {
+  "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
+    --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" |
+    jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests)"'
+}
+hey_rps() { hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
+wrk_rps() { wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
+
+echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' round probe hey wrk probe/hey probe/wrk
+for r in $(seq 1 "$rounds"); do
+  read -r p served sent < <(probe_rps)
+  if [ "$served" != "$sent" ]; then echo "WARNING: probe: only $served of $sent served" >&2; fi
+  h=$(hey_rps)
+  w=$(wrk_rps)
+  printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' "$r" "$p" "$h" "$w" "$(echo "scale=2; $p/$h" | bc)" "$(echo "scale=2; $p/$w" | bc)"
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
