@@ -88,7 +88,7 @@ func (t *authTransport) current(ctx context.Context) (string, uint64, error) {
 // callers share one login; a caller whose token was already replaced by
 // someone else's login just takes the new one.
 func (t *authTransport) relogin(ctx context.Context, gen uint64) (string, error) {
-	v, err, _ := t.group.Do("login", func() (any, error) {
+	ch := t.group.DoChan("login", func() (any, error) {
 		t.mu.Lock()
 		if t.gen != gen && t.token != "" {
 			token := t.token
@@ -111,10 +111,17 @@ func (t *authTransport) relogin(ctx context.Context, gen uint64) (string, error)
 		t.mu.Unlock()
 		return token, nil
 	})
-	if err != nil {
-		return "", err
+	// The shared login outlives any one caller, but a caller does not wait
+	// for it past its own context: Ctrl-C and --timeout act at once.
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return "", res.Err
+		}
+		return res.Val.(string), nil
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
 	}
-	return v.(string), nil
 }
 
 // login sends POST /auth. Its failure is an *APIError (a refused login) or

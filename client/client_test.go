@@ -523,3 +523,42 @@ func TestEmptyReferenceIsRefusedLocally(t *testing.T) {
 		t.Error("a request was sent for an empty reference")
 	}
 }
+
+// TestReloginHonoursCallerContext: a caller waiting for a login that hangs
+// gives up when its own context ends, instead of waiting out the login's
+// timeout (Ctrl-C and --timeout must act at once).
+func TestReloginHonoursCallerContext(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/auth" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := client.New(client.Options{APIURL: srv.URL, Namespace: "system", Key: "k", Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ListNodes(ctx)
+		done <- err
+	}()
+	stop := errors.New("caller gave up")
+	cancel(stop)
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) && !errors.Is(err, context.Canceled) {
+			t.Fatalf("ListNodes = %v, want the caller's cancellation", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call kept waiting for a hung login after its context ended")
+	}
+}
