@@ -18,7 +18,16 @@ type Notice struct {
 // sufficient_idle_cpu (transient); retrying in 15s (attempt 2/5, 44s left)".
 func (n Notice) String() string {
 	return fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
-		n.Stage, HumanDuration(n.Wait), n.Attempt, n.Max, HumanDuration(n.Left))
+		n.Stage, HumanDuration(n.Wait), n.Attempt, n.Max, budgetLeft(n.Left))
+}
+
+// budgetLeft renders the budget left rounded down, so the line never
+// promises more time than there is: 59.99s left reads "59s", not "1m0s".
+func budgetLeft(d time.Duration) string {
+	if d >= time.Second {
+		return d.Truncate(time.Second).String()
+	}
+	return HumanDuration(d)
 }
 
 // HumanDuration renders a wait the way a person reads it: whole seconds

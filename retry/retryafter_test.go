@@ -110,6 +110,10 @@ func TestNoticeString(t *testing.T) {
 			"capacity refused at stage capacity_guard (transient); retrying in 300ms (attempt 5/5, 300ms left)"},
 		{Notice{Stage: "queue_state", Wait: 60 * time.Second, Attempt: 3, Max: 5, Left: 59*time.Minute + 12*time.Second},
 			"capacity refused at stage queue_state (transient); retrying in 1m0s (attempt 3/5, 59m12s left)"},
+		// A few milliseconds into a 60 s budget: the time left is rounded
+		// down, never up to a minute that is no longer there.
+		{Notice{Stage: "sufficient_idle_cpu", Wait: time.Second, Attempt: 2, Max: 5, Left: 60*time.Second - 3*time.Millisecond},
+			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 1s (attempt 2/5, 59s left)"},
 	}
 	for _, tt := range tests {
 		if got := tt.n.String(); got != tt.want {
