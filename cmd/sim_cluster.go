@@ -136,14 +136,16 @@ func runSimCluster(f *Factory, opts *simClusterOptions) error {
 	if !clusterAddrIsLoopback(srv.Addr()) {
 		fmt.Fprintf(errOut, "warning: listening on %s, which other machines can reach; the simulator's credentials are not a secret\n", srv.Addr())
 	}
+	// The banner comes first: a script that waits for the URL on stdout
+	// may take it as the sign that start-up is complete.
+	if !conf.Quiet {
+		printSimClusterBanner(errOut, srv.URL(), cfg)
+	}
 	if conf.JSONOutput() {
 		data, _ := json.Marshal(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace})
 		fmt.Fprintf(f.IOStreams.Out, "%s\n", data)
 	} else {
 		fmt.Fprintln(f.IOStreams.Out, srv.URL())
-	}
-	if !conf.Quiet {
-		printSimClusterBanner(errOut, srv.URL(), cfg)
 	}
 
 	<-ctx.Done()
