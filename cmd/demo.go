@@ -152,8 +152,8 @@ func demoRouter(ctx context.Context, f *Factory, opts DemoOptions, out io.Writer
 	rcfg.Listen, rcfg.MetricsListen, rcfg.StatusListen = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	rcfg.Workers = 2
 	rcfg.Actors = 30
-	rcfg.ParkedRequestMax = 40
-	rcfg.ExtprocMaxRequests = 80
+	rcfg.ParkedRequestMax = 20
+	rcfg.ExtprocMaxRequests = 40
 	rcfg.ParkedRequestBudget = opts.ParkBudget
 	rcfg.ServiceTime = 20 * time.Millisecond
 	// Actors stay up longer than the budget lets a parked flight wait for
@@ -170,10 +170,10 @@ func demoRouter(ctx context.Context, f *Factory, opts DemoOptions, out io.Writer
 	fmt.Fprintln(out, cs.Bold("Act 2: an atenet router that parks requests"))
 	fmt.Fprintf(out, "A simulated router is listening at %s: %d workers for %d suspended actors,\n", srv.URL(), rcfg.Workers, rcfg.Actors)
 	fmt.Fprintf(out, "a parking lot of %d and a park budget of %s.\n", rcfg.ParkedRequestMax, rcfg.ParkedRequestBudget)
-	args := []string{"parking-probe", "--target", srv.URL(), "--mode", "burst", "--requests", "120", "--actors", "30",
+	args := []string{"parking-probe", "--target", srv.URL(), "--mode", "burst", "--requests", "60", "--actors", "30",
 		"--budget", rcfg.ParkedRequestBudget.String(), "--metrics-url", srv.MetricsURL(), "--statusz-url", srv.StatusURL()}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, cs.Cyan("# A burst of 120 requests at once: more than the lot holds, more actors than workers."))
+	fmt.Fprintln(out, cs.Cyan("# A burst of 60 requests at once: more than the lot holds, more actors than workers."))
 	fmt.Fprintln(out, cs.Bold("$ shakectl "+strings.Join(args, " ")))
 	code := Run(demoChild(f, nil), args)
 	fmt.Fprintln(out, cs.Gray(fmt.Sprintf("(exit %d)", code)))
