@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -114,8 +115,10 @@ const (
 )
 
 var (
-	dnsLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
-	tagRE    = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,63}$`)
+	// Compiled on first use, not at start-up: every shakectl command links
+	// this package, and the {0,61} repetition alone costs milliseconds.
+	dnsLabel = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+	tagRE    = lazyRegexp(`^[A-Za-z0-9_.:-]{1,63}$`)
 )
 
 // NodeNames lists the simulated nodes in order: hypervisors first.
@@ -238,4 +241,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// lazyRegexp is a regexp compiled the first time it is matched.
+type lazyRegexp string
+
+var compiled sync.Map // lazyRegexp → *regexp.Regexp
+
+// MatchString reports whether s matches the expression.
+func (l lazyRegexp) MatchString(s string) bool {
+	re, ok := compiled.Load(l)
+	if !ok {
+		re, _ = compiled.LoadOrStore(l, regexp.MustCompile(string(l)))
+	}
+	return re.(*regexp.Regexp).MatchString(s)
 }

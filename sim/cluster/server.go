@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -335,7 +334,7 @@ func (s *Server) ScriptRemaining() int {
 
 // --- HTTP plumbing ---
 
-var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+var requestIDRE = lazyRegexp(`^[A-Za-z0-9._:-]{1,128}$`)
 
 type statusWriter struct {
 	http.ResponseWriter
