@@ -274,11 +274,22 @@ type TransportError struct {
 	Err      error
 }
 
+// Error reads like an APIError ("POST …/instances: …") so that every
+// failed call starts the same way, with the full URL: when no answer came,
+// which server was asked is the first question.
 func (e *TransportError) Error() string {
-	if e.Attempts > 1 {
-		return fmt.Sprintf("%v (attempt %d)", e.Err, e.Attempts)
+	cause := e.Err
+	// The cause may be a url.Error of its own (the login request's): the
+	// innermost one says what went wrong without repeating URLs.
+	var ue *url.Error
+	for errors.As(cause, &ue) {
+		cause = ue.Err
 	}
-	return e.Err.Error()
+	msg := fmt.Sprintf("%s %s: %v", e.Method, e.URL, cause)
+	if e.Attempts > 1 {
+		msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
+	}
+	return msg
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }
