@@ -430,3 +430,26 @@ func TestURLTemplateAndHeaders(t *testing.T) {
 		t.Errorf("host addressing: server saw %+v", got)
 	}
 }
+
+// TestClosedWorkersRecoverFromTimeouts: a closed-mode worker reuses its
+// context between answers; after a timeout it must start afresh, so later
+// requests are served, not cancelled.
+func TestClosedWorkersRecoverFromTimeouts(t *testing.T) {
+	srv := kindServer(t)
+	r, err := Run(context.Background(), Options{
+		Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 500 * time.Millisecond,
+		Actors: []string{"client-timeout", "served"}, Timeout: 50 * time.Millisecond, Seed: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.count(ClientTimeout) == 0 || r.count(Served) < 10 {
+		t.Fatalf("outcomes %+v", r.Outcomes)
+	}
+	if r.count(ClientTimeout)+r.count(Served) != r.Requests {
+		t.Errorf("other outcomes after timeouts: %+v", r.Outcomes)
+	}
+	if l := r.stats(ClientTimeout).Latency; l.P50 < 0.05 || l.P50 > 1 {
+		t.Errorf("client_timeout latency %+v, want about 50ms", l)
+	}
+}
