@@ -21,7 +21,7 @@ for tool in hey wrk jq bc; do
 done
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
-"$tmp/hello" -listen "127.0.0.1:$port" & pids+=($!)
+"$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 url="http://127.0.0.1:$port/"
 
@@ -35,11 +35,19 @@ wrk_rps() { wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {prin
 
 echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' round probe hey wrk probe/hey probe/wrk
+: >"$tmp/rows"
 for r in $(seq 1 "$rounds"); do
   read -r p served sent < <(probe_rps)
   if [ "$served" != "$sent" ]; then echo "WARNING: probe: only $served of $sent served" >&2; fi
   h=$(hey_rps)
   w=$(wrk_rps)
+  echo "$p $h $w" >>"$tmp/rows"
   printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' "$r" "$p" "$h" "$w" "$(echo "scale=2; $p/$h" | bc)" "$(echo "scale=2; $p/$w" | bc)"
 done
+# Medians: the machine is shared, so single runs swing.
+med() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
+mp=$(awk '{print $1}' "$tmp/rows" | med)
+mh=$(awk '{print $2}' "$tmp/rows" | med)
+mw=$(awk '{print $3}' "$tmp/rows" | med)
+printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' median "$mp" "$mh" "$mw" "$(echo "scale=2; $mp/$mh" | bc)" "$(echo "scale=2; $mp/$mw" | bc)"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
