@@ -71,7 +71,7 @@ func Classify(a Answer) Outcome {
 	case http.StatusServiceUnavailable:
 		if isActor && kind == actorBodyPlain {
 			switch {
-			case reason == "unavailable: router at capacity" || strings.HasPrefix(reason, "unavailable: router at capacity"):
+			case strings.HasPrefix(reason, "unavailable: router at capacity"):
 				return Shed
 			case strings.HasPrefix(reason, "unavailable: no free workers available"):
 				return BudgetExhausted

@@ -80,21 +80,36 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	interruptedBeforeStart := func() (*Report, error) {
+		r := e.report(time.Now(), 0)
+		r.Interrupted = true
+		return r, fmt.Errorf("interrupted before the load started: %w", context.Cause(ctx))
+	}
 	if !o.StartAt.IsZero() {
-		if err := waitUntil(ctx, o.StartAt); err != nil {
-			r := e.report(time.Now(), 0)
-			r.Interrupted = true
-			return r, fmt.Errorf("waiting for --start-at: %w", context.Cause(ctx))
+		// A burst opens its connections just before --start-at, so
+		// probes on several machines release together.
+		wake := o.StartAt
+		if e.predial != nil {
+			wake = wake.Add(-predialLead)
+		}
+		if waitUntil(ctx, wake) != nil {
+			return interruptedBeforeStart()
 		}
 	}
 	if e.predial != nil {
 		if err := e.predial.fill(ctx, o.Requests, e.warn); err != nil {
 			if ctx.Err() != nil {
-				r := e.report(time.Now(), 0)
-				r.Interrupted = true
-				return r, context.Cause(ctx)
+				return interruptedBeforeStart()
 			}
 			return nil, &TargetError{Target: o.Target, Err: err}
+		}
+	}
+	if !o.StartAt.IsZero() {
+		if waitUntil(ctx, o.StartAt) != nil {
+			return interruptedBeforeStart()
+		}
+		if late := time.Since(o.StartAt); late > 100*time.Millisecond {
+			e.warn(fmt.Sprintf("the load started %s after --start-at", fmtDur(late)))
 		}
 	}
 
@@ -108,13 +123,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	start, elapsed := e.runLoad(ctx)
-	interrupted := ctx.Err() != nil
 	if e.scr != nil {
-		e.scrapeAfter(ctx, interrupted)
+		e.scrapeAfter(ctx, ctx.Err() != nil)
 	}
 	r := e.report(start, elapsed)
-	r.Interrupted = interrupted
-	if interrupted {
+	// Interrupted during the load, or while waiting for the router to
+	// drain: either way the user asked to stop.
+	if ctx.Err() != nil {
+		r.Interrupted = true
 		return r, context.Cause(ctx)
 	}
 	if r.Requests > 0 && r.count(TransportError) == r.Requests {
@@ -499,6 +515,9 @@ func (e *engine) open(ctx context.Context, wg *sync.WaitGroup, start time.Time) 
 		}()
 	}
 }
+
+// predialLead is how long before --start-at a burst opens its connections.
+const predialLead = 2 * time.Second
 
 // bodyPrefix is how much of an answer's body is kept for classification.
 const bodyPrefix = 512

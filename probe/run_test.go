@@ -453,3 +453,18 @@ func TestClosedWorkersRecoverFromTimeouts(t *testing.T) {
 		t.Errorf("client_timeout latency %+v, want about 50ms", l)
 	}
 }
+
+func TestStartAtDelaysTheLoad(t *testing.T) {
+	srv := kindServer(t)
+	at := time.Now().Add(300 * time.Millisecond)
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, Actors: []string{"served"}, StartAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StartedAt.Before(at) {
+		t.Errorf("started at %s, before --start-at %s", r.StartedAt, at)
+	}
+	if r.count(Served) != 3 {
+		t.Errorf("outcomes %+v", r.Outcomes)
+	}
+}
