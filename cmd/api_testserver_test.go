@@ -413,7 +413,16 @@ func (c cmdRun) run(t *testing.T, args ...string) runResult {
 		Context:          c.ctx,
 	}
 	code := Run(f, args)
-	return runResult{code: code, stdout: out.String(), stderr: errOut.String()}
+	res := runResult{code: code, stdout: out.String(), stderr: errOut.String()}
+	// Every command any test runs through here is also a secrets test: the
+	// key and the bearer token must never reach stdout or stderr, whatever
+	// the command, its flags (--debug included) or its failure.
+	for name, secret := range map[string]string{"key": testKey, "token": testToken} {
+		if strings.Contains(res.stdout, secret) || strings.Contains(res.stderr, secret) {
+			t.Errorf("shakectl %s printed the test %s:\n%s", strings.Join(args, " "), name, res)
+		}
+	}
+	return res
 }
 
 // against returns a runner for a fake API on a loopback httptest server.
