@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -9,68 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/shakectl/output"
 )
-
-// simClusterStdout collects stdout and says when the first line is out.
-type simClusterStdout struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	ready chan struct{}
-	once  sync.Once
-}
-
-func (w *simClusterStdout) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if bytes.Contains(w.buf.Bytes(), []byte("\n")) {
-		w.once.Do(func() { close(w.ready) })
-	}
-	return n, err
-}
-
-func (w *simClusterStdout) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
-type simClusterStderr struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *simClusterStderr) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *simClusterStderr) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func simClusterFactory(t *testing.T, ctx context.Context) (*Factory, *simClusterStdout, *simClusterStderr) {
-	t.Helper()
-	ios, _, _, _ := output.Test()
-	out := &simClusterStdout{ready: make(chan struct{})}
-	errOut := &simClusterStderr{}
-	ios.Out, ios.ErrOut = out, errOut
-	return &Factory{
-		IOStreams: ios,
-		Build:     BuildInfo{Version: "test"},
-		Getenv:    func(string) (string, bool) { return "", false },
-		HomeDir:   t.TempDir(),
-		Context:   ctx,
-	}, out, errOut
-}
 
 // Bad flags are usage errors (exit 2) that say what is wrong, and nothing
 // is started.
@@ -102,7 +42,7 @@ func TestSimClusterFlagErrors(t *testing.T) {
 		{"unknown flag", []string{"--nodez", "2"}, "unknown flag"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, out, errOut := simClusterFactory(t, t.Context())
+			f, out, errOut := servingFactory(t, t.Context(), firstLineOut)
 			code := Run(f, append([]string{"sim", "cluster", "--listen", "127.0.0.1:0"}, c.args...))
 			if code != ExitUsage {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, errOut)
@@ -122,7 +62,7 @@ func TestSimClusterFlagErrors(t *testing.T) {
 func TestSimClusterServesUntilInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	f, out, errOut := simClusterFactory(t, ctx)
+	f, out, errOut := servingFactory(t, ctx, firstLineOut)
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "--nodes", "1", "--node-cpus", "2", "--retry-after", "3"})
@@ -199,7 +139,7 @@ func TestSimClusterServesUntilInterrupted(t *testing.T) {
 
 func TestSimClusterJSONAndQuiet(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
-	f, out, errOut := simClusterFactory(t, ctx)
+	f, out, errOut := servingFactory(t, ctx, firstLineOut)
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "-o", "json", "--quiet", "--auth-key", "s3cret"})
@@ -234,7 +174,7 @@ func TestSimClusterListenError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	f, _, errOut := simClusterFactory(t, t.Context())
+	f, _, errOut := servingFactory(t, t.Context(), firstLineOut)
 	if code := Run(f, []string{"sim", "cluster", "--listen", ln.Addr().String()}); code != ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}

@@ -1,76 +1,15 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/shakectl/output"
 )
-
-// urlsWriter collects stdout and says when the three URLs are out.
-type urlsWriter struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	ready chan struct{}
-	once  sync.Once
-}
-
-func (w *urlsWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if s := w.buf.String(); strings.Contains(s, "statusz") && strings.HasSuffix(s, "\n") {
-		w.once.Do(func() { close(w.ready) })
-	}
-	return n, err
-}
-
-func (w *urlsWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
-// lockedBuffer is stderr shared by the command's goroutines and the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func simRouterTestFactory(t *testing.T, ctx context.Context) (*Factory, *urlsWriter, *lockedBuffer) {
-	t.Helper()
-	ios, _, _, _ := output.Test()
-	out := &urlsWriter{ready: make(chan struct{})}
-	errOut := &lockedBuffer{}
-	ios.Out, ios.ErrOut = out, errOut
-	return &Factory{
-		IOStreams: ios,
-		Build:     BuildInfo{Version: "test"},
-		Getenv:    func(string) (string, bool) { return "", false },
-		HomeDir:   t.TempDir(),
-		Context:   ctx,
-	}, out, errOut
-}
 
 var ephemeral = []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--status-listen", "127.0.0.1:0"}
 
@@ -99,7 +38,7 @@ func TestSimRouterFlagErrors(t *testing.T) {
 		{[]string{"extra"}, `unknown command "extra"`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			f, out, errOut := simRouterTestFactory(t, context.Background())
+			f, out, errOut := servingFactory(t, context.Background(), routerURLsOut)
 			code := Run(f, append([]string{"sim", "router"}, append(c.args, ephemeral...)...))
 			if code != ExitUsage {
 				t.Fatalf("exit %d, want %d; stderr %q", code, ExitUsage, errOut)
@@ -116,10 +55,10 @@ func TestSimRouterFlagErrors(t *testing.T) {
 
 // runSimRouter starts the command in the background and returns its URLs
 // (name → URL), a stop function and the exit code channel.
-func startSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, out *urlsWriter, errOut *lockedBuffer, stop func() int) {
+func startSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, out *readyWriter, errOut *lockedBuffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	f, out, errOut := simRouterTestFactory(t, ctx)
+	f, out, errOut := servingFactory(t, ctx, routerURLsOut)
 	done := make(chan int, 1)
 	go func() { done <- Run(f, append(append([]string{"sim", "router"}, ephemeral...), args...)) }()
 	select {
