@@ -278,6 +278,22 @@ type listRequest struct {
 }
 
 func (s *Server) handleListInstances(w http.ResponseWriter, r *http.Request, caller string) {
+	listVisible(s, w, r, caller, s.instances, instanceView)
+}
+
+// listed is what a list answer needs of a record: its creation order, its
+// namespace and its state.
+type listed interface {
+	listing() (seq uint64, namespace, state string)
+}
+
+func (i *instance) listing() (uint64, string, string) { return i.seq, i.namespace, i.state }
+func (n *network) listing() (uint64, string, string)  { return n.seq, n.namespace, n.state }
+
+// listVisible answers GET /instances and GET /networks alike: the records
+// the caller may see, oldest first, deleted ones only when the body asks for
+// "all", each rendered by view under the lock.
+func listVisible[R listed, J any](s *Server, w http.ResponseWriter, r *http.Request, caller string, records map[string]R, view func(R) J) {
 	var req listRequest
 	if err := decodeJSON(r, &req, true); err != nil {
 		writeError(w, err)
@@ -285,16 +301,21 @@ func (s *Server) handleListInstances(w http.ResponseWriter, r *http.Request, cal
 	}
 	all := req.All != nil && *req.All
 	s.mu.Lock()
-	list := make([]*instance, 0, len(s.instances))
-	for _, i := range s.instances {
-		if visible(caller, i.namespace) && (all || i.state != stateDeleted) {
-			list = append(list, i)
+	list := make([]R, 0, len(records))
+	for _, rec := range records {
+		_, ns, state := rec.listing()
+		if visible(caller, ns) && (all || state != stateDeleted) {
+			list = append(list, rec)
 		}
 	}
-	sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
-	out := make([]instanceJSON, len(list))
-	for k, i := range list {
-		out[k] = instanceView(i)
+	sort.Slice(list, func(a, b int) bool {
+		sa, _, _ := list[a].listing()
+		sb, _, _ := list[b].listing()
+		return sa < sb
+	})
+	out := make([]J, len(list))
+	for k, rec := range list {
+		out[k] = view(rec)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
@@ -483,26 +504,7 @@ func networkView(n *network) networkJSON {
 const maxLiveNetworks = 4096
 
 func (s *Server) handleListNetworks(w http.ResponseWriter, r *http.Request, caller string) {
-	var req listRequest
-	if err := decodeJSON(r, &req, true); err != nil {
-		writeError(w, err)
-		return
-	}
-	all := req.All != nil && *req.All
-	s.mu.Lock()
-	list := make([]*network, 0, len(s.networks))
-	for _, n := range s.networks {
-		if visible(caller, n.namespace) && (all || n.state != stateDeleted) {
-			list = append(list, n)
-		}
-	}
-	sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
-	out := make([]networkJSON, len(list))
-	for k, n := range list {
-		out[k] = networkView(n)
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	listVisible(s, w, r, caller, s.networks, networkView)
 }
 
 func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, caller string) {
