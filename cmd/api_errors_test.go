@@ -257,3 +257,22 @@ func TestDescribeErrorKeepsOneLine(t *testing.T) {
 		t.Errorf("%q", r.Message)
 	}
 }
+
+// When the configuration itself is what fails, -o json still gets a JSON
+// error object on stderr, however the flag was spelled.
+func TestJSONErrorWhenConfigFails(t *testing.T) {
+	for _, spelling := range [][]string{{"-o", "json"}, {"-ojson"}, {"--output=json"}, {"--output", "json"}} {
+		args := append(append([]string{}, spelling...), "--timeout", "bogus", "node", "list")
+		res := cmdRun{url: "http://127.0.0.1:1"}.run(t, args...)
+		var obj struct {
+			Error    string `json:"error"`
+			ExitCode int    `json:"exit_code"`
+		}
+		if err := json.Unmarshal([]byte(res.stderr), &obj); err != nil || res.code != ExitUsage || obj.ExitCode != ExitUsage || !strings.Contains(obj.Error, `invalid timeout "bogus"`) {
+			t.Errorf("%v: exit %d, stderr %q (%v)", spelling, res.code, res.stderr, err)
+		}
+		if res.stdout != "" {
+			t.Errorf("%v: stdout %q", spelling, res.stdout)
+		}
+	}
+}

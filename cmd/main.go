@@ -68,8 +68,10 @@ func Run(f *Factory, args []string) int {
 	jsonOut := false
 	if cfg, cerr := f.Config(); cerr == nil {
 		jsonOut = cfg.JSONOutput()
-	} else {
-		jsonOut = strings.Contains(" "+strings.Join(args, " ")+" ", " -o json ") || contains(args, "--output=json") || contains(args, "-ojson")
+	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
+		// The configuration itself is what failed; -o, as Cobra parsed it,
+		// still says how the user wants to read the error.
+		jsonOut = strings.EqualFold(fl.Value.String(), "json")
 	}
 	output.WriteError(f.IOStreams, jsonOut, report)
 	return code
