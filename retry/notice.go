@@ -18,12 +18,14 @@ type Notice struct {
 // sufficient_idle_cpu (transient); retrying in 15s (attempt 2/5, 44s left)".
 func (n Notice) String() string {
 	return fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
-		n.Stage, HumanDuration(n.Wait), n.Attempt, n.Max, budgetLeft(n.Left))
+		n.Stage, roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
 }
 
-// budgetLeft renders the budget left rounded down, so the line never
-// promises more time than there is: 59.99s left reads "59s", not "1m0s".
-func budgetLeft(d time.Duration) string {
+// roundDown renders a wait or the budget left rounded down to the second,
+// so the line never promises more time than there is (59.99s left reads
+// "59s", not "1m0s"), and a wait cut to the budget reads the same as the
+// budget ("retrying in 2s (attempt 2/5, 2s left)").
+func roundDown(d time.Duration) string {
 	if d >= time.Second {
 		return d.Truncate(time.Second).String()
 	}

@@ -114,6 +114,9 @@ func TestNoticeString(t *testing.T) {
 		// down, never up to a minute that is no longer there.
 		{Notice{Stage: "sufficient_idle_cpu", Wait: time.Second, Attempt: 2, Max: 5, Left: 60*time.Second - 3*time.Millisecond},
 			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 1s (attempt 2/5, 59s left)"},
+		// A wait cut to what is left of the budget reads as that budget.
+		{Notice{Stage: "sufficient_idle_cpu", Wait: 3*time.Second - 3*time.Millisecond, Attempt: 2, Max: 5, Left: 3*time.Second - 3*time.Millisecond},
+			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 2s (attempt 2/5, 2s left)"},
 	}
 	for _, tt := range tests {
 		if got := tt.n.String(); got != tt.want {
