@@ -47,7 +47,7 @@ this process, then run real shakectl commands against them while narrating:
      shed when the parking lot is full, or run out of park budget.
 
 Everything listens on loopback and is gone when the demo ends. It takes
-about ten seconds.`,
+a few seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDemo(f, opts)
