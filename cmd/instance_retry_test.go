@@ -166,3 +166,41 @@ func TestRetryDoesNotTouchPermanentRefusals(t *testing.T) {
 		}
 	})
 }
+
+// The retry mode applies to the raw `api` call too: the same waits on
+// stderr, the identical body replayed, the server's answer on stdout.
+func TestRetryTransientCapacityAppliesToAPI(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		slowCreates(fa)
+		fa.createReplies = []fakeReply{transientRefusal("15"), transientRefusal("15")}
+		r := inMemory(fa)
+		r.stdin = `{"name": "raw1", "cpus": 1, "memory": 512, "disk": [{"size": 8}]}`
+		start := time.Now()
+		res := r.run(t, "--retry-transient-capacity", "api", "POST", "/instances", "--input", "-")
+		if res.code != 0 {
+			t.Fatal(res)
+		}
+		want := "capacity refused at stage sufficient_idle_cpu (transient); retrying in 15s (attempt 2/5, 59s left)\n" +
+			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 15s (attempt 3/5, 43s left)\n"
+		if res.stderr != want {
+			t.Errorf("stderr\n%s\nwant\n%s", res.stderr, want)
+		}
+		if took := time.Since(start); took != 33*time.Second {
+			t.Errorf("took %s, want 3 creates of 1s and 2 waits of 15s", took)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(res.stdout), &obj); err != nil || obj["name"] != "raw1" {
+			t.Errorf("stdout %q: want the created instance", res.stdout)
+		}
+		var bodies []string
+		for _, rq := range fa.recorded() {
+			if rq.Method == "POST" && rq.Path == "/instances" {
+				bodies = append(bodies, rq.Body)
+			}
+		}
+		if len(bodies) != 3 || bodies[0] != r.stdin || bodies[1] != r.stdin || bodies[2] != r.stdin {
+			t.Errorf("want the input replayed byte for byte three times, got %q", bodies)
+		}
+	})
+}
