@@ -356,6 +356,13 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 }
 
 func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, caller string) {
+	showVisible(s, w, r, func() (*instance, *apiError) { return s.findInstance(r.PathValue("ref"), caller) }, instanceView)
+}
+
+// showVisible answers GET /instances/{ref} and GET /networks/{ref} alike:
+// the body may name a namespace and nothing else, the record is found and
+// rendered under the lock.
+func showVisible[R any, J any](s *Server, w http.ResponseWriter, r *http.Request, find func() (R, *apiError), view func(R) J) {
 	if err := decodeJSON(r, &struct {
 		Namespace *string `json:"namespace"`
 	}{}, true); err != nil {
@@ -363,17 +370,17 @@ func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, call
 		return
 	}
 	s.mu.Lock()
-	i, err := s.findInstance(r.PathValue("ref"), caller)
-	var view instanceJSON
+	rec, err := find()
+	var out J
 	if err == nil {
-		view = instanceView(i)
+		out = view(rec)
 	}
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, caller string) {
@@ -581,24 +588,7 @@ func (s *Server) liveNetworks() int {
 }
 
 func (s *Server) handleShowNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	if err := decodeJSON(r, &struct {
-		Namespace *string `json:"namespace"`
-	}{}, true); err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	var view networkJSON
-	if err == nil {
-		view = networkView(n)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view)
+	showVisible(s, w, r, func() (*network, *apiError) { return s.findNetwork(r.PathValue("ref"), caller, true) }, networkView)
 }
 
 // handleDeleteNetwork schedules the teardown as a cluster operation and
