@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Start-up cost of `shakectl version` and `shakectl --help`: median wall
 # time (hyperfine), CPU time and page faults (perf stat, when available) and
-# peak RSS (/usr/bin/time -v), next to a hello-world Go binary built by the
-# same toolchain as the floor this machine allows.
+# peak RSS (/usr/bin/time -v).
+#
+# Everything is built the way .goreleaser.yaml builds the release
+# (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"): a default `go build` links
+# the cgo resolver dynamically and measures a binary nobody ships.
+#
+# Next to shakectl it times the programs of bench/startupfloor, which link
+# libraries and do nothing, so the figures split into what the machine
+# costs (hello), what linking the required libraries costs (required, api,
+# linked) and what shakectl's own work costs (the rest).
 #
 # Usage: bench/cli-startup.sh [RUNS]   (needs hyperfine: apt-get install -y hyperfine)
 set -euo pipefail
@@ -11,32 +19,34 @@ runs="${1:-200}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/shakectl" .
-mkdir -p "$work/hello"
-printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' > "$work/hello/main.go"
-printf 'module hello\n\ngo 1.26\n' > "$work/hello/go.mod"
-(cd "$work/hello" && go build -o "$work/hello-bin" .)
-ls -l "$work/shakectl" "$work/hello-bin" | awk '{print $5, $9}'
+build() { CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/$1" "$2"; }
+build shakectl .
+floors=(hello required api linked)
+for f in "${floors[@]}"; do build "$f" "./bench/startupfloor/$f"; done
+ls -l "$work" | awk 'NR > 1 {printf "%-10s %5.1f MB\n", $9, $5 / 1e6}'
+
+cmds=()
+for f in "${floors[@]}"; do cmds+=("$work/$f"); done
+cmds+=("$work/shakectl version" "$work/shakectl --help")
 
 echo "== load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
-hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/h.json" \
-  "$work/hello-bin" "$work/shakectl version" "$work/shakectl --help" >/dev/null
+hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/h.json" "${cmds[@]}" >/dev/null
 python3 - "$work/h.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     t = sorted(r["times"])
-    print(f'{r["command"].split("/")[-1]:22s} median {r["median"]*1e3:6.1f} ms  min {t[0]*1e3:6.1f} ms  '
+    print(f'{r["command"].split("/")[-1]:18s} median {r["median"]*1e3:6.1f} ms  min {t[0]*1e3:6.1f} ms  '
           f'p90 {t[int(len(t)*0.9)]*1e3:6.1f} ms  user {r["user"]*1e3:5.1f} ms  sys {r["system"]*1e3:5.1f} ms')
 PY
 
-for cmd in "$work/hello-bin" "$work/shakectl version" "$work/shakectl --help"; do
+for cmd in "$work/hello" "$work/shakectl version" "$work/shakectl --help"; do
   rss=$(/usr/bin/time -v $cmd 2>&1 >/dev/null | awk -F: '/Maximum resident/ {gsub(/ /,"",$2); print $2}')
   echo "$(basename "${cmd%% *}") ${cmd#* }: peak RSS ${rss} KiB"
 done
 
 if command -v perf >/dev/null; then
-  for cmd in "$work/hello-bin" "$work/shakectl version"; do
-    perf stat -r 50 $cmd 2>&1 >/dev/null | awk -v c="$(basename "${cmd%% *}") ${cmd#* }" \
-      '/task-clock/ {t=$1} /page-faults/ {p=$1} END {print c ": task-clock " t " ms, page faults " p}'
+  for cmd in "${cmds[@]}"; do
+    perf stat -r 50 $cmd 2>&1 >/dev/null | awk -v c="$(basename "$cmd")" \
+      '/task-clock/ {t=$1} /page-faults/ {p=$1} END {printf "%-18s task-clock %6s ms, page faults %s\n", c, t, p}'
   done
 fi
