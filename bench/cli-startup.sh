@@ -41,7 +41,7 @@ PY
 
 for cmd in "$work/hello" "$work/shakectl version" "$work/shakectl --help"; do
   rss=$(/usr/bin/time -v $cmd 2>&1 >/dev/null | awk -F: '/Maximum resident/ {gsub(/ /,"",$2); print $2}')
-  echo "$(basename "${cmd%% *}") ${cmd#* }: peak RSS ${rss} KiB"
+  printf '%-18s peak RSS %s KiB\n' "$(basename "$cmd")" "$rss"
 done
 
 if command -v perf >/dev/null; then
