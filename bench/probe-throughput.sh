@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # parking-probe's closed-mode throughput against a bare net/http hello
-# server, side by side with hey and wrk on this machine: the same target, the
-# same 64 connections, the same duration, alternating tool by tool so drift
-# in the machine's load hits all three alike.
+# server, side by side with hey, wrk and bombardier (a Go load tester on
+# valyala/fasthttp) on this machine: the same target, the same 64
+# connections, the same duration, alternating tool by tool so drift in the
+# machine's load hits all four alike.
 #
 # Usage: bench/probe-throughput.sh [SECONDS_PER_RUN (default 10)] [ROUNDS (default 3)]
 set -euo pipefail
@@ -19,6 +20,8 @@ trap cleanup EXIT
 for tool in hey wrk jq bc; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y hey wrk jq bc)" >&2; exit 1; }
 done
+# bombardier comes from the Go module proxy, pinned, built into the temp dir.
+GOBIN="$tmp" GOFLAGS= go install github.com/codesenberg/bombardier@v1.2.6
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
 "$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
@@ -32,22 +35,27 @@ probe_rps() {
 }
 hey_rps() { hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
 wrk_rps() { wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
+bombardier_rps() { "$tmp/bombardier" -c "$conns" -d "${secs}s" -p r -o json "$url" | jq -r '.result.rps.mean | floor'; }
 
 echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' round probe hey wrk probe/hey probe/wrk
+row() { printf '%-6s %-9s %-9s %-9s %-11s %-10s %-10s %-10s\n' "$@"; }
+ratio() { echo "scale=2; $1/$2" | bc; }
+row round probe hey wrk bombardier probe/hey probe/wrk probe/bomb
 : >"$tmp/rows"
 for r in $(seq 1 "$rounds"); do
   read -r p served sent < <(probe_rps)
   if [ "$served" != "$sent" ]; then echo "WARNING: probe: only $served of $sent served" >&2; fi
   h=$(hey_rps)
   w=$(wrk_rps)
-  echo "$p $h $w" >>"$tmp/rows"
-  printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' "$r" "$p" "$h" "$w" "$(echo "scale=2; $p/$h" | bc)" "$(echo "scale=2; $p/$w" | bc)"
+  b=$(bombardier_rps)
+  echo "$p $h $w $b" >>"$tmp/rows"
+  row "$r" "$p" "$h" "$w" "$b" "$(ratio "$p" "$h")" "$(ratio "$p" "$w")" "$(ratio "$p" "$b")"
 done
 # Medians: the machine is shared, so single runs swing.
 med() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
 mp=$(awk '{print $1}' "$tmp/rows" | med)
 mh=$(awk '{print $2}' "$tmp/rows" | med)
 mw=$(awk '{print $3}' "$tmp/rows" | med)
-printf '%-6s %-10s %-10s %-10s %-12s %-12s\n' median "$mp" "$mh" "$mw" "$(echo "scale=2; $mp/$mh" | bc)" "$(echo "scale=2; $mp/$mw" | bc)"
+mb=$(awk '{print $4}' "$tmp/rows" | med)
+row median "$mp" "$mh" "$mw" "$mb" "$(ratio "$mp" "$mh")" "$(ratio "$mp" "$mw")" "$(ratio "$mp" "$mb")"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
