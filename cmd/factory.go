@@ -89,6 +89,9 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Insecure:  cfg.Insecure,
 		Transport: f.Transport,
 		Now:       f.Now,
+		// A 406 (a network still "initial") is repeated within the async
+		// budget, as sf-client does (issue 12).
+		NotReadyBudget: cfg.Deadline(),
 	}
 	if cfg.Debug {
 		opts.Debug = f.IOStreams.ErrOut

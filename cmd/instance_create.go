@@ -205,14 +205,9 @@ func runInstanceCreate(f *Factory, o *InstanceCreateOptions) error {
 	}
 	switch s.cfg.Async {
 	case "pause":
-		inst, err = s.waitForState(start, inst, req.Name, "created", leftInitial, true)
+		inst, err = waitFor(s, watchedInstance(s.client), start, inst, req.Name, "created", leftInitial, true)
 	case "block":
-		inst, err = s.waitForState(start, inst, req.Name, "created", untilState("created"), false)
+		inst, err = waitFor(s, watchedInstance(s.client), start, inst, req.Name, "created", untilState("created"), false)
 	}
-	if inst != nil {
-		if perr := s.printDetail(instanceDetail(inst)); perr != nil && err == nil {
-			err = perr
-		}
-	}
-	return err
+	return printResult(s, instanceDetail, inst, err)
 }
