@@ -63,7 +63,7 @@ func (s *sfServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.token = fmt.Sprintf("%s%d", testToken, n)
 		tok := s.token
 		s.mu.Unlock()
-		fmt.Fprintf(w, `{"access_token": %q}`, tok)
+		fmt.Fprintf(w, `{"access_token": %q, "token_type": "Bearer", "expires_in": 900}`, tok)
 		return
 	}
 	s.requests = append(s.requests, &recorded{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: string(body)})

@@ -76,6 +76,8 @@ type fakeAPI struct {
 
 	requests []recordedRequest
 	logins   int
+	// networkPolls counts the GETs of an initial network.
+	networkPolls int
 }
 
 func newFakeAPI(t *testing.T) *fakeAPI {
@@ -256,7 +258,11 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var n struct{ State string }
 		_ = json.Unmarshal(fa.networks[i], &n)
 		if n.State == "initial" {
-			fa.networks[i] = patchRaw(fa.networks[i], map[string]any{"state": "created"})
+			// The network node deploys it: created on the second poll.
+			fa.networkPolls++
+			if fa.networkPolls >= 2 {
+				fa.networks[i] = patchRaw(fa.networks[i], map[string]any{"state": "created"})
+			}
 		}
 		fa.reply(w, fakeReply{status: 200, body: string(fa.networks[i])})
 	case r.URL.Path == "/nodes":

@@ -79,14 +79,14 @@ func ExitCode(err error) int {
 		return ExitCapacityPermanent
 	case errors.As(err, &apiErr):
 		switch {
-		case apiErr.StatusCode == http.StatusNotFound && apiErr.AtLogin():
-			// POST /auth answers 404 for an unknown namespace
-			// (shakenfist da448b1a auth.py): a refused login.
-			return ExitAuth
 		case apiErr.IsHTML() && apiErr.StatusCode < 500:
 			// Flask's HTML 404 or a web page: the URL is wrong, no
 			// resource is missing.
 			return ExitFailure
+		case apiErr.StatusCode == http.StatusNotFound && apiErr.AtLogin():
+			// POST /auth answers 404 for an unknown namespace
+			// (shakenfist da448b1a auth.py): a refused login.
+			return ExitAuth
 		case apiErr.StatusCode == http.StatusUnauthorized, apiErr.StatusCode == http.StatusForbidden:
 			return ExitAuth
 		case apiErr.StatusCode == http.StatusNotFound:
