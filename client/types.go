@@ -46,9 +46,9 @@ type Options struct {
 	// NotReadyNotify, when set, is called before each such repeat with the
 	// server's message and the time left.
 	NotReadyNotify func(message string, left time.Duration)
-	// PollInterval is the first pause between the polls that follow an
-	// asynchronous delete (202); it grows to MaxPollInterval. 0 means
-	// DefaultPollInterval.
+	// PollInterval is kept for compatibility and unused: the real server
+	// answers deletes with 200, and waiting for a state is the commands'
+	// one waiting model (cmd/wait.go).
 	PollInterval time.Duration
 }
 

@@ -46,6 +46,9 @@ func DescribeError(err error) output.ErrorReport {
 		r.Hint = "give the wait more time with --timeout (or --async block, up to 1h)"
 	case errors.As(err, &failed):
 		r.Hint = fmt.Sprintf("\"shakectl instance events %s\" shows what happened", failed.Ref)
+		if failed.Kind == "network" {
+			r.Hint = fmt.Sprintf("\"shakectl network show %s\" shows it; the network node may have failed to deploy it", failed.Ref)
+		}
 	case errors.As(err, &transport):
 		r.Attempts = transport.Attempts
 		setElapsed(&r, transport.Attempts, transport.Elapsed)

@@ -129,7 +129,10 @@ func TestREADMEWalkThrough(t *testing.T) {
 		}
 		fa.createReplies = []fakeReply{{status: 406, body: `{"error": "network mynet is not ready (initial)", "status": 406}`}}
 		fa.createState = "created"
-		step(0, "instance", "create", "web9", "1", "1024", "-d", "8@debian:12", "-n", "mynet")
+		res = step(0, "instance", "create", "web9", "1", "1024", "-d", "8@debian:12", "-n", "mynet")
+		if !strings.Contains(res.stderr, "network mynet is not ready (initial); retrying in 1s (") {
+			t.Errorf("the 406 repeat is not visible on stderr: %q", res.stderr)
+		}
 		if fa.count("POST", "/instances") != 3 {
 			t.Fatalf("the 406 was not repeated: %d creates", fa.count("POST", "/instances"))
 		}
