@@ -155,3 +155,22 @@ func TestREADMEWalkThrough(t *testing.T) {
 		}
 	})
 }
+
+func TestNetworkCreateWaitsPerAsync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		res := inMemory(fa).run(t, "network", "create", "mynet", "10.0.0.0/24", "--async", "continue", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tinitial\n") || fa.count("GET", "/networks/2f1e0d9c-1111-4222-8333-4444555566ff") != 0 {
+			t.Fatalf("continue: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"GET /networks/2f1e0d9c-1111-4222-8333-4444555566ff": {status: 200,
+			body: strings.Replace(readGolden(t, "network_initial.json"), `"initial"`, `"error"`, 1)}}
+		res := inMemory(fa).run(t, "network", "create", "mynet", "10.0.0.0/24", "--async", "block")
+		if res.code != ExitFailure || !strings.Contains(res.stderr, "network net1 is in state error") || !strings.Contains(res.stderr, "shakectl network show net1") {
+			t.Fatalf("error state: %s", res)
+		}
+	})
+}
