@@ -74,11 +74,31 @@ func New(o Options) (*Client, error) {
 	return c, nil
 }
 
+// APIURLForms names the two API URLs a real deployment answers on:
+// gunicorn serves the routes at / on port 13000, and the Apache front end
+// proxies /api to it (shakenfist da448b1a,
+// deploy/ansible/files/apache-site-primary.conf). "http://host:13000/api"
+// is neither.
+const APIURLForms = "http://HOST/api (behind Apache) or http://HOST:13000 (the API server itself)"
+
+// redactBare drops a "user:password@" from a URL without a scheme.
+func redactBare(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return "[redacted]@" + s[i+1:]
+	}
+	return s
+}
+
 // checkAPIURL accepts an absolute http(s) URL with a host. Its error never
 // repeats a password that the URL may carry.
 func checkAPIURL(raw string) (string, error) {
 	if strings.TrimSpace(raw) == "" {
 		return "", errors.New("no API URL: set --api-url or SHAKENFIST_API_URL")
+	}
+	if !strings.Contains(raw, "://") {
+		// "127.0.0.1:13000" parses as a URL with the scheme "127.0.0.1" or
+		// not at all; either way the scheme is what is missing.
+		return "", fmt.Errorf("invalid API URL %q: the scheme is missing; want %s", redactBare(strings.TrimSpace(raw)), APIURLForms)
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {

@@ -71,6 +71,20 @@ func (e *APIError) Unwrap() error {
 	return e.capacity
 }
 
+// IsHTML says the answer was an HTML page (Flask's 404 page for a route the
+// API does not have, an Apache or proxy page): the URL does not point at a
+// Shakenfist API.
+func (e *APIError) IsHTML() bool {
+	return bytes.HasPrefix(bytes.TrimSpace(e.Body), []byte("<"))
+}
+
+// AtLogin says the answer is to POST /auth: there a 404 means the
+// namespace is unknown (shakenfist da448b1a auth.py), which is an
+// authentication failure, not a missing resource.
+func (e *APIError) AtLogin() bool {
+	return e.Method == http.MethodPost && strings.HasSuffix(pathOf(e.URL), "/auth")
+}
+
 // Capacity returns the capacity view of a 507, or nil.
 func (e *APIError) Capacity() *CapacityRefusal { return e.capacity }
 

@@ -19,6 +19,7 @@ func (i *Instance) keepRaw(r json.RawMessage)  { i.Raw = r }
 func (n *Network) keepRaw(r json.RawMessage)   { n.Raw = r }
 func (n *Node) keepRaw(r json.RawMessage)      { n.Raw = r }
 func (n *Namespace) keepRaw(r json.RawMessage) { n.Raw = r }
+func (e *Event) keepRaw(r json.RawMessage)     { e.Raw = r }
 
 // call sends a request whose parameters (if any) go as a JSON body, and
 // returns the 2xx answer.
@@ -30,11 +31,42 @@ func (c *Client) call(ctx context.Context, method, path string, params any) (*Re
 			return nil, "", fmt.Errorf("%s %s: encoding the request: %w", method, path, err)
 		}
 	}
-	resp, err := c.do(ctx, method, path, body)
+	resp, err := c.doWhenReady(ctx, method, path, body)
 	if err != nil {
 		return nil, "", err
 	}
 	return resp, c.endpoint(path), nil
+}
+
+// NotReadyPause is the pause between the repeats of a request answered 406
+// (a resource it depends on is not created yet), as sf-client sleeps 1s
+// (client-python 6c25293c, apiclient.py _request_url).
+const NotReadyPause = time.Second
+
+// doWhenReady repeats a request answered 406 ("network X is not ready
+// (initial)") every NotReadyPause while Options.NotReadyBudget lasts, as
+// sf-client does within its --async deadline; then the last 406 is the
+// error.
+func (c *Client) doWhenReady(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	deadline := time.Now().Add(c.opts.NotReadyBudget)
+	for {
+		resp, err := c.do(ctx, method, path, body)
+		var apiErr *APIError
+		if err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
+			time.Until(deadline) < NotReadyPause {
+			return resp, err
+		}
+		if c.opts.NotReadyNotify != nil {
+			c.opts.NotReadyNotify(apiErr.Message, time.Until(deadline))
+		}
+		t := time.NewTimer(NotReadyPause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return resp, err
+		case <-t.C:
+		}
+	}
 }
 
 // getOne decodes a 2xx answer holding one object.
@@ -48,6 +80,24 @@ func getOne[T any, P interface {
 	}
 	v, err := decodeOne[T, P](resp, method, u)
 	return v, resp, err
+}
+
+// getOneOrNull is getOne for answers that may be the JSON literal null:
+// the server's handlers that return nothing answer 200 "null" (power
+// actions; DELETE /networks of an already deleted network). Then the
+// object is nil and there is no error.
+func getOneOrNull[T any, P interface {
+	*T
+	rawKeeper
+}](c *Client, ctx context.Context, method, path string, params any) (*T, error) {
+	resp, u, err := c.call(ctx, method, path, params)
+	if err != nil {
+		return nil, err
+	}
+	if string(bytes.TrimSpace(resp.Body)) == "null" {
+		return nil, nil
+	}
+	return decodeOne[T, P](resp, method, u)
 }
 
 // getList decodes a 2xx answer holding an array of objects.
@@ -116,7 +166,7 @@ func jsonProblem(body []byte) string {
 	case len(t) == 0:
 		return "an empty body, not JSON"
 	case t[0] == '<':
-		return "an HTML page, not JSON (the API URL may point at a web page or a proxy)"
+		return "an HTML page, not JSON"
 	case !json.Valid(t):
 		var v any
 		err := json.Unmarshal(t, &v)
@@ -185,58 +235,56 @@ func (c *Client) CreateInstance(ctx context.Context, req CreateInstanceRequest) 
 	return v, err
 }
 
-// DeleteInstance deletes an instance (200 or 202).
+// DeleteInstance deletes an instance. The server answers 200 with the
+// instance as it was (the delete runs as a queued task).
 func (c *Client) DeleteInstance(ctx context.Context, ref string) (*Instance, error) {
 	return c.instanceCall(ctx, http.MethodDelete, ref, "")
 }
 
-// InstanceEvents lists an instance's event trail.
-func (c *Client) InstanceEvents(ctx context.Context, ref string) ([]Event, error) {
+// EventsQuery narrows GET /instances/{ref}/events with the server's own
+// parameters: event_type (audit, mutate, status, usage, resources, prune,
+// historic) and limit (the server's default is 100).
+type EventsQuery struct {
+	Type  string `json:"event_type,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// InstanceEvents lists an instance's event trail, newest first as the
+// server sends it; each Event keeps the server's object in Raw.
+func (c *Client) InstanceEvents(ctx context.Context, ref string, q EventsQuery) ([]Event, error) {
 	p, err := refPath("instances", ref, "events")
 	if err != nil {
 		return nil, err
 	}
-	resp, u, err := c.call(ctx, http.MethodGet, p, nil)
+	var params any
+	if q != (EventsQuery{}) {
+		params = q
+	}
+	return getList[Event](c, ctx, http.MethodGet, p, params)
+}
+
+// PowerAction is one of the server's instance power routes.
+type PowerAction string
+
+// The power actions of shakenfist da448b1a (external_api/instance.py).
+const (
+	PowerOn    PowerAction = "poweron"
+	PowerOff   PowerAction = "poweroff"
+	RebootSoft PowerAction = "rebootsoft"
+	RebootHard PowerAction = "reboothard"
+	Pause      PowerAction = "pause"
+	Unpause    PowerAction = "unpause"
+)
+
+// InstancePower sends POST /instances/{ref}/{action}. The real server
+// answers 200 with body null (its handlers return None); an older or
+// different server may answer with the instance, which is returned then.
+func (c *Client) InstancePower(ctx context.Context, ref string, action PowerAction) (*Instance, error) {
+	p, err := refPath("instances", ref, string(action))
 	if err != nil {
 		return nil, err
 	}
-	if err := checkJSON(resp, http.MethodGet, u, '['); err != nil {
-		return nil, err
-	}
-	var events []Event
-	if err := json.Unmarshal(resp.Body, &events); err != nil {
-		return nil, decodeError(resp, http.MethodGet, u, err)
-	}
-	return events, nil
-}
-
-// PowerOnInstance powers an instance on.
-func (c *Client) PowerOnInstance(ctx context.Context, ref string) (*Instance, error) {
-	return c.instanceCall(ctx, http.MethodPost, ref, "poweron")
-}
-
-// PowerOffInstance powers an instance off.
-func (c *Client) PowerOffInstance(ctx context.Context, ref string) (*Instance, error) {
-	return c.instanceCall(ctx, http.MethodPost, ref, "poweroff")
-}
-
-// RebootInstance reboots an instance, hard (reset) or soft (ACPI).
-func (c *Client) RebootInstance(ctx context.Context, ref string, hard bool) (*Instance, error) {
-	action := "rebootsoft"
-	if hard {
-		action = "reboothard"
-	}
-	return c.instanceCall(ctx, http.MethodPost, ref, action)
-}
-
-// PauseInstance pauses an instance.
-func (c *Client) PauseInstance(ctx context.Context, ref string) (*Instance, error) {
-	return c.instanceCall(ctx, http.MethodPost, ref, "pause")
-}
-
-// UnpauseInstance unpauses an instance.
-func (c *Client) UnpauseInstance(ctx context.Context, ref string) (*Instance, error) {
-	return c.instanceCall(ctx, http.MethodPost, ref, "unpause")
+	return getOneOrNull[Instance](c, ctx, http.MethodPost, p, nil)
 }
 
 func (c *Client) instanceCall(ctx context.Context, method, ref, action string) (*Instance, error) {
@@ -273,63 +321,17 @@ func (c *Client) CreateNetwork(ctx context.Context, req CreateNetworkRequest) (*
 	return v, err
 }
 
-// DeleteNetworkAsync sends DELETE /networks/{ref} and returns the answer as
-// is: the deleted network (200), or the "deleting" stub of a scheduled
-// teardown (202) without waiting for it.
-func (c *Client) DeleteNetworkAsync(ctx context.Context, ref string) (*Network, error) {
-	n, _, err := c.deleteNetwork(ctx, ref)
-	return n, err
-}
-
-func (c *Client) deleteNetwork(ctx context.Context, ref string) (*Network, *Response, error) {
+// DeleteNetwork sends DELETE /networks/{ref}. The real server answers 200
+// with the network as it is (state created, or delete-wait while
+// interfaces remain: the network goes once they do), or 200 null when it
+// was already deleted; then the result is nil. Waiting for the deletion is
+// the caller's (the command's waiting model).
+func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error) {
 	p, err := refPath("networks", ref)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return getOne[Network](c, ctx, http.MethodDelete, p, nil)
-}
-
-// DeleteNetwork deletes a network. When the server schedules the teardown
-// as a cluster operation (202), it polls the network until it is deleted
-// (or gone) within ctx.
-func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error) {
-	n, resp, err := c.deleteNetwork(ctx, ref)
-	if err != nil || resp.StatusCode != http.StatusAccepted || n.State == "deleted" {
-		return n, err
-	}
-	target := n.UUID
-	if target == "" {
-		target = ref
-	}
-	interval := c.opts.PollInterval
-	timer := time.NewTimer(interval)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return n, fmt.Errorf("waiting for network %s to be deleted: %w", target, context.Cause(ctx))
-		case <-timer.C:
-		}
-		got, err := c.GetNetwork(ctx, target)
-		var apiErr *APIError
-		switch {
-		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound:
-			n.State = "deleted"
-			return n, nil
-		case err != nil:
-			if ctx.Err() != nil {
-				return n, fmt.Errorf("waiting for network %s to be deleted: %w", target, err)
-			}
-			return n, err
-		case got.State == "deleted":
-			return got, nil
-		case strings.HasSuffix(got.State, "error"):
-			return got, fmt.Errorf("network %s went to state %q instead of deleted", target, got.State)
-		}
-		n = got
-		interval = min(interval*2, MaxPollInterval)
-		timer.Reset(interval)
-	}
+	return getOneOrNull[Network](c, ctx, http.MethodDelete, p, nil)
 }
 
 // ListNodes lists the cluster's nodes with their capacity accounting.

@@ -76,7 +76,9 @@ func ParseNetworkSpec(s string) (NetworkRequest, error) {
 
 // jsonMetadataKeys are the metadata keys whose values are JSON, because the
 // server reads structure from them: "tags" (a list of strings) and
-// "affinity" (an object of placement rules).
+// "affinity" (an object: integer weights per tag on shakenfist da448b1a,
+// which only rank nodes; hard require_with_tag/require_without_tag rules on
+// servers that follow seed 004).
 var jsonMetadataKeys = map[string]func(any) bool{
 	"tags": func(v any) bool {
 		list, ok := v.([]any)
@@ -98,7 +100,7 @@ var jsonMetadataKeys = map[string]func(any) bool{
 
 var jsonMetadataExample = map[string]string{
 	"tags":     `tags=["web","prod"]`,
-	"affinity": `affinity={"require_with_tag":["ssd"]}`,
+	"affinity": `affinity={"fastdisk":10}`,
 }
 
 // ParseMetadata reads -m arguments, "KEY=VALUE" each. Values are strings,

@@ -38,9 +38,17 @@ type Options struct {
 	Now func() time.Time
 	// Retry enables --retry-transient-capacity; nil leaves it off.
 	Retry *RetryOptions
-	// PollInterval is the first pause between the polls that follow an
-	// asynchronous delete (202); it grows to MaxPollInterval. 0 means
-	// DefaultPollInterval.
+	// NotReadyBudget is how long a request answered 406 (a resource it
+	// depends on, such as a network still "initial", is not ready) is
+	// repeated, once a second, as sf-client does within its async deadline.
+	// 0 means not at all.
+	NotReadyBudget time.Duration
+	// NotReadyNotify, when set, is called before each such repeat with the
+	// server's message and the time left.
+	NotReadyNotify func(message string, left time.Duration)
+	// PollInterval is kept for compatibility and unused: the real server
+	// answers deletes with 200, and waiting for a state is the commands'
+	// one waiting model (cmd/wait.go).
 	PollInterval time.Duration
 }
 
@@ -91,6 +99,7 @@ type Instance struct {
 	ErrorMessage string         `json:"error_message,omitempty"`
 	Metadata     map[string]any `json:"metadata,omitempty"`
 	Version      int            `json:"version,omitempty"`
+	Interfaces   []Interface    `json:"interfaces,omitempty"`
 	// Raw is the server's object as sent; printers use it for -o json/yaml
 	// so the output is the API's own schema.
 	Raw json.RawMessage `json:"-"`
@@ -104,52 +113,93 @@ type DiskSpec struct {
 	Type string `json:"type,omitempty"`
 }
 
-// Event is one entry of an instance's event trail.
+// Interface is one network interface of an instance, as the server's
+// interface view has it (shakenfist da448b1a, networkinterface.py).
+type Interface struct {
+	UUID        string `json:"uuid"`
+	NetworkUUID string `json:"network_uuid"`
+	MACAddr     string `json:"macaddr"`
+	IPv4        string `json:"ipv4"`
+	Floating    string `json:"floating"`
+	Order       int    `json:"order"`
+	State       string `json:"state"`
+}
+
+// Event is one entry of an instance's event trail, with the fields of
+// shakenfist da448b1a (external_api/base.py, events): newest first.
 type Event struct {
-	Timestamp float64  `json:"timestamp"`
-	FQDN      string   `json:"fqdn"`
-	Operation string   `json:"operation"`
-	Phase     string   `json:"phase"`
-	Duration  *float64 `json:"duration"`
-	Message   string   `json:"message"`
+	Type      string          `json:"type"`
+	Timestamp float64         `json:"timestamp"`
+	FQDN      string          `json:"fqdn"`
+	Duration  *float64        `json:"duration"`
+	Message   string          `json:"message"`
+	Extra     json.RawMessage `json:"extra"`
+	Raw       json.RawMessage `json:"-"`
 }
 
-// Network is a virtual network.
+// Network is a virtual network (shakenfist da448b1a network view: the
+// VXLAN id is "vxlan_id"; a new network is "initial" until the network
+// node has deployed it, then "created").
 type Network struct {
-	UUID        string          `json:"uuid"`
-	Name        string          `json:"name"`
-	Namespace   string          `json:"namespace"`
-	Netblock    string          `json:"netblock"`
-	ProvideDHCP bool            `json:"provide_dhcp"`
-	ProvideNAT  bool            `json:"provide_nat"`
-	State       string          `json:"state"`
-	VXID        int             `json:"vxid"`
-	Raw         json.RawMessage `json:"-"`
+	UUID            string          `json:"uuid"`
+	Name            string          `json:"name"`
+	Namespace       string          `json:"namespace"`
+	Netblock        string          `json:"netblock"`
+	ProvideDHCP     bool            `json:"provide_dhcp"`
+	ProvideNAT      bool            `json:"provide_nat"`
+	ProvideDNS      bool            `json:"provide_dns"`
+	FloatingGateway string          `json:"floating_gateway"`
+	State           string          `json:"state"`
+	VXLANID         int             `json:"vxlan_id"`
+	Version         int             `json:"version"`
+	Raw             json.RawMessage `json:"-"`
 }
 
-// Node is a cluster node with its capacity accounting (vCPU, MiB, GiB).
+// Node is a cluster node as shakenfist da448b1a describes it: roles as
+// is_* flags, no capacity and no tags (the server does not expose them).
+// Version is the object's schema version, an integer.
 type Node struct {
-	Name         string          `json:"name"`
-	IP           string          `json:"ip"`
-	State        string          `json:"state"`
-	LastSeen     float64         `json:"lastseen"`
-	Version      string          `json:"version"`
-	IsHypervisor bool            `json:"is_hypervisor"`
-	Tags         []string        `json:"tags"`
-	CPUMax       int             `json:"cpu_max"`
-	CPUUsed      int             `json:"cpu_used"`
-	MemoryMax    int             `json:"memory_max"`
-	MemoryUsed   int             `json:"memory_used"`
-	DiskMax      int             `json:"disk_max"`
-	DiskUsed     int             `json:"disk_used"`
-	Raw          json.RawMessage `json:"-"`
+	UUID                string          `json:"uuid"`
+	Name                string          `json:"name"`
+	IP                  string          `json:"ip"`
+	State               string          `json:"state"`
+	LastSeen            float64         `json:"lastseen"`
+	Release             string          `json:"release"`
+	Version             int             `json:"version"`
+	IsEtcdMaster        bool            `json:"is_etcd_master"`
+	IsHypervisor        bool            `json:"is_hypervisor"`
+	IsNetworkNode       bool            `json:"is_network_node"`
+	IsEventlogNode      bool            `json:"is_eventlog_node"`
+	IsClusterMaintainer bool            `json:"is_cluster_maintainer"`
+	Raw                 json.RawMessage `json:"-"`
 }
 
-// Namespace is one namespace of GET /auth/namespaces.
+// Roles names the node's roles from its is_* flags.
+func (n *Node) Roles() []string {
+	var r []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{
+		{n.IsHypervisor, "hypervisor"}, {n.IsNetworkNode, "network"}, {n.IsEtcdMaster, "etcd"},
+		{n.IsEventlogNode, "eventlog"}, {n.IsClusterMaintainer, "maintainer"},
+	} {
+		if f.on {
+			r = append(r, f.name)
+		}
+	}
+	return r
+}
+
+// Namespace is one namespace of GET /auth/namespaces; the server lists the
+// key names under "keys" (da448b1a auth.py; its swagger example's
+// "key_names" is not what it sends).
 type Namespace struct {
 	Name     string          `json:"name"`
-	KeyNames []string        `json:"key_names,omitempty"`
+	State    string          `json:"state"`
+	Keys     []string        `json:"keys"`
 	Metadata map[string]any  `json:"metadata,omitempty"`
+	Version  int             `json:"version"`
 	Raw      json.RawMessage `json:"-"`
 }
 

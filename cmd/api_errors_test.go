@@ -28,7 +28,7 @@ func TestBrokenServerAnswers(t *testing.T) {
 		hint  string
 	}{
 		{"HTML page", fakeReply{status: 200, header: map[string]string{"Content-Type": "text/html"}, body: "<!doctype html><html><head><title>Welcome to nginx</title></head></html>"}, 1,
-			"error: GET /instances: the server answered 200 with an HTML page, not JSON", "must point at the Shakenfist API itself"},
+			"error: GET /instances: the server answered 200 with an HTML page, not JSON", "this is not a Shakenfist API"},
 		{"empty body", fakeReply{status: 200}, 1, "error: GET /instances: the server answered 200 with an empty body, not JSON", "cut short"},
 		{"truncated JSON", fakeReply{status: 200, body: `[{"uuid": "6a4e1a57", "name": "we`}, 1, "error: GET /instances: the server answered 200 with truncated JSON", "cut short"},
 		{"wrong shape", fakeReply{status: 200, body: `{"instances": []}`}, 1, "error: GET /instances: the server answered 200 with JSON an object where an array was expected", "not what the Shakenfist API sends"},

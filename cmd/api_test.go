@@ -35,7 +35,7 @@ func TestAPIIndentsOnATerminalAndConvertsToYAML(t *testing.T) {
 		t.Fatal(res)
 	}
 	res = against(fa).run(t, "api", "GET", "/auth/namespaces", "-o", "yaml")
-	if res.code != 0 || !strings.HasPrefix(res.stdout, "- name: system\n  key_names:\n    - deploy\n") {
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "- name: system\n  state: created\n") {
 		t.Fatal(res)
 	}
 }

@@ -76,33 +76,38 @@ type fakeAPI struct {
 
 	requests []recordedRequest
 	logins   int
+	// networkPolls counts the GETs of an initial network.
+	networkPolls int
 }
 
 func newFakeAPI(t *testing.T) *fakeAPI {
 	return &fakeAPI{
 		t: t,
 		instances: []json.RawMessage{
-			json.RawMessage(`{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","namespace":"ns1","cpus":2,"memory":2048,"disk_spec":[{"size":20,"base":"debian:12","bus":null,"type":"disk"}],"ssh_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake web@example","user_data":"I2Nsb3VkLWNvbmZpZwo=","node":"node1","state":"created","state_updated":1700000100.25,"power_state":"on","error_message":null,"metadata":{"tags":["web","prod"]},"version":12}`),
-			json.RawMessage(`{"uuid":"0b9f3c2e-52a1-4a7e-8d0c-5d1e2f3a4b02","name":"db-with-a-long-name","namespace":"ns1","cpus":8,"memory":16384,"disk_spec":[{"size":50,"base":"debian:12"},{"size":200}],"node":"node2","state":"error","power_state":"off","error_message":"instance failed to start: disk image missing","metadata":{},"version":7}`),
-			json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003","name":"batch","namespace":"ns1","cpus":1,"memory":1024,"disk_spec":[{"size":8}],"node":"","state":"creating","power_state":"","metadata":{"tags":["batch"]},"version":1}`),
+			json.RawMessage(`{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","namespace":"ns1","cpus":2,"memory":2048,"disk_spec":[{"size":20,"base":"debian:12","bus":null,"type":"disk"}],"ssh_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake web@example","user_data":"I2Nsb3VkLWNvbmZpZwo=","node":"node1","state":"created","state_updated":1700000100.25,"power_state":"on","error_message":null,"metadata":{"tags":["web","prod"]},"version":14,"interfaces":[{"uuid":"8d2f4b9e-0c1a-4e55-9b7e-1f2a3b4c5d61","state":"created","metadata":{},"version":3,"network_uuid":"2f1e0d9c-1111-4222-8333-444455556601","instance_uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","macaddr":"02:00:00:5e:10:01","ipv4":"10.0.0.5","order":0,"model":"virtio","floating":"192.168.1.20"}]}`),
+			json.RawMessage(`{"uuid":"0b9f3c2e-52a1-4a7e-8d0c-5d1e2f3a4b02","name":"db-with-a-long-name","namespace":"ns1","cpus":8,"memory":16384,"disk_spec":[{"size":50,"base":"debian:12"},{"size":200}],"node":"node2","state":"created-error","power_state":"off","error_message":"instance failed to start: disk image missing","metadata":{},"version":14,"interfaces":[]}`),
+			json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003","name":"batch","namespace":"ns1","cpus":1,"memory":1024,"disk_spec":[{"size":8}],"node":"node1","state":"preflight","power_state":"initial","metadata":{"tags":["batch"]},"version":14,"interfaces":[]}`),
 		},
 		networks: []json.RawMessage{
-			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","name":"net1","namespace":"ns1","netblock":"10.0.0.0/24","provide_dhcp":true,"provide_nat":true,"state":"created","vxid":4211,"floating_gateway":"192.168.1.10"}`),
-			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556602","name":"isolated","namespace":"ns1","netblock":"192.168.50.0/24","provide_dhcp":false,"provide_nat":false,"state":"deleting","vxid":977}`),
+			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","name":"net1","namespace":"ns1","netblock":"10.0.0.0/24","provide_dhcp":true,"provide_nat":true,"provide_dns":false,"state":"created","vxlan_id":4211,"floating_gateway":"192.168.1.10","metadata":{},"version":4}`),
+			json.RawMessage(`{"uuid":"2f1e0d9c-1111-4222-8333-444455556602","name":"isolated","namespace":"ns1","netblock":"192.168.50.0/24","provide_dhcp":false,"provide_nat":true,"provide_dns":false,"state":"delete-wait","vxlan_id":977,"floating_gateway":null,"metadata":{},"version":4}`),
 		},
+		// The node view of shakenfist da448b1a (external_api/node.py):
+		// integer schema version, is_* flags, no capacity or tags.
 		nodes: []json.RawMessage{
-			json.RawMessage(`{"name":"node1","ip":"10.1.0.1","state":"created","lastseen":1700000000.5,"version":"0.8.3","is_hypervisor":true,"tags":["ssd"],"cpu_max":16,"cpu_used":14,"memory_max":65536,"memory_used":61440,"disk_max":1000,"disk_used":400}`),
-			json.RawMessage(`{"name":"node2","ip":"10.1.0.2","state":"created","lastseen":1700000001,"version":"0.8.3","is_hypervisor":true,"tags":["ssd","gpu"],"cpu_max":32,"cpu_used":8,"memory_max":131072,"memory_used":16384,"disk_max":2000,"disk_used":250}`),
-			json.RawMessage(`{"name":"db0","ip":"10.1.0.9","state":"created","lastseen":1700000002,"version":"0.8.3","is_hypervisor":false,"tags":[],"cpu_max":0,"cpu_used":0,"memory_max":0,"memory_used":0,"disk_max":0,"disk_used":0}`),
+			json.RawMessage(`{"uuid":"node1","state":"created","metadata":{},"version":7,"name":"node1","ip":"10.1.0.1","lastseen":1700000000.5,"release":"0.8.3","is_etcd_master":true,"is_hypervisor":true,"is_network_node":true,"is_eventlog_node":true,"is_cluster_maintainer":true}`),
+			json.RawMessage(`{"uuid":"node2","state":"created","metadata":{},"version":7,"name":"node2","ip":"10.1.0.2","lastseen":1700000001,"release":"0.8.3","is_etcd_master":false,"is_hypervisor":true,"is_network_node":false,"is_eventlog_node":false,"is_cluster_maintainer":false}`),
+			json.RawMessage(`{"uuid":"db0","state":"missing","metadata":{},"version":7,"name":"db0","ip":"10.1.0.9","lastseen":1700000002,"release":"0.8.2","is_etcd_master":true,"is_hypervisor":false,"is_network_node":false,"is_eventlog_node":false,"is_cluster_maintainer":false}`),
 		},
+		// GET /auth/namespaces: key names under "keys".
 		namespaces: []json.RawMessage{
-			json.RawMessage(`{"name":"system","key_names":["deploy","ci"],"metadata":{}}`),
-			json.RawMessage(`{"name":"ns1","key_names":["laptop"],"metadata":{"owner":"team-a"}}`),
+			json.RawMessage(`{"name":"system","state":"created","metadata":{},"version":5,"keys":["deploy","ci"],"trust":{"full":[]}}`),
+			json.RawMessage(`{"name":"ns1","state":"created","metadata":{"owner":"team-a"},"version":5,"keys":["laptop"],"trust":{"full":["system"]}}`),
 		},
-		events: json.RawMessage(`[{"timestamp":1700000000.5,"fqdn":"sf-api","operation":"schedule","phase":"attempt","duration":null,"message":"schedule has no candidates at stage sufficient_idle_cpu"},{"timestamp":1700000015.75,"fqdn":"node1","operation":"create","phase":"finish","duration":4.125,"message":"instance created"}]`),
+		// Events newest first, the server's fields.
+		events: json.RawMessage(`[{"type":"audit","timestamp":1700000015.75,"fqdn":"node1","duration":4.125,"message":"instance created","extra":{"node":"node1"}},{"type":"mutate","timestamp":1700000000.5,"fqdn":"sf-api","duration":null,"message":"schedule complete","extra":null}]`),
 	}
 }
-
 func (fa *fakeAPI) reply(w http.ResponseWriter, r fakeReply) {
 	for k, v := range r.header {
 		w.Header().Set(k, v)
@@ -147,7 +152,7 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fa.logins++
-		fa.reply(w, fakeReply{status: 200, body: `{"access_token": "` + testToken + `"}`})
+		fa.reply(w, fakeReply{status: 200, body: `{"access_token": "` + testToken + `", "token_type": "Bearer", "expires_in": 900}`})
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+testToken || fa.expireTokenOnce {
@@ -205,8 +210,10 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
 		case len(parts) == 2 && r.Method == http.MethodDelete:
+			// 200 with the instance as it was; it is deleted afterwards.
+			was := fa.instances[i]
 			fa.instances[i] = patchRaw(fa.instances[i], map[string]any{"state": "deleted", "power_state": "off"})
-			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
+			fa.reply(w, fakeReply{status: 200, body: string(was)})
 		case len(parts) == 3 && parts[2] == "events" && r.Method == http.MethodGet:
 			fa.reply(w, fakeReply{status: 200, body: string(fa.events)})
 		case len(parts) == 3 && r.Method == http.MethodPost:
@@ -216,7 +223,8 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			fa.instances[i] = patchRaw(fa.instances[i], map[string]any{"power_state": power})
-			fa.reply(w, fakeReply{status: 200, body: string(fa.instances[i])})
+			// The handlers return None: 200 with body null.
+			fa.reply(w, fakeReply{status: 200, body: "null"})
 		default:
 			fa.errorReply(w, 405, "method not allowed")
 		}
@@ -226,8 +234,9 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var req map[string]any
 		_ = json.Unmarshal(body, &req)
 		req["uuid"] = "2f1e0d9c-1111-4222-8333-4444555566ff"
-		req["state"] = "created"
-		req["vxid"] = 99
+		// A new network is "initial"; the next GET finds it created.
+		req["state"] = "initial"
+		req["vxlan_id"] = 99
 		if req["namespace"] == nil {
 			req["namespace"] = testNamespace
 		}
@@ -241,7 +250,19 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if r.Method == http.MethodDelete {
+			was := fa.networks[i]
 			fa.networks[i] = patchRaw(fa.networks[i], map[string]any{"state": "deleted"})
+			fa.reply(w, fakeReply{status: 200, body: string(was)})
+			return
+		}
+		var n struct{ State string }
+		_ = json.Unmarshal(fa.networks[i], &n)
+		if n.State == "initial" {
+			// The network node deploys it: created on the second poll.
+			fa.networkPolls++
+			if fa.networkPolls >= 2 {
+				fa.networks[i] = patchRaw(fa.networks[i], map[string]any{"state": "created"})
+			}
 		}
 		fa.reply(w, fakeReply{status: 200, body: string(fa.networks[i])})
 	case r.URL.Path == "/nodes":
@@ -490,4 +511,15 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readGolden reads a recorded real-shape answer of client/testdata (the
+// shapes of shakenfist da448b1a, see shared/reference/shakenfist-api.md).
+func readGolden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "client", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

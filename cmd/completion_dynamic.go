@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -54,11 +53,7 @@ func completeNodeNames(f *Factory) cobra.CompletionFunc {
 		list, err := c.ListNodes(ctx)
 		items := make([]namedItem, 0, len(list))
 		for _, n := range list {
-			free := ""
-			if n.CPUMax > 0 || n.MemoryMax > 0 {
-				free = fmt.Sprintf("%d/%d CPUs, %d/%d MiB used", n.CPUUsed, n.CPUMax, n.MemoryUsed, n.MemoryMax)
-			}
-			items = append(items, namedItem{n.Name, describe(n.State, free)})
+			items = append(items, namedItem{n.Name, describe(n.State, strings.Join(n.Roles(), ","))})
 		}
 		return items, err
 	})

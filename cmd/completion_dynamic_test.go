@@ -58,7 +58,7 @@ var completionCloudLists = map[string]string{
 		{"uuid": "n2", "name": "dmz", "netblock": "192.168.1.0/24", "state": "created"}
 	]`,
 	"/nodes": `[
-		{"name": "sf-2", "state": "created", "cpu_max": 16, "cpu_used": 4, "memory_max": 65536, "memory_used": 8192},
+		{"uuid": "sf-2", "name": "sf-2", "state": "created", "version": 7, "is_hypervisor": true},
 		{"name": "sf-1", "state": "created"}
 	]`,
 	"/auth/namespaces": `[{"name": "system"}, {"name": "ci"}]`,
@@ -136,7 +136,7 @@ func TestCompletionDescriptions(t *testing.T) {
 		}
 	}
 	comps, _ = completeNodeNames(f)(c, nil, "sf-2")
-	if len(comps) != 1 || comps[0] != "sf-2\tcreated, 4/16 CPUs, 8192/65536 MiB used" {
+	if len(comps) != 1 || comps[0] != "sf-2\tcreated, hypervisor" {
 		t.Errorf("node candidate %q", comps)
 	}
 }

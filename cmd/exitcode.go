@@ -78,14 +78,24 @@ func ExitCode(err error) int {
 		}
 		return ExitCapacityPermanent
 	case errors.As(err, &apiErr):
-		switch apiErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
+		switch {
+		case apiErr.IsHTML() && apiErr.StatusCode < 500:
+			// Flask's HTML 404 or a web page: the URL is wrong, no
+			// resource is missing.
+			return ExitFailure
+		case apiErr.StatusCode == http.StatusNotFound && apiErr.AtLogin():
+			// POST /auth answers 404 for an unknown namespace
+			// (shakenfist da448b1a auth.py): a refused login.
 			return ExitAuth
-		case http.StatusNotFound:
+		case apiErr.StatusCode == http.StatusUnauthorized, apiErr.StatusCode == http.StatusForbidden:
+			return ExitAuth
+		case apiErr.StatusCode == http.StatusNotFound:
 			return ExitNotFound
-		case http.StatusConflict, http.StatusInsufficientStorage:
-			// A 409 is a hard-affinity conflict; a 507 that reached here
-			// has no transient mark (non-JSON body): waiting won't fix it.
+		case isAffinityConflict(apiErr), apiErr.StatusCode == http.StatusInsufficientStorage:
+			// Only the seed's hard-affinity 409 is a capacity refusal
+			// ("address X in use" and "Invalid lifecycle state" are not);
+			// a 507 that reached here has no transient mark (non-JSON
+			// body): waiting won't fix it.
 			return ExitCapacityPermanent
 		}
 		return ExitFailure
@@ -105,10 +115,13 @@ const exitCodeTopic = `shakectl's exit status tells a script what happened:
        that went to an error state)
   2    usage error (bad flag, argument or config value; no API URL or key)
   3    parking-probe ran, and one or more checks failed
-  4    authentication or authorisation refused (401/403, after one re-login)
+  4    authentication or authorisation refused (401/403 after one re-login,
+       or an unknown namespace at login)
   5    not found (404)
   69   capacity refusal that waiting will not fix (507 not marked transient,
-       address pool exhausted, 409 hard-affinity conflict)
+       including every 507 of servers that send no stage; address pool
+       exhausted; a seed server's 409 hard-affinity conflict). Other 409s
+       (address in use, invalid lifecycle state) are exit 1.
   75   transient capacity refusal (507 with "transient": true), with or
        without --retry-transient-capacity
   124  --timeout (or a wait's --async budget) ran out with no answer

@@ -89,6 +89,15 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Insecure:  cfg.Insecure,
 		Transport: f.Transport,
 		Now:       f.Now,
+		// A 406 (a network still "initial") is repeated within the async
+		// budget, as sf-client does (issue 12).
+		NotReadyBudget: cfg.Deadline(),
+	}
+	if !cfg.Quiet {
+		errOut := f.IOStreams.ErrOut
+		opts.NotReadyNotify = func(msg string, left time.Duration) {
+			fmt.Fprintf(errOut, "%s; retrying in %s (%s left)\n", msg, client.NotReadyPause, left.Round(time.Second))
+		}
 	}
 	if cfg.Debug {
 		opts.Debug = f.IOStreams.ErrOut

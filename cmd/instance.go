@@ -1,9 +1,10 @@
 package cmd
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,30 +35,57 @@ its UUID or its name.`,
 		NewCmdInstanceDelete(f),
 		NewCmdInstanceEvents(f),
 		NewCmdInstanceAwait(f),
-		newCmdInstanceAction(f, "poweron", "Power an instance on", (*client.Client).PowerOnInstance),
-		newCmdInstanceAction(f, "poweroff", "Power an instance off (like pulling the plug)", (*client.Client).PowerOffInstance),
+		newCmdInstanceAction(f, "poweron", "Power an instance on", client.PowerOn),
+		newCmdInstanceAction(f, "poweroff", "Power an instance off (like pulling the plug)", client.PowerOff),
 		NewCmdInstanceReboot(f),
-		newCmdInstanceAction(f, "pause", "Pause an instance (it keeps its memory, its vCPUs stop)", (*client.Client).PauseInstance),
-		newCmdInstanceAction(f, "unpause", "Unpause a paused instance", (*client.Client).UnpauseInstance),
+		newCmdInstanceAction(f, "pause", "Pause an instance (it keeps its memory, its vCPUs stop)", client.Pause),
+		newCmdInstanceAction(f, "unpause", "Unpause a paused instance", client.Unpause),
 	)
 	return c
 }
 
-var instanceColumns = []output.Column{
-	{Header: "UUID"}, {Header: "NAME"}, {Header: "NAMESPACE"}, {Header: "CPUS"}, {Header: "MEMORY"},
-	{Header: "NODE"}, {Header: "STATE", Paint: output.StatePainter}, {Header: "POWER", Paint: output.StatePainter},
+// instanceResource is the instance view of shakenfist da448b1a
+// (external_api/instance.py): interfaces carry the addresses.
+var instanceResource = resource[client.Instance]{
+	singular: "instance", plural: "instances",
+	columns: []column[client.Instance]{
+		field("UUID", func(i *client.Instance) string { return i.UUID }),
+		field("NAME", func(i *client.Instance) string { return i.Name }),
+		field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
+		field("CPUS", func(i *client.Instance) string { return itoa(i.CPUs) }),
+		field("MEMORY", func(i *client.Instance) string { return itoa(i.Memory) }),
+		field("NODE", func(i *client.Instance) string { return i.Node }),
+		stateField("STATE", func(i *client.Instance) string { return i.State }),
+		stateField("POWER", func(i *client.Instance) string { return i.PowerState }),
+		field("ADDRESSES", instanceAddresses),
+	},
+	fields: []column[client.Instance]{
+		field("uuid", func(i *client.Instance) string { return i.UUID }),
+		field("name", func(i *client.Instance) string { return i.Name }),
+		field("namespace", func(i *client.Instance) string { return i.Namespace }),
+		field("cpus", func(i *client.Instance) string { return itoa(i.CPUs) }),
+		field("memory", func(i *client.Instance) string { return itoa(i.Memory) }),
+		field("disk", instanceDisks),
+		field("node", func(i *client.Instance) string { return i.Node }),
+		stateField("state", func(i *client.Instance) string { return i.State }),
+		stateField("power_state", func(i *client.Instance) string { return i.PowerState }),
+		{name: "error_message", value: func(i *client.Instance) string { return i.ErrorMessage },
+			paint: func(c output.ColourScheme, s string) string { return c.Red(s) }, omitEmpty: true},
+		{name: "interfaces", value: instanceInterfaces, omitEmpty: true},
+		field("metadata", func(i *client.Instance) string { return compactJSON(i.Metadata) }),
+		{name: "ssh_key", value: func(i *client.Instance) string { return i.SSHKey }, omitEmpty: true},
+		{name: "user_data", value: func(i *client.Instance) string {
+			if i.UserData == "" {
+				return ""
+			}
+			return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
+		}, omitEmpty: true},
+		field("version", func(i *client.Instance) string { return itoa(i.Version) }),
+	},
+	raw: func(i *client.Instance) json.RawMessage { return rawOf(i.Raw, i) },
 }
 
-func instanceList(items []client.Instance) output.List {
-	l := output.List{Columns: instanceColumns, Rows: [][]string{}, Raw: []json.RawMessage{}}
-	for _, i := range items {
-		l.Rows = append(l.Rows, []string{i.UUID, i.Name, i.Namespace, itoa(i.CPUs), itoa(i.Memory), i.Node, i.State, i.PowerState})
-		l.Raw = append(l.Raw, rawOf(i.Raw, i))
-	}
-	return l
-}
-
-func instanceDetail(i *client.Instance) output.Detail {
+func instanceDisks(i *client.Instance) string {
 	disks := make([]string, 0, len(i.DiskSpec))
 	for _, d := range i.DiskSpec {
 		s := itoa(d.Size)
@@ -66,89 +94,71 @@ func instanceDetail(i *client.Instance) output.Detail {
 		}
 		disks = append(disks, s)
 	}
-	fields := []output.Field{
-		{Name: "uuid", Value: i.UUID},
-		{Name: "name", Value: i.Name},
-		{Name: "namespace", Value: i.Namespace},
-		{Name: "cpus", Value: itoa(i.CPUs)},
-		{Name: "memory", Value: itoa(i.Memory)},
-		{Name: "disk", Value: strings.Join(disks, ", ")},
-		{Name: "node", Value: i.Node},
-		{Name: "state", Value: i.State, Paint: output.StatePainter},
-		{Name: "power_state", Value: i.PowerState, Paint: output.StatePainter},
-	}
-	if i.ErrorMessage != "" {
-		fields = append(fields, output.Field{Name: "error_message", Value: i.ErrorMessage, Paint: func(c output.ColourScheme, s string) string { return c.Red(s) }})
-	}
-	fields = append(fields, output.Field{Name: "metadata", Value: compactJSON(i.Metadata)})
-	if i.SSHKey != "" {
-		fields = append(fields, output.Field{Name: "ssh_key", Value: i.SSHKey})
-	}
-	if i.UserData != "" {
-		fields = append(fields, output.Field{Name: "user_data", Value: fmt.Sprintf("(%d bytes of base64)", len(i.UserData))})
-	}
-	fields = append(fields, output.Field{Name: "version", Value: itoa(i.Version)})
-	return output.Detail{Fields: fields, Raw: rawOf(i.Raw, i)}
+	return strings.Join(disks, ", ")
 }
+
+// instanceAddresses lists the IPv4 addresses, each floating address after
+// its interface's ("10.0.0.5 (192.168.1.20)").
+func instanceAddresses(i *client.Instance) string {
+	var out []string
+	for _, ifc := range i.Interfaces {
+		a := ifc.IPv4
+		if ifc.Floating != "" {
+			a += " (" + ifc.Floating + ")"
+		}
+		if a != "" {
+			out = append(out, a)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// instanceInterfaces shows each interface as NETWORK MAC IPV4 [floating F].
+func instanceInterfaces(i *client.Instance) string {
+	var out []string
+	for _, ifc := range i.Interfaces {
+		s := strings.TrimSpace(ifc.NetworkUUID + " " + ifc.MACAddr + " " + ifc.IPv4)
+		if ifc.Floating != "" {
+			s += " floating " + ifc.Floating
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "; ")
+}
+
+func instanceDetail(i *client.Instance) output.Detail { return instanceResource.detail(i) }
 
 // NewCmdInstanceList builds `shakectl instance list`.
 func NewCmdInstanceList(f *Factory) *cobra.Command {
-	var all bool
-	c := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the namespace's instances",
-		Long: `List the instances of the namespace you authenticate to (all namespaces for
+	return newListCmd(f, instanceResource, listSpec[client.Instance]{
+		short: "List the namespace's instances",
+		long: `List the instances of the namespace you authenticate to (all namespaces for
 the system namespace). Deleted instances are left out unless --all is given.
 
 With -o table on a terminal the list is an aligned table; piped, and with
 -o simple, each instance is one tab-separated line without a header:
-UUID NAME NAMESPACE CPUS MEMORY(MiB) NODE STATE POWER.`,
-		Example: `  shakectl instance list
+UUID NAME NAMESPACE CPUS MEMORY(MiB) NODE STATE POWER ADDRESSES.`,
+		example: `  shakectl instance list
   shakectl instance list -o simple | cut -f2
-  shakectl instance list -o json | jq -r '.[] | select(.state=="error") | .uuid'`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			items, err := s.client.ListInstances(s.ctx, all)
-			if err != nil {
-				return err
-			}
-			return s.printList(instanceList(items))
-		},
-	}
-	c.Flags().BoolVarP(&all, "all", "a", false, "include deleted instances")
-	return c
+  shakectl instance list -o json | jq -r '.[] | select(.state | endswith("error")) | .uuid'`,
+		withAll: true,
+		fetch:   (*client.Client).ListInstances,
+	})
 }
 
 // NewCmdInstanceShow builds `shakectl instance show`.
 func NewCmdInstanceShow(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show INSTANCE",
-		Short: "Show one instance",
-		Long: `Show one instance, named by UUID or name. -o json and -o yaml print the
-server's object as it was sent, including fields shakectl does not know.`,
-		Example: `  shakectl instance show web1
-  shakectl instance show web1 -o json | jq .node`,
-		Args:              refArgs("INSTANCE"),
-		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			inst, err := s.client.GetInstance(s.ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.printDetail(instanceDetail(inst))
-		},
-	}
+	c := newShowCmd(f, instanceResource, showSpec[client.Instance]{
+		arg: "INSTANCE", short: "Show one instance",
+		long: `Show one instance, named by UUID or name, with its interfaces (network, MAC,
+IPv4, floating address). -o json and -o yaml print the server's object as
+it was sent, including fields shakectl does not know.`,
+		example: `  shakectl instance show web1
+  shakectl instance show web1 -o json | jq '.interfaces[].ipv4'`,
+		complete: completeInstanceNames(f),
+		get:      (*client.Client).GetInstance,
+	})
+	return c
 }
 
 // NewCmdInstanceDelete builds `shakectl instance delete`.
@@ -158,11 +168,11 @@ func NewCmdInstanceDelete(f *Factory) *cobra.Command {
 		Short: "Delete an instance",
 		Long: `Delete an instance, named by UUID or name, and print it.
 
-With --async pause (the default) or block, wait until the server reports it
-deleted, within the deadline (--timeout, else 60s for pause and 1h for
-block); with --async continue, return as soon as the server accepted the
-delete. The cluster gets the instance's capacity back a few seconds after
-the delete (the measured metrics lag is about 5.5s).`,
+The server answers with the instance as it was and deletes it in the
+background. With --async pause (the default) or block, wait until the
+server reports it deleted, within the deadline (--timeout, else 60s for
+pause and 1h for block); with --async continue, return as soon as the
+server accepted the delete.`,
 		Example: `  shakectl instance delete web1
   shakectl instance delete web1 --async continue`,
 		Args:              refArgs("INSTANCE"),
@@ -178,87 +188,127 @@ the delete (the measured metrics lag is about 5.5s).`,
 			if err != nil {
 				return err
 			}
-			if inst == nil {
-				inst = &client.Instance{Name: args[0], State: "deleting"}
-			}
 			if s.cfg.Async != "continue" && inst.State != "deleted" {
-				inst, err = s.waitForState(start, inst, args[0], "deleted", untilState("deleted"), s.cfg.Async == "pause")
-				if inst == nil {
-					return err
-				}
-				if perr := s.printDetail(instanceDetail(inst)); perr != nil {
-					return perr
-				}
-				return err
+				inst, err = waitFor(s, watchedInstance(s.client), start, inst, args[0], "deleted", untilState("deleted"), s.cfg.Async == "pause")
 			}
-			return s.printDetail(instanceDetail(inst))
+			return printResult(s, instanceDetail, inst, err)
 		},
 	}
 }
 
-var eventColumns = []output.Column{
-	{Header: "TIMESTAMP"}, {Header: "FQDN"}, {Header: "OPERATION"}, {Header: "PHASE"}, {Header: "DURATION"}, {Header: "MESSAGE"},
+// eventResource is an event of shakenfist da448b1a (external_api/
+// instance.py, eventlog): type, timestamp, fqdn, duration, message, extra.
+var eventResource = resource[client.Event]{
+	singular: "event", plural: "events",
+	columns: []column[client.Event]{
+		field("TIMESTAMP", func(e *client.Event) string { return formatUnix(e.Timestamp) }),
+		field("TYPE", func(e *client.Event) string { return e.Type }),
+		field("FQDN", func(e *client.Event) string { return e.FQDN }),
+		field("DURATION", func(e *client.Event) string {
+			if e.Duration == nil {
+				return ""
+			}
+			return fmt.Sprintf("%.3fs", *e.Duration)
+		}),
+		field("MESSAGE", func(e *client.Event) string { return e.Message }),
+		field("EXTRA", func(e *client.Event) string { return compactRaw(e.Extra) }),
+	},
+	raw: func(e *client.Event) json.RawMessage { return rawOf(e.Raw, e) },
 }
+
+// compactRaw renders a JSON value on one line, "" for none or null.
+func compactRaw(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if len(raw) == 0 || string(raw) == "null" || json.Compact(&buf, raw) != nil {
+		return ""
+	}
+	return buf.String()
+}
+
+// eventTypes are the server's event types (shakenfist da448b1a).
+var eventTypes = []string{"audit", "mutate", "status", "usage", "resources", "prune", "historic"}
 
 // NewCmdInstanceEvents builds `shakectl instance events`.
 func NewCmdInstanceEvents(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	var q client.EventsQuery
+	c := &cobra.Command{
 		Use:   "events INSTANCE",
 		Short: "List an instance's event trail",
-		Long: `List the events the cluster recorded for an instance: scheduling decisions
-(including "schedule has no candidates at stage ..." for a refused create),
-state changes and their durations. Timestamps are RFC 3339 in UTC.`,
+		Long: `List the events the cluster recorded for an instance, newest first as the
+server sends them: their type, where (fqdn), how long, the message and any
+extra detail. Timestamps are RFC 3339 in UTC. -o json prints the server's
+objects as sent.
+
+--type asks the server for one type of event (audit, mutate, status, usage,
+resources, prune, historic); --limit for at most that many (the server's
+default is 100).`,
 		Example: `  shakectl instance events web1
+  shakectl instance events web1 --type audit --limit 10
   shakectl instance events web1 -o json | jq -r '.[].message'`,
 		Args:              refArgs("INSTANCE"),
 		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if q.Limit < 0 {
+				return usageErrorf("--limit must be at least 1")
+			}
+			if q.Type != "" && !slices.Contains(eventTypes, q.Type) {
+				return usageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(eventTypes, ", "))
+			}
 			s, err := newSession(f, nil)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			events, err := s.client.InstanceEvents(s.ctx, args[0])
+			events, err := s.client.InstanceEvents(s.ctx, args[0], q)
 			if err != nil {
 				return err
 			}
-			l := output.List{Columns: eventColumns, Rows: [][]string{}, Raw: []json.RawMessage{}}
-			for _, e := range events {
-				dur := ""
-				if e.Duration != nil {
-					dur = fmt.Sprintf("%.3fs", *e.Duration)
-				}
-				l.Rows = append(l.Rows, []string{formatUnix(e.Timestamp), e.FQDN, e.Operation, e.Phase, dur, e.Message})
-				l.Raw = append(l.Raw, rawOf(nil, e))
-			}
-			return s.printList(l)
+			return s.printList(eventResource.list(events))
 		},
 	}
+	c.Flags().StringVar(&q.Type, "type", "", "only events of this type (the server's event_type)")
+	c.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events (the server's limit; default 100)")
+	must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(eventTypes, cobra.ShellCompDirectiveNoFileComp)))
+	return c
 }
 
-type instanceAction func(*client.Client, context.Context, string) (*client.Instance, error)
+// runInstancePower sends one power action. The real server answers 200
+// with body null: the action was accepted and there is nothing to print on
+// stdout; an answer with the instance is printed.
+func runInstancePower(f *Factory, ref string, action client.PowerAction) error {
+	s, err := newSession(f, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	inst, err := s.client.InstancePower(s.ctx, ref, action)
+	if err != nil {
+		return err
+	}
+	if inst == nil {
+		if !s.cfg.Quiet {
+			fmt.Fprintf(s.f.IOStreams.ErrOut, "instance %s: %s done\n", ref, action)
+		}
+		return nil
+	}
+	return s.printDetail(instanceDetail(inst))
+}
 
 // newCmdInstanceAction builds the power commands, which all take one
-// instance and print it as the server answered.
-func newCmdInstanceAction(f *Factory, name, short string, act instanceAction) *cobra.Command {
+// instance.
+func newCmdInstanceAction(f *Factory, name, short string, action client.PowerAction) *cobra.Command {
 	return &cobra.Command{
-		Use:               name + " INSTANCE",
-		Short:             short,
-		Long:              short + ", named by UUID or name, and print the instance as the server answered.",
+		Use:   name + " INSTANCE",
+		Short: short,
+		Long: short + `, named by UUID or name. The server confirms with an empty answer;
+shakectl says so on stderr (unless --quiet) and prints nothing on stdout.
+An instance that is not created yet is refused (406), and a powered-off one
+cannot be paused or rebooted (409 "Invalid lifecycle state").`,
 		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
 		Args:              refArgs("INSTANCE"),
 		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			inst, err := act(s.client, s.ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.printDetail(instanceDetail(inst))
+			return runInstancePower(f, args[0], action)
 		},
 	}
 }
@@ -270,22 +320,19 @@ func NewCmdInstanceReboot(f *Factory) *cobra.Command {
 		Use:   "reboot INSTANCE",
 		Short: "Reboot an instance (soft by default, --hard to reset it)",
 		Long: `Reboot an instance, named by UUID or name. A soft reboot asks the guest to
-restart (ACPI); --hard resets the virtual machine like a power button.`,
+restart (ACPI, the server's rebootsoft); --hard resets the virtual machine
+like a power button (reboothard). A powered-off instance cannot be rebooted
+(409 "Invalid lifecycle state").`,
 		Example: `  shakectl instance reboot web1
   shakectl instance reboot web1 --hard`,
 		Args:              refArgs("INSTANCE"),
 		ValidArgsFunction: argsAccepted(completeInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
+			action := client.RebootSoft
+			if hard {
+				action = client.RebootHard
 			}
-			defer s.close()
-			inst, err := s.client.RebootInstance(s.ctx, args[0], hard)
-			if err != nil {
-				return err
-			}
-			return s.printDetail(instanceDetail(inst))
+			return runInstancePower(f, args[0], action)
 		},
 	}
 	c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")

@@ -20,12 +20,14 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 	}{
 		{"continue returns at once", []string{"--async", "continue"}, []string{"created"}, 0, 0, "initial", ""},
 		{"pause waits while creating", nil, []string{"creating", "creating", "created"}, 0, 500*time.Millisecond + 750*time.Millisecond + 1125*time.Millisecond, "created", ""},
-		{"pause stops at any settled state", nil, []string{"creating", "preflight"}, 0, 1250 * time.Millisecond, "preflight", ""},
+		{"pause counts preflight as creating", nil, []string{"preflight", "creating", "created"}, 0, 2375 * time.Millisecond, "created", ""},
 		{"pause gives up quietly after 60s", nil, []string{"creating"}, 0, time.Minute, "creating",
 			"instance web1 is still creating after 1m0s; \"shakectl instance await web1\" waits for it\n"},
 		{"pause fails on an error state", nil, []string{"creating", "error"}, 1, 1250 * time.Millisecond, "error",
 			"error: instance web1 is in state error\nhint: \"shakectl instance events web1\" shows what happened\n"},
-		{"block waits past settled states", []string{"--async", "block"}, []string{"creating", "preflight", "created"}, 0, 2375 * time.Millisecond, "created", ""},
+		{"block waits through preflight", []string{"--async", "block"}, []string{"creating", "preflight", "created"}, 0, 2375 * time.Millisecond, "created", ""},
+		{"block fails on created-error", []string{"--async", "block"}, []string{"preflight", "created-error"}, 1, 1250 * time.Millisecond, "created-error",
+			"error: instance web1 is in state created-error\nhint: \"shakectl instance events web1\" shows what happened\n"},
 		{"block fails on <x>-error", []string{"--async", "block"}, []string{"creating", "creating-error"}, 1, 1250 * time.Millisecond, "creating-error",
 			"error: instance web1 is in state creating-error\nhint: \"shakectl instance events web1\" shows what happened\n"},
 		{"block times out with 124", []string{"--async", "block", "--timeout", "10s"}, []string{"creating"}, 124, 10 * time.Second, "creating",
@@ -95,7 +97,7 @@ func TestInstanceAwait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
 		fa.getStates = []string{"created", "deleted"}
-		res := inMemory(fa).run(t, "instance", "await", "web1", "--state", "stopped")
+		res := inMemory(fa).run(t, "instance", "await", "web1", "--state", "created-error")
 		if res.code != 1 || !strings.HasPrefix(res.stderr, "error: instance web1 was deleted\n") {
 			t.Fatal(res)
 		}
@@ -107,17 +109,40 @@ func TestInstanceAwaitNeedsAState(t *testing.T) {
 	if res.code != ExitUsage {
 		t.Fatal(res)
 	}
+	// A state the server never reports would wait forever.
+	res = against(newFakeAPI(t)).run(t, "instance", "await", "web1", "--state", "stopped")
+	if res.code != ExitUsage || !strings.Contains(res.stderr, "is not an instance state") {
+		t.Fatal(res)
+	}
+}
+
+func TestInstanceAwaitCompletesStates(t *testing.T) {
+	res := against(newFakeAPI(t)).run(t, "__complete", "instance", "await", "web1", "--state", "cre")
+	for _, want := range []string{"creating\n", "created\n", "created-error\n", "creating-error\n"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("no %q in %q", want, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, ":0\n") {
+		t.Errorf("completion offers files: %q", res.stdout)
+	}
 }
 
 func TestInstanceDeleteWaitsForDeletedOr404(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
-		// The server accepts the delete (state "deleting") and the instance
-		// then disappears.
+		// The server answers 200 with the instance as it was (created) and
+		// deletes it in a queued task: here it is then hard-deleted (404).
 		fa.override = map[string]fakeReply{
-			"DELETE /instances/web1":                              {status: 202, body: `{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","state":"deleting"}`},
 			"GET /instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01": {status: 404, body: `{"error":"instance not found","status":404}`},
 		}
+		res := inMemory(fa).run(t, "instance", "delete", "web1", "-o", "simple")
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tcreated\n") || fa.count("GET", "/instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01") != 1 {
+			t.Fatal(res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
 		res := inMemory(fa).run(t, "instance", "delete", "web1", "-o", "simple")
 		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleted\n") {
 			t.Fatal(res)
@@ -164,13 +189,14 @@ func TestInterruptedWaitExits130(t *testing.T) {
 	})
 }
 
-func TestNetworkDeleteFollowsTheScheduledTeardown(t *testing.T) {
-	accepted := fakeReply{status: 202, body: `{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","state":"deleting","operation":"op-1"}`}
-	deleting := fakeReply{status: 200, body: `{"uuid":"2f1e0d9c-1111-4222-8333-444455556601","name":"net1","state":"deleting"}`}
+// The real DELETE /networks/{ref} answers 200 with the network, in
+// delete-wait while interfaces remain (shakenfist da448b1a network.py).
+func TestNetworkDeleteWaitsThroughDeleteWait(t *testing.T) {
+	deleteWait := fakeReply{status: 200, body: readGolden(t, "network_delete_wait.json")}
 	const get = "GET /networks/2f1e0d9c-1111-4222-8333-444455556601"
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
-		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: deleting}
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": deleteWait, get: deleteWait}
 		start := time.Now()
 		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "block", "--timeout", "30s")
 		if res.code != ExitTimeout || time.Since(start) != 30*time.Second {
@@ -179,26 +205,35 @@ func TestNetworkDeleteFollowsTheScheduledTeardown(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
-		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: deleting}
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": deleteWait, get: deleteWait}
 		res := inMemory(fa).run(t, "network", "delete", "net1", "-o", "simple")
-		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleting\n") || !strings.Contains(res.stderr, "network net1 is still deleting after 1m0s") {
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdelete-wait\n") || !strings.Contains(res.stderr, "network net1 is still delete-wait after 1m0s") {
 			t.Fatalf("pause: %s", res)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
-		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted, get: {status: 404, body: `{"error":"network not found","status":404}`}}
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": deleteWait, get: {status: 404, body: `{"error":"network not found","status":404}`}}
 		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "block", "-o", "simple")
-		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleted\n") {
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdelete-wait\n") {
 			t.Fatalf("gone: %s", res)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		fa := newFakeAPI(t)
-		fa.override = map[string]fakeReply{"DELETE /networks/net1": accepted}
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": deleteWait}
 		res := inMemory(fa).run(t, "network", "delete", "net1", "--async", "continue", "-o", "simple")
-		if res.code != 0 || !strings.Contains(res.stdout, "state\tdeleting\n") || fa.count("GET", "/networks/2f1e0d9c-1111-4222-8333-444455556601") != 0 {
+		if res.code != 0 || !strings.Contains(res.stdout, "state\tdelete-wait\n") || fa.count("GET", "/networks/2f1e0d9c-1111-4222-8333-444455556601") != 0 {
 			t.Fatalf("continue: %s", res)
+		}
+	})
+	// Already deleted: 200 null.
+	synctest.Test(t, func(t *testing.T) {
+		fa := newFakeAPI(t)
+		fa.override = map[string]fakeReply{"DELETE /networks/net1": {status: 200, body: "null"}}
+		res := inMemory(fa).run(t, "network", "delete", "net1", "-o", "json")
+		if res.code != 0 || res.stdout != "" || !strings.Contains(res.stderr, "network net1 was already deleted") {
+			t.Fatalf("null: %s", res)
 		}
 	})
 }

@@ -35,7 +35,7 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 		{"transient false on a transient stage", refusal("sufficient_idle_memory", "false", nil), 69, "sufficient_idle_memory", "waiting will not fix", false},
 		{"non-JSON body", fakeReply{status: 507, header: map[string]string{"Content-Type": "text/html"}, body: "<html><title>507 Insufficient Storage</title></html>"}, 69, "", "without saying where", false},
 		{"409 hard affinity", fakeReply{status: 409, body: `{"error": "no node satisfies require_with_tag [gpu]", "status": 409}`}, 69, "", "cannot be met by any node; the cluster is not full", false},
-		{"404 unknown placement node", fakeReply{status: 404, body: `{"error": "node node99 not found", "status": 404}`}, 5, "", "not in the active node list", false},
+		{"404 unknown placement node", fakeReply{status: 404, body: `{"error": "node not found: node99", "status": 404}`}, 5, "", "\"shakectl node list\" shows the nodes", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -119,17 +119,27 @@ Disks, networks and metadata repeat:
   -n NET[@ADDR]    an interface on network NET (uuid or name), optionally
                    with a fixed IP address
   -m KEY=VALUE     metadata; "tags" takes a JSON list of strings and
-                   "affinity" a JSON object (require_with_tag,
-                   require_without_tag, ...), anything else is a string
+                   "affinity" a JSON object of integer weights per tag
+                   (soft: they rank nodes, e.g. {"fastdisk":10}); servers
+                   that follow the capacity-refusal contract also take hard
+                   constraints (require_with_tag, require_without_tag),
+                   refused with 409 when no node meets them. Anything else
+                   is a string
+
+A network named with -n must be created: while it is still initial the
+server answers 406, and shakectl repeats the create once a second within
+the --async budget, as sf-client does.
 
 --async decides whether create waits for the instance:
   continue  return as soon as the server accepted the create
-  pause     (default) wait up to 60s while it is initial/creating, then
+  pause     (default) wait up to 60s while it is initial/preflight/creating, then
             print it as it is
   block     wait until it is created (up to 1h); an error state fails
 --timeout replaces the 60s/1h budget.
 
-When the cluster is full the server refuses with HTTP 507. A transient
+When the cluster is full the server refuses with HTTP 507. Servers before
+the capacity-refusal contract send only the scheduler's message (exit 69,
+with a hint read from it). A transient
 refusal (exit code 75) may succeed later; --retry-transient-capacity waits
 as the server suggests (Retry-After, at most 5 attempts in all, within the
 deadline) and prints each retry on stderr. A refusal waiting cannot fix
@@ -141,8 +151,9 @@ shakectl also authenticates to it.`,
 		Example: `  shakectl instance create web1 2 2048 -d 20@debian:12 -n net1
   shakectl instance create db1 4 8192 -d 50@debian:12 -d 200 -n net1@10.0.0.5 \
       -i ~/.ssh/id_ed25519.pub -u cloud-init.yaml -m 'tags=["db","prod"]'
+  shakectl instance create web3 2 2048 -d 20@debian:12 -m 'affinity={"fastdisk":10}'
   shakectl instance create gpu1 8 16384 -d 40@ubuntu:24.04 \
-      -m 'affinity={"require_with_tag":["gpu"]}' --async block
+      -m 'affinity={"require_with_tag":["gpu"]}' --async block   # seed servers
   shakectl instance create web2 2 2048 -d 20@debian:12 --retry-transient-capacity --timeout 2m`,
 		Args: func(c *cobra.Command, args []string) error {
 			return refArgs("NAME", "CPUS", "MEMORY")(c, args)
@@ -205,14 +216,9 @@ func runInstanceCreate(f *Factory, o *InstanceCreateOptions) error {
 	}
 	switch s.cfg.Async {
 	case "pause":
-		inst, err = s.waitForState(start, inst, req.Name, "created", leftInitial, true)
+		inst, err = waitFor(s, watchedInstance(s.client), start, inst, req.Name, "created", leftInitial, true)
 	case "block":
-		inst, err = s.waitForState(start, inst, req.Name, "created", untilState("created"), false)
+		inst, err = waitFor(s, watchedInstance(s.client), start, inst, req.Name, "created", untilState("created"), false)
 	}
-	if inst != nil {
-		if perr := s.printDetail(instanceDetail(inst)); perr != nil && err == nil {
-			err = perr
-		}
-	}
-	return err
+	return printResult(s, instanceDetail, inst, err)
 }

@@ -68,7 +68,7 @@ func TestRetryTransientCapacityGivesUpAfterFiveAttempts(t *testing.T) {
 			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 1s (attempt 4/5, 55s left)\n" +
 			"capacity refused at stage sufficient_idle_cpu (transient); retrying in 1s (attempt 5/5, 53s left)\n" +
 			"error: POST /instances: 507 Insufficient Storage: schedule has no candidates at stage sufficient_idle_cpu (gave up after 5 attempts in 9s)\n" +
-			"hint: the cluster is still short of capacity at stage sufficient_idle_cpu; try again later or give a longer --timeout\n"
+			"hint: the cluster is still short of capacity at stage sufficient_idle_cpu after 5 attempts, the most --retry-transient-capacity sends; try again later\n"
 		if res.stderr != want {
 			t.Errorf("stderr\n%s\nwant\n%s", res.stderr, want)
 		}

@@ -1,12 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/client"
 )
 
 // NewCmdNamespace groups the namespace commands.
@@ -22,36 +23,29 @@ func NewCmdNamespace(f *Factory) *cobra.Command {
 	return c
 }
 
-var namespaceColumns = []output.Column{{Header: "NAME"}, {Header: "KEYS"}, {Header: "METADATA"}}
+// namespaceResource is GET /auth/namespaces of shakenfist da448b1a: the key
+// names are under "keys".
+var namespaceResource = resource[client.Namespace]{
+	singular: "namespace", plural: "namespaces",
+	columns: []column[client.Namespace]{
+		field("NAME", func(n *client.Namespace) string { return n.Name }),
+		field("KEYS", func(n *client.Namespace) string { return strings.Join(n.Keys, ",") }),
+		field("METADATA", func(n *client.Namespace) string { return compactJSON(n.Metadata) }),
+	},
+	raw: func(n *client.Namespace) json.RawMessage { return rawOf(n.Raw, n) },
+}
 
 // NewCmdNamespaceList builds `shakectl namespace list`.
 func NewCmdNamespaceList(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the namespaces you can see",
-		Long: `List the namespaces visible to the namespace you authenticate to (all of them
+	return newListCmd(f, namespaceResource, listSpec[client.Namespace]{
+		short: "List the namespaces you can see",
+		long: `List the namespaces that trust the namespace you authenticate to (all of them
 for the system namespace), with the names of their keys (never the keys).
 Piped, and with -o simple, each is one tab-separated line: NAME KEYS METADATA.`,
-		Example: `  shakectl namespace list
+		example: `  shakectl namespace list
   shakectl namespace list -o json | jq -r '.[].name'`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			items, err := s.client.ListNamespaces(s.ctx)
-			if err != nil {
-				return err
-			}
-			l := output.List{Columns: namespaceColumns, Rows: [][]string{}, Raw: []json.RawMessage{}}
-			for _, n := range items {
-				l.Rows = append(l.Rows, []string{n.Name, strings.Join(n.KeyNames, ","), compactJSON(n.Metadata)})
-				l.Raw = append(l.Raw, rawOf(n.Raw, n))
-			}
-			return s.printList(l)
+		fetch: func(c *client.Client, ctx context.Context, _ bool) ([]client.Namespace, error) {
+			return c.ListNamespaces(ctx)
 		},
-	}
+	})
 }

@@ -2,14 +2,13 @@ package cmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdNetwork groups the network commands.
@@ -28,88 +27,56 @@ func NewCmdNetwork(f *Factory) *cobra.Command {
 	return c
 }
 
-var networkColumns = []output.Column{
-	{Header: "UUID"}, {Header: "NAME"}, {Header: "NAMESPACE"}, {Header: "NETBLOCK"},
-	{Header: "DHCP"}, {Header: "NAT"}, {Header: "STATE", Paint: output.StatePainter},
-}
-
-func networkList(items []client.Network) output.List {
-	l := output.List{Columns: networkColumns, Rows: [][]string{}, Raw: []json.RawMessage{}}
-	for _, n := range items {
-		l.Rows = append(l.Rows, []string{n.UUID, n.Name, n.Namespace, n.Netblock, yesNo(n.ProvideDHCP), yesNo(n.ProvideNAT), n.State})
-		l.Raw = append(l.Raw, rawOf(n.Raw, n))
-	}
-	return l
-}
-
-func networkDetail(n *client.Network) output.Detail {
-	return output.Detail{
-		Fields: []output.Field{
-			{Name: "uuid", Value: n.UUID},
-			{Name: "name", Value: n.Name},
-			{Name: "namespace", Value: n.Namespace},
-			{Name: "netblock", Value: n.Netblock},
-			{Name: "provide_dhcp", Value: yesNo(n.ProvideDHCP)},
-			{Name: "provide_nat", Value: yesNo(n.ProvideNAT)},
-			{Name: "state", Value: n.State, Paint: output.StatePainter},
-			{Name: "vxid", Value: itoa(n.VXID)},
-		},
-		Raw: rawOf(n.Raw, n),
-	}
+// networkResource is the network view of shakenfist da448b1a
+// (external_api/network.py): "vxlan_id", provide_dns, floating_gateway.
+var networkResource = resource[client.Network]{
+	singular: "network", plural: "networks",
+	columns: []column[client.Network]{
+		field("UUID", func(n *client.Network) string { return n.UUID }),
+		field("NAME", func(n *client.Network) string { return n.Name }),
+		field("NAMESPACE", func(n *client.Network) string { return n.Namespace }),
+		field("NETBLOCK", func(n *client.Network) string { return n.Netblock }),
+		field("DHCP", func(n *client.Network) string { return yesNo(n.ProvideDHCP) }),
+		field("NAT", func(n *client.Network) string { return yesNo(n.ProvideNAT) }),
+		stateField("STATE", func(n *client.Network) string { return n.State }),
+	},
+	fields: []column[client.Network]{
+		field("uuid", func(n *client.Network) string { return n.UUID }),
+		field("name", func(n *client.Network) string { return n.Name }),
+		field("namespace", func(n *client.Network) string { return n.Namespace }),
+		field("netblock", func(n *client.Network) string { return n.Netblock }),
+		field("provide_dhcp", func(n *client.Network) string { return yesNo(n.ProvideDHCP) }),
+		field("provide_nat", func(n *client.Network) string { return yesNo(n.ProvideNAT) }),
+		field("provide_dns", func(n *client.Network) string { return yesNo(n.ProvideDNS) }),
+		field("floating_gateway", func(n *client.Network) string { return n.FloatingGateway }),
+		stateField("state", func(n *client.Network) string { return n.State }),
+		field("vxlan_id", func(n *client.Network) string { return itoa(n.VXLANID) }),
+	},
+	raw: func(n *client.Network) json.RawMessage { return rawOf(n.Raw, n) },
 }
 
 // NewCmdNetworkList builds `shakectl network list`.
 func NewCmdNetworkList(f *Factory) *cobra.Command {
-	var all bool
-	c := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the namespace's networks",
-		Long: `List the networks of the namespace you authenticate to. Deleted networks are
+	return newListCmd(f, networkResource, listSpec[client.Network]{
+		short: "List the namespace's networks",
+		long: `List the networks of the namespace you authenticate to. Deleted networks are
 left out unless --all is given. Piped, and with -o simple, each network is
 one tab-separated line without a header: UUID NAME NAMESPACE NETBLOCK DHCP
 NAT STATE.`,
-		Example: `  shakectl network list
+		example: `  shakectl network list
   shakectl network list -o json | jq -r '.[].netblock'`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			items, err := s.client.ListNetworks(s.ctx, all)
-			if err != nil {
-				return err
-			}
-			return s.printList(networkList(items))
-		},
-	}
-	c.Flags().BoolVarP(&all, "all", "a", false, "include deleted networks")
-	return c
+		withAll: true,
+		fetch:   (*client.Client).ListNetworks,
+	})
 }
 
 // NewCmdNetworkShow builds `shakectl network show`.
 func NewCmdNetworkShow(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:               "show NETWORK",
-		Short:             "Show one network",
-		Example:           `  shakectl network show net1`,
-		Args:              refArgs("NETWORK"),
-		ValidArgsFunction: argsAccepted(completeNetworkNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			n, err := s.client.GetNetwork(s.ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.printDetail(networkDetail(n))
-		},
-	}
+	return newShowCmd(f, networkResource, showSpec[client.Network]{
+		arg: "NETWORK", short: "Show one network", example: `  shakectl network show net1`,
+		complete: completeNetworkNames(f),
+		get:      (*client.Client).GetNetwork,
+	})
 }
 
 // NewCmdNetworkCreate builds `shakectl network create`.
@@ -122,8 +89,15 @@ func NewCmdNetworkCreate(f *Factory) *cobra.Command {
 		Use:   "create NAME NETBLOCK",
 		Short: "Create a virtual network",
 		Long: `Create a virtual network NAME with the address block NETBLOCK (CIDR, e.g.
-10.0.0.0/24). The network provides DHCP and NAT unless --dhcp=false or
---nat=false say otherwise.
+10.0.0.0/24). The network provides DHCP unless --dhcp=false says otherwise.
+(Shakenfist turns provide_nat=false into true: --nat=false is sent, but a
+real server gives the network NAT anyway.)
+
+The server answers with the network in state "initial"; it is usable once
+the network node has deployed it ("created"). --async decides whether
+create waits for that: continue returns at once, pause (the default) waits
+up to 60s and then prints the network as it is, block waits up to 1h and
+fails (exit 124) if it is not created by then. --timeout replaces 60s/1h.
 
 --namespace here is the namespace to create the network in; when no
 namespace is configured otherwise, shakectl also authenticates to it.`,
@@ -147,13 +121,17 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 				return err
 			}
 			defer s.close()
+			start := time.Now()
 			n, err := s.client.CreateNetwork(s.ctx, client.CreateNetworkRequest{
 				Name: args[0], Netblock: prefix.String(), ProvideDHCP: dhcp, ProvideNAT: nat, Namespace: namespace,
 			})
 			if err != nil {
 				return err
 			}
-			return s.printDetail(networkDetail(n))
+			if s.cfg.Async != "continue" {
+				n, err = waitFor(s, watchedNetwork(s.client), start, n, args[0], "created", untilState("created"), s.cfg.Async == "pause")
+			}
+			return printResult(s, networkResource.detail, n, err)
 		},
 	}
 	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
@@ -171,14 +149,16 @@ func NewCmdNetworkDelete(f *Factory) *cobra.Command {
 		Short: "Delete a virtual network",
 		Long: `Delete a network, named by UUID or name, and print it.
 
-The server may schedule the teardown as a cluster operation (202 Accepted).
-With --async pause (the default) or block, shakectl then waits until the
-network is deleted, within the deadline (--timeout, else 60s or 1h); pause
-gives up quietly, block fails with exit code 124. With --async continue it
-returns at once.
+The server answers 200 with the network as it is: "delete-wait" while
+instances still have interfaces on it (it goes once they do), or nothing
+when it was already deleted. With --async pause (the default) or block,
+shakectl then waits until the network is deleted, within the deadline
+(--timeout, else 60s or 1h); pause gives up quietly, block fails with exit
+code 124. With --async continue it returns at once.
 
 Freeing a network also frees its addresses: that is the way out of an
-exhausted address pool (a 507 without a stage).`,
+exhausted address pool ("No free addresses on network", a 507 without a
+stage).`,
 		Example: `  shakectl network delete net1
   shakectl network delete net1 --async block --timeout 5m`,
 		Args:              refArgs("NETWORK"),
@@ -189,28 +169,22 @@ exhausted address pool (a 507 without a stage).`,
 				return err
 			}
 			defer s.close()
-			if s.cfg.Async == "continue" {
-				n, err := s.client.DeleteNetworkAsync(s.ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return s.printDetail(networkDetail(n))
+			start := time.Now()
+			n, err := s.client.DeleteNetwork(s.ctx, args[0])
+			if err != nil {
+				return err
 			}
-			ctx, cancel := withDeadline(s.ctx, s.cfg.Deadline())
-			defer cancel()
-			n, err := s.client.DeleteNetwork(ctx, args[0])
-			if err != nil && errors.Is(err, ErrTimeout) && n != nil && s.cfg.Async == "pause" && s.f.Context.Err() == nil {
+			if n == nil {
+				// 200 null: the server had already deleted it.
 				if !s.cfg.Quiet {
-					fmt.Fprintf(s.f.IOStreams.ErrOut, "network %s is still %s after %s; it is being deleted\n", args[0], orUnknown(n.State), s.cfg.Deadline())
+					fmt.Fprintf(s.f.IOStreams.ErrOut, "network %s was already deleted\n", args[0])
 				}
-				err = nil
+				return nil
 			}
-			if n != nil {
-				if perr := s.printDetail(networkDetail(n)); perr != nil && err == nil {
-					err = perr
-				}
+			if s.cfg.Async != "continue" && n.State != "deleted" {
+				n, err = waitFor(s, watchedNetwork(s.client), start, n, args[0], "deleted", untilState("deleted"), s.cfg.Async == "pause")
 			}
-			return err
+			return printResult(s, networkResource.detail, n, err)
 		},
 	}
 }

@@ -1,14 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdNode groups the node commands.
@@ -16,105 +15,65 @@ func NewCmdNode(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "node <command>",
 		Aliases: []string{"nodes"},
-		Short:   "List and inspect the cluster's nodes and their capacity",
-		Long: `Inspect the cluster's nodes: whether each is a hypervisor, its tags (which
-affinity rules match), and its capacity accounting in vCPUs, MiB of memory
-and GiB of disk, used/max. This is where to look when a create is refused
-with HTTP 507.`,
+		Short:   "List and inspect the cluster's nodes",
+		Long: `Inspect the cluster's nodes (admin only: the system namespace): their roles
+(hypervisor, network node, etcd master, event log node, cluster maintainer),
+the Shakenfist release they run, when they were last seen, and their state.
+
+The Shakenfist API does not expose per-node capacity: when a create is
+refused with HTTP 507, the refusal's message says what ran short.`,
 		Example: `  shakectl node list
-  shakectl node show node1 -o json`,
+  shakectl node show sf-1 -o json`,
 	}
 	c.AddCommand(NewCmdNodeList(f), NewCmdNodeShow(f))
 	return c
 }
 
-var nodeColumns = []output.Column{
-	{Header: "NAME"}, {Header: "IP"}, {Header: "STATE", Paint: output.StatePainter}, {Header: "HYPERVISOR"},
-	{Header: "CPU"}, {Header: "MEMORY"}, {Header: "DISK"}, {Header: "TAGS"}, {Header: "VERSION"},
+// nodeResource is the node view of shakenfist da448b1a (external_api/
+// node.py): name, ip, state, lastseen, release, an integer schema version
+// and the is_* role flags; no capacity and no tags.
+var nodeResource = resource[client.Node]{
+	singular: "node", plural: "nodes",
+	columns: []column[client.Node]{
+		field("NAME", func(n *client.Node) string { return n.Name }),
+		field("IP", func(n *client.Node) string { return n.IP }),
+		stateField("STATE", func(n *client.Node) string { return n.State }),
+		field("ROLES", nodeRoles),
+		field("RELEASE", func(n *client.Node) string { return n.Release }),
+		field("LASTSEEN", func(n *client.Node) string { return formatUnix(n.LastSeen) }),
+	},
+	fields: []column[client.Node]{
+		field("name", func(n *client.Node) string { return n.Name }),
+		field("ip", func(n *client.Node) string { return n.IP }),
+		stateField("state", func(n *client.Node) string { return n.State }),
+		field("roles", nodeRoles),
+		field("release", func(n *client.Node) string { return n.Release }),
+		field("lastseen", func(n *client.Node) string { return formatUnix(n.LastSeen) }),
+		field("version", func(n *client.Node) string { return itoa(n.Version) }),
+	},
+	raw: func(n *client.Node) json.RawMessage { return rawOf(n.Raw, n) },
 }
 
-func usedOfMax(used, most int) string { return fmt.Sprintf("%d/%d", used, most) }
-
-func nodeList(items []client.Node) output.List {
-	l := output.List{Columns: nodeColumns, Rows: [][]string{}, Raw: []json.RawMessage{}}
-	for _, n := range items {
-		l.Rows = append(l.Rows, []string{
-			n.Name, n.IP, n.State, yesNo(n.IsHypervisor),
-			usedOfMax(n.CPUUsed, n.CPUMax), usedOfMax(n.MemoryUsed, n.MemoryMax), usedOfMax(n.DiskUsed, n.DiskMax),
-			strings.Join(n.Tags, ","), n.Version,
-		})
-		l.Raw = append(l.Raw, rawOf(n.Raw, n))
-	}
-	return l
-}
-
-func nodeDetail(n *client.Node) output.Detail {
-	return output.Detail{
-		Fields: []output.Field{
-			{Name: "name", Value: n.Name},
-			{Name: "ip", Value: n.IP},
-			{Name: "state", Value: n.State, Paint: output.StatePainter},
-			{Name: "is_hypervisor", Value: yesNo(n.IsHypervisor)},
-			{Name: "tags", Value: strings.Join(n.Tags, ",")},
-			{Name: "cpu_used", Value: itoa(n.CPUUsed)},
-			{Name: "cpu_max", Value: itoa(n.CPUMax)},
-			{Name: "memory_used", Value: itoa(n.MemoryUsed)},
-			{Name: "memory_max", Value: itoa(n.MemoryMax)},
-			{Name: "disk_used", Value: itoa(n.DiskUsed)},
-			{Name: "disk_max", Value: itoa(n.DiskMax)},
-			{Name: "version", Value: n.Version},
-			{Name: "lastseen", Value: formatUnix(n.LastSeen)},
-		},
-		Raw: rawOf(n.Raw, n),
-	}
-}
+func nodeRoles(n *client.Node) string { return strings.Join(n.Roles(), ",") }
 
 // NewCmdNodeList builds `shakectl node list`.
 func NewCmdNodeList(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the cluster's nodes with their capacity",
-		Long: `List the cluster's nodes. CPU, MEMORY and DISK are used/max in vCPUs, MiB and
-GiB. Piped, and with -o simple, each node is one tab-separated line without
-a header: NAME IP STATE HYPERVISOR CPU MEMORY DISK TAGS VERSION.`,
-		Example: `  shakectl node list
-  shakectl node list -o json | jq '[.[] | .cpu_max - .cpu_used] | add'`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			items, err := s.client.ListNodes(s.ctx)
-			if err != nil {
-				return err
-			}
-			return s.printList(nodeList(items))
-		},
-	}
+	return newListCmd(f, nodeResource, listSpec[client.Node]{
+		short: "List the cluster's nodes",
+		long: `List the cluster's nodes, in every state (admin only). ROLES comes from the
+node's is_* flags. Piped, and with -o simple, each node is one tab-separated
+line without a header: NAME IP STATE ROLES RELEASE LASTSEEN.`,
+		example: `  shakectl node list
+  shakectl node list -o json | jq -r '.[] | select(.is_hypervisor) | .name'`,
+		fetch: func(c *client.Client, ctx context.Context, _ bool) ([]client.Node, error) { return c.ListNodes(ctx) },
+	})
 }
 
 // NewCmdNodeShow builds `shakectl node show`.
 func NewCmdNodeShow(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:               "show NODE",
-		Short:             "Show one node and its capacity",
-		Example:           `  shakectl node show node1`,
-		Args:              refArgs("NODE"),
-		ValidArgsFunction: argsAccepted(completeNodeNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := newSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			n, err := s.client.GetNode(s.ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.printDetail(nodeDetail(n))
-		},
-	}
+	return newShowCmd(f, nodeResource, showSpec[client.Node]{
+		arg: "NODE", short: "Show one node", example: `  shakectl node show sf-1`,
+		complete: completeNodeNames(f),
+		get:      (*client.Client).GetNode,
+	})
 }

@@ -34,7 +34,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.SetIn(f.IOStreams.In)
 
 	pf := root.PersistentFlags()
-	pf.String("api-url", "", "Shakenfist API URL, e.g. http://sf:13000/api")
+	pf.String("api-url", "", "Shakenfist API URL, http://HOST/api (Apache) or http://HOST:13000")
 	pf.String("namespace", "", "namespace to authenticate to")
 	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
 	pf.StringP("output", "o", "table", "output format: table, simple, json or yaml")

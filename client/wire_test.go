@@ -1,0 +1,208 @@
+package client_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shakenfist/shakectl/client"
+)
+
+// The answers in testdata/ are the shapes of the real server (shakenfist
+// da448b1a, external_api/*.py, as shared/reference/shakenfist-api.md
+// records them), not of our simulator.
+func golden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRealInstanceViews(t *testing.T) {
+	s := newSF(t)
+	s.handle("GET /instances/web1", reply(200, golden(t, "instance_created.json")))
+	s.handle("GET /instances/pre", reply(200, golden(t, "instance_preflight.json")))
+	s.handle("GET /instances/big", reply(200, golden(t, "instance_created_error.json")))
+	c := sfClient(t, s, nil)
+	i, err := c.GetInstance(t.Context(), "web1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(i.Interfaces) != 1 || i.Interfaces[0].IPv4 != "10.0.0.5" || i.Interfaces[0].Floating != "192.168.1.20" ||
+		i.Interfaces[0].MACAddr != "02:00:00:5e:10:01" || i.Interfaces[0].NetworkUUID != "2f1e0d9c-1111-4222-8333-444455556601" {
+		t.Errorf("interfaces = %+v", i.Interfaces)
+	}
+	if i.Version != 14 || i.SSHKey != "" || !strings.Contains(string(i.Raw), `"side_channels": ["sf-agent"]`) {
+		t.Errorf("instance = %+v", i)
+	}
+	if i, err := c.GetInstance(t.Context(), "pre"); err != nil || i.State != "preflight" || i.PowerState != "initial" {
+		t.Errorf("preflight: %+v %v", i, err)
+	}
+	if i, err := c.GetInstance(t.Context(), "big"); err != nil || i.State != "created-error" || i.ErrorMessage != "scheduling failed" || i.Node != "" {
+		t.Errorf("created-error: %+v %v", i, err)
+	}
+}
+
+func TestRealNetworkNodeNamespaceEventViews(t *testing.T) {
+	s := newSF(t)
+	s.handle("GET /networks/net1", reply(200, golden(t, "network_initial.json")))
+	s.handle("GET /nodes", reply(200, golden(t, "nodes.json")))
+	s.handle("GET /nodes/sf-2", reply(200, golden(t, "node.json")))
+	s.handle("GET /auth/namespaces", reply(200, golden(t, "namespaces.json")))
+	s.handle("GET /instances/web1/events", reply(200, golden(t, "events.json")))
+	c := sfClient(t, s, nil)
+
+	n, err := c.GetNetwork(t.Context(), "net1")
+	if err != nil || n.VXLANID != 4211 || n.State != "initial" || n.FloatingGateway != "" {
+		t.Errorf("network %+v %v", n, err)
+	}
+	nodes, err := c.ListNodes(t.Context())
+	if err != nil || len(nodes) != 2 || nodes[0].Version != 7 || nodes[0].Release != "0.8.0" ||
+		strings.Join(nodes[0].Roles(), ",") != "hypervisor,network,etcd,eventlog,maintainer" || strings.Join(nodes[1].Roles(), ",") != "hypervisor" {
+		t.Errorf("nodes %+v %v", nodes, err)
+	}
+	if node, err := c.GetNode(t.Context(), "sf-2"); err != nil || node.Name != "sf-2" || node.IsClusterMaintainer {
+		t.Errorf("node %+v %v", node, err)
+	}
+	ns, err := c.ListNamespaces(t.Context())
+	if err != nil || len(ns) != 2 || strings.Join(ns[1].Keys, ",") != "laptop,ci" {
+		t.Errorf("namespaces %+v %v", ns, err)
+	}
+	events, err := c.InstanceEvents(t.Context(), "web1", client.EventsQuery{Type: "audit", Limit: 5})
+	if err != nil || len(events) != 3 || events[0].Type != "audit" || *events[0].Duration != 4.125 ||
+		events[2].Duration != nil || string(events[0].Extra) != `{"request-id": "9c1e44"}` || !strings.HasPrefix(string(events[0].Raw), `{"type": "audit"`) {
+		t.Errorf("events %+v %v", events, err)
+	}
+	if got := s.recorded()[len(s.recorded())-1].body; got != `{"event_type":"audit","limit":5}` {
+		t.Errorf("events body %s", got)
+	}
+}
+
+func TestNullAnswers(t *testing.T) {
+	s := newSF(t)
+	for _, a := range []string{"poweron", "poweroff", "rebootsoft", "reboothard", "pause", "unpause"} {
+		s.handle("POST /instances/web1/"+a, reply(200, golden(t, "null.json")))
+	}
+	s.handle("DELETE /networks/net1", reply(200, "null\n"))
+	s.handle("DELETE /networks/net2", reply(200, golden(t, "network_delete_wait.json")))
+	c := sfClient(t, s, nil)
+	for _, a := range []client.PowerAction{client.PowerOn, client.PowerOff, client.RebootSoft, client.RebootHard, client.Pause, client.Unpause} {
+		if inst, err := c.InstancePower(t.Context(), "web1", a); err != nil || inst != nil {
+			t.Errorf("%s: %+v %v", a, inst, err)
+		}
+	}
+	if n, err := c.DeleteNetwork(t.Context(), "net1"); err != nil || n != nil {
+		t.Errorf("already deleted: %+v %v", n, err)
+	}
+	if n, err := c.DeleteNetwork(t.Context(), "net2"); err != nil || n.State != "delete-wait" {
+		t.Errorf("delete-wait: %+v %v", n, err)
+	}
+}
+
+// sf-client repeats a 406 once a second within its async deadline
+// (client-python 6c25293c, apiclient.py _request_url).
+func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
+	notReady := `{"error": "network 2f1e0d9c-1111-4222-8333-444455556601 is not ready (initial)", "status": 406}`
+	for _, tc := range []struct {
+		name    string
+		budget  time.Duration
+		refuse  int // 406s before the create succeeds
+		wantErr bool
+		posts   int
+	}{
+		{"ready after three", time.Minute, 3, false, 4},
+		{"budget too short", 2500 * time.Millisecond, 10, true, 3},
+		{"no budget (continue)", 0, 1, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				posts := 0
+				h := http.NewServeMux()
+				h.HandleFunc("POST /auth", func(w http.ResponseWriter, r *http.Request) {
+					w.Write([]byte(golden(t, "auth.json")))
+				})
+				h.HandleFunc("POST /instances", func(w http.ResponseWriter, r *http.Request) {
+					posts++
+					if posts <= tc.refuse {
+						w.WriteHeader(406)
+						w.Write([]byte(notReady))
+						return
+					}
+					w.Write([]byte(golden(t, "instance_preflight.json")))
+				})
+				c, err := client.New(client.Options{APIURL: "http://sf.test", Namespace: "system", Key: testKey,
+					Transport: muxTransport{h}, NotReadyBudget: tc.budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				_, err = c.CreateInstance(t.Context(), client.CreateInstanceRequest{Name: "web1", CPUs: 1, Memory: 1024, Disk: []client.DiskRequest{{Size: 8}}})
+				var apiErr *client.APIError
+				if tc.wantErr != (err != nil) || (err != nil && (!errors.As(err, &apiErr) || apiErr.StatusCode != 406)) {
+					t.Fatalf("err = %v", err)
+				}
+				if posts != tc.posts {
+					t.Errorf("%d posts, want %d", posts, tc.posts)
+				}
+				if took := time.Since(start); took != time.Duration(tc.posts-1)*time.Second {
+					t.Errorf("took %s", took)
+				}
+			})
+		})
+	}
+}
+
+type muxTransport struct{ h http.Handler }
+
+func (m muxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	m.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+func TestAuthErrorsAndHTML(t *testing.T) {
+	h := http.NewServeMux()
+	h.HandleFunc("POST /auth", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(404)
+		w.Write([]byte(`{"error": "namespace not found", "status": 404}`))
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, _ := client.New(client.Options{APIURL: srv.URL, Namespace: "nope", Key: testKey})
+	_, err := c.ListInstances(t.Context(), false)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || !apiErr.AtLogin() || apiErr.IsHTML() {
+		t.Fatalf("unknown namespace: %v", err)
+	}
+
+	// http://host:13000/api on the API server itself: Flask's HTML 404.
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(404)
+		w.Write([]byte(golden(t, "flask_404.html")))
+	}))
+	defer html.Close()
+	c, _ = client.New(client.Options{APIURL: html.URL + "/api", Namespace: "system", Key: testKey})
+	_, err = c.ListInstances(t.Context(), false)
+	if !errors.As(err, &apiErr) || !apiErr.IsHTML() || !strings.Contains(apiErr.Message, "404 Not Found") {
+		t.Fatalf("HTML 404: %v", err)
+	}
+}
+
+func TestAPIURLWithoutScheme(t *testing.T) {
+	for _, u := range []string{"127.0.0.1:13000", "sf.example.com:13000/api", "localhost:13000", "admin:s3cret@sf:13000"} {
+		_, err := client.New(client.Options{APIURL: u})
+		if err == nil || !strings.Contains(err.Error(), "the scheme is missing") || !strings.Contains(err.Error(), "http://HOST:13000") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
