@@ -76,8 +76,12 @@ func TestModelPR221Parking(t *testing.T) {
 				t.Errorf("fresh PR #221 router exported %s", name)
 			}
 		}
-		if got := h.statusJSON()["parking"]["max_wait"]; got != "2s" {
+		st := h.statusJSON()
+		if got := st["parking"]["max_wait"]; got != "2s" {
 			t.Errorf("statusz max_wait = %#v, want the duration string \"2s\"", got)
+		}
+		if f := st["flags"]; f["parking-max-wait"] != "2s" || f["parking-max-parked"] != "1" || f["parking-enabled"] != "true" {
+			t.Errorf("statusz flags %v, want PR #221's parking flag names", f)
 		}
 		served(t, h.get(pr221Host("actor-0001")), "actor-0001")
 		served(t, h.get(pr221Host("actor-0001")), "actor-0001") // running: still parked

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,6 +18,9 @@ type Status struct {
 	Extproc      ExtprocStatus      `json:"extproc"`
 	Workers      WorkerStatus       `json:"workers"`
 	ControlPlane ControlPlaneStatus `json:"control_plane"`
+	// Flags are the parking flags as PR #221's statusz lists them (its
+	// flag names); only the pr221 model has them.
+	Flags map[string]string `json:"flags,omitempty"`
 }
 
 // ParkingStatus is the "Request Parking" card.
@@ -80,7 +84,16 @@ func (s *Server) status() Status {
 			MaxWaitAsDuration: cfg.model() == ModelPR221,
 		}
 	}
+	var flags map[string]string
+	if cfg.model() == ModelPR221 {
+		flags = map[string]string{
+			"parking-enabled":    strconv.FormatBool(cfg.ParkingEnabled()),
+			"parking-max-parked": strconv.Itoa(cfg.ParkedRequestMax),
+			"parking-max-wait":   cfg.ParkedRequestBudget.String(),
+		}
+	}
 	return Status{
+		Flags:   flags,
 		Parking: parking,
 		Extproc: ExtprocStatus{Active: s.rt.breaker.n.Load(), MaxRequests: cfg.ExtprocMaxRequests},
 		Workers: WorkerStatus{
