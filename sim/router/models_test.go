@@ -11,6 +11,16 @@ import (
 // pr221Host is PR #221's Host form, without the atespace label.
 func pr221Host(actor string) string { return actor + ".actors.resources.substrate.ate.dev" }
 
+// noParkingSeries fails if /metrics has any parking series.
+func noParkingSeries(t *testing.T, h *harness, who string) {
+	t.Helper()
+	for name := range h.scrape() {
+		if strings.HasPrefix(name, "atenet_router_parking") {
+			t.Errorf("%s exported %s", who, name)
+		}
+	}
+}
+
 // --model main (substrate main 86e138f6) never parks: a full pool is
 // answered at once with the no-free-workers 503, /metrics has no parking
 // series at all, and /statusz has no parking card.
@@ -29,11 +39,7 @@ func TestModelMainDoesNotPark(t *testing.T) {
 		if d := time.Since(start); d >= cfg.ParkedRequestRetryInterval {
 			t.Errorf("refused after %s: main answers a full pool at once", d)
 		}
-		for name := range h.scrape() {
-			if strings.HasPrefix(name, "atenet_router_parking") {
-				t.Errorf("main exported %s; it has no parking", name)
-			}
-		}
+		noParkingSeries(t, h, "main, which has no parking,")
 		if _, ok := h.statusJSON()["parking"]; ok {
 			t.Error("main's /statusz has a parking card")
 		}
@@ -71,11 +77,7 @@ func TestModelPR221Parking(t *testing.T) {
 		h := startMem(t, cfg)
 		defer h.close()
 
-		for name := range h.scrape() {
-			if strings.HasPrefix(name, "atenet_router_parking") {
-				t.Errorf("fresh PR #221 router exported %s", name)
-			}
-		}
+		noParkingSeries(t, h, "a fresh PR #221 router")
 		st := h.statusJSON()
 		if got := st["parking"]["max_wait"]; got != "2s" {
 			t.Errorf("statusz max_wait = %#v, want the duration string \"2s\"", got)
