@@ -303,14 +303,18 @@ func timePlots(r *Report, d *plotData) (ans, inf *plot.Plot, err error) {
 		inf.Legend.Add("in flight (probe, per "+d.step.String()+")", l)
 	}
 	if len(d.parkingActive) > 0 {
-		l, err := plotter.NewLine(d.parkingActive)
+		// Points as well as the line: a short run has one scrape.
+		l, pts, err := plotter.NewLinePoints(d.parkingActive)
 		if err != nil {
 			return nil, nil, err
 		}
-		l.Color = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+		red := color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+		l.Color, pts.Color = red, red
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		inf.Add(l)
-		inf.Legend.Add("router parking_active (per s)", l)
+		pts.Shape = draw.CircleGlyph{}
+		pts.Radius = vg.Points(2.5)
+		inf.Add(l, pts)
+		inf.Legend.Add("router parking_active", l, pts)
 	}
 	// Both time panels share the axis from 0.
 	xmax := math.Max(ans.X.Max, inf.X.Max)
