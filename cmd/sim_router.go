@@ -19,6 +19,8 @@ type simRouterOptions struct {
 	aborts  []string
 	// onStart, when set (tests), sees the running simulator.
 	onStart func(*router.Server)
+	// changed reports whether a flag was set on the command line.
+	changed func(name string) bool
 }
 
 // NewCmdSimRouter runs the atenet router simulator until interrupted.
@@ -33,6 +35,23 @@ func newCmdSimRouter(f *Factory, onStart func(*router.Server)) *cobra.Command {
 		Long: `Run one process that plays Envoy, the atenet router, the ateapi control plane
 and a worker pool, implementing request parking as the atenet design says,
 until Ctrl-C or SIGTERM. It is the reference target for parking-probe.
+
+Which router it models (--model):
+  seed   (default) the design in seed 000_ (request parking): the
+         --parked-request-* flags, 5s budget, lot 1024, outcome
+         "budget_exhausted", a fast path for running actors.
+  main   agent-substrate/substrate main (86e138f6): no parking at all. A
+         full pool is answered at once with 503 "no free workers
+         available"; no parking metrics; no parking card on /statusz.
+  pr221  PR #221 (4a8f978b): parks, but wants the Host
+         <actor>.actors.resources.substrate.ate.dev (the atespace form is a
+         404 "invalid host"), records a spent budget as outcome "error" and a
+         request's own deadline as "canceled", has no fast path (every
+         request takes a lot slot), writes statusz max_wait as "30s", and
+         exports parking series only once used. Unless set by flag its
+         defaults are PR #221's: lot 2048, budget 30s, first retry 500ms, and
+         Envoy's default ext_proc breaker of 1024 (below the lot).
+The measured differences are in reference/atenet-router.md.
 
 The three URLs (router, metrics, status) go to stdout, one "NAME URL" per
 line, or as one JSON object with -o json; everything else goes to stderr.
@@ -54,24 +73,35 @@ one resume flight: one control-plane call, one budget; each takes a lot slot.
 A full lot sheds at once. With parking disabled, FailedPrecondition and
 Unavailable fail at once and only Aborted is retried, within 15s.
 
-Answers (text/plain, <ref> is atespace/name):
-  200 actor <ref> served by worker-NN (IP)
+Answers (text/plain, no trailing newline; the id is quoted, without the
+atespace, as the real router writes it):
+  200 actor <atespace>/<id> served by worker-NN (IP)
   404 invalid host "<host>": <why>          Host does not name an actor
-  404 actor <ref> not found                 NotFound
-  503 actor "<ref>" unavailable: router at capacity       lot full (shed)
-  503 actor <ref> unavailable: no free workers available  budget spent on a
-                                            full pool (or disabled mode)
-  503 actor <ref> unavailable               control plane unavailable or
+  404 actor "<id>" not found                NotFound
+  503 actor "<id>" unavailable: router at capacity       lot full (shed)
+  503 actor "<id>" unavailable: no free workers available  budget spent on
+                                            a full pool (or no parking)
+  503 actor "<id>" unavailable              control plane unavailable or
                                             Aborted at budget end
-  504 actor <ref> request timed out         DeadlineExceeded, or the
+  504 actor "<id>" request timed out        DeadlineExceeded, or the
                                             request's own deadline
-  403 actor <ref> access denied             PermissionDenied
-  401 actor <ref> authentication required   Unauthenticated
-  500 error resuming actor <ref>            any other resume error
+  403 actor "<id>" access denied            PermissionDenied
+  401 actor "<id>" authentication required  Unauthenticated
+  429 actor "<id>" rate limited             ResourceExhausted (--rate-limit)
+  500 actor "<id>" routing failed           bad worker IP (--routing-fail)
+  500 error resuming actor "<id>"           any other resume error
+  500 (empty body)                          Envoy: more than
+                                            --extproc-max-requests requests
+                                            in the router at once (ext_proc
+                                            stream failure, status_on_error)
   503 upstream connect error or disconnect/reset before headers. reset
-      reason: overflow (with x-envoy-overloaded: true)
-                                            more than --extproc-max-requests
-                                            requests in the router at once
+      reason: overflow (x-envoy-overloaded: true)
+                                            the same, with
+                                            --breaker-overflow-503 (what an
+                                            upstream cluster's breaker sends)
+  504 (empty body)                          Envoy's ext_proc message timeout
+                                            (--extproc-message-timeout):
+                                            budget + 5s, or 5s unparked
 
 A request's own deadline is its x-request-timeout header (a duration such as
 1.5s, or seconds such as 2), else --request-timeout; when it expires while
@@ -103,13 +133,21 @@ exits with status 0.`,
   shakectl sim router --deny actor-0001 --unauth actor-0002 --slow actor-0003 --abort actor-0004=3
 
   # Parking disabled: fail fast
-  shakectl sim router --parked-request-max 0`,
+  shakectl sim router --parked-request-max 0
+
+  # The router on substrate main (no parking) and PR #221's parking router
+  shakectl sim router --model main
+  shakectl sim router --model pr221
+  shakectl parking-probe --target http://127.0.0.1:8080 \
+      --host-template '{actor}.actors.resources.substrate.ate.dev' ...`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.changed = func(name string) bool { return c.Flags().Changed(name) }
 			return runSimRouter(f, opts)
 		},
 	}
 	fl := c.Flags()
+	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking) or pr221 (PR #221)")
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
 	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
 	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
@@ -134,6 +172,10 @@ exits with status 0.`,
 	fl.StringSliceVar(&d.Unauth, "unauth", nil, "actors whose resume answers Unauthenticated (401)")
 	fl.StringSliceVar(&d.Slow, "slow", nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
 	fl.StringSliceVar(&d.Fail, "fail", nil, "actors whose resume fails with an internal error (500)")
+	fl.StringSliceVar(&d.RateLimit, "rate-limit", nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
+	fl.StringSliceVar(&d.RoutingFail, "routing-fail", nil, "actors that resume but whose worker address is bad (500 routing failed)")
+	fl.BoolVar(&d.BreakerOverflow503, "breaker-overflow-503", false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
+	fl.BoolVar(&d.ExtprocMessageTimeout, "extproc-message-timeout", false, "emulate Envoy's ext_proc message timeout (budget + 5s, or 5s without parking): an empty 504")
 	fl.StringArrayVar(&opts.aborts, "abort", nil, "ACTOR[=N]: the actor's next N resumes (default: all) answer Aborted, as when another router replica resumes it (repeatable)")
 	fl.Float64Var(&d.AbortRate, "abort-rate", d.AbortRate, "probability in [0, 1] that any resume answers Aborted")
 	fl.Uint64Var(&d.Seed, "seed", 0, "seed for jitter and --abort-rate (0: random)")
@@ -144,6 +186,9 @@ exits with status 0.`,
 // parsing, and checks it; every problem is a usage error.
 func (o *simRouterOptions) buildConfig() (router.Config, error) {
 	cfg := o.cfg
+	if cfg.Model == router.ModelPR221 && o.changed != nil {
+		router.ApplyPR221Defaults(&cfg, o.changed)
+	}
 	for _, s := range o.windows {
 		w, err := router.ParseWindow(s)
 		if err != nil {
@@ -206,7 +251,8 @@ func runSimRouter(f *Factory, opts *simRouterOptions) error {
 
 	<-ctx.Done()
 	if !conf.Quiet {
-		if n := srv.Status().Parking.Active; n > 0 {
+		if p := srv.Status().Parking; p != nil && p.Active > 0 {
+			n := p.Active
 			fmt.Fprintf(errOut, "sim router: shutting down; answering %d parked request(s) first\n", n)
 		} else {
 			fmt.Fprintln(errOut, "sim router: shutting down")
@@ -233,13 +279,18 @@ func printSimRouterBanner(w io.Writer, cfg router.Config) {
 	}
 	fmt.Fprintf(w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
 		cfg.Workers, actors, cfg.Atespace, cfg.ResumeLatency, cfg.ServiceTime, cfg.ActorIdle)
+	fmt.Fprintf(w, "model %s\n", cfg.Model)
 	if cfg.ParkingEnabled() {
 		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter; ext_proc breaker %d\n",
 			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
 			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocMaxRequests)
 	} else {
-		fmt.Fprintf(w, "parking off (--parked-request-max=0): fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocMaxRequests)
+		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocMaxRequests)
 	}
-	fmt.Fprintf(w, "address actors as Host: actor-0001.%s%s\n", cfg.Atespace, router.HostSuffix)
+	if cfg.Model == router.ModelPR221 {
+		fmt.Fprintln(w, "address actors as Host: actor-0001.actors.resources.substrate.ate.dev")
+	} else {
+		fmt.Fprintf(w, "address actors as Host: actor-0001.%s%s\n", cfg.Atespace, router.HostSuffix)
+	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }

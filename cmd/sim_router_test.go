@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/shakenfist/shakectl/sim/router"
+
 	"context"
 	"encoding/json"
 	"io"
@@ -35,6 +37,8 @@ func TestSimRouterFlagErrors(t *testing.T) {
 		{[]string{"--deny", "Bad_Name"}, `--deny: actor "Bad_Name"`},
 		{[]string{"--workers", "many"}, `invalid argument "many" for "--workers"`},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"--model", "envoy"}, `--model "envoy": want seed, main or pr221`},
+		{[]string{"--rate-limit", "Bad_Name"}, `--rate-limit: actor "Bad_Name"`},
 		{[]string{"extra"}, `unknown command "extra"`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -50,6 +54,38 @@ func TestSimRouterFlagErrors(t *testing.T) {
 				t.Errorf("stdout %q on a usage error", out)
 			}
 		})
+	}
+}
+
+// --model pr221 takes PR #221's defaults for every parking flag not given,
+// and keeps the ones that were.
+func TestSimRouterPR221Defaults(t *testing.T) {
+	build := func(model router.Model, set map[string]bool, edit func(*router.Config)) router.Config {
+		t.Helper()
+		o := &simRouterOptions{cfg: router.DefaultConfig(), changed: func(n string) bool { return set[n] }}
+		o.cfg.Model = model
+		if edit != nil {
+			edit(&o.cfg)
+		}
+		c, err := o.buildConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := build(router.ModelPR221, nil, nil)
+	if c.ParkedRequestMax != 2048 || c.ParkedRequestBudget != 30*time.Second || c.ParkedRequestRetryInterval != 500*time.Millisecond || c.ExtprocMaxRequests != 1024 {
+		t.Errorf("pr221 defaults: lot %d budget %s retry %s breaker %d, want 2048 30s 500ms 1024",
+			c.ParkedRequestMax, c.ParkedRequestBudget, c.ParkedRequestRetryInterval, c.ExtprocMaxRequests)
+	}
+	c = build(router.ModelPR221, map[string]bool{"parked-request-budget": true, "parked-request-max": true}, func(c *router.Config) {
+		c.ParkedRequestBudget, c.ParkedRequestMax = 2*time.Second, 8
+	})
+	if c.ParkedRequestBudget != 2*time.Second || c.ParkedRequestMax != 8 {
+		t.Errorf("flags given were replaced: budget %s lot %d", c.ParkedRequestBudget, c.ParkedRequestMax)
+	}
+	if c = build(router.ModelSeed, nil, nil); c.ParkedRequestMax != 1024 || c.ParkedRequestBudget != 5*time.Second {
+		t.Errorf("seed defaults changed: lot %d budget %s", c.ParkedRequestMax, c.ParkedRequestBudget)
 	}
 }
 
@@ -151,7 +187,7 @@ func TestSimRouterRunsAndStopsCleanly(t *testing.T) {
 	if code := stop(); code != ExitOK {
 		t.Errorf("exit %d after the signal, want 0; stderr %q", code, errOut)
 	}
-	if got := <-parked; got != "Service Unavailable: actor default/actor-0002 unavailable: no free workers available" {
+	if got := <-parked; got != `Service Unavailable: actor "actor-0002" unavailable: no free workers available` {
 		t.Errorf("parked request at shutdown got %q, want its budget answer", got)
 	}
 	if !strings.Contains(errOut.String(), "shutting down; answering 1 parked request(s) first") {

@@ -122,6 +122,9 @@ func TestSimRouterBreakerBelowLot(t *testing.T) {
 		cfg.ParkedRequestMax = 8
 		cfg.ExtprocMaxRequests = 4
 		cfg.AllowBreakerBelowLot = true
+		// The upstream-cluster form (503 + x-envoy-overloaded); real Envoy's
+		// empty 500 is the ext_proc_error outcome, tested with it.
+		cfg.BreakerOverflow503 = true
 		cfg.ParkedRequestBudget = time.Second
 		s, tr := startMem(t, cfg)
 		defer s.Close()

@@ -15,6 +15,10 @@ import (
 // once), so Start never replaces a zero with a default, except that an empty
 // listen address means an ephemeral loopback port ("127.0.0.1:0").
 type Config struct {
+	// Model is the real router the simulator rehearses, --model: the seed
+	// design (default), main (no parking) or PR #221. See Model.
+	Model Model
+
 	// Listen is the router (Envoy front) address, --listen.
 	Listen string
 	// MetricsListen serves Prometheus text on /metrics, --metrics-listen.
@@ -85,6 +89,23 @@ type Config struct {
 	// Unauthenticated (401), DeadlineExceeded (504) or Internal (500):
 	// --deny, --unauth, --slow, --fail.
 	Deny, Unauth, Slow, Fail []string
+	// RateLimit names actors whose resume answers ResourceExhausted (429
+	// `actor "x" rate limited`), --rate-limit.
+	RateLimit []string
+	// RoutingFail names actors whose resume succeeds but whose worker
+	// address is unusable (500 `actor "x" routing failed`; the real router
+	// records the park as served), --routing-fail.
+	RoutingFail []string
+	// BreakerOverflow503 makes Envoy's breaker answer as an upstream-cluster
+	// overflow (503 "reset reason: overflow" + x-envoy-overloaded) instead
+	// of the ext_proc stream failure real Envoy sends (500, empty body),
+	// --breaker-overflow-503.
+	BreakerOverflow503 bool
+	// ExtprocMessageTimeout emulates Envoy's ext_proc message_timeout
+	// (max-wait + 5s with parking, else 5s): a request still in the
+	// router after it gets Envoy's 504 with an empty body,
+	// --extproc-message-timeout.
+	ExtprocMessageTimeout bool
 	// Abort maps an actor to how many of its next resumes answer Aborted (a
 	// concurrent resume holds it, as from a second router replica); 0 or
 	// less means every resume, --abort ACTOR[=N].
@@ -96,6 +117,29 @@ type Config struct {
 	// Seed seeds the jitter and AbortRate randomness; 0 picks one, --seed.
 	Seed uint64
 }
+
+// Model names which real atenet router the simulator behaves like
+// (reference/atenet-router.md has the measured differences).
+type Model string
+
+const (
+	// ModelSeed is the design in seed 000_ (--parked-request-* flags,
+	// budget_exhausted label, fast path for running actors).
+	ModelSeed Model = "seed"
+	// ModelMain is agent-substrate/substrate main 86e138f6: no parking at
+	// all; a full pool is answered at once, no parking metrics, no statusz
+	// parking card.
+	ModelMain Model = "main"
+	// ModelPR221 is PR #221 head 4a8f978b: parking with its Host form
+	// <actor>.actors.resources.substrate.ate.dev, outcome="error" for a
+	// spent budget, "canceled" for a stream deadline, no fast path, a
+	// statusz max_wait written as a Go duration, and parking series that
+	// appear only once used.
+	ModelPR221 Model = "pr221"
+)
+
+// Models lists the valid --model values.
+var Models = []Model{ModelSeed, ModelMain, ModelPR221}
 
 // Window is a span of time, relative to the simulator's start, during which
 // the control plane is unavailable.
@@ -167,6 +211,7 @@ const (
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
+		Model:                      ModelSeed,
 		Listen:                     DefaultListen,
 		MetricsListen:              DefaultMetricsListen,
 		StatusListen:               DefaultStatusListen,
@@ -186,7 +231,16 @@ func DefaultConfig() Config {
 }
 
 // ParkingEnabled reports whether requests are parked (ParkedRequestMax > 0).
-func (c Config) ParkingEnabled() bool { return c.ParkedRequestMax > 0 }
+// main never parks, whatever the lot size says.
+func (c Config) ParkingEnabled() bool { return c.ParkedRequestMax > 0 && c.Model != ModelMain }
+
+// model is Model with the zero value read as the seed.
+func (c Config) model() Model {
+	if c.Model == "" {
+		return ModelSeed
+	}
+	return c.Model
+}
 
 // Validate checks the seed's startup rules and the simulator's own; each
 // error names the flag and the rule it broke. All broken rules are reported.
@@ -194,6 +248,11 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 
+	switch c.model() {
+	case ModelSeed, ModelMain, ModelPR221:
+	default:
+		bad("--model %q: want seed, main or pr221", c.Model)
+	}
 	if c.Workers < 1 {
 		bad("--workers must be at least 1 (got %d)", c.Workers)
 	}
@@ -248,7 +307,7 @@ func (c Config) Validate() error {
 	for _, l := range []struct {
 		flag  string
 		names []string
-	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}} {
+	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}, {"--rate-limit", c.RateLimit}, {"--routing-fail", c.RoutingFail}} {
 		for _, n := range l.names {
 			if _, err := c.actorRef(n); err != nil {
 				bad("%s: %v", l.flag, err)
@@ -290,4 +349,34 @@ func (c Config) actorRef(name string) (string, error) {
 		return "", fmt.Errorf("actor %q: %v", name, err)
 	}
 	return space + "/" + actor, nil
+}
+
+// PR #221's built-in settings (atenet router --help and xDS at 4a8f978b):
+// a lot of 2048, a 30s max wait, a first retry after 500ms, and no breaker
+// set on the ext_proc cluster, so Envoy's default max_requests of 1024
+// applies, below the lot.
+const (
+	PR221ParkedRequestMax           = 2048
+	PR221ParkedRequestBudget        = 30 * time.Second
+	PR221ParkedRequestRetryInterval = 500 * time.Millisecond
+	EnvoyDefaultMaxRequests         = 1024
+)
+
+// ApplyPR221Defaults puts PR #221's defaults in every parking setting whose
+// flag was not set (changed reports whether one was).
+func ApplyPR221Defaults(c *Config, changed func(flag string) bool) {
+	if !changed("parked-request-max") {
+		c.ParkedRequestMax = PR221ParkedRequestMax
+	}
+	if !changed("parked-request-budget") {
+		c.ParkedRequestBudget = PR221ParkedRequestBudget
+	}
+	if !changed("parked-request-retry-interval") {
+		c.ParkedRequestRetryInterval = PR221ParkedRequestRetryInterval
+	}
+	if !changed("extproc-max-requests") {
+		c.ExtprocMaxRequests = EnvoyDefaultMaxRequests
+		// The real deployment has the breaker below the lot.
+		c.AllowBreakerBelowLot = true
+	}
 }

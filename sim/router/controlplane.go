@@ -20,6 +20,7 @@ const (
 	DeadlineExceeded   Code = 4
 	NotFound           Code = 5
 	PermissionDenied   Code = 7
+	ResourceExhausted  Code = 8
 	FailedPrecondition Code = 9
 	Aborted            Code = 10
 	Internal           Code = 13
@@ -43,6 +44,8 @@ func (c Code) String() string {
 		return "Aborted"
 	case Internal:
 		return "Internal"
+	case ResourceExhausted:
+		return "ResourceExhausted"
 	case Unavailable:
 		return "Unavailable"
 	case Unauthenticated:
@@ -163,7 +166,7 @@ func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *loc
 	for _, l := range []struct {
 		names []string
 		code  Code
-	}{{cfg.Deny, PermissionDenied}, {cfg.Unauth, Unauthenticated}, {cfg.Slow, DeadlineExceeded}, {cfg.Fail, Internal}} {
+	}{{cfg.Deny, PermissionDenied}, {cfg.Unauth, Unauthenticated}, {cfg.Slow, DeadlineExceeded}, {cfg.Fail, Internal}, {cfg.RateLimit, ResourceExhausted}} {
 		for _, n := range l.names {
 			if ref, err := cfg.actorRef(n); err == nil {
 				cp.special[ref] = l.code

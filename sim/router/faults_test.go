@@ -52,7 +52,7 @@ func TestControlPlaneLatency(t *testing.T) {
 		h := startMem(t, cfg)
 		defer h.close()
 		r := h.get("actor-0001")
-		expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0001 unavailable")
+		expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0001\" unavailable")
 		within(t, "park", r.elapsed, 5*time.Second, 5*time.Second+time.Millisecond)
 		h.checkMetrics(0, map[Outcome]int{OutcomeBudgetExhausted: 1})
 	})
@@ -70,7 +70,7 @@ func TestAbortInjection(t *testing.T) {
 		if n := h.s.ResumeCalls(); n != 3 {
 			t.Errorf("%d calls for --abort actor-0001=2, want 3", n)
 		}
-		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor default/actor-0002 unavailable")
+		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable")
 		if err := h.s.ClearAborted("actor-0002"); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestAbortInjection(t *testing.T) {
 		cfg.AbortRate = 1
 		h := startMem(t, cfg)
 		defer h.close()
-		expect(t, h.get("actor-0001"), http.StatusServiceUnavailable, "actor default/actor-0001 unavailable")
+		expect(t, h.get("actor-0001"), http.StatusServiceUnavailable, "actor \"actor-0001\" unavailable")
 	})
 	synctest.Test(t, func(t *testing.T) {
 		cfg := testConfig()

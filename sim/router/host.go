@@ -97,3 +97,33 @@ func quoteHost(h string) string {
 	}
 	return fmt.Sprintf("%q", h)
 }
+
+// pr221Suffix is the DNS suffix PR #221 (4a8f978b) strips from the Host:
+// it predates the atespace label.
+const pr221Suffix = "actors.resources.substrate.ate.dev"
+
+// parseHostPR221 reads the actor id as PR #221's parseActorID does
+// (cmd/atenet/internal/router/extproc_in.go): the port is dropped, one
+// trailing dot is allowed, nothing is case-folded, and what is left before
+// the suffix must be one DNS-1123 label, so the atespace form fails with
+// the label rule. The error is the body after `invalid host "…": `.
+func parseHostPR221(host string) (string, error) {
+	h := host
+	if strings.Contains(h, ":") {
+		var err error
+		if h, _, err = net.SplitHostPort(h); err != nil {
+			return "", err
+		}
+	}
+	id, ok := strings.CutSuffix(strings.TrimSuffix(h, "."), "."+pr221Suffix)
+	if !ok {
+		return "", fmt.Errorf("invalid actor_id: must end with %s, got %q", pr221Suffix, h)
+	}
+	if len(id) > maxLabel {
+		return "", errors.New("invalid actor_id: must be no more than 63 characters")
+	}
+	if checkLabel(id) != nil {
+		return "", errors.New("invalid actor_id: must start and end with a lower case alphanumeric character, and consist only of lower case alphanumeric characters or '-'")
+	}
+	return id, nil
+}

@@ -70,7 +70,7 @@ func TestActorRegistry(t *testing.T) {
 		defer h.close()
 		served(t, h.get("actor-0003"), "actor-0003")
 		for _, a := range []string{"actor-0004", "actor-0000", "actor-3", "actor-00003", "frontend"} {
-			expect(t, h.get(a), http.StatusNotFound, "actor default/"+a+" not found")
+			expect(t, h.get(a), http.StatusNotFound, `actor "`+a+`" not found`)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -84,7 +84,7 @@ func TestActorRegistry(t *testing.T) {
 		if r.code != http.StatusOK || !strings.HasPrefix(r.body, "actor shop/frontend served by ") {
 			t.Errorf("any actor: %v", r)
 		}
-		expect(t, h.get("frontend.default"+HostSuffix), http.StatusNotFound, "actor default/frontend not found")
+		expect(t, h.get("frontend.default"+HostSuffix), http.StatusNotFound, "actor \"frontend\" not found")
 	})
 }
 
@@ -176,8 +176,8 @@ func TestShutdownBoundCutsParksShort(t *testing.T) {
 		if d := time.Since(start); d > 200*time.Millisecond {
 			t.Errorf("Shutdown took %v with a 100ms bound", d)
 		}
-		expect(t, <-a, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable")
-		expect(t, <-b, http.StatusServiceUnavailable, "actor default/actor-0003 unavailable")
+		expect(t, <-a, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable")
+		expect(t, <-b, http.StatusServiceUnavailable, "actor \"actor-0003\" unavailable")
 		// Close after Shutdown is a no-op.
 		if err := h.s.Close(); err != nil {
 			t.Errorf("second Close: %v", err)

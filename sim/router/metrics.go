@@ -33,7 +33,8 @@ const (
 // Outcome says how a park ended: the wait histogram's outcome label.
 type Outcome string
 
-// The seed's outcome vocabulary.
+// The seed's outcome vocabulary. PR #221 uses served, canceled and error
+// only (a spent budget is "error", a stream deadline "canceled").
 const (
 	OutcomeServed          Outcome = "served"
 	OutcomeBudgetExhausted Outcome = "budget_exhausted"
@@ -60,21 +61,23 @@ type metrics struct {
 	outcomeOpts map[Outcome]metric.RecordOption
 }
 
-func newMetrics() (*metrics, error) {
+// newMetrics builds the exporter. zeroAtStart reports the gauge and the
+// counter at zero from the start (the seed's simulator always did); the
+// real routers (main, PR #221) export a parking series only once used.
+func newMetrics(zeroAtStart bool) (*metrics, error) {
 	// Its own registry, not Prometheus's global one: two simulators in one
 	// process (tests, demo) must not share or collide.
 	reg := prometheus.NewRegistry()
-	exporter, err := otelprom.New(
-		otelprom.WithRegisterer(reg),
-		otelprom.WithoutScopeInfo(),
-		otelprom.WithoutTargetInfo(),
-	)
+	// Scope labels (otel_scope_name="atenet-router", otel_scope_version="",
+	// otel_scope_schema_url="") and target_info stay on, as the real
+	// router's default-option exporter writes them.
+	exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
 	if err != nil {
 		return nil, fmt.Errorf("metrics exporter: %w", err)
 	}
 	provider := sdkmetric.NewMeterProvider(
 		sdkmetric.WithReader(exporter),
-		sdkmetric.WithResource(resource.Empty()),
+		sdkmetric.WithResource(resource.NewSchemaless(attribute.String("service.name", MeterName))),
 	)
 	meter := provider.Meter(MeterName)
 	m := &metrics{
@@ -83,27 +86,31 @@ func newMetrics() (*metrics, error) {
 		outcomeOpts: make(map[Outcome]metric.RecordOption),
 	}
 	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
-		metric.WithDescription("Requests currently parked waiting for their actor to resume.")); err != nil {
+		metric.WithDescription("number of requests currently parked in the router awaiting actor resume"),
+		metric.WithUnit("{request}")); err != nil {
 		return nil, err
 	}
 	if m.wait, err = meter.Float64Histogram(InstrumentWait,
-		metric.WithDescription("Time a request spent parked, by how the park ended."),
+		metric.WithDescription("time a request spent parked in the router before being served, timing out, or failing"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(WaitBuckets...)); err != nil {
 		return nil, err
 	}
 	if m.rejected, err = meter.Int64Counter(InstrumentRejected,
-		metric.WithDescription("Requests shed because the parking lot was full.")); err != nil {
+		metric.WithDescription("number of requests shed because the router parking lot was full"),
+		metric.WithUnit("{request}")); err != nil {
 		return nil, err
 	}
 	for _, o := range Outcomes {
 		m.outcomeOpts[o] = metric.WithAttributeSet(attribute.NewSet(attribute.String("outcome", string(o))))
 	}
-	// Report the gauge and the counter from the start, at zero, so a scrape
-	// before any parking already shows them.
-	ctx := context.Background()
-	m.active.Add(ctx, 0)
-	m.rejected.Add(ctx, 0)
+	if zeroAtStart {
+		// The seed model reports the gauge and the counter at zero, so a
+		// scrape before any parking already shows them.
+		ctx := context.Background()
+		m.active.Add(ctx, 0)
+		m.rejected.Add(ctx, 0)
+	}
 	return m, nil
 }
 

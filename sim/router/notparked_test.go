@@ -16,13 +16,13 @@ func TestFailFastTable(t *testing.T) {
 		body  string
 		took  time.Duration
 	}{
-		{"actor-0999", http.StatusNotFound, "actor default/actor-0999 not found", 0},
-		{"actor-0001.elsewhere" + HostSuffix, http.StatusNotFound, "actor elsewhere/actor-0001 not found", 0},
-		{"actor-0002", http.StatusForbidden, "actor default/actor-0002 access denied", 0},
-		{"actor-0003", http.StatusUnauthorized, "actor default/actor-0003 authentication required", 0},
+		{"actor-0999", http.StatusNotFound, "actor \"actor-0999\" not found", 0},
+		{"actor-0001.elsewhere" + HostSuffix, http.StatusNotFound, "actor \"actor-0001\" not found", 0},
+		{"actor-0002", http.StatusForbidden, "actor \"actor-0002\" access denied", 0},
+		{"actor-0003", http.StatusUnauthorized, "actor \"actor-0003\" authentication required", 0},
 		// A slow resume runs into ateapi's deadline: DeadlineExceeded.
-		{"actor-0004", http.StatusGatewayTimeout, "actor default/actor-0004 request timed out", DefaultResumeLatency},
-		{"actor-0005", http.StatusInternalServerError, "error resuming actor default/actor-0005", 0},
+		{"actor-0004", http.StatusGatewayTimeout, "actor \"actor-0004\" request timed out", DefaultResumeLatency},
+		{"actor-0005", http.StatusInternalServerError, "error resuming actor \"actor-0005\"", 0},
 	}
 	for _, parking := range []bool{true, false} {
 		name := "parking"
@@ -80,7 +80,7 @@ func TestParkingDisabled(t *testing.T) {
 			h.holdPool(1)
 			before := h.s.ResumeCalls()
 			r := h.get("actor-0002")
-			expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+			expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 			if r.elapsed != 0 || h.s.ResumeCalls()-before != 1 {
 				t.Errorf("answered after %v and %d calls, want at once after 1", r.elapsed, h.s.ResumeCalls()-before)
 			}
@@ -94,7 +94,7 @@ func TestParkingDisabled(t *testing.T) {
 			h := startMem(t, cfg)
 			defer h.close()
 			r := h.get("actor-0001")
-			expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0001 unavailable")
+			expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0001\" unavailable")
 			if r.elapsed != 0 || h.s.ResumeCalls() != 1 {
 				t.Errorf("answered after %v and %d calls, want at once after 1", r.elapsed, h.s.ResumeCalls())
 			}
@@ -116,7 +116,7 @@ func TestParkingDisabled(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := h.get("actor-0002")
-			expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable")
+			expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable")
 			within(t, "Aborted retries", r.elapsed, 15*time.Second, 15*time.Second+time.Millisecond)
 			h.checkMetrics(0, nil)
 		})
@@ -145,7 +145,7 @@ func TestParkingDisabled(t *testing.T) {
 				t.Errorf("%d requests in the router, want all %d (none shed)", got, n)
 			}
 			for i, ch := range chs {
-				expect(t, <-ch, http.StatusServiceUnavailable, "actor default/"+ActorName(i+1)+" unavailable")
+				expect(t, <-ch, http.StatusServiceUnavailable, `actor "`+ActorName(i+1)+`" unavailable`)
 			}
 			h.checkMetrics(0, nil)
 		})

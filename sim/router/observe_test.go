@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -27,8 +28,8 @@ func TestMetricFamilies(t *testing.T) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		if want := []string{MetricActive, MetricRejected}; !slices.Equal(names, want) {
-			t.Errorf("fresh scrape has %v, want %v (no target_info, no scope info; the histogram appears with its first sample)", names, want)
+		if want := []string{MetricActive, MetricRejected, "target_info"}; !slices.Equal(names, want) {
+			t.Errorf("fresh scrape has %v, want %v (the histogram appears with its first sample)", names, want)
 		}
 		if fams[MetricActive].GetType() != dto.MetricType_GAUGE || fams[MetricRejected].GetType() != dto.MetricType_COUNTER {
 			t.Errorf("types: active %v, rejected %v", fams[MetricActive].GetType(), fams[MetricRejected].GetType())
@@ -48,9 +49,15 @@ func TestMetricFamilies(t *testing.T) {
 		if !slices.Equal(bounds, want) {
 			t.Errorf("buckets %v, want %v", bounds, want)
 		}
-		labels := f.Metric[0].GetLabel()
-		if len(labels) != 1 || labels[0].GetName() != "outcome" || labels[0].GetValue() != "served" {
-			t.Errorf("labels %v, want only outcome=served", labels)
+		// Every series carries the scope labels the real router's exporter
+		// writes (reference/atenet-router.md, "Export path").
+		got := map[string]string{}
+		for _, l := range f.Metric[0].GetLabel() {
+			got[l.GetName()] = l.GetValue()
+		}
+		wantLabels := map[string]string{"otel_scope_name": MeterName, "otel_scope_schema_url": "", "otel_scope_version": "", "outcome": "served"}
+		if !maps.Equal(got, wantLabels) {
+			t.Errorf("labels %v, want %v", got, wantLabels)
 		}
 	})
 }
@@ -89,11 +96,11 @@ func TestCanceledAndTimeoutOutcomes(t *testing.T) {
 
 		// The freed slot admits the next request (the lot holds one).
 		r := h.get("actor-0003", RequestTimeoutHeader, "1.5s")
-		expect(t, r, http.StatusGatewayTimeout, "actor default/actor-0003 request timed out")
+		expect(t, r, http.StatusGatewayTimeout, "actor \"actor-0003\" request timed out")
 		within(t, "request with its own 1.5s deadline", r.elapsed, 1500*time.Millisecond, 1501*time.Millisecond)
 
 		r = h.get("actor-0003", RequestTimeoutHeader, "0.25")
-		expect(t, r, http.StatusGatewayTimeout, "actor default/actor-0003 request timed out")
+		expect(t, r, http.StatusGatewayTimeout, "actor \"actor-0003\" request timed out")
 		within(t, "request with its own 0.25s deadline", r.elapsed, 250*time.Millisecond, 251*time.Millisecond)
 
 		pm := h.checkMetrics(0, map[Outcome]int{OutcomeServed: 1, OutcomeCanceled: 1, OutcomeTimeout: 2})
@@ -116,7 +123,7 @@ func TestRequestTimeoutFlag(t *testing.T) {
 		h.holdPool(1)
 
 		r := h.get("actor-0002")
-		expect(t, r, http.StatusGatewayTimeout, "actor default/actor-0002 request timed out")
+		expect(t, r, http.StatusGatewayTimeout, "actor \"actor-0002\" request timed out")
 		within(t, "request", r.elapsed, 750*time.Millisecond, 751*time.Millisecond)
 		r = h.get("actor-0002", RequestTimeoutHeader, "2s")
 		within(t, "request with header", r.elapsed, 2*time.Second, 2*time.Second+time.Millisecond)

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -63,7 +64,7 @@ func TestUnavailableBeyondBudgetExhausts(t *testing.T) {
 		defer h.close()
 
 		r := h.get("actor-0001")
-		expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0001 unavailable")
+		expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0001\" unavailable")
 		within(t, "exhausted park", r.elapsed, 5*time.Second, 5*time.Second+time.Millisecond)
 		h.checkMetrics(0, map[Outcome]int{OutcomeBudgetExhausted: 1})
 	})
@@ -93,7 +94,7 @@ func TestAbortedIsRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		r = h.get("actor-0002")
-		expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable")
+		expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable")
 		within(t, "exhausted park", r.elapsed, 5*time.Second, 5*time.Second+time.Millisecond)
 		h.checkMetrics(0, map[Outcome]int{OutcomeServed: 1, OutcomeBudgetExhausted: 1})
 	})
@@ -112,7 +113,7 @@ func TestBudgetExhaustion(t *testing.T) {
 		h.holdPool(1)
 
 		r := h.get("actor-0002")
-		expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+		expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 		within(t, "exhausted park", r.elapsed, 3*time.Second, 3*time.Second+time.Millisecond)
 		pm := h.checkMetrics(0, map[Outcome]int{OutcomeServed: 1, OutcomeBudgetExhausted: 1})
 		if pm.bucket(OutcomeBudgetExhausted, 2.5) != 0 || pm.bucket(OutcomeBudgetExhausted, 5) != 1 {
@@ -143,7 +144,7 @@ func TestBackoffSchedule(t *testing.T) {
 				mu.Unlock()
 			}
 		}
-		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 		mu.Lock()
 		defer mu.Unlock()
 		var gaps []time.Duration
@@ -236,7 +237,7 @@ func TestFullLotSheds(t *testing.T) {
 		}
 		calls := h.s.ResumeCalls()
 		r := h.get("actor-0005")
-		expect(t, r, http.StatusServiceUnavailable, `actor "default/actor-0005" unavailable: router at capacity`)
+		expect(t, r, http.StatusServiceUnavailable, `actor "actor-0005" unavailable: router at capacity`)
 		if r.elapsed != 0 {
 			t.Errorf("shed after %v, want at once", r.elapsed)
 		}
@@ -249,7 +250,7 @@ func TestFullLotSheds(t *testing.T) {
 			t.Errorf("shed request made %d ResumeActor calls", n-calls)
 		}
 		for a, ch := range parked {
-			expect(t, <-ch, http.StatusServiceUnavailable, "actor default/"+a+" unavailable: no free workers available")
+			expect(t, <-ch, http.StatusServiceUnavailable, `actor "`+a+`" unavailable: no free workers available`)
 		}
 		h.checkMetrics(1, map[Outcome]int{OutcomeServed: 1, OutcomeBudgetExhausted: 3})
 	})
@@ -272,9 +273,9 @@ func TestEachParkedRequestTakesASlot(t *testing.T) {
 		if st := h.s.Status(); st.Parking.Active != 2 {
 			t.Fatalf("%d parked, want 2 (two requests, one actor)", st.Parking.Active)
 		}
-		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, `actor "default/actor-0002" unavailable: router at capacity`)
+		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, `actor "actor-0002" unavailable: router at capacity`)
 		for _, ch := range []<-chan result{a, b} {
-			expect(t, <-ch, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+			expect(t, <-ch, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 		}
 		h.checkMetrics(1, map[Outcome]int{OutcomeServed: 1, OutcomeBudgetExhausted: 2})
 	})
@@ -326,7 +327,7 @@ func TestSaturatedHotActorRetriesOnce(t *testing.T) {
 		h.holdPool(1)
 
 		base := h.s.ResumeCalls()
-		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+		expect(t, h.get("actor-0002"), http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 		one := h.s.ResumeCalls() - base
 
 		base = h.s.ResumeCalls()
@@ -336,7 +337,7 @@ func TestSaturatedHotActorRetriesOnce(t *testing.T) {
 		}
 		for _, ch := range chs {
 			r := <-ch
-			expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0003 unavailable: no free workers available")
+			expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0003\" unavailable: no free workers available")
 			within(t, "parked request", r.elapsed, 5*time.Second, 5*time.Second+time.Millisecond)
 		}
 		if ten := h.s.ResumeCalls() - base; ten != one {
@@ -364,7 +365,7 @@ func TestLateJoinerSharesFlightBudget(t *testing.T) {
 		late := h.goGet("actor-0002")
 		rf, rl := <-first, <-late
 		for _, r := range []result{rf, rl} {
-			expect(t, r, http.StatusServiceUnavailable, "actor default/actor-0002 unavailable: no free workers available")
+			expect(t, r, http.StatusServiceUnavailable, "actor \"actor-0002\" unavailable: no free workers available")
 		}
 		within(t, "first request", rf.elapsed, 5*time.Second, 5*time.Second+time.Millisecond)
 		within(t, "late joiner", rl.elapsed, 800*time.Millisecond, 801*time.Millisecond)
@@ -400,7 +401,7 @@ func TestFullLotLeavesFastPath(t *testing.T) {
 
 		parked := h.goGet("actor-0002")
 		synctest.Wait()
-		expect(t, h.get("actor-0003"), http.StatusServiceUnavailable, `actor "default/actor-0003" unavailable: router at capacity`)
+		expect(t, h.get("actor-0003"), http.StatusServiceUnavailable, `actor "actor-0003" unavailable: router at capacity`)
 		r := h.get("actor-0001")
 		served(t, r, "actor-0001")
 		if r.elapsed != cfg.ServiceTime {
@@ -412,11 +413,19 @@ func TestFullLotLeavesFastPath(t *testing.T) {
 }
 
 // More requests in the router than --extproc-max-requests are refused by
-// Envoy's breaker, not the router: 503 with x-envoy-overloaded and Envoy's
-// own body, never counted in parking.rejected.
+// Envoy's breaker, not the router, and never counted in parking.rejected.
+// Real Envoy fails the ext_proc stream: status_on_error, 500 with an empty
+// body; --breaker-overflow-503 gives an upstream cluster's 503 instead.
 func TestExtprocBreakerOverflow(t *testing.T) {
+	for _, as503 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("overflow503=%v", as503), func(t *testing.T) { testExtprocBreakerOverflow(t, as503) })
+	}
+}
+
+func testExtprocBreakerOverflow(t *testing.T, as503 bool) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := testConfig()
+		cfg.BreakerOverflow503 = as503
 		cfg.Workers = 1
 		cfg.ActorIdle = time.Hour
 		cfg.ParkedRequestMax = 2
@@ -429,6 +438,13 @@ func TestExtprocBreakerOverflow(t *testing.T) {
 		synctest.Wait()
 		for _, actor := range []string{"actor-0001", "actor-0004", "not a host"} {
 			r := h.get(actor)
+			if !as503 {
+				expect(t, r, http.StatusInternalServerError, "")
+				if r.header.Get("x-envoy-overloaded") != "" {
+					t.Errorf("ext_proc failure with x-envoy-overloaded: %v", r.header)
+				}
+				continue
+			}
 			expect(t, r, http.StatusServiceUnavailable, "upstream connect error or disconnect/reset before headers. reset reason: overflow")
 			if r.header.Get("x-envoy-overloaded") != "true" {
 				t.Errorf("overflow answer without x-envoy-overloaded: %v", r.header)
@@ -444,7 +460,7 @@ func TestExtprocBreakerOverflow(t *testing.T) {
 
 // A breaker below the lot (allowed only on request, to rehearse the
 // misconfiguration) silently truncates it: Envoy rejects the overflow with
-// 503s that never reach the lot and never count in parking.rejected.
+// empty 500s that never reach the lot and never count in parking.rejected.
 func TestBreakerBelowLotTruncatesIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := testConfig()
@@ -463,8 +479,8 @@ func TestBreakerBelowLotTruncatesIt(t *testing.T) {
 		a, b := h.goGet("actor-0002"), h.goGet("actor-0003")
 		synctest.Wait()
 		r := h.get("actor-0004")
-		if r.code != http.StatusServiceUnavailable || r.header.Get("x-envoy-overloaded") != "true" {
-			t.Fatalf("third request with 2 of 4 slots parked: %v, want Envoy's overflow", r)
+		if r.code != http.StatusInternalServerError || r.body != "" {
+			t.Fatalf("third request with 2 of 4 slots parked: %v, want Envoy's empty 500", r)
 		}
 		if st := h.s.Status(); st.Parking.Active != 2 || st.Parking.MaxParked != 4 {
 			t.Errorf("lot %d/%d: want 2 of 4, the rest unreachable", st.Parking.Active, st.Parking.MaxParked)

@@ -29,20 +29,34 @@ const (
 // textPlain is the Content-Type of every answer, shared read-only.
 var textPlain = []string{"text/plain; charset=utf-8"}
 
-func bodyNotFound(ref string) string   { return "actor " + ref + " not found" }
-func bodyAtCapacity(ref string) string { return `actor "` + ref + `" unavailable: router at capacity` }
-func bodyNoFreeWorkers(ref string) string {
-	return "actor " + ref + " unavailable: " + msgNoFreeWorkers
+// The real router names the actor by its id alone, quoted, without the
+// atespace (agent-substrate/substrate PR #221 4a8f978b, router.go; the
+// bodies were captured from the binary, see reference/atenet-router.md).
+func quotedActor(ref string) string {
+	_, name, _ := strings.Cut(ref, "/")
+	return "actor " + strconv.Quote(name)
 }
-func bodyUnavailable(ref string) string { return "actor " + ref + " unavailable" }
-func bodyTimedOut(ref string) string    { return "actor " + ref + " request timed out" }
-func bodyDenied(ref string) string      { return "actor " + ref + " access denied" }
-func bodyUnauth(ref string) string      { return "actor " + ref + " authentication required" }
-func bodyResumeError(ref string) string { return "error resuming actor " + ref }
+
+func bodyNotFound(ref string) string   { return quotedActor(ref) + " not found" }
+func bodyAtCapacity(ref string) string { return quotedActor(ref) + " unavailable: router at capacity" }
+func bodyNoFreeWorkers(ref string) string {
+	return quotedActor(ref) + " unavailable: " + msgNoFreeWorkers
+}
+func bodyUnavailable(ref string) string   { return quotedActor(ref) + " unavailable" }
+func bodyTimedOut(ref string) string      { return quotedActor(ref) + " request timed out" }
+func bodyDenied(ref string) string        { return quotedActor(ref) + " access denied" }
+func bodyUnauth(ref string) string        { return quotedActor(ref) + " authentication required" }
+func bodyResumeError(ref string) string   { return "error resuming " + quotedActor(ref) }
+func bodyRateLimited(ref string) string   { return quotedActor(ref) + " rate limited" }
+func bodyRoutingFailed(ref string) string { return quotedActor(ref) + " routing failed" }
 
 // errRequestTimeout is the cause of a request context whose own deadline
 // expired, as opposed to the client going away.
 var errRequestTimeout = errors.New("request deadline expired")
+
+// errMessageTimeout is the cause when Envoy's ext_proc message timeout
+// (emulated) ends the exchange.
+var errMessageTimeout = errors.New("ext_proc message timeout")
 
 // gate is a counting admission limit that refuses rather than queues.
 type gate struct {
@@ -80,6 +94,8 @@ type router struct {
 	m       *metrics
 	rand    *lockedRand
 	parking bool
+	// routingFail holds the --routing-fail actors (atespace/name).
+	routingFail map[string]bool
 
 	breaker gate // ext_proc streams in use (parked + fast path)
 	lot     gate // parking-lot slots in use
@@ -107,9 +123,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Envoy's circuit breaker on the ext_proc cluster sees every request
 	// before the router does.
 	if !rt.breaker.tryAcquire() {
-		h := w.Header()
-		h.Set("x-envoy-overloaded", "true")
-		answer(w, http.StatusServiceUnavailable, envoyOverflowBody)
+		rt.breakerOverflow(w)
 		return
 	}
 	breakerHeld := true
@@ -121,7 +135,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer releaseBreaker()
 
-	atespace, name, err := ParseHost(r.Host)
+	atespace, name, err := rt.parseHost(r.Host)
 	if err != nil {
 		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
 		return
@@ -132,22 +146,71 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
+	// The ext_proc exchange ends at Envoy's message timeout, if emulated;
+	// the worker's own answer afterwards is not bound by it.
+	extCtx := ctx
+	if rt.cfg.ExtprocMessageTimeout {
+		var cancelExt context.CancelFunc
+		extCtx, cancelExt = context.WithTimeoutCause(ctx, rt.messageTimeout(), errMessageTimeout)
+		defer cancelExt()
+	}
 
+	ref := atespace + "/" + name
 	a := rt.cp.lookup(atespace, name)
 	var sa *servedAnswer
-	if a != nil {
-		sa = a.acquire() // the fast path: the actor is already running
+	if a != nil && rt.cfg.model() != ModelPR221 {
+		// The fast path: the actor is already running. PR #221 has none:
+		// every request takes a lot slot and calls ResumeActor.
+		sa = a.acquire()
 	}
 	if sa == nil {
-		ref := atespace + "/" + name
 		var ok bool
-		if sa, ok = rt.resume(ctx, w, ref, a); !ok {
+		if sa, ok = rt.resume(extCtx, w, ref, a); !ok {
 			return
 		}
+	}
+	if rt.routingFail[ref] {
+		// Resumed, but the worker's address is unusable.
+		a.done()
+		answer(w, http.StatusInternalServerError, bodyRoutingFailed(ref))
+		return
 	}
 	// Routed: the ext_proc exchange is over, the worker serves the body.
 	releaseBreaker()
 	rt.serve(ctx, w, a, sa)
+}
+
+// breakerOverflow answers a request Envoy's ext_proc circuit breaker
+// refused. Real Envoy treats the overflow as an ext_proc stream failure:
+// status_on_error, 500 with an empty body (envoy ext_proc.cc onGrpcError;
+// inferred, see reference/atenet-router.md). The 503 with
+// x-envoy-overloaded is what an upstream cluster's breaker sends; it is
+// kept behind --breaker-overflow-503.
+func (rt *router) breakerOverflow(w http.ResponseWriter) {
+	if rt.cfg.BreakerOverflow503 {
+		w.Header().Set("x-envoy-overloaded", "true")
+		answer(w, http.StatusServiceUnavailable, envoyOverflowBody)
+		return
+	}
+	answer(w, http.StatusInternalServerError, "")
+}
+
+// messageTimeout is Envoy's ext_proc message_timeout as PR #221's xDS sets
+// it: max-wait + 5s when parking is on, else 5s.
+func (rt *router) messageTimeout() time.Duration {
+	if rt.parking && rt.cfg.ParkedRequestBudget > 0 {
+		return rt.cfg.ParkedRequestBudget + 5*time.Second
+	}
+	return 5 * time.Second
+}
+
+// parseHost reads the atespace and actor from the Host in the model's form.
+func (rt *router) parseHost(host string) (atespace, name string, err error) {
+	if rt.cfg.model() == ModelPR221 {
+		name, err = parseHostPR221(host)
+		return rt.cfg.Atespace, name, err
+	}
+	return ParseHost(host)
 }
 
 // requestContext gives the request its own deadline: the
@@ -212,7 +275,7 @@ func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string,
 	start := time.Now()
 	wk, res, err := rt.await(ctx, ref, a)
 	// Recorded once, as the resume attempt completes, with how it ended.
-	rt.m.waited(time.Since(start), outcomeOf(ctx, res, err))
+	rt.m.waited(time.Since(start), rt.outcomeOf(ctx, res, err))
 	rt.m.parked(-1)
 	rt.lot.release()
 	if wk != nil {
@@ -370,16 +433,19 @@ func (rt *router) retryable(c Code) bool {
 	return false
 }
 
-// outcomeOf names how a park ended, for the wait histogram.
-func outcomeOf(ctx context.Context, res flightResult, err error) Outcome {
+// outcomeOf names how a park ended, for the wait histogram. PR #221
+// records a spent budget as "error" and any end of the request's stream,
+// its own deadline included, as "canceled".
+func (rt *router) outcomeOf(ctx context.Context, res flightResult, err error) Outcome {
+	pr221 := rt.cfg.model() == ModelPR221
 	switch {
-	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
+	case err != nil && !pr221 && errors.Is(context.Cause(ctx), errRequestTimeout):
 		return OutcomeTimeout
 	case err != nil:
 		return OutcomeCanceled
-	case res.exhausted:
+	case res.exhausted && !pr221:
 		return OutcomeBudgetExhausted
-	case res.err != nil || res.stopped:
+	case res.exhausted || res.err != nil || res.stopped:
 		return OutcomeError
 	}
 	return OutcomeServed
@@ -388,6 +454,10 @@ func outcomeOf(ctx context.Context, res flightResult, err error) Outcome {
 // fail answers a request whose resume did not get the actor running.
 func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) {
 	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errMessageTimeout):
+		// Envoy's own local reply: 504, empty body (details
+		// ext_proc_error_per-message_timeout_exceeded; inferred).
+		answer(w, http.StatusGatewayTimeout, "")
 	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
 		answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
 	case err != nil:
@@ -415,6 +485,8 @@ func statusFor(ref string, c Code) (int, string) {
 		return http.StatusForbidden, bodyDenied(ref)
 	case Unauthenticated:
 		return http.StatusUnauthorized, bodyUnauth(ref)
+	case ResourceExhausted:
+		return http.StatusTooManyRequests, bodyRateLimited(ref)
 	}
 	return http.StatusInternalServerError, bodyResumeError(ref)
 }

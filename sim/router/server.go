@@ -46,7 +46,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMetrics()
+	m, err := newMetrics(cfg.model() == ModelSeed)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
@@ -64,6 +64,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		lot:     gate{max: int64(cfg.ParkedRequestMax)},
 		stop:    stop,
 		flights: make(map[string]*flight),
+
+		routingFail: make(map[string]bool),
+	}
+	for _, n := range cfg.RoutingFail {
+		if ref, err := cfg.actorRef(n); err == nil {
+			rt.routingFail[ref] = true
+		}
 	}
 	s := &Server{
 		cfg: cfg, cp: cp, rt: rt, m: m,

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -12,10 +13,14 @@ import (
 // Status is what /statusz reports. The "parking" object is the real
 // router's "Request Parking" card; the others describe the simulated pool.
 type Status struct {
-	Parking      ParkingStatus      `json:"parking"`
+	// Parking is nil for the main model, which has no parking card.
+	Parking      *ParkingStatus     `json:"parking,omitempty"`
 	Extproc      ExtprocStatus      `json:"extproc"`
 	Workers      WorkerStatus       `json:"workers"`
 	ControlPlane ControlPlaneStatus `json:"control_plane"`
+	// Flags are the parking flags as PR #221's statusz lists them (its
+	// flag names); only the pr221 model has them.
+	Flags map[string]string `json:"flags,omitempty"`
 }
 
 // ParkingStatus is the "Request Parking" card.
@@ -29,6 +34,23 @@ type ParkingStatus struct {
 	// number, e.g. 5 or 0.25). It is reported even when parking is
 	// disabled, since it is the configured value.
 	MaxWait float64 `json:"max_wait"`
+	// MaxWaitAsDuration writes max_wait as a Go duration string ("30s"),
+	// as PR #221's status.go does, instead of seconds.
+	MaxWaitAsDuration bool `json:"-"`
+}
+
+// MarshalJSON writes max_wait as seconds, or as PR #221 does, a string.
+func (p ParkingStatus) MarshalJSON() ([]byte, error) {
+	type plain ParkingStatus
+	if !p.MaxWaitAsDuration {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		Enabled   bool   `json:"enabled"`
+		Active    int64  `json:"active"`
+		MaxParked int    `json:"max_parked"`
+		MaxWait   string `json:"max_wait"`
+	}{p.Enabled, p.Active, p.MaxParked, time.Duration(p.MaxWait * float64(time.Second)).String()})
 }
 
 // ExtprocStatus is Envoy's ext_proc circuit breaker.
@@ -52,13 +74,27 @@ type ControlPlaneStatus struct {
 
 func (s *Server) status() Status {
 	cfg := s.cfg
+	var parking *ParkingStatus
+	if cfg.model() != ModelMain {
+		parking = &ParkingStatus{
+			Enabled:           cfg.ParkingEnabled(),
+			Active:            s.rt.lot.n.Load(),
+			MaxParked:         cfg.ParkedRequestMax,
+			MaxWait:           cfg.ParkedRequestBudget.Seconds(),
+			MaxWaitAsDuration: cfg.model() == ModelPR221,
+		}
+	}
+	var flags map[string]string
+	if cfg.model() == ModelPR221 {
+		flags = map[string]string{
+			"parking-enabled":    strconv.FormatBool(cfg.ParkingEnabled()),
+			"parking-max-parked": strconv.Itoa(cfg.ParkedRequestMax),
+			"parking-max-wait":   cfg.ParkedRequestBudget.String(),
+		}
+	}
 	return Status{
-		Parking: ParkingStatus{
-			Enabled:   cfg.ParkingEnabled(),
-			Active:    s.rt.lot.n.Load(),
-			MaxParked: cfg.ParkedRequestMax,
-			MaxWait:   cfg.ParkedRequestBudget.Seconds(),
-		},
+		Flags:   flags,
+		Parking: parking,
 		Extproc: ExtprocStatus{Active: s.rt.breaker.n.Load(), MaxRequests: cfg.ExtprocMaxRequests},
 		Workers: WorkerStatus{
 			Total:         cfg.Workers,
@@ -99,10 +135,14 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var maxWait string
+	if st.Parking != nil {
+		maxWait = time.Duration(st.Parking.MaxWait * float64(time.Second)).String()
+	}
 	_ = statuszPage.Execute(w, struct {
 		Status
 		MaxWait string
-	}{st, (time.Duration(st.Parking.MaxWait * float64(time.Second))).String()})
+	}{st, maxWait})
 }
 
 var statuszPage = template.Must(template.New("statusz").Parse(`<!DOCTYPE html>
@@ -114,11 +154,11 @@ body{font-family:sans-serif;margin:2em;background:#f6f7f9}
 dt{float:left;clear:left;width:12em;color:#555}dd{margin-left:12em}
 </style></head><body>
 <h1>atenet router (simulated)</h1>
-<div class="card" id="request-parking"><h2>Request Parking</h2><dl>
-<dt>Enabled</dt><dd>{{if .Parking.Enabled}}yes{{else}}no (--parked-request-max=0: fail fast){{end}}</dd>
-<dt>Parked</dt><dd>{{.Parking.Active}} / {{.Parking.MaxParked}}</dd>
-<dt>Max wait</dt><dd>{{.MaxWait}}</dd>
-</dl></div>
+{{with .Parking}}<div class="card" id="request-parking"><h2>Request Parking</h2><dl>
+<dt>Enabled</dt><dd>{{if .Enabled}}yes{{else}}no (--parked-request-max=0: fail fast){{end}}</dd>
+<dt>Parked</dt><dd>{{.Active}} / {{.MaxParked}}</dd>
+<dt>Max wait</dt><dd>{{$.MaxWait}}</dd>
+</dl></div>{{end}}
 <div class="card" id="extproc"><h2>ext_proc circuit breaker</h2><dl>
 <dt>Active requests</dt><dd>{{.Extproc.Active}} / {{.Extproc.MaxRequests}}</dd>
 </dl></div>

@@ -111,7 +111,7 @@ func TestHostileClientsLeakNothing(t *testing.T) {
 	if !settle(func() bool { return h.s.Status().Parking.Active == 8 }) {
 		t.Fatalf("parked %d, want 8", h.s.Status().Parking.Active)
 	}
-	expect(t, h.get("actor-0010"), http.StatusServiceUnavailable, `actor "default/actor-0010" unavailable: router at capacity`)
+	expect(t, h.get("actor-0010"), http.StatusServiceUnavailable, `actor "actor-0010" unavailable: router at capacity`)
 	for _, c := range conns {
 		c.Close()
 	}
