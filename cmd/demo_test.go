@@ -14,6 +14,7 @@ import (
 // with their exit codes, the retry lines on stderr, and a probe whose checks
 // passed.
 func TestDemoTour(t *testing.T) {
+	t.Skip("needs client from branch i12-client")
 	if testing.Short() {
 		t.Skip("the demo takes a few seconds")
 	}
