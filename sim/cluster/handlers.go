@@ -457,18 +457,24 @@ func (s *Server) handleInstanceInterfaces(w http.ResponseWriter, r *http.Request
 }
 
 func (s *Server) handleShowInterface(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := params(r, "InterfaceEndpoint.get")
-	if err != nil {
+	s.showOne(w, r, "InterfaceEndpoint.get", nil, func() (map[string]any, *apiError) {
+		f, err := s.findInterface(r.PathValue("ref"), caller)
+		if err != nil {
+			return nil, err
+		}
+		return interfaceView(f), nil
+	})
+}
+
+// showOne answers a GET of one record: the body checked against the
+// handler's parameters, the record found and rendered under the lock.
+func (s *Server) showOne(w http.ResponseWriter, r *http.Request, handler string, accepted []string, view func() (map[string]any, *apiError)) {
+	if _, err := params(r, handler, accepted...); err != nil {
 		writeError(w, err)
 		return
 	}
-	_ = p
 	s.mu.Lock()
-	f, err := s.findInterface(r.PathValue("ref"), caller)
-	var out map[string]any
-	if err == nil {
-		out = interfaceView(f)
-	}
+	out, err := view()
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err)
@@ -746,24 +752,13 @@ func (s *Server) liveNetworks() int {
 }
 
 func (s *Server) handleShowNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := params(r, "NetworkEndpoint.get", "namespace")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	_ = p
-	s.mu.Lock()
-	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	var view map[string]any
-	if err == nil {
-		view = networkView(n)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view)
+	s.showOne(w, r, "NetworkEndpoint.get", []string{"namespace"}, func() (map[string]any, *apiError) {
+		n, err := s.findNetwork(r.PathValue("ref"), caller, true)
+		if err != nil {
+			return nil, err
+		}
+		return networkView(n), nil
+	})
 }
 
 // handleDeleteNetwork answers 200 with the network as it was. A network
