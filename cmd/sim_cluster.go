@@ -103,7 +103,7 @@ order, then normal scheduling resumes:
 	fl.StringArrayVar(&opts.nodeTags, "node-tags", nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
 	fl.IntVar(&d.RetryAfter, "retry-after", d.RetryAfter, "Retry-After seconds on transient 507s (a real cluster always says 15)")
 	fl.DurationVar(&d.TeardownLag, "teardown-lag", d.TeardownLag, "how long a deleted instance's capacity stays charged")
-	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial to created (and a network to delete)")
+	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial through preflight and creating to created")
 	fl.DurationVar(&d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, "how long a refused create's error record (and its addresses) lingers")
 	fl.DurationVar(&d.AddressHalo, "address-halo", d.AddressHalo, "how long a released address stays unusable")
 	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
@@ -112,7 +112,7 @@ order, then normal scheduling resumes:
 	fl.Float64Var(&d.RAMReservationGiB, "ram-reservation", d.RAMReservationGiB, "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
 	fl.IntVar(&d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
 	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `refuse as servers before the capacity-refusal contract: {"error","status"} only, soft affinity`)
-	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created")
+	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
 	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
 	return c
 }
