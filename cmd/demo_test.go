@@ -14,7 +14,6 @@ import (
 // with their exit codes, the retry lines on stderr, and a probe whose checks
 // passed.
 func TestDemoTour(t *testing.T) {
-	t.Skip("needs sim/cluster from branch i12-sim")
 	if testing.Short() {
 		t.Skip("the demo takes a few seconds")
 	}

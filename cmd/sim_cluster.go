@@ -26,15 +26,22 @@ func NewCmdSimCluster(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cluster",
 		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
-		Long: `Serve the Shakenfist API subset shakectl uses (/auth, /instances, /networks,
-/nodes, /auth/namespaces) over a few simulated hypervisors with CPU, memory and
-disk accounting, until Ctrl-C or SIGTERM.
+		Long: `Serve part of the Shakenfist REST API (/, /auth, /auth/namespaces, /instances
+with events, interfaces, power actions and metadata, /networks, /interfaces,
+/nodes) over a few simulated hypervisors with CPU, memory and disk accounting,
+until Ctrl-C or SIGTERM. Routes, request fields, validation messages, answer
+shapes and status codes follow the Shakenfist server's source (develop
+da448b1a, 2024); the real sf-client can use it. It is a simulator, not the
+server: see "Cluster simulator" in the README for where it differs. Both API
+roots real deployments use work: http://HOST:PORT and http://HOST:PORT/api.
 
 The API URL goes to stdout; how to authenticate goes to stderr, followed by
 one line per request (--quiet turns both off).
 
-Creates are scheduled like the real server schedules them, and refused the
-way it refuses them:
+Creates are scheduled with the 2024 scheduler's arithmetic (vCPUs up to
+cores × --cpu-overcommit 16; memory less --ram-reservation 2 GiB, within
+--ram-overcommit 3; disk while --min-free-disk 20 GiB stays free), and by
+default refused as the newer capacity-refusal contract says:
 
   507 stage sufficient_idle_cpu / _memory / sufficient_free_disk, transient,
       Retry-After: 15 (--retry-after)       no node has the room right now
@@ -47,7 +54,14 @@ way it refuses them:
                                             cannot be met by any node
   404                                       placed_on names an unknown node
 
-A refused create leaves an instance record in the error state, holding its
+--legacy-refusals refuses as servers before that contract do: every scheduler
+refusal a 507 {"error", "status"} with no stage, transient or Retry-After, and
+affinity only soft (integer weights; no hard affinity 409).
+
+New networks read "initial" for --network-deploy-time before "created"; an
+instance create on an initial network is refused 406.
+
+A refused create leaves an instance record in the initial-error state, holding its
 addresses (not capacity), until its delete is processed --error-cleanup later.
 Deleting an instance returns its capacity after --teardown-lag (5.5 s, the
 measured metrics lag of a real cluster); a released address stays unusable
@@ -82,17 +96,23 @@ order, then normal scheduling resumes:
 	fl.StringVar(&d.AuthKey, "auth-key", d.AuthKey, "the key POST /auth accepts")
 	fl.DurationVar(&d.TokenTTL, "token-ttl", d.TokenTTL, "how long a bearer token stays valid")
 	fl.IntVar(&d.Nodes, "nodes", d.Nodes, "number of hypervisor nodes (node1..nodeN); 0 rehearses pre_schedule")
-	fl.IntVar(&d.NodeCPUs, "node-cpus", d.NodeCPUs, "vCPUs per hypervisor (also the most one instance may have)")
+	fl.IntVar(&d.NodeCPUs, "node-cpus", d.NodeCPUs, "cores per hypervisor (also the most vCPUs one instance may have)")
 	fl.IntVar(&d.NodeMemoryMiB, "node-memory", d.NodeMemoryMiB, "memory per hypervisor, MiB")
 	fl.IntVar(&d.NodeDiskGiB, "node-disk", d.NodeDiskGiB, "instance disk per hypervisor, GiB")
 	fl.IntVar(&d.NonHypervisorNodes, "non-hypervisor-nodes", d.NonHypervisorNodes, "extra nodes (control1..controlN) that never host instances")
 	fl.StringArrayVar(&opts.nodeTags, "node-tags", nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
 	fl.IntVar(&d.RetryAfter, "retry-after", d.RetryAfter, "Retry-After seconds on transient 507s (a real cluster always says 15)")
 	fl.DurationVar(&d.TeardownLag, "teardown-lag", d.TeardownLag, "how long a deleted instance's capacity stays charged")
-	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial to created (and a network to delete)")
+	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial through preflight and creating to created")
 	fl.DurationVar(&d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, "how long a refused create's error record (and its addresses) lingers")
 	fl.DurationVar(&d.AddressHalo, "address-halo", d.AddressHalo, "how long a released address stays unusable")
 	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
+	fl.Float64Var(&d.CPUOvercommit, "cpu-overcommit", d.CPUOvercommit, "vCPUs the scheduler places per core (CPU_OVERCOMMIT_RATIO)")
+	fl.Float64Var(&d.RAMOvercommit, "ram-overcommit", d.RAMOvercommit, "instance memory the scheduler places per MiB of node memory (RAM_OVERCOMMIT_RATIO)")
+	fl.Float64Var(&d.RAMReservationGiB, "ram-reservation", d.RAMReservationGiB, "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
+	fl.IntVar(&d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
+	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `refuse as servers before the capacity-refusal contract: {"error","status"} only, soft affinity`)
+	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
 	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
 	return c
 }

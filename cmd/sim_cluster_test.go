@@ -34,6 +34,9 @@ func TestSimClusterFlagErrors(t *testing.T) {
 		{"not a number", []string{"--nodes", "three"}, "nodes"},
 		{"listen without port", []string{"--listen", "localhost"}, "HOST:PORT"},
 		{"zero token ttl", []string{"--token-ttl", "0s"}, "token TTL"},
+		{"zero cpu overcommit", []string{"--cpu-overcommit", "0"}, "overcommit"},
+		{"negative ram reservation", []string{"--ram-reservation", "-1"}, "RAM reservation"},
+		{"negative network deploy time", []string{"--network-deploy-time", "-1s"}, "network deploy time"},
 		{"malformed node tags", []string{"--node-tags", "node1"}, "NODE=TAG"},
 		{"tags for an unknown node", []string{"--node-tags", "node9=ssd"}, `unknown node "node9"`},
 		{"missing script", []string{"--script", filepath.Join(dir, "nope.yaml")}, "--script"},
@@ -196,4 +199,59 @@ func TestClusterAddrIsLoopback(t *testing.T) {
 			t.Errorf("clusterAddrIsLoopback(%q) = %v, want %v", addr, got, want)
 		}
 	}
+}
+
+// --legacy-refusals and the scheduler arithmetic flags reach the
+// simulator: with no reservation and no overcommit a 1024 MiB node takes
+// exactly one 1024 MiB instance, and the next create is refused with the
+// 2024 server's plain {"error", "status"}, no stage and no Retry-After.
+func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	f, out, errOut := servingFactory(t, ctx, firstLineOut)
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "--quiet", "--nodes", "1", "--node-memory", "1024",
+			"--ram-reservation", "0", "--ram-overcommit", "1", "--legacy-refusals"})
+	}()
+	select {
+	case <-out.ready:
+	case code := <-done:
+		t.Fatalf("exited %d before serving: %s", code, errOut)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no URL on stdout within 10s")
+	}
+	url := strings.TrimSpace(out.String())
+	hc := &http.Client{Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Post(url+"/auth", "application/json", strings.NewReader(`{"namespace": "system", "key": "demo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	create := func(name string) (int, http.Header, map[string]any) {
+		req, _ := http.NewRequest("POST", url+"/instances", strings.NewReader(`{"name": "`+name+`", "cpus": 1, "memory": 1024, "disk": [{"size": 1}]}`))
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, resp.Header, body
+	}
+	if code, _, body := create("fits"); code != 200 {
+		t.Fatalf("first create: %d %v, want 200 (no reservation)", code, body)
+	}
+	code, hdr, body := create("full")
+	if code != 507 || hdr.Get("Retry-After") != "" || len(body) != 2 || body["error"] != "No nodes with enough idle RAM" {
+		t.Errorf("second create: %d Retry-After %q %v, want a plain 507 {error, status}", code, hdr.Get("Retry-After"), body)
+	}
+	cancel(ErrInterrupted)
+	<-done
 }

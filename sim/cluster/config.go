@@ -1,11 +1,20 @@
-// Package cluster is a faithful single-process stand-in for the Shakenfist
-// REST API subset shakectl speaks: authentication, instances, networks,
-// nodes and namespaces over a few simulated hypervisors with CPU, memory and
-// disk accounting. It refuses creates exactly as the capacity-refusal
-// contract says (transient scheduler stages with Retry-After, structural
-// stages without it, address-pool exhaustion without a stage, 409 for hard
-// affinity, 404 for an unknown node), so a client or a CI pipeline can be
-// rehearsed without a real cluster.
+// Package cluster is a single-process stand-in for part of the Shakenfist
+// REST API: authentication, instances, networks, interfaces, nodes and
+// namespaces over a few simulated hypervisors with CPU, memory and disk
+// accounting. Routes, request fields, validation texts, answer shapes and
+// status codes follow the server's source (shakenfist/shakenfist develop
+// da448b1a, 2024-10-24, with shakenfist-utilities 0.6.9); scheduler refusals
+// follow the newer capacity-refusal contract (seed 004: 507 with stage,
+// transient and Retry-After, capacity_guard, hard affinity 409) unless
+// LegacyRefusals asks for the 2024 server's plain {"error","status"}.
+//
+// Where it differs from a real server (see also README "Cluster
+// simulator"): tokens are opaque strings, not JWTs; one namespace and key;
+// no images, artifacts, blobs, snapshots, consoles, agent operations or
+// node events; IPv4 networks only; instances use all the RAM they ask for
+// (no KSM sharing); the scheduler picks the node with the most idle vCPUs
+// instead of ranking by soft affinity and load and shuffling; power actions
+// and teardowns take simulated time, not a hypervisor's.
 //
 // It shares no types or strings with the client: it spells the wire format
 // itself, so a client test against it catches a mismatch instead of hiding
@@ -36,8 +45,27 @@ type Config struct {
 	AuthKey       string
 	// AuthKeyName is the name the key is listed under in /auth/namespaces.
 	AuthKeyName string
-	// TokenTTL is how long a bearer token from POST /auth stays valid.
+	// TokenTTL is how long a bearer token from POST /auth stays valid
+	// (API_TOKEN_DURATION, 15 minutes on a real server).
 	TokenTTL time.Duration
+
+	// The scheduler's arithmetic (shakenfist/config.py and scheduler.py,
+	// da448b1a): a node takes vCPUs up to NodeCPUs × CPUOvercommit; memory
+	// up to its size less RAMReservationGiB, and no more than
+	// RAMOvercommit × its size; disk while MinFreeDiskGiB stays free.
+	CPUOvercommit     float64
+	RAMOvercommit     float64
+	RAMReservationGiB float64
+	MinFreeDiskGiB    int
+
+	// LegacyRefusals refuses as servers before the seed contract do: every
+	// scheduler refusal a 507 {"error", "status"} with no stage, transient
+	// or Retry-After, and affinity only soft (no hard affinity 409).
+	LegacyRefusals bool
+
+	// NetworkDeployTime is how long a new network stays "initial" before
+	// the network node has deployed it and it reads "created".
+	NetworkDeployTime time.Duration
 
 	// Nodes is the number of hypervisors (node1..nodeN); zero is allowed so
 	// that the pre_schedule refusal can be rehearsed.
@@ -91,20 +119,25 @@ type Config struct {
 // capacity refusals by hand.
 func DefaultConfig() Config {
 	return Config{
-		Listen:        "127.0.0.1:13000",
-		AuthNamespace: "system",
-		AuthKey:       "demo",
-		AuthKeyName:   "deploy",
-		TokenTTL:      time.Hour,
-		Nodes:         3,
-		NodeCPUs:      8,
-		NodeMemoryMiB: 16384,
-		NodeDiskGiB:   200,
-		RetryAfter:    15,
-		TeardownLag:   5500 * time.Millisecond,
-		CreateTime:    time.Second,
-		ErrorCleanup:  2 * time.Second,
-		AddressHalo:   time.Minute,
+		Listen:            "127.0.0.1:13000",
+		AuthNamespace:     "system",
+		AuthKey:           "demo",
+		AuthKeyName:       "deploy",
+		TokenTTL:          15 * time.Minute,
+		CPUOvercommit:     16,
+		RAMOvercommit:     3,
+		RAMReservationGiB: 2,
+		MinFreeDiskGiB:    20,
+		NetworkDeployTime: 500 * time.Millisecond,
+		Nodes:             3,
+		NodeCPUs:          8,
+		NodeMemoryMiB:     16384,
+		NodeDiskGiB:       200,
+		RetryAfter:        15,
+		TeardownLag:       5500 * time.Millisecond,
+		CreateTime:        time.Second,
+		ErrorCleanup:      2 * time.Second,
+		AddressHalo:       time.Minute,
 	}
 }
 
@@ -169,13 +202,19 @@ func (c Config) Validate() error {
 			return fmt.Errorf("invalid %s %d: must be at least 1", v.name, v.n)
 		}
 	}
+	if c.CPUOvercommit <= 0 || c.CPUOvercommit > 1000 || c.RAMOvercommit <= 0 || c.RAMOvercommit > 1000 {
+		return fmt.Errorf("invalid overcommit ratios CPU %g, RAM %g: want more than 0 and at most 1000", c.CPUOvercommit, c.RAMOvercommit)
+	}
+	if c.RAMReservationGiB < 0 || c.MinFreeDiskGiB < 0 {
+		return errors.New("the RAM reservation and minimum free disk must not be negative")
+	}
 	if c.RetryAfter < 0 || c.RetryAfter > maxRetryAfter {
 		return fmt.Errorf("invalid retry-after %d: want 0 to %d seconds", c.RetryAfter, maxRetryAfter)
 	}
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}} {
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}} {
 		if v.d < 0 {
 			return fmt.Errorf("invalid %s %s: must not be negative", v.name, v.d)
 		}

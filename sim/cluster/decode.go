@@ -1,35 +1,22 @@
 package cluster
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"math"
 	"net/http"
 	"net/netip"
-	"reflect"
+	"strconv"
 	"strings"
 )
 
 // maxBodyBytes bounds every request body: nothing a client sends may make
-// the simulator hold more than this per request.
+// the simulator hold more than this per request (a simulator limit; the
+// real server has none of its own).
 const maxBodyBytes = 1 << 20
 
-// Limits on list lengths and sizes keep the accounting's sums far from
-// overflow whatever a client sends.
-const (
-	maxDisks       = 32
-	maxInterfaces  = 32
-	maxDiskGiB     = 1 << 30
-	maxMemoryMiB   = 1 << 40
-	maxCPUs        = 1 << 20
-	maxStringBytes = 64 << 10
-)
-
 // apiError is an answer other than success: status, the error text, and
-// for scheduling 507s the stage and transient fields.
+// for the seed contract's scheduling 507s the stage and transient fields.
 type apiError struct {
 	status    int
 	msg       string
@@ -49,122 +36,37 @@ func notFound(format string, a ...any) *apiError {
 	return &apiError{status: http.StatusNotFound, msg: fmt.Sprintf(format, a...)}
 }
 
-func unmarshalStrict(data []byte, dst any) *apiError {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(dst); err != nil {
-		return describeJSONError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("unexpected data after the JSON object")
-	}
-	return nil
-}
-
-func describeJSONError(err error) *apiError {
-	var (
-		syntax  *json.SyntaxError
-		typeErr *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &syntax):
-		return badRequest("malformed JSON at byte %d: %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return badRequest("malformed JSON: the body ends in the middle of a value")
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return badRequest("the request body must be a JSON %s, not %s", jsonKind(typeErr.Type), typeErr.Value)
-		}
-		return badRequest("field %q must be %s, not %s", typeErr.Field, article(jsonKind(typeErr.Type)), typeErr.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return badRequest("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	}
-	return badRequest("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Slice, reflect.Array:
-		return "list"
-	case reflect.Map, reflect.Struct:
-		return "object"
-	}
-	return t.String()
-}
-
-func article(kind string) string {
-	if strings.ContainsAny(kind[:1], "aeiou") {
-		return "an " + kind
-	}
-	return "a " + kind
-}
-
-// createRequest is POST /instances as the wire contract spells it. Pointer
-// fields tell "absent" from "zero".
-type createRequest struct {
-	Name      *string                    `json:"name"`
-	CPUs      *int64                     `json:"cpus"`
-	Memory    *int64                     `json:"memory"`
-	Disk      []diskRequest              `json:"disk"`
-	Network   []networkRequest           `json:"network"`
-	SSHKey    *string                    `json:"ssh_key"`
-	UserData  *string                    `json:"user_data"`
-	PlacedOn  *string                    `json:"placed_on"`
-	Namespace *string                    `json:"namespace"`
-	Metadata  map[string]json.RawMessage `json:"metadata"`
-}
-
-type diskRequest struct {
-	Size *int64  `json:"size"`
-	Base *string `json:"base"`
-	Bus  *string `json:"bus"`
-	Type *string `json:"type"`
-}
-
-type networkRequest struct {
-	NetworkUUID *string `json:"network_uuid"`
-	Address     *string `json:"address"`
-	Model       *string `json:"model"`
-}
-
-// instanceSpec is a validated create request.
+// instanceSpec is a POST /instances body that passed the API's checks. The
+// values the real server stores as sent (cpus, memory, disk entries, video,
+// ...) are kept as sent, so the instance view echoes them.
 type instanceSpec struct {
-	name      string
-	cpus      int64
-	memory    int64
-	disks     []diskSpec
-	networks  []netSpec
-	sshKey    *string
-	userData  *string
-	placedOn  string
-	namespace string
-	metadata  map[string]any
-	affinity  hardAffinity
-}
-
-type diskSpec struct {
-	size int64
-	base *string
-	bus  *string
-	kind string
+	name         string
+	cpus, memory any     // as sent; the API does not type-check them
+	cpuN, memN   float64 // their numeric values, for the scheduler
+	disks        []map[string]any
+	diskGiB      int64
+	networks     []netSpec
+	sshKey       any
+	userData     any
+	placedOn     string
+	namespace    string
+	video        any
+	uefi         any
+	configdrive  string
+	nvram        any
+	secureBoot   any
+	sideChannels any
+	metadata     map[string]any
+	affinity     hardAffinity
 }
 
 type netSpec struct {
 	ref     string
 	address netip.Addr // invalid when the pool should pick
+	none    bool       // address "none": an interface without an address
+	mac     string
+	model   string
+	float   bool
 }
 
 type hardAffinity struct {
@@ -202,225 +104,225 @@ func (a hardAffinity) satisfiedBy(tags []string) bool {
 	return true
 }
 
-var (
-	diskBuses = []string{"virtio", "scsi", "sata", "nvme"}
-	diskTypes = []string{"disk", "cdrom"}
-	nicModels = []string{"virtio", "e1000", "rtl8139", "ne2k_pci"}
-)
+// instancesPostArgs are InstancesEndpoint.post's keyword arguments
+// (shakenfist/external_api/instance.py, da448b1a).
+var instancesPostArgs = []string{"name", "cpus", "memory", "network", "disk", "ssh_key", "user_data",
+	"placed_on", "namespace", "video", "uefi", "configdrive", "metadata", "nvram_template",
+	"secure_boot", "side_channels"}
 
-// parseCreate decodes and validates a create body. Everything here is a 400
-// (or 413): nothing about the cluster's state is consulted.
-func parseCreate(data []byte) (*instanceSpec, *apiError) {
-	var req createRequest
-	if err := unmarshalStrict(data, &req); err != nil {
-		return nil, err
-	}
-	spec := &instanceSpec{}
+// diskBuses are the buses instance._get_disk_device knows (da448b1a);
+// "ide" is refused separately, after the bus check, as the server does.
+var diskBuses = []string{"sata", "scsi", "usb", "virtio", "nvme"}
 
-	if req.Name == nil {
-		return nil, badRequest("name is required")
-	}
-	if !dnsLabel.MatchString(*req.Name) {
-		return nil, badRequest("instance name %q is not usable as a DNS host name: 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen, no dots", truncate(*req.Name))
-	}
-	spec.name = *req.Name
+// defaultDiskBus is config.DISK_BUS's default.
+const defaultDiskBus = "virtio"
 
-	switch {
-	case req.CPUs == nil:
-		return nil, badRequest("cpus is required")
-	case *req.CPUs < 1:
-		return nil, badRequest("cpus must be at least 1, not %d", *req.CPUs)
-	case *req.CPUs > maxCPUs:
-		return nil, badRequest("cpus %d is not a plausible vCPU count", *req.CPUs)
+// checkName is the hostname check of InstancesEndpoint.post.
+func checkName(v any) *apiError {
+	name, ok := v.(string)
+	if !ok {
+		// validators.hostname() refuses it, then `'.' in name` raises.
+		return badRequest("argument of type '%s' is not iterable", pyType(v))
 	}
-	spec.cpus = *req.CPUs
-
-	switch {
-	case req.Memory == nil:
-		return nil, badRequest("memory is required (MiB)")
-	case *req.Memory < 1:
-		return nil, badRequest("memory must be at least 1 MiB, not %d", *req.Memory)
-	case *req.Memory > maxMemoryMiB:
-		return nil, badRequest("memory %d MiB is not a plausible size", *req.Memory)
+	if !dnsLabel.MatchString(name) || strings.Contains(name, ".") || len(name) > 63 {
+		return badRequest("instance name %s is not useable as a DNS and Linux host name. "+
+			"That is, less than 63 characters and in the character set: a-z, A-Z, 0-9, or hyphen (-).", truncate(name))
 	}
-	spec.memory = *req.Memory
-
-	if len(req.Disk) == 0 {
-		return nil, badRequest("instance must specify at least one disk")
-	}
-	if len(req.Disk) > maxDisks {
-		return nil, badRequest("at most %d disks, not %d", maxDisks, len(req.Disk))
-	}
-	for i, d := range req.Disk {
-		ds := diskSpec{kind: "disk"}
-		if d.Type != nil {
-			if !oneOf(*d.Type, diskTypes) {
-				return nil, badRequest("disk %d: type %q is not one of %s", i+1, truncate(*d.Type), strings.Join(diskTypes, ", "))
-			}
-			ds.kind = *d.Type
-		}
-		switch {
-		case d.Size == nil && ds.kind == "disk":
-			return nil, badRequest("disk %d: size is required (GiB)", i+1)
-		case d.Size != nil && *d.Size < 1:
-			return nil, badRequest("disk %d: size must be at least 1 GiB, not %d", i+1, *d.Size)
-		case d.Size != nil && *d.Size > maxDiskGiB:
-			return nil, badRequest("disk %d: size %d GiB is not a plausible size", i+1, *d.Size)
-		case d.Size != nil:
-			ds.size = *d.Size
-		}
-		if d.Bus != nil {
-			if *d.Bus == "ide" {
-				return nil, badRequest("disk %d: IDE disks are no longer supported", i+1)
-			}
-			if !oneOf(*d.Bus, diskBuses) {
-				return nil, badRequest("disk %d: invalid disk bus %q: want one of %s", i+1, truncate(*d.Bus), strings.Join(diskBuses, ", "))
-			}
-		}
-		if err := nonEmpty(fmt.Sprintf("disk %d: base", i+1), d.Base); err != nil {
-			return nil, err
-		}
-		ds.base, ds.bus = d.Base, d.Bus
-		spec.disks = append(spec.disks, ds)
-	}
-
-	if len(req.Network) > maxInterfaces {
-		return nil, badRequest("at most %d network interfaces, not %d", maxInterfaces, len(req.Network))
-	}
-	for i, n := range req.Network {
-		if n.NetworkUUID == nil {
-			return nil, badRequest("network specification %d is missing network_uuid", i+1)
-		}
-		if err := nonEmpty(fmt.Sprintf("network %d: network_uuid", i+1), n.NetworkUUID); err != nil {
-			return nil, err
-		}
-		ns := netSpec{ref: *n.NetworkUUID}
-		if n.Address != nil {
-			addr, err := netip.ParseAddr(*n.Address)
-			if err != nil || !addr.Is4() {
-				return nil, badRequest("network %d: address %q is not an IPv4 address", i+1, truncate(*n.Address))
-			}
-			ns.address = addr
-		}
-		if n.Model != nil && !oneOf(*n.Model, nicModels) {
-			return nil, badRequest("network %d: model %q is not one of %s", i+1, truncate(*n.Model), strings.Join(nicModels, ", "))
-		}
-		spec.networks = append(spec.networks, ns)
-	}
-
-	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"ssh_key", req.SSHKey}, {"user_data", req.UserData}, {"placed_on", req.PlacedOn}, {"namespace", req.Namespace}} {
-		if err := nonEmpty(f.name, f.v); err != nil {
-			return nil, err
-		}
-	}
-	if req.UserData != nil {
-		if _, err := base64.StdEncoding.DecodeString(*req.UserData); err != nil {
-			return nil, badRequest("user_data must be base64 encoded")
-		}
-	}
-	if req.SSHKey != nil && !strings.HasPrefix(*req.SSHKey, "ssh-") && !strings.HasPrefix(*req.SSHKey, "ecdsa-") && !strings.HasPrefix(*req.SSHKey, "sk-") {
-		return nil, badRequest("ssh_key does not look like an OpenSSH public key (ssh-ed25519 AAAA...)")
-	}
-	spec.sshKey, spec.userData = req.SSHKey, req.UserData
-	if req.PlacedOn != nil {
-		spec.placedOn = *req.PlacedOn
-	}
-	if req.Namespace != nil {
-		if !dnsLabel.MatchString(*req.Namespace) {
-			return nil, badRequest("namespace %q is not a valid namespace name", truncate(*req.Namespace))
-		}
-		spec.namespace = *req.Namespace
-	}
-
-	md, aff, err := parseMetadata(req.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	spec.metadata, spec.affinity = md, aff
-	return spec, nil
+	return nil
 }
 
-// parseMetadata checks the keys shakectl gives meaning to (tags, affinity)
-// and keeps everything else as the client sent it.
-func parseMetadata(raw map[string]json.RawMessage) (map[string]any, hardAffinity, *apiError) {
+// checkDisks follows the disk loop of InstancesEndpoint.post: a non-empty
+// list of objects with a known bus; IDE is refused after every disk's bus
+// was checked. It sums the sizes the scheduler counts (int(size) of every
+// disk with a size).
+func checkDisks(v any) ([]map[string]any, int64, *apiError) {
+	list, _ := v.([]any)
+	if !truthy(v) {
+		return nil, 0, badRequest("instance must specify at least one disk")
+	}
+	if list == nil {
+		return nil, 0, badRequest("disk specification should contain JSON objects")
+	}
+	var disks []map[string]any
+	var total int64
+	for _, d := range list {
+		m, ok := d.(map[string]any)
+		if !ok {
+			return nil, 0, badRequest("disk specification should contain JSON objects")
+		}
+		bus := defaultDiskBus
+		if truthy(m["bus"]) {
+			b, _ := m["bus"].(string)
+			bus = b
+			if !oneOf(b, diskBuses) && b != "ide" {
+				return nil, 0, badRequest("invalid disk bus %v", truncate(fmt.Sprint(m["bus"])))
+			}
+		}
+		_ = bus
+		if base, ok := m["base"]; ok && base != nil {
+			if _, isStr := base.(string); !isStr {
+				return nil, 0, badRequest("'%s' object has no attribute 'startswith'", pyType(base))
+			}
+		}
+		if size, ok := m["size"]; ok && size != nil {
+			n, err := pyInt(size)
+			if err != nil {
+				return nil, 0, err
+			}
+			total += n
+		}
+		disks = append(disks, m)
+	}
+	for _, d := range disks {
+		if d["bus"] == "ide" {
+			return nil, 0, badRequest("IDE disks are no longer supported")
+		}
+	}
+	return disks, total, nil
+}
+
+// pyInt is Python's int() of a JSON value, with its error texts (a
+// TypeError is a 400 through generic_wrapper; a ValueError is uncaught, 500).
+func pyInt(v any) (int64, *apiError) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil || math.Abs(f) > 1<<53 {
+			return 0, badRequest("cannot convert %s to an integer the simulator can count", truncate(v.String()))
+		}
+		return int64(f), nil
+	case bool:
+		if v {
+			return 1, nil
+		}
+		return 0, nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return 0, &apiError{status: http.StatusInternalServerError, msg: fmt.Sprintf("server error: ValueError(\"invalid literal for int() with base 10: '%s'\")", truncate(v))}
+		}
+		return n, nil
+	}
+	return 0, badRequest("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyType(v))
+}
+
+// checkMetadata is _validate_instance_metadata for every key of a create's
+// metadata. In the seed's contract (not legacy), affinity may also carry the
+// hard constraints require_with_tag / require_without_tag as tag lists; every
+// other affinity value is a soft weight that int() must accept.
+func checkMetadata(v any, legacy bool) (map[string]any, hardAffinity, *apiError) {
 	var aff hardAffinity
-	md := map[string]any{}
-	for _, k := range sortedKeys(raw) {
-		v := raw[k]
-		if k == "" || len(k) > 255 {
-			return nil, aff, badRequest("metadata keys must be 1 to 255 characters")
+	if !truthy(v) {
+		return map[string]any{}, aff, nil
+	}
+	md, ok := v.(map[string]any)
+	if !ok {
+		return nil, aff, badRequest("metadata must be a dictionary")
+	}
+	for _, k := range sortedKeys(md) {
+		val := md[k]
+		if !truthy(val) {
+			return nil, aff, badRequest("no value specified")
 		}
 		switch k {
 		case "tags":
-			var tags []string
-			if err := unmarshalStrict(v, &tags); err != nil || tags == nil {
-				return nil, aff, badRequest("metadata tags must be a list of strings")
+			if _, ok := val.([]any); !ok {
+				return nil, aff, badRequest(`value for "tags" key should be a JSON list`)
 			}
-			md[k] = tags
-			continue
 		case "affinity":
-			a, err := parseAffinity(v)
-			if err != nil {
-				return nil, aff, err
+			a, ok := val.(map[string]any)
+			if !ok {
+				return nil, aff, badRequest(`value for "affinity" key should be a valid JSON dictionary`)
 			}
-			aff = a
+			for _, ak := range sortedKeys(a) {
+				if !legacy && (ak == "require_with_tag" || ak == "require_without_tag") {
+					tags, err := tagList(a[ak])
+					if err != nil {
+						return nil, aff, badRequest("affinity %s must be a list of tags", ak)
+					}
+					if ak == "require_with_tag" {
+						aff.with = tags
+					} else {
+						aff.without = tags
+					}
+					continue
+				}
+				if _, err := pyInt(a[ak]); err != nil {
+					if err.status == http.StatusInternalServerError {
+						return nil, aff, badRequest("affinity dictionary values should be integers")
+					}
+					return nil, aff, err
+				}
+			}
 		}
-		var val any
-		if err := unmarshalStrict(v, &val); err != nil {
-			return nil, aff, badRequest("metadata %q: %s", truncate(k), err.msg)
-		}
-		md[k] = val
 	}
 	return md, aff, nil
 }
 
-func parseAffinity(raw json.RawMessage) (hardAffinity, *apiError) {
-	var a hardAffinity
-	var m map[string]json.RawMessage
-	if err := unmarshalStrict(raw, &m); err != nil || m == nil {
-		return a, badRequest("metadata affinity must be an object, e.g. {\"require_with_tag\": [\"ssd\"]}")
+func tagList(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("not a list")
 	}
-	for _, k := range sortedKeys(m) {
-		switch k {
-		case "require_with_tag", "require_without_tag":
-			var tags []string
-			if err := unmarshalStrict(m[k], &tags); err != nil {
-				return a, badRequest("affinity %s must be a list of tags", k)
-			}
-			for _, t := range tags {
-				if !tagRE.MatchString(t) {
-					return a, badRequest("affinity %s: %q is not a valid tag", k, truncate(t))
-				}
-			}
-			if k == "require_with_tag" {
-				a.with = tags
-			} else {
-				a.without = tags
-			}
-		default:
-			// Soft affinity: a weight per tag of instances already placed.
-			var weight json.Number
-			if err := unmarshalStrict(m[k], &weight); err != nil {
-				return a, badRequest("affinity %q must be a number (a soft affinity weight) or require_with_tag / require_without_tag", truncate(k))
-			}
+	out := make([]string, 0, len(list))
+	for _, t := range list {
+		s, ok := t.(string)
+		if !ok {
+			return nil, fmt.Errorf("not a string")
 		}
+		out = append(out, s)
 	}
-	return a, nil
+	return out, nil
 }
 
-func nonEmpty(name string, v *string) *apiError {
-	switch {
-	case v == nil:
-		return nil
-	case *v == "":
-		return badRequest("%s is empty: omit the field instead", name)
-	case len(*v) > maxStringBytes:
-		return badRequest("%s is longer than %d bytes", name, maxStringBytes)
+// checkNetworks is the shape part of _netdesc_safety_checks; the lookups
+// happen under the lock in createInstance.
+func checkNetworks(v any) ([]netSpec, *apiError) {
+	if !truthy(v) {
+		return nil, nil
 	}
-	return nil
+	list, ok := v.([]any)
+	if !ok {
+		return nil, badRequest("network specification should contain JSON objects")
+	}
+	var out []netSpec
+	for _, n := range list {
+		m, ok := n.(map[string]any)
+		if !ok {
+			return nil, badRequest("network specification should contain JSON objects")
+		}
+		if _, ok := m["network_uuid"]; !ok {
+			return nil, badRequest("network specification is missing network_uuid")
+		}
+		ref, _ := m["network_uuid"].(string)
+		ns := netSpec{ref: ref}
+		if a, ok := m["address"]; ok && truthy(a) {
+			s, _ := a.(string)
+			if noneish(s) {
+				ns.none = true
+			} else {
+				addr, err := netip.ParseAddr(s)
+				if err != nil {
+					return nil, badRequest("network specification requests an address outside the range of the network")
+				}
+				ns.address = addr
+			}
+		}
+		ns.mac, _ = m["macaddress"].(string)
+		ns.model, _ = m["model"].(string)
+		ns.float = truthy(m["float"])
+		out = append(out, ns)
+	}
+	return out, nil
+}
+
+// noneish is util_general.noneish: the strings that mean "no value".
+func noneish(s string) bool {
+	switch strings.ToLower(s) {
+	case "", "none", "null", "false":
+		return true
+	}
+	return false
 }
 
 func oneOf(s string, list []string) bool {

@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"crypto/subtle"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,119 +12,108 @@ import (
 	"time"
 )
 
+// route is one registered resource: its path and the handler per method.
+// Flask-RESTful answers a registered path with a wrong method 405 JSON, an
+// unregistered path Werkzeug's HTML 404.
+type route struct {
+	path    string
+	methods map[string]http.HandlerFunc
+}
+
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.handleRoot)
-	mux.HandleFunc("POST /auth", s.handleAuth)
-	mux.HandleFunc("GET /auth/namespaces", s.authed(s.handleNamespaces))
-
-	mux.HandleFunc("GET /instances", s.authed(s.handleListInstances))
-	mux.HandleFunc("POST /instances", s.authed(s.handleCreateInstance))
-	mux.HandleFunc("GET /instances/{ref}", s.authed(s.handleShowInstance))
-	mux.HandleFunc("DELETE /instances/{ref}", s.authed(s.handleDeleteInstance))
-	mux.HandleFunc("GET /instances/{ref}/events", s.authed(s.handleInstanceEvents))
-	mux.HandleFunc("POST /instances/{ref}/{action}", s.authed(s.handlePowerAction))
-
-	mux.HandleFunc("GET /networks", s.authed(s.handleListNetworks))
-	mux.HandleFunc("POST /networks", s.authed(s.handleCreateNetwork))
-	mux.HandleFunc("GET /networks/{ref}", s.authed(s.handleShowNetwork))
-	mux.HandleFunc("DELETE /networks/{ref}", s.authed(s.handleDeleteNetwork))
-
-	mux.HandleFunc("GET /nodes", s.authed(s.handleListNodes))
-	mux.HandleFunc("GET /nodes/{name}", s.authed(s.handleShowNode))
-
-	// Known paths with the wrong method get a JSON 405; anything else a
-	// JSON 404.
-	for path, allow := range map[string]string{
-		"/{$}":                      "GET",
-		"/auth":                     "POST",
-		"/auth/namespaces":          "GET",
-		"/instances":                "GET, POST",
-		"/instances/{ref}":          "GET, DELETE",
-		"/instances/{ref}/{action}": "",
-		"/networks":                 "GET, POST",
-		"/networks/{ref}":           "GET, DELETE",
-		"/nodes":                    "GET",
-		"/nodes/{name}":             "GET",
-	} {
-		mux.HandleFunc(path, methodNotAllowed(allow))
+	rs := []route{
+		{"/{$}", map[string]http.HandlerFunc{"GET": s.handleRoot}},
+		{"/auth", map[string]http.HandlerFunc{"POST": s.handleAuth}},
+		{"/auth/namespaces", map[string]http.HandlerFunc{"GET": s.authed(s.handleNamespaces)}},
+		{"/instances", map[string]http.HandlerFunc{"GET": s.authed(s.handleListInstances), "POST": s.authed(s.handleCreateInstance)}},
+		{"/instances/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowInstance), "DELETE": s.authed(s.handleDeleteInstance)}},
+		{"/instances/{ref}/events", map[string]http.HandlerFunc{"GET": s.authed(s.handleInstanceEvents)}},
+		{"/instances/{ref}/interfaces", map[string]http.HandlerFunc{"GET": s.authed(s.handleInstanceInterfaces)}},
+		{"/instances/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindInstance)), "POST": s.authed(s.metadataSet(kindInstance, "InstanceMetadatasEndpoint.post"))}},
+		{"/instances/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindInstance, "InstanceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInstance, "InstanceMetadataEndpoint.delete"))}},
+		{"/networks", map[string]http.HandlerFunc{"GET": s.authed(s.handleListNetworks), "POST": s.authed(s.handleCreateNetwork)}},
+		{"/networks/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowNetwork), "DELETE": s.authed(s.handleDeleteNetwork)}},
+		{"/networks/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindNetwork)), "POST": s.authed(s.metadataSet(kindNetwork, "NetworkMetadatasEndpoint.post"))}},
+		{"/networks/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindNetwork, "NetworkMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNetwork, "NetworkMetadataEndpoint.delete"))}},
+		{"/interfaces/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowInterface)}},
+		{"/interfaces/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindInterface)), "POST": s.authed(s.metadataSet(kindInterface, "InterfaceMetadatasEndpoint.post"))}},
+		{"/interfaces/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindInterface, "InterfaceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInterface, "InterfaceMetadataEndpoint.delete"))}},
+		{"/nodes", map[string]http.HandlerFunc{"GET": s.authed(s.handleListNodes)}},
+		{"/nodes/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowNode)}},
+		{"/nodes/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindNode)), "POST": s.authed(s.metadataSet(kindNode, "NodeMetadatasEndpoint.post"))}},
+		{"/nodes/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindNode, "NodeMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNode, "NodeMetadataEndpoint.delete"))}},
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, notFound("no such API route: %s %s", r.Method, truncate(r.URL.Path)))
-	})
+	for action, name := range powerEndpoints {
+		rs = append(rs, route{"/instances/{ref}/" + action, map[string]http.HandlerFunc{"POST": s.authed(s.handlePowerAction(action, name))}})
+	}
+	for _, rt := range rs {
+		allow := make([]string, 0, len(rt.methods)+2)
+		for m := range rt.methods {
+			allow = append(allow, m)
+		}
+		if _, ok := rt.methods["GET"]; ok {
+			allow = append(allow, "HEAD")
+		}
+		allow = append(allow, "OPTIONS")
+		sort.Strings(allow)
+		methods := rt.methods
+		mux.HandleFunc(rt.path, func(w http.ResponseWriter, r *http.Request) {
+			m := r.Method
+			if m == http.MethodHead {
+				m = http.MethodGet
+			}
+			h, ok := methods[m]
+			if !ok {
+				writeFlask405(w, strings.Join(allow, ", "))
+				return
+			}
+			h(w, r)
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeFlask404(w) })
 	return mux
 }
 
-func methodNotAllowed(allow string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		a := allow
-		if a == "" { // /instances/{ref}/{action}
-			switch action := r.PathValue("action"); {
-			case action == "events":
-				a = "GET"
-			case powerActions[action] != nil:
-				a = "POST"
-			default:
-				writeError(w, notFound("no such API route: %s %s", r.Method, truncate(r.URL.Path)))
-				return
-			}
-		}
-		w.Header().Set("Allow", a)
-		writeError(w, &apiError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, truncate(r.URL.Path), a)})
-	}
-}
-
-// handleRoot is where an expired token's 302 sends a browser.
+// handleRoot is app.py's Root: the capability list sf-client greps, served
+// without authentication.
 func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, "<!DOCTYPE html>\n<title>Shakenfist cluster simulator</title>\n<p>This is shakectl's Shakenfist cluster simulator. Log in with POST /auth {\"namespace\": ..., \"key\": ...}.</p>\n")
+	_, _ = io.WriteString(w, rootHTML)
 }
 
-func readBody(r *http.Request, optional bool) ([]byte, *apiError) {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, &apiError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than the %d byte limit", maxBodyBytes)}
-		}
-		return nil, badRequest("cannot read the request body: %s", err)
-	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		if optional {
-			return nil, nil
-		}
-		return nil, badRequest("the request body is empty: expected a JSON object")
-	}
-	return data, nil
-}
-
-// decodeJSON reads the body into dst strictly; an absent body is fine when
-// optional (GET and DELETE take their parameters as an optional body).
-func decodeJSON(r *http.Request, dst any, optional bool) *apiError {
-	data, err := readBody(r, optional)
-	if err != nil || data == nil {
-		return err
-	}
-	return unmarshalStrict(data, dst)
-}
-
-// --- authentication ---
+// --- authentication (shakenfist/external_api/auth.py, da448b1a) ---
 
 func (s *Server) handleAuth(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Namespace *string `json:"namespace"`
-		Key       *string `json:"key"`
-	}
-	if err := decodeJSON(r, &req, false); err != nil {
+	p, err := params(r, "AuthEndpoint.post", "namespace", "key")
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if req.Namespace == nil || req.Key == nil {
-		writeError(w, badRequest("namespace and key are required"))
+	ns, hasNS := p["namespace"]
+	switch {
+	case !hasNS || ns == nil:
+		writeError(w, badRequest("missing namespace in request"))
+		return
+	case !truthy(p["key"]):
+		writeError(w, badRequest("missing key in request"))
 		return
 	}
-	nsOK := subtle.ConstantTimeCompare([]byte(*req.Namespace), []byte(s.cfg.AuthNamespace)) == 1
-	keyOK := subtle.ConstantTimeCompare([]byte(*req.Key), []byte(s.cfg.AuthKey)) == 1
+	key, ok := p["key"].(string)
+	if !ok {
+		writeError(w, badRequest("key is not a string"))
+		return
+	}
+	nsName, _ := ns.(string)
+	s.mu.Lock()
+	known := s.namespaces[nsName]
+	s.mu.Unlock()
+	if !known {
+		writeError(w, notFound("namespace not found"))
+		return
+	}
+	nsOK := subtle.ConstantTimeCompare([]byte(nsName), []byte(s.cfg.AuthNamespace)) == 1
+	keyOK := subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.AuthKey)) == 1
 	if !nsOK || !keyOK {
 		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"})
 		return
@@ -135,34 +124,32 @@ func (s *Server) handleAuth(w http.ResponseWriter, r *http.Request) {
 	s.pruneTokens(now)
 	s.tokens[tok] = token{namespace: s.cfg.AuthNamespace, expires: now.Add(s.cfg.TokenTTL)}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]string{"access_token": tok})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"access_token": tok, "token_type": "Bearer", "expires_in": int(s.cfg.TokenTTL / time.Second),
+	})
 }
 
-func acceptsJSON(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
-		if strings.Contains(strings.ToLower(v), "application/json") {
-			return true
-		}
-	}
-	return false
+// wantsHTML is Flask-JWT-Extended's test for answering an invalid or
+// expired token with a redirect: no Accept header, or one naming text/html.
+func wantsHTML(r *http.Request) bool {
+	accept := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
+	return accept == "" || strings.Contains(accept, "text/html")
 }
 
 type authedHandler func(w http.ResponseWriter, r *http.Request, caller string)
 
-// authed checks the bearer token. An expired one gets a 401 from API
-// clients but a 302 to the login page when the request does not ask for
-// JSON, as the real server (a browser-facing Flask app) does.
+// authed is @verify_token.
 func (s *Server) authed(h authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		authz := r.Header.Get("Authorization")
 		if authz == "" {
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "missing Authorization header: authenticate with POST /auth, then send Authorization: Bearer TOKEN"})
+			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Missing Authorization Header"})
 			return
 		}
 		scheme, tok, ok := strings.Cut(authz, " ")
 		tok = strings.TrimSpace(tok)
 		if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "the Authorization header must be Bearer TOKEN"})
+			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Missing 'Bearer' type in 'Authorization' header. Expected 'Authorization: Bearer <JWT>'"})
 			return
 		}
 		s.mu.Lock()
@@ -170,31 +157,40 @@ func (s *Server) authed(h authedHandler) http.HandlerFunc {
 		s.mu.Unlock()
 		switch {
 		case !found:
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "invalid token"})
-			return
-		case !time.Now().Before(t.expires):
-			if !acceptsJSON(r) {
+			if wantsHTML(r) {
 				http.Redirect(w, r, "/", http.StatusFound)
 				return
 			}
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "token has expired"})
+			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "invalid JWT in Authorization header"})
+			return
+		case !time.Now().Before(t.expires):
+			if wantsHTML(r) {
+				http.Redirect(w, r, "/", http.StatusFound)
+				return
+			}
+			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Signature has expired"})
 			return
 		}
 		h(w, r, t.namespace)
 	}
 }
 
+// namespaceVersion etc. are the object schema versions at da448b1a.
+const (
+	namespaceVersion = 5
+	instanceVersion  = 14
+	networkVersion   = 6
+	interfaceVersion = 3
+	nodeVersion      = 7
+)
+
 func (s *Server) handleNamespaces(w http.ResponseWriter, r *http.Request, caller string) {
-	if err := decodeJSON(r, &struct{}{}, true); err != nil {
+	if _, err := params(r, "AuthNamespacesEndpoint.get"); err != nil {
 		writeError(w, err)
 		return
 	}
-	type nsJSON struct {
-		Name     string         `json:"name"`
-		KeyNames []string       `json:"key_names"`
-		Metadata map[string]any `json:"metadata"`
-	}
-	out := []nsJSON{}
+	out := []map[string]any{}
+	s.mu.Lock()
 	for _, name := range sortedKeys(s.namespaces) {
 		if !visible(caller, name) {
 			continue
@@ -203,108 +199,133 @@ func (s *Server) handleNamespaces(w http.ResponseWriter, r *http.Request, caller
 		if name == s.cfg.AuthNamespace {
 			keys = append(keys, s.cfg.AuthKeyName)
 		}
-		out = append(out, nsJSON{Name: name, KeyNames: keys, Metadata: map[string]any{}})
+		out = append(out, map[string]any{
+			"name": name, "state": stateCreated, "metadata": map[string]any{}, "version": namespaceVersion,
+			"keys": keys, "trust": map[string]any{"full": []string{}},
+		})
 	}
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
 
-// --- instances ---
+// --- instances (shakenfist/external_api/instance.py, da448b1a) ---
 
-type diskJSON struct {
-	Size *int64  `json:"size"`
-	Base *string `json:"base"`
-	Bus  *string `json:"bus"`
-	Type string  `json:"type"`
-}
-
-type instanceJSON struct {
-	UUID         string         `json:"uuid"`
-	Name         string         `json:"name"`
-	Namespace    string         `json:"namespace"`
-	CPUs         int64          `json:"cpus"`
-	Memory       int64          `json:"memory"`
-	DiskSpec     []diskJSON     `json:"disk_spec"`
-	SSHKey       *string        `json:"ssh_key"`
-	UserData     *string        `json:"user_data"`
-	Node         *string        `json:"node"`
-	State        string         `json:"state"`
-	StateUpdated float64        `json:"state_updated"`
-	PowerState   string         `json:"power_state"`
-	ErrorMessage *string        `json:"error_message"`
-	Metadata     map[string]any `json:"metadata"`
-	Version      int            `json:"version"`
-}
-
-// objectVersion is the instance object format version the view reports.
-const objectVersion = 12
-
-// instanceView snapshots an instance for the wire; callers hold s.mu.
-func instanceView(i *instance) instanceJSON {
-	v := instanceJSON{
-		UUID:         i.uuid,
-		Name:         i.spec.name,
-		Namespace:    i.namespace,
-		CPUs:         i.spec.cpus,
-		Memory:       i.spec.memory,
-		DiskSpec:     make([]diskJSON, len(i.spec.disks)),
-		SSHKey:       i.spec.sshKey,
-		UserData:     i.spec.userData,
-		State:        i.state,
-		StateUpdated: epoch(i.stateUpdated),
-		PowerState:   i.powerState,
-		ErrorMessage: i.errorMessage,
-		Metadata:     i.spec.metadata,
-		Version:      objectVersion,
-	}
-	for k, d := range i.spec.disks {
-		v.DiskSpec[k] = diskJSON{Base: d.base, Bus: d.bus, Type: d.kind}
-		if d.size > 0 {
-			size := d.size
-			v.DiskSpec[k].Size = &size
+// instanceView is Instance.external_view; callers hold s.mu.
+func instanceView(i *instance) map[string]any {
+	sp := i.spec
+	disks := make([]any, len(sp.disks))
+	devices := make([]any, 0, len(sp.disks))
+	for k, d := range sp.disks {
+		c := make(map[string]any, len(d)+2)
+		for dk, dv := range d {
+			c[dk] = dv
 		}
+		if _, ok := c["disk_base"]; !ok {
+			c["disk_base"] = nil
+		}
+		disks[k] = c
+		bus := defaultDiskBus
+		if b, ok := d["bus"].(string); ok && b != "" {
+			bus = b
+		}
+		devices = append(devices, map[string]any{
+			"device": diskDevice(bus, k), "bus": bus, "size": d["size"], "blob_uuid": nil, "snapshot_ignores": false,
+		})
 	}
+	ifaces := make([]any, 0, len(i.ifaces))
+	for _, f := range i.ifaces {
+		ifaces = append(ifaces, interfaceView(f))
+	}
+	var node any
 	if i.node != "" {
-		n := i.node
-		v.Node = &n
+		node = i.node
 	}
-	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+	var errMsg any
+	if i.errorMessage != nil {
+		errMsg = *i.errorMessage
+	}
+	md := i.spec.metadata
+	if md == nil {
+		md = map[string]any{}
+	}
+	v := map[string]any{
+		"uuid": i.uuid, "state": i.state, "metadata": md, "version": instanceVersion,
+		"cpus": sp.cpus, "memory": sp.memory, "disk_spec": disks, "name": sp.name, "namespace": i.namespace,
+		"ssh_key": sp.sshKey, "user_data": sp.userData, "video": sp.video, "uefi": sp.uefi,
+		"configdrive": sp.configdrive, "nvram_template": sp.nvram, "secure_boot": sp.secureBoot,
+		"machine_type": machineType(sp), "side_channels": sp.sideChannels,
+		"agent_state": nil, "agent_start_time": nil, "agent_system_boot_time": nil,
+		"error_message": errMsg, "node": node, "power_state": i.powerState,
+		"console_port": nil, "vdi_port": nil, "vdi_tls_port": nil,
+		"interfaces": ifaces, "disks": devices,
+	}
+	if sp.placedOn != "" {
+		v["requested_placement"] = sp.placedOn
 	}
 	return v
 }
 
-type listRequest struct {
-	All *bool `json:"all"`
+func machineType(sp *instanceSpec) string {
+	if truthy(sp.secureBoot) {
+		return "q35"
+	}
+	return "pc"
 }
 
-func (s *Server) handleListInstances(w http.ResponseWriter, r *http.Request, caller string) {
-	listVisible(s, w, r, caller, s.instances, instanceView)
+// diskDevice is instance._get_disk_device.
+func diskDevice(bus string, index int) string {
+	switch bus {
+	case "virtio":
+		return "vd" + string(rune('a'+index%26))
+	case "nvme":
+		return fmt.Sprintf("nvme%d", index%10)
+	}
+	return "sd" + string(rune('a'+index%26))
+}
+
+func interfaceView(f *iface) map[string]any {
+	var ipv4, floating any
+	if f.ipv4 != "" {
+		ipv4 = f.ipv4
+	}
+	if f.floating != nil {
+		floating = *f.floating
+	}
+	return map[string]any{
+		"uuid": f.uuid, "state": f.state, "metadata": f.metadata, "version": interfaceVersion,
+		"network_uuid": f.network, "instance_uuid": f.instance, "macaddr": f.mac, "ipv4": ipv4,
+		"order": f.order, "model": f.model, "floating": floating,
+	}
 }
 
 // listed is what a list answer needs of a record: its creation order, its
-// namespace and its state.
+// namespace and whether it is active.
 type listed interface {
-	listing() (seq uint64, namespace, state string)
+	listing() (seq uint64, namespace string, active bool)
 }
 
-func (i *instance) listing() (uint64, string, string) { return i.seq, i.namespace, i.state }
-func (n *network) listing() (uint64, string, string)  { return n.seq, n.namespace, n.state }
+func (i *instance) listing() (uint64, string, bool) {
+	return i.seq, i.namespace, i.state != stateDeleted
+}
+func (n *network) listing() (uint64, string, bool) {
+	return n.seq, n.namespace, n.state != stateDeleted
+}
 
 // listVisible answers GET /instances and GET /networks alike: the records
 // the caller may see, oldest first, deleted ones only when the body asks for
 // "all", each rendered by view under the lock.
-func listVisible[R listed, J any](s *Server, w http.ResponseWriter, r *http.Request, caller string, records map[string]R, view func(R) J) {
-	var req listRequest
-	if err := decodeJSON(r, &req, true); err != nil {
+func listVisible[R listed](s *Server, w http.ResponseWriter, r *http.Request, caller, handler string, records map[string]R, view func(R) map[string]any) {
+	p, err := params(r, handler, "all")
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	all := req.All != nil && *req.All
+	all := truthy(p["all"])
 	s.mu.Lock()
 	list := make([]R, 0, len(records))
 	for _, rec := range records {
-		_, ns, state := rec.listing()
-		if visible(caller, ns) && (all || state != stateDeleted) {
+		_, ns, active := rec.listing()
+		if visible(caller, ns) && (all || active) {
 			list = append(list, rec)
 		}
 	}
@@ -313,12 +334,16 @@ func listVisible[R listed, J any](s *Server, w http.ResponseWriter, r *http.Requ
 		sb, _, _ := list[b].listing()
 		return sa < sb
 	})
-	out := make([]J, len(list))
+	out := make([]map[string]any, len(list))
 	for k, rec := range list {
 		out[k] = view(rec)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleListInstances(w http.ResponseWriter, r *http.Request, caller string) {
+	listVisible(s, w, r, caller, "InstancesEndpoint.get", s.instances, instanceView)
 }
 
 func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, caller string) {
@@ -331,19 +356,14 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 		writeJSON(w, scripted.Status, scripted.cannedBody())
 		return
 	}
-	data, err := readBody(r, false)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	spec, err := parseCreate(data)
+	p, err := params(r, "InstancesEndpoint.post", instancesPostArgs...)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	s.mu.Lock()
-	inst, err := s.createInstance(spec, caller, scripted)
-	var view instanceJSON
+	inst, err := s.createInstance(p, caller, scripted)
+	var view map[string]any
 	if err == nil {
 		view = instanceView(inst)
 	}
@@ -355,25 +375,19 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 	writeJSON(w, http.StatusOK, view)
 }
 
-func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, caller string) {
-	showVisible(s, w, r, func() (*instance, *apiError) { return s.findInstance(r.PathValue("ref"), caller) }, instanceView)
-}
-
-// showVisible answers GET /instances/{ref} and GET /networks/{ref} alike:
-// the body may name a namespace and nothing else, the record is found and
-// rendered under the lock.
-func showVisible[R any, J any](s *Server, w http.ResponseWriter, r *http.Request, find func() (R, *apiError), view func(R) J) {
-	if err := decodeJSON(r, &struct {
-		Namespace *string `json:"namespace"`
-	}{}, true); err != nil {
+// withInstance runs fn on the instance the path names, under the lock,
+// after the body passed params' check.
+func (s *Server) withInstance(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(i *instance, p map[string]any) (any, *apiError)) {
+	p, err := params(r, handler, accepted...)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
 	s.mu.Lock()
-	rec, err := find()
-	var out J
+	var out any
+	i, err := s.findInstance(r.PathValue("ref"), caller)
 	if err == nil {
-		out = view(rec)
+		out, err = fn(i, p)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -383,127 +397,282 @@ func showVisible[R any, J any](s *Server, w http.ResponseWriter, r *http.Request
 	writeJSON(w, http.StatusOK, out)
 }
 
+func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, caller string) {
+	s.withInstance(w, r, caller, "InstanceEndpoint.get", []string{"namespace"}, func(i *instance, _ map[string]any) (any, *apiError) {
+		return instanceView(i), nil
+	})
+}
+
+// handleDeleteInstance answers with the instance as it was; the delete then
+// runs (on a real server as a queued task).
 func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, caller string) {
-	var req struct {
-		Namespace *string `json:"namespace"`
-	}
-	if err := decodeJSON(r, &req, true); err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	i, err := s.findInstance(r.PathValue("ref"), caller)
-	switch {
-	case err != nil:
-	case i.state == stateDeleted:
-		err = notFound("instance not found")
-	case req.Namespace != nil && *req.Namespace != i.namespace:
-		err = notFound("instance not in namespace")
-	}
-	var view instanceJSON
-	if err == nil {
+	s.withInstance(w, r, caller, "InstanceEndpoint.delete", []string{"namespace"}, func(i *instance, p map[string]any) (any, *apiError) {
+		if ns, ok := p["namespace"].(string); ok && ns != "" {
+			if !s.namespaces[ns] {
+				return nil, notFound("namespace not found")
+			}
+			if ns != i.namespace {
+				return nil, notFound("instance not in namespace")
+			}
+		}
+		if i.state == stateDeleted {
+			return nil, notFound("instance not found")
+		}
+		view := instanceView(i)
+		s.addEvent(i, apiFQDN, "delete request from REST API", nil)
 		s.deleteInstance(i, "delete request from REST API")
-		view = instanceView(i)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view)
+		return view, nil
+	})
 }
 
 func (s *Server) handleInstanceEvents(w http.ResponseWriter, r *http.Request, caller string) {
-	if err := decodeJSON(r, &struct{}{}, true); err != nil {
+	s.withInstance(w, r, caller, "InstanceEventsEndpoint.get", []string{"event_type", "limit"}, func(i *instance, p map[string]any) (any, *apiError) {
+		limit := int64(100)
+		if v, ok := p["limit"]; ok {
+			n, err := pyInt(v)
+			if err != nil {
+				return nil, err
+			}
+			limit = n
+		}
+		kind, _ := p["event_type"].(string)
+		out := []event{}
+		for k := len(i.events) - 1; k >= 0 && int64(len(out)) < limit; k-- {
+			if kind == "" || i.events[k].Type == kind {
+				out = append(out, i.events[k])
+			}
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) handleInstanceInterfaces(w http.ResponseWriter, r *http.Request, caller string) {
+	s.withInstance(w, r, caller, "InstanceInterfacesEndpoint.get", nil, func(i *instance, _ map[string]any) (any, *apiError) {
+		out := []any{}
+		for _, f := range i.ifaces {
+			out = append(out, interfaceView(f))
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) handleShowInterface(w http.ResponseWriter, r *http.Request, caller string) {
+	s.showOne(w, r, "InterfaceEndpoint.get", nil, func() (map[string]any, *apiError) {
+		f, err := s.findInterface(r.PathValue("ref"), caller)
+		if err != nil {
+			return nil, err
+		}
+		return interfaceView(f), nil
+	})
+}
+
+// showOne answers a GET of one record: the body checked against the
+// handler's parameters, the record found and rendered under the lock.
+func (s *Server) showOne(w http.ResponseWriter, r *http.Request, handler string, accepted []string, view func() (map[string]any, *apiError)) {
+	if _, err := params(r, handler, accepted...); err != nil {
 		writeError(w, err)
 		return
 	}
 	s.mu.Lock()
-	i, err := s.findInstance(r.PathValue("ref"), caller)
-	var out []event
-	if err == nil {
-		out = slices.Clone(i.events)
-	}
+	out, err := view()
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err)
 		return
-	}
-	if out == nil {
-		out = []event{}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// powerActions map each action to the power states it may start from and
-// the state it leaves.
-var powerActions = map[string]*struct {
-	from []string
-	to   string
-}{
-	"poweron":    {[]string{"off", "crashed", "on"}, "on"},
-	"poweroff":   {[]string{"on", "paused", "crashed", "off"}, "off"},
-	"rebootsoft": {[]string{"on"}, "on"},
-	"reboothard": {[]string{"on", "crashed"}, "on"},
-	"pause":      {[]string{"on", "paused"}, "paused"},
-	"unpause":    {[]string{"paused", "on"}, "on"},
+func (s *Server) findInterface(ref, caller string) (*iface, *apiError) {
+	f, ok := s.ifaces[ref]
+	if !ok {
+		return nil, notFound("interface not found")
+	}
+	if i := s.instances[f.instance]; i == nil || !visible(caller, i.namespace) {
+		return nil, notFound("interface not found")
+	}
+	return f, nil
 }
 
-func (s *Server) handlePowerAction(w http.ResponseWriter, r *http.Request, caller string) {
-	action := r.PathValue("action")
-	act := powerActions[action]
-	if act == nil {
-		writeError(w, notFound("no such API route: %s %s", r.Method, truncate(r.URL.Path)))
-		return
-	}
-	if err := decodeJSON(r, &struct {
-		Namespace *string `json:"namespace"`
-	}{}, true); err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	i, err := s.findInstance(r.PathValue("ref"), caller)
-	switch {
-	case err != nil:
-	case i.state == stateDeleted:
-		err = notFound("instance not found")
-	case i.state != stateCreated:
-		err = &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
-	case !slices.Contains(act.from, i.powerState):
-		err = &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s cannot %s while its power state is %s", i.uuid, action, i.powerState)}
-	}
-	var view instanceJSON
-	if err == nil {
-		i.powerState = act.to
-		s.addEvent(i, i.node, "power", action, "power state is now "+act.to)
-		view = instanceView(i)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view)
+// powerEndpoints maps each power action route to its resource class.
+var powerEndpoints = map[string]string{
+	"rebootsoft": "InstanceRebootSoftEndpoint.post",
+	"reboothard": "InstanceRebootHardEndpoint.post",
+	"poweroff":   "InstancePowerOffEndpoint.post",
+	"poweron":    "InstancePowerOnEndpoint.post",
+	"pause":      "InstancePauseEndpoint.post",
+	"unpause":    "InstanceUnpauseEndpoint.post",
 }
 
-// --- networks ---
-
-type networkJSON struct {
-	UUID        string `json:"uuid"`
-	Name        string `json:"name"`
-	Namespace   string `json:"namespace"`
-	Netblock    string `json:"netblock"`
-	ProvideDHCP bool   `json:"provide_dhcp"`
-	ProvideNAT  bool   `json:"provide_nat"`
-	State       string `json:"state"`
-	VXID        int    `json:"vxid"`
+// handlePowerAction answers 200 null as the real handlers (which return
+// None) do: 406 unless created (@requires_instance_active), 409 for
+// reboot/pause/unpause of a powered-off instance (Instance.reboot etc.
+// find no libvirt domain); poweron and poweroff are idempotent.
+func (s *Server) handlePowerAction(action, handler string) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, caller string) {
+		s.withInstance(w, r, caller, handler, nil, func(i *instance, _ map[string]any) (any, *apiError) {
+			if i.state != stateCreated {
+				return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
+			}
+			verb := map[string]string{"rebootsoft": "reboot", "reboothard": "reboot", "pause": "pause", "unpause": "unpause"}[action]
+			if verb != "" && i.powerState == "off" {
+				return nil, &apiError{status: http.StatusConflict, msg: "Invalid lifecycle state: you cannot " + verb + " a powered off instance"}
+			}
+			switch action {
+			case "poweron", "rebootsoft", "reboothard", "unpause":
+				i.powerState = "on"
+			case "poweroff":
+				i.powerState = "off"
+			case "pause":
+				i.powerState = "paused"
+			}
+			s.addEvent(i, i.node, action+" request from REST API", nil)
+			return nil, nil
+		})
+	}
 }
 
-func networkView(n *network) networkJSON {
-	return networkJSON{
-		UUID: n.uuid, Name: n.name, Namespace: n.namespace, Netblock: n.prefix.String(),
-		ProvideDHCP: n.dhcp, ProvideNAT: n.nat, State: n.state, VXID: n.vxid,
+// --- metadata (the *MetadatasEndpoint / *MetadataEndpoint classes) ---
+
+type kind int
+
+const (
+	kindInstance kind = iota
+	kindNetwork
+	kindInterface
+	kindNode
+)
+
+// metadataOf finds the metadata map of the object the path names; callers
+// hold s.mu.
+func (s *Server) metadataOf(k kind, ref, caller string) (map[string]any, *apiError) {
+	switch k {
+	case kindInstance:
+		i, err := s.findInstance(ref, caller)
+		if err != nil {
+			return nil, err
+		}
+		if i.spec.metadata == nil {
+			i.spec.metadata = map[string]any{}
+		}
+		return i.spec.metadata, nil
+	case kindNetwork:
+		n, err := s.findNetwork(ref, caller, true)
+		if err != nil {
+			return nil, err
+		}
+		return n.metadata, nil
+	case kindInterface:
+		f, err := s.findInterface(ref, caller)
+		if err != nil {
+			return nil, err
+		}
+		return f.metadata, nil
+	}
+	if caller != adminNamespace {
+		return nil, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"}
+	}
+	n, ok := s.nodeByName[ref]
+	if !ok {
+		return nil, notFound("node not found")
+	}
+	return n.metadata, nil
+}
+
+func (s *Server) metadataGet(k kind) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, caller string) {
+		if _, err := params(r, "MetadatasEndpoint.get"); err != nil {
+			writeError(w, err)
+			return
+		}
+		s.mu.Lock()
+		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
+		var out []byte
+		if err == nil {
+			out, _ = json.Marshal(md)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, json.RawMessage(out))
+	}
+}
+
+// metadataSet is POST .../metadata (key in the body) and PUT
+// .../metadata/{key}; instances validate as _validate_instance_metadata.
+func (s *Server) metadataSet(k kind, handler string) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, caller string) {
+		p, err := params(r, handler, "key", "value")
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		key, _ := p["key"].(string)
+		if pk := r.PathValue("key"); pk != "" {
+			key = pk
+		}
+		value := p["value"]
+		switch {
+		case key == "":
+			err = badRequest("no key specified")
+		case k == kindInstance:
+			_, _, err = checkMetadata(map[string]any{key: value}, s.cfg.LegacyRefusals)
+		case !truthy(value):
+			err = badRequest("no value specified")
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.mu.Lock()
+		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
+		if err == nil {
+			md[key] = value
+		}
+		s.mu.Unlock()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, nil)
+	}
+}
+
+func (s *Server) metadataDelete(k kind, handler string) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, caller string) {
+		if _, err := params(r, handler, "value"); err != nil {
+			writeError(w, err)
+			return
+		}
+		s.mu.Lock()
+		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
+		if err == nil {
+			delete(md, r.PathValue("key"))
+		}
+		s.mu.Unlock()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, nil)
+	}
+}
+
+// --- networks (shakenfist/external_api/network.py, da448b1a) ---
+
+// networkView is Network.external_view.
+func networkView(n *network) map[string]any {
+	var gw any
+	if n.floatingGW != nil {
+		gw = *n.floatingGW
+	}
+	return map[string]any{
+		"uuid": n.uuid, "state": n.state, "metadata": n.metadata, "version": networkVersion,
+		"name": n.name, "namespace": n.namespace, "netblock": n.prefix.String(),
+		"provide_dhcp": n.dhcp, "provide_nat": n.nat, "provide_dns": n.dns,
+		"floating_gateway": gw, "vxlan_id": n.vxid,
 	}
 }
 
@@ -511,69 +680,64 @@ func networkView(n *network) networkJSON {
 const maxLiveNetworks = 4096
 
 func (s *Server) handleListNetworks(w http.ResponseWriter, r *http.Request, caller string) {
-	listVisible(s, w, r, caller, s.networks, networkView)
+	listVisible(s, w, r, caller, "NetworksEndpoint.get", s.networks, networkView)
 }
 
 func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	var req struct {
-		Netblock    *string `json:"netblock"`
-		Name        *string `json:"name"`
-		ProvideDHCP *bool   `json:"provide_dhcp"`
-		ProvideNAT  *bool   `json:"provide_nat"`
-		Namespace   *string `json:"namespace"`
-	}
-	if err := decodeJSON(r, &req, false); err != nil {
-		writeError(w, err)
-		return
-	}
-	switch {
-	case req.Name == nil:
-		writeError(w, badRequest("name is required"))
-		return
-	case !dnsLabel.MatchString(*req.Name):
-		writeError(w, badRequest("network name %q is not usable: 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen", truncate(*req.Name)))
-		return
-	case req.Netblock == nil:
-		writeError(w, badRequest("netblock is required, e.g. 10.0.0.0/24"))
-		return
-	}
-	prefix, err := parseNetblock(*req.Netblock)
+	p, err := params(r, "NetworksEndpoint.post", "netblock", "provide_dhcp", "provide_nat", "name", "namespace", "provide_dns")
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if err := nonEmpty("namespace", req.Namespace); err != nil {
+	ns := caller
+	if truthy(p["namespace"]) {
+		ns, _ = p["namespace"].(string)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !s.namespaces[ns]:
+		writeError(w, notFound("namespace not found"))
+		return
+	case ns != caller && caller != adminNamespace:
+		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "only admins can create resources in a different namespace"})
+		return
+	}
+	nb, _ := p["netblock"].(string)
+	prefix, err := parseNetblock(nb)
+	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if s.liveNetworks() >= maxLiveNetworks {
+		writeError(w, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("network quota exceeded: the simulator holds at most %d networks", maxLiveNetworks)})
 		return
 	}
 	n := newNetwork(prefix)
-	n.uuid, n.name, n.namespace, n.state = newUUID(), *req.Name, caller, stateCreated
-	n.dhcp = req.ProvideDHCP == nil || *req.ProvideDHCP
-	n.nat = req.ProvideNAT != nil && *req.ProvideNAT
-
-	s.mu.Lock()
-	switch {
-	case req.Namespace != nil && !s.namespaceUsable(caller, *req.Namespace):
-		err = notFound("namespace %s not found", truncate(*req.Namespace))
-	case s.liveNetworks() >= maxLiveNetworks:
-		err = &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("network quota exceeded: the simulator holds at most %d networks", maxLiveNetworks)}
+	name, _ := p["name"].(string)
+	n.uuid, n.name, n.namespace, n.state = newUUID(), name, ns, stateInitial
+	n.metadata = map[string]any{}
+	// NetworksEndpoint.post: provide_dhcp as sent; a false provide_nat is
+	// turned into true; provide_dns defaults to false.
+	n.dhcp = truthy(p["provide_dhcp"])
+	n.nat = true
+	n.dns = truthy(p["provide_dns"])
+	s.floatSeq++
+	gw := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+	n.floatingGW = &gw
+	s.seq++
+	s.vxid++
+	n.seq, n.vxid = s.seq, s.vxid
+	s.networks[n.uuid] = n
+	if s.cfg.NetworkDeployTime == 0 {
+		n.state = stateCreated
 	}
-	var view networkJSON
-	if err == nil {
-		if req.Namespace != nil {
-			n.namespace = *req.Namespace
+	view := networkView(n)
+	s.after(s.cfg.NetworkDeployTime, func() {
+		if n.state == stateInitial {
+			n.state = stateCreated
 		}
-		s.seq++
-		s.vxid++
-		n.seq, n.vxid = s.seq, s.vxid
-		s.networks[n.uuid] = n
-		view = networkView(n)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+	})
 	writeJSON(w, http.StatusOK, view)
 }
 
@@ -588,84 +752,81 @@ func (s *Server) liveNetworks() int {
 }
 
 func (s *Server) handleShowNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	showVisible(s, w, r, func() (*network, *apiError) { return s.findNetwork(r.PathValue("ref"), caller, true) }, networkView)
+	s.showOne(w, r, "NetworkEndpoint.get", []string{"namespace"}, func() (map[string]any, *apiError) {
+		n, err := s.findNetwork(r.PathValue("ref"), caller, true)
+		if err != nil {
+			return nil, err
+		}
+		return networkView(n), nil
+	})
 }
 
-// handleDeleteNetwork schedules the teardown as a cluster operation and
-// answers 202, as the real server does; the network reads "deleted" after
-// the create time.
+// handleDeleteNetwork answers 200 with the network as it was. A network
+// still holding interfaces goes to delete-wait and is deleted when the last
+// goes; one already deleted (found by UUID) answers 200 null.
 func (s *Server) handleDeleteNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	var req struct {
-		Namespace *string `json:"namespace"`
-	}
-	if err := decodeJSON(r, &req, true); err != nil {
+	p, err := params(r, "NetworkEndpoint.delete", "namespace")
+	if err != nil {
 		writeError(w, err)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	switch {
-	case err != nil:
-	case n.state == stateDeleted:
-		err = notFound("network not found")
-	case req.Namespace != nil && *req.Namespace != n.namespace:
-		err = notFound("network not in namespace")
-	case n.holders() > 0:
-		err = &apiError{status: http.StatusConflict, msg: fmt.Sprintf("network %s still has %d instances with addresses on it; delete them first", n.uuid, n.holders())}
-	}
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if s.cfg.CreateTime == 0 {
-		n.state = stateDeleted
-		writeJSON(w, http.StatusOK, networkView(n))
+	if ns, ok := p["namespace"].(string); ok && ns != "" && ns != n.namespace {
+		writeError(w, notFound("network not in namespace"))
 		return
 	}
-	op := newUUID()
-	if n.state != stateDeleting {
-		n.state = stateDeleting
-		s.after(s.cfg.CreateTime, func() { n.state = stateDeleted })
+	if n.state == stateDeleted {
+		writeJSON(w, http.StatusOK, nil)
+		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"uuid": n.uuid, "state": stateDeleting, "operation": op})
+	view := networkView(n)
+	if n.holders() > 0 {
+		n.state = stateDeleteWait
+		view["state"] = stateDeleteWait
+		writeJSON(w, http.StatusOK, view)
+		return
+	}
+	s.after(s.cfg.NetworkDeployTime, func() { n.state = stateDeleted })
+	writeJSON(w, http.StatusOK, view)
 }
 
-// --- nodes ---
-
-type nodeJSON struct {
-	Name         string   `json:"name"`
-	IP           string   `json:"ip"`
-	State        string   `json:"state"`
-	LastSeen     float64  `json:"lastseen"`
-	Version      string   `json:"version"`
-	IsHypervisor bool     `json:"is_hypervisor"`
-	Tags         []string `json:"tags"`
-	CPUMax       int64    `json:"cpu_max"`
-	CPUUsed      int64    `json:"cpu_used"`
-	MemoryMax    int64    `json:"memory_max"`
-	MemoryUsed   int64    `json:"memory_used"`
-	DiskMax      int64    `json:"disk_max"`
-	DiskUsed     int64    `json:"disk_used"`
-}
-
-// simVersion is the software version simulated nodes report.
-const simVersion = "0.8.3-sim"
-
-func nodeView(n *node, now time.Time) nodeJSON {
-	tags := append([]string{}, n.tags...)
-	return nodeJSON{
-		Name: n.name, IP: n.ip, State: stateCreated, LastSeen: epoch(now), Version: simVersion,
-		IsHypervisor: n.hypervisor, Tags: tags,
-		CPUMax: n.capacity.cpus, CPUUsed: n.used.cpus,
-		MemoryMax: n.capacity.memory, MemoryUsed: n.used.memory,
-		DiskMax: n.capacity.disk, DiskUsed: n.used.disk,
+// finishNetworkDelete deletes a delete-wait network once its last
+// interface has gone; callers hold s.mu.
+func (s *Server) finishNetworkDelete(n *network) {
+	if n.state == stateDeleteWait && n.holders() == 0 {
+		n.state = stateDeleted
 	}
 }
 
-// Nodes are an administrative view: only the system namespace may list them.
+// --- nodes (shakenfist/external_api/node.py, da448b1a) ---
+
+// simRelease is the software release simulated nodes report.
+const simRelease = "0.8.0-shakectl-sim"
+
+// nodeView is Node.external_view: the 2024 node has no capacity and no
+// tags; tags are the simulator's own, for the seed's hard affinity, and are
+// shown as node metadata.
+func (s *Server) nodeView(n *node, k int, withMaintainer bool) map[string]any {
+	v := map[string]any{
+		"uuid": n.name, "state": stateCreated, "metadata": n.metadata, "version": nodeVersion,
+		"name": n.name, "ip": n.ip, "lastseen": epoch(time.Now()), "release": simRelease,
+		"is_etcd_master": k == 0, "is_hypervisor": n.hypervisor,
+		"is_network_node": k == 0, "is_eventlog_node": k == 0,
+	}
+	if withMaintainer {
+		v["is_cluster_maintainer"] = k == 0
+	}
+	return v
+}
+
 func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller string) {
-	if err := decodeJSON(r, &struct{}{}, true); err != nil {
+	if _, err := params(r, "NodesEndpoint.get"); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -673,18 +834,17 @@ func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller 
 		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"})
 		return
 	}
-	now := time.Now()
 	s.mu.Lock()
-	out := make([]nodeJSON, len(s.nodes))
+	out := make([]map[string]any, len(s.nodes))
 	for k, n := range s.nodes {
-		out[k] = nodeView(n, now)
+		out[k] = s.nodeView(n, k, true)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleShowNode(w http.ResponseWriter, r *http.Request, caller string) {
-	if err := decodeJSON(r, &struct{}{}, true); err != nil {
+	if _, err := params(r, "NodeEndpoint.get"); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -693,15 +853,11 @@ func (s *Server) handleShowNode(w http.ResponseWriter, r *http.Request, caller s
 		return
 	}
 	s.mu.Lock()
-	n, ok := s.nodeByName[r.PathValue("name")]
-	var view nodeJSON
-	if ok {
-		view = nodeView(n, time.Now())
-	}
-	s.mu.Unlock()
-	if !ok {
-		writeError(w, notFound("node %s not found", truncate(r.PathValue("name"))))
+	defer s.mu.Unlock()
+	k := slices.IndexFunc(s.nodes, func(n *node) bool { return n.name == r.PathValue("ref") })
+	if k < 0 {
+		writeError(w, notFound("node not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, http.StatusOK, s.nodeView(s.nodes[k], k, false))
 }

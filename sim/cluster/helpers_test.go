@@ -23,7 +23,18 @@ func testConfig() Config {
 	cfg.CreateTime = time.Hour
 	cfg.ErrorCleanup = time.Hour
 	cfg.AddressHalo = time.Hour
+	cfg.NetworkDeployTime = 0
+	// No overcommit, reservation or free-disk floor: capacities in these
+	// tests are the node sizes. The contract tests restore the real
+	// arithmetic with realScheduler.
+	cfg.CPUOvercommit, cfg.RAMOvercommit, cfg.RAMReservationGiB, cfg.MinFreeDiskGiB = 1, 1, 0, 0
 	return cfg
+}
+
+// realScheduler restores the 2024 scheduler's defaults.
+func realScheduler(cfg *Config) {
+	d := DefaultConfig()
+	cfg.CPUOvercommit, cfg.RAMOvercommit, cfg.RAMReservationGiB, cfg.MinFreeDiskGiB = d.CPUOvercommit, d.RAMOvercommit, d.RAMReservationGiB, d.MinFreeDiskGiB
 }
 
 // apiClient is a plain net/http client written for these tests (not

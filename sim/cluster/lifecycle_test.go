@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,20 +31,20 @@ func TestInstanceMovesThroughStatesOverCreateTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, c := bubbleSim(t, func(c *Config) { c.CreateTime = time.Second })
 		i := c.mustCreate("web1", 1, 1024, 10, nil)
-		if i["state"] != "initial" || i["power_state"] != "off" {
-			t.Fatalf("new instance %v, want state initial, power off", i)
+		var elapsed time.Duration
+		if i["state"] != "initial" || i["power_state"] != "initial" {
+			t.Fatalf("new instance %v, want state initial, power initial", i)
 		}
-		advance(499 * time.Millisecond)
-		if s := stateOf(t, c, "web1"); s != "initial" {
-			t.Errorf("at 499ms: %s, want initial", s)
-		}
-		advance(time.Millisecond)
-		if s := stateOf(t, c, "web1"); s != "creating" {
-			t.Errorf("at 500ms: %s, want creating", s)
-		}
-		advance(499 * time.Millisecond)
-		if s := stateOf(t, c, "web1"); s != "creating" {
-			t.Errorf("at 999ms: %s, want creating", s)
+		// initial, preflight, creating and created over the create time.
+		for _, step := range []struct {
+			at   time.Duration
+			want string
+		}{{332 * time.Millisecond, "initial"}, {334 * time.Millisecond, "preflight"}, {667 * time.Millisecond, "creating"}, {999 * time.Millisecond, "creating"}} {
+			advance(step.at - elapsed)
+			elapsed = step.at
+			if s := stateOf(t, c, "web1"); s != step.want {
+				t.Errorf("at %s: %s, want %s", step.at, s, step.want)
+			}
 		}
 		advance(time.Millisecond)
 		a := c.do("GET", "/instances/web1", nil).obj(t)
@@ -64,7 +65,7 @@ func TestDeleteReturnsCapacityAfterTeardownLag(t *testing.T) {
 		c.mustCreate("a", 4, 1024, 10, nil)
 		advance(time.Second)
 		del := c.do("DELETE", "/instances/a", nil)
-		if del.status != http.StatusOK || del.obj(t)["state"] != "deleted" {
+		if del.status != http.StatusOK || del.obj(t)["state"] != "created" { // the view as it was
 			t.Fatalf("delete: %d %s", del.status, del.raw)
 		}
 		wantError(t, c.create("b", 4, 1024, 10, nil), 507, "idle CPU", "stage", "transient")
@@ -92,11 +93,14 @@ func TestRefusedCreateIsCleanedUp(t *testing.T) {
 			c.ErrorCleanup = 2 * time.Second
 			c.AddressHalo = 10 * time.Second
 		})
-		c.mustNetwork("net", "10.3.0.0/30")
+		c.mustNetwork("net", "10.3.0.0/29")
 		onNet := map[string]any{"network": []map[string]any{{"network_uuid": "net"}}}
+		for _, name := range []string{"f1", "f2", "f3", "f4"} { // four of the five pool addresses
+			c.mustCreate(name, 0, 1, 1, onNet)
+		}
 		wantError(t, c.create("big", 5, 1024, 10, onNet), 507, "vCPU", "stage", "transient")
-		if s := stateOf(t, c, "big"); s != "error" {
-			t.Fatalf("refused create is %s, want error", s)
+		if s := stateOf(t, c, "big"); s != "initial-error" {
+			t.Fatalf("refused create is %s, want initial-error", s)
 		}
 		// The only pool address is held by the error record.
 		wantError(t, c.create("x", 1, 1024, 10, onNet), 507, "No free addresses")
@@ -188,8 +192,12 @@ func TestExpiredToken(t *testing.T) {
 		if a.status != http.StatusFound {
 			t.Errorf("expired token with Accept: text/html: %d, want 302", a.status)
 		}
-		// A token that was never issued is a 401 whatever the Accept.
-		wantError(t, c.do("GET", "/instances", nil, "Accept", "", "Authorization", "Bearer nope"), 401, "invalid token")
+		// A token that was never issued is a malformed JWT: 401 for API
+		// clients, 302 without Accept, as Flask-JWT-Extended answers.
+		wantError(t, c.do("GET", "/instances", nil, "Authorization", "Bearer nope"), 401, "invalid JWT in Authorization header")
+		if a := c.do("GET", "/instances", nil, "Accept", "", "Authorization", "Bearer nope"); a.status != http.StatusFound {
+			t.Errorf("unknown token without Accept: %d, want 302", a.status)
+		}
 
 		c.login()
 		if a := c.do("GET", "/instances", nil); a.status != http.StatusOK {
@@ -198,29 +206,23 @@ func TestExpiredToken(t *testing.T) {
 	})
 }
 
-func TestNetworkDeleteIsAnOperation(t *testing.T) {
+// TestNetworkDeleteWaitsForInterfaces: network delete answers 200 with the
+// view; with interfaces left it is delete-wait until the last goes
+// (network.py NetworkEndpoint.delete, da448b1a).
+func TestNetworkDeleteWaitsForInterfaces(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		_, c := bubbleSim(t, func(c *Config) { c.CreateTime = time.Second; c.TeardownLag = 0 })
+		_, c := bubbleSim(t, func(c *Config) { c.CreateTime = time.Second; c.TeardownLag = 0; c.NetworkDeployTime = time.Second })
 		n := c.mustNetwork("net", "10.4.0.0/24")
+		advance(time.Second)
 		c.mustCreate("a", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": n["uuid"]}}})
-		wantError(t, c.do("DELETE", "/networks/net", nil), 409, "delete them first")
-		c.do("DELETE", "/instances/a", nil)
-
 		a := c.do("DELETE", "/networks/net", nil)
-		if a.status != http.StatusAccepted {
-			t.Fatalf("delete network: %d %s, want 202", a.status, a.raw)
-		}
-		op := a.obj(t)
-		if op["uuid"] != n["uuid"] || op["state"] != "deleting" || op["operation"] == "" || op["operation"] == nil {
-			t.Errorf("202 body %v, want the network uuid, state deleting and an operation", op)
+		if a.status != http.StatusOK || a.obj(t)["state"] != "delete-wait" {
+			t.Fatalf("delete network with an instance on it: %d %s, want 200 delete-wait", a.status, a.raw)
 		}
 		uuid := n["uuid"].(string)
-		if s := c.do("GET", "/networks/"+uuid, nil).obj(t)["state"]; s != "deleting" {
-			t.Errorf("straight after the delete: %v, want deleting", s)
-		}
-		advance(time.Second)
+		c.do("DELETE", "/instances/a", nil)
 		if s := c.do("GET", "/networks/"+uuid, nil).obj(t)["state"]; s != "deleted" {
-			t.Errorf("a second later: %v, want deleted", s)
+			t.Errorf("after its last instance went: %v, want deleted", s)
 		}
 		wantError(t, c.do("GET", "/networks/net", nil), 404, "not found")
 		if l := c.do("GET", "/networks", nil).list(t); len(l) != 0 {
@@ -228,6 +230,16 @@ func TestNetworkDeleteIsAnOperation(t *testing.T) {
 		}
 		if l := c.do("GET", "/networks", map[string]any{"all": true}).list(t); len(l) != 1 {
 			t.Errorf("all=true lists %d networks, want the deleted one", len(l))
+		}
+
+		m := c.mustNetwork("empty", "10.5.0.0/24")
+		advance(time.Second)
+		if a := c.do("DELETE", "/networks/empty", nil); a.status != http.StatusOK || a.obj(t)["state"] != "created" {
+			t.Errorf("delete of an empty network: %d %s, want 200 with the view", a.status, a.raw)
+		}
+		advance(time.Second)
+		if a := c.do("DELETE", "/networks/"+m["uuid"].(string), nil); a.status != http.StatusOK || strings.TrimSpace(string(a.raw)) != "null" {
+			t.Errorf("second delete: %d %s, want 200 null", a.status, a.raw)
 		}
 	})
 }

@@ -12,14 +12,17 @@ import (
 // netblock: 0 is the network address, 1 the router, the last the broadcast
 // address; the rest are the pool.
 type network struct {
-	uuid      string
-	seq       uint64
-	name      string
-	namespace string
-	prefix    netip.Prefix
-	dhcp, nat bool
-	state     string
-	vxid      int
+	uuid       string
+	seq        uint64
+	name       string
+	namespace  string
+	prefix     netip.Prefix
+	dhcp, nat  bool
+	dns        bool
+	state      string
+	vxid       int
+	floatingGW *string
+	metadata   map[string]any
 
 	size   uint32
 	inUse  map[uint32]string // offset -> instance uuid
@@ -33,11 +36,12 @@ type haloEntry struct {
 	released time.Time
 }
 
-// Netblock sizes a network may have: /30 leaves one pool address (useful
-// to rehearse exhaustion), /8 is as large as anyone should simulate.
+// Netblock sizes a network may have: the real server refuses anything
+// smaller than /29 (network.py, da448b1a); /8 is as large as the simulator
+// will hold.
 const (
 	minPrefixBits = 8
-	maxPrefixBits = 30
+	maxPrefixBits = 29
 )
 
 func newNetwork(prefix netip.Prefix) *network {
@@ -51,15 +55,21 @@ func newNetwork(prefix netip.Prefix) *network {
 }
 
 func parseNetblock(s string) (netip.Prefix, *apiError) {
+	// ipaddress.ip_network(netblock) is strict: host bits set is a
+	// ValueError, reported as "cannot parse netblock: <text>".
 	p, err := netip.ParsePrefix(s)
-	if err != nil || !p.Addr().Is4() {
-		return p, badRequest("netblock %q is not an IPv4 CIDR block such as 10.0.0.0/24", truncate(s))
-	}
-	if p.Bits() < minPrefixBits || p.Bits() > maxPrefixBits {
-		return p, badRequest("netblock %s: the prefix length must be from /%d to /%d", p, minPrefixBits, maxPrefixBits)
+	if err != nil {
+		return p, badRequest("cannot parse netblock: '%s' does not appear to be an IPv4 or IPv6 network", truncate(s))
 	}
 	if p.Masked() != p {
-		return p, badRequest("netblock %s has host bits set; did you mean %s?", p, p.Masked())
+		return p, badRequest("cannot parse netblock: %s has host bits set", p)
+	}
+	if p.Bits() > maxPrefixBits || (p.Addr().Is6() && p.Bits() > 125) {
+		return p, badRequest("network is below minimum size of /29")
+	}
+	if !p.Addr().Is4() || p.Bits() < minPrefixBits {
+		// A simulator limit: the real server takes IPv6 and any size.
+		return p, badRequest("the simulator only holds IPv4 networks from /%d to /%d", minPrefixBits, maxPrefixBits)
 	}
 	return p, nil
 }

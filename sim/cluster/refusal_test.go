@@ -60,19 +60,21 @@ func TestRefusals(t *testing.T) {
 			try: func(c *apiClient) answer {
 				return c.create("a", 1, 1024, 10, map[string]any{"placed_on": "control1"})
 			},
-			want: check{507, "hypervisor", "is_hypervisor", false},
+			want: check{507, "No nodes with metrics", "is_hypervisor", false},
 		},
 		{
 			name:   "no candidate nodes at all",
 			config: func(c *Config) { c.Nodes = 0 },
 			try:    func(c *apiClient) answer { return c.create("a", 1, 1024, 10, nil) },
-			want:   check{507, "candidate", "pre_schedule", false},
+			want:   check{507, "No nodes with metrics", "pre_schedule", false},
 		},
 		{
 			name: "the network's address pool is exhausted",
 			setup: func(c *apiClient) {
-				c.mustNetwork("tiny", "10.1.0.0/30") // one pool address
-				c.mustCreate("a", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": "tiny"}}})
+				c.mustNetwork("tiny", "10.1.0.0/29") // five pool addresses
+				for _, name := range []string{"a", "b", "c", "d", "e"} {
+					c.mustCreate(name, 0, 1, 1, map[string]any{"network": []map[string]any{{"network_uuid": "tiny"}}})
+				}
 			},
 			try: func(c *apiClient) answer {
 				return c.create("b", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": "tiny"}}})
@@ -94,7 +96,7 @@ func TestRefusals(t *testing.T) {
 			try: func(c *apiClient) answer {
 				return c.create("a", 1, 1024, 10, map[string]any{"placed_on": "node99"})
 			},
-			want: check{404, "node99", "", false},
+			want: check{404, "Specified node does not exist", "", false},
 		},
 	}
 	for _, tc := range tests {
@@ -166,8 +168,8 @@ func TestRefusedCreateLeavesErrorRecord(t *testing.T) {
 			refused = i
 		}
 	}
-	if refused == nil || refused["state"] != "error" || refused["node"] != nil || refused["error_message"] == nil {
-		t.Fatalf("refused create's record: %v, want state error, no node, an error_message", refused)
+	if refused == nil || refused["state"] != "initial-error" || refused["node"] != nil || refused["error_message"] == nil {
+		t.Fatalf("refused create's record: %v, want state initial-error, no node, an error_message", refused)
 	}
 	// It still holds 10.2.0.3...
 	wantError(t, c.create("c", 1, 1024, 10, onNet("10.2.0.3")), 409, "in use")

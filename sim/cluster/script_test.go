@@ -60,7 +60,7 @@ func TestScriptSequence(t *testing.T) {
 	for _, i := range c.do("GET", "/instances", nil).list(t) {
 		states[i["state"].(string)]++
 	}
-	if states["error"] != 4 || states["initial"] != 2 || len(states) != 2 {
+	if states["initial-error"] != 4 || states["initial"] != 2 || len(states) != 2 {
 		t.Errorf("records by state %v, want 4 error (scripted refusals) and 2 initial", states)
 	}
 	for _, u := range srv.NodeUsage() {
@@ -76,7 +76,7 @@ func TestScriptedRefusalStillValidates(t *testing.T) {
 	_, c := startSim(t, func(c *Config) {
 		c.Script = []ScriptedAnswer{{Refuse: "sufficient_idle_memory"}}
 	})
-	wantError(t, c.do("POST", "/instances", `{"name": "x"}`), 400, "cpus is required")
+	wantError(t, c.do("POST", "/instances", `{"name": "x"}`), 400, "instance must specify at least one disk")
 	c.mustCreate("x", 1, 1024, 10, nil)
 }
 

@@ -35,6 +35,9 @@ type Server struct {
 	instances  map[string]*instance
 	deleted    []string // deleted instance uuids, oldest first
 	networks   map[string]*network
+	ifaces     map[string]*iface
+	floatSeq   int
+	start      time.Time
 	tokens     map[string]token
 	timers     map[uint64]*time.Timer
 	timerSeq   uint64
@@ -87,6 +90,8 @@ func New(cfg Config) (*Server, error) {
 		namespaces: map[string]bool{adminNamespace: true, cfg.AuthNamespace: true},
 		instances:  map[string]*instance{},
 		networks:   map[string]*network{},
+		ifaces:     map[string]*iface{},
+		start:      time.Now(),
 		tokens:     map[string]token{},
 		timers:     map[uint64]*time.Timer{},
 		script:     cfg.Script,
@@ -94,17 +99,45 @@ func New(cfg Config) (*Server, error) {
 	}
 	for k, name := range cfg.NodeNames() {
 		n := &node{
-			name:       name,
-			ip:         fmt.Sprintf("10.200.%d.%d", (k+1)/250, (k+1)%250+1),
-			hypervisor: k < cfg.Nodes,
-			tags:       append([]string(nil), cfg.NodeTags[name]...),
-			capacity:   usage{int64(cfg.NodeCPUs), int64(cfg.NodeMemoryMiB), int64(cfg.NodeDiskGiB)},
+			name:              name,
+			ip:                fmt.Sprintf("10.200.%d.%d", (k+1)/250, (k+1)%250+1),
+			hypervisor:        k < cfg.Nodes,
+			tags:              append([]string(nil), cfg.NodeTags[name]...),
+			capacity:          schedulable(cfg),
+			cpuMaxPerInstance: int64(cfg.NodeCPUs),
+			metadata:          nodeMetadata(cfg.NodeTags[name]),
 		}
 		s.nodes = append(s.nodes, n)
 		s.nodeByName[name] = n
 	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
+}
+
+// nodeMetadata shows a node's simulated tags (for the seed's hard affinity)
+// as node metadata, since the real node view has no tags.
+func nodeMetadata(tags []string) map[string]any {
+	md := map[string]any{}
+	if len(tags) > 0 {
+		list := make([]any, len(tags))
+		for k, t := range tags {
+			list[k] = t
+		}
+		md["tags"] = list
+	}
+	return md
+}
+
+// schedulable is how much of a node the scheduler lets instances take
+// (scheduler.py _has_sufficient_cpu/_ram/_disk, da448b1a).
+func schedulable(cfg Config) usage {
+	memMax := float64(cfg.NodeMemoryMiB)
+	mem := min(memMax-cfg.RAMReservationGiB*1024, memMax*cfg.RAMOvercommit)
+	return usage{
+		cpus:   int64(float64(cfg.NodeCPUs) * cfg.CPUOvercommit),
+		memory: max(0, int64(mem)),
+		disk:   max(0, int64(cfg.NodeDiskGiB-cfg.MinFreeDiskGiB)),
+	}
 }
 
 // Start builds a cluster and serves it on cfg.Listen until ctx is done or
@@ -256,7 +289,7 @@ func (s *Server) CheckAccounting() error {
 	measured := map[string]usage{}
 	for _, i := range s.instances {
 		if i.charged {
-			if i.state == stateError {
+			if isErrorState(i.state) {
 				return fmt.Errorf("instance %s is in the error state but holds capacity", i.uuid)
 			}
 			used[i.node] = used[i.node].plus(i.need())
@@ -366,8 +399,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			id = newUUID()
 		}
 		w.Header().Set("X-Request-ID", id)
-		// Clusters are often reached as http://host:13000/api; serve the
-		// same routes there so either API URL works.
+		// Real deployments answer at http://host:13000/ (gunicorn) and
+		// http://host/api (Apache's proxy); serve both prefixes so either
+		// API URL works here.
 		if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
 			r.URL.Path = "/" + strings.TrimLeft(strings.TrimPrefix(p, "/api"), "/")
 			r.URL.RawPath = ""
@@ -383,7 +417,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					panic(p)
 				}
 				if sw.status == 0 {
-					writeError(sw, &apiError{status: http.StatusInternalServerError, msg: "internal error in the simulator"})
+					writeError(sw, &apiError{status: http.StatusInternalServerError, msg: fmt.Sprintf("server error: %v", p)})
 				}
 				if s.cfg.Log != nil {
 					fmt.Fprintf(s.cfg.Log, "sim cluster: panic serving %s %s: %v\n", r.Method, r.URL.Path, p)
@@ -409,8 +443,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(data, '\n'))
 }
 
-// writeError sends {"error": ..., "status": N}, plus stage and transient
-// for scheduling refusals and any headers the refusal carries.
+// writeError sends sf_api.error's {"error": ..., "status": N}, plus stage
+// and transient for the seed's scheduling refusals and any headers the
+// refusal carries.
 func writeError(w http.ResponseWriter, e *apiError) {
 	for k, v := range e.header {
 		w.Header()[k] = v

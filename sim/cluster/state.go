@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"crypto/rand"
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,14 +13,22 @@ import (
 )
 
 // Instance states, as the real server names them.
+// (shakenfist/instance.py and baseobject.py, da448b1a).
 const (
-	stateInitial  = "initial"
-	stateCreating = "creating"
-	stateCreated  = "created"
-	stateError    = "error"
-	stateDeleted  = "deleted"
-	stateDeleting = "deleting"
+	stateInitial    = "initial"
+	statePreflight  = "preflight"
+	stateCreating   = "creating"
+	stateCreated    = "created"
+	stateError      = "error"
+	stateDeleted    = "deleted"
+	stateDeleteWait = "delete-wait"
 )
+
+// isErrorState covers "error" and the "<state>-error" states a failed
+// create leaves (instance.enqueue_delete_due_error).
+func isErrorState(state string) bool {
+	return state == stateError || strings.HasSuffix(state, "-error")
+}
 
 // stageTransient lists the scheduler stages a 507 can name and whether
 // waiting can plausibly help, as the capacity-refusal contract classifies
@@ -36,16 +47,20 @@ var stageTransient = map[string]bool{
 	"unknown":                false,
 }
 
+// stageMessage is the LowResourceException text for each stage: the 2024
+// scheduler's own texts (shakenfist/scheduler.py, da448b1a) where it has the
+// stage; the seed's newer stages (queue_state refusing, idle disk, the
+// guard) have texts of the simulator's own.
 var stageMessage = map[string]string{
 	"sufficient_idle_cpu":    "No nodes with enough idle CPU",
 	"sufficient_idle_memory": "No nodes with enough idle RAM",
-	"sufficient_free_disk":   "No nodes with enough free disk",
+	"sufficient_free_disk":   "No nodes with enough disk space",
 	"sufficient_idle_disk":   "No nodes with enough idle disk throughput",
 	"queue_state":            "No nodes with a reasonable work queue",
 	"capacity_guard":         "The capacity admission guard refused every candidate",
-	"cpu_max_per_instance":   "Requested vCPUs exceeds the vCPU limit of every candidate node",
-	"is_hypervisor":          "No hypervisor among the candidate nodes",
-	"pre_schedule":           "No candidate nodes to schedule on",
+	"cpu_max_per_instance":   "Requested vCPUs exceeds vCPU limit",
+	"is_hypervisor":          "No nodes with metrics",
+	"pre_schedule":           "No nodes with metrics",
 	"unknown":                "Scheduling failed",
 }
 
@@ -69,7 +84,13 @@ type node struct {
 	ip         string
 	hypervisor bool
 	tags       []string
-	capacity   usage
+	// capacity is what the scheduler lets instances take: vCPUs × the CPU
+	// overcommit ratio, memory less the system reservation (and within the
+	// RAM overcommit ratio), disk less the minimum free disk.
+	capacity usage
+	metadata map[string]any
+	// cpuMaxPerInstance is the node's cpu_max_per_instance metric.
+	cpuMaxPerInstance int64
 	// used is the ledger: charged in the same step that places an
 	// instance, released when its teardown completes.
 	used usage
@@ -78,13 +99,15 @@ type node struct {
 	measured usage
 }
 
+// event is one event-log entry as eventlog.read_events yields it
+// (shakenfist/eventlog.py, da448b1a).
 type event struct {
+	Type      string   `json:"type"`
 	Timestamp float64  `json:"timestamp"`
 	FQDN      string   `json:"fqdn"`
-	Operation string   `json:"operation"`
-	Phase     string   `json:"phase"`
 	Duration  *float64 `json:"duration"`
 	Message   string   `json:"message"`
+	Extra     any      `json:"extra"`
 }
 
 // maxEvents bounds one instance's event trail.
@@ -105,6 +128,7 @@ type instance struct {
 	// measured: the instance shows in its node's measured usage.
 	measured bool
 	addrs    []heldAddress
+	ifaces   []*iface
 	events   []event
 }
 
@@ -113,27 +137,32 @@ type heldAddress struct {
 	offset uint32
 }
 
+// iface is a network interface (shakenfist/networkinterface.py, version 3).
+type iface struct {
+	uuid, state, network, instance, mac, ipv4, model string
+	floating                                         *string
+	order                                            int
+	metadata                                         map[string]any
+}
+
 func (i *instance) need() usage {
-	u := usage{cpus: i.spec.cpus, memory: i.spec.memory}
-	for _, d := range i.spec.disks {
-		u.disk += d.size
-	}
-	return u
+	return usage{cpus: int64(math.Ceil(i.spec.cpuN)), memory: int64(math.Ceil(i.spec.memN)), disk: i.spec.diskGiB}
 }
 
 // apiFQDN is the name events record for work done by the API itself.
 const apiFQDN = "sim-api"
 
-func (s *Server) addEvent(i *instance, fqdn, op, phase, msg string) {
+// addEvent records an audit event; extra is the event's structured detail.
+func (s *Server) addEvent(i *instance, fqdn, msg string, extra any) {
 	if len(i.events) >= maxEvents {
 		i.events = slices.Delete(i.events, 0, 1)
 	}
 	i.events = append(i.events, event{
+		Type:      "audit",
 		Timestamp: epoch(time.Now()),
 		FQDN:      fqdn,
-		Operation: op,
-		Phase:     phase,
 		Message:   msg,
+		Extra:     extra,
 	})
 }
 
@@ -146,10 +175,13 @@ func (s *Server) setState(i *instance, state string) {
 	i.stateUpdated = time.Now()
 }
 
-func (s *Server) stageRefusal(stage, detail string) *apiError {
+// stageRefusal is a scheduler refusal: the seed's 507 with stage, transient
+// and Retry-After by default; with --legacy-refusals the 2024 server's
+// {"error", "status"} and nothing else.
+func (s *Server) stageRefusal(stage string) *apiError {
 	msg := stageMessage[stage]
-	if detail != "" {
-		msg += " (" + detail + ")"
+	if s.cfg.LegacyRefusals {
+		return &apiError{status: http.StatusInsufficientStorage, msg: msg}
 	}
 	e := &apiError{
 		status:    http.StatusInsufficientStorage,
@@ -164,42 +196,100 @@ func (s *Server) stageRefusal(stage, detail string) *apiError {
 	return e
 }
 
-func congested(n *network) *apiError {
-	return &apiError{status: http.StatusInsufficientStorage, msg: "No free addresses on network " + n.uuid}
+// congested is ipam's CongestedNetwork, passed through as a 507 with no
+// stage in every version.
+func congested() *apiError {
+	return &apiError{status: http.StatusInsufficientStorage, msg: "No free addresses on network"}
 }
 
-// createInstance is the whole of POST /instances after decoding, run under
-// s.mu so that checking capacity, charging it and recording the placement
-// are one step: two creates can never both take the last room on a node.
-func (s *Server) createInstance(spec *instanceSpec, caller string, scripted *ScriptedAnswer) (*instance, *apiError) {
-	ns := caller
-	if spec.namespace != "" {
-		if !s.namespaceUsable(caller, spec.namespace) {
-			return nil, notFound("namespace %s not found", spec.namespace)
+// createInstance is the stateful half of POST /instances, in the order
+// InstancesEndpoint.post (da448b1a) checks things, run under s.mu so that
+// checking capacity, charging it and recording the placement are one step.
+func (s *Server) createInstance(body map[string]any, caller string, scripted *ScriptedAnswer) (*instance, *apiError) {
+	spec := &instanceSpec{namespace: caller}
+	if ns, _ := body["namespace"].(string); truthy(body["namespace"]) {
+		if !s.namespaceUsable(caller, ns) {
+			return nil, notFound("namespace not found")
 		}
-		ns = spec.namespace
+		spec.namespace = ns
 	}
-	if spec.placedOn != "" {
-		if _, ok := s.nodeByName[spec.placedOn]; !ok {
-			return nil, notFound("node %s not found (placed_on): the nodes are %s", truncate(spec.placedOn), describeNodes(s.cfg))
+	if err := checkName(body["name"]); err != nil {
+		return nil, err
+	}
+	spec.name = body["name"].(string)
+	if truthy(body["secure_boot"]) && !truthy(body["uefi"]) {
+		return nil, badRequest("secure boot requires UEFI be enabled")
+	}
+	if truthy(body["placed_on"]) {
+		name, _ := body["placed_on"].(string)
+		if _, ok := s.nodeByName[name]; !ok {
+			return nil, notFound("Specified node does not exist")
 		}
+		spec.placedOn = name
 	}
-	nets := make([]*network, len(spec.networks))
-	for k, want := range spec.networks {
-		n, err := s.findNetwork(want.ref, ns, false)
+	spec.configdrive = "openstack-disk"
+	if truthy(body["configdrive"]) {
+		cd, _ := body["configdrive"].(string)
+		if cd != "openstack-disk" && cd != "none" {
+			return nil, badRequest(`invalid config drive type: "%v"`, truncate(fmt.Sprint(body["configdrive"])))
+		}
+		spec.configdrive = cd
+	}
+	disks, diskGiB, err := checkDisks(body["disk"])
+	if err != nil {
+		return nil, err
+	}
+	spec.disks, spec.diskGiB = disks, diskGiB
+	nets, err := checkNetworks(body["network"])
+	if err != nil {
+		return nil, err
+	}
+	spec.networks = nets
+	found := make([]*network, len(nets))
+	for k, want := range nets {
+		n, err := s.findNetwork(want.ref, caller, false)
 		if err != nil && err.status != http.StatusNotFound {
-			return nil, err // an ambiguous name
+			return nil, err // several networks with that name
 		}
-		if err != nil || n.namespace != ns {
+		if err != nil {
 			return nil, notFound("network %s not found", truncate(want.ref))
+		}
+		if want.address.IsValid() && !n.prefix.Contains(want.address) {
+			return nil, badRequest("network specification requests an address outside the range of the network")
 		}
 		if n.state != stateCreated {
 			return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("network %s is not ready (%s)", n.uuid, n.state)}
 		}
-		if want.address.IsValid() && !n.prefix.Contains(want.address) {
-			return nil, badRequest("network specification requests address %s outside %s, the range of network %s", want.address, n.prefix, n.uuid)
+		if n.namespace != spec.namespace {
+			return nil, notFound("network %s does not exist", n.uuid)
 		}
-		nets[k] = n
+		found[k] = n
+	}
+	spec.video = map[string]any{"model": "cirrus", "memory": json.Number("16384"), "vdi": "spice"}
+	if truthy(body["video"]) {
+		v, _ := body["video"].(map[string]any)
+		if _, ok := v["model"]; !ok {
+			return nil, badRequest(`video specification requires "model"`)
+		}
+		if _, ok := v["memory"]; !ok {
+			return nil, badRequest(`video specification requires "memory"`)
+		}
+		if _, ok := v["vdi"]; !ok {
+			v["vdi"] = "spice"
+		}
+		spec.video = v
+	}
+	md, aff, err := checkMetadata(body["metadata"], s.cfg.LegacyRefusals)
+	if err != nil {
+		return nil, err
+	}
+	spec.metadata, spec.affinity = md, aff
+	spec.cpus, spec.memory = body["cpus"], body["memory"]
+	spec.sshKey, spec.userData = body["ssh_key"], body["user_data"]
+	spec.uefi, spec.secureBoot = orFalse(body["uefi"]), orFalse(body["secure_boot"])
+	spec.nvram, spec.sideChannels = body["nvram_template"], body["side_channels"]
+	if spec.sideChannels == nil {
+		spec.sideChannels = []any{"sf-agent"}
 	}
 
 	s.seq++
@@ -208,110 +298,162 @@ func (s *Server) createInstance(spec *instanceSpec, caller string, scripted *Scr
 		uuid:         newUUID(),
 		seq:          s.seq,
 		spec:         spec,
-		namespace:    ns,
+		namespace:    spec.namespace,
 		state:        stateInitial,
 		stateUpdated: now,
-		powerState:   "off",
+		powerState:   "initial",
 	}
 	s.instances[i.uuid] = i
-	s.addEvent(i, apiFQDN, "create", "request", "create request from REST API")
+	s.addEvent(i, apiFQDN, "create request from REST API", nil)
 
 	// Addresses are allocated before scheduling, as the real server does;
 	// a refusal after this point keeps them until its delete is processed.
-	for k, want := range spec.networks {
-		n := nets[k]
-		if want.address.IsValid() {
+	for k, want := range nets {
+		n := found[k]
+		ifc := &iface{uuid: newUUID(), state: stateCreated, network: n.uuid, instance: i.uuid,
+			mac: want.mac, model: want.model, order: k, metadata: map[string]any{}}
+		if ifc.mac == "" {
+			ifc.mac = randomMAC()
+		}
+		if ifc.model == "" {
+			ifc.model = "virtio"
+		}
+		switch {
+		case want.none:
+		case want.address.IsValid():
 			off, err := n.reserve(want.address, i.uuid, now, s.cfg.AddressHalo)
 			if err != nil {
-				return i, s.failCreate(i, err, "failed to reserve an address on network "+n.uuid)
+				return i, s.failCreate(i, err, "failed to reserve an IP on network "+n.uuid)
 			}
 			i.addrs = append(i.addrs, heldAddress{n, off})
-			continue
+			ifc.ipv4 = want.address.String()
+		default:
+			off, ok := n.reserveAny(i.uuid, now, s.cfg.AddressHalo)
+			if !ok {
+				return i, s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
+			}
+			i.addrs = append(i.addrs, heldAddress{n, off})
+			ifc.ipv4 = n.address(off).String()
+			s.addEvent(i, apiFQDN, "allocated ip address", map[string]any{"network_uuid": n.uuid, "address": ifc.ipv4})
 		}
-		off, ok := n.reserveAny(i.uuid, now, s.cfg.AddressHalo)
-		if !ok {
-			return i, s.failCreate(i, congested(n), "cannot allocate address: no free addresses on network "+n.uuid)
+		if want.float {
+			s.floatSeq++
+			f := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+			ifc.floating = &f
 		}
-		i.addrs = append(i.addrs, heldAddress{n, off})
-		s.addEvent(i, apiFQDN, "create", "network", fmt.Sprintf("allocated address %s on network %s", n.address(off), n.uuid))
+		i.ifaces = append(i.ifaces, ifc)
+		s.ifaces[ifc.uuid] = ifc
 	}
 
 	if scripted != nil && scripted.Refuse != "" {
-		s.addEvent(i, apiFQDN, "schedule", "scripted", "refusal taken from the --script sequence")
+		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": "refusal taken from the --script sequence"})
 		if scripted.Refuse == stageCongestedNetwork {
-			return i, s.failCreate(i, &apiError{status: http.StatusInsufficientStorage, msg: "No free addresses on network"}, "cannot allocate address (scripted)")
+			return i, s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
 		}
-		return i, s.failCreate(i, s.stageRefusal(scripted.Refuse, ""), "scheduling failed")
+		return i, s.failCreate(i, s.stageRefusal(scripted.Refuse), "scheduling failed")
 	}
 
 	n, refusal := s.schedule(i)
 	if refusal != nil {
+		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": refusal.msg})
+		if refusal.hasStage { // the seed's audit event
+			s.addEvent(i, apiFQDN, "schedule has no candidates at stage "+refusal.stage, nil)
+		}
 		return i, s.failCreate(i, refusal, "scheduling failed")
 	}
 	need := i.need()
 	n.used = n.used.plus(need)
 	i.charged = true
 	i.node = n.name
-	s.addEvent(i, apiFQDN, "schedule", "placed", "placed on "+n.name)
 	s.startCreating(i, n)
 	return i, nil
 }
 
-// failCreate leaves the refused create's record in the error state, holding
-// any addresses it was given, until its delete is processed shortly after.
-// It never holds capacity: nothing is charged before placement succeeds.
+func orFalse(v any) any {
+	if v == nil {
+		return false
+	}
+	return v
+}
+
+func randomMAC() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("02:00:00:%02x:%02x:%02x", b[0], b[1], b[2])
+}
+
+// failCreate is enqueue_delete_due_error: the record goes to
+// "<state>-error" with the reason as error_message, holding any addresses
+// it was given until its delete is processed shortly after. It never holds
+// capacity: nothing is charged before placement succeeds.
 func (s *Server) failCreate(i *instance, err *apiError, why string) *apiError {
 	msg := why
 	i.errorMessage = &msg
-	s.setState(i, stateError)
-	if err.hasStage {
-		s.addEvent(i, apiFQDN, "schedule", "refused", fmt.Sprintf("schedule has no candidates at stage %s: %s", err.stage, err.msg))
-	} else {
-		s.addEvent(i, apiFQDN, "create", "refused", err.msg)
-	}
+	s.setState(i, i.state+"-error")
 	s.after(s.cfg.ErrorCleanup, func() {
-		if i.state == stateError {
+		if isErrorState(i.state) {
 			s.deleteInstance(i, "deleted after a failed create")
 		}
 	})
 	return err
 }
 
-// schedule runs the scheduler's stages in the real server's order and
-// returns the node to place on, or the refusal naming the stage that
-// eliminated the last candidate. Callers hold s.mu.
+// schedule runs Scheduler.find_candidates' filters in their order (da448b1a)
+// and returns the node to place on, or the refusal naming the stage that
+// eliminated the last candidate. The seed's hard affinity filter sits before
+// the resource filters. Callers hold s.mu.
 func (s *Server) schedule(i *instance) (*node, *apiError) {
 	spec := i.spec
 	var cands []*node
 	if spec.placedOn != "" {
 		cands = []*node{s.nodeByName[spec.placedOn]}
+		s.addEvent(i, apiFQDN, "schedule forced candidates", map[string]any{"candidates": nodeList(cands)})
 	} else {
 		cands = slices.Clone(s.nodes)
 	}
-	s.addEvent(i, apiFQDN, "schedule", "initial candidates", nodeList(cands))
+	s.addEvent(i, apiFQDN, "schedule initial candidates", map[string]any{"candidates": nodeList(cands)})
 	if len(cands) == 0 {
-		return nil, s.stageRefusal("pre_schedule", "")
+		return nil, s.stageRefusal("pre_schedule")
 	}
-
 	cands = filter(cands, func(n *node) bool { return n.hypervisor })
-	s.addEvent(i, apiFQDN, "schedule", "are hypervisors", nodeList(cands))
+	s.addEvent(i, apiFQDN, "schedule are hypervisors", map[string]any{"candidates": nodeList(cands)})
 	if len(cands) == 0 {
-		return nil, s.stageRefusal("is_hypervisor", "")
+		return nil, s.stageRefusal("is_hypervisor")
 	}
 
 	if !spec.affinity.empty() {
 		cands = filter(cands, func(n *node) bool { return spec.affinity.satisfiedBy(n.tags) })
-		s.addEvent(i, apiFQDN, "schedule", "satisfy hard affinity", nodeList(cands))
 		if len(cands) == 0 {
 			return nil, &apiError{status: http.StatusConflict, msg: "No node satisfies the hard affinity constraint (" + spec.affinity.String() + ")"}
 		}
 	}
 
+	// cpus and memory reach the scheduler as sent: Python compares them
+	// with numbers, so a non-number is a TypeError (400).
+	cpuN, ok := number(spec.cpus)
+	if !ok {
+		return nil, badRequest("'>' not supported between instances of '%s' and 'int'", pyType(spec.cpus))
+	}
+	memN, ok := number(spec.memory)
+	if !ok {
+		return nil, badRequest("unsupported operand type(s) for -: 'float' and '%s'", pyType(spec.memory))
+	}
+	// A simulator limit: its ledger cannot hold negative or absurd sizes.
+	for _, v := range []struct {
+		name string
+		n    float64
+	}{{"cpus", cpuN}, {"memory", memN}, {"disk", float64(spec.diskGiB)}} {
+		if v.n < 0 || v.n > 1<<40 {
+			return nil, badRequest("%s %g is outside what the simulator can count (0 to 2^40)", v.name, v.n)
+		}
+	}
+	spec.cpuN, spec.memN = cpuN, memN
 	need := i.need()
-	cands = filter(cands, func(n *node) bool { return need.cpus <= n.capacity.cpus })
-	s.addEvent(i, apiFQDN, "schedule", "can host that many vCPUs", nodeList(cands))
+
+	cands = filter(cands, func(n *node) bool { return cpuN <= float64(n.cpuMaxPerInstance) })
+	s.addEvent(i, apiFQDN, "schedule have enough actual cpu", map[string]any{"candidates": nodeList(cands)})
 	if len(cands) == 0 {
-		return nil, s.stageRefusal("cpu_max_per_instance", fmt.Sprintf("asked for %d, the most any node hosts is %d", need.cpus, s.cfg.NodeCPUs))
+		return nil, s.stageRefusal("cpu_max_per_instance")
 	}
 
 	// The resource filters read what the nodes report. With the capacity
@@ -320,44 +462,53 @@ func (s *Server) schedule(i *instance) (*node, *apiError) {
 	if s.guard {
 		seen = func(n *node) usage { return n.measured }
 	}
-	idle := func(f func(usage) int64) int64 {
-		best := int64(0)
-		for _, n := range cands {
-			best = max(best, f(n.capacity)-f(seen(n)))
-		}
-		return best
-	}
 	for _, st := range []struct {
-		stage, what, unit string
-		get               func(usage) int64
+		stage, what string
+		get         func(usage) int64
 	}{
-		{"sufficient_idle_cpu", "idle cpu", "vCPUs", func(u usage) int64 { return u.cpus }},
-		{"sufficient_idle_memory", "idle ram", "MiB", func(u usage) int64 { return u.memory }},
-		{"sufficient_free_disk", "free disk", "GiB", func(u usage) int64 { return u.disk }},
+		{"sufficient_idle_cpu", "cpu", func(u usage) int64 { return u.cpus }},
+		{"sufficient_idle_memory", "ram", func(u usage) int64 { return u.memory }},
+		{"sufficient_free_disk", "disk", func(u usage) int64 { return u.disk }},
 	} {
-		most := idle(st.get)
 		cands = filter(cands, func(n *node) bool { return st.get(seen(n))+st.get(need) <= st.get(n.capacity) })
-		s.addEvent(i, apiFQDN, "schedule", "have enough "+st.what, nodeList(cands))
+		s.addEvent(i, apiFQDN, "schedule have enough idle "+st.what, map[string]any{"candidates": nodeList(cands)})
 		if len(cands) == 0 {
-			return nil, s.stageRefusal(st.stage, fmt.Sprintf("asked for %d %s, the most any candidate has is %d", st.get(need), st.unit, most))
+			return nil, s.stageRefusal(st.stage)
 		}
 	}
 
-	// The admission guard checks the exact ledger; it can only disagree
-	// with the filters when they read lagging measurements.
+	// The seed's admission guard checks the exact ledger; it can only
+	// disagree with the filters when they read lagging measurements.
 	cands = filter(cands, func(n *node) bool { return n.used.plus(need).fitsIn(n.capacity) })
 	if len(cands) == 0 {
-		return nil, s.stageRefusal("capacity_guard", "the ledger already holds placements the node metrics do not show yet")
+		return nil, s.stageRefusal("capacity_guard")
 	}
 
-	// Spread: the node with the most idle vCPUs, then the first by name.
+	// The real scheduler ranks by soft affinity and CPU load, then
+	// shuffles; the simulator takes the node with the most idle vCPUs,
+	// then the first by name, so runs are repeatable.
 	best := cands[0]
 	for _, n := range cands[1:] {
 		if n.capacity.cpus-n.used.cpus > best.capacity.cpus-best.used.cpus {
 			best = n
 		}
 	}
+	s.addEvent(i, apiFQDN, "schedule final candidates", map[string]any{"candidates": []string{best.name}})
 	return best, nil
+}
+
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case bool: // Python's bool is an int
+		if v {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
 }
 
 func filter(nodes []*node, keep func(*node) bool) []*node {
@@ -370,25 +521,30 @@ func filter(nodes []*node, keep func(*node) bool) []*node {
 	return out
 }
 
-func nodeList(nodes []*node) string {
+func nodeList(nodes []*node) []string {
 	names := make([]string, len(nodes))
 	for k, n := range nodes {
 		names[k] = n.name
 	}
-	return "candidates: [" + strings.Join(names, ", ") + "]"
+	return names
 }
 
-// startCreating moves a placed instance through creating to created over
-// the create time; on created it starts to show in its node's metrics.
+// startCreating moves a placed instance through preflight and creating to
+// created (power state initial → on) over the create time; on created it
+// starts to show in its node's metrics.
 func (s *Server) startCreating(i *instance, n *node) {
-	s.after(s.cfg.CreateTime/2, func() {
+	s.after(s.cfg.CreateTime/3, func() {
 		if i.state == stateInitial {
+			s.setState(i, statePreflight)
+		}
+	})
+	s.after(2*s.cfg.CreateTime/3, func() {
+		if i.state == statePreflight {
 			s.setState(i, stateCreating)
-			s.addEvent(i, n.name, "create", "creating", "instance is being created")
 		}
 	})
 	s.after(s.cfg.CreateTime, func() {
-		if i.state != stateInitial && i.state != stateCreating {
+		if i.state != stateInitial && i.state != statePreflight && i.state != stateCreating {
 			return
 		}
 		s.setState(i, stateCreated)
@@ -397,7 +553,7 @@ func (s *Server) startCreating(i *instance, n *node) {
 			i.measured = true
 			n.measured = n.measured.plus(i.need())
 		}
-		s.addEvent(i, n.name, "create", "created", "instance started")
+		s.addEvent(i, n.name, "instance creation complete", nil)
 	})
 }
 
@@ -407,12 +563,17 @@ func (s *Server) startCreating(i *instance, n *node) {
 func (s *Server) deleteInstance(i *instance, why string) {
 	s.setState(i, stateDeleted)
 	i.powerState = "off"
-	s.addEvent(i, apiFQDN, "delete", "request", why)
+	s.addEvent(i, apiFQDN, why, nil)
 	now := time.Now()
 	for _, a := range i.addrs {
 		a.net.release(a.offset, i.uuid, now, s.cfg.AddressHalo)
+		s.finishNetworkDelete(a.net)
 	}
 	i.addrs = nil
+	for _, f := range i.ifaces {
+		f.state = stateDeleted
+		delete(s.ifaces, f.uuid)
+	}
 	if i.charged {
 		if s.cfg.TeardownLag == 0 {
 			s.teardown(i)
@@ -436,7 +597,7 @@ func (s *Server) teardown(i *instance) {
 		i.measured = false
 	}
 	i.charged = false
-	s.addEvent(i, n.name, "delete", "torn down", "instance destroyed; capacity returned to "+n.name)
+	s.addEvent(i, n.name, "instance delete complete", nil)
 }
 
 // maxDeletedKept bounds how many deleted instance records stay visible

@@ -1,0 +1,152 @@
+package cluster
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// The framework behaviour every real endpoint shares, as shakenfist-utilities
+// 0.6.9 (api.py generic_wrapper, flask_get_post_body) and Flask / Werkzeug /
+// Flask-RESTful give it to the server at shakenfist/shakenfist da448b1a.
+
+// params reads the request's JSON body the way generic_wrapper does: on every
+// method (GET and DELETE too), query strings ignored, an unparsable or empty
+// body taken as {}. Every key becomes a keyword argument of the Python
+// handler, so a key the handler does not declare is a TypeError, answered 400
+// with Python's own text naming the handler (e.g. InstancesEndpoint.post).
+func params(r *http.Request, handler string, accepted ...string) (map[string]any, *apiError) {
+	data, rerr := readBody(r)
+	if rerr != nil {
+		return nil, rerr
+	}
+	out := map[string]any{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return out, nil // get_json(silent) falls back to {}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, badRequest("%s() argument after ** must be a mapping, not %s", handler, pyType(v))
+	}
+	var unknown []string
+	for k := range m {
+		if !oneOf(k, accepted) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, badRequest("%s() got an unexpected keyword argument '%s'", handler, truncate(unknown[0]))
+	}
+	return m, nil
+}
+
+func readBody(r *http.Request) ([]byte, *apiError) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &apiError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than the simulator's %d byte limit", maxBodyBytes)}
+		}
+		return nil, badRequest("cannot read the request body: %s", err)
+	}
+	return data, nil
+}
+
+// pyType names a decoded JSON value's Python type, for TypeError texts.
+func pyType(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case json.Number:
+		if strings.ContainsAny(v.String(), ".eE") {
+			return "float"
+		}
+		return "int"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// truthy is Python's truth value of a decoded JSON value.
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case json.Number:
+		f, _ := v.Float64()
+		return f != 0
+	case string:
+		return v != ""
+	case []any:
+		return len(v) > 0
+	case map[string]any:
+		return len(v) > 0
+	}
+	return true
+}
+
+func str(m map[string]any, k string) (string, bool) {
+	s, ok := m[k].(string)
+	return s, ok
+}
+
+// notFoundHTML is Werkzeug's 404 page: the real API registers its routes with
+// Flask-RESTful (catch_all_404s=False), so an unknown path gets Flask's HTML,
+// not a JSON error.
+const notFoundHTML = `<!doctype html>
+<html lang=en>
+<title>404 Not Found</title>
+<h1>Not Found</h1>
+<p>The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.</p>
+`
+
+func writeFlask404(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = io.WriteString(w, notFoundHTML)
+}
+
+// writeFlask405 is Flask-RESTful's answer for a registered route asked with
+// a method its resource does not define: no "error" key.
+func writeFlask405(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"message": "The method is not allowed for the requested URL."})
+}
+
+// rootHTML is GET / of shakenfist/external_api/app.py (da448b1a), including
+// its missing </li>: sf-client greps it for capability names.
+const rootHTML = `<html><head><title>Shaken Fist REST API service</title></head>` +
+	`<body><h1>Shaken Fist REST API service</h1>` +
+	`<p>You might be interested in the <a href="/apidocs">apidocs</a>.</p>` +
+	`<p>Machine searchable API capabilities:</p><ul>` +
+	`<li>admin: cluster-cacert, cluster-resources</li>` +
+	`<li>agent-operations: agentoperations-crud, instance-agentoperations, instance-agentoperations-all</li>` +
+	`<li>artifacts: artifact-metadata, artifact-upload-types</li>` +
+	`<li>blobs: blob-metadata, blob-search-by-hash, blob-data-limit, blob-hash-sha1, blob-hash-sha256, blob-hash-xxh128</li>` +
+	`<li>events: events-by-type</li>` +
+	`<li>instances: pure-affinity, spice-vdi-console, vdi-console-helper, instance-put-blob, instance-execute, instance-get, instance-screenshot, get-instance-namespace, hot-plug-interface</li>` +
+	`<li>networks: list-addresses, route-addresses, get-network-namespace, provide-dns, extra-dns-entries` +
+	`<li>networkinterfaces: interface-metadata</li>` +
+	`<li>nodes: node-get, node-metadata, node-process-metrics</li>` +
+	`</ul></p></body></html>`
