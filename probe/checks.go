@@ -39,6 +39,8 @@ func (r *Report) evaluate(cfg CheckConfig) {
 		r.checkActiveDrains(),
 		r.checkNoEnvoyOverflow(),
 		r.checkAllAccounted(),
+		r.checkParked(cfg),
+		r.checkReachedParking(),
 	}
 	for _, e := range cfg.Expect {
 		r.Checks = append(r.Checks, r.checkExpectation(e))
@@ -171,10 +173,16 @@ func (r *Report) activePeak() *float64 {
 // below the parking lot and silently truncates it.
 func (r *Report) checkNoEnvoyOverflow() Check {
 	n := r.count(EnvoyOverflow)
-	if n > 0 {
+	x := r.count(ExtProcError)
+	switch {
+	case n > 0 && x > 0:
+		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were Envoy overflows and %d ext_proc errors (Envoy's empty 500/504): Envoy truncates the parking lot", n, x))
+	case n > 0:
 		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were Envoy overflows: its circuit breaker (--extproc-max-requests) sits below the parking lot", n))
+	case x > 0:
+		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were ext_proc errors (Envoy's own 500/504 with an empty body): the ext_proc stream failed or timed out, which truncates the lot as an overflow does (Envoy's default breaker of 1024 sits below PR #221's lot of 2048; message_timeout is max-wait + 5s)", x))
 	}
-	return ok(CheckNoEnvoyOverflow, "no Envoy overflow answers")
+	return ok(CheckNoEnvoyOverflow, "no Envoy overflow or ext_proc error answers")
 }
 
 // checkAllAccounted: every request sent has exactly one outcome.

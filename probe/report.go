@@ -33,7 +33,9 @@ type Report struct {
 	SendLatenessHDR string          `json:"send_lateness_hdr,omitempty"`
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
 	Statusz         *StatuszReport  `json:"statusz,omitempty"`
-	Checks          []Check         `json:"checks"`
+	// Flights is the per-actor flight analysis of budget_exhausted answers.
+	Flights *FlightStats `json:"flights,omitempty"`
+	Checks  []Check      `json:"checks"`
 	Series          []SeriesPoint   `json:"series"`
 	// Sources lists the reports a merged report was made from.
 	Sources        []string `json:"sources,omitempty"`
@@ -309,6 +311,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		}
 		r.Statusz = s
 	}
+	r.Flights = analyseFlights(t.events, t.eventsDropped, o.Checks.Budget)
 	r.evaluate(o.Checks)
 	return r
 }
@@ -541,6 +544,20 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	m.Series = mergeSeries(m.StartedAt, reports)
 	for _, p := range m.Series {
 		m.InFlightPeak = max(m.InFlightPeak, p.InFlightPeak)
+	}
+	for _, r := range reports {
+		if r.Flights == nil {
+			continue
+		}
+		if m.Flights == nil {
+			m.Flights = &FlightStats{FastestFirstSeconds: r.Flights.FastestFirstSeconds}
+		}
+		m.Flights.Flights += r.Flights.Flights
+		m.Flights.RefusedEarly += r.Flights.RefusedEarly
+		m.Flights.Unrecorded += r.Flights.Unrecorded
+		if r.Flights.Flights > 0 && (m.Flights.Flights == r.Flights.Flights || r.Flights.FastestFirstSeconds < m.Flights.FastestFirstSeconds) {
+			m.Flights.FastestFirstSeconds = r.Flights.FastestFirstSeconds
+		}
 	}
 	m.Metrics = mergeMetrics(reports)
 	m.Statusz = mergeStatusz(reports)

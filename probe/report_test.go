@@ -109,7 +109,7 @@ func normalise(v any, key string) any {
 		return x
 	case float64:
 		switch key {
-		case "p50", "p90", "p99", "max", "duration_seconds", "achieved_rate", "open_files_limit", "in_flight", "in_flight_peak", "second", "sent":
+		case "p50", "p90", "p99", "max", "fastest_first_seconds", "duration_seconds", "achieved_rate", "open_files_limit", "in_flight", "in_flight_peak", "second", "sent":
 			if key == "duration_seconds" && x == 0 {
 				return x
 			}

@@ -643,7 +643,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		a.ClientTimeout = errors.Is(context.Cause(rctx), errClientTimeout)
 	}
 	o := Classify(a)
-	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a)}
+	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: idx}
 	if w := time.Duration(wrote.Load()); w > 0 {
 		res.sentAt = w
 	}
@@ -685,7 +685,7 @@ func answerDetail(o Outcome, a Answer) string {
 	switch o {
 	case TransportError:
 		return transportDetail(a.Err)
-	case ProxyError, Other, Unavailable, EnvoyOverflow:
+	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
 		b := bytes.TrimSpace(a.Body)
 		if len(b) > 60 {
 			b = b[:60]

@@ -34,6 +34,10 @@ var kindAnswers = map[string]struct {
 	"envoy-overflow":    {503, map[string]string{"x-envoy-overloaded": "true"}, `upstream connect error or disconnect/reset before headers. reset reason: overflow`},
 	"proxy-error":       {503, map[string]string{"server": "envoy"}, `no healthy upstream`},
 	"other":             {418, nil, `I'm a teapot`},
+	// The real router's (PR #221 4a8f978b) and Envoy's own answers.
+	"rate-limited":   {429, nil, `actor "rate-limited" rate limited`},
+	"routing-failed": {500, nil, `actor "routing-failed" routing failed`},
+	"ext-proc-error": {500, map[string]string{"server": "envoy"}, ``},
 }
 
 // kindServer answers by the actor in the Host header: the fixed answers
