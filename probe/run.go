@@ -133,8 +133,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.Interrupted = true
 		return r, context.Cause(ctx)
 	}
-	if r.Requests > 0 && r.count(TransportError) == r.Requests {
-		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: r.topDetail(TransportError)}
+	if r.Requests > 0 && r.count(TransportError)+r.count(ClientTimeout) == r.Requests {
+		reason := r.topDetail(TransportError)
+		if r.count(ClientTimeout) >= r.count(TransportError) {
+			reason = fmt.Sprintf("no answer within the %s --timeout", fmtDur(e.timeout))
+		}
+		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: reason}
 	}
 	return r, nil
 }
