@@ -89,27 +89,51 @@ type Options struct {
 	// the scrapes' (tests run the probe over in-memory connections).
 	Transport       http.RoundTripper
 	ScrapeTransport http.RoundTripper
+
+	// budgetFromStatusz: no budget was given and statusz may tell it.
+	budgetFromStatusz bool
 }
 
 // CheckConfig holds the thresholds of the built-in checks and the user's
-// expectations.
+// expectations. Its zero value means "defaults"; applyDefaults is the one
+// place that fills them.
 type CheckConfig struct {
-	// Budget is the router's park budget (default 5s) and Slack the grace
-	// above it (default 1s) before a budget_exhausted answer counts as late.
+	// Budget is the router's park budget and Slack the grace above it
+	// before a budget_exhausted answer counts as late. A zero Budget takes
+	// the router's own (statusz max_wait) when --statusz-url gives it, else
+	// DefaultBudget.
 	Budget time.Duration
 	Slack  time.Duration
+	// SlackSet says Slack was given, so a zero Slack means no grace rather
+	// than DefaultSlack.
+	SlackSet bool
 	// ShedMax bounds the p99 latency of shed answers (default 250ms).
 	ShedMax time.Duration
 	Expect  []Expectation
+	// BudgetSource says where Budget came from: "given", "statusz
+	// max_wait" or "default"; set by applyDefaults.
+	BudgetSource string
 }
 
+// Where the park budget came from.
+const (
+	BudgetGiven   = "given"
+	BudgetStatusz = "statusz max_wait"
+	BudgetDefault = "default"
+)
+
 func (c *CheckConfig) applyDefaults() {
-	if c.Budget == 0 {
-		c.Budget = DefaultBudget
+	switch {
+	case c.BudgetSource != "":
+	case c.Budget == 0:
+		c.Budget, c.BudgetSource = DefaultBudget, BudgetDefault
+	default:
+		c.BudgetSource = BudgetGiven
 	}
-	if c.Slack == 0 {
+	if c.Slack == 0 && !c.SlackSet {
 		c.Slack = DefaultSlack
 	}
+	c.SlackSet = true
 	if c.ShedMax == 0 {
 		c.ShedMax = DefaultShedMax
 	}
@@ -138,6 +162,16 @@ func (o *Options) EffectiveTimeout() time.Duration {
 
 // validate fills defaults and refuses what cannot run.
 func (o *Options) validate() error {
+	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
+		if d < 0 {
+			return optionErrorf("%s must be positive, got %s", name, d)
+		}
+	}
+	if o.Checks.Budget == 0 && o.StatuszURL != "" {
+		// Run takes the router's own budget from statusz, if it has one,
+		// before applying the defaults.
+		o.budgetFromStatusz = true
+	}
 	o.Checks.applyDefaults()
 	if o.Mode == "" {
 		o.Mode = Burst
@@ -181,11 +215,6 @@ func (o *Options) validate() error {
 	}
 	if o.Timeout < 0 {
 		return optionErrorf("--timeout must be positive, got %s", o.Timeout)
-	}
-	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
-		if d < 0 {
-			return optionErrorf("%s must be positive, got %s", name, d)
-		}
 	}
 	if len(o.Actors) == 0 {
 		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")

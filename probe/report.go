@@ -58,7 +58,10 @@ type LoadInfo struct {
 	Method          string  `json:"method"`
 	// Addressing is "host <template>" or "url <template>".
 	Addressing     string  `json:"addressing"`
-	BudgetSeconds  float64 `json:"budget_seconds"`
+	BudgetSeconds float64 `json:"budget_seconds"`
+	// BudgetSource says where the budget came from: given, statusz
+	// max_wait or default.
+	BudgetSource   string  `json:"budget_source,omitempty"`
 	SlackSeconds   float64 `json:"slack_seconds"`
 	ShedMaxSeconds float64 `json:"shed_max_seconds"`
 }
@@ -99,6 +102,10 @@ type MetricsReport struct {
 	RejectedDelta *float64 `json:"parking_rejected_delta"`
 	// WaitDelta is the wait histogram's growth during the run, per outcome.
 	WaitDelta map[string]WaitStats `json:"parking_wait_delta,omitempty"`
+	// WaitBudgetLabel is the outcome label under which the router records
+	// a spent budget, as seen: "budget_exhausted" (seed 000_), "error"
+	// (PR #221) or "" (none seen).
+	WaitBudgetLabel string `json:"wait_budget_label,omitempty"`
 	// ActivePeak is the highest parking_active seen before, during (every
 	// second) and after the run.
 	ActivePeak   *float64 `json:"parking_active_peak"`
@@ -114,6 +121,9 @@ type StatuszReport struct {
 	// ActivePeak is set when statusz (not metrics) was polled during the
 	// run.
 	ActivePeak *float64 `json:"active_peak,omitempty"`
+	// NoParkingCard says statusz answered without a parking card: the
+	// router does not park (atenet main).
+	NoParkingCard bool `json:"no_parking_card,omitempty"`
 }
 
 // Check is one pass/fail verdict. Status is "ok", "failed" or "skipped"
@@ -255,6 +265,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 			Seed:           o.Seed,
 			Method:         o.Method,
 			BudgetSeconds:  seconds(o.Checks.Budget),
+			BudgetSource:   o.Checks.BudgetSource,
 			SlackSeconds:   seconds(o.Checks.Slack),
 			ShedMaxSeconds: seconds(o.Checks.ShedMax),
 		},
@@ -305,7 +316,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		r.Metrics = m
 	}
 	if o.StatuszURL != "" {
-		s := &StatuszReport{URL: e.scr.statuszURL, Before: e.statuszBefore, After: e.statuszAfter}
+		s := &StatuszReport{URL: e.scr.statuszURL, Before: e.statuszBefore, After: e.statuszAfter, NoParkingCard: e.noParkingCard}
 		if o.MetricsURL == "" {
 			s.ActivePeak = e.activePeak
 		}
@@ -374,6 +385,12 @@ func (m *MetricsReport) computeDeltas() {
 			m.WaitDelta = map[string]WaitStats{}
 		}
 		m.WaitDelta[outcome] = w
+	}
+	switch {
+	case m.After.ParkingWait["budget_exhausted"].Count > 0:
+		m.WaitBudgetLabel = "budget_exhausted"
+	case m.After.ParkingWait["error"].Count > 0:
+		m.WaitBudgetLabel = "error"
 	}
 }
 
@@ -454,6 +471,9 @@ func CheckConfigOf(r *Report) CheckConfig {
 	return CheckConfig{
 		Budget:  time.Duration(r.Load.BudgetSeconds * float64(time.Second)),
 		Slack:   time.Duration(r.Load.SlackSeconds * float64(time.Second)),
+		// The report records the slack it used, zero included.
+		SlackSet:     true,
+		BudgetSource: r.Load.BudgetSource,
 		ShedMax: time.Duration(r.Load.ShedMaxSeconds * float64(time.Second)),
 	}
 }
@@ -477,6 +497,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		Outcomes:  map[string]*OutcomeStats{},
 	}
 	m.Load.BudgetSeconds, m.Load.SlackSeconds, m.Load.ShedMaxSeconds = seconds(cfg.Budget), seconds(cfg.Slack), seconds(cfg.ShedMax)
+	m.Load.BudgetSource = cfg.BudgetSource
 	targets := map[string]bool{}
 	end := first.StartedAt
 	var lat, svc [numOutcomes]*hdr.Histogram
@@ -643,6 +664,7 @@ func mergeStatusz(reports []*Report) *StatuszReport {
 		if sr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
 			out.After, lastEnd = sr.After, reportEnd(r)
 		}
+		out.NoParkingCard = out.NoParkingCard || sr.NoParkingCard
 		if sr.ActivePeak != nil && (out.ActivePeak == nil || *sr.ActivePeak > *out.ActivePeak) {
 			v := *sr.ActivePeak
 			out.ActivePeak = &v

@@ -195,6 +195,7 @@ type engine struct {
 	metricsAfter   *RouterMetrics
 	statuszBefore  *StatuszParking
 	statuszAfter   *StatuszParking
+	noParkingCard  bool
 	openFiles      uint64
 	lateness       *hdr.Histogram
 	lastSend       time.Duration
@@ -817,10 +818,21 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 	}
 	if e.o.StatuszURL != "" {
 		p, err := e.scr.statusz(ctx)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNoParkingCard):
+			e.noParkingCard = true
+			e.warn("statusz " + e.o.StatuszURL + ": " + err.Error() + "; going on without it")
+		case err != nil:
 			return err
 		}
 		e.statuszBefore = p
+		if d, ok := p.MaxWaitDuration(); ok && e.o.budgetFromStatusz {
+			// No --budget: judge the router by its own budget, and give
+			// its parked requests time to end (the default timeout
+			// follows the budget).
+			e.o.Checks.Budget, e.o.Checks.BudgetSource = d, BudgetStatusz
+			e.timeout = e.o.EffectiveTimeout()
+		}
 	}
 	return nil
 }
@@ -859,6 +871,9 @@ func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 		}
 		if p != nil {
 			e.statuszAfter = p
+		}
+		if errors.Is(sErr, ErrNoParkingCard) {
+			sErr = nil
 		}
 		if err := errors.Join(mErr, sErr); err != nil {
 			e.scrapeErrors++
