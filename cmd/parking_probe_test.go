@@ -81,9 +81,10 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Mode != probe.Burst || o.Requests != 100 || len(o.Actors) != 100 || o.Actors[0] != "actor-0001" ||
-		o.HostTemplate != probe.DefaultHostTemplate || o.Method != "GET" || o.Timeout != 0 || o.Checks.Budget != 5*time.Second {
+		o.HostTemplate != probe.DefaultHostTemplate || o.Method != "GET" || o.Timeout != 0 || o.Checks.Budget != 0 || o.Checks.SlackSet {
 		t.Errorf("defaults: %+v", o)
 	}
+	// probe owns the budget's default (statusz max_wait, else 5s).
 	if o.EffectiveTimeout() != 15*time.Second {
 		t.Errorf("default per-request timeout %s, want budget + 10s", o.EffectiveTimeout())
 	}
@@ -105,7 +106,7 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 	}
 	if o.Mode != probe.Open || o.Rate != 50 || o.Duration != 3*time.Second || o.Distribution.String() != "zipf:1.5" || o.Seed != 9 ||
 		o.Method != "POST" || o.Header.Get("X-A") != "1" || o.Header.Get("X-B") != "two" || string(o.Body) != `{"x":1}` ||
-		o.Timeout != 2*time.Second || len(o.Checks.Expect) != 3 || o.Checks.Budget != 3*time.Second || o.Checks.Slack != 0 {
+		o.Timeout != 2*time.Second || len(o.Checks.Expect) != 3 || o.Checks.Budget != 3*time.Second || o.Checks.Slack != 0 || !o.Checks.SlackSet {
 		t.Errorf("options %+v", o)
 	}
 	o, err = captureOptions(t, "--target", "http://r", "--actors", "3", "--actor", "x")
@@ -156,6 +157,18 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--metrics-url", "localhost:9090"}, "--metrics-url"},
 		{[]string{"--body", "@/nonexistent/body"}, "cannot read --body file"},
 		{[]string{"extra"}, "unknown command"},
+		{[]string{"--actors", "100000000", "--requests", "5"}, "--actors 100000000 is more than 1000000"},
+		{[]string{"--actors", "2000000000000"}, "is more than 1000000"},
+		{[]string{"--requests", "100000000"}, "run several probes with --start-at and merge"},
+		{[]string{"--mode", "closed", "--concurrency", "5000000"}, "--concurrency 5000000 is more than"},
+		{[]string{"--mode", "open", "--rate", "1e9"}, "--rate 1e+09 is more than"},
+		{[]string{"--rate", "5"}, "--rate does not apply to --mode burst"},
+		{[]string{"--duration", "5s"}, "--duration does not apply to --mode burst"},
+		{[]string{"--mode", "open", "--requests", "5"}, "--requests does not apply to --mode open"},
+		{[]string{"--mode", "closed", "--rate", "5"}, "--rate does not apply to --mode closed"},
+		{[]string{"--mode", "open", "--concurrency", "5"}, "--concurrency does not apply to --mode open"},
+		{[]string{"--out", "/nonexistent/dir/r.json"}, "cannot write --out /nonexistent/dir/r.json: no such file or directory"},
+		{[]string{"--plot", "/nonexistent/dir/p.png"}, "cannot write --plot /nonexistent/dir/p.png"},
 	}
 	for _, tt := range tests {
 		f, out, errOut := probeTestFactory(t, context.Background())

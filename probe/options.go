@@ -28,6 +28,15 @@ const (
 	DefaultBudget       = 5 * time.Second
 	DefaultSlack        = time.Second
 	DefaultShedMax      = 250 * time.Millisecond
+	// MaxActors bounds the actors of a run: their names are held in
+	// memory.
+	MaxActors = 1_000_000
+	// MaxBurst bounds a burst: each request is a goroutine and a
+	// connection, so more is for several machines (see merge).
+	MaxBurst = 1_000_000
+	// MaxConcurrency bounds closed-mode workers and MaxRate open mode.
+	MaxConcurrency = 1_000_000
+	MaxRate        = 1_000_000
 	// timeoutOverBudget is how much longer than the park budget a request
 	// may take by default before the probe gives up on it.
 	timeoutOverBudget = 10 * time.Second
@@ -193,9 +202,15 @@ func (o *Options) validate() error {
 		if o.Requests <= 0 {
 			return optionErrorf("--requests must be a positive number, got %d", o.Requests)
 		}
+		if o.Requests > MaxBurst {
+			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them", o.Requests, MaxBurst)
+		}
 	case Closed:
 		if o.Concurrency <= 0 {
 			return optionErrorf("--concurrency must be a positive number, got %d", o.Concurrency)
+		}
+		if o.Concurrency > MaxConcurrency {
+			return optionErrorf("--concurrency %d is more than %d", o.Concurrency, MaxConcurrency)
 		}
 		if o.Duration <= 0 {
 			return optionErrorf("--duration must be positive, got %s", o.Duration)
@@ -206,6 +221,9 @@ func (o *Options) validate() error {
 		}
 		if o.Duration <= 0 {
 			return optionErrorf("--duration must be positive, got %s", o.Duration)
+		}
+		if o.Rate > MaxRate {
+			return optionErrorf("--rate %g is more than %d a second", o.Rate, MaxRate)
 		}
 		if o.Rate*o.Duration.Seconds() < 1 {
 			return optionErrorf("--rate %g for --duration %s sends no request; raise one of them", o.Rate, o.Duration)
@@ -218,6 +236,9 @@ func (o *Options) validate() error {
 	}
 	if len(o.Actors) == 0 {
 		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+	}
+	if len(o.Actors) > MaxActors {
+		return optionErrorf("%d actors is more than %d", len(o.Actors), MaxActors)
 	}
 	for _, a := range o.Actors {
 		if a == "" || strings.ContainsAny(a, " \t\r\n/") {

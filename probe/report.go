@@ -34,9 +34,9 @@ type Report struct {
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
 	Statusz         *StatuszReport  `json:"statusz,omitempty"`
 	// Flights is the per-actor flight analysis of budget_exhausted answers.
-	Flights *FlightStats `json:"flights,omitempty"`
-	Checks  []Check      `json:"checks"`
-	Series          []SeriesPoint   `json:"series"`
+	Flights *FlightStats  `json:"flights,omitempty"`
+	Checks  []Check       `json:"checks"`
+	Series  []SeriesPoint `json:"series"`
 	// Sources lists the reports a merged report was made from.
 	Sources        []string `json:"sources,omitempty"`
 	OpenFilesLimit uint64   `json:"open_files_limit,omitempty"`
@@ -57,7 +57,7 @@ type LoadInfo struct {
 	Seed            uint64  `json:"seed"`
 	Method          string  `json:"method"`
 	// Addressing is "host <template>" or "url <template>".
-	Addressing     string  `json:"addressing"`
+	Addressing    string  `json:"addressing"`
 	BudgetSeconds float64 `json:"budget_seconds"`
 	// BudgetSource says where the budget came from: given, statusz
 	// max_wait or default.
@@ -469,12 +469,12 @@ func ReadReport(rd io.Reader) (*Report, error) {
 // CheckConfigOf returns the check thresholds a report was made with.
 func CheckConfigOf(r *Report) CheckConfig {
 	return CheckConfig{
-		Budget:  time.Duration(r.Load.BudgetSeconds * float64(time.Second)),
-		Slack:   time.Duration(r.Load.SlackSeconds * float64(time.Second)),
+		Budget: time.Duration(r.Load.BudgetSeconds * float64(time.Second)),
+		Slack:  time.Duration(r.Load.SlackSeconds * float64(time.Second)),
 		// The report records the slack it used, zero included.
 		SlackSet:     true,
 		BudgetSource: r.Load.BudgetSource,
-		ShedMax: time.Duration(r.Load.ShedMaxSeconds * float64(time.Second)),
+		ShedMax:      time.Duration(r.Load.ShedMaxSeconds * float64(time.Second)),
 	}
 }
 

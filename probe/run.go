@@ -443,6 +443,10 @@ func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(tim
 	var ready sync.WaitGroup
 	var start time.Time
 	for i := range e.o.Requests {
+		if ctx.Err() != nil {
+			// Interrupted while a huge burst is being prepared.
+			break
+		}
 		idx := e.picker.index(uint64(i))
 		wg.Add(1)
 		ready.Add(1)
