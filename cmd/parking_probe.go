@@ -573,6 +573,7 @@ type parkingProbeMergeOptions struct {
 	budget, slack, shedMax time.Duration
 	expect                 []string
 	out                    string
+	allowMixed             bool
 }
 
 func newCmdParkingProbeMerge(f *Factory) *cobra.Command {
@@ -585,8 +586,11 @@ e.g. on several machines with the same --start-at, into one report: counts
 add, latency histograms merge exactly (each report carries them), the per-second
 series align on the wall clock, and the router's metrics span from the
 earliest scrape before to the latest scrape after. The checks run again on
-the merged numbers, with the thresholds of the first report unless given
-here; failed checks exit 3 as they do for a run.`,
+the merged numbers, with the thresholds of the first report and the runs'
+own --expect unless given here; failed checks exit 3 as they do for a run.
+A run that failed its own checks fails the merge too (sources_passed). The
+same report twice is refused, and so are runs of different targets or
+modes unless --allow-mixed.`,
 		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -599,6 +603,7 @@ here; failed checks exit 3 as they do for a run.`,
 	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
+	fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
 	must(c.MarkFlagFilename("out", "json"))
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -628,13 +633,16 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		}
 		reports = append(reports, r)
 	}
+	if err := probe.CheckMergeable(reports, paths, opts.allowMixed); err != nil {
+		return &UsageError{Msg: strings.Replace(err.Error(), "the mixed flag", "--allow-mixed", 1)}
+	}
 	cc := probe.CheckConfigOf(reports[0])
 	fl := c.Flags()
 	if fl.Changed("budget") || cc.Budget <= 0 {
-		cc.Budget = opts.budget
+		cc.Budget, cc.BudgetSource = opts.budget, probe.BudgetGiven
 	}
-	if fl.Changed("slack") || cc.Slack <= 0 {
-		cc.Slack = opts.slack
+	if fl.Changed("slack") {
+		cc.Slack, cc.SlackSet = opts.slack, true
 	}
 	if fl.Changed("shed-max") || cc.ShedMax <= 0 {
 		cc.ShedMax = opts.shedMax

@@ -429,3 +429,43 @@ func TestParkingProbeTimeoutShadowsGlobal(t *testing.T) {
 		t.Errorf("probe timeout %s, global timeout %s, output %q", seen.Timeout, cfg.Timeout, cfg.Output)
 	}
 }
+
+// TestParkingProbeMergeKeepsVerdicts: a failed run does not merge into a
+// pass, the same report twice is refused, and so are runs of different
+// modes unless --allow-mixed.
+func TestParkingProbeMergeKeepsVerdicts(t *testing.T) {
+	srv := probeTarget(t)
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		f, _, errOut := probeTestFactory(t, context.Background())
+		file := filepath.Join(dir, name)
+		Run(f, append([]string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--actors", "2", "-o", "json", "--out", file}, args...))
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("%s not written: %s", name, errOut)
+		}
+		return file
+	}
+	good := run("good.json", "--requests", "6", "--seed", "1")
+	failing := run("failing.json", "--requests", "6", "--seed", "2", "--expect", "requests==7")
+	closed := run("closed.json", "--mode", "closed", "--concurrency", "1", "--duration", "100ms", "--seed", "3")
+
+	f, out, errOut := probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, failing}); code != ExitChecksFailed {
+		t.Errorf("merging a failed run: exit %d, want 3; %s", code, errOut)
+	}
+	if s := out.String(); !strings.Contains(s, "sources_passed") || !strings.Contains(s, "expect requests==7") {
+		t.Errorf("merged report lost the run's verdict or its --expect:\n%s", s)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, good}); code != ExitUsage || !strings.Contains(errOut.String(), "same run") {
+		t.Errorf("same report twice: exit %d, %s", code, errOut)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, closed}); code != ExitUsage || !strings.Contains(errOut.String(), "--allow-mixed") {
+		t.Errorf("mixed modes: exit %d, %s", code, errOut)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", "--allow-mixed", good, closed}); code == ExitUsage {
+		t.Errorf("--allow-mixed still refused: %s", errOut)
+	}
+}

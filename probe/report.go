@@ -582,8 +582,84 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	}
 	m.Metrics = mergeMetrics(reports)
 	m.Statusz = mergeStatusz(reports)
+	if len(cfg.Expect) == 0 {
+		// Keep the runs' own expectations.
+		cfg.Expect = sourceExpectations(reports)
+	}
 	m.evaluate(cfg)
+	m.Checks = append(m.Checks, sourcesPassed(reports))
 	return m, nil
+}
+
+// CheckSourcesPassed fails a merged report when one of its runs failed a
+// check: a failed run does not merge into a pass.
+const CheckSourcesPassed = "sources_passed"
+
+func sourcesPassed(reports []*Report) Check {
+	var bad []string
+	for i, r := range reports {
+		if f := r.Failed(); len(f) > 0 {
+			bad = append(bad, fmt.Sprintf("run %d failed %s", i+1, strings.Join(f, ", ")))
+		}
+	}
+	if len(bad) > 0 {
+		return failed(CheckSourcesPassed, strings.Join(bad, "; "))
+	}
+	return ok(CheckSourcesPassed, fmt.Sprintf("all %d runs passed their own checks", len(reports)))
+}
+
+// sourceExpectations re-reads the --expect of each run from its checks'
+// names ("expect TEXT"), once each.
+func sourceExpectations(reports []*Report) []Expectation {
+	var out []Expectation
+	seen := map[string]bool{}
+	for _, r := range reports {
+		for _, c := range r.Checks {
+			text, ok := strings.CutPrefix(c.Name, "expect ")
+			if !ok || seen[text] {
+				continue
+			}
+			seen[text] = true
+			if e, err := ParseExpectations([]string{text}); err == nil {
+				out = append(out, e...)
+			}
+		}
+	}
+	return out
+}
+
+// MergeError says reports should not be merged.
+type MergeError struct{ Msg string }
+
+func (e *MergeError) Error() string { return e.Msg }
+
+// CheckMergeable refuses the same run twice, and runs of different targets
+// or modes unless allowMixed.
+func CheckMergeable(reports []*Report, names []string, allowMixed bool) error {
+	type key struct {
+		target, mode string
+		started      time.Time
+		requests     int64
+		seed         uint64
+	}
+	seen := map[key]int{}
+	for i, r := range reports {
+		k := key{r.Target, r.Mode, r.StartedAt, r.Requests, r.Load.Seed}
+		if j, dup := seen[k]; dup {
+			return &MergeError{Msg: fmt.Sprintf("%s and %s are the same run (target, mode, start, requests and seed agree): merging it twice would double its counts", names[j], names[i])}
+		}
+		seen[k] = i
+		if allowMixed || i == 0 {
+			continue
+		}
+		if r.Target != reports[0].Target {
+			return &MergeError{Msg: fmt.Sprintf("%s probed %s but %s probed %s: different targets (allow with the mixed flag)", names[0], reports[0].Target, names[i], r.Target)}
+		}
+		if r.Mode != reports[0].Mode {
+			return &MergeError{Msg: fmt.Sprintf("%s ran mode %s but %s ran %s: different modes (allow with the mixed flag)", names[0], reports[0].Mode, names[i], r.Mode)}
+		}
+	}
+	return nil
 }
 
 func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
