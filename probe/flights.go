@@ -13,13 +13,14 @@ import (
 // budget_exhausted answer, while late joiners may see a short one. A router
 // that does not park (atenet main 86e138f6) refuses the first request at once.
 type FlightStats struct {
-	// Flights is the number of flights that ended in budget_exhausted for
-	// their first request.
+	// Flights is the number of flights (of served and budget_exhausted
+	// requests) with a budget_exhausted answer.
 	Flights int64 `json:"flights"`
 	// RefusedEarly counts those whose first request was refused in less than
 	// half the park budget.
 	RefusedEarly int64 `json:"refused_early"`
-	// FastestFirstSeconds is the quickest first-request budget_exhausted.
+	// FastestFirstSeconds is the quickest budget_exhausted answer to a
+	// flight's first request (0 when no first request was refused).
 	FastestFirstSeconds float64 `json:"fastest_first_seconds"`
 	// Unrecorded counts requests beyond the analysis' memory bound.
 	Unrecorded int64 `json:"unrecorded,omitempty"`
@@ -29,6 +30,15 @@ type FlightStats struct {
 // first request against budget.
 func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *FlightStats {
 	fs := &FlightStats{Unrecorded: dropped}
+	// Only requests that joined a flight: served or budget_exhausted. A
+	// shed request never entered the lot.
+	var parked []flightEvent
+	for _, e := range events {
+		if e.outcome == Served || e.outcome == BudgetExhausted {
+			parked = append(parked, e)
+		}
+	}
+	events = parked
 	sort.Slice(events, func(i, j int) bool {
 		if events[i].actor != events[j].actor {
 			return events[i].actor < events[j].actor
@@ -40,13 +50,17 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 	for i := 0; i < len(events); {
 		first := events[i]
 		end := first.doneMs
+		refused := first.outcome == BudgetExhausted
 		j := i + 1
 		for j < len(events) && events[j].actor == first.actor && events[j].sentMs <= end {
 			end = max(end, events[j].doneMs)
+			refused = refused || events[j].outcome == BudgetExhausted
 			j++
 		}
-		if first.outcome == BudgetExhausted {
+		if refused {
 			fs.Flights++
+		}
+		if first.outcome == BudgetExhausted {
 			took := first.doneMs - first.sentMs
 			if took < early {
 				fs.RefusedEarly++
@@ -84,7 +98,10 @@ func (r *Report) checkParked(cfg CheckConfig) Check {
 		return failed(CheckParked, fmt.Sprintf("%d of %d flights' first request was refused (no free workers available) in %s, well inside the park budget %s: the router did not park (atenet main fails fast; is parking enabled?)",
 			f.RefusedEarly, f.Flights, fmtDur(time.Duration(f.FastestFirstSeconds*float64(time.Second))), fmtDur(cfg.Budget)))
 	}
-	return ok(CheckParked, fmt.Sprintf("the first request of all %d refused flights waited at least half the budget %s (fastest %s)",
+	if f.FastestFirstSeconds == 0 {
+		return ok(CheckParked, fmt.Sprintf("%d flights had budget_exhausted answers, all to late joiners", f.Flights))
+	}
+	return ok(CheckParked, fmt.Sprintf("no first request of the %d refused flights was refused before half the budget %s (fastest %s)",
 		f.Flights, fmtDur(cfg.Budget), fmtDur(time.Duration(f.FastestFirstSeconds*float64(time.Second)))))
 }
 

@@ -65,8 +65,8 @@ func TestFlightsTellLateJoinersFromUnparked(t *testing.T) {
 		{actor: 3, outcome: BudgetExhausted, sentMs: 800, doneMs: 850},
 	}
 	f := analyseFlights(ev, 0, 5*time.Second)
-	if f.Flights != 3 || f.RefusedEarly != 2 || f.FastestFirstSeconds != 0.004 {
-		t.Errorf("flights = %+v, want 3 refused flights, 2 early, fastest 4ms", f)
+	if f.Flights != 4 || f.RefusedEarly != 2 || f.FastestFirstSeconds != 0.004 {
+		t.Errorf("flights = %+v, want 4 refused flights, 2 early, fastest 4ms", f)
 	}
 	f = analyseFlights(ev[:2], 0, 5*time.Second)
 	if f.Flights != 1 || f.RefusedEarly != 0 {

@@ -161,7 +161,8 @@ func waitUntil(ctx context.Context, t time.Time) error {
 // engine is one run's machinery.
 type engine struct {
 	o       *Options
-	rt      http.RoundTripper
+	sender  Sender
+	shape   Shape
 	ownRT   *http.Transport
 	predial *preDialer
 	timeout time.Duration
@@ -268,7 +269,7 @@ func newEngine(o *Options) (*engine, error) {
 	}
 
 	if o.Transport != nil {
-		e.rt = o.Transport
+		e.sender = roundTripSender{o.Transport}
 	} else {
 		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		dial := dialer.DialContext
@@ -277,9 +278,17 @@ func newEngine(o *Options) (*engine, error) {
 			dial = e.predial.DialContext
 		}
 		e.ownRT = newTransport(conns, dial)
-		e.rt = e.ownRT
+		e.sender = roundTripSender{e.ownRT}
 	}
 
+	switch o.Mode {
+	case Burst:
+		e.shape = burstShape{requests: o.Requests, index: e.picker.index}
+	case Closed:
+		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: e.picker.index}
+	case Open:
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: e.picker.index}
+	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {
 		shards = o.Concurrency
@@ -421,108 +430,12 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 	start := time.Now()
 	sampDone := make(chan struct{})
 	sampStopped := make(chan struct{})
-	switch e.o.Mode {
-	case Burst:
-		start = e.burst(ctx, &wg, func(s time.Time) { go e.sample(s, sampDone, sampStopped) })
-	case Closed:
-		go e.sample(start, sampDone, sampStopped)
-		e.closed(ctx, &wg, start)
-	case Open:
-		go e.sample(start, sampDone, sampStopped)
-		e.open(ctx, &wg, start)
-	}
+	start = e.shape.Drive(ctx, &wg, start, func(s time.Time) { go e.sample(s, sampDone, sampStopped) }, e.send)
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(sampDone)
 	<-sampStopped
 	return start, elapsed
-}
-
-func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(time.Time)) time.Time {
-	release := make(chan struct{})
-	var ready sync.WaitGroup
-	var start time.Time
-	for i := range e.o.Requests {
-		if ctx.Err() != nil {
-			// Interrupted while a huge burst is being prepared.
-			break
-		}
-		idx := e.picker.index(uint64(i))
-		wg.Add(1)
-		ready.Add(1)
-		go func() {
-			defer wg.Done()
-			ready.Done()
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return
-			}
-			e.send(uint64(i), uint64(i), idx, start, time.Duration(0), nil)
-		}()
-	}
-	ready.Wait()
-	if ctx.Err() != nil {
-		// Interrupted while preparing: nothing is sent.
-		start = time.Now()
-		started(start)
-		return start
-	}
-	start = time.Now()
-	started(start)
-	close(release)
-	return start
-}
-
-func (e *engine) closed(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
-	var seq atomic.Uint64
-	end := start.Add(e.o.Duration)
-	for w := range e.o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var wk worker
-			defer wk.close()
-			for ctx.Err() == nil {
-				now := time.Now()
-				if !now.Before(end) {
-					return
-				}
-				i := seq.Add(1) - 1
-				// A worker keeps to its own shard.
-				e.send(uint64(w), i, e.picker.index(i), start, now.Sub(start), &wk)
-			}
-		}()
-	}
-}
-
-// open sends on a fixed schedule: request k is due at start + k/rate. Each
-// request gets its own goroutine, so in-flight requests are never capped
-// below what the rate needs; a late send is measured from its due time.
-func (e *engine) open(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
-	n := uint64(math.Floor(e.o.Rate * e.o.Duration.Seconds()))
-	interval := float64(time.Second) / e.o.Rate
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for k := uint64(0); k < n; k++ {
-		due := time.Duration(float64(k) * interval)
-		if wait := due - time.Since(start); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return
-			}
-		} else if ctx.Err() != nil {
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.send(k, k, e.picker.index(k), start, due, nil)
-		}()
-	}
 }
 
 // predialLead is how long before --start-at a burst opens its connections.
@@ -619,24 +532,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		e.mu.Unlock()
 	}
 
-	var a Answer
-	resp, err := e.rt.RoundTrip(req)
 	// The prefix buffer is taken only once an answer is in, so parked
 	// requests do not hold one each.
-	bp := e.bufs.Get().(*[]byte)
-	if err == nil {
-		a.Status, a.Header = resp.StatusCode, resp.Header
-		var n int
-		n, err = readPrefix(resp.Body, *bp)
-		a.Body = (*bp)[:n]
-		switch err {
-		case io.EOF:
-			err = nil
-		case nil:
-			err = drain(resp.Body)
-		}
-		resp.Body.Close()
-	}
+	var bp *[]byte
+	a := e.sender.Send(req, func() []byte { bp = e.bufs.Get().(*[]byte); return *bp })
+	err := a.Err
 	doneAt := time.Since(start)
 	e.inflight.Add(-1)
 	if w != nil && !w.timer.Stop() {
@@ -648,7 +548,6 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		w.ctx = nil
 	}
 	if err != nil {
-		a.Err = err
 		a.ClientTimeout = errors.Is(context.Cause(rctx), errClientTimeout)
 	}
 	o := Classify(a)
@@ -661,31 +560,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		// itself cancelled this request.
 		res.detail = "canceled"
 	}
-	e.bufs.Put(bp)
+	if bp != nil {
+		e.bufs.Put(bp)
+	}
 	e.rec.shards[shard].record(res, e.rec.trackService)
 	e.counts[o].Add(1)
-}
-
-// readPrefix reads up to len(buf) bytes of body; io.EOF before that is the
-// normal end of a short body.
-func readPrefix(body io.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := body.Read(buf[n:])
-		n += m
-		if err == io.EOF {
-			return n, io.EOF
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-func drain(body io.Reader) error {
-	_, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain))
-	return err
 }
 
 // answerDetail says a little more about answers whose outcome alone is not
