@@ -341,10 +341,11 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		}
 		actors = append(actors, names...)
 	}
-	if fl.Changed("actors") || len(actors) == 0 {
-		actors = append(actors, probe.GeneratedActors(opts.actors)...)
-	}
 	po.Actors = actors
+	if fl.Changed("actors") || len(actors) == 0 {
+		// Named on demand, not a slice of every name.
+		po.ActorCount = opts.actors
+	}
 
 	if len(opts.headers) > 0 {
 		po.Header = http.Header{}

@@ -80,7 +80,7 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Mode != probe.Burst || o.Requests != 100 || len(o.Actors) != 100 || o.Actors[0] != "actor-0001" ||
+	if o.Mode != probe.Burst || o.Requests != 100 || len(o.Actors) != 0 || o.ActorCount != 100 ||
 		o.HostTemplate != probe.DefaultHostTemplate || o.Method != "GET" || o.Timeout != 0 || o.Checks.Budget != 0 || o.Checks.SlackSet {
 		t.Errorf("defaults: %+v", o)
 	}
@@ -110,7 +110,7 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 		t.Errorf("options %+v", o)
 	}
 	o, err = captureOptions(t, "--target", "http://r", "--actors", "3", "--actor", "x")
-	if err != nil || strings.Join(o.Actors, ",") != "x,actor-0001,actor-0002,actor-0003" {
+	if err != nil || strings.Join(o.Actors, ",") != "x" || o.ActorCount != 3 {
 		t.Errorf("--actors with --actor: %v %v", o.Actors, err)
 	}
 	o, err = captureOptions(t, "--url-template", "http://r/{actor}")
@@ -157,8 +157,8 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--metrics-url", "localhost:9090"}, "--metrics-url"},
 		{[]string{"--body", "@/nonexistent/body"}, "cannot read --body file"},
 		{[]string{"extra"}, "unknown command"},
-		{[]string{"--actors", "100000000", "--requests", "5"}, "--actors 100000000 is more than 1000000"},
-		{[]string{"--actors", "2000000000000"}, "is more than 1000000"},
+		{[]string{"--actors", "2000000000000"}, "--actors 2000000000000 is more than 1000000000"},
+		{[]string{"--actors", "100000000", "--distribution", "zipf:1.1"}, "zipf over 100000000 actors is more than 1000000"},
 		{[]string{"--requests", "100000000"}, "run several probes with --start-at and merge"},
 		{[]string{"--mode", "closed", "--concurrency", "5000000"}, "--concurrency 5000000 is more than"},
 		{[]string{"--mode", "open", "--rate", "1e9"}, "--rate 1e+09 is more than"},

@@ -28,9 +28,10 @@ const (
 	DefaultBudget       = 5 * time.Second
 	DefaultSlack        = time.Second
 	DefaultShedMax      = 250 * time.Millisecond
-	// MaxActors bounds the actors of a run: their names are held in
-	// memory.
-	MaxActors = 1_000_000
+	// MaxActors bounds the actors of a run. Generated names are rendered
+	// on demand; zipf holds a table of MaxZipfActors at most.
+	MaxActors     = 1_000_000_000
+	MaxZipfActors = 1_000_000
 	// MaxBurst bounds a burst: each request is a goroutine and a
 	// connection, so more is for several machines (see merge).
 	MaxBurst = 1_000_000
@@ -57,8 +58,10 @@ type Options struct {
 	// Duration bounds closed and open runs.
 	Duration time.Duration
 
-	// Actors are the actor names; Distribution and Seed choose among them.
+	// Actors are named actors, and ActorCount more are generated
+	// (actor-0001 …) on demand; Distribution and Seed choose among them.
 	Actors       []string
+	ActorCount   int
 	Distribution Distribution
 	Seed         uint64
 
@@ -234,16 +237,21 @@ func (o *Options) validate() error {
 	if o.Timeout < 0 {
 		return optionErrorf("--timeout must be positive, got %s", o.Timeout)
 	}
-	if len(o.Actors) == 0 {
-		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+	if o.ActorCount < 0 {
+		return optionErrorf("--actors must be a positive number, got %d", o.ActorCount)
 	}
-	if len(o.Actors) > MaxActors {
-		return optionErrorf("%d actors is more than %d", len(o.Actors), MaxActors)
+	if n := len(o.Actors) + o.ActorCount; n == 0 {
+		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+	} else if n > MaxActors || o.ActorCount > MaxActors {
+		return optionErrorf("%d actors is more than %d", n, MaxActors)
 	}
 	for _, a := range o.Actors {
 		if a == "" || strings.ContainsAny(a, " \t\r\n/") {
 			return optionErrorf("invalid actor name %q", a)
 		}
+	}
+	if o.Distribution.Kind == "zipf" && len(o.Actors)+o.ActorCount > MaxZipfActors {
+		return optionErrorf("zipf over %d actors is more than %d", len(o.Actors)+o.ActorCount, MaxZipfActors)
 	}
 	switch o.Distribution.Kind {
 	case "uniform", "hot", "zipf":

@@ -278,3 +278,35 @@ func TestStatuszMaxWaitForms(t *testing.T) {
 		t.Errorf("main's statusz: %v, want ErrNoParkingCard", err)
 	}
 }
+
+// TestHundredMillionActorsAreNamedOnDemand: --actors 100000000 --requests 5
+// sends five requests without a slice of every name.
+func TestHundredMillionActorsAreNamedOnDemand(t *testing.T) {
+	var mu sync.Mutex
+	var hosts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	for _, d := range []Distribution{{Kind: "uniform"}, {Kind: "hot", Param: 0.5}} {
+		hosts = nil
+		r, err := Run(context.Background(), Options{Target: srv.URL, Requests: 5, ActorCount: 100_000_000, Distribution: d, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Load.Actors != 100_000_000 || r.count(Served) != 5 || len(hosts) != 5 {
+			t.Fatalf("%s: actors %d, served %d", d, r.Load.Actors, r.count(Served))
+		}
+		for _, h := range hosts {
+			if !strings.HasPrefix(h, "actor-") || len(strings.SplitN(h, ".", 2)[0]) != len("actor-")+9 {
+				t.Errorf("%s: host %q, want a 9-digit generated name", d, h)
+			}
+		}
+	}
+	if n := (actorSet{named: []string{"x"}, generated: 100_000_000}).Name(100_000_000); n != "actor-100000000" {
+		t.Errorf("last actor %q", n)
+	}
+}

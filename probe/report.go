@@ -260,7 +260,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		Requests:        e.sent.Load(),
 		Load: LoadInfo{
 			TimeoutSeconds: seconds(e.timeout),
-			Actors:         len(o.Actors),
+			Actors:         len(o.Actors) + o.ActorCount,
 			Distribution:   o.Distribution.String(),
 			Seed:           o.Seed,
 			Method:         o.Method,

@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,10 +168,11 @@ type engine struct {
 	predial *preDialer
 	timeout time.Duration
 	picker  *picker
-	// base holds one prepared request per actor; each send shallow-copies
-	// it with its own context.
-	base []*http.Request
-	addr string
+	actors  actorSet
+	target  *url.URL
+	urlT    template
+	hostT   template
+	addr    string
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
@@ -206,7 +208,7 @@ type inflightPoint struct{ now, peak int64 }
 
 func newEngine(o *Options) (*engine, error) {
 	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
-	e.picker = newPicker(o.Actors, o.Distribution, o.Seed)
+	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
 
 	target, err := url.Parse(o.Target)
@@ -219,42 +221,21 @@ func newEngine(o *Options) (*engine, error) {
 	} else {
 		hostT, _ = parseTemplate("--host-template", o.HostTemplate)
 	}
-	e.base = make([]*http.Request, len(o.Actors))
+	// One prepared request per actor would hold every actor's request in
+	// memory; requests are rendered on demand instead, from the actor's
+	// name (named actors first, then GeneratedActors), and checked here
+	// on the first and last actor.
+	e.actors = actorSet{named: o.Actors, generated: o.ActorCount}
+	e.target, e.urlT, e.hostT = target, urlT, hostT
 	addrs := map[string]bool{}
-	for i, a := range o.Actors {
-		u := target
-		host := ""
-		if o.URLTemplate != "" {
-			u, err = renderURL(target, urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
-			if err != nil {
-				return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
-			}
-		} else {
-			host = hostT.render(a, o.Atespace)
-		}
-		req, err := http.NewRequest(o.Method, u.String(), nil)
+	for _, idx := range []int{0, e.actors.Len() - 1} {
+		req, err := e.newRequest(idx)
 		if err != nil {
-			return nil, optionErrorf("invalid request for actor %q: %v", a, err)
+			return nil, err
 		}
-		if host != "" {
-			req.Host = host
-		}
-		for k, vs := range o.Header {
-			for _, v := range vs {
-				req.Header.Add(k, v)
-			}
-		}
-		if h := o.Header.Get("Host"); h != "" {
-			req.Host = h
-			req.Header.Del("Host")
-		}
-		if req.Header.Get("User-Agent") == "" {
-			req.Header.Set("User-Agent", "shakectl-parking-probe")
-		}
-		e.base[i] = req
 		addrs[dialAddr(req.URL)] = true
 	}
-	if len(addrs) == 1 {
+	if len(addrs) == 1 && !actorInURLHost(o.URLTemplate) {
 		for a := range addrs {
 			e.addr = a
 		}
@@ -400,7 +381,11 @@ func (e *engine) preflight(ctx context.Context) error {
 	}
 	addr := e.addr
 	if addr == "" {
-		addr = dialAddr(e.base[0].URL)
+		req, err := e.newRequest(0)
+		if err != nil {
+			return err
+		}
+		addr = dialAddr(req.URL)
 	}
 	d := net.Dialer{Timeout: 5 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -408,7 +393,11 @@ func (e *engine) preflight(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		return &TargetError{Target: e.base[0].URL.Scheme + "://" + addr, Err: err}
+		scheme := "http"
+		if req, rerr := e.newRequest(0); rerr == nil {
+			scheme = req.URL.Scheme
+		}
+		return &TargetError{Target: scheme + "://" + addr, Err: err}
 	}
 	return c.Close()
 }
@@ -500,7 +489,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		}
 		rctx = w.ctx
 		if req = w.reqs[idx]; req == nil {
-			req = e.base[idx].WithContext(rctx)
+			if len(w.reqs) >= 1024 {
+				// Many actors: keep the cache bounded.
+				clear(w.reqs)
+			}
+			req = e.mustRequest(idx).WithContext(rctx)
 			w.reqs[idx] = req
 		}
 		w.timer.Reset(e.timeout)
@@ -513,7 +506,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
 			})
 		}
-		req = e.base[idx].WithContext(rctx)
+		req = e.mustRequest(idx).WithContext(rctx)
 	}
 	if len(e.o.Body) > 0 {
 		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
@@ -872,4 +865,65 @@ func (p *preDialer) drain() {
 			return
 		}
 	}
+}
+
+// newRequest renders actor idx's request.
+func (e *engine) newRequest(idx int) (*http.Request, error) {
+	o := e.o
+	a := e.actors.Name(idx)
+	u := e.target
+	host := ""
+	var err error
+	if o.URLTemplate != "" {
+		u, err = renderURL(e.target, e.urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
+		if err != nil {
+			return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
+		}
+	} else {
+		host = e.hostT.render(a, o.Atespace)
+	}
+	req, err := http.NewRequest(o.Method, u.String(), nil)
+	if err != nil {
+		return nil, optionErrorf("invalid request for actor %q: %v", a, err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, vs := range o.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if h := o.Header.Get("Host"); h != "" {
+		req.Host = h
+		req.Header.Del("Host")
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "shakectl-parking-probe")
+	}
+	return req, nil
+}
+
+// mustRequest renders a request newEngine already rendered for another
+// actor; only the actor's name differs, and names were validated.
+func (e *engine) mustRequest(idx int) *http.Request {
+	req, err := e.newRequest(idx)
+	if err != nil {
+		// Unreachable: names are validated and rendering differs only in
+		// them; an unroutable request fails in transport, never silently
+		// at another actor.
+		req, _ = http.NewRequest(e.o.Method, "http://invalid.invalid/", nil)
+	}
+	return req
+}
+
+// actorInURLHost reports whether a --url-template puts the actor in the
+// host, so requests dial more than one address.
+func actorInURLHost(t string) bool {
+	_, rest, ok := strings.Cut(t, "://")
+	if !ok {
+		return false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return strings.Contains(host, "{")
 }
