@@ -233,6 +233,10 @@ func TestMainMetricsHaveNoParkingSeries(t *testing.T) {
 	if r.Load.BudgetSource != BudgetDefault {
 		t.Errorf("budget source %q, want default", r.Load.BudgetSource)
 	}
+	var text strings.Builder
+	if err := WriteText(&text, r, nil); err != nil || !strings.Contains(text.String(), "no parking card") {
+		t.Errorf("text report does not say there is no parking card (%v):\n%s", err, text.String())
+	}
 	by := checksByName(r)
 	for _, name := range []string{CheckWaitMatchesBudgetExhausted, CheckParked} {
 		if by[name].Status != CheckFailed {
