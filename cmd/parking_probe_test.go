@@ -469,3 +469,17 @@ func TestParkingProbeMergeKeepsVerdicts(t *testing.T) {
 		t.Errorf("--allow-mixed still refused: %s", errOut)
 	}
 }
+
+// TestParkingProbeStartAtSaysUntilWhen: a future --start-at says on stderr
+// until when it waits. The factory's clock is an hour early, so the run
+// itself does not wait.
+func TestParkingProbeStartAtSaysUntilWhen(t *testing.T) {
+	srv := probeTarget(t)
+	f, _, errOut := probeTestFactory(t, context.Background())
+	f.Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	at := time.Now().Add(-time.Second).UTC().Format(time.RFC3339)
+	Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "2", "--actors", "1", "--start-at", at})
+	if !strings.Contains(errOut.String(), "waiting until "+at) {
+		t.Errorf("stderr %q does not say until when it waits", errOut)
+	}
+}
