@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,7 +73,9 @@ ADDRESSING
   The actor goes in the Host header, rendered from --host-template (default
   {actor}.{atespace}.actors.resources.substrate.ate.dev), or in the URL with
   --url-template (a full URL, or a path joined to --target). Templates must
-  contain {actor}; {atespace} is --atespace.
+  contain {actor}; {atespace} is --atespace. PR #221 predates the atespace
+  form and answers it with 404 invalid host: probe it with
+  --host-template '{actor}.actors.resources.substrate.ate.dev'.
   Actors: --actors N (actor-0001 …), --actor NAME (repeat), --actors-file FILE
   (one a line, # comments); chosen per request by --distribution:
     uniform     every actor equally
@@ -90,10 +94,19 @@ OUTCOMES (every request lands in exactly one)
   deadline_exceeded   504 with an actor body
   unauthenticated     401
   permission_denied   403
-  resume_error        500 error resuming actor … / actor … routing failed
+  resume_error        500 error resuming actor …
+  rate_limited        429 actor … rate limited
+  routing_failed      500 actor … routing failed
+  ext_proc_error      500 or 504 with an EMPTY body: Envoy's own answer when
+                      the ext_proc stream fails (its breaker overflowing
+                      too) or times out (max-wait + 5s)
   envoy_overflow      503 with x-envoy-overloaded, or "reset reason: overflow"
   proxy_error         502; 500/503/504 from the proxy (no healthy upstream,
                       upstream request timeout, no actor body)
+  The actor id may be quoted or not, with or without the atespace
+  (actor "x" …, actor "ns/x" …, actor ns/x …).
+  A router without parking (atenet main) answers a full pool at once with
+  the budget_exhausted text; the parked check tells the two apart.
   client_timeout      this probe's --timeout fired
   transport_error     refused, reset, EOF…; also requests cancelled by Ctrl-C
                       (detail "canceled")
@@ -106,9 +119,27 @@ CHECKS (exit 3 when one fails)
   rejected_matches_shed  parking_rejected_total grew by the shed count (--metrics-url)
   active_drains          parking_active back to 0 after the run (--metrics-url
                          or --statusz-url)
-  no_envoy_overflow      no envoy_overflow: Envoy's breaker sits below the lot
+  no_envoy_overflow      no envoy_overflow and no ext_proc_error: Envoy
+                         truncates the lot
   all_accounted          the outcomes add up to the requests sent
-  A check with nothing to judge is skipped, which does not fail the run.
+  wait_matches_budget_exhausted
+                         parking_wait grew by the budget_exhausted count
+                         (label budget_exhausted), or by at least it (PR
+                         #221's label error); series absent before the run
+                         count from 0 (--metrics-url)
+  parked                 per-actor flights (requests to one actor that
+                         overlap in time): no flight's FIRST request refused
+                         in under half the budget; late joiners may be
+                         refused sooner
+  reached_parking        some answer came from the parking path (served,
+                         shed or budget_exhausted): a run of only 404s,
+                         timeouts or transport errors proves nothing and
+                         FAILS (exit 3; with no HTTP answer at all, exit 1)
+  A check with nothing to judge is skipped, which does not fail the run;
+  reached_parking makes sure a run is never passed on skips alone.
+  Without --budget the budget is the router's statusz max_wait (PR #221
+  writes it "30s"; seconds are read too), else 5s; the report says which.
+  A statusz without a parking card (atenet main) is reported, not an error.
 
 EXPECTATIONS (--expect, repeat or separate with commas)
   OUTCOME OP NUMBER       served>=0.95  shed==0  budget_exhausted<=10
@@ -147,7 +178,7 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 		Example: `  # 2,000 requests at once against a local simulator, with its metrics
   shakectl sim router --workers 4 &
   shakectl parking-probe --target http://127.0.0.1:8080 --requests 2000 \
-      --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:8081/statusz
+      --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:4040/statusz
 
   # 200 req/s for 30 s over 500 actors, a hot one taking 80%, in CI
   shakectl parking-probe --target http://router:8080 --mode open --rate 200 \
@@ -181,7 +212,7 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 	fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
 	fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
 	fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
-	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace})")
+	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
 	fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
 	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
 	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
@@ -193,8 +224,8 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
 	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
 	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's --parked-request-budget, for budget_bound")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late")
+	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
 	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
@@ -235,7 +266,12 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		Timeout:      opts.timeout,
 		MetricsURL:   opts.metricsURL,
 		StatuszURL:   opts.statuszURL,
-		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, ShedMax: opts.shedMax},
+		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, SlackSet: fl.Changed("slack"), ShedMax: opts.shedMax},
+	}
+	if !fl.Changed("budget") {
+		// probe owns the default: the router's statusz max_wait when
+		// --statusz-url gives one, else probe.DefaultBudget.
+		po.Checks.Budget = 0
 	}
 	switch po.Mode {
 	case probe.Burst, probe.Closed, probe.Open:
@@ -247,6 +283,29 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 	}
 	if opts.urlTemplate != "" {
 		po.HostTemplate = ""
+	}
+	// Flags of another load shape would be silently ignored: refuse them.
+	for _, m := range []struct {
+		flag  string
+		modes []probe.Mode
+	}{
+		{"requests", []probe.Mode{probe.Burst}},
+		{"concurrency", []probe.Mode{probe.Closed}},
+		{"rate", []probe.Mode{probe.Open}},
+		{"duration", []probe.Mode{probe.Closed, probe.Open}},
+	} {
+		if fl.Changed(m.flag) && !slices.Contains(m.modes, po.Mode) {
+			return nil, usageErrorf("--%s does not apply to --mode %s", m.flag, po.Mode)
+		}
+	}
+	if fl.Changed("actors") && opts.actors > probe.MaxActors {
+		return nil, usageErrorf("--actors %d is more than %d", opts.actors, probe.MaxActors)
+	}
+	for _, file := range []struct{ flag, path string }{{"--out", opts.out}, {"--plot", opts.plot}} {
+		// Fail before any load, not after the run.
+		if err := checkWritableDir(file.flag, file.path); err != nil {
+			return nil, err
+		}
 	}
 	for name, d := range map[string]time.Duration{"--budget": opts.budget, "--slack": opts.slack, "--shed-max": opts.shedMax} {
 		if d <= 0 && !(name == "--slack" && d == 0 && fl.Changed("slack")) {
@@ -282,10 +341,11 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		}
 		actors = append(actors, names...)
 	}
-	if fl.Changed("actors") || len(actors) == 0 {
-		actors = append(actors, probe.GeneratedActors(opts.actors)...)
-	}
 	po.Actors = actors
+	if fl.Changed("actors") || len(actors) == 0 {
+		// Named on demand, not a slice of every name.
+		po.ActorCount = opts.actors
+	}
 
 	if len(opts.headers) > 0 {
 		po.Header = http.Header{}
@@ -331,6 +391,22 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 	return po, nil
 }
 
+// checkWritableDir refuses an output file whose directory does not exist.
+func checkWritableDir(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return usageErrorf("cannot write %s %s: %s", flag, path, pathErrReason(err))
+	}
+	if !st.IsDir() {
+		return usageErrorf("cannot write %s %s: %s is not a directory", flag, path, dir)
+	}
+	return nil
+}
+
 func readActorsFile(f *Factory, path string) ([]string, error) {
 	var r io.Reader
 	if path == "-" {
@@ -364,6 +440,11 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 	if ios.IsStderrTTY() && !cfg.Quiet {
 		prog = &progressLine{w: ios.ErrOut}
 		po.Progress = prog.show
+	}
+	if !po.StartAt.IsZero() {
+		if d := po.StartAt.Sub(f.Now()); d > 0 {
+			fmt.Fprintf(ios.ErrOut, "waiting until %s (%s from now) to start the load\n", po.StartAt.Format(time.RFC3339), d.Round(time.Second))
+		}
 	}
 	report, runErr := probe.Run(f.Context, *po)
 	prog.clear()
@@ -493,6 +574,7 @@ type parkingProbeMergeOptions struct {
 	budget, slack, shedMax time.Duration
 	expect                 []string
 	out                    string
+	allowMixed             bool
 }
 
 func newCmdParkingProbeMerge(f *Factory) *cobra.Command {
@@ -505,8 +587,11 @@ e.g. on several machines with the same --start-at, into one report: counts
 add, latency histograms merge exactly (each report carries them), the per-second
 series align on the wall clock, and the router's metrics span from the
 earliest scrape before to the latest scrape after. The checks run again on
-the merged numbers, with the thresholds of the first report unless given
-here; failed checks exit 3 as they do for a run.`,
+the merged numbers, with the thresholds of the first report and the runs'
+own --expect unless given here; failed checks exit 3 as they do for a run.
+A run that failed its own checks fails the merge too (sources_passed). The
+same report twice is refused, and so are runs of different targets or
+modes unless --allow-mixed.`,
 		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -519,6 +604,7 @@ here; failed checks exit 3 as they do for a run.`,
 	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
+	fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
 	must(c.MarkFlagFilename("out", "json"))
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -548,13 +634,16 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		}
 		reports = append(reports, r)
 	}
+	if err := probe.CheckMergeable(reports, paths, opts.allowMixed); err != nil {
+		return &UsageError{Msg: strings.Replace(err.Error(), "the mixed flag", "--allow-mixed", 1)}
+	}
 	cc := probe.CheckConfigOf(reports[0])
 	fl := c.Flags()
 	if fl.Changed("budget") || cc.Budget <= 0 {
-		cc.Budget = opts.budget
+		cc.Budget, cc.BudgetSource = opts.budget, probe.BudgetGiven
 	}
-	if fl.Changed("slack") || cc.Slack <= 0 {
-		cc.Slack = opts.slack
+	if fl.Changed("slack") {
+		cc.Slack, cc.SlackSet = opts.slack, true
 	}
 	if fl.Changed("shed-max") || cc.ShedMax <= 0 {
 		cc.ShedMax = opts.shedMax

@@ -80,10 +80,11 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Mode != probe.Burst || o.Requests != 100 || len(o.Actors) != 100 || o.Actors[0] != "actor-0001" ||
-		o.HostTemplate != probe.DefaultHostTemplate || o.Method != "GET" || o.Timeout != 0 || o.Checks.Budget != 5*time.Second {
+	if o.Mode != probe.Burst || o.Requests != 100 || len(o.Actors) != 0 || o.ActorCount != 100 ||
+		o.HostTemplate != probe.DefaultHostTemplate || o.Method != "GET" || o.Timeout != 0 || o.Checks.Budget != 0 || o.Checks.SlackSet {
 		t.Errorf("defaults: %+v", o)
 	}
+	// probe owns the budget's default (statusz max_wait, else 5s).
 	if o.EffectiveTimeout() != 15*time.Second {
 		t.Errorf("default per-request timeout %s, want budget + 10s", o.EffectiveTimeout())
 	}
@@ -105,11 +106,11 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 	}
 	if o.Mode != probe.Open || o.Rate != 50 || o.Duration != 3*time.Second || o.Distribution.String() != "zipf:1.5" || o.Seed != 9 ||
 		o.Method != "POST" || o.Header.Get("X-A") != "1" || o.Header.Get("X-B") != "two" || string(o.Body) != `{"x":1}` ||
-		o.Timeout != 2*time.Second || len(o.Checks.Expect) != 3 || o.Checks.Budget != 3*time.Second || o.Checks.Slack != 0 {
+		o.Timeout != 2*time.Second || len(o.Checks.Expect) != 3 || o.Checks.Budget != 3*time.Second || o.Checks.Slack != 0 || !o.Checks.SlackSet {
 		t.Errorf("options %+v", o)
 	}
 	o, err = captureOptions(t, "--target", "http://r", "--actors", "3", "--actor", "x")
-	if err != nil || strings.Join(o.Actors, ",") != "x,actor-0001,actor-0002,actor-0003" {
+	if err != nil || strings.Join(o.Actors, ",") != "x" || o.ActorCount != 3 {
 		t.Errorf("--actors with --actor: %v %v", o.Actors, err)
 	}
 	o, err = captureOptions(t, "--url-template", "http://r/{actor}")
@@ -156,6 +157,18 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--metrics-url", "localhost:9090"}, "--metrics-url"},
 		{[]string{"--body", "@/nonexistent/body"}, "cannot read --body file"},
 		{[]string{"extra"}, "unknown command"},
+		{[]string{"--actors", "2000000000000"}, "--actors 2000000000000 is more than 1000000000"},
+		{[]string{"--actors", "100000000", "--distribution", "zipf:1.1"}, "zipf over 100000000 actors is more than 1000000"},
+		{[]string{"--requests", "100000000"}, "run several probes with --start-at and merge"},
+		{[]string{"--mode", "closed", "--concurrency", "5000000"}, "--concurrency 5000000 is more than"},
+		{[]string{"--mode", "open", "--rate", "1e9"}, "--rate 1e+09 is more than"},
+		{[]string{"--rate", "5"}, "--rate does not apply to --mode burst"},
+		{[]string{"--duration", "5s"}, "--duration does not apply to --mode burst"},
+		{[]string{"--mode", "open", "--requests", "5"}, "--requests does not apply to --mode open"},
+		{[]string{"--mode", "closed", "--rate", "5"}, "--rate does not apply to --mode closed"},
+		{[]string{"--mode", "open", "--concurrency", "5"}, "--concurrency does not apply to --mode open"},
+		{[]string{"--out", "/nonexistent/dir/r.json"}, "cannot write --out /nonexistent/dir/r.json: no such file or directory"},
+		{[]string{"--plot", "/nonexistent/dir/p.png"}, "cannot write --plot /nonexistent/dir/p.png"},
 	}
 	for _, tt := range tests {
 		f, out, errOut := probeTestFactory(t, context.Background())
@@ -414,5 +427,59 @@ func TestParkingProbeTimeoutShadowsGlobal(t *testing.T) {
 	}
 	if seen.Timeout != 750*time.Millisecond || cfg.Timeout != 0 || cfg.Output != "json" {
 		t.Errorf("probe timeout %s, global timeout %s, output %q", seen.Timeout, cfg.Timeout, cfg.Output)
+	}
+}
+
+// TestParkingProbeMergeKeepsVerdicts: a failed run does not merge into a
+// pass, the same report twice is refused, and so are runs of different
+// modes unless --allow-mixed.
+func TestParkingProbeMergeKeepsVerdicts(t *testing.T) {
+	srv := probeTarget(t)
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		f, _, errOut := probeTestFactory(t, context.Background())
+		file := filepath.Join(dir, name)
+		Run(f, append([]string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--actors", "2", "-o", "json", "--out", file}, args...))
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("%s not written: %s", name, errOut)
+		}
+		return file
+	}
+	good := run("good.json", "--requests", "6", "--seed", "1")
+	failing := run("failing.json", "--requests", "6", "--seed", "2", "--expect", "requests==7")
+	closed := run("closed.json", "--mode", "closed", "--concurrency", "1", "--duration", "100ms", "--seed", "3")
+
+	f, out, errOut := probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, failing}); code != ExitChecksFailed {
+		t.Errorf("merging a failed run: exit %d, want 3; %s", code, errOut)
+	}
+	if s := out.String(); !strings.Contains(s, "sources_passed") || !strings.Contains(s, "expect requests==7") {
+		t.Errorf("merged report lost the run's verdict or its --expect:\n%s", s)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, good}); code != ExitUsage || !strings.Contains(errOut.String(), "same run") {
+		t.Errorf("same report twice: exit %d, %s", code, errOut)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", good, closed}); code != ExitUsage || !strings.Contains(errOut.String(), "--allow-mixed") {
+		t.Errorf("mixed modes: exit %d, %s", code, errOut)
+	}
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "merge", "--allow-mixed", good, closed}); code == ExitUsage {
+		t.Errorf("--allow-mixed still refused: %s", errOut)
+	}
+}
+
+// TestParkingProbeStartAtSaysUntilWhen: a future --start-at says on stderr
+// until when it waits. The factory's clock is an hour early, so the run
+// itself does not wait.
+func TestParkingProbeStartAtSaysUntilWhen(t *testing.T) {
+	srv := probeTarget(t)
+	f, _, errOut := probeTestFactory(t, context.Background())
+	f.Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	at := time.Now().Add(-time.Second).UTC().Format(time.RFC3339)
+	Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "2", "--actors", "1", "--start-at", at})
+	if !strings.Contains(errOut.String(), "waiting until "+at) {
+		t.Errorf("stderr %q does not say until when it waits", errOut)
 	}
 }

@@ -57,16 +57,34 @@ func ParseDistribution(s string) (Distribution, error) {
 	return Distribution{}, fmt.Errorf("unknown distribution %q: want uniform, hot:FRACTION or zipf:S", s)
 }
 
+// actorSet is a run's actors: named ones, then generated ones named on
+// demand (actor-0001 …), so a million actors cost no memory.
+type actorSet struct {
+	named     []string
+	generated int
+}
+
+func (a actorSet) Len() int { return len(a.named) + a.generated }
+
+// Name is actor i's name.
+func (a actorSet) Name(i int) string {
+	if i < len(a.named) {
+		return a.named[i]
+	}
+	return generatedName(i-len(a.named), a.generated)
+}
+
+func generatedName(i, n int) string {
+	width := max(len(strconv.Itoa(n)), 4)
+	return fmt.Sprintf("actor-%0*d", width, i+1)
+}
+
 // GeneratedActors names n actors actor-0001, actor-0002, … (wider when n
 // needs more digits).
 func GeneratedActors(n int) []string {
-	width := len(strconv.Itoa(n))
-	if width < 4 {
-		width = 4
-	}
 	out := make([]string, n)
 	for i := range out {
-		out[i] = fmt.Sprintf("actor-%0*d", width, i+1)
+		out[i] = generatedName(i, n)
 	}
 	return out
 }
@@ -99,28 +117,23 @@ func ReadActors(r io.Reader) ([]string, error) {
 // a run with the same --seed sends the same actors in the same order,
 // whichever worker happens to send request i.
 type picker struct {
-	actors []string
-	seed   uint64
+	n       int
+	seed    uint64
+	hot     bool
+	hotFrac float64
 	// cdf is nil for uniform; else cdf[k] is the probability of choosing an
 	// actor with index ≤ k.
 	cdf []float64
 }
 
-func newPicker(actors []string, d Distribution, seed uint64) *picker {
-	p := &picker{actors: actors, seed: seed}
-	n := len(actors)
+func newPicker(n int, d Distribution, seed uint64) *picker {
+	p := &picker{n: n, seed: seed}
 	switch d.Kind {
 	case "hot":
+		// Closed form, no table: the hot actor takes [0, F), the others
+		// equal slices of the rest, so any number of actors costs nothing.
 		if n > 1 {
-			p.cdf = make([]float64, n)
-			rest := (1 - d.Param) / float64(n-1)
-			acc := d.Param
-			for k := range p.cdf {
-				if k > 0 {
-					acc += rest
-				}
-				p.cdf[k] = acc
-			}
+			p.hot, p.hotFrac = true, d.Param
 		}
 	case "zipf":
 		p.cdf = make([]float64, n)
@@ -139,16 +152,20 @@ func newPicker(actors []string, d Distribution, seed uint64) *picker {
 	return p
 }
 
-// pick returns the actor of request i.
-func (p *picker) pick(i uint64) string { return p.actors[p.index(i)] }
-
 // index returns the index of the actor of request i.
 func (p *picker) index(i uint64) int {
 	u := unitFloat(splitmix64(p.seed ^ splitmix64(i)))
+	if p.hot {
+		if u < p.hotFrac {
+			return 0
+		}
+		rest := (1 - p.hotFrac) / float64(p.n-1)
+		return min(1+int((u-p.hotFrac)/rest), p.n-1)
+	}
 	if p.cdf == nil {
-		k := int(u * float64(len(p.actors)))
-		if k >= len(p.actors) {
-			k = len(p.actors) - 1
+		k := int(u * float64(p.n))
+		if k >= p.n {
+			k = p.n - 1
 		}
 		return k
 	}
@@ -158,8 +175,8 @@ func (p *picker) index(i uint64) int {
 	if k < len(p.cdf) && p.cdf[k] == u && k+1 < len(p.cdf) {
 		k++
 	}
-	if k >= len(p.actors) {
-		k = len(p.actors) - 1
+	if k >= p.n {
+		k = p.n - 1
 	}
 	return k
 }

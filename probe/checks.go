@@ -39,6 +39,9 @@ func (r *Report) evaluate(cfg CheckConfig) {
 		r.checkActiveDrains(),
 		r.checkNoEnvoyOverflow(),
 		r.checkAllAccounted(),
+		r.checkWaitMatchesBudgetExhausted(),
+		r.checkParked(cfg),
+		r.checkReachedParking(),
 	}
 	for _, e := range cfg.Expect {
 		r.Checks = append(r.Checks, r.checkExpectation(e))
@@ -65,10 +68,18 @@ func (r *Report) checkBudgetBound(cfg CheckConfig) Check {
 	late := countAbove(h, bound)
 	maxD := usDuration(h.Max())
 	if late > 0 {
-		return failed(CheckBudgetBound, fmt.Sprintf("%d of %d budget_exhausted answers came later than %s (budget %s + slack %s); max %s",
-			late, s.Count, fmtDur(bound), fmtDur(cfg.Budget), fmtDur(cfg.Slack), fmtDur(maxD)))
+		src := ""
+		if cfg.BudgetSource == BudgetStatusz {
+			src = " from the router's statusz max_wait"
+		}
+		return failed(CheckBudgetBound, fmt.Sprintf("%d of %d budget_exhausted answers came later than %s (budget %s%s + slack %s); max %s",
+			late, s.Count, fmtDur(bound), fmtDur(cfg.Budget), src, fmtDur(cfg.Slack), fmtDur(maxD)))
 	}
-	return ok(CheckBudgetBound, fmt.Sprintf("all %d budget_exhausted answers within %s (max %s)", s.Count, fmtDur(bound), fmtDur(maxD)))
+	src := ""
+	if cfg.BudgetSource == BudgetStatusz {
+		src = fmt.Sprintf("budget %s from the router's statusz max_wait; ", fmtDur(cfg.Budget))
+	}
+	return ok(CheckBudgetBound, fmt.Sprintf("all %d budget_exhausted answers within %s (%smax %s)", s.Count, fmtDur(bound), src, fmtDur(maxD)))
 }
 
 // countAbove counts recorded values certainly above d: those whose
@@ -120,10 +131,19 @@ func (r *Report) checkRejectedMatchesShed() Check {
 	}
 	shed := r.count(Shed)
 	d := *m.RejectedDelta
-	if d != float64(shed) {
-		return failed(CheckRejectedMatchesShed, fmt.Sprintf("parking_rejected grew by %s but the probe saw %d shed answers", formatFloat(d), shed))
+	// OpenTelemetry exports an instrument only once used (PR #221
+	// 4a8f978b): absent before means 0, absent after too means never used.
+	form := ""
+	switch {
+	case m.Before.ParkingRejectedTotal == nil && m.After.ParkingRejectedTotal == nil:
+		form = " (parking_rejected_total absent before and after: never used)"
+	case m.Before.ParkingRejectedTotal == nil:
+		form = " (parking_rejected_total absent before the run: counted from 0)"
 	}
-	return ok(CheckRejectedMatchesShed, fmt.Sprintf("parking_rejected grew by %s, as many as shed answers", formatFloat(d)))
+	if d != float64(shed) {
+		return failed(CheckRejectedMatchesShed, fmt.Sprintf("parking_rejected grew by %s but the probe saw %d shed answers%s", formatFloat(d), shed, form))
+	}
+	return ok(CheckRejectedMatchesShed, fmt.Sprintf("parking_rejected grew by %s, as many as shed answers%s", formatFloat(d), form))
 }
 
 // checkActiveDrains: once every request has been answered, nothing may stay
@@ -171,10 +191,16 @@ func (r *Report) activePeak() *float64 {
 // below the parking lot and silently truncates it.
 func (r *Report) checkNoEnvoyOverflow() Check {
 	n := r.count(EnvoyOverflow)
-	if n > 0 {
+	x := r.count(ExtProcError)
+	switch {
+	case n > 0 && x > 0:
+		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were Envoy overflows and %d ext_proc errors (Envoy's empty 500/504): Envoy truncates the parking lot", n, x))
+	case n > 0:
 		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were Envoy overflows: its circuit breaker (--extproc-max-requests) sits below the parking lot", n))
+	case x > 0:
+		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were ext_proc errors (Envoy's own 500/504 with an empty body): the ext_proc stream failed or timed out, which truncates the lot as an overflow does (Envoy's default breaker of 1024 sits below PR #221's lot of 2048; message_timeout is max-wait + 5s)", x))
 	}
-	return ok(CheckNoEnvoyOverflow, "no Envoy overflow answers")
+	return ok(CheckNoEnvoyOverflow, "no Envoy overflow or ext_proc error answers")
 }
 
 // checkAllAccounted: every request sent has exactly one outcome.
@@ -273,4 +299,40 @@ func trimFloat(f float64) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// CheckWaitMatchesBudgetExhausted compares the router's wait histogram with
+// the probe's budget_exhausted answers.
+const CheckWaitMatchesBudgetExhausted = "wait_matches_budget_exhausted"
+
+// checkWaitMatchesBudgetExhausted: every budget_exhausted answer was a park
+// that ended, so the wait histogram grew by as many under the seed's label
+// budget_exhausted, or by at least as many under PR #221's label error
+// (4a8f978b records budget exhaustion as outcome="error", with other
+// failures).
+func (r *Report) checkWaitMatchesBudgetExhausted() Check {
+	m := r.Metrics
+	if m == nil {
+		return skipped(CheckWaitMatchesBudgetExhausted, "no --metrics-url")
+	}
+	if m.Before == nil || m.After == nil {
+		return skipped(CheckWaitMatchesBudgetExhausted, "a scrape before or after the run failed")
+	}
+	be := r.count(BudgetExhausted)
+	seed := m.WaitDelta["budget_exhausted"].Count
+	pr := m.WaitDelta["error"].Count
+	switch {
+	case be == 0 && seed == 0:
+		return skipped(CheckWaitMatchesBudgetExhausted, "no budget_exhausted answers")
+	case seed > 0 || m.WaitBudgetLabel == "budget_exhausted":
+		if seed != float64(be) {
+			return failed(CheckWaitMatchesBudgetExhausted, fmt.Sprintf(`parking_wait{outcome="budget_exhausted"} grew by %s but the probe saw %d budget_exhausted answers`, formatFloat(seed), be))
+		}
+		return ok(CheckWaitMatchesBudgetExhausted, fmt.Sprintf(`parking_wait{outcome="budget_exhausted"} grew by %s, as many as budget_exhausted answers`, formatFloat(seed)))
+	case pr >= float64(be):
+		return ok(CheckWaitMatchesBudgetExhausted, fmt.Sprintf(`parking_wait{outcome="error"} (PR #221's label for a spent budget, shared with other failures) grew by %s, at least the %d budget_exhausted answers`, formatFloat(pr), be))
+	case pr > 0:
+		return failed(CheckWaitMatchesBudgetExhausted, fmt.Sprintf(`parking_wait{outcome="error"} grew by %s, fewer than the %d budget_exhausted answers`, formatFloat(pr), be))
+	}
+	return failed(CheckWaitMatchesBudgetExhausted, fmt.Sprintf("the probe saw %d budget_exhausted answers but the router recorded no parking wait (no parking_wait series grew): it refused without parking", be))
 }

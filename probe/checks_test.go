@@ -89,6 +89,9 @@ func TestCheckBudgetBound(t *testing.T) {
 
 	r = fakeRun(t, Options{Checks: CheckConfig{Budget: time.Second, Slack: 200 * time.Millisecond}}, many(BudgetExhausted, 2, 1500*time.Millisecond), nil)
 	wantCheck(t, r, CheckBudgetBound, CheckFailed, "later than 1.2s (budget 1s + slack 200ms)")
+	// --slack 0 means no grace, not the default second.
+	r = fakeRun(t, Options{Checks: CheckConfig{Budget: time.Second, SlackSet: true}}, many(BudgetExhausted, 2, 1100*time.Millisecond), nil)
+	wantCheck(t, r, CheckBudgetBound, CheckFailed, "later than 1s (budget 1s + slack 0s)")
 
 	r = fakeRun(t, Options{}, many(Served, 2, time.Second), nil)
 	wantCheck(t, r, CheckBudgetBound, CheckSkipped, "no budget_exhausted")

@@ -38,8 +38,16 @@ type Answer struct {
 //   - 503 with the router's body `actor <id> unavailable: router at capacity`
 //     → shed, `…: no free workers available` → budget_exhausted, any other
 //     `actor <id> unavailable…` → unavailable (the id quoted or not);
+//   - 429 `actor <id> rate limited` → rate_limited;
 //   - 504 with an `actor <id> …` body → deadline_exceeded;
-//   - 500 `error resuming actor <id>` or `actor <id> …` → resume_error;
+//   - 500 `actor <id> routing failed` → routing_failed;
+//   - 500 `error resuming actor <id>` or other `actor <id> …` → resume_error;
+//   - 500 or 504 with an EMPTY body and no x-envoy-* header naming another
+//     cause → ext_proc_error: Envoy's own status_on_error (500) when the
+//     ext_proc stream fails, including its circuit breaker overflowing, or
+//     its message timeout (504; 500 before Envoy's ext_proc_timeout_error
+//     flag). Read from Envoy ext_proc.cc as agent-substrate/substrate PR
+//     #221 (4a8f978b) configures it; see reference/atenet-router.md;
 //   - 502, and 500/503/504 that carry no actor body but come from the proxy
 //     (Envoy's texts such as "no healthy upstream" or "upstream request
 //     timeout", x-envoy-* headers, or any 500/504) → proxy_error;
@@ -67,7 +75,15 @@ func Classify(a Answer) Outcome {
 		return PermissionDenied
 	}
 	kind, reason, isActor := parseActorBody(body)
+	if len(body) == 0 && (status == http.StatusInternalServerError || status == http.StatusGatewayTimeout) {
+		return ExtProcError
+	}
 	switch status {
+	case http.StatusTooManyRequests:
+		if isActor && kind == actorBodyPlain && strings.HasPrefix(reason, "rate limited") {
+			return RateLimited
+		}
+		return Other
 	case http.StatusServiceUnavailable:
 		if isActor && kind == actorBodyPlain {
 			switch {
@@ -90,6 +106,9 @@ func Classify(a Answer) Outcome {
 		}
 		return ProxyError
 	case http.StatusInternalServerError:
+		if isActor && kind == actorBodyPlain && strings.HasPrefix(reason, "routing failed") {
+			return RoutingFailed
+		}
 		if isActor {
 			return ResumeError
 		}

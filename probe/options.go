@@ -28,6 +28,16 @@ const (
 	DefaultBudget       = 5 * time.Second
 	DefaultSlack        = time.Second
 	DefaultShedMax      = 250 * time.Millisecond
+	// MaxActors bounds the actors of a run. Generated names are rendered
+	// on demand; zipf holds a table of MaxZipfActors at most.
+	MaxActors     = 1_000_000_000
+	MaxZipfActors = 1_000_000
+	// MaxBurst bounds a burst: each request is a goroutine and a
+	// connection, so more is for several machines (see merge).
+	MaxBurst = 1_000_000
+	// MaxConcurrency bounds closed-mode workers and MaxRate open mode.
+	MaxConcurrency = 1_000_000
+	MaxRate        = 1_000_000
 	// timeoutOverBudget is how much longer than the park budget a request
 	// may take by default before the probe gives up on it.
 	timeoutOverBudget = 10 * time.Second
@@ -48,8 +58,10 @@ type Options struct {
 	// Duration bounds closed and open runs.
 	Duration time.Duration
 
-	// Actors are the actor names; Distribution and Seed choose among them.
+	// Actors are named actors, and ActorCount more are generated
+	// (actor-0001 …) on demand; Distribution and Seed choose among them.
 	Actors       []string
+	ActorCount   int
 	Distribution Distribution
 	Seed         uint64
 
@@ -89,27 +101,51 @@ type Options struct {
 	// the scrapes' (tests run the probe over in-memory connections).
 	Transport       http.RoundTripper
 	ScrapeTransport http.RoundTripper
+
+	// budgetFromStatusz: no budget was given and statusz may tell it.
+	budgetFromStatusz bool
 }
 
 // CheckConfig holds the thresholds of the built-in checks and the user's
-// expectations.
+// expectations. Its zero value means "defaults"; applyDefaults is the one
+// place that fills them.
 type CheckConfig struct {
-	// Budget is the router's park budget (default 5s) and Slack the grace
-	// above it (default 1s) before a budget_exhausted answer counts as late.
+	// Budget is the router's park budget and Slack the grace above it
+	// before a budget_exhausted answer counts as late. A zero Budget takes
+	// the router's own (statusz max_wait) when --statusz-url gives it, else
+	// DefaultBudget.
 	Budget time.Duration
 	Slack  time.Duration
+	// SlackSet says Slack was given, so a zero Slack means no grace rather
+	// than DefaultSlack.
+	SlackSet bool
 	// ShedMax bounds the p99 latency of shed answers (default 250ms).
 	ShedMax time.Duration
 	Expect  []Expectation
+	// BudgetSource says where Budget came from: "given", "statusz
+	// max_wait" or "default"; set by applyDefaults.
+	BudgetSource string
 }
 
+// Where the park budget came from.
+const (
+	BudgetGiven   = "given"
+	BudgetStatusz = "statusz max_wait"
+	BudgetDefault = "default"
+)
+
 func (c *CheckConfig) applyDefaults() {
-	if c.Budget == 0 {
-		c.Budget = DefaultBudget
+	switch {
+	case c.BudgetSource != "":
+	case c.Budget == 0:
+		c.Budget, c.BudgetSource = DefaultBudget, BudgetDefault
+	default:
+		c.BudgetSource = BudgetGiven
 	}
-	if c.Slack == 0 {
+	if c.Slack == 0 && !c.SlackSet {
 		c.Slack = DefaultSlack
 	}
+	c.SlackSet = true
 	if c.ShedMax == 0 {
 		c.ShedMax = DefaultShedMax
 	}
@@ -138,6 +174,16 @@ func (o *Options) EffectiveTimeout() time.Duration {
 
 // validate fills defaults and refuses what cannot run.
 func (o *Options) validate() error {
+	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
+		if d < 0 {
+			return optionErrorf("%s must be positive, got %s", name, d)
+		}
+	}
+	if o.Checks.Budget == 0 && o.StatuszURL != "" {
+		// Run takes the router's own budget from statusz, if it has one,
+		// before applying the defaults.
+		o.budgetFromStatusz = true
+	}
 	o.Checks.applyDefaults()
 	if o.Mode == "" {
 		o.Mode = Burst
@@ -159,9 +205,15 @@ func (o *Options) validate() error {
 		if o.Requests <= 0 {
 			return optionErrorf("--requests must be a positive number, got %d", o.Requests)
 		}
+		if o.Requests > MaxBurst {
+			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them", o.Requests, MaxBurst)
+		}
 	case Closed:
 		if o.Concurrency <= 0 {
 			return optionErrorf("--concurrency must be a positive number, got %d", o.Concurrency)
+		}
+		if o.Concurrency > MaxConcurrency {
+			return optionErrorf("--concurrency %d is more than %d", o.Concurrency, MaxConcurrency)
 		}
 		if o.Duration <= 0 {
 			return optionErrorf("--duration must be positive, got %s", o.Duration)
@@ -173,6 +225,9 @@ func (o *Options) validate() error {
 		if o.Duration <= 0 {
 			return optionErrorf("--duration must be positive, got %s", o.Duration)
 		}
+		if o.Rate > MaxRate {
+			return optionErrorf("--rate %g is more than %d a second", o.Rate, MaxRate)
+		}
 		if o.Rate*o.Duration.Seconds() < 1 {
 			return optionErrorf("--rate %g for --duration %s sends no request; raise one of them", o.Rate, o.Duration)
 		}
@@ -182,18 +237,21 @@ func (o *Options) validate() error {
 	if o.Timeout < 0 {
 		return optionErrorf("--timeout must be positive, got %s", o.Timeout)
 	}
-	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
-		if d < 0 {
-			return optionErrorf("%s must be positive, got %s", name, d)
-		}
+	if o.ActorCount < 0 {
+		return optionErrorf("--actors must be a positive number, got %d", o.ActorCount)
 	}
-	if len(o.Actors) == 0 {
+	if n := len(o.Actors) + o.ActorCount; n == 0 {
 		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+	} else if n > MaxActors || o.ActorCount > MaxActors {
+		return optionErrorf("%d actors is more than %d", n, MaxActors)
 	}
 	for _, a := range o.Actors {
 		if a == "" || strings.ContainsAny(a, " \t\r\n/") {
 			return optionErrorf("invalid actor name %q", a)
 		}
+	}
+	if o.Distribution.Kind == "zipf" && len(o.Actors)+o.ActorCount > MaxZipfActors {
+		return optionErrorf("zipf over %d actors is more than %d", len(o.Actors)+o.ActorCount, MaxZipfActors)
 	}
 	switch o.Distribution.Kind {
 	case "uniform", "hot", "zipf":

@@ -18,6 +18,9 @@ const (
 	Unauthenticated
 	PermissionDenied
 	ResumeError
+	RateLimited
+	RoutingFailed
+	ExtProcError
 	EnvoyOverflow
 	ProxyError
 	ClientTimeout
@@ -37,6 +40,9 @@ var outcomeNames = [numOutcomes]string{
 	Unauthenticated:  "unauthenticated",
 	PermissionDenied: "permission_denied",
 	ResumeError:      "resume_error",
+	RateLimited:      "rate_limited",
+	RoutingFailed:    "routing_failed",
+	ExtProcError:     "ext_proc_error",
 	EnvoyOverflow:    "envoy_overflow",
 	ProxyError:       "proxy_error",
 	ClientTimeout:    "client_timeout",

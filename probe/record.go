@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -63,6 +64,9 @@ type shard struct {
 	seen    int64
 	samples []Sample
 	rng     *rand.Rand
+
+	events        []flightEvent
+	eventsDropped int64
 }
 
 type result struct {
@@ -71,6 +75,19 @@ type result struct {
 	// due is when the request should have been sent and sentAt when it was,
 	// both from the start of the run; doneAt is when the answer completed.
 	due, sentAt, doneAt time.Duration
+	// actor is the index of the request's actor.
+	actor int
+}
+
+// maxFlightEvents bounds the per-request records kept (per shard) to find
+// per-actor flights; 16 bytes each.
+const maxFlightEvents = 1 << 18
+
+// flightEvent is one request as the parked check needs it.
+type flightEvent struct {
+	actor          uint32
+	outcome        Outcome
+	sentMs, doneMs int32
 }
 
 func (s *shard) record(r result, trackService bool) {
@@ -97,6 +114,12 @@ func (s *shard) record(r result, trackService bool) {
 		} else {
 			s.details[o]["other"]++
 		}
+	}
+	if len(s.events) < maxFlightEvents {
+		s.events = append(s.events, flightEvent{actor: uint32(r.actor), outcome: o,
+			sentMs: int32(min(r.sentAt/time.Millisecond, math.MaxInt32)), doneMs: int32(min(r.doneAt/time.Millisecond, math.MaxInt32))})
+	} else {
+		s.eventsDropped++
 	}
 	doneSec := secondOf(r.doneAt)
 	for len(s.done) <= doneSec {
@@ -161,6 +184,9 @@ type tally struct {
 	done    [][numOutcomes]int64
 	sent    []int64
 	samples []Sample
+	events  []flightEvent
+	// eventsDropped counts requests beyond the flight records' bound.
+	eventsDropped int64
 }
 
 func (r *recorder) merge() *tally {
@@ -193,6 +219,8 @@ func (r *recorder) merge() *tally {
 			t.sent[sec] += n
 		}
 		t.samples = append(t.samples, s.samples...)
+		t.events = append(t.events, s.events...)
+		t.eventsDropped += s.eventsDropped
 		s.mu.Unlock()
 	}
 	return t

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"sort"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -33,8 +30,10 @@ type Report struct {
 	SendLatenessHDR string          `json:"send_lateness_hdr,omitempty"`
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
 	Statusz         *StatuszReport  `json:"statusz,omitempty"`
-	Checks          []Check         `json:"checks"`
-	Series          []SeriesPoint   `json:"series"`
+	// Flights is the per-actor flight analysis of budget_exhausted answers.
+	Flights *FlightStats  `json:"flights,omitempty"`
+	Checks  []Check       `json:"checks"`
+	Series  []SeriesPoint `json:"series"`
 	// Sources lists the reports a merged report was made from.
 	Sources        []string `json:"sources,omitempty"`
 	OpenFilesLimit uint64   `json:"open_files_limit,omitempty"`
@@ -55,8 +54,11 @@ type LoadInfo struct {
 	Seed            uint64  `json:"seed"`
 	Method          string  `json:"method"`
 	// Addressing is "host <template>" or "url <template>".
-	Addressing     string  `json:"addressing"`
-	BudgetSeconds  float64 `json:"budget_seconds"`
+	Addressing    string  `json:"addressing"`
+	BudgetSeconds float64 `json:"budget_seconds"`
+	// BudgetSource says where the budget came from: given, statusz
+	// max_wait or default.
+	BudgetSource   string  `json:"budget_source,omitempty"`
 	SlackSeconds   float64 `json:"slack_seconds"`
 	ShedMaxSeconds float64 `json:"shed_max_seconds"`
 }
@@ -97,6 +99,10 @@ type MetricsReport struct {
 	RejectedDelta *float64 `json:"parking_rejected_delta"`
 	// WaitDelta is the wait histogram's growth during the run, per outcome.
 	WaitDelta map[string]WaitStats `json:"parking_wait_delta,omitempty"`
+	// WaitBudgetLabel is the outcome label under which the router records
+	// a spent budget, as seen: "budget_exhausted" (seed 000_), "error"
+	// (PR #221) or "" (none seen).
+	WaitBudgetLabel string `json:"wait_budget_label,omitempty"`
 	// ActivePeak is the highest parking_active seen before, during (every
 	// second) and after the run.
 	ActivePeak   *float64 `json:"parking_active_peak"`
@@ -112,6 +118,9 @@ type StatuszReport struct {
 	// ActivePeak is set when statusz (not metrics) was polled during the
 	// run.
 	ActivePeak *float64 `json:"active_peak,omitempty"`
+	// NoParkingCard says statusz answered without a parking card: the
+	// router does not park (atenet main).
+	NoParkingCard bool `json:"no_parking_card,omitempty"`
 }
 
 // Check is one pass/fail verdict. Status is "ok", "failed" or "skipped"
@@ -248,11 +257,12 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		Requests:        e.sent.Load(),
 		Load: LoadInfo{
 			TimeoutSeconds: seconds(e.timeout),
-			Actors:         len(o.Actors),
+			Actors:         len(o.Actors) + o.ActorCount,
 			Distribution:   o.Distribution.String(),
 			Seed:           o.Seed,
 			Method:         o.Method,
 			BudgetSeconds:  seconds(o.Checks.Budget),
+			BudgetSource:   o.Checks.BudgetSource,
 			SlackSeconds:   seconds(o.Checks.Slack),
 			ShedMaxSeconds: seconds(o.Checks.ShedMax),
 		},
@@ -303,12 +313,13 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		r.Metrics = m
 	}
 	if o.StatuszURL != "" {
-		s := &StatuszReport{URL: e.scr.statuszURL, Before: e.statuszBefore, After: e.statuszAfter}
+		s := &StatuszReport{URL: e.scr.statuszURL, Before: e.statuszBefore, After: e.statuszAfter, NoParkingCard: e.noParkingCard}
 		if o.MetricsURL == "" {
 			s.ActivePeak = e.activePeak
 		}
 		r.Statusz = s
 	}
+	r.Flights = analyseFlights(t.events, t.eventsDropped, o.Checks.Budget)
 	r.evaluate(o.Checks)
 	return r
 }
@@ -371,6 +382,12 @@ func (m *MetricsReport) computeDeltas() {
 			m.WaitDelta = map[string]WaitStats{}
 		}
 		m.WaitDelta[outcome] = w
+	}
+	switch {
+	case m.After.ParkingWait["budget_exhausted"].Count > 0:
+		m.WaitBudgetLabel = "budget_exhausted"
+	case m.After.ParkingWait["error"].Count > 0:
+		m.WaitBudgetLabel = "error"
 	}
 }
 
@@ -444,192 +461,4 @@ func ReadReport(rd io.Reader) (*Report, error) {
 		r.lateness = h
 	}
 	return &r, nil
-}
-
-// CheckConfigOf returns the check thresholds a report was made with.
-func CheckConfigOf(r *Report) CheckConfig {
-	return CheckConfig{
-		Budget:  time.Duration(r.Load.BudgetSeconds * float64(time.Second)),
-		Slack:   time.Duration(r.Load.SlackSeconds * float64(time.Second)),
-		ShedMax: time.Duration(r.Load.ShedMaxSeconds * float64(time.Second)),
-	}
-}
-
-// Merge combines reports of probes run together (on several machines, at
-// the same --start-at) into one: counts add, histograms merge exactly, time
-// series align on the wall clock, and the router's metrics span from the
-// earliest scrape before to the latest scrape after. Checks are evaluated
-// afresh with cfg.
-func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
-	if len(reports) == 0 {
-		return nil, errors.New("nothing to merge")
-	}
-	cfg.applyDefaults()
-	first := reports[0]
-	m := &Report{
-		Target:    first.Target,
-		Mode:      first.Mode,
-		StartedAt: first.StartedAt,
-		Load:      first.Load,
-		Outcomes:  map[string]*OutcomeStats{},
-	}
-	m.Load.BudgetSeconds, m.Load.SlackSeconds, m.Load.ShedMaxSeconds = seconds(cfg.Budget), seconds(cfg.Slack), seconds(cfg.ShedMax)
-	targets := map[string]bool{}
-	end := first.StartedAt
-	var lat, svc [numOutcomes]*hdr.Histogram
-	var counts [numOutcomes]int64
-	var details [numOutcomes]map[string]int64
-	var rate float64
-	allOpen := true
-	for i, r := range reports {
-		targets[r.Target] = true
-		if r.Mode != m.Mode {
-			m.Mode = "mixed"
-		}
-		if r.StartedAt.Before(m.StartedAt) {
-			m.StartedAt = r.StartedAt
-		}
-		if e := r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second))); e.After(end) {
-			end = e
-		}
-		m.Requests += r.Requests
-		m.Interrupted = m.Interrupted || r.Interrupted
-		if i > 0 {
-			m.Load.Requests += r.Load.Requests
-			m.Load.Concurrency += r.Load.Concurrency
-			m.Load.Rate += r.Load.Rate
-		}
-		for name, s := range r.Outcomes {
-			o, ok := ParseOutcome(name)
-			if !ok {
-				return nil, fmt.Errorf("unknown outcome %q", name)
-			}
-			counts[o] += s.Count
-			mergeInto(&lat[o], s.lat)
-			mergeInto(&svc[o], s.svc)
-			for k, v := range s.Details {
-				if details[o] == nil {
-					details[o] = map[string]int64{}
-				}
-				details[o][k] += v
-			}
-		}
-		if r.AchievedRate != nil {
-			rate += *r.AchievedRate
-		} else {
-			allOpen = false
-		}
-		if r.lateness != nil {
-			mergeInto(&m.lateness, r.lateness)
-		}
-	}
-	var names []string
-	for t := range targets {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	m.Target = strings.Join(names, ", ")
-	m.DurationSeconds = end.Sub(m.StartedAt).Seconds()
-	for _, o := range AllOutcomes() {
-		m.setOutcome(o, counts[o], lat[o], svc[o], details[o])
-	}
-	if allOpen {
-		m.AchievedRate = &rate
-		m.SendLateness = summarise(m.lateness)
-		m.SendLatenessHDR = encodeHist(m.lateness)
-	}
-	m.Series = mergeSeries(m.StartedAt, reports)
-	for _, p := range m.Series {
-		m.InFlightPeak = max(m.InFlightPeak, p.InFlightPeak)
-	}
-	m.Metrics = mergeMetrics(reports)
-	m.Statusz = mergeStatusz(reports)
-	m.evaluate(cfg)
-	return m, nil
-}
-
-func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
-	var out []SeriesPoint
-	for _, r := range reports {
-		off := int(math.Round(r.StartedAt.Sub(start).Seconds()))
-		for _, p := range r.Series {
-			s := p.Second + off
-			for len(out) <= s {
-				out = append(out, SeriesPoint{Second: len(out), Outcomes: map[string]int64{}})
-			}
-			q := &out[s]
-			q.Sent += p.Sent
-			q.InFlight += p.InFlight
-			q.InFlightPeak += p.InFlightPeak
-			for k, v := range p.Outcomes {
-				q.Outcomes[k] += v
-			}
-			if p.ParkingActive != nil && (q.ParkingActive == nil || *p.ParkingActive > *q.ParkingActive) {
-				v := *p.ParkingActive
-				q.ParkingActive = &v
-			}
-		}
-	}
-	return out
-}
-
-func reportEnd(r *Report) time.Time {
-	return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
-}
-
-func mergeMetrics(reports []*Report) *MetricsReport {
-	var out *MetricsReport
-	var firstStart, lastEnd time.Time
-	for _, r := range reports {
-		mr := r.Metrics
-		if mr == nil {
-			continue
-		}
-		if out == nil {
-			out = &MetricsReport{URL: mr.URL}
-		}
-		if mr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
-			out.Before, firstStart = mr.Before, r.StartedAt
-		}
-		if mr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
-			out.After, lastEnd = mr.After, reportEnd(r)
-		}
-		if mr.ActivePeak != nil && (out.ActivePeak == nil || *mr.ActivePeak > *out.ActivePeak) {
-			v := *mr.ActivePeak
-			out.ActivePeak = &v
-		}
-		out.ScrapeErrors += mr.ScrapeErrors
-		if mr.LastError != "" {
-			out.LastError = mr.LastError
-		}
-	}
-	if out != nil {
-		out.computeDeltas()
-	}
-	return out
-}
-
-func mergeStatusz(reports []*Report) *StatuszReport {
-	var out *StatuszReport
-	var firstStart, lastEnd time.Time
-	for _, r := range reports {
-		sr := r.Statusz
-		if sr == nil {
-			continue
-		}
-		if out == nil {
-			out = &StatuszReport{URL: sr.URL}
-		}
-		if sr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
-			out.Before, firstStart = sr.Before, r.StartedAt
-		}
-		if sr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
-			out.After, lastEnd = sr.After, reportEnd(r)
-		}
-		if sr.ActivePeak != nil && (out.ActivePeak == nil || *sr.ActivePeak > *out.ActivePeak) {
-			v := *sr.ActivePeak
-			out.ActivePeak = &v
-		}
-	}
-	return out
 }

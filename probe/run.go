@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,8 +134,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.Interrupted = true
 		return r, context.Cause(ctx)
 	}
-	if r.Requests > 0 && r.count(TransportError) == r.Requests {
-		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: r.topDetail(TransportError)}
+	if r.Requests > 0 && r.count(TransportError)+r.count(ClientTimeout) == r.Requests {
+		reason := r.topDetail(TransportError)
+		if r.count(ClientTimeout) >= r.count(TransportError) {
+			reason = fmt.Sprintf("no answer within the %s --timeout", fmtDur(e.timeout))
+		}
+		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: reason}
 	}
 	return r, nil
 }
@@ -157,15 +162,17 @@ func waitUntil(ctx context.Context, t time.Time) error {
 // engine is one run's machinery.
 type engine struct {
 	o       *Options
-	rt      http.RoundTripper
+	sender  Sender
+	shape   Shape
 	ownRT   *http.Transport
 	predial *preDialer
 	timeout time.Duration
 	picker  *picker
-	// base holds one prepared request per actor; each send shallow-copies
-	// it with its own context.
-	base []*http.Request
-	addr string
+	actors  actorSet
+	target  *url.URL
+	urlT    template
+	hostT   template
+	addr    string
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
@@ -191,6 +198,7 @@ type engine struct {
 	metricsAfter   *RouterMetrics
 	statuszBefore  *StatuszParking
 	statuszAfter   *StatuszParking
+	noParkingCard  bool
 	openFiles      uint64
 	lateness       *hdr.Histogram
 	lastSend       time.Duration
@@ -200,7 +208,7 @@ type inflightPoint struct{ now, peak int64 }
 
 func newEngine(o *Options) (*engine, error) {
 	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
-	e.picker = newPicker(o.Actors, o.Distribution, o.Seed)
+	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
 
 	target, err := url.Parse(o.Target)
@@ -213,42 +221,21 @@ func newEngine(o *Options) (*engine, error) {
 	} else {
 		hostT, _ = parseTemplate("--host-template", o.HostTemplate)
 	}
-	e.base = make([]*http.Request, len(o.Actors))
+	// One prepared request per actor would hold every actor's request in
+	// memory; requests are rendered on demand instead, from the actor's
+	// name (named actors first, then GeneratedActors), and checked here
+	// on the first and last actor.
+	e.actors = actorSet{named: o.Actors, generated: o.ActorCount}
+	e.target, e.urlT, e.hostT = target, urlT, hostT
 	addrs := map[string]bool{}
-	for i, a := range o.Actors {
-		u := target
-		host := ""
-		if o.URLTemplate != "" {
-			u, err = renderURL(target, urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
-			if err != nil {
-				return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
-			}
-		} else {
-			host = hostT.render(a, o.Atespace)
-		}
-		req, err := http.NewRequest(o.Method, u.String(), nil)
+	for _, idx := range []int{0, e.actors.Len() - 1} {
+		req, err := e.newRequest(idx)
 		if err != nil {
-			return nil, optionErrorf("invalid request for actor %q: %v", a, err)
+			return nil, err
 		}
-		if host != "" {
-			req.Host = host
-		}
-		for k, vs := range o.Header {
-			for _, v := range vs {
-				req.Header.Add(k, v)
-			}
-		}
-		if h := o.Header.Get("Host"); h != "" {
-			req.Host = h
-			req.Header.Del("Host")
-		}
-		if req.Header.Get("User-Agent") == "" {
-			req.Header.Set("User-Agent", "shakectl-parking-probe")
-		}
-		e.base[i] = req
 		addrs[dialAddr(req.URL)] = true
 	}
-	if len(addrs) == 1 {
+	if len(addrs) == 1 && !actorInURLHost(o.URLTemplate) {
 		for a := range addrs {
 			e.addr = a
 		}
@@ -263,7 +250,7 @@ func newEngine(o *Options) (*engine, error) {
 	}
 
 	if o.Transport != nil {
-		e.rt = o.Transport
+		e.sender = roundTripSender{o.Transport}
 	} else {
 		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		dial := dialer.DialContext
@@ -272,9 +259,17 @@ func newEngine(o *Options) (*engine, error) {
 			dial = e.predial.DialContext
 		}
 		e.ownRT = newTransport(conns, dial)
-		e.rt = e.ownRT
+		e.sender = roundTripSender{e.ownRT}
 	}
 
+	switch o.Mode {
+	case Burst:
+		e.shape = burstShape{requests: o.Requests, index: e.picker.index}
+	case Closed:
+		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: e.picker.index}
+	case Open:
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: e.picker.index}
+	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {
 		shards = o.Concurrency
@@ -386,7 +381,11 @@ func (e *engine) preflight(ctx context.Context) error {
 	}
 	addr := e.addr
 	if addr == "" {
-		addr = dialAddr(e.base[0].URL)
+		req, err := e.newRequest(0)
+		if err != nil {
+			return err
+		}
+		addr = dialAddr(req.URL)
 	}
 	d := net.Dialer{Timeout: 5 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -394,7 +393,11 @@ func (e *engine) preflight(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		return &TargetError{Target: e.base[0].URL.Scheme + "://" + addr, Err: err}
+		scheme := "http"
+		if req, rerr := e.newRequest(0); rerr == nil {
+			scheme = req.URL.Scheme
+		}
+		return &TargetError{Target: scheme + "://" + addr, Err: err}
 	}
 	return c.Close()
 }
@@ -416,104 +419,12 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 	start := time.Now()
 	sampDone := make(chan struct{})
 	sampStopped := make(chan struct{})
-	switch e.o.Mode {
-	case Burst:
-		start = e.burst(ctx, &wg, func(s time.Time) { go e.sample(s, sampDone, sampStopped) })
-	case Closed:
-		go e.sample(start, sampDone, sampStopped)
-		e.closed(ctx, &wg, start)
-	case Open:
-		go e.sample(start, sampDone, sampStopped)
-		e.open(ctx, &wg, start)
-	}
+	start = e.shape.Drive(ctx, &wg, start, func(s time.Time) { go e.sample(s, sampDone, sampStopped) }, e.send)
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(sampDone)
 	<-sampStopped
 	return start, elapsed
-}
-
-func (e *engine) burst(ctx context.Context, wg *sync.WaitGroup, started func(time.Time)) time.Time {
-	release := make(chan struct{})
-	var ready sync.WaitGroup
-	var start time.Time
-	for i := range e.o.Requests {
-		idx := e.picker.index(uint64(i))
-		wg.Add(1)
-		ready.Add(1)
-		go func() {
-			defer wg.Done()
-			ready.Done()
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return
-			}
-			e.send(uint64(i), uint64(i), idx, start, time.Duration(0), nil)
-		}()
-	}
-	ready.Wait()
-	if ctx.Err() != nil {
-		// Interrupted while preparing: nothing is sent.
-		start = time.Now()
-		started(start)
-		return start
-	}
-	start = time.Now()
-	started(start)
-	close(release)
-	return start
-}
-
-func (e *engine) closed(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
-	var seq atomic.Uint64
-	end := start.Add(e.o.Duration)
-	for w := range e.o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var wk worker
-			defer wk.close()
-			for ctx.Err() == nil {
-				now := time.Now()
-				if !now.Before(end) {
-					return
-				}
-				i := seq.Add(1) - 1
-				// A worker keeps to its own shard.
-				e.send(uint64(w), i, e.picker.index(i), start, now.Sub(start), &wk)
-			}
-		}()
-	}
-}
-
-// open sends on a fixed schedule: request k is due at start + k/rate. Each
-// request gets its own goroutine, so in-flight requests are never capped
-// below what the rate needs; a late send is measured from its due time.
-func (e *engine) open(ctx context.Context, wg *sync.WaitGroup, start time.Time) {
-	n := uint64(math.Floor(e.o.Rate * e.o.Duration.Seconds()))
-	interval := float64(time.Second) / e.o.Rate
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for k := uint64(0); k < n; k++ {
-		due := time.Duration(float64(k) * interval)
-		if wait := due - time.Since(start); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return
-			}
-		} else if ctx.Err() != nil {
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.send(k, k, e.picker.index(k), start, due, nil)
-		}()
-	}
 }
 
 // predialLead is how long before --start-at a burst opens its connections.
@@ -578,7 +489,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		}
 		rctx = w.ctx
 		if req = w.reqs[idx]; req == nil {
-			req = e.base[idx].WithContext(rctx)
+			if len(w.reqs) >= 1024 {
+				// Many actors: keep the cache bounded.
+				clear(w.reqs)
+			}
+			req = e.mustRequest(idx).WithContext(rctx)
 			w.reqs[idx] = req
 		}
 		w.timer.Reset(e.timeout)
@@ -591,7 +506,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
 			})
 		}
-		req = e.base[idx].WithContext(rctx)
+		req = e.mustRequest(idx).WithContext(rctx)
 	}
 	if len(e.o.Body) > 0 {
 		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
@@ -610,24 +525,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		e.mu.Unlock()
 	}
 
-	var a Answer
-	resp, err := e.rt.RoundTrip(req)
 	// The prefix buffer is taken only once an answer is in, so parked
 	// requests do not hold one each.
-	bp := e.bufs.Get().(*[]byte)
-	if err == nil {
-		a.Status, a.Header = resp.StatusCode, resp.Header
-		var n int
-		n, err = readPrefix(resp.Body, *bp)
-		a.Body = (*bp)[:n]
-		switch err {
-		case io.EOF:
-			err = nil
-		case nil:
-			err = drain(resp.Body)
-		}
-		resp.Body.Close()
-	}
+	var bp *[]byte
+	a := e.sender.Send(req, func() []byte { bp = e.bufs.Get().(*[]byte); return *bp })
+	err := a.Err
 	doneAt := time.Since(start)
 	e.inflight.Add(-1)
 	if w != nil && !w.timer.Stop() {
@@ -639,11 +541,10 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		w.ctx = nil
 	}
 	if err != nil {
-		a.Err = err
 		a.ClientTimeout = errors.Is(context.Cause(rctx), errClientTimeout)
 	}
 	o := Classify(a)
-	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a)}
+	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: idx}
 	if w := time.Duration(wrote.Load()); w > 0 {
 		res.sentAt = w
 	}
@@ -652,31 +553,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		// itself cancelled this request.
 		res.detail = "canceled"
 	}
-	e.bufs.Put(bp)
+	if bp != nil {
+		e.bufs.Put(bp)
+	}
 	e.rec.shards[shard].record(res, e.rec.trackService)
 	e.counts[o].Add(1)
-}
-
-// readPrefix reads up to len(buf) bytes of body; io.EOF before that is the
-// normal end of a short body.
-func readPrefix(body io.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := body.Read(buf[n:])
-		n += m
-		if err == io.EOF {
-			return n, io.EOF
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-func drain(body io.Reader) error {
-	_, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain))
-	return err
 }
 
 // answerDetail says a little more about answers whose outcome alone is not
@@ -685,7 +566,7 @@ func answerDetail(o Outcome, a Answer) string {
 	switch o {
 	case TransportError:
 		return transportDetail(a.Err)
-	case ProxyError, Other, Unavailable, EnvoyOverflow:
+	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
 		b := bytes.TrimSpace(a.Body)
 		if len(b) > 60 {
 			b = b[:60]
@@ -775,199 +656,63 @@ func (e *engine) progress(start time.Time) {
 	e.o.Progress(p)
 }
 
-func (e *engine) scrapeActive(second int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	v, ok := e.scr.active(ctx)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.scrapes++
+// newRequest renders actor idx's request.
+func (e *engine) newRequest(idx int) (*http.Request, error) {
+	o := e.o
+	a := e.actors.Name(idx)
+	u := e.target
+	host := ""
+	var err error
+	if o.URLTemplate != "" {
+		u, err = renderURL(e.target, e.urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
+		if err != nil {
+			return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
+		}
+	} else {
+		host = e.hostT.render(a, o.Atespace)
+	}
+	req, err := http.NewRequest(o.Method, u.String(), nil)
+	if err != nil {
+		return nil, optionErrorf("invalid request for actor %q: %v", a, err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, vs := range o.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if h := o.Header.Get("Host"); h != "" {
+		req.Host = h
+		req.Header.Del("Host")
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "shakectl-parking-probe")
+	}
+	return req, nil
+}
+
+// mustRequest renders a request newEngine already rendered for another
+// actor; only the actor's name differs, and names were validated.
+func (e *engine) mustRequest(idx int) *http.Request {
+	req, err := e.newRequest(idx)
+	if err != nil {
+		// Unreachable: names are validated and rendering differs only in
+		// them; an unroutable request fails in transport, never silently
+		// at another actor.
+		req, _ = http.NewRequest(e.o.Method, "http://invalid.invalid/", nil)
+	}
+	return req
+}
+
+// actorInURLHost reports whether a --url-template puts the actor in the
+// host, so requests dial more than one address.
+func actorInURLHost(t string) bool {
+	_, rest, ok := strings.Cut(t, "://")
 	if !ok {
-		e.scrapeErrors++
-		return
+		return false
 	}
-	if prev, ok := e.activeSeries[second]; !ok || v > prev {
-		e.activeSeries[second] = v
-	}
-	e.notActivePeak(v)
-}
-
-func (e *engine) notActivePeak(v float64) {
-	if e.activePeak == nil || v > *e.activePeak {
-		e.activePeak = &v
-	}
-}
-
-// scrapeBefore reads the router's view before the load. A URL that answers
-// garbage is an error: checks built on it would be meaningless.
-func (e *engine) scrapeBefore(ctx context.Context) error {
-	if e.o.MetricsURL != "" {
-		m, err := e.scr.metrics(ctx)
-		if err != nil {
-			return err
-		}
-		e.metricsBefore = m
-		if m.ParkingActive != nil {
-			e.notActivePeak(*m.ParkingActive)
-		}
-	}
-	if e.o.StatuszURL != "" {
-		p, err := e.scr.statusz(ctx)
-		if err != nil {
-			return err
-		}
-		e.statuszBefore = p
-	}
-	return nil
-}
-
-// scrapeAfter reads the router's view after the load. Requests the probe
-// gave up on may still be parked, so parking_active is polled until it
-// drains to 0 or the park budget plus slack has passed. After an
-// interrupt, one quick look is all the user waits for.
-func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
-	wait := e.o.Checks.Budget + e.o.Checks.Slack
-	if interrupted {
-		wait = 0
-	}
-	base := context.WithoutCancel(ctx)
-	deadline := time.Now().Add(wait)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		sctx, cancel := context.WithTimeout(base, 3*time.Second)
-		var mErr, sErr error
-		var m *RouterMetrics
-		var p *StatuszParking
-		if e.o.MetricsURL != "" {
-			m, mErr = e.scr.metrics(sctx)
-		}
-		if e.o.StatuszURL != "" {
-			p, sErr = e.scr.statusz(sctx)
-		}
-		cancel()
-		e.mu.Lock()
-		if m != nil {
-			e.metricsAfter = m
-			if m.ParkingActive != nil {
-				e.notActivePeak(*m.ParkingActive)
-			}
-		}
-		if p != nil {
-			e.statuszAfter = p
-		}
-		if err := errors.Join(mErr, sErr); err != nil {
-			e.scrapeErrors++
-			e.lastScrapeErr = firstLine(err.Error())
-		}
-		e.mu.Unlock()
-		if e.drained() || !time.Now().Before(deadline) {
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			if !interrupted {
-				return
-			}
-		}
-	}
-}
-
-// drained reports whether the last look shows nothing parked.
-func (e *engine) drained() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.metricsAfter != nil {
-		return e.metricsAfter.ParkingActive == nil || *e.metricsAfter.ParkingActive == 0
-	}
-	if e.statuszAfter != nil && e.statuszAfter.Active != nil {
-		return *e.statuszAfter.Active == 0
-	}
-	return false
-}
-
-// preDialer opens a burst's connections before its release, so the burst
-// measures the router rather than a storm of TCP handshakes in the accept
-// queue.
-type preDialer struct {
-	addr   string
-	dialer *net.Dialer
-	conns  chan net.Conn
-}
-
-// fill dials n connections, 256 at a time. Running out of file descriptors
-// stops it early with a warning; the rest dial on demand.
-func (p *preDialer) fill(ctx context.Context, n int, warn func(string)) error {
-	p.conns = make(chan net.Conn, n)
-	sem := make(chan struct{}, 256)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	failed := 0
-	for range n {
-		if ctx.Err() != nil {
-			break
-		}
-		mu.Lock()
-		stop := firstErr != nil
-		mu.Unlock()
-		if stop {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
-			if err != nil {
-				mu.Lock()
-				failed++
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-				return
-			}
-			p.conns <- c
-		}()
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if firstErr != nil {
-		if len(p.conns) == 0 {
-			return firstErr
-		}
-		warn(fmt.Sprintf("opened only %d of %d connections before the burst (%s); the rest connect during it", len(p.conns), n, transportDetail(firstErr)))
-	}
-	return nil
-}
-
-// DialContext hands out a pre-dialled connection when one is left.
-func (p *preDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if addr == p.addr && p.conns != nil {
-		select {
-		case c := <-p.conns:
-			return c, nil
-		default:
-		}
-	}
-	return p.dialer.DialContext(ctx, network, addr)
-}
-
-func (p *preDialer) drain() {
-	if p.conns == nil {
-		return
-	}
-	for {
-		select {
-		case c := <-p.conns:
-			c.Close()
-		default:
-			return
-		}
-	}
+	host, _, _ := strings.Cut(rest, "/")
+	return strings.Contains(host, "{")
 }

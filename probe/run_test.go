@@ -34,6 +34,10 @@ var kindAnswers = map[string]struct {
 	"envoy-overflow":    {503, map[string]string{"x-envoy-overloaded": "true"}, `upstream connect error or disconnect/reset before headers. reset reason: overflow`},
 	"proxy-error":       {503, map[string]string{"server": "envoy"}, `no healthy upstream`},
 	"other":             {418, nil, `I'm a teapot`},
+	// The real router's (PR #221 4a8f978b) and Envoy's own answers.
+	"rate-limited":   {429, nil, `actor "rate-limited" rate limited`},
+	"routing-failed": {500, nil, `actor "routing-failed" routing failed`},
+	"ext-proc-error": {500, map[string]string{"server": "envoy"}, ``},
 }
 
 // kindServer answers by the actor in the Host header: the fixed answers
@@ -84,10 +88,10 @@ func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same picker says which actor each request went to.
-	p := newPicker(actors, Distribution{Kind: "uniform"}, 7)
+	p := newPicker(len(actors), Distribution{Kind: "uniform"}, 7)
 	want := map[string]int64{}
 	for i := range o.Requests {
-		want[strings.ReplaceAll(p.pick(uint64(i)), "-", "_")]++
+		want[strings.ReplaceAll(actors[p.index(uint64(i))], "-", "_")]++
 	}
 	for _, oc := range AllOutcomes() {
 		if oc == ClientTimeout {
@@ -122,11 +126,13 @@ func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
 // client_timeout, after --timeout.
 func TestClientTimeout(t *testing.T) {
 	srv := kindServer(t)
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, Actors: []string{"client-timeout"}, Timeout: 200 * time.Millisecond})
+	// All-timeout runs are a NoAnswerError (TestAllClientTimeoutsIsNoAnswer);
+	// a served actor beside it keeps this one a report.
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 12, Actors: []string{"client-timeout", "served"}, Seed: 2, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(ClientTimeout) != 3 {
+	if r.count(ClientTimeout) == 0 || r.count(ClientTimeout)+r.count(Served) != 12 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
 	if l := r.stats(ClientTimeout).Latency; l.P50 < 0.2 || l.Max > 3 {

@@ -183,7 +183,34 @@ type StatuszParking struct {
 	MaxWait json.RawMessage `json:"max_wait,omitempty"`
 }
 
-// ParseStatusz reads /statusz?format=json and returns its parking card.
+// ErrNoParkingCard says statusz answered but has no "parking" card: a router
+// without request parking (agent-substrate/substrate main 86e138f6). It is
+// a finding, not a failure.
+var ErrNoParkingCard = errors.New(`no parking card (a router without request parking, such as atenet main)`)
+
+// MaxWaitDuration reads max_wait as PR #221 writes it (a Go duration
+// string, "30s") or as a number of seconds.
+func (p *StatuszParking) MaxWaitDuration() (time.Duration, bool) {
+	if p == nil || len(p.MaxWait) == 0 {
+		return 0, false
+	}
+	var s string
+	if json.Unmarshal(p.MaxWait, &s) == nil {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return 0, false
+		}
+		return d, true
+	}
+	var f float64
+	if json.Unmarshal(p.MaxWait, &f) == nil && f > 0 && f < float64(math.MaxInt64/int64(time.Second)) {
+		return time.Duration(f * float64(time.Second)), true
+	}
+	return 0, false
+}
+
+// ParseStatusz reads /statusz?format=json and returns its parking card, or
+// ErrNoParkingCard.
 func ParseStatusz(r io.Reader) (*StatuszParking, error) {
 	var doc struct {
 		Parking *StatuszParking `json:"parking"`
@@ -193,7 +220,7 @@ func ParseStatusz(r io.Reader) (*StatuszParking, error) {
 		return nil, fmt.Errorf("not JSON: %s", firstLine(err.Error()))
 	}
 	if doc.Parking == nil {
-		return nil, errors.New(`JSON has no "parking" object`)
+		return nil, ErrNoParkingCard
 	}
 	return doc.Parking, nil
 }
@@ -292,6 +319,9 @@ func (s *scraper) statusz(ctx context.Context) (*StatuszParking, error) {
 		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
 	}
 	p, err := ParseStatusz(bytes.NewReader(body))
+	if errors.Is(err, ErrNoParkingCard) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
 	}

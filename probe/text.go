@@ -247,10 +247,17 @@ func writeRouterView(b *strings.Builder, r *Report) {
 	}
 	if s := r.Statusz; s != nil {
 		fmt.Fprintf(b, "\nrouter statusz (%s):\n", s.URL)
+		if s.NoParkingCard {
+			// atenet main: statusz without a parking card.
+			b.WriteString("  no parking card: this router does not park requests\n")
+		}
 		for _, e := range []struct {
 			when string
 			p    *StatuszParking
 		}{{"before", s.Before}, {"after", s.After}} {
+			if e.p == nil && s.NoParkingCard {
+				continue
+			}
 			if e.p == nil {
 				fmt.Fprintf(b, "  %s: unavailable\n", e.when)
 				continue

@@ -1,0 +1,295 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// CheckConfigOf returns the check thresholds a report was made with.
+func CheckConfigOf(r *Report) CheckConfig {
+	return CheckConfig{
+		Budget: time.Duration(r.Load.BudgetSeconds * float64(time.Second)),
+		Slack:  time.Duration(r.Load.SlackSeconds * float64(time.Second)),
+		// The report records the slack it used, zero included.
+		SlackSet:     true,
+		BudgetSource: r.Load.BudgetSource,
+		ShedMax:      time.Duration(r.Load.ShedMaxSeconds * float64(time.Second)),
+	}
+}
+
+// Merge combines reports of probes run together (on several machines, at
+// the same --start-at) into one: counts add, histograms merge exactly, time
+// series align on the wall clock, and the router's metrics span from the
+// earliest scrape before to the latest scrape after. Checks are evaluated
+// afresh with cfg.
+func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
+	if len(reports) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	cfg.applyDefaults()
+	first := reports[0]
+	m := &Report{
+		Target:    first.Target,
+		Mode:      first.Mode,
+		StartedAt: first.StartedAt,
+		Load:      first.Load,
+		Outcomes:  map[string]*OutcomeStats{},
+	}
+	m.Load.BudgetSeconds, m.Load.SlackSeconds, m.Load.ShedMaxSeconds = seconds(cfg.Budget), seconds(cfg.Slack), seconds(cfg.ShedMax)
+	m.Load.BudgetSource = cfg.BudgetSource
+	targets := map[string]bool{}
+	end := first.StartedAt
+	var lat, svc [numOutcomes]*hdr.Histogram
+	var counts [numOutcomes]int64
+	var details [numOutcomes]map[string]int64
+	var rate float64
+	allOpen := true
+	for i, r := range reports {
+		targets[r.Target] = true
+		if r.Mode != m.Mode {
+			m.Mode = "mixed"
+		}
+		if r.StartedAt.Before(m.StartedAt) {
+			m.StartedAt = r.StartedAt
+		}
+		if e := r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second))); e.After(end) {
+			end = e
+		}
+		m.Requests += r.Requests
+		m.Interrupted = m.Interrupted || r.Interrupted
+		if i > 0 {
+			m.Load.Requests += r.Load.Requests
+			m.Load.Concurrency += r.Load.Concurrency
+			m.Load.Rate += r.Load.Rate
+		}
+		for name, s := range r.Outcomes {
+			o, ok := ParseOutcome(name)
+			if !ok {
+				return nil, fmt.Errorf("unknown outcome %q", name)
+			}
+			counts[o] += s.Count
+			mergeInto(&lat[o], s.lat)
+			mergeInto(&svc[o], s.svc)
+			for k, v := range s.Details {
+				if details[o] == nil {
+					details[o] = map[string]int64{}
+				}
+				details[o][k] += v
+			}
+		}
+		if r.AchievedRate != nil {
+			rate += *r.AchievedRate
+		} else {
+			allOpen = false
+		}
+		if r.lateness != nil {
+			mergeInto(&m.lateness, r.lateness)
+		}
+	}
+	var names []string
+	for t := range targets {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	m.Target = strings.Join(names, ", ")
+	m.DurationSeconds = end.Sub(m.StartedAt).Seconds()
+	for _, o := range AllOutcomes() {
+		m.setOutcome(o, counts[o], lat[o], svc[o], details[o])
+	}
+	if allOpen {
+		m.AchievedRate = &rate
+		m.SendLateness = summarise(m.lateness)
+		m.SendLatenessHDR = encodeHist(m.lateness)
+	}
+	m.Series = mergeSeries(m.StartedAt, reports)
+	for _, p := range m.Series {
+		m.InFlightPeak = max(m.InFlightPeak, p.InFlightPeak)
+	}
+	for _, r := range reports {
+		if r.Flights == nil {
+			continue
+		}
+		if m.Flights == nil {
+			m.Flights = &FlightStats{FastestFirstSeconds: r.Flights.FastestFirstSeconds}
+		}
+		m.Flights.Flights += r.Flights.Flights
+		m.Flights.RefusedEarly += r.Flights.RefusedEarly
+		m.Flights.Unrecorded += r.Flights.Unrecorded
+		if r.Flights.Flights > 0 && (m.Flights.Flights == r.Flights.Flights || r.Flights.FastestFirstSeconds < m.Flights.FastestFirstSeconds) {
+			m.Flights.FastestFirstSeconds = r.Flights.FastestFirstSeconds
+		}
+	}
+	m.Metrics = mergeMetrics(reports)
+	m.Statusz = mergeStatusz(reports)
+	if len(cfg.Expect) == 0 {
+		// Keep the runs' own expectations.
+		cfg.Expect = sourceExpectations(reports)
+	}
+	m.evaluate(cfg)
+	m.Checks = append(m.Checks, sourcesPassed(reports))
+	return m, nil
+}
+
+// CheckSourcesPassed fails a merged report when one of its runs failed a
+// check: a failed run does not merge into a pass.
+const CheckSourcesPassed = "sources_passed"
+
+func sourcesPassed(reports []*Report) Check {
+	var bad []string
+	for i, r := range reports {
+		if f := r.Failed(); len(f) > 0 {
+			bad = append(bad, fmt.Sprintf("run %d failed %s", i+1, strings.Join(f, ", ")))
+		}
+	}
+	if len(bad) > 0 {
+		return failed(CheckSourcesPassed, strings.Join(bad, "; "))
+	}
+	return ok(CheckSourcesPassed, fmt.Sprintf("all %d runs passed their own checks", len(reports)))
+}
+
+// sourceExpectations re-reads the --expect of each run from its checks'
+// names ("expect TEXT"), once each.
+func sourceExpectations(reports []*Report) []Expectation {
+	var out []Expectation
+	seen := map[string]bool{}
+	for _, r := range reports {
+		for _, c := range r.Checks {
+			text, ok := strings.CutPrefix(c.Name, "expect ")
+			if !ok || seen[text] {
+				continue
+			}
+			seen[text] = true
+			if e, err := ParseExpectations([]string{text}); err == nil {
+				out = append(out, e...)
+			}
+		}
+	}
+	return out
+}
+
+// MergeError says reports should not be merged.
+type MergeError struct{ Msg string }
+
+func (e *MergeError) Error() string { return e.Msg }
+
+// CheckMergeable refuses the same run twice, and runs of different targets
+// or modes unless allowMixed.
+func CheckMergeable(reports []*Report, names []string, allowMixed bool) error {
+	type key struct {
+		target, mode string
+		started      time.Time
+		requests     int64
+		seed         uint64
+	}
+	seen := map[key]int{}
+	for i, r := range reports {
+		k := key{r.Target, r.Mode, r.StartedAt, r.Requests, r.Load.Seed}
+		if j, dup := seen[k]; dup {
+			return &MergeError{Msg: fmt.Sprintf("%s and %s are the same run (target, mode, start, requests and seed agree): merging it twice would double its counts", names[j], names[i])}
+		}
+		seen[k] = i
+		if allowMixed || i == 0 {
+			continue
+		}
+		if r.Target != reports[0].Target {
+			return &MergeError{Msg: fmt.Sprintf("%s probed %s but %s probed %s: different targets (allow with the mixed flag)", names[0], reports[0].Target, names[i], r.Target)}
+		}
+		if r.Mode != reports[0].Mode {
+			return &MergeError{Msg: fmt.Sprintf("%s ran mode %s but %s ran %s: different modes (allow with the mixed flag)", names[0], reports[0].Mode, names[i], r.Mode)}
+		}
+	}
+	return nil
+}
+
+func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
+	var out []SeriesPoint
+	for _, r := range reports {
+		off := int(math.Round(r.StartedAt.Sub(start).Seconds()))
+		for _, p := range r.Series {
+			s := p.Second + off
+			for len(out) <= s {
+				out = append(out, SeriesPoint{Second: len(out), Outcomes: map[string]int64{}})
+			}
+			q := &out[s]
+			q.Sent += p.Sent
+			q.InFlight += p.InFlight
+			q.InFlightPeak += p.InFlightPeak
+			for k, v := range p.Outcomes {
+				q.Outcomes[k] += v
+			}
+			if p.ParkingActive != nil && (q.ParkingActive == nil || *p.ParkingActive > *q.ParkingActive) {
+				v := *p.ParkingActive
+				q.ParkingActive = &v
+			}
+		}
+	}
+	return out
+}
+
+func reportEnd(r *Report) time.Time {
+	return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
+}
+
+func mergeMetrics(reports []*Report) *MetricsReport {
+	var out *MetricsReport
+	var firstStart, lastEnd time.Time
+	for _, r := range reports {
+		mr := r.Metrics
+		if mr == nil {
+			continue
+		}
+		if out == nil {
+			out = &MetricsReport{URL: mr.URL}
+		}
+		if mr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
+			out.Before, firstStart = mr.Before, r.StartedAt
+		}
+		if mr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
+			out.After, lastEnd = mr.After, reportEnd(r)
+		}
+		if mr.ActivePeak != nil && (out.ActivePeak == nil || *mr.ActivePeak > *out.ActivePeak) {
+			v := *mr.ActivePeak
+			out.ActivePeak = &v
+		}
+		out.ScrapeErrors += mr.ScrapeErrors
+		if mr.LastError != "" {
+			out.LastError = mr.LastError
+		}
+	}
+	if out != nil {
+		out.computeDeltas()
+	}
+	return out
+}
+
+func mergeStatusz(reports []*Report) *StatuszReport {
+	var out *StatuszReport
+	var firstStart, lastEnd time.Time
+	for _, r := range reports {
+		sr := r.Statusz
+		if sr == nil {
+			continue
+		}
+		if out == nil {
+			out = &StatuszReport{URL: sr.URL}
+		}
+		if sr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
+			out.Before, firstStart = sr.Before, r.StartedAt
+		}
+		if sr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
+			out.After, lastEnd = sr.After, reportEnd(r)
+		}
+		out.NoParkingCard = out.NoParkingCard || sr.NoParkingCard
+		if sr.ActivePeak != nil && (out.ActivePeak == nil || *sr.ActivePeak > *out.ActivePeak) {
+			v := *sr.ActivePeak
+			out.ActivePeak = &v
+		}
+	}
+	return out
+}

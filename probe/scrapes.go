@@ -1,0 +1,133 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+func (e *engine) scrapeActive(second int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	v, ok := e.scr.active(ctx)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.scrapes++
+	if !ok {
+		e.scrapeErrors++
+		return
+	}
+	if prev, ok := e.activeSeries[second]; !ok || v > prev {
+		e.activeSeries[second] = v
+	}
+	e.notActivePeak(v)
+}
+
+func (e *engine) notActivePeak(v float64) {
+	if e.activePeak == nil || v > *e.activePeak {
+		e.activePeak = &v
+	}
+}
+
+// scrapeBefore reads the router's view before the load. A URL that answers
+// garbage is an error: checks built on it would be meaningless.
+func (e *engine) scrapeBefore(ctx context.Context) error {
+	if e.o.MetricsURL != "" {
+		m, err := e.scr.metrics(ctx)
+		if err != nil {
+			return err
+		}
+		e.metricsBefore = m
+		if m.ParkingActive != nil {
+			e.notActivePeak(*m.ParkingActive)
+		}
+	}
+	if e.o.StatuszURL != "" {
+		p, err := e.scr.statusz(ctx)
+		switch {
+		case errors.Is(err, ErrNoParkingCard):
+			e.noParkingCard = true
+			e.warn("statusz " + e.o.StatuszURL + ": " + err.Error() + "; going on without it")
+		case err != nil:
+			return err
+		}
+		e.statuszBefore = p
+		if d, ok := p.MaxWaitDuration(); ok && e.o.budgetFromStatusz {
+			// No --budget: judge the router by its own budget, and give
+			// its parked requests time to end (the default timeout
+			// follows the budget).
+			e.o.Checks.Budget, e.o.Checks.BudgetSource = d, BudgetStatusz
+			e.timeout = e.o.EffectiveTimeout()
+		}
+	}
+	return nil
+}
+
+// scrapeAfter reads the router's view after the load. Requests the probe
+// gave up on may still be parked, so parking_active is polled until it
+// drains to 0 or the park budget plus slack has passed. After an
+// interrupt, one quick look is all the user waits for.
+func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
+	wait := e.o.Checks.Budget + e.o.Checks.Slack
+	if interrupted {
+		wait = 0
+	}
+	base := context.WithoutCancel(ctx)
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		sctx, cancel := context.WithTimeout(base, 3*time.Second)
+		var mErr, sErr error
+		var m *RouterMetrics
+		var p *StatuszParking
+		if e.o.MetricsURL != "" {
+			m, mErr = e.scr.metrics(sctx)
+		}
+		if e.o.StatuszURL != "" {
+			p, sErr = e.scr.statusz(sctx)
+		}
+		cancel()
+		e.mu.Lock()
+		if m != nil {
+			e.metricsAfter = m
+			if m.ParkingActive != nil {
+				e.notActivePeak(*m.ParkingActive)
+			}
+		}
+		if p != nil {
+			e.statuszAfter = p
+		}
+		if errors.Is(sErr, ErrNoParkingCard) {
+			sErr = nil
+		}
+		if err := errors.Join(mErr, sErr); err != nil {
+			e.scrapeErrors++
+			e.lastScrapeErr = firstLine(err.Error())
+		}
+		e.mu.Unlock()
+		if e.drained() || !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			if !interrupted {
+				return
+			}
+		}
+	}
+}
+
+// drained reports whether the last look shows nothing parked.
+func (e *engine) drained() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.metricsAfter != nil {
+		return e.metricsAfter.ParkingActive == nil || *e.metricsAfter.ParkingActive == 0
+	}
+	if e.statuszAfter != nil && e.statuszAfter.Active != nil {
+		return *e.statuszAfter.Active == 0
+	}
+	return false
+}

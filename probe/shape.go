@@ -1,0 +1,141 @@
+package probe
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Shape is a load shape (burst, closed, open): it decides when each request
+// is sent, and nothing else. Sending, recording and sampling are the
+// engine's.
+type Shape interface {
+	// Drive sends the load through send, adding every request it starts to
+	// wg, and returns when the load's clock started (a burst's release;
+	// closed and open use start). It calls started once with that time,
+	// and stops starting requests once ctx is done.
+	Drive(ctx context.Context, wg *sync.WaitGroup, start time.Time, started func(time.Time), send SendFunc) time.Time
+}
+
+// SendFunc sends request seq to actor idx, due at start+due, and records
+// its outcome in shard key%shards. A closed-mode worker passes its reusable
+// state w (nil otherwise).
+type SendFunc func(key, seq uint64, idx int, start time.Time, due time.Duration, w *worker)
+
+// burstShape releases requests together, behind a barrier.
+type burstShape struct {
+	requests int
+	index    func(uint64) int
+}
+
+// Drive prepares every request, then releases them at once; the load's
+// clock starts at the release.
+func (b burstShape) Drive(ctx context.Context, wg *sync.WaitGroup, _ time.Time, started func(time.Time), send SendFunc) time.Time {
+	release := make(chan struct{})
+	var ready sync.WaitGroup
+	var start time.Time
+	for i := range b.requests {
+		if ctx.Err() != nil {
+			// Interrupted while a huge burst is being prepared.
+			break
+		}
+		idx := b.index(uint64(i))
+		wg.Add(1)
+		ready.Add(1)
+		go func() {
+			defer wg.Done()
+			ready.Done()
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return
+			}
+			send(uint64(i), uint64(i), idx, start, time.Duration(0), nil)
+		}()
+	}
+	ready.Wait()
+	if ctx.Err() != nil {
+		// Interrupted while preparing: nothing is sent.
+		start = time.Now()
+		started(start)
+		return start
+	}
+	start = time.Now()
+	started(start)
+	close(release)
+	return start
+}
+
+// closedShape runs workers back to back for a duration.
+type closedShape struct {
+	workers  int
+	duration time.Duration
+	index    func(uint64) int
+}
+
+// Drive starts the workers; each sends its next request when the last is
+// answered.
+func (c closedShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Time, started func(time.Time), send SendFunc) time.Time {
+	started(start)
+	var seq atomic.Uint64
+	end := start.Add(c.duration)
+	for w := range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var wk worker
+			defer wk.close()
+			for ctx.Err() == nil {
+				now := time.Now()
+				if !now.Before(end) {
+					return
+				}
+				i := seq.Add(1) - 1
+				// A worker keeps to its own shard.
+				send(uint64(w), i, c.index(i), start, now.Sub(start), &wk)
+			}
+		}()
+	}
+	return start
+}
+
+// openShape sends on a fixed schedule: request k is due at start + k/rate.
+// Each request gets its own goroutine, so in-flight requests are never
+// capped below what the rate needs; a late send is measured from its due
+// time.
+type openShape struct {
+	rate     float64
+	duration time.Duration
+	index    func(uint64) int
+}
+
+// Drive follows the schedule until the duration's requests are all due.
+func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Time, started func(time.Time), send SendFunc) time.Time {
+	started(start)
+	n := uint64(math.Floor(o.rate * o.duration.Seconds()))
+	interval := float64(time.Second) / o.rate
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for k := uint64(0); k < n; k++ {
+		due := time.Duration(float64(k) * interval)
+		if wait := due - time.Since(start); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return start
+			}
+		} else if ctx.Err() != nil {
+			return start
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			send(k, k, o.index(k), start, due, nil)
+		}()
+	}
+	return start
+}
