@@ -74,6 +74,10 @@ func runDemo(f *Factory, opts DemoOptions) error {
 	ccfg.Listen = "127.0.0.1:0"
 	ccfg.Nodes = 2
 	ccfg.NodeCPUs = 4
+	// Real schedulers overcommit vCPUs 16× (the simulator's default, as
+	// Shakenfist da448b1a does); the demo turns that off so two instances
+	// visibly fill its two nodes.
+	ccfg.CPUOvercommit = 1
 	ccfg.NodeMemoryMiB = 8192
 	ccfg.NodeDiskGiB = 100
 	ccfg.RetryAfter = opts.RetryAfter
@@ -88,7 +92,7 @@ func runDemo(f *Factory, opts DemoOptions) error {
 	fmt.Fprintln(out, cs.Bold("shakectl demo: a tour against embedded simulators (nothing leaves this machine)"))
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, cs.Bold("Act 1: a Shakenfist cluster that fills up"))
-	fmt.Fprintf(out, "A simulated cluster is listening at %s: %d hypervisors with %d vCPUs each,\n", sim.URL(), ccfg.Nodes, ccfg.NodeCPUs)
+	fmt.Fprintf(out, "A simulated cluster is listening at %s: %d hypervisors with %d vCPUs each and no overcommit,\n", sim.URL(), ccfg.Nodes, ccfg.NodeCPUs)
 	fmt.Fprintf(out, "Retry-After shortened from 15s to %ds and a teardown lag of %s.\n", opts.RetryAfter, opts.TeardownLag)
 
 	env := map[string]string{
@@ -111,7 +115,7 @@ func runDemo(f *Factory, opts DemoOptions) error {
 	}
 
 	steps := []demoStep{
-		{say: "The cluster's nodes and what they have free:", args: []string{"node", "list"}},
+		{say: "The cluster's nodes and their roles (the API shows no capacity; the scheduler keeps it):", args: []string{"node", "list"}},
 		{say: "Fill it up: each instance takes all 4 vCPUs of a node.", args: []string{"instance", "create", "demo-1", "4", "1024", "-d", "8@debian:12", "--async", "continue"}},
 		{args: []string{"instance", "create", "demo-2", "4", "1024", "-d", "8@debian:12", "--async", "continue"}},
 		{say: "The cluster is full now. The refusal is transient (exit 75): waiting can fix it.",
