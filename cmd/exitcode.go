@@ -45,7 +45,12 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // UsageError is a bad flag, argument or configuration value (exit 2).
-type UsageError struct{ Msg string }
+// Command, when known, is the command whose --help explains the usage
+// ("shakectl instance create"); the hint names it.
+type UsageError struct {
+	Msg     string
+	Command string
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -61,9 +62,12 @@ func Run(f *Factory, args []string) int {
 	if cause := context.Cause(f.Context); errors.Is(cause, ErrInterrupted) && !errors.Is(err, ErrInterrupted) {
 		err = errors.Join(ErrInterrupted, err)
 	}
-	err = asUsageError(err)
 	code := ExitCode(err)
 	report := DescribeError(err)
+	var usage *UsageError
+	if errors.As(err, &usage) && usage.Command != "" && report.Hint == "see --help for usage" {
+		report.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
+	}
 	report.ExitCode = code
 	jsonOut := false
 	if cfg, cerr := f.Config(); cerr == nil {
@@ -75,20 +79,4 @@ func Run(f *Factory, args []string) int {
 	}
 	output.WriteError(f.IOStreams, jsonOut, report)
 	return code
-}
-
-// asUsageError recognises Cobra's own argument and command errors, which are
-// plain errors, as usage errors.
-func asUsageError(err error) error {
-	var u *UsageError
-	if errors.As(err, &u) {
-		return err
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "requires exactly", "invalid argument", "flag needs an argument", "required flag(s)"} {
-		if strings.HasPrefix(msg, p) {
-			return &UsageError{Msg: msg}
-		}
-	}
-	return err
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,7 +29,18 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		// Completion is our own command (shakectl completion SHELL), with
 		// help for each shell; Cobra's default one is switched off.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		// Runnable, so that "shakectl nosuch" reaches this RunE: a typed
+		// usage error rather than Cobra's legacy argument check.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		},
+		Version: f.Build.Version,
 	}
+	root.SetVersionTemplate(versionText(f.Build))
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetIn(f.IOStreams.In)
@@ -64,8 +76,10 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		f.Client = clientFunc(f)
 	}
 
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Msg: err.Error()}
+	// Flag errors are usage errors typed where Cobra reports them, naming
+	// the command whose --help explains the flags.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Msg: err.Error(), Command: c.CommandPath()}
 	})
 
 	root.AddCommand(
@@ -84,8 +98,143 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.AddCommand(NewCmdParkingProbe(f))
 	root.AddCommand(NewCmdCompletion(f))
 	root.AddCommand(NewCmdDemo(f))
+	root.SetHelpCommand(newCmdHelp(root))
 	registerRootCompletions(root, f)
+	typeUsageErrors(root)
 	return root
+}
+
+// typeUsageErrors makes every usage mistake a *UsageError where it happens,
+// so no Cobra wording decides the exit code: argument validators' errors are
+// wrapped, and a command group (shakectl instance, sim …) answers an unknown
+// subcommand with a usage error and Cobra's suggestion instead of printing
+// its help and exiting 0.
+func typeUsageErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		typeUsageErrors(sub)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		}
+		return
+	}
+	if c == c.Root() {
+		return
+	}
+	validate := c.Args
+	if validate == nil {
+		validate = cobra.ArbitraryArgs
+	}
+	c.Args = func(c *cobra.Command, args []string) error {
+		err := validate(c, args)
+		if err == nil {
+			return nil
+		}
+		var u *UsageError
+		if errors.As(err, &u) {
+			if u.Command == "" {
+				u.Command = c.CommandPath()
+			}
+			return err
+		}
+		return &UsageError{Msg: err.Error(), Command: c.CommandPath()}
+	}
+}
+
+// unknownCommand is the usage error for "shakectl instance lst": Cobra's
+// "did you mean" suggestions on the same line, readable in one glance.
+func unknownCommand(c *cobra.Command, name string) error {
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // Cobra's own default
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", strings.Join(s, `" or "`))
+	}
+	return &UsageError{Msg: msg, Command: c.CommandPath()}
+}
+
+// newCmdHelp replaces Cobra's help command, which prints the root's usage
+// and exits 0 for an unknown topic; ours makes that a usage error (exit 2)
+// with a suggestion. `shakectl help` alone lists commands and help topics.
+func newCmdHelp(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command|topic]",
+		Short: "Help about any command or topic",
+		Long:  `Help about any command, or one of the help topics listed by "shakectl help".`,
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				name := strings.Join(args, " ")
+				if len(rest) > 0 {
+					name = rest[0]
+				}
+				parent := root
+				if target != nil {
+					parent = target
+				}
+				msg := fmt.Sprintf("unknown help topic %q", name)
+				var sugg []string
+				for _, t := range helpTopics(root) {
+					if strings.HasPrefix(t.Name(), name) || levenshteinClose(t.Name(), name) {
+						sugg = append(sugg, t.Name())
+					}
+				}
+				if parent.SuggestionsMinimumDistance <= 0 {
+					parent.SuggestionsMinimumDistance = 2
+				}
+				sugg = append(sugg, parent.SuggestionsFor(name)...)
+				if len(sugg) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
+				}
+				return &UsageError{Msg: msg, Command: "shakectl help"}
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+		// The commands; the hidden help topics are added with the other
+		// root completions.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var comps []cobra.Completion
+			for _, c := range root.Commands() {
+				if (c.IsAvailableCommand() || c.Name() == "help") && strings.HasPrefix(c.Name(), toComplete) {
+					comps = append(comps, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			// registerRootCompletions adds the help topics.
+			return comps, cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+}
+
+// levenshteinClose says whether two short names differ by at most two
+// edits, the distance Cobra uses for its own suggestions.
+func levenshteinClose(a, b string) bool {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)] <= 2
 }
 
 // newHelpTopic makes `shakectl help NAME` print a text; the topic is a
