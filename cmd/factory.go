@@ -96,12 +96,18 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 	if cfg.RetryTransientCapacity {
 		errOut := f.IOStreams.ErrOut
 		quiet := cfg.Quiet
+		jsonOut := cfg.JSONOutput()
 		opts.Retry = &client.RetryOptions{
 			// The deadline bounds the sleeping between attempts (seed
 			// 004: the caller's deadline), never the last request.
 			Budget: cfg.Deadline(),
 			Notify: func(n retry.Notice) {
-				if !quiet {
+				switch {
+				case quiet:
+				case jsonOut:
+					// Under -o json every stderr line is a JSON object.
+					fmt.Fprintln(errOut, n.JSON())
+				default:
 					fmt.Fprintln(errOut, n.String())
 				}
 			},

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -24,9 +25,13 @@ type ErrorReport struct {
 // as "error: …" with a "hint: …" line when there is a hint.
 func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 	if asJSON {
-		b, err := json.Marshal(r)
-		if err == nil {
-			fmt.Fprintln(s.ErrOut, string(b))
+		// One line, with ">" left as ">" (json.Marshal would write \u003e,
+		// which reads badly in a log and in jq's raw output).
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err == nil {
+			_, _ = s.ErrOut.Write(b.Bytes())
 			return
 		}
 	}
