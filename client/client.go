@@ -53,7 +53,7 @@ func New(o Options) (*Client, error) {
 	}
 	c := &Client{opts: o, base: base}
 	if o.Debug != nil {
-		c.debug = &debugLog{w: o.Debug}
+		c.debug = &debugLog{w: o.Debug, redact: c.redact}
 	}
 	transport := o.Transport
 	if transport == nil {

@@ -24,11 +24,17 @@ const debugBodyMax = 4 << 10
 type debugLog struct {
 	mu sync.Mutex
 	w  io.Writer
+	// redact, when set, removes the key and every token the client holds
+	// from a line, in case a hostile server echoes them in a body.
+	redact func(string) string
 }
 
 func (d *debugLog) line(s string) {
 	if d == nil {
 		return
+	}
+	if d.redact != nil {
+		s = d.redact(s)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -49,6 +55,9 @@ func (d *debugLog) block(lines []string) {
 	defer d.mu.Unlock()
 	var b strings.Builder
 	for _, l := range lines {
+		if d.redact != nil {
+			l = d.redact(l)
+		}
 		b.WriteString("debug: ")
 		b.WriteString(l)
 		b.WriteByte('\n')
@@ -97,7 +106,12 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.Request == nil {
 		resp.Request = req
 	}
-	lines = []string{fmt.Sprintf("< %s %s %d %s in %s", req.Method, req.URL.EscapedPath(), resp.StatusCode, http.StatusText(resp.StatusCode), took)}
+	rid := resp.Header.Get("X-Request-ID")
+	if rid == "" {
+		rid = "-"
+	}
+	lines = []string{fmt.Sprintf("< %s %s %d %s in %s request-id=%s", req.Method, req.URL.EscapedPath(), resp.StatusCode,
+		http.StatusText(resp.StatusCode), took, oneLine(rid))}
 	lines = append(lines, headerLines("< ", resp.Header)...)
 	if resp.Body != nil {
 		// Only what is printed (and one byte to know there is more) is
