@@ -31,6 +31,21 @@ type Config struct {
 	Debug    bool
 	Insecure bool
 
+	// OutputExplicit is true when -o came from a flag, the environment or
+	// a file rather than the default: an explicit table keeps its header
+	// when piped.
+	OutputExplicit bool
+	// Columns are -o columns=NAME,STATE's choice; Output is then "table".
+	Columns []string
+	// NoHeaders is --no-headers.
+	NoHeaders bool
+	// JQ is --jq's expression; it implies -o json.
+	JQ string
+	// Sources says, per config key, where its value came from ("flag
+	// --timeout", "environment variable SHAKECTL_OUTPUT", "config file
+	// PATH"), for error messages; keys left at their default are absent.
+	Sources map[string]string
+
 	// ConfigFile is the config file that was read, "" when none.
 	ConfigFile string
 	// KeyFrom says where the key came from (flag, env, file path), for
@@ -87,7 +102,7 @@ var envBindings = map[string][]string{
 // globalKeys are the config keys that follow the global flags' names.
 var globalKeys = []string{
 	"api-url", "namespace", "key", "output", "retry-transient-capacity",
-	"timeout", "async", "no-color", "quiet", "debug", "insecure",
+	"timeout", "async", "no-color", "quiet", "debug", "insecure", "no-headers",
 }
 
 // loadConfig resolves the configuration from the root's persistent flags,
@@ -102,7 +117,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 			}
 		}
 	}
-	cfg := &Config{}
+	cfg := &Config{Sources: map[string]string{}}
 
 	// sf-client files are the lowest layer above defaults: ~/.shakenfist,
 	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
@@ -115,6 +130,11 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		}
 		if !ok {
 			continue
+		}
+		for k, val := range map[string]string{"api-url": sf.APIURL, "namespace": sf.Namespace, "key": sf.Key} {
+			if val != "" {
+				cfg.Sources[k] = p
+			}
 		}
 		setDefaultIf(v, "api-url", sf.APIURL)
 		setDefaultIf(v, "namespace", sf.Namespace)
@@ -140,6 +160,11 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 				return nil, err
 			}
 			cfg.ConfigFile = path
+			for _, k := range globalKeys {
+				if v.InConfig(k) {
+					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
+				}
+			}
 			if v.InConfig("key") && v.GetString("key") != "" {
 				cfg.KeyFrom = path
 				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
@@ -162,6 +187,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		for _, n := range names {
 			if val, ok := env(n); ok && val != "" {
 				v.Set(k, val)
+				cfg.Sources[k] = "environment variable " + n
 				if k == "key" {
 					cfg.KeyFrom = "environment (" + n + ")"
 				}
@@ -171,6 +197,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		// Flags beat everything, including the env set above.
 		if fl := flags.Lookup(k); fl != nil && fl.Changed {
 			v.Set(k, fl.Value.String())
+			cfg.Sources[k] = "flag --" + k
 			if k == "key" {
 				cfg.KeyFrom = "flag"
 			}
@@ -183,23 +210,59 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	cfg.Output = strings.ToLower(v.GetString("output"))
 	cfg.Async = strings.ToLower(v.GetString("async"))
 
+	// A bad value names where it came from, so SHAKECTL_OUTPUT=xml or
+	// "timeout: forever" in a file is found at once.
+	from := func(key string, err error) error {
+		src, ok := cfg.Sources[key]
+		if !ok {
+			return err
+		}
+		var u *UsageError
+		if errors.As(err, &u) {
+			return &UsageError{Msg: u.Msg + " (from " + src + ")"}
+		}
+		return err
+	}
 	var err error
 	if cfg.RetryTransientCapacity, err = boolKey(v, "retry-transient-capacity"); err != nil {
-		return nil, err
+		return nil, from("retry-transient-capacity", err)
 	}
-	for key, dst := range map[string]*bool{"no-color": &cfg.NoColor, "quiet": &cfg.Quiet, "debug": &cfg.Debug, "insecure": &cfg.Insecure} {
+	for key, dst := range map[string]*bool{"no-color": &cfg.NoColor, "quiet": &cfg.Quiet, "debug": &cfg.Debug, "insecure": &cfg.Insecure, "no-headers": &cfg.NoHeaders} {
 		if *dst, err = boolKey(v, key); err != nil {
-			return nil, err
+			return nil, from(key, err)
 		}
 	}
 	if cfg.Timeout, err = parseTimeout(v.GetString("timeout")); err != nil {
-		return nil, err
+		return nil, from("timeout", err)
+	}
+	_, cfg.OutputExplicit = cfg.Sources["output"]
+	if _, ok := strings.CutPrefix(cfg.Output, "columns="); ok {
+		// The column names as typed, for the error that names one.
+		spec := strings.TrimSpace(v.GetString("output"))[len("columns="):]
+		// hcloud's -o columns=NAME,STATE: a table of those columns.
+		for _, c := range strings.Split(spec, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				cfg.Columns = append(cfg.Columns, c)
+			}
+		}
+		if len(cfg.Columns) == 0 {
+			return nil, from("output", usageErrorf("-o columns= needs column names, e.g. columns=NAME,STATE"))
+		}
+		cfg.Output = "table"
 	}
 	if !contains(outputFormats, cfg.Output) {
-		return nil, usageErrorf("invalid output format %q: want one of %s", cfg.Output, strings.Join(outputFormats, ", "))
+		return nil, from("output", usageErrorf("invalid output format %q: want one of %s or columns=NAME,…", cfg.Output, strings.Join(outputFormats, ", ")))
 	}
 	if !contains(asyncModes, cfg.Async) {
-		return nil, usageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(asyncModes, ", "))
+		return nil, from("async", usageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(asyncModes, ", ")))
+	}
+	if fl := flags.Lookup("jq"); fl != nil && fl.Changed {
+		// --jq filters JSON, so it implies -o json (gh).
+		cfg.JQ = fl.Value.String()
+		if cfg.OutputExplicit && cfg.Output != "json" {
+			return nil, usageErrorf("--jq filters JSON and cannot be combined with -o %s", cfg.Output)
+		}
+		cfg.Output = "json"
 	}
 	if cfg.KeyFrom == "flag" {
 		cfg.Warnings = append(cfg.Warnings, "--key on the command line is visible to other users of this machine (ps, /proc); prefer SHAKENFIST_KEY or a config file with mode 600")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
 
@@ -73,7 +74,7 @@ func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)):
 		return ExitUsage
 	case errors.Is(err, probe.ErrChecksFailed):
 		return ExitChecksFailed

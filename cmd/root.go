@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdRoot builds the whole command tree for one run.
@@ -49,7 +51,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	pf.String("api-url", "", "Shakenfist API URL, e.g. http://sf:13000/api")
 	pf.String("namespace", "", "namespace to authenticate to")
 	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
-	pf.StringP("output", "o", "table", "output format: table, simple, json or yaml")
+	pf.StringP("output", "o", "table", "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)")
+	pf.Bool("no-headers", false, "print tables without their header line")
+	pf.String("jq", "", "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'")
 	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
 	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
 	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
@@ -67,6 +71,15 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		if cfg.NoColor {
 			f.IOStreams.SetColour(false)
 		}
+		opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
+		if cfg.JQ != "" {
+			code, err := output.ParseJQ(cfg.JQ)
+			if err != nil {
+				return nil, &UsageError{Msg: err.Error()}
+			}
+			opts.JQ = code
+		}
+		f.IOStreams.SetTableOptions(opts)
 		for _, w := range cfg.Warnings {
 			fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
 		}

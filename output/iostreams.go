@@ -22,6 +22,8 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	colour    bool
+	width     int
+	table     TableOptions
 }
 
 // Env reads an environment variable; tests pass a map-backed one.
