@@ -110,6 +110,10 @@ var globalKeys = []string{
 // systemFile is sf-client's system-wide file, "" for /etc/sf/shakenfist.json.
 func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
+	// Defaults for commands that lack the flag (the client's flags exist
+	// only on client commands), the same as the flags' own.
+	v.SetDefault("output", "table")
+	v.SetDefault("async", "pause")
 	for _, k := range globalKeys {
 		if fl := flags.Lookup(k); fl != nil {
 			if err := v.BindPFlag(k, fl); err != nil {

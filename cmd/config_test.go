@@ -74,9 +74,15 @@ func (w *configWorld) load(args ...string) (*Config, string, error) {
 	w.t.Helper()
 	f, stderr := w.factory()
 	root := NewCmdRoot(f)
-	if err := root.PersistentFlags().Parse(args); err != nil {
+	// The client's flags live on the client commands: parse as `api` would.
+	api, _, err := root.Find([]string{"api"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := api.ParseFlags(args); err != nil {
 		return nil, "", err
 	}
+	f.command = api
 	cfg, err := f.Config()
 	return cfg, stderr.String(), err
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/retry"
@@ -46,6 +48,12 @@ type Factory struct {
 	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
 	// ErrInterrupted.
 	Context context.Context
+
+	// command is the command that runs, set before its RunE; its flags
+	// (the root's, plus the client's on client commands) feed Config.
+	command *cobra.Command
+	// configResolved is set once Config has run (and printed warnings).
+	configResolved bool
 }
 
 // memoConfig wraps a loader so the configuration is resolved (and its

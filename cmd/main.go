@@ -69,8 +69,17 @@ func Run(f *Factory, args []string) int {
 		report.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
 	}
 	report.ExitCode = code
+	// How to print the error: -o json as configured. A run that failed
+	// before resolving its configuration (a refused flag) resolves it here
+	// quietly: its warnings are about a run that did not happen.
 	jsonOut := false
-	if cfg, cerr := f.Config(); cerr == nil {
+	load := f.Config
+	if !f.configResolved {
+		load = func() (*Config, error) {
+			return loadConfig(runFlags(root, f.command), f.Getenv, f.HomeDir, f.SystemConfigFile)
+		}
+	}
+	if cfg, cerr := load(); cerr == nil {
 		jsonOut = cfg.JSONOutput()
 	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
 		// The configuration itself is what failed; -o, as Cobra parsed it,

@@ -46,25 +46,28 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetIn(f.IOStreams.In)
+	// The command that runs decides which flags the configuration reads:
+	// the client's flags exist only on the client command groups.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		f.command = c
+		if err := checkClientFlags(c); err != nil {
+			return err
+		}
+		return checkOutputApplies(c)
+	}
 
 	pf := root.PersistentFlags()
-	pf.String("api-url", "", "Shakenfist API URL, e.g. http://sf:13000/api")
-	pf.String("namespace", "", "namespace to authenticate to")
-	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
 	pf.StringP("output", "o", "table", "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)")
 	pf.Bool("no-headers", false, "print tables without their header line")
 	pf.String("jq", "", "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'")
-	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
-	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
-	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
 	pf.Bool("no-color", false, "never colour the output")
 	pf.Bool("quiet", false, "print no progress or retry lines on stderr")
-	pf.Bool("debug", false, "log every request and answer on stderr (secrets redacted)")
-	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
+	addClientFlags(root, f)
 	pf.String("config", "", "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)")
 
 	f.Config = memoConfig(func() (*Config, error) {
-		cfg, err := loadConfig(pf, f.Getenv, f.HomeDir, f.SystemConfigFile)
+		f.configResolved = true
+		cfg, err := loadConfig(runFlags(root, f.command), f.Getenv, f.HomeDir, f.SystemConfigFile)
 		if err != nil {
 			return nil, err
 		}
@@ -99,16 +102,28 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		NewCmdVersion(f),
 		newHelpTopic("exit-codes", "What shakectl's exit status means", exitCodeTopic),
 	)
-	// Command groups register here, one constructor each.
-	root.AddCommand(
+	// Command groups register here, one constructor each. The client's
+	// flags (--api-url, --key, --timeout …) apply to these groups only:
+	// parking-probe, sim and demo refuse them (checkClientFlags).
+	clientGroups := []*cobra.Command{
 		NewCmdInstance(f),
 		NewCmdNetwork(f),
 		NewCmdNode(f),
 		NewCmdNamespace(f),
 		NewCmdAPI(f, nil),
-	)
+	}
+	for _, g := range clientGroups {
+		setAnnotation(g, clientAnnotation, "true")
+	}
+	root.AddCommand(clientGroups...)
 	root.AddCommand(NewCmdSim(f))
-	root.AddCommand(NewCmdParkingProbe(f))
+	probeCmd := NewCmdParkingProbe(f)
+	// The probe's report is text, JSON or YAML; api prints the answer's
+	// body, JSON or YAML. Set here, not in their constructors, so the
+	// refusal lives in one place (checkOutputApplies).
+	setAnnotation(probeCmd, outputsAnnotation, "table,json,yaml")
+	setAnnotation(clientGroups[len(clientGroups)-1], outputsAnnotation, "json,yaml")
+	root.AddCommand(probeCmd)
 	root.AddCommand(NewCmdCompletion(f))
 	root.AddCommand(NewCmdDemo(f))
 	root.SetHelpCommand(newCmdHelp(root))
@@ -268,4 +283,11 @@ func newHelpTopic(name, short, text string) *cobra.Command {
 		fmt.Fprint(c.OutOrStdout(), strings.TrimLeft(text, "\n"))
 	})
 	return c
+}
+
+func setAnnotation(c *cobra.Command, key, value string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[key] = value
 }
