@@ -14,7 +14,7 @@ import (
 // the rest refuse them with a usage error instead of ignoring them (where
 // --key even printed a security warning). Environment variables and config
 // files still set the same values (see "shakectl help configuration").
-var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "async", "debug", "insecure"}
+var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "request-timeout", "async", "debug", "insecure"}
 
 // clientAnnotation marks a client command group.
 const clientAnnotation = "shakectl/client"
@@ -26,6 +26,7 @@ func addClientFlags(root *cobra.Command, f *Factory) {
 	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
 	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
 	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
+	pf.String("request-timeout", "", "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command")
 	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
 	pf.Bool("debug", false, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)")
 	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
@@ -37,7 +38,7 @@ func addClientFlags(root *cobra.Command, f *Factory) {
 	}
 	must(root.RegisterFlagCompletionFunc("async", fixedWithDesc(asyncModes, asyncDesc)))
 	must(root.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
-	for _, name := range []string{"api-url", "key", "timeout"} {
+	for _, name := range []string{"api-url", "key", "timeout", "request-timeout"} {
 		must(root.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
 	}
 }

@@ -24,12 +24,15 @@ type Config struct {
 	Output                 string
 	RetryTransientCapacity bool
 	// Timeout is --timeout; 0 means not given (the async budget applies).
-	Timeout  time.Duration
-	Async    string
-	NoColor  bool
-	Quiet    bool
-	Debug    bool
-	Insecure bool
+	Timeout time.Duration
+	// RequestTimeout is --request-timeout, the bound on each request; 0
+	// means the client's default (30s).
+	RequestTimeout time.Duration
+	Async          string
+	NoColor        bool
+	Quiet          bool
+	Debug          bool
+	Insecure       bool
 
 	// OutputExplicit is true when -o came from a flag, the environment or
 	// a file rather than the default: an explicit table keeps its header
@@ -102,7 +105,7 @@ var envBindings = map[string][]string{
 // globalKeys are the config keys that follow the global flags' names.
 var globalKeys = []string{
 	"api-url", "namespace", "key", "output", "retry-transient-capacity",
-	"timeout", "async", "no-color", "quiet", "debug", "insecure", "no-headers",
+	"timeout", "request-timeout", "async", "no-color", "quiet", "debug", "insecure", "no-headers",
 }
 
 // loadConfig resolves the configuration from the root's persistent flags,
@@ -238,6 +241,9 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	}
 	if cfg.Timeout, err = parseTimeout(v.GetString("timeout")); err != nil {
 		return nil, from("timeout", err)
+	}
+	if cfg.RequestTimeout, err = parseTimeout(v.GetString("request-timeout")); err != nil {
+		return nil, from("request-timeout", err)
 	}
 	_, cfg.OutputExplicit = cfg.Sources["output"]
 	if _, ok := strings.CutPrefix(cfg.Output, "columns="); ok {

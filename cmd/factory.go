@@ -95,6 +95,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Key:       cfg.Key,
 		UserAgent: f.Build.UserAgent(),
 		Insecure:  cfg.Insecure,
+		Timeout:   cfg.RequestTimeout,
 		Transport: f.Transport,
 		Now:       f.Now,
 	}
