@@ -19,10 +19,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 namespaces, raw API calls), load-tests the atenet router's request parking
 (parking-probe), and runs local simulators of both servers (sim, demo).
 
-Configuration, highest precedence first: flags, environment
-(SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE, SHAKENFIST_KEY, SHAKENFIST_ASYNC,
-SHAKECTL_<FLAG>), $XDG_CONFIG_HOME/shakectl/config.yaml (or --config),
-~/.shakenfist, /etc/sf/shakenfist.json.
+Settings come from flags, then the environment, then
+$XDG_CONFIG_HOME/shakectl/config.yaml, then sf-client's files; see
+"shakectl help configuration" and "shakectl config view".
 
 Try "shakectl demo" for a tour against the embedded simulators, and
 "shakectl help exit-codes" for what the exit status means.`,
@@ -101,6 +100,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.AddCommand(
 		NewCmdVersion(f),
 		newHelpTopic("exit-codes", "What shakectl's exit status means", exitCodeTopic),
+		newHelpTopic("configuration", "Where settings come from, and in which order", configTopic),
 	)
 	// Command groups register here, one constructor each. The client's
 	// flags (--api-url, --key, --timeout …) apply to these groups only:
@@ -111,6 +111,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		NewCmdNode(f),
 		NewCmdNamespace(f),
 		NewCmdAPI(f, nil),
+		NewCmdConfig(f),
 	}
 	for _, g := range clientGroups {
 		setAnnotation(g, clientAnnotation, "true")
@@ -122,11 +123,17 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	// body, JSON or YAML. Set here, not in their constructors, so the
 	// refusal lives in one place (checkOutputApplies).
 	setAnnotation(probeCmd, outputsAnnotation, "table,json,yaml")
-	setAnnotation(clientGroups[len(clientGroups)-1], outputsAnnotation, "json,yaml")
+	setAnnotation(clientGroups[4], outputsAnnotation, "json,yaml")
 	root.AddCommand(probeCmd)
 	root.AddCommand(NewCmdCompletion(f))
 	root.AddCommand(NewCmdDemo(f))
 	root.SetHelpCommand(newCmdHelp(root))
+	// gh lists its help topics under the commands; so does shakectl.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .HasAvailableLocalFlags}}",
+		`{{if not .HasParent}}
+
+Help topics (shakectl help TOPIC):{{range .Commands}}{{if eq (index .Annotations "`+topicAnnotation+`") "true"}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}`, 1))
 	registerRootCompletions(root, f)
 	typeUsageErrors(root)
 	return root
@@ -265,15 +272,19 @@ func levenshteinClose(a, b string) bool {
 	return prev[len(b)] <= 2
 }
 
+// topicAnnotation marks a help topic command.
+const topicAnnotation = "shakectl/topic"
+
 // newHelpTopic makes `shakectl help NAME` print a text; the topic is a
 // hidden command so it does not clutter the command list.
 func newHelpTopic(name, short, text string) *cobra.Command {
 	c := &cobra.Command{
-		Use:    name,
-		Short:  short,
-		Long:   text,
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:         name,
+		Short:       short,
+		Long:        text,
+		Hidden:      true,
+		Annotations: map[string]string{topicAnnotation: "true"},
+		Args:        cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(c.OutOrStdout(), text)
 			return err
