@@ -131,5 +131,5 @@ shakectl warns when it is not. A bad value names where it came from, e.g.
 The client's flags (--api-url, --namespace, --key, --timeout,
 --request-timeout, --async, --retry-transient-capacity, --debug,
 --insecure) apply to instance, network, node, namespace, api and config;
-parking-probe, sim and demo refuse them.
+parking-probe, sim, demo and version refuse them (exit 2).
 `

@@ -109,7 +109,8 @@ const exitCodeTopic = `shakectl's exit status tells a script what happened:
   0    success
   1    any failure not listed below (API error, network error, an instance
        that went to an error state)
-  2    usage error (bad flag, argument or config value; no API URL or key)
+  2    usage error (bad flag, argument or config value; a mistyped command
+       or help topic; a flag that does not apply; no API URL or key)
   3    parking-probe ran, and one or more checks failed
   4    authentication or authorisation refused (401/403, after one re-login)
   5    not found (404)
