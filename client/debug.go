@@ -70,12 +70,37 @@ func (d *debugLog) block(lines []string) {
 // headers, body and the attempt's duration. It sits below the
 // authentication, so it sees the Authorization header and the /auth body:
 // both are redacted here.
+//
+// It also says, once a request has gone a second without an answer, what
+// is being waited for (Options.Waiting), so a server that accepts and never
+// answers does not look like a hung shakectl.
 type debugTransport struct {
-	next http.RoundTripper
-	log  *debugLog
+	next    http.RoundTripper
+	log     *debugLog
+	waiting func(method, url string)
 }
 
+// waitNoticeAfter is how long a request goes unanswered before Waiting is
+// called.
+const waitNoticeAfter = time.Second
+
 func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.waiting != nil {
+		// The notice is written before RoundTrip returns, never after or
+		// during the lines the command prints next.
+		answered, noticed := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(noticed)
+			timer := time.NewTimer(waitNoticeAfter)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				t.waiting(req.Method, redactURL(req))
+			case <-answered:
+			}
+		}()
+		defer func() { close(answered); <-noticed }()
+	}
 	if t.log == nil {
 		return t.next.RoundTrip(req)
 	}

@@ -102,6 +102,18 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 	if cfg.Debug {
 		opts.Debug = f.IOStreams.ErrOut
 	}
+	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
+		// A person at a terminal learns after a second what shakectl is
+		// waiting for; --request-timeout bounds the wait.
+		errOut := f.IOStreams.ErrOut
+		timeout := cfg.RequestTimeout
+		if timeout == 0 {
+			timeout = client.DefaultTimeout
+		}
+		opts.Waiting = func(method, url string) {
+			fmt.Fprintf(errOut, "waiting for an answer to %s %s (giving up after %s; --request-timeout)\n", method, url, timeout)
+		}
+	}
 	if cfg.RetryTransientCapacity {
 		errOut := f.IOStreams.ErrOut
 		quiet := cfg.Quiet

@@ -53,6 +53,7 @@ func Run(f *Factory, args []string) int {
 	if f.Getenv == nil {
 		f.Getenv = func(string) (string, bool) { return "", false }
 	}
+	f.IOStreams.SerialiseErrOut()
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(f.Context)

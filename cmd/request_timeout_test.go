@@ -23,3 +23,20 @@ func TestRequestTimeoutFlag(t *testing.T) {
 		}
 	})
 }
+
+// On a terminal, a request unanswered after a second says what it waits
+// for; piped, stderr stays quiet.
+func TestWaitingNoticeOnATerminal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hang := hangingTransport{release: make(chan struct{})}
+		defer close(hang.release)
+		res := cmdRun{url: "http://sf.test/api", transport: hang, tty: true}.run(t, "node", "list", "--request-timeout", "3s")
+		if !strings.Contains(res.stderr, "waiting for an answer to POST http://sf.test/api/auth (giving up after 3s; --request-timeout)\n") {
+			t.Errorf("no waiting line:\n%s", res)
+		}
+		res = cmdRun{url: "http://sf.test/api", transport: hang}.run(t, "node", "list", "--request-timeout", "3s")
+		if strings.Contains(res.stderr, "waiting") {
+			t.Errorf("waiting line when piped:\n%s", res)
+		}
+	})
+}
