@@ -14,7 +14,7 @@ import (
 // the rest refuse them with a usage error instead of ignoring them (where
 // --key even printed a security warning). Environment variables and config
 // files still set the same values (see "shakectl help configuration").
-var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "request-timeout", "async", "debug", "insecure"}
+var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "request-timeout", "async", "debug", "insecure", "context"}
 
 // clientAnnotation marks a client command group.
 const clientAnnotation = "shakectl/client"
@@ -30,6 +30,7 @@ func addClientFlags(root *cobra.Command, f *Factory) {
 	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
 	pf.Bool("debug", false, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)")
 	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
+	pf.String("context", "", "use this context from the config file (default: SHAKECTL_CONTEXT, else current-context)")
 
 	asyncDesc := map[string]string{
 		"continue": "do not wait (budget 0)",

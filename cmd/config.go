@@ -49,6 +49,9 @@ type Config struct {
 	// PATH"), for error messages; keys left at their default are absent.
 	Sources map[string]string
 
+	// Context is the selected context's name, "" when none.
+	Context string
+
 	// ConfigFile is the config file that was read, "" when none.
 	ConfigFile string
 	// KeyFrom says where the key came from (flag, env, file path), for
@@ -167,6 +170,9 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 				return nil, err
 			}
 			cfg.ConfigFile = path
+			if err := applyContext(v, cfg, flags, env, path, raw); err != nil {
+				return nil, err
+			}
 			for _, k := range globalKeys {
 				if v.InConfig(k) {
 					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
@@ -182,6 +188,16 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 			}
 			// An implicit file that exists but cannot be read is treated as
 			// absent, like the sf-client files.
+		}
+	}
+
+	if cfg.ConfigFile == "" {
+		// A context was asked for, but there is no file to hold it.
+		if fl := flags.Lookup("context"); fl != nil && fl.Changed {
+			return nil, usageErrorf("--context %s: no config file %s; create the context with \"shakectl context create\"", fl.Value.String(), path)
+		}
+		if n, ok := env("SHAKECTL_CONTEXT"); ok && n != "" {
+			return nil, usageErrorf("SHAKECTL_CONTEXT=%s: no config file %s; create the context with \"shakectl context create\"", n, path)
 		}
 	}
 
@@ -318,7 +334,7 @@ func keyFileWarning(path string) []string {
 // where a URL belongs would otherwise read as "").
 func checkConfigKeys(v *viper.Viper, path string) error {
 	for _, k := range v.AllKeys() {
-		if !v.InConfig(k) {
+		if !v.InConfig(k) || k == "current-context" || strings.HasPrefix(k, "contexts.") {
 			continue
 		}
 		if !contains(globalKeys, k) {

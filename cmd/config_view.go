@@ -114,13 +114,16 @@ const configTopic = `shakectl reads its settings from, highest precedence first:
                             sf-client's SHAKENFIST_API_URL,
                             SHAKENFIST_NAMESPACE, SHAKENFIST_KEY and
                             SHAKENFIST_ASYNC (SHAKECTL_ wins over SHAKENFIST_)
-  3. the config file        $XDG_CONFIG_HOME/shakectl/config.yaml (default
+  3. the selected context   --context NAME, else SHAKECTL_CONTEXT, else the
+                            file's current-context: api-url, namespace and
+                            key under "contexts:" (shakectl context …)
+  4. the config file        $XDG_CONFIG_HOME/shakectl/config.yaml (default
                             ~/.config/shakectl/config.yaml), or --config
                             FILE, or SHAKECTL_CONFIG; keys are the global
                             flags' names, e.g. "api-url: http://sf:13000/api"
-  4. sf-client's files      ~/.shakenfist, else /etc/sf/shakenfist.json
+  5. sf-client's files      ~/.shakenfist, else /etc/sf/shakenfist.json
                             (taken whole: never mixed with one another)
-  5. defaults
+  6. defaults
 
 A file that holds the key must be readable by you alone (chmod 600);
 shakectl warns when it is not. A bad value names where it came from, e.g.
@@ -130,6 +133,6 @@ shakectl warns when it is not. A bad value names where it came from, e.g.
 
 The client's flags (--api-url, --namespace, --key, --timeout,
 --request-timeout, --async, --retry-transient-capacity, --debug,
---insecure) apply to instance, network, node, namespace, api and config;
+--insecure, --context) apply to instance, network, node, namespace, api and config;
 parking-probe, sim, demo and version refuse them (exit 2).
 `

@@ -117,6 +117,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		setAnnotation(g, clientAnnotation, "true")
 	}
 	root.AddCommand(clientGroups...)
+	root.AddCommand(NewCmdContext(f))
 	root.AddCommand(NewCmdSim(f))
 	probeCmd := NewCmdParkingProbe(f)
 	// The probe's report is text, JSON or YAML; api prints the answer's
