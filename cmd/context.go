@@ -261,15 +261,7 @@ func newCmdContextList(f *Factory) *cobra.Command {
 		Short: "List the contexts; the current one is marked ACTIVE",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			path, err := contextFile(c, f)
-			if err != nil {
-				return err
-			}
-			_, doc, err := readDoc(path)
-			if err != nil {
-				return err
-			}
-			cfg, err := f.Config()
+			_, doc, cfg, err := readContexts(c, f)
 			if err != nil {
 				return err
 			}
@@ -299,15 +291,7 @@ func newCmdContextShow(f *Factory) *cobra.Command {
 		Short: "Show a context (default: the current one), the key redacted",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			path, err := contextFile(c, f)
-			if err != nil {
-				return err
-			}
-			_, doc, err := readDoc(path)
-			if err != nil {
-				return err
-			}
-			cfg, err := f.Config()
+			path, doc, cfg, err := readContexts(c, f)
 			if err != nil {
 				return err
 			}
@@ -329,6 +313,21 @@ func newCmdContextShow(f *Factory) *cobra.Command {
 			})
 		},
 	}
+}
+
+// readContexts is where list and show start: the file, its contexts and
+// the run's configuration (for -o).
+func readContexts(c *cobra.Command, f *Factory) (string, configDoc, *Config, error) {
+	path, err := contextFile(c, f)
+	if err != nil {
+		return "", configDoc{}, nil, err
+	}
+	_, doc, err := readDoc(path)
+	if err != nil {
+		return "", configDoc{}, nil, err
+	}
+	cfg, err := f.Config()
+	return path, doc, cfg, err
 }
 
 // contextJSON is a context for -o json, the key reduced to key_set.
