@@ -35,7 +35,7 @@ func TestWaitingNoticeOnATerminal(t *testing.T) {
 			t.Errorf("no waiting line:\n%s", res)
 		}
 		res = cmdRun{url: "http://sf.test/api", transport: hang}.run(t, "node", "list", "--request-timeout", "3s")
-		if strings.Contains(res.stderr, "waiting") {
+		if strings.Contains(res.stderr, "waiting for an answer") {
 			t.Errorf("waiting line when piped:\n%s", res)
 		}
 	})
