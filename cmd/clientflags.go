@@ -60,7 +60,7 @@ func checkClientFlags(c *cobra.Command) error {
 			continue
 		}
 		return &UsageError{
-			Msg:     "--" + name + " does not apply to " + c.CommandPath() + ": it configures the Shakenfist API client (instance, network, node, namespace, api)",
+			Msg:     "--" + name + " does not apply to " + c.CommandPath() + ": it configures the Shakenfist API client (instance, network, node, namespace, api, config)",
 			Command: c.CommandPath(),
 		}
 	}

@@ -158,10 +158,10 @@ func newCmdContextCreate(f *Factory) *cobra.Command {
 	var apiURL, namespace string
 	var keyStdin, use bool
 	c := &cobra.Command{
-		Use:   "create NAME --api-url URL --namespace NS [--key-stdin]",
-		Short: "Create a context",
+		Use:     "create NAME --api-url URL --namespace NS [--key-stdin]",
+		Short:   "Create a context",
 		Example: `  printf %s "$KEY" | shakectl context create prod --api-url http://sf:13000/api --namespace ops --key-stdin --use`,
-		Args: refArgs("NAME"),
+		Args:    refArgs("NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			path, err := contextFile(c, f)
 			if err != nil {
