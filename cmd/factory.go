@@ -134,7 +134,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 			},
 		}
 		if cfg.Deadline() == 0 && !quiet {
-			fmt.Fprintln(errOut, "warning: --retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
+			warn(f.IOStreams, cfg, "--retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
 		}
 	}
 	c, err := client.New(opts)
@@ -159,4 +159,14 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeoutCause(ctx, d, &TimeoutError{Timeout: d})
+}
+
+// warn prints a warning on stderr: "warning: …" for people, and under -o
+// json a {"warning": …} object, so every stderr line stays parseable.
+func warn(s *output.IOStreams, cfg *Config, msg string) {
+	if cfg.JSONOutput() {
+		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"warning": msg}))
+		return
+	}
+	fmt.Fprintln(s.ErrOut, "warning: "+msg)
 }

@@ -49,3 +49,18 @@ func TestJSONErrorDoesNotEscapeHTML(t *testing.T) {
 		t.Errorf("escaped: %s", errOut)
 	}
 }
+
+// Warnings are JSON objects too under -o json.
+func TestJSONWarnings(t *testing.T) {
+	r := against(newFakeAPI(t))
+	res := r.run(t, "instance", "list", "-o", "json", "--insecure")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	for _, l := range strings.Split(strings.TrimRight(res.stderr, "\n"), "\n") {
+		var obj map[string]string
+		if err := json.Unmarshal([]byte(l), &obj); err != nil || obj["warning"] == "" {
+			t.Errorf("stderr line %q is not a JSON warning", l)
+		}
+	}
+}

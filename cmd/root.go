@@ -83,7 +83,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		}
 		f.IOStreams.SetTableOptions(opts)
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+			warn(f.IOStreams, cfg, w)
 		}
 		return cfg, nil
 	})

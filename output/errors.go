@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // ErrorReport is what a failed command tells its user: one line of message,
@@ -27,11 +28,8 @@ func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 	if asJSON {
 		// One line, with ">" left as ">" (json.Marshal would write \u003e,
 		// which reads badly in a log and in jq's raw output).
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err == nil {
-			_, _ = s.ErrOut.Write(b.Bytes())
+		if line := JSONLine(r); line != "" {
+			fmt.Fprintln(s.ErrOut, line)
 			return
 		}
 	}
@@ -40,4 +38,16 @@ func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 	if r.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), r.Hint)
 	}
+}
+
+// JSONLine encodes v as one line of JSON without HTML escaping ("" if it
+// cannot be encoded), for stderr lines under -o json.
+func JSONLine(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
