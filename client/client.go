@@ -53,7 +53,7 @@ func New(o Options) (*Client, error) {
 	}
 	c := &Client{opts: o, base: base}
 	if o.Debug != nil {
-		c.debug = &debugLog{w: o.Debug}
+		c.debug = &debugLog{w: o.Debug, redact: c.redact}
 	}
 	transport := o.Transport
 	if transport == nil {
@@ -64,7 +64,7 @@ func New(o Options) (*Client, error) {
 		}
 		transport = t
 	}
-	logged := &debugTransport{next: transport, log: c.debug}
+	logged := &debugTransport{next: transport, log: c.debug, waiting: o.Waiting}
 	c.auth = &authTransport{next: logged, c: c}
 	c.hc = &http.Client{
 		Transport:     c.auth,

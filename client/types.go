@@ -33,6 +33,9 @@ type Options struct {
 	// Debug, when set, receives one line per request and per answer:
 	// method, path, status, duration, request id. Secrets never appear.
 	Debug io.Writer
+	// Waiting, when set, is called once for a request still unanswered
+	// after a second (the command says on a terminal what it waits for).
+	Waiting func(method, url string)
 	// Now is the wall clock, used to read Retry-After HTTP-dates; nil
 	// means time.Now. Budgets and sleeps use the monotonic clock.
 	Now func() time.Time

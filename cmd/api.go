@@ -47,8 +47,8 @@ Parameters go in a JSON object body, also on GET (the server expects that):
   -f KEY=VALUE   a string, always
 
 KEY may name nested objects and lists: a[b]=1 gives {"a":{"b":1}}, and
-tags[]=x appends to the list tags. --input FILE (or - for stdin) sends a
-file's JSON as the body instead.`,
+tags[]=x appends to the list tags. --input FILE (or - / @- for stdin) sends
+a file's JSON as the body instead. Standard input can feed one input only.`,
 		Example: `  shakectl api GET /instances
   shakectl api GET /instances -F all=true
   shakectl api POST /instances -f name=web1 -F cpus=1 -F memory=1024 -F 'disk[][size]=8'
@@ -111,6 +111,22 @@ func (o *APIOptions) Request() (method, path string, body []byte, err error) {
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
+	// Standard input can be read once: one input may name it.
+	stdinUses := 0
+	if o.Input == "-" || o.Input == "@-" {
+		stdinUses++
+	}
+	for _, fa := range o.Fields {
+		if _, v, ok := strings.Cut(fa.KV, "="); ok && fa.Typed && v == "@-" {
+			stdinUses++
+		}
+	}
+	if stdinUses > 1 {
+		return "", "", nil, usageErrorf("standard input can be read only once, but %d inputs name it (@- or -)", stdinUses)
+	}
+	// --input @FILE and @- read as -F's @FILE does (gh api's --input takes
+	// both spellings).
+	o.Input = strings.TrimPrefix(o.Input, "@")
 	if o.Input != "" {
 		if len(o.Fields) > 0 {
 			return "", "", nil, usageErrorf("--input and -F/-f both give the body; use one")

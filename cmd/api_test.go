@@ -155,3 +155,18 @@ func TestAPIUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every @FILE / - input reads through one reader: --input @- reads stdin,
+// and two inputs cannot both claim it.
+func TestAPIStdinIsReadOnce(t *testing.T) {
+	fa := newFakeAPI(t)
+	r := against(fa)
+	r.stdin = `{"name":"web9"}`
+	if res := r.run(t, "api", "POST", "/instances", "--input", "@-"); res.code != 0 || !strings.Contains(fa.lastRequest("POST", "/instances").Body, "web9") {
+		t.Errorf("--input @-: %s", res)
+	}
+	res := r.run(t, "api", "POST", "/instances", "-F", "a=@-", "-F", "b=@-")
+	if res.code != ExitUsage || !strings.Contains(res.stderr, "only once") {
+		t.Errorf("two stdin inputs: %s", res)
+	}
+}

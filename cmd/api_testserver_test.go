@@ -378,6 +378,7 @@ type cmdRun struct {
 	transport http.RoundTripper // in-memory transport (synctest)
 	env       map[string]string
 	tty       bool
+	width     int // terminal width when tty; 0 = unlimited
 	colour    bool
 	stdin     string
 	// ctx is the run's context (Main cancels it on Ctrl-C); nil for
@@ -409,6 +410,7 @@ func (c cmdRun) run(t *testing.T, args ...string) runResult {
 	in.WriteString(c.stdin)
 	if c.tty {
 		ios.SetTTY(true, true)
+		ios.SetWidth(c.width)
 	}
 	ios.SetColour(c.colour)
 	env := map[string]string{
@@ -492,7 +494,9 @@ func goldenFormats(t *testing.T, fa *fakeAPI, name string, args ...string) {
 				t.Errorf("%s -o json is not JSON:\n%s", name, res.stdout)
 			}
 		case "simple":
-			piped := r.run(t, append(append([]string{}, args...), "-o", "table")...)
+			// The default table, piped, prints what simple prints; one
+			// asked for with -o table keeps its header (issue 14).
+			piped := r.run(t, args...)
 			if piped.stdout != res.stdout {
 				t.Errorf("%s: piped table differs from simple:\n%s\nvs\n%s", name, piped.stdout, res.stdout)
 			}

@@ -131,18 +131,9 @@ func registerRootCompletions(root *cobra.Command, f *Factory) {
 		"json":   "the API's JSON, nothing else on stdout",
 		"yaml":   "the API's objects as YAML",
 	}
-	asyncDesc := map[string]string{
-		"continue": "do not wait (budget 0)",
-		"pause":    "wait up to 60s",
-		"block":    "wait up to 1h",
-	}
 	must(root.RegisterFlagCompletionFunc("output", fixedWithDesc(outputFormats, outputDesc)))
-	must(root.RegisterFlagCompletionFunc("async", fixedWithDesc(asyncModes, asyncDesc)))
-	must(root.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
 	must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
-	for _, name := range []string{"api-url", "key", "timeout"} {
-		must(root.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
-	}
+	must(root.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions))
 
 	// Cobra's help command offers only visible commands; help topics such
 	// as exit-codes are hidden from the command list, so add them here.

@@ -24,12 +24,33 @@ type Config struct {
 	Output                 string
 	RetryTransientCapacity bool
 	// Timeout is --timeout; 0 means not given (the async budget applies).
-	Timeout  time.Duration
-	Async    string
-	NoColor  bool
-	Quiet    bool
-	Debug    bool
-	Insecure bool
+	Timeout time.Duration
+	// RequestTimeout is --request-timeout, the bound on each request; 0
+	// means the client's default (30s).
+	RequestTimeout time.Duration
+	Async          string
+	NoColor        bool
+	Quiet          bool
+	Debug          bool
+	Insecure       bool
+
+	// OutputExplicit is true when -o came from a flag, the environment or
+	// a file rather than the default: an explicit table keeps its header
+	// when piped.
+	OutputExplicit bool
+	// Columns are -o columns=NAME,STATE's choice; Output is then "table".
+	Columns []string
+	// NoHeaders is --no-headers.
+	NoHeaders bool
+	// JQ is --jq's expression; it implies -o json.
+	JQ string
+	// Sources says, per config key, where its value came from ("flag
+	// --timeout", "environment variable SHAKECTL_OUTPUT", "config file
+	// PATH"), for error messages; keys left at their default are absent.
+	Sources map[string]string
+
+	// Context is the selected context's name, "" when none.
+	Context string
 
 	// ConfigFile is the config file that was read, "" when none.
 	ConfigFile string
@@ -87,7 +108,7 @@ var envBindings = map[string][]string{
 // globalKeys are the config keys that follow the global flags' names.
 var globalKeys = []string{
 	"api-url", "namespace", "key", "output", "retry-transient-capacity",
-	"timeout", "async", "no-color", "quiet", "debug", "insecure",
+	"timeout", "request-timeout", "async", "no-color", "quiet", "debug", "insecure", "no-headers",
 }
 
 // loadConfig resolves the configuration from the root's persistent flags,
@@ -95,6 +116,10 @@ var globalKeys = []string{
 // systemFile is sf-client's system-wide file, "" for /etc/sf/shakenfist.json.
 func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
+	// Defaults for commands that lack the flag (the client's flags exist
+	// only on client commands), the same as the flags' own.
+	v.SetDefault("output", "table")
+	v.SetDefault("async", "pause")
 	for _, k := range globalKeys {
 		if fl := flags.Lookup(k); fl != nil {
 			if err := v.BindPFlag(k, fl); err != nil {
@@ -102,7 +127,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 			}
 		}
 	}
-	cfg := &Config{}
+	cfg := &Config{Sources: map[string]string{}}
 
 	// sf-client files are the lowest layer above defaults: ~/.shakenfist,
 	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
@@ -115,6 +140,11 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		}
 		if !ok {
 			continue
+		}
+		for k, val := range map[string]string{"api-url": sf.APIURL, "namespace": sf.Namespace, "key": sf.Key} {
+			if val != "" {
+				cfg.Sources[k] = p
+			}
 		}
 		setDefaultIf(v, "api-url", sf.APIURL)
 		setDefaultIf(v, "namespace", sf.Namespace)
@@ -140,6 +170,14 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 				return nil, err
 			}
 			cfg.ConfigFile = path
+			if err := applyContext(v, cfg, flags, env, path, raw); err != nil {
+				return nil, err
+			}
+			for _, k := range globalKeys {
+				if v.InConfig(k) {
+					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
+				}
+			}
 			if v.InConfig("key") && v.GetString("key") != "" {
 				cfg.KeyFrom = path
 				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
@@ -153,6 +191,16 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		}
 	}
 
+	if cfg.ConfigFile == "" {
+		// A context was asked for, but there is no file to hold it.
+		if fl := flags.Lookup("context"); fl != nil && fl.Changed {
+			return nil, usageErrorf("--context %s: no config file %s; create the context with \"shakectl context create\"", fl.Value.String(), path)
+		}
+		if n, ok := env("SHAKECTL_CONTEXT"); ok && n != "" {
+			return nil, usageErrorf("SHAKECTL_CONTEXT=%s: no config file %s; create the context with \"shakectl context create\"", n, path)
+		}
+	}
+
 	// Environment, above the file and below the flags.
 	for _, k := range globalKeys {
 		names := envBindings[k]
@@ -162,6 +210,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		for _, n := range names {
 			if val, ok := env(n); ok && val != "" {
 				v.Set(k, val)
+				cfg.Sources[k] = "environment variable " + n
 				if k == "key" {
 					cfg.KeyFrom = "environment (" + n + ")"
 				}
@@ -171,6 +220,7 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		// Flags beat everything, including the env set above.
 		if fl := flags.Lookup(k); fl != nil && fl.Changed {
 			v.Set(k, fl.Value.String())
+			cfg.Sources[k] = "flag --" + k
 			if k == "key" {
 				cfg.KeyFrom = "flag"
 			}
@@ -183,23 +233,62 @@ func loadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	cfg.Output = strings.ToLower(v.GetString("output"))
 	cfg.Async = strings.ToLower(v.GetString("async"))
 
+	// A bad value names where it came from, so SHAKECTL_OUTPUT=xml or
+	// "timeout: forever" in a file is found at once.
+	from := func(key string, err error) error {
+		src, ok := cfg.Sources[key]
+		if !ok {
+			return err
+		}
+		var u *UsageError
+		if errors.As(err, &u) {
+			return &UsageError{Msg: u.Msg + " (from " + src + ")"}
+		}
+		return err
+	}
 	var err error
 	if cfg.RetryTransientCapacity, err = boolKey(v, "retry-transient-capacity"); err != nil {
-		return nil, err
+		return nil, from("retry-transient-capacity", err)
 	}
-	for key, dst := range map[string]*bool{"no-color": &cfg.NoColor, "quiet": &cfg.Quiet, "debug": &cfg.Debug, "insecure": &cfg.Insecure} {
+	for key, dst := range map[string]*bool{"no-color": &cfg.NoColor, "quiet": &cfg.Quiet, "debug": &cfg.Debug, "insecure": &cfg.Insecure, "no-headers": &cfg.NoHeaders} {
 		if *dst, err = boolKey(v, key); err != nil {
-			return nil, err
+			return nil, from(key, err)
 		}
 	}
 	if cfg.Timeout, err = parseTimeout(v.GetString("timeout")); err != nil {
-		return nil, err
+		return nil, from("timeout", err)
+	}
+	if cfg.RequestTimeout, err = parseTimeout(v.GetString("request-timeout")); err != nil {
+		return nil, from("request-timeout", err)
+	}
+	_, cfg.OutputExplicit = cfg.Sources["output"]
+	if _, ok := strings.CutPrefix(cfg.Output, "columns="); ok {
+		// The column names as typed, for the error that names one.
+		spec := strings.TrimSpace(v.GetString("output"))[len("columns="):]
+		// hcloud's -o columns=NAME,STATE: a table of those columns.
+		for _, c := range strings.Split(spec, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				cfg.Columns = append(cfg.Columns, c)
+			}
+		}
+		if len(cfg.Columns) == 0 {
+			return nil, from("output", usageErrorf("-o columns= needs column names, e.g. columns=NAME,STATE"))
+		}
+		cfg.Output = "table"
 	}
 	if !contains(outputFormats, cfg.Output) {
-		return nil, usageErrorf("invalid output format %q: want one of %s", cfg.Output, strings.Join(outputFormats, ", "))
+		return nil, from("output", usageErrorf("invalid output format %q: want one of %s or columns=NAME,…", cfg.Output, strings.Join(outputFormats, ", ")))
 	}
 	if !contains(asyncModes, cfg.Async) {
-		return nil, usageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(asyncModes, ", "))
+		return nil, from("async", usageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(asyncModes, ", ")))
+	}
+	if fl := flags.Lookup("jq"); fl != nil && fl.Changed {
+		// --jq filters JSON, so it implies -o json (gh).
+		cfg.JQ = fl.Value.String()
+		if cfg.OutputExplicit && cfg.Output != "json" {
+			return nil, usageErrorf("--jq filters JSON and cannot be combined with -o %s", cfg.Output)
+		}
+		cfg.Output = "json"
 	}
 	if cfg.KeyFrom == "flag" {
 		cfg.Warnings = append(cfg.Warnings, "--key on the command line is visible to other users of this machine (ps, /proc); prefer SHAKENFIST_KEY or a config file with mode 600")
@@ -245,7 +334,7 @@ func keyFileWarning(path string) []string {
 // where a URL belongs would otherwise read as "").
 func checkConfigKeys(v *viper.Viper, path string) error {
 	for _, k := range v.AllKeys() {
-		if !v.InConfig(k) {
+		if !v.InConfig(k) || k == "current-context" || strings.HasPrefix(k, "contexts.") {
 			continue
 		}
 		if !contains(globalKeys, k) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -74,9 +75,15 @@ func (w *configWorld) load(args ...string) (*Config, string, error) {
 	w.t.Helper()
 	f, stderr := w.factory()
 	root := NewCmdRoot(f)
-	if err := root.PersistentFlags().Parse(args); err != nil {
+	// The client's flags live on the client commands: parse as `api` would.
+	api, _, err := root.Find([]string{"api"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := api.ParseFlags(args); err != nil {
 		return nil, "", err
 	}
+	f.command = api
 	cfg, err := f.Config()
 	return cfg, stderr.String(), err
 }
@@ -435,4 +442,43 @@ func FuzzLoadConfig(f *testing.F) {
 			t.Fatalf("%q: accepted %+v", content, cfg)
 		}
 	})
+}
+
+// config view says where each value came from, and never prints the key.
+func TestConfigView(t *testing.T) {
+	r := cmdRun{url: "http://sf.test/api", env: map[string]string{"SHAKECTL_TIMEOUT": "2m"}}
+	res := r.run(t, "config", "view", "--async", "block", "-o", "json")
+	if res.code != 0 {
+		t.Fatal(res)
+	}
+	var got map[string]struct{ Value, Source string }
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
+		t.Fatal(err, res)
+	}
+	want := map[string][2]string{
+		"api-url":  {"http://sf.test/api", "environment variable SHAKENFIST_API_URL"},
+		"key":      {"[redacted]", "environment variable SHAKENFIST_KEY"},
+		"timeout":  {"2m0s", "environment variable SHAKECTL_TIMEOUT"},
+		"async":    {"block", "flag --async"},
+		"output":   {"json", "flag --output"},
+		"no-color": {"false", "default"},
+	}
+	for k, w := range want {
+		if got[k].Value != w[0] || got[k].Source != w[1] {
+			t.Errorf("%s: %+v, want %q from %q", k, got[k], w[0], w[1])
+		}
+	}
+}
+
+func TestHelpListsTopics(t *testing.T) {
+	res := cmdRun{}.run(t, "help")
+	for _, want := range []string{"Help topics", "exit-codes", "configuration"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("shakectl help lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	res = cmdRun{}.run(t, "help", "configuration")
+	if res.code != 0 || !strings.Contains(res.stdout, "highest precedence first") {
+		t.Error(res)
+	}
 }

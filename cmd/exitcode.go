@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
 
@@ -45,7 +46,12 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // UsageError is a bad flag, argument or configuration value (exit 2).
-type UsageError struct{ Msg string }
+// Command, when known, is the command whose --help explains the usage
+// ("shakectl instance create"); the hint names it.
+type UsageError struct {
+	Msg     string
+	Command string
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 
@@ -68,7 +74,7 @@ func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)):
 		return ExitUsage
 	case errors.Is(err, probe.ErrChecksFailed):
 		return ExitChecksFailed
@@ -113,7 +119,8 @@ const exitCodeTopic = `shakectl's exit status tells a script what happened:
   0    success
   1    any failure not listed below (API error, network error, an instance
        that went to an error state)
-  2    usage error (bad flag, argument or config value; no API URL or key)
+  2    usage error (bad flag, argument or config value; a mistyped command
+       or help topic; a flag that does not apply; no API URL or key)
   3    parking-probe ran, and one or more checks failed
   4    authentication or authorisation refused (401/403 after one re-login,
        or an unknown namespace at login)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/retry"
@@ -46,6 +48,12 @@ type Factory struct {
 	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
 	// ErrInterrupted.
 	Context context.Context
+
+	// command is the command that runs, set before its RunE; its flags
+	// (the root's, plus the client's on client commands) feed Config.
+	command *cobra.Command
+	// configResolved is set once Config has run (and printed warnings).
+	configResolved bool
 }
 
 // memoConfig wraps a loader so the configuration is resolved (and its
@@ -87,6 +95,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Key:       cfg.Key,
 		UserAgent: f.Build.UserAgent(),
 		Insecure:  cfg.Insecure,
+		Timeout:   cfg.RequestTimeout,
 		Transport: f.Transport,
 		Now:       f.Now,
 		// A 406 (a network still "initial") is repeated within the async
@@ -102,21 +111,39 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 	if cfg.Debug {
 		opts.Debug = f.IOStreams.ErrOut
 	}
+	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
+		// A person at a terminal learns after a second what shakectl is
+		// waiting for; --request-timeout bounds the wait.
+		errOut := f.IOStreams.ErrOut
+		timeout := cfg.RequestTimeout
+		if timeout == 0 {
+			timeout = client.DefaultTimeout
+		}
+		opts.Waiting = func(method, url string) {
+			fmt.Fprintf(errOut, "waiting for an answer to %s %s (giving up after %s; --request-timeout)\n", method, url, timeout)
+		}
+	}
 	if cfg.RetryTransientCapacity {
 		errOut := f.IOStreams.ErrOut
 		quiet := cfg.Quiet
+		jsonOut := cfg.JSONOutput()
 		opts.Retry = &client.RetryOptions{
 			// The deadline bounds the sleeping between attempts (seed
 			// 004: the caller's deadline), never the last request.
 			Budget: cfg.Deadline(),
 			Notify: func(n retry.Notice) {
-				if !quiet {
+				switch {
+				case quiet:
+				case jsonOut:
+					// Under -o json every stderr line is a JSON object.
+					fmt.Fprintln(errOut, n.JSON())
+				default:
 					fmt.Fprintln(errOut, n.String())
 				}
 			},
 		}
 		if cfg.Deadline() == 0 && !quiet {
-			fmt.Fprintln(errOut, "warning: --retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
+			warn(f.IOStreams, cfg, "--retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
 		}
 	}
 	c, err := client.New(opts)
@@ -141,4 +168,14 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeoutCause(ctx, d, &TimeoutError{Timeout: d})
+}
+
+// warn prints a warning on stderr: "warning: …" for people, and under -o
+// json a {"warning": …} object, so every stderr line stays parseable.
+func warn(s *output.IOStreams, cfg *Config, msg string) {
+	if cfg.JSONOutput() {
+		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"warning": msg}))
+		return
+	}
+	fmt.Fprintln(s.ErrOut, "warning: "+msg)
 }

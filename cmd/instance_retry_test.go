@@ -89,7 +89,8 @@ func TestRetryTransientCapacityGivesUpAtTheDeadlineWithTheLastRequestWhole(t *te
 			t.Fatal(res)
 		}
 		lines := strings.Split(strings.TrimSuffix(res.stderr, "\n"), "\n")
-		if len(lines) != 2 || lines[0] != "capacity refused at stage sufficient_idle_cpu (transient); retrying in 2s (attempt 2/5, 2s left)" {
+		// Under -o json the retry line is a JSON object too (issue 14).
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"event":"retry"`) || !strings.Contains(lines[0], "retrying in 2s (attempt 2/5, 2s left)") {
 			t.Fatalf("stderr:\n%s", res.stderr)
 		}
 		var obj map[string]any

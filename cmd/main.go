@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -52,6 +53,7 @@ func Run(f *Factory, args []string) int {
 	if f.Getenv == nil {
 		f.Getenv = func(string) (string, bool) { return "", false }
 	}
+	f.IOStreams.SerialiseErrOut()
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(f.Context)
@@ -61,12 +63,24 @@ func Run(f *Factory, args []string) int {
 	if cause := context.Cause(f.Context); errors.Is(cause, ErrInterrupted) && !errors.Is(err, ErrInterrupted) {
 		err = errors.Join(ErrInterrupted, err)
 	}
-	err = asUsageError(err)
 	code := ExitCode(err)
 	report := DescribeError(err)
+	var usage *UsageError
+	if errors.As(err, &usage) && usage.Command != "" && report.Hint == "see --help for usage" {
+		report.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
+	}
 	report.ExitCode = code
+	// How to print the error: -o json as configured. A run that failed
+	// before resolving its configuration (a refused flag) resolves it here
+	// quietly: its warnings are about a run that did not happen.
 	jsonOut := false
-	if cfg, cerr := f.Config(); cerr == nil {
+	load := f.Config
+	if !f.configResolved {
+		load = func() (*Config, error) {
+			return loadConfig(runFlags(root, f.command), f.Getenv, f.HomeDir, f.SystemConfigFile)
+		}
+	}
+	if cfg, cerr := load(); cerr == nil {
 		jsonOut = cfg.JSONOutput()
 	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
 		// The configuration itself is what failed; -o, as Cobra parsed it,
@@ -75,20 +89,4 @@ func Run(f *Factory, args []string) int {
 	}
 	output.WriteError(f.IOStreams, jsonOut, report)
 	return code
-}
-
-// asUsageError recognises Cobra's own argument and command errors, which are
-// plain errors, as usage errors.
-func asUsageError(err error) error {
-	var u *UsageError
-	if errors.As(err, &u) {
-		return err
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "requires exactly", "invalid argument", "flag needs an argument", "required flag(s)"} {
-		if strings.HasPrefix(msg, p) {
-			return &UsageError{Msg: msg}
-		}
-	}
-	return err
 }

@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdRoot builds the whole command tree for one run.
@@ -16,10 +19,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 namespaces, raw API calls), load-tests the atenet router's request parking
 (parking-probe), and runs local simulators of both servers (sim, demo).
 
-Configuration, highest precedence first: flags, environment
-(SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE, SHAKENFIST_KEY, SHAKENFIST_ASYNC,
-SHAKECTL_<FLAG>), $XDG_CONFIG_HOME/shakectl/config.yaml (or --config),
-~/.shakenfist, /etc/sf/shakenfist.json.
+Settings come from flags, then the environment, then
+$XDG_CONFIG_HOME/shakectl/config.yaml, then sf-client's files; see
+"shakectl help configuration" and "shakectl config view".
 
 Try "shakectl demo" for a tour against the embedded simulators, and
 "shakectl help exit-codes" for what the exit status means.`,
@@ -28,35 +30,60 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		// Completion is our own command (shakectl completion SHELL), with
 		// help for each shell; Cobra's default one is switched off.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		// Runnable, so that "shakectl nosuch" reaches this RunE: a typed
+		// usage error rather than Cobra's legacy argument check.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		},
+		Version: f.Build.Version,
 	}
+	root.SetVersionTemplate(versionText(f.Build))
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetIn(f.IOStreams.In)
+	// The command that runs decides which flags the configuration reads:
+	// the client's flags exist only on the client command groups.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		f.command = c
+		if err := checkClientFlags(c); err != nil {
+			return err
+		}
+		return checkOutputApplies(c)
+	}
 
 	pf := root.PersistentFlags()
-	pf.String("api-url", "", "Shakenfist API URL, http://HOST/api (Apache) or http://HOST:13000")
-	pf.String("namespace", "", "namespace to authenticate to")
-	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
-	pf.StringP("output", "o", "table", "output format: table, simple, json or yaml")
-	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
-	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
-	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
+	pf.StringP("output", "o", "table", "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)")
+	pf.Bool("no-headers", false, "print tables without their header line")
+	pf.String("jq", "", "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'")
 	pf.Bool("no-color", false, "never colour the output")
 	pf.Bool("quiet", false, "print no progress or retry lines on stderr")
-	pf.Bool("debug", false, "log every request and answer on stderr (secrets redacted)")
-	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
+	addClientFlags(root, f)
 	pf.String("config", "", "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)")
 
 	f.Config = memoConfig(func() (*Config, error) {
-		cfg, err := loadConfig(pf, f.Getenv, f.HomeDir, f.SystemConfigFile)
+		f.configResolved = true
+		cfg, err := loadConfig(runFlags(root, f.command), f.Getenv, f.HomeDir, f.SystemConfigFile)
 		if err != nil {
 			return nil, err
 		}
 		if cfg.NoColor {
 			f.IOStreams.SetColour(false)
 		}
+		opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
+		if cfg.JQ != "" {
+			code, err := output.ParseJQ(cfg.JQ)
+			if err != nil {
+				return nil, &UsageError{Msg: err.Error()}
+			}
+			opts.JQ = code
+		}
+		f.IOStreams.SetTableOptions(opts)
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+			warn(f.IOStreams, cfg, w)
 		}
 		return cfg, nil
 	})
@@ -64,39 +91,201 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		f.Client = clientFunc(f)
 	}
 
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Msg: err.Error()}
+	// Flag errors are usage errors typed where Cobra reports them, naming
+	// the command whose --help explains the flags.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Msg: err.Error(), Command: c.CommandPath()}
 	})
 
 	root.AddCommand(
 		NewCmdVersion(f),
 		newHelpTopic("exit-codes", "What shakectl's exit status means", exitCodeTopic),
+		newHelpTopic("configuration", "Where settings come from, and in which order", configTopic),
 	)
-	// Command groups register here, one constructor each.
-	root.AddCommand(
+	// Command groups register here, one constructor each. The client's
+	// flags (--api-url, --key, --timeout …) apply to these groups only:
+	// parking-probe, sim and demo refuse them (checkClientFlags).
+	clientGroups := []*cobra.Command{
 		NewCmdInstance(f),
 		NewCmdNetwork(f),
 		NewCmdNode(f),
 		NewCmdNamespace(f),
 		NewCmdAPI(f, nil),
-	)
+		NewCmdConfig(f),
+	}
+	for _, g := range clientGroups {
+		setAnnotation(g, clientAnnotation, "true")
+	}
+	root.AddCommand(clientGroups...)
+	root.AddCommand(NewCmdContext(f))
 	root.AddCommand(NewCmdSim(f))
-	root.AddCommand(NewCmdParkingProbe(f))
+	probeCmd := NewCmdParkingProbe(f)
+	// The probe's report is text, JSON or YAML; api prints the answer's
+	// body, JSON or YAML. Set here, not in their constructors, so the
+	// refusal lives in one place (checkOutputApplies).
+	setAnnotation(probeCmd, outputsAnnotation, "table,json,yaml")
+	setAnnotation(clientGroups[4], outputsAnnotation, "json,yaml")
+	root.AddCommand(probeCmd)
 	root.AddCommand(NewCmdCompletion(f))
 	root.AddCommand(NewCmdDemo(f))
+	root.SetHelpCommand(newCmdHelp(root))
+	// gh lists its help topics under the commands; so does shakectl.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .HasAvailableLocalFlags}}",
+		`{{if not .HasParent}}
+
+Help topics (shakectl help TOPIC):{{range .Commands}}{{if eq (index .Annotations "`+topicAnnotation+`") "true"}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}`, 1))
 	registerRootCompletions(root, f)
+	typeUsageErrors(root)
 	return root
 }
+
+// typeUsageErrors makes every usage mistake a *UsageError where it happens,
+// so no Cobra wording decides the exit code: argument validators' errors are
+// wrapped, and a command group (shakectl instance, sim …) answers an unknown
+// subcommand with a usage error and Cobra's suggestion instead of printing
+// its help and exiting 0.
+func typeUsageErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		typeUsageErrors(sub)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		}
+		return
+	}
+	if c == c.Root() {
+		return
+	}
+	validate := c.Args
+	if validate == nil {
+		validate = cobra.ArbitraryArgs
+	}
+	c.Args = func(c *cobra.Command, args []string) error {
+		err := validate(c, args)
+		if err == nil {
+			return nil
+		}
+		var u *UsageError
+		if errors.As(err, &u) {
+			if u.Command == "" {
+				u.Command = c.CommandPath()
+			}
+			return err
+		}
+		return &UsageError{Msg: err.Error(), Command: c.CommandPath()}
+	}
+}
+
+// unknownCommand is the usage error for "shakectl instance lst": Cobra's
+// "did you mean" suggestions on the same line, readable in one glance.
+func unknownCommand(c *cobra.Command, name string) error {
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // Cobra's own default
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", strings.Join(s, `" or "`))
+	}
+	return &UsageError{Msg: msg, Command: c.CommandPath()}
+}
+
+// newCmdHelp replaces Cobra's help command, which prints the root's usage
+// and exits 0 for an unknown topic; ours makes that a usage error (exit 2)
+// with a suggestion. `shakectl help` alone lists commands and help topics.
+func newCmdHelp(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command|topic]",
+		Short: "Help about any command or topic",
+		Long:  `Help about any command, or one of the help topics listed by "shakectl help".`,
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				name := strings.Join(args, " ")
+				if len(rest) > 0 {
+					name = rest[0]
+				}
+				parent := root
+				if target != nil {
+					parent = target
+				}
+				msg := fmt.Sprintf("unknown help topic %q", name)
+				var sugg []string
+				for _, t := range helpTopics(root) {
+					if strings.HasPrefix(t.Name(), name) || levenshteinClose(t.Name(), name) {
+						sugg = append(sugg, t.Name())
+					}
+				}
+				if parent.SuggestionsMinimumDistance <= 0 {
+					parent.SuggestionsMinimumDistance = 2
+				}
+				sugg = append(sugg, parent.SuggestionsFor(name)...)
+				if len(sugg) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
+				}
+				return &UsageError{Msg: msg, Command: "shakectl help"}
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+		// The commands; the hidden help topics are added with the other
+		// root completions.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var comps []cobra.Completion
+			for _, c := range root.Commands() {
+				if (c.IsAvailableCommand() || c.Name() == "help") && strings.HasPrefix(c.Name(), toComplete) {
+					comps = append(comps, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			// registerRootCompletions adds the help topics.
+			return comps, cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+}
+
+// levenshteinClose says whether two short names differ by at most two
+// edits, the distance Cobra uses for its own suggestions.
+func levenshteinClose(a, b string) bool {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)] <= 2
+}
+
+// topicAnnotation marks a help topic command.
+const topicAnnotation = "shakectl/topic"
 
 // newHelpTopic makes `shakectl help NAME` print a text; the topic is a
 // hidden command so it does not clutter the command list.
 func newHelpTopic(name, short, text string) *cobra.Command {
 	c := &cobra.Command{
-		Use:    name,
-		Short:  short,
-		Long:   text,
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:         name,
+		Short:       short,
+		Long:        text,
+		Hidden:      true,
+		Annotations: map[string]string{topicAnnotation: "true"},
+		Args:        cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(c.OutOrStdout(), text)
 			return err
@@ -106,4 +295,11 @@ func newHelpTopic(name, short, text string) *cobra.Command {
 		fmt.Fprint(c.OutOrStdout(), strings.TrimLeft(text, "\n"))
 	})
 	return c
+}
+
+func setAnnotation(c *cobra.Command, key, value string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[key] = value
 }

@@ -99,14 +99,15 @@ fields version, commit, date, go_version and platform.`,
 			b := f.Build
 			switch format {
 			case "json", "yaml":
+				// "unknown" as the text says, not "", so both read the same.
+				b.Commit, b.Date = orUnknown(b.Commit), orUnknown(b.Date)
 				raw, err := json.Marshal(b)
 				if err != nil {
 					return err
 				}
 				return output.PrintJSONBody(f.IOStreams, format, raw, true)
 			}
-			_, err = fmt.Fprintf(f.IOStreams.Out, "shakectl %s\ncommit: %s\nbuilt: %s\ngo: %s\nplatform: %s\n",
-				b.Version, orUnknown(b.Commit), orUnknown(b.Date), b.GoVersion, b.Platform)
+			_, err = fmt.Fprint(f.IOStreams.Out, versionText(b))
 			return err
 		},
 	}
@@ -135,4 +136,11 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// versionText is what both `shakectl version` and `shakectl --version`
+// print (gh prints the same for both).
+func versionText(b BuildInfo) string {
+	return fmt.Sprintf("shakectl %s\ncommit: %s\nbuilt: %s\ngo: %s\nplatform: %s\n",
+		b.Version, orUnknown(b.Commit), orUnknown(b.Date), b.GoVersion, b.Platform)
 }

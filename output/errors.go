@@ -1,8 +1,10 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // ErrorReport is what a failed command tells its user: one line of message,
@@ -24,9 +26,10 @@ type ErrorReport struct {
 // as "error: …" with a "hint: …" line when there is a hint.
 func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 	if asJSON {
-		b, err := json.Marshal(r)
-		if err == nil {
-			fmt.Fprintln(s.ErrOut, string(b))
+		// One line, with ">" left as ">" (json.Marshal would write \u003e,
+		// which reads badly in a log and in jq's raw output).
+		if line := JSONLine(r); line != "" {
+			fmt.Fprintln(s.ErrOut, line)
 			return
 		}
 	}
@@ -35,4 +38,16 @@ func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 	if r.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), r.Hint)
 	}
+}
+
+// JSONLine encodes v as one line of JSON without HTML escaping ("" if it
+// cannot be encoded), for stderr lines under -o json.
+func JSONLine(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mattn/go-isatty"
 )
@@ -22,6 +23,8 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	colour    bool
+	width     int
+	table     TableOptions
 }
 
 // Env reads an environment variable; tests pass a map-backed one.
@@ -82,3 +85,24 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 
 // ColourEnabled reports whether escape sequences may be written.
 func (s *IOStreams) ColourEnabled() bool { return s.colour }
+
+// syncWriter serialises writes, so lines written from another goroutine (a
+// "waiting for an answer" notice) never interleave with the command's own.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// SerialiseErrOut makes every write to ErrOut take one lock; Run calls it
+// once before any command starts.
+func (s *IOStreams) SerialiseErrOut() {
+	if _, done := s.ErrOut.(*syncWriter); !done {
+		s.ErrOut = &syncWriter{w: s.ErrOut}
+	}
+}

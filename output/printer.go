@@ -60,7 +60,20 @@ type Detail struct {
 //     so `cut -f2` and `while read` see only data (as gh does);
 //   - json: the server's objects as an indented JSON array;
 //   - yaml: the same array as YAML.
+//
+// The run's TableOptions add to this: a table asked for explicitly keeps its
+// header when piped, --no-headers drops it everywhere, -o columns= chooses
+// columns, --jq filters the JSON. A terminal table is fitted to the screen
+// width, long cells cut with "…"; piped and simple output never are.
 func PrintList(s *IOStreams, format string, l List) error {
+	opts := s.table
+	if opts.JQ != nil {
+		return writeJQ(s.Out, opts.JQ, joinArray(l.Raw))
+	}
+	cols, rows, err := selectColumns(l.Columns, l.Rows, opts.Columns)
+	if err != nil {
+		return err
+	}
 	switch format {
 	case FormatJSON:
 		return writeJSON(s.Out, joinArray(l.Raw))
@@ -68,19 +81,25 @@ func PrintList(s *IOStreams, format string, l List) error {
 		return writeYAML(s.Out, joinArray(l.Raw))
 	case FormatTable:
 		if s.IsStdoutTTY() {
-			return writeAligned(s.Out, NewColourScheme(s.ColourEnabled()), l.Columns, l.Rows, true)
+			return writeAlignedFit(s.Out, NewColourScheme(s.ColourEnabled()), cols, rows, !opts.NoHeaders, s.TerminalWidth())
+		}
+		if opts.Header && !opts.NoHeaders {
+			return writeAlignedFit(s.Out, NewColourScheme(false), cols, rows, true, 0)
 		}
 	case FormatSimple:
 	default:
 		return fmt.Errorf("unknown output format %q", format)
 	}
-	return writeTSV(s.Out, l.Rows)
+	return writeTSV(s.Out, rows)
 }
 
 // PrintDetail renders one object: on a terminal as aligned "name  value"
 // lines, piped or simple as "name<TAB>value" lines, json and yaml as the
 // server's object.
 func PrintDetail(s *IOStreams, format string, d Detail) error {
+	if s.table.JQ != nil {
+		return writeJQ(s.Out, s.table.JQ, d.Raw)
+	}
 	switch format {
 	case FormatJSON:
 		return writeJSON(s.Out, d.Raw)
@@ -121,6 +140,9 @@ func PrintJSONBody(s *IOStreams, format string, body []byte, pretty bool) error 
 	if !json.Valid(body) {
 		_, err := s.Out.Write(body)
 		return err
+	}
+	if s.table.JQ != nil {
+		return writeJQ(s.Out, s.table.JQ, body)
 	}
 	if format == FormatYAML {
 		return writeYAML(s.Out, body)
@@ -194,7 +216,42 @@ func writeTSV(w io.Writer, rows [][]string) error {
 	return err
 }
 
-func writeAligned(w io.Writer, c ColourScheme, cols []Column, rows [][]string, header bool) error {
+// writeAlignedFit is writeAligned with the row fitted to limit columns
+// (0: no limit).
+func writeAlignedFit(w io.Writer, c ColourScheme, cols []Column, rows [][]string, header bool, limit int) error {
+	if limit > 0 {
+		widths := make([]int, len(cols))
+		for i, col := range cols {
+			if header {
+				widths[i] = width(col.Header)
+			}
+		}
+		for _, r := range rows {
+			for i, cell := range r {
+				if i < len(widths) {
+					widths[i] = max(widths[i], width(flatten(cell)))
+				}
+			}
+		}
+		fit := fitWidths(widths, limit)
+		cut := make([][]string, len(rows))
+		for ri, r := range rows {
+			cut[ri] = make([]string, len(r))
+			for i, cell := range r {
+				if i < len(fit) {
+					cell = truncate(flatten(cell), fit[i])
+				}
+				cut[ri][i] = cell
+			}
+		}
+		rows = cut
+		hdr := make([]Column, len(cols))
+		for i, col := range cols {
+			hdr[i] = col
+			hdr[i].Header = truncate(col.Header, fit[i])
+		}
+		cols = hdr
+	}
 	return writeAlignedRows(w, c, cols, rows, func(_, col int) Painter {
 		if col < len(cols) {
 			return cols[col].Paint

@@ -1,6 +1,8 @@
 package retry
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -43,4 +45,24 @@ func HumanDuration(d time.Duration) string {
 	default:
 		return d.Round(time.Second).String()
 	}
+}
+
+// JSON is the notice as one line of JSON, for stderr under -o json, where
+// a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
+// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}. HTML
+// escaping is off so ">" stays ">".
+func (n Notice) JSON() string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(struct {
+		Event       string  `json:"event"`
+		Stage       string  `json:"stage"`
+		WaitSeconds float64 `json:"wait_seconds"`
+		Attempt     int     `json:"attempt"`
+		MaxAttempts int     `json:"max_attempts"`
+		LeftSeconds float64 `json:"left_seconds"`
+		Message     string  `json:"message"`
+	}{"retry", n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }

@@ -120,6 +120,7 @@ func WriteManPages(root *cobra.Command, dir string, o ManOptions) error {
 		}
 	}
 	visit(root, func(c *cobra.Command) { c.Long = textToMarkdown(c.Long) })
+	addManSections(root)
 	root.DisableAutoGenTag = true
 	date := o.Date.UTC()
 	source := "shakectl"
@@ -220,3 +221,51 @@ var markdownEscaper = strings.NewReplacer(
 )
 
 func escapeMarkdown(s string) string { return markdownEscaper.Replace(s) }
+
+// manEnvironment and manFiles are the shakectl(1) page's ENVIRONMENT and
+// FILES sections; "shakectl help configuration" says the same for the
+// terminal.
+const manEnvironment = `SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE, SHAKENFIST_KEY, SHAKENFIST_ASYNC
+: sf-client's variables: the API URL, namespace, key and async mode.
+
+SHAKECTL_<FLAG>
+: any global flag, e.g. SHAKECTL_OUTPUT=json, SHAKECTL_TIMEOUT=2m; SHAKECTL_API_URL beats SHAKENFIST_API_URL.
+
+SHAKECTL_CONFIG
+: the config file to read instead of the default.
+
+XDG_CONFIG_HOME
+: where the default config file lives.
+
+NO_COLOR, CLICOLOR_FORCE
+: never colour, or colour even when piped.
+
+Precedence, highest first: flags, environment, the config file, sf-client's files, defaults.
+`
+
+const manFiles = `$XDG_CONFIG_HOME/shakectl/config.yaml (default ~/.config/shakectl/config.yaml)
+: YAML, keys named as the global flags; keep it mode 600 when it holds a key.
+
+~/.shakenfist, /etc/sf/shakenfist.json
+: sf-client's JSON files (apiurl, namespace, key); the first found is used whole.
+`
+
+// addManSections gives shakectl(1) the ENVIRONMENT, FILES and EXIT STATUS
+// sections a man page reader looks for, and every other page a pointer to
+// them. The exit status text is the exit-codes help topic's.
+func addManSections(root *cobra.Command) {
+	exit := "See shakectl(1) and shakectl-exit-codes(1).\n"
+	if topic, _, err := root.Find([]string{"exit-codes"}); err == nil && topic != root {
+		exit = topic.Long
+	}
+	root.Long += "\n# ENVIRONMENT\n\n" + escapeMarkdown(manEnvironment) +
+		"\n# FILES\n\n" + escapeMarkdown(manFiles) +
+		"\n# EXIT STATUS\n\n" + exit
+	for _, c := range root.Commands() {
+		visit(c, func(c *cobra.Command) {
+			if c.Runnable() && c.Name() != "exit-codes" {
+				c.Long += "\n# EXIT STATUS\n\nSee shakectl-exit-codes(1). Environment and files: see shakectl(1).\n"
+			}
+		})
+	}
+}

@@ -38,7 +38,7 @@ func TestManPagesOnePerCommandPlusTopics(t *testing.T) {
 	if err := WriteManPages(Root(), dir, ManOptions{Date: releaseDate, Version: "1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
-	want := append(wantPages(Root()), "shakectl-exit-codes.1")
+	want := append(wantPages(Root()), "shakectl-exit-codes.1", "shakectl-configuration.1")
 	sort.Strings(want)
 	got := dirNames(t, dir)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -253,4 +253,22 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// shakectl(1) carries the sections a man reader looks for; every command's
+// page points at the exit status.
+func TestManPagesHaveEnvironmentFilesAndExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteManPages(Root(), dir, ManOptions{Date: releaseDate, Version: "1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "shakectl.1"))
+	for _, want := range []string{".SH ENVIRONMENT", "SHAKENFIST_API_URL", ".SH FILES", "config.yaml", ".SH EXIT STATUS", "124"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("shakectl.1 lacks %q", want)
+		}
+	}
+	if sub := read(t, filepath.Join(dir, "shakectl-instance-create.1")); !strings.Contains(sub, ".SH EXIT STATUS") || !strings.Contains(sub, "shakectl\\-instance\\-create") && !strings.Contains(sub, "NAME CPUS MEMORY") {
+		t.Errorf("instance create page lacks EXIT STATUS or a real synopsis:\n%s", sub)
+	}
 }

@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+// A mistyped subcommand is a usage error at every level, with Cobra's
+// suggestion on the error line, never the group's help and exit 0.
+func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
+	cases := []struct {
+		args    []string
+		suggest string
+	}{
+		{[]string{"instance", "lst"}, `did you mean "list"`},
+		{[]string{"node", "lst"}, `did you mean "list"`},
+		{[]string{"sim", "clustr"}, `did you mean "cluster"`},
+		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
+		{[]string{"help", "exit-code"}, `did you mean "exit-codes"`},
+		{[]string{"instanc"}, `did you mean "instance"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := cmdRun{}.run(t, c.args...)
+			if r.code != ExitUsage {
+				t.Fatalf("exit %d, want %d\n%s", r.code, ExitUsage, r)
+			}
+			if !strings.Contains(r.stderr, c.suggest) {
+				t.Errorf("stderr lacks %q:\n%s", c.suggest, r)
+			}
+			if strings.Contains(r.stdout, "Usage:") {
+				t.Errorf("printed help on stdout for a mistake:\n%s", r)
+			}
+		})
+	}
+}
+
+// A group or `help` alone still prints help and succeeds, as gh does.
+func TestGroupWithoutSubcommandPrintsHelp(t *testing.T) {
+	for _, args := range [][]string{{"instance"}, {"help"}, {"help", "instance", "create"}, {}} {
+		r := cmdRun{}.run(t, args...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "Usage:") {
+			t.Errorf("shakectl %v: %s", args, r)
+		}
+	}
+}
+
+// Usage errors name the command whose --help explains them, whether they
+// come from an argument check, a flag or an unknown subcommand.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	cases := []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"instance", "create", "web1"}, "see 'shakectl instance create --help'"},
+		{[]string{"instance", "list", "--nosuch"}, "see 'shakectl instance list --help'"},
+		{[]string{"node", "list", "extra"}, "see 'shakectl node list --help'"},
+		{[]string{"parking-probe", "merge"}, "see 'shakectl parking-probe merge --help'"},
+		{[]string{"instance", "lst"}, "see 'shakectl instance --help'"},
+	}
+	for _, c := range cases {
+		r := cmdRun{}.run(t, c.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, c.hint) {
+			t.Errorf("shakectl %v: want exit 2 and %q\n%s", c.args, c.hint, r)
+		}
+	}
+}
+
+// The usage error is typed where it happens: an argument validator's
+// plain error (Cobra's own MinimumNArgs) keeps exit 2 whatever its wording.
+func TestArgsValidatorErrorsAreTyped(t *testing.T) {
+	f := &Factory{}
+	f.IOStreams, _, _, _ = output.Test()
+	root := NewCmdRoot(f)
+	merge, _, err := root.Find([]string{"parking-probe", "merge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verr := merge.Args(merge, nil)
+	if ExitCode(verr) != ExitUsage {
+		t.Errorf("merge with no reports: %v is not a usage error", verr)
+	}
+}
+
+// `shakectl --version` prints what `shakectl version` prints, as gh does.
+func TestVersionFlag(t *testing.T) {
+	a := cmdRun{}.run(t, "--version")
+	b := cmdRun{}.run(t, "version")
+	if a.code != 0 || a.stdout != b.stdout || !strings.HasPrefix(a.stdout, "shakectl 1.2.3-test\ncommit: unknown\n") {
+		t.Errorf("--version:\n%s\nversion:\n%s", a, b)
+	}
+}
+
+// version -o json says "unknown" where the text does, not "".
+func TestVersionJSONSaysUnknown(t *testing.T) {
+	r := cmdRun{}.run(t, "version", "-o", "json")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err, r)
+	}
+	if got["commit"] != "unknown" || got["date"] != "unknown" {
+		t.Errorf("commit %q date %q, want unknown", got["commit"], got["date"])
+	}
+}
