@@ -89,6 +89,28 @@ func runFlags(root, c *cobra.Command) *pflag.FlagSet {
 // not every one makes sense for it.
 const outputsAnnotation = "shakectl/outputs"
 
+// noFiltersAnnotation marks a command whose output is not the API's
+// objects (parking-probe's report, the simulators' banners, the demo's tour,
+// completion scripts), so --jq and --no-headers would mean nothing there.
+const noFiltersAnnotation = "shakectl/no-filters"
+
+// checkOutputFilters refuses --jq or --no-headers on such a command instead
+// of ignoring it.
+func checkOutputFilters(c *cobra.Command) error {
+	for p := c; p != nil; p = p.Parent() {
+		if _, ok := p.Annotations[noFiltersAnnotation]; !ok {
+			continue
+		}
+		for _, name := range []string{"jq", "no-headers"} {
+			if fl := c.Flag(name); fl != nil && fl.Changed {
+				return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": it filters the API's objects that client commands print", Command: c.CommandPath()}
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
 // checkOutputApplies refuses an -o given on the command line that the
 // command cannot honour (-o simple on parking-probe, -o table on api),
 // instead of quietly printing something else.

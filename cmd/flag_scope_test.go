@@ -17,6 +17,11 @@ func TestClientFlagsAreRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"parking-probe", "--target", "http://127.0.0.1:1", "--retry-transient-capacity"},
 		{"parking-probe", "--target", "http://127.0.0.1:1", "--async", "block"},
 		{"--namespace", "x", "version"},
+		// The output filters work on the API's objects only.
+		{"parking-probe", "--target", "http://127.0.0.1:1", "--jq", ".requests"},
+		{"sim", "router", "--no-headers"},
+		{"demo", "--jq", "."},
+		{"completion", "bash", "--no-headers"},
 	}
 	for _, args := range cases {
 		r := cmdRun{}.run(t, args...)

@@ -52,6 +52,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		if err := checkClientFlags(c); err != nil {
 			return err
 		}
+		if err := checkOutputFilters(c); err != nil {
+			return err
+		}
 		return checkOutputApplies(c)
 	}
 
@@ -118,7 +121,8 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	}
 	root.AddCommand(clientGroups...)
 	root.AddCommand(NewCmdContext(f))
-	root.AddCommand(NewCmdSim(f))
+	simCmd := NewCmdSim(f)
+	root.AddCommand(simCmd)
 	probeCmd := NewCmdParkingProbe(f)
 	// The probe's report is text, JSON or YAML; api prints the answer's
 	// body, JSON or YAML. Set here, not in their constructors, so the
@@ -126,8 +130,11 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	setAnnotation(probeCmd, outputsAnnotation, "table,json,yaml")
 	setAnnotation(clientGroups[4], outputsAnnotation, "json,yaml")
 	root.AddCommand(probeCmd)
-	root.AddCommand(NewCmdCompletion(f))
-	root.AddCommand(NewCmdDemo(f))
+	completionCmd, demoCmd := NewCmdCompletion(f), NewCmdDemo(f)
+	root.AddCommand(completionCmd, demoCmd)
+	for _, c := range []*cobra.Command{simCmd, probeCmd, completionCmd, demoCmd} {
+		setAnnotation(c, noFiltersAnnotation, "true")
+	}
 	root.SetHelpCommand(newCmdHelp(root))
 	// gh lists its help topics under the commands; so does shakectl.
 	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .HasAvailableLocalFlags}}",

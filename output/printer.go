@@ -342,7 +342,7 @@ func StatePainter(c ColourScheme, s string) string {
 		return c.Red(s)
 	case s == "deleted" || s == "off":
 		return c.Gray(s)
-	case s == "initial" || s == "creating" || s == "deleting" || s == "paused" || strings.HasSuffix(s, "ing"):
+	case s == "initial" || s == "preflight" || s == "delete-wait" || s == "paused" || strings.HasSuffix(s, "ing"):
 		return c.Yellow(s)
 	}
 	return s
