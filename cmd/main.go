@@ -66,8 +66,16 @@ func Run(f *Factory, args []string) int {
 	code := ExitCode(err)
 	report := DescribeError(err)
 	var usage *UsageError
-	if errors.As(err, &usage) && usage.Command != "" && report.Hint == "see --help for usage" {
-		report.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
+	if errors.As(err, &usage) && report.Hint == "see --help for usage" {
+		// A usage error raised inside a command's run (a probe flag out of
+		// range, a config value) names no command; the one that ran is it.
+		name := usage.Command
+		if name == "" && f.command != nil {
+			name = f.command.CommandPath()
+		}
+		if name != "" {
+			report.Hint = fmt.Sprintf("see '%s --help'", name)
+		}
 	}
 	report.ExitCode = code
 	// How to print the error: -o json as configured. A run that failed

@@ -60,6 +60,9 @@ func TestUsageHintNamesTheCommand(t *testing.T) {
 		{[]string{"node", "list", "extra"}, "see 'shakectl node list --help'"},
 		{[]string{"parking-probe", "merge"}, "see 'shakectl parking-probe merge --help'"},
 		{[]string{"instance", "lst"}, "see 'shakectl instance --help'"},
+		// Raised inside the command's run, not by Cobra.
+		{[]string{"parking-probe", "--target", "http://127.0.0.1:1", "--mode", "burst", "--rate", "5"}, "see 'shakectl parking-probe --help'"},
+		{[]string{"--api-url", "127.0.0.1:13000", "node", "list"}, "see 'shakectl node list --help'"},
 	}
 	for _, c := range cases {
 		r := cmdRun{}.run(t, c.args...)
