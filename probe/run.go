@@ -73,18 +73,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer e.close()
 
-	if err := e.preflight(ctx); err != nil {
-		return nil, err
-	}
-	if e.scr != nil {
-		if err := e.scrapeBefore(ctx); err != nil {
-			return nil, err
-		}
-	}
+	// Ctrl-C before the load gives the (empty) partial report, as it does
+	// at every later stage, so the user always gets a report and exit 130.
 	interruptedBeforeStart := func() (*Report, error) {
 		r := e.report(time.Now(), 0)
 		r.Interrupted = true
 		return r, fmt.Errorf("interrupted before the load started: %w", context.Cause(ctx))
+	}
+	if err := e.preflight(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interruptedBeforeStart()
+		}
+		return nil, err
+	}
+	if e.scr != nil {
+		if err := e.scrapeBefore(ctx); err != nil {
+			if ctx.Err() != nil {
+				return interruptedBeforeStart()
+			}
+			return nil, err
+		}
 	}
 	if !o.StartAt.IsZero() {
 		// A burst opens its connections just before --start-at, so
