@@ -40,6 +40,9 @@ type Report struct {
 
 	samples  []Sample
 	lateness *hdr.Histogram
+	// timeline is the run's exact answers and in-flight per step; nil for
+	// a report read back or merged, whose plots rebuild it from samples.
+	timeline *Timeline
 }
 
 // LoadInfo records how the load was shaped and checked.
@@ -269,6 +272,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		Outcomes:       map[string]*OutcomeStats{},
 		OpenFilesLimit: e.openFiles,
 		samples:        t.samples,
+		timeline:       e.timeline,
 	}
 	if r.Target == "" {
 		r.Target = o.URLTemplate

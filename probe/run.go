@@ -184,7 +184,10 @@ type engine struct {
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
-	scr  *scraper
+	// timeline counts every answer per TimelineStep, exactly, for the
+	// plots (the kept samples are only a reservoir on long runs).
+	timeline *Timeline
+	scr      *scraper
 
 	sent     atomic.Int64
 	inflight atomic.Int64
@@ -285,6 +288,7 @@ func newEngine(o *Options) (*engine, error) {
 	// Burst and open latencies count from the release or the schedule; the
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
+	e.timeline = NewTimeline(0)
 	if o.Mode == Open {
 		e.lateness = newHist()
 	}
@@ -565,6 +569,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		e.bufs.Put(bp)
 	}
 	e.rec.shards[shard].record(res, e.rec.trackService)
+	e.timeline.Observe(res.sentAt, res.doneAt, o)
 	e.counts[o].Add(1)
 }
 
