@@ -88,11 +88,14 @@ func wantStatus(t *testing.T, r *probe.Report, name, status string) probe.Check 
 func TestModelMainFailsParked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, o := modelRouter(t, router.ModelMain, nil)
+		// Only statusz, which on main has no parking card: nothing can
+		// be parked, so the probe must not wait for the lot to drain.
+		o.MetricsURL = ""
 		warm(t, o)
 		start := time.Now()
 		r := burst(t, o)
 		if d := time.Since(start); d >= time.Second {
-			t.Errorf("main took %s to refuse: it should answer at once", d)
+			t.Errorf("the run took %s (virtual): main answers at once and has no lot to drain", d)
 		}
 		if count(r, probe.BudgetExhausted) != 20 {
 			t.Fatalf("outcomes %v, want 20 refused with no free workers", summary(r))
