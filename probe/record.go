@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -234,4 +236,31 @@ func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
 		*dst = newHist()
 	}
 	(*dst).Merge(src)
+}
+
+// recordResult records one request's result: into its shard, the exact
+// timeline the plots draw, and the live counts progress shows.
+func (e *engine) recordResult(shard uint64, res result) {
+	e.rec.shards[shard].record(res, e.rec.trackService)
+	e.timeline.Observe(res.sentAt, res.doneAt, res.outcome)
+	e.counts[res.outcome].Add(1)
+}
+
+// answerDetail says a little more about answers whose outcome alone is not
+// enough to act on.
+func answerDetail(o Outcome, a Answer) string {
+	switch o {
+	case TransportError:
+		return transportDetail(a.Err)
+	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
+		b := bytes.TrimSpace(a.Body)
+		if len(b) > 60 {
+			b = b[:60]
+		}
+		if len(b) == 0 {
+			return fmt.Sprintf("HTTP %d", a.Status)
+		}
+		return fmt.Sprintf("HTTP %d %s", a.Status, bytes.ToValidUTF8(b, []byte("?")))
+	}
+	return ""
 }
