@@ -45,7 +45,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		Outcomes:       map[string]*OutcomeStats{},
 		OpenFilesLimit: e.openFiles,
 		samples:        t.samples,
-		timeline:       e.timeline,
+		timeline:       t.timeline,
 	}
 	if r.Target == "" {
 		r.Target = o.URLTemplate

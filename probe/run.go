@@ -184,10 +184,7 @@ type engine struct {
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
-	// timeline counts every answer per TimelineStep, exactly, for the
-	// plots (the kept samples are only a reservoir on long runs).
-	timeline *Timeline
-	scr      *scraper
+	scr  *scraper
 
 	sent     atomic.Int64
 	inflight atomic.Int64
@@ -286,7 +283,6 @@ func newEngine(o *Options) (*engine, error) {
 	// Burst and open latencies count from the release or the schedule; the
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
-	e.timeline = NewTimeline(0)
 	if o.Mode == Open {
 		e.lateness = newHist()
 	}
