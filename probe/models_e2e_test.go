@@ -28,7 +28,9 @@ func modelRouter(t *testing.T, model router.Model, edit func(*router.Config)) (*
 	cfg.Actors = 10
 	cfg.ActorIdle = 0
 	cfg.ParkedRequestMax = 8
-	cfg.ExtprocMaxRequests = 16
+	// Above the whole burst, so Envoy's breaker never answers unless a
+	// test lowers it.
+	cfg.ExtprocMaxRequests = 64
 	cfg.Seed = 1
 	if edit != nil {
 		edit(&cfg)
