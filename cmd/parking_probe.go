@@ -157,8 +157,10 @@ OUTPUT
   send_lateness_seconds (open mode), in_flight_peak, metrics, statusz,
   checks[{name, ok, status, detail}], series (per second). --out FILE writes
   that JSON atomically; "parking-probe merge" combines such files from several
-  machines. --plot FILE.png|.svg draws latency over time per outcome above
-  the in-flight count. A live progress line goes to stderr on a terminal.
+  machines. --plot FILE.png|.svg draws each outcome's latency by percentile
+  (log scale) with the park budget as a line, and the answers per outcome and
+  the requests in flight per 100 ms. A live progress line goes to stderr on a
+  terminal.
 
 Ctrl-C cancels the requests in flight (counted as transport_error,
 "canceled"), prints and writes the partial report, and exits 130.`
@@ -229,7 +231,7 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
-	fl.StringVar(&opts.plot, "plot", "", "draw latency over time to FILE.png or FILE.svg")
+	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
 
 	must(c.RegisterFlagCompletionFunc("mode", fixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
 		"burst":  "--requests released together",

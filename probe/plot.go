@@ -143,10 +143,15 @@ func preparePlot(r *Report) (*plotData, error) {
 		}
 		d.spectra[o] = spectrum(h)
 	}
-	if len(r.samples) == 0 && len(d.spectra) == 0 {
+	if r.timeline == nil && len(r.samples) == 0 && len(d.spectra) == 0 {
 		return nil, errors.New("nothing to plot: the report has no samples")
 	}
-	tl, scale := timelineFromSamples(r.samples, r.Requests)
+	// The run's own timeline counts every answer; a report read back
+	// from JSON or merged has only its samples to rebuild one from.
+	tl, scale := r.timeline, 1.0
+	if tl == nil {
+		tl, scale = timelineFromSamples(r.samples, r.Requests)
+	}
 	d.scale = scale
 	v := tl.view()
 	d.step = v.step

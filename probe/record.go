@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -67,6 +69,11 @@ type shard struct {
 
 	events        []flightEvent
 	eventsDropped int64
+
+	// timeline counts every answer per TimelineStep, exactly, for the
+	// plots (samples are only a reservoir on long runs). One per shard
+	// keeps its lock as uncontended as the shard's.
+	timeline *Timeline
 }
 
 type result struct {
@@ -161,7 +168,7 @@ func newRecorder(n int, trackService bool, keepSamples int, seed uint64) *record
 	}
 	r := &recorder{shards: make([]*shard, n), trackService: trackService}
 	for i := range r.shards {
-		s := &shard{}
+		s := &shard{timeline: NewTimeline(0)}
 		if keepSamples > 0 {
 			s.keep = max(keepSamples/n, 1)
 			s.rng = rand.New(rand.NewPCG(seed, uint64(i)))
@@ -187,11 +194,13 @@ type tally struct {
 	events  []flightEvent
 	// eventsDropped counts requests beyond the flight records' bound.
 	eventsDropped int64
+	timeline      *Timeline
 }
 
 func (r *recorder) merge() *tally {
-	t := &tally{}
+	t := &tally{timeline: NewTimeline(0)}
 	for _, s := range r.shards {
+		t.timeline.merge(s.timeline)
 		s.mu.Lock()
 		for o := range numOutcomes {
 			t.counts[o] += s.counts[o]
@@ -234,4 +243,32 @@ func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
 		*dst = newHist()
 	}
 	(*dst).Merge(src)
+}
+
+// recordResult records one request's result: into its shard and the
+// shard's timeline, and in the live counts progress shows.
+func (e *engine) recordResult(shard uint64, res result) {
+	s := e.rec.shards[shard]
+	s.record(res, e.rec.trackService)
+	s.timeline.Observe(res.sentAt, res.doneAt, res.outcome)
+	e.counts[res.outcome].Add(1)
+}
+
+// answerDetail says a little more about answers whose outcome alone is not
+// enough to act on.
+func answerDetail(o Outcome, a Answer) string {
+	switch o {
+	case TransportError:
+		return transportDetail(a.Err)
+	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
+		b := bytes.TrimSpace(a.Body)
+		if len(b) > 60 {
+			b = b[:60]
+		}
+		if len(b) == 0 {
+			return fmt.Sprintf("HTTP %d", a.Status)
+		}
+		return fmt.Sprintf("HTTP %d %s", a.Status, bytes.ToValidUTF8(b, []byte("?")))
+	}
+	return ""
 }

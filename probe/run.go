@@ -73,18 +73,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer e.close()
 
-	if err := e.preflight(ctx); err != nil {
-		return nil, err
-	}
-	if e.scr != nil {
-		if err := e.scrapeBefore(ctx); err != nil {
-			return nil, err
-		}
-	}
+	// Ctrl-C before the load gives the (empty) partial report, as it does
+	// at every later stage, so the user always gets a report and exit 130.
 	interruptedBeforeStart := func() (*Report, error) {
 		r := e.report(time.Now(), 0)
 		r.Interrupted = true
 		return r, fmt.Errorf("interrupted before the load started: %w", context.Cause(ctx))
+	}
+	if err := e.preflight(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interruptedBeforeStart()
+		}
+		return nil, err
+	}
+	if e.scr != nil {
+		if err := e.scrapeBefore(ctx); err != nil {
+			if ctx.Err() != nil {
+				return interruptedBeforeStart()
+			}
+			return nil, err
+		}
 	}
 	if !o.StartAt.IsZero() {
 		// A burst opens its connections just before --start-at, so
@@ -203,8 +211,6 @@ type engine struct {
 	lateness       *hdr.Histogram
 	lastSend       time.Duration
 }
-
-type inflightPoint struct{ now, peak int64 }
 
 func newEngine(o *Options) (*engine, error) {
 	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
@@ -556,104 +562,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	if bp != nil {
 		e.bufs.Put(bp)
 	}
-	e.rec.shards[shard].record(res, e.rec.trackService)
-	e.counts[o].Add(1)
-}
-
-// answerDetail says a little more about answers whose outcome alone is not
-// enough to act on.
-func answerDetail(o Outcome, a Answer) string {
-	switch o {
-	case TransportError:
-		return transportDetail(a.Err)
-	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
-		b := bytes.TrimSpace(a.Body)
-		if len(b) > 60 {
-			b = b[:60]
-		}
-		if len(b) == 0 {
-			return fmt.Sprintf("HTTP %d", a.Status)
-		}
-		return fmt.Sprintf("HTTP %d %s", a.Status, bytes.ToValidUTF8(b, []byte("?")))
-	}
-	return ""
-}
-
-func (e *engine) notePeak(n int64) {
-	for {
-		p := e.secPeak.Load()
-		if n <= p || e.secPeak.CompareAndSwap(p, n) {
-			return
-		}
-	}
-}
-
-// sample runs beside the load: every second it notes the in-flight count
-// (and the peak within the second) and reads the router's parking_active;
-// four times a second it reports progress.
-func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- struct{}) {
-	defer close(stopped)
-	sec := time.NewTicker(time.Second)
-	defer sec.Stop()
-	prog := time.NewTicker(250 * time.Millisecond)
-	defer prog.Stop()
-	var scrapeWG sync.WaitGroup
-	defer scrapeWG.Wait()
-	scraping := make(chan struct{}, 1)
-	scrape := func(second int) {
-		if e.scr == nil {
-			return
-		}
-		select {
-		case scraping <- struct{}{}:
-			scrapeWG.Add(1)
-			go func() {
-				defer scrapeWG.Done()
-				defer func() { <-scraping }()
-				e.scrapeActive(second)
-			}()
-		default:
-			// The previous scrape is still running; skip rather than pile
-			// up.
-		}
-	}
-	// A burst parks the most requests in its first moments: look once
-	// early, then every second.
-	early := time.NewTimer(100 * time.Millisecond)
-	defer early.Stop()
-	point := func() {
-		now := e.inflight.Load()
-		peak := e.secPeak.Swap(now)
-		e.mu.Lock()
-		e.inflightSeries = append(e.inflightSeries, inflightPoint{now: now, peak: max(peak, now)})
-		e.mu.Unlock()
-	}
-	for {
-		select {
-		case <-done:
-			point()
-			e.progress(start)
-			return
-		case t := <-sec.C:
-			point()
-			scrape(max(secondOf(t.Sub(start))-1, 0))
-		case <-early.C:
-			scrape(0)
-		case <-prog.C:
-			e.progress(start)
-		}
-	}
-}
-
-func (e *engine) progress(start time.Time) {
-	if e.o.Progress == nil {
-		return
-	}
-	p := Progress{Elapsed: time.Since(start), Sent: e.sent.Load(), InFlight: e.inflight.Load()}
-	for o := range numOutcomes {
-		p.Counts[o] = e.counts[o].Load()
-	}
-	e.o.Progress(p)
+	e.recordResult(shard, res)
 }
 
 // newRequest renders actor idx's request.

@@ -62,6 +62,25 @@ func (t *Timeline) Observe(sent, done time.Duration, o Outcome) {
 	t.total++
 }
 
+// merge adds o's counts (of the same step) to t.
+func (t *Timeline) merge(o *Timeline) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.answers) < len(o.answers) {
+		t.answers = append(t.answers, [numOutcomes]int64{})
+		t.sent = append(t.sent, 0)
+	}
+	for i := range o.answers {
+		for k, n := range o.answers[i] {
+			t.answers[i][k] += n
+		}
+		t.sent[i] += o.sent[i]
+	}
+	t.total += o.total
+}
+
 // timelineView is a snapshot of a Timeline for drawing.
 type timelineView struct {
 	step    time.Duration

@@ -1,0 +1,197 @@
+package probe_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/sim/router"
+)
+
+// End to end against `sim router` in each model of a real router
+// (reference/atenet-router.md): substrate main 86e138f6 (no parking),
+// PR #221 head 4a8f978b and the seed 000_ design. The probe's verdict must
+// be right against each, on the virtual clock.
+
+const pr221HostTemplate = "{actor}.actors.resources.substrate.ate.dev"
+
+// modelRouter starts the simulator as model with one worker held for ever
+// by the first actor resumed, and a lot of 8.
+func modelRouter(t *testing.T, model router.Model, edit func(*router.Config)) (*router.Server, probe.Options) {
+	t.Helper()
+	cfg := router.DefaultConfig()
+	cfg.Model = model
+	cfg.Workers = 1
+	cfg.Actors = 10
+	cfg.ActorIdle = 0
+	cfg.ParkedRequestMax = 8
+	// Above the whole burst, so Envoy's breaker never answers unless a
+	// test lowers it.
+	cfg.ExtprocMaxRequests = 64
+	cfg.Seed = 1
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, tr := startMem(t, cfg)
+	t.Cleanup(tr.CloseIdleConnections)
+	t.Cleanup(func() { s.Close() })
+	return s, probe.Options{
+		Target: "http://router.test", Mode: probe.Burst, Seed: 3,
+		Transport: tr, ScrapeTransport: tr,
+		MetricsURL: "http://metrics.test/metrics", StatuszURL: "http://status.test/statusz",
+	}
+}
+
+// warm resumes actor-0001 so it holds the only worker.
+func warm(t *testing.T, o probe.Options) {
+	t.Helper()
+	o.Requests, o.Actors, o.MetricsURL, o.StatuszURL = 1, []string{"actor-0001"}, "", ""
+	r, err := probe.Run(context.Background(), o)
+	if err != nil || count(r, probe.Served) != 1 {
+		t.Fatalf("warm-up: %v %v", err, summary(r))
+	}
+}
+
+// burst sends 20 requests to four cold actors while the pool is full.
+func burst(t *testing.T, o probe.Options) *probe.Report {
+	t.Helper()
+	o.Requests = 20
+	o.Actors = []string{"actor-0002", "actor-0003", "actor-0004", "actor-0005"}
+	r, err := probe.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func noneFailed(t *testing.T, r *probe.Report) {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Status == probe.CheckFailed {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
+		}
+	}
+}
+
+func wantStatus(t *testing.T, r *probe.Report, name, status string) probe.Check {
+	t.Helper()
+	c, found := checks(r)[name]
+	if !found || c.Status != status {
+		t.Errorf("%s = %+v, want %s", name, c, status)
+	}
+	return c
+}
+
+// --model main answers a full pool at once with the same 503 a parking
+// router sends when the budget is spent: the probe must fail `parked`.
+func TestModelMainFailsParked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelMain, nil)
+		// Only statusz, which on main has no parking card: nothing can
+		// be parked, so the probe must not wait for the lot to drain.
+		o.MetricsURL = ""
+		warm(t, o)
+		start := time.Now()
+		r := burst(t, o)
+		if d := time.Since(start); d >= time.Second {
+			t.Errorf("the run took %s (virtual): main answers at once and has no lot to drain", d)
+		}
+		if count(r, probe.BudgetExhausted) != 20 {
+			t.Fatalf("outcomes %v, want 20 refused with no free workers", summary(r))
+		}
+		c := wantStatus(t, r, probe.CheckParked, probe.CheckFailed)
+		if !strings.Contains(c.Detail, "did not park") {
+			t.Errorf("parked detail %q does not say the router did not park", c.Detail)
+		}
+		// main's /statusz has no parking card: reported, not an error.
+		if r.Statusz == nil {
+			t.Error("statusz missing from the report")
+		}
+	})
+}
+
+// --model pr221 with its Host form: a spent budget is labelled
+// outcome="error" in parking_wait, parking series appear only once used,
+// and a healthy run passes every check.
+func TestModelPR221WithItsHostForm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelPR221, func(c *router.Config) { c.ParkedRequestBudget = 2 * time.Second })
+		o.HostTemplate = pr221HostTemplate
+		warm(t, o)
+		r := burst(t, o)
+		if count(r, probe.BudgetExhausted) != 8 || count(r, probe.Shed) != 12 {
+			t.Fatalf("outcomes %v, want 8 parked until budget_exhausted and 12 shed", summary(r))
+		}
+		noneFailed(t, r)
+		if r.Checks == nil || checks(r)[probe.CheckReachedParking].Status != probe.CheckOK {
+			t.Errorf("reached_parking = %+v", checks(r)[probe.CheckReachedParking])
+		}
+		wantStatus(t, r, probe.CheckParked, probe.CheckOK)
+		// The budget is PR #221's own, read from statusz as "2s".
+		c := wantStatus(t, r, probe.CheckBudgetBound, probe.CheckOK)
+		if !strings.Contains(c.Detail, "statusz") {
+			t.Errorf("budget_bound %q does not say the budget came from statusz", c.Detail)
+		}
+		c = wantStatus(t, r, probe.CheckWaitMatchesBudgetExhausted, probe.CheckOK)
+		if !strings.Contains(c.Detail, `outcome="error"`) {
+			t.Errorf("wait check %q does not say it read PR #221's error label", c.Detail)
+		}
+	})
+}
+
+// --model pr221 with the default (atespace) Host form: every answer is a
+// 404 invalid host, and the probe must say so and name the PR #221 form.
+func TestModelPR221DefaultHostFailsReachedParking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelPR221, nil)
+		r := burst(t, o)
+		if count(r, probe.NotFound) != 20 {
+			t.Fatalf("outcomes %v, want 20 not_found", summary(r))
+		}
+		c := wantStatus(t, r, probe.CheckReachedParking, probe.CheckFailed)
+		if !strings.Contains(c.Detail, pr221HostTemplate) {
+			t.Errorf("reached_parking %q does not suggest --host-template %s", c.Detail, pr221HostTemplate)
+		}
+	})
+}
+
+// --model seed: the design the probe was written for passes, and the
+// parked check sees the flights' first requests wait out the budget.
+func TestModelSeedPasses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelSeed, nil)
+		warm(t, o)
+		r := burst(t, o)
+		if count(r, probe.BudgetExhausted) != 8 || count(r, probe.Shed) != 12 {
+			t.Fatalf("outcomes %v, want 8 budget_exhausted and 12 shed", summary(r))
+		}
+		noneFailed(t, r)
+		for _, name := range []string{probe.CheckParked, probe.CheckReachedParking, probe.CheckBudgetBound, probe.CheckShedFast, probe.CheckRejectedMatchesShed, probe.CheckNoEnvoyOverflow} {
+			wantStatus(t, r, name, probe.CheckOK)
+		}
+	})
+}
+
+// Real Envoy answers a breaker overflow on the ext_proc cluster as a
+// failed ext_proc stream: 500 with an empty body (the simulator's default).
+// That is ext_proc_error, and it truncates the lot: no_envoy_overflow fails.
+func TestBreakerBelowLotIsExtProcError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelSeed, func(c *router.Config) {
+			c.ExtprocMaxRequests = 4
+			c.AllowBreakerBelowLot = true
+		})
+		warm(t, o)
+		r := burst(t, o)
+		if count(r, probe.ExtProcError) == 0 || count(r, probe.EnvoyOverflow) != 0 {
+			t.Fatalf("outcomes %v, want ext_proc_error and no envoy_overflow", summary(r))
+		}
+		c := wantStatus(t, r, probe.CheckNoEnvoyOverflow, probe.CheckFailed)
+		if !strings.Contains(c.Detail, "ext_proc") {
+			t.Errorf("no_envoy_overflow %q does not name the ext_proc errors", c.Detail)
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package probe
+
+import (
+	"sync"
+	"time"
+)
+
+// The sampler runs beside the load: the in-flight series, the router's
+// parking_active and the live progress line.
+
+type inflightPoint struct{ now, peak int64 }
+
+func (e *engine) notePeak(n int64) {
+	for {
+		p := e.secPeak.Load()
+		if n <= p || e.secPeak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+// sample runs beside the load: every second it notes the in-flight count
+// (and the peak within the second) and reads the router's parking_active;
+// four times a second it reports progress.
+func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
+	sec := time.NewTicker(time.Second)
+	defer sec.Stop()
+	prog := time.NewTicker(250 * time.Millisecond)
+	defer prog.Stop()
+	var scrapeWG sync.WaitGroup
+	defer scrapeWG.Wait()
+	scraping := make(chan struct{}, 1)
+	scrape := func(second int) {
+		if e.scr == nil {
+			return
+		}
+		select {
+		case scraping <- struct{}{}:
+			scrapeWG.Add(1)
+			go func() {
+				defer scrapeWG.Done()
+				defer func() { <-scraping }()
+				e.scrapeActive(second)
+			}()
+		default:
+			// The previous scrape is still running; skip rather than pile
+			// up.
+		}
+	}
+	// A burst parks the most requests in its first moments: look once
+	// early, then every second.
+	early := time.NewTimer(100 * time.Millisecond)
+	defer early.Stop()
+	point := func() {
+		now := e.inflight.Load()
+		peak := e.secPeak.Swap(now)
+		e.mu.Lock()
+		e.inflightSeries = append(e.inflightSeries, inflightPoint{now: now, peak: max(peak, now)})
+		e.mu.Unlock()
+	}
+	for {
+		select {
+		case <-done:
+			point()
+			e.progress(start)
+			return
+		case t := <-sec.C:
+			point()
+			scrape(max(secondOf(t.Sub(start))-1, 0))
+		case <-early.C:
+			scrape(0)
+		case <-prog.C:
+			e.progress(start)
+		}
+	}
+}
+
+func (e *engine) progress(start time.Time) {
+	if e.o.Progress == nil {
+		return
+	}
+	p := Progress{Elapsed: time.Since(start), Sent: e.sent.Load(), InFlight: e.inflight.Load()}
+	for o := range numOutcomes {
+		p.Counts[o] = e.counts[o].Load()
+	}
+	e.o.Progress(p)
+}
