@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/output"
 )
@@ -47,8 +48,8 @@ Parameters go in a JSON object body, also on GET (the server expects that):
   -f KEY=VALUE   a string, always
 
 KEY may name nested objects and lists: a[b]=1 gives {"a":{"b":1}}, and
-tags[]=x appends to the list tags. --input FILE (or - / @- for stdin) sends
-a file's JSON as the body instead. Standard input can feed one input only.`,
+tags[]=x appends to the list tags. --input FILE (or --body FILE; - or @-
+for stdin) sends a file's JSON as the body instead. Standard input can feed one input only.`,
 		Example: `  shakectl api GET /instances
   shakectl api GET /instances -F all=true
   shakectl api POST /instances -f name=web1 -F cpus=1 -F memory=1024 -F 'disk[][size]=8'
@@ -66,7 +67,15 @@ a file's JSON as the body instead. Standard input can feed one input only.`,
 	fl := c.Flags()
 	fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
 	fl.VarP(&fieldFlag{list: &o.Fields}, "raw-field", "f", "add a string parameter KEY=VALUE to the JSON body (repeat)")
-	fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- for stdin)")
+	fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- or @- for stdin; --body is the same flag)")
+	// --body is another name for --input (what curl-minded users type); a
+	// normalised alias, so both fill one value and one reader serves them.
+	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "body" {
+			name = "input"
+		}
+		return pflag.NormalizedName(name)
+	})
 	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return []cobra.Completion{"GET", "POST", "PUT", "PATCH", "DELETE"}, cobra.ShellCompDirectiveNoFileComp

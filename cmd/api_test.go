@@ -165,6 +165,10 @@ func TestAPIStdinIsReadOnce(t *testing.T) {
 	if res := r.run(t, "api", "POST", "/instances", "--input", "@-"); res.code != 0 || !strings.Contains(fa.lastRequest("POST", "/instances").Body, "web9") {
 		t.Errorf("--input @-: %s", res)
 	}
+	r.stdin = `{"name":"web10"}`
+	if res := r.run(t, "api", "POST", "/instances", "--body", "@-"); res.code != 0 || !strings.Contains(fa.lastRequest("POST", "/instances").Body, "web10") {
+		t.Errorf("--body @-: %s", res)
+	}
 	res := r.run(t, "api", "POST", "/instances", "-F", "a=@-", "-F", "b=@-")
 	if res.code != ExitUsage || !strings.Contains(res.stderr, "only once") {
 		t.Errorf("two stdin inputs: %s", res)
