@@ -15,6 +15,7 @@ import (
 // outcome's HDR histogram so reports from several machines merge exactly.
 type Report struct {
 	Target          string                   `json:"target"`
+	Transport       string                   `json:"transport,omitempty"` // the probe's own HTTP client: fasthttp or net/http (issue 15)
 	Mode            string                   `json:"mode"`
 	StartedAt       time.Time                `json:"started_at"`
 	DurationSeconds float64                  `json:"duration_seconds"`
@@ -250,7 +251,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	o := e.o
 	t := e.rec.merge()
 	r := &Report{
-		Target:          o.Target,
+		Target: o.Target, Transport: e.transport,
 		Mode:            string(o.Mode),
 		StartedAt:       start.UTC(),
 		DurationSeconds: seconds(elapsed),
