@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,18 +160,16 @@ func fastErr(err error) (error, bool) {
 }
 
 // neededHeaders copies the headers classification reads (x-envoy-*,
-// Server, Content-Type); nil when there are none, which is the common
-// answer and costs no map.
+// Server); nil when there are none, which is the common answer and costs
+// no map.
 func neededHeaders(h *fasthttp.ResponseHeader) http.Header {
 	var out http.Header
 	for k, v := range h.All() {
-		key := string(k)
-		lk := strings.ToLower(key)
-		if strings.HasPrefix(lk, "x-envoy-") || lk == "server" || lk == "content-type" {
+		if (len(k) > 8 && bytes.EqualFold(k[:8], []byte("x-envoy-"))) || bytes.EqualFold(k, []byte("server")) {
 			if out == nil {
 				out = http.Header{}
 			}
-			out.Add(key, string(v))
+			out.Add(string(k), string(v))
 		}
 	}
 	return out
