@@ -505,7 +505,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
 		defer cancel()
-		if e.rec.trackService {
+		if e.rec.trackService && e.transport != transportFastHTTP { // fasthttp has no trace hooks
 			rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
 			})
