@@ -28,28 +28,30 @@ go build -o "$tmp/hello" ./bench/hello
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 url="http://127.0.0.1:$port/"
 
-probe_rps() {
+probe_rps() { # the probe's own choice (fasthttp for http://); SHAKECTL_PROBE_TRANSPORT=net/http for the old path
   "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
     --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" |
-    jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests)"'
+    jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests) \(.transport)"'
 }
+nethttp_rps() { SHAKECTL_PROBE_TRANSPORT=net/http probe_rps | awk '{print $1}'; }
 hey_rps() { hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
 wrk_rps() { wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
 bombardier_rps() { "$tmp/bombardier" -c "$conns" -d "${secs}s" -p r -o json "$url" | jq -r '.result.rps.mean | floor'; }
 
 echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-row() { printf '%-6s %-9s %-9s %-9s %-11s %-10s %-10s %-10s\n' "$@"; }
+row() { printf '%-6s %-9s %-9s %-9s %-9s %-11s %-10s %-10s %-10s %-10s\n' "$@"; }
 ratio() { echo "scale=2; $1/$2" | bc; }
-row round probe hey wrk bombardier probe/hey probe/wrk probe/bomb
+row round probe net/http hey wrk bombardier probe/hey probe/wrk probe/bomb fast/net
 : >"$tmp/rows"
 for r in $(seq 1 "$rounds"); do
-  read -r p served sent < <(probe_rps)
+  read -r p served sent transport < <(probe_rps)
   if [ "$served" != "$sent" ]; then echo "WARNING: probe: only $served of $sent served" >&2; fi
+  n=$(nethttp_rps)
   h=$(hey_rps)
   w=$(wrk_rps)
   b=$(bombardier_rps)
-  echo "$p $h $w $b" >>"$tmp/rows"
-  row "$r" "$p" "$h" "$w" "$b" "$(ratio "$p" "$h")" "$(ratio "$p" "$w")" "$(ratio "$p" "$b")"
+  echo "$p $h $w $b $n" >>"$tmp/rows"
+  row "$r" "$p" "$n" "$h" "$w" "$b" "$(ratio "$p" "$h")" "$(ratio "$p" "$w")" "$(ratio "$p" "$b")" "$(ratio "$p" "$n")"
 done
 # Medians: the machine is shared, so single runs swing.
 med() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
@@ -57,5 +59,7 @@ mp=$(awk '{print $1}' "$tmp/rows" | med)
 mh=$(awk '{print $2}' "$tmp/rows" | med)
 mw=$(awk '{print $3}' "$tmp/rows" | med)
 mb=$(awk '{print $4}' "$tmp/rows" | med)
-row median "$mp" "$mh" "$mw" "$mb" "$(ratio "$mp" "$mh")" "$(ratio "$mp" "$mw")" "$(ratio "$mp" "$mb")"
+mn=$(awk '{print $5}' "$tmp/rows" | med)
+row median "$mp" "$mn" "$mh" "$mw" "$mb" "$(ratio "$mp" "$mh")" "$(ratio "$mp" "$mw")" "$(ratio "$mp" "$mb")" "$(ratio "$mp" "$mn")"
+echo "# probe transport: $transport"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

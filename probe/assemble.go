@@ -27,6 +27,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	t := e.rec.merge()
 	r := &Report{
 		Target:          o.Target,
+		Transport:       e.transport,
 		Mode:            string(o.Mode),
 		StartedAt:       start.UTC(),
 		DurationSeconds: seconds(elapsed),

@@ -11,6 +11,7 @@ import (
 // outcome's HDR histogram so reports from several machines merge exactly.
 type Report struct {
 	Target          string                   `json:"target"`
+	Transport       string                   `json:"transport,omitempty"` // the probe's own HTTP client: fasthttp or net/http (issue 15)
 	Mode            string                   `json:"mode"`
 	StartedAt       time.Time                `json:"started_at"`
 	DurationSeconds float64                  `json:"duration_seconds"`

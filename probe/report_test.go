@@ -142,6 +142,7 @@ func latencyPattern(s string) string {
 }
 
 func TestJSONReportSchema(t *testing.T) {
+	t.Setenv(transportEnv, "") // the golden records each mode's own transport choice
 	srv := fakeRouter(t)
 	exps, _ := ParseExpectations([]string{"served>=0.5", "p99(shed)<1s"})
 	r, err := Run(context.Background(), Options{

@@ -169,18 +169,20 @@ func waitUntil(ctx context.Context, t time.Time) error {
 
 // engine is one run's machinery.
 type engine struct {
-	o       *Options
-	sender  Sender
-	shape   Shape
-	ownRT   *http.Transport
-	predial *preDialer
-	timeout time.Duration
-	picker  *picker
-	actors  actorSet
-	target  *url.URL
-	urlT    template
-	hostT   template
-	addr    string
+	o      *Options
+	sender Sender
+	// transport names the sender's client, for the report.
+	transport string
+	shape     Shape
+	ownRT     *http.Transport
+	predial   *preDialer
+	timeout   time.Duration
+	picker    *picker
+	actors    actorSet
+	target    *url.URL
+	urlT      template
+	hostT     template
+	addr      string
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
@@ -257,6 +259,8 @@ func newEngine(o *Options) (*engine, error) {
 
 	if o.Transport != nil {
 		e.sender = roundTripSender{o.Transport}
+	} else if e.transport = chooseTransport(o); e.transport == transportFastHTTP {
+		e.sender = newFastSender(conns, e.timeout)
 	} else {
 		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		dial := dialer.DialContext
@@ -507,7 +511,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
 		defer cancel()
-		if e.rec.trackService {
+		if e.rec.trackService && e.transport != transportFastHTTP { // fasthttp has no trace hooks
 			rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
 			})
@@ -547,7 +551,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		w.ctx = nil
 	}
 	if err != nil {
-		a.ClientTimeout = errors.Is(context.Cause(rctx), errClientTimeout)
+		a.ClientTimeout = a.ClientTimeout || errors.Is(context.Cause(rctx), errClientTimeout)
 	}
 	o := Classify(a)
 	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: idx}

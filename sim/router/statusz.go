@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -139,13 +140,20 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if st.Parking != nil {
 		maxWait = time.Duration(st.Parking.MaxWait * float64(time.Second)).String()
 	}
-	_ = statuszPage.Execute(w, struct {
+	_ = statuszPage().Execute(w, struct {
 		Status
 		MaxWait string
 	}{st, maxWait})
 }
 
-var statuszPage = template.Must(template.New("statusz").Parse(`<!DOCTYPE html>
+// statuszPage is parsed on first use, not at package init: every shakectl
+// command links this package, and only `sim router` serves the page
+// (issue 15: start-up).
+var statuszPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("statusz").Parse(statuszHTML))
+})
+
+const statuszHTML = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>atenet router (simulated) – statusz</title>
 <style>
 body{font-family:sans-serif;margin:2em;background:#f6f7f9}
@@ -169,4 +177,4 @@ dt{float:left;clear:left;width:12em;color:#555}dd{margin-left:12em}
 <dt>Control plane</dt><dd>{{if .ControlPlane.Unavailable}}unavailable (injected){{else}}available{{end}}</dd>
 </dl></div>
 </body></html>
-`))
+`
