@@ -14,6 +14,7 @@ import (
 // in seconds) is the -o json output and the --out file; it carries each
 // outcome's HDR histogram so reports from several machines merge exactly.
 type Report struct {
+	RunInfo
 	Target          string                   `json:"target"`
 	Mode            string                   `json:"mode"`
 	StartedAt       time.Time                `json:"started_at"`
@@ -250,6 +251,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	o := e.o
 	t := e.rec.merge()
 	r := &Report{
+		RunInfo:         o.runInfo(start),
 		Target:          o.Target,
 		Mode:            string(o.Mode),
 		StartedAt:       start.UTC(),

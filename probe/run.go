@@ -262,13 +262,14 @@ func newEngine(o *Options) (*engine, error) {
 		e.sender = roundTripSender{e.ownRT}
 	}
 
+	index := shardIndex(e.picker, o)
 	switch o.Mode {
 	case Burst:
-		e.shape = burstShape{requests: o.Requests, index: e.picker.index}
+		e.shape = burstShape{requests: o.Requests, index: index}
 	case Closed:
-		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: e.picker.index}
+		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: e.picker.index}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard}
 	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {
