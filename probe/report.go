@@ -323,6 +323,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	}
 	r.Flights = analyseFlights(t.events, t.eventsDropped, o.Checks.Budget)
 	r.evaluate(o.Checks)
+	r.leaveRouterChecksToMerge()
 	return r
 }
 

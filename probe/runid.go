@@ -3,6 +3,8 @@ package probe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,4 +66,22 @@ func (o *Options) runInfo(start time.Time) RunInfo {
 		ri.StartLatenessSeconds = &late
 	}
 	return ri
+}
+
+// routerWideChecks compare the router's own figures with the probe's
+// counts. A shard's scrapes see every shard's load, so it cannot judge
+// them against its own part; merge judges them on the whole run.
+var routerWideChecks = []string{CheckRejectedMatchesShed, CheckActiveDrains, CheckWaitMatchesBudgetExhausted}
+
+// leaveRouterChecksToMerge skips, in one shard's report, the checks only
+// the merged run can judge.
+func (r *Report) leaveRouterChecksToMerge() {
+	if r.Shards <= 1 || r.Shard == nil {
+		return
+	}
+	for i, c := range r.Checks {
+		if c.Status != CheckSkipped && slices.Contains(routerWideChecks, c.Name) {
+			r.Checks[i] = skipped(c.Name, fmt.Sprintf("shard %d of %d: the router's figures include every shard's load; parking-probe merge judges this on the whole run", *r.Shard, r.Shards))
+		}
+	}
 }
