@@ -226,7 +226,7 @@ func (o *Options) validate() error {
 		}
 		// The bound is per process: shards are how a bigger burst is sent.
 		if o.Shard.SplitCount(o.Requests) > MaxBurst {
-			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them", o.Requests, MaxBurst)
+			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them, or split it with --shards", o.Requests, MaxBurst)
 		}
 	case Closed:
 		if o.Concurrency <= 0 {
