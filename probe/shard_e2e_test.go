@@ -218,3 +218,29 @@ func TestShardedMergeRefusesIncompleteRuns(t *testing.T) {
 		}
 	}
 }
+
+// Open and closed command lines: the merged load is the unsharded one, and
+// open mode's shards together send the unsharded schedule's requests.
+func TestShardedOpenAndClosedLoadIsTheCommandLine(t *testing.T) {
+	for _, base := range []probe.Options{
+		{Mode: probe.Open, Rate: 20, Duration: 2 * time.Second, ActorCount: 6, Seed: 2},
+		{Mode: probe.Closed, Concurrency: 5, Duration: time.Second, ActorCount: 6, Seed: 2},
+	} {
+		shards := runSharded(t, base, 3)
+		whole := runSharded(t, base, 0)[0]
+		reports, names, err := readStream(t, logStream(t, shards))
+		if err != nil || len(reports) != 3 {
+			t.Fatalf("%s: %v %v", base.Mode, names, err)
+		}
+		m, err := probe.Merge(reports, probe.CheckConfigOf(reports[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Load != whole.Load {
+			t.Errorf("%s: merged load %+v\nunsharded %+v", base.Mode, m.Load, whole.Load)
+		}
+		if base.Mode == probe.Open && (m.Requests != 40 || whole.Requests != 40) {
+			t.Errorf("open: merged %d requests, unsharded %d, want 40", m.Requests, whole.Requests)
+		}
+	}
+}
