@@ -13,9 +13,9 @@ import (
 	"github.com/shakenfist/shakectl/probe"
 )
 
-// captureShardOptions runs parking-probe's flag handling with env as the
-// environment.
-func captureShardOptions(t *testing.T, env map[string]string, args ...string) (*probe.Options, error) {
+// captureOptionsEnv runs parking-probe's flag handling only, with env as
+// the environment.
+func captureOptionsEnv(t *testing.T, env map[string]string, args ...string) (*probe.Options, error) {
 	t.Helper()
 	f, _, _ := probeTestFactory(t, context.Background())
 	f.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -30,8 +30,14 @@ func captureShardOptions(t *testing.T, env map[string]string, args ...string) (*
 		got = o
 		return nil
 	}))
-	root.SetArgs(append([]string{"parking-probe", "--target", "http://r:8080"}, args...))
+	root.SetArgs(append([]string{"parking-probe"}, args...))
 	return got, root.ExecuteContext(context.Background())
+}
+
+// captureShardOptions is captureOptionsEnv with a --target.
+func captureShardOptions(t *testing.T, env map[string]string, args ...string) (*probe.Options, error) {
+	t.Helper()
+	return captureOptionsEnv(t, env, append([]string{"--target", "http://r:8080"}, args...)...)
 }
 
 func TestParkingProbeShardFlags(t *testing.T) {

@@ -338,7 +338,7 @@ func CheckRun(reports []*Report, names []string) error {
 		}
 	}
 	var problems []string
-	n := 0
+	n, nName := 0, ""
 	bySlot := map[int][]string{}
 	for i, r := range reports {
 		switch {
@@ -349,9 +349,9 @@ func CheckRun(reports []*Report, names []string) error {
 			problems = append(problems, fmt.Sprintf("%s of run %s names no shard (a merged report?)", names[i], run))
 			continue
 		case n == 0:
-			n = r.Shards
+			n, nName = r.Shards, names[i]
 		case r.Shards != n:
-			problems = append(problems, fmt.Sprintf("%s says the run has %d shards, %s says %d", names[i], r.Shards, names[0], n))
+			problems = append(problems, fmt.Sprintf("%s says the run has %d shards, %s says %d", names[i], r.Shards, nName, n))
 			continue
 		}
 		bySlot[*r.Shard] = append(bySlot[*r.Shard], names[i])
