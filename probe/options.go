@@ -315,6 +315,10 @@ func (o *Options) cutShard() error {
 		return nil
 	}
 	actors := len(o.Actors) + o.ActorCount
+	if o.Distribution.Kind != "uniform" {
+		// Skewed shards share the actors (shardIndex): any number will do.
+		actors = max(actors, s.Count)
+	}
 	switch o.Mode {
 	case Burst:
 		if err := s.SplitLoad("--requests", uint64(o.Requests), actors); err != nil {

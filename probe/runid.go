@@ -85,3 +85,24 @@ func (r *Report) leaveRouterChecksToMerge() {
 		}
 	}
 }
+
+// shardLine tells, in text output, which run and shard a report is and
+// how its start went against --start-at; "" for an unsharded run.
+func (r *Report) shardLine() string {
+	if r.Shards <= 1 {
+		return ""
+	}
+	var b strings.Builder
+	if r.Shard != nil {
+		fmt.Fprintf(&b, "shard %d of %d of run %s", *r.Shard, r.Shards, r.RunID)
+	} else {
+		fmt.Fprintf(&b, "all %d shards of run %s", r.Shards, r.RunID)
+	}
+	if l := r.StartLatenessSeconds; l != nil {
+		fmt.Fprintf(&b, ", started %s after --start-at", fmtSec(*l))
+	}
+	if s := r.StartSpreadSeconds; s != nil {
+		fmt.Fprintf(&b, " (starts spread over %s)", fmtSec(*s))
+	}
+	return b.String()
+}

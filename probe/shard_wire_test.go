@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -102,6 +103,16 @@ func TestShardsRefuseAnEmptyPart(t *testing.T) {
 	if err := o.validate(); !errors.As(err, &oe) {
 		t.Errorf("2 requests over 3 shards: %v, want an OptionError", err)
 	}
+	o = shardOptions(Burst, "uniform", Shard{0, 3})
+	o.ActorCount = 2
+	if err := o.validate(); !errors.As(err, &oe) {
+		t.Errorf("2 uniform actors over 3 shards: %v, want an OptionError", err)
+	}
+	o = shardOptions(Burst, "zipf:1.1", Shard{0, 3})
+	o.ActorCount = 2
+	if err := o.validate(); err != nil {
+		t.Errorf("2 zipf actors over 3 shards (they share them): %v", err)
+	}
 	o = shardOptions(Burst, "uniform", Shard{3, 3})
 	if err := o.validate(); !errors.As(err, &oe) {
 		t.Errorf("shard 3 of 3: %v, want an OptionError", err)
@@ -152,4 +163,18 @@ func recordSends(t *testing.T, sh openShape) []uint64 {
 		wg.Wait()
 	})
 	return out
+}
+
+func TestTextReportNamesTheShard(t *testing.T) {
+	one, late, spread := 1, 0.012, 0.003
+	r := &Report{RunInfo: RunInfo{Schema: "parking-probe/v1", RunID: "abc", Shard: &one, Shards: 4, StartLatenessSeconds: &late}, Outcomes: map[string]*OutcomeStats{}}
+	var b strings.Builder
+	if err := WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "shard 1 of 4 of run abc, started 12ms after --start-at") {
+		t.Errorf("%v\n%s", err, b.String())
+	}
+	r.Shard, r.StartSpreadSeconds = nil, &spread
+	b.Reset()
+	if err := WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "all 4 shards of run abc, started 12ms after --start-at (starts spread over 3ms)") {
+		t.Errorf("%v\n%s", err, b.String())
+	}
 }
