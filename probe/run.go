@@ -298,9 +298,11 @@ func (e *engine) connections() (most, likely int) {
 	case Closed:
 		return e.o.Concurrency, e.o.Concurrency
 	}
-	total := math.Ceil(e.o.Rate * e.o.Duration.Seconds())
-	worst := math.Ceil(e.o.Rate * e.timeout.Seconds())
-	parked := math.Ceil(e.o.Rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
+	// A shard sends every Count-th request of the schedule.
+	rate := e.o.Rate / float64(max(e.o.Shard.Count, 1))
+	total := math.Ceil(rate * e.o.Duration.Seconds())
+	worst := math.Ceil(rate * e.timeout.Seconds())
+	parked := math.Ceil(rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
 	return int(min(worst, total, 1<<20)), int(min(parked, worst, total, 1<<20))
 }
 

@@ -178,3 +178,24 @@ func TestTextReportNamesTheShard(t *testing.T) {
 		t.Errorf("%v\n%s", err, b.String())
 	}
 }
+
+// An open-mode shard sizes its connections for its share of the schedule.
+func TestOpenShardSizesItsConnections(t *testing.T) {
+	most := func(s Shard) int {
+		o := shardOptions(Open, "uniform", s)
+		o.Rate, o.Duration = 1000, 60*time.Second
+		if err := o.validate(); err != nil {
+			t.Fatal(err)
+		}
+		e, err := newEngine(&o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.close()
+		n, _ := e.connections()
+		return n
+	}
+	if whole, shard := most(Shard{}), most(Shard{1, 4}); shard*4 != whole {
+		t.Errorf("a quarter shard sizes %d connections, the whole run %d", shard, whole)
+	}
+}
