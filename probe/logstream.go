@@ -212,8 +212,10 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 		frag, err := br.ReadSlice('\n')
 		if !tooLong {
 			if len(line)+len(frag) > MaxStreamDocument {
+				// Keep the head: its prefix names the source and its
+				// first byte says whether a document started.
 				tooLong = true
-				line = line[:min(len(line), 1)]
+				line = line[:min(len(line), 512)]
 			} else {
 				line = append(line, frag...)
 			}

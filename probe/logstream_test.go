@@ -84,7 +84,7 @@ func TestExtractReportsSaysWhatWasTruncated(t *testing.T) {
 
 func TestExtractReportsSkipsHugeLines(t *testing.T) {
 	huge := "{" + strings.Repeat("x", MaxStreamDocument+10)
-	stream := "junk " + strings.Repeat("y", MaxStreamDocument+5) + "\n" + huge + "\n" + oneLineReport + "\n"
+	stream := "junk " + strings.Repeat("y", MaxStreamDocument+5) + "\n[pod/p-1/probe] " + huge + "\n" + oneLineReport + "\n"
 	docs, problems, err := ExtractReports(strings.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestExtractReportsSkipsHugeLines(t *testing.T) {
 	if len(docs) != 1 || !bytes.Equal(docs[0].Raw, []byte(oneLineReport)) {
 		t.Errorf("docs %v, want the one-line report after the huge lines", len(docs))
 	}
-	if len(problems) != 1 || problems[0].Line != 2 || !strings.Contains(problems[0].Reason, "longer than") {
+	if len(problems) != 1 || problems[0].Line != 2 || problems[0].Source != "pod/p-1/probe" || !strings.Contains(problems[0].Reason, "longer than") {
 		t.Errorf("problems %v, want the huge document line", problems)
 	}
 }
