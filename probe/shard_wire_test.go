@@ -199,3 +199,24 @@ func TestOpenShardSizesItsConnections(t *testing.T) {
 		t.Errorf("a quarter shard sizes %d connections, the whole run %d", shard, whole)
 	}
 }
+
+// A report from before the schema field is read as v1; another major is
+// refused.
+func TestCheckSchema(t *testing.T) {
+	r, err := ReadReport(strings.NewReader(`{"target":"x","requests":0,"outcomes":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSchema(r); err != nil {
+		t.Errorf("a report without schema: %v", err)
+	}
+	r.Schema = "parking-probe/v2"
+	if err := CheckSchema(r); err == nil || !strings.Contains(err.Error(), "unknown major version 2") {
+		t.Errorf("v2: %v", err)
+	}
+	// Unsharded runs are for CheckMergeable, whatever their run ids.
+	a, b := &Report{RunInfo: RunInfo{RunID: "a", Shards: 1}}, &Report{RunInfo: RunInfo{RunID: "b"}}
+	if err := CheckRun([]*Report{a, b}, []string{"a", "b"}); err != nil {
+		t.Errorf("unsharded reports: %v", err)
+	}
+}
