@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -50,6 +52,8 @@ type parkingProbeOptions struct {
 	expect       []string
 	out          string
 	plot         string
+	shards       int
+	shard        int
 }
 
 const parkingProbeLong = `Send real HTTP load at an atenet router and classify every answer, then
@@ -150,8 +154,31 @@ EXPECTATIONS (--expect, repeat or separate with commas)
   or with % (95%) is a share of the requests sent. Times need a unit. A
   latency expectation on an outcome that never occurred is skipped.
 
+SHARDS (several processes or pods sending one command line's load)
+  --shards N --shard I   run shard I (0 ≤ I < N) of the command line; without
+                         --shard the index comes from JOB_COMPLETION_INDEX,
+                         which a Kubernetes Indexed Job sets in each pod.
+  The N shards together send exactly the unsharded load: burst --requests
+  and closed --concurrency are split (the remainder to the lowest indices),
+  open mode keeps --rate's one schedule and shard I sends its requests
+  k = I, I+N, I+2N … at their unsharded times k/rate. Actors follow the
+  shared --seed: with uniform each shard owns a disjoint set of the actors
+  (a seeded permutation cut in N), so no two shards address the same actor;
+  with hot:F and zipf:S each shard picks by the global request number as
+  the unsharded run would, so the whole run keeps the distribution (and
+  the hot actor gets requests from every shard, as the distribution says).
+  Every shard must pick alike, so --shards needs --seed, or --start-at from
+  which the seed is then derived. Release shards together with --start-at;
+  each report says how late its load started (start_lateness_seconds).
+  Checks that compare the router's own figures with the probe's counts
+  (rejected_matches_shed, active_drains, wait_matches_budget_exhausted) are
+  skipped in a shard, whose scrapes see every shard's load: "parking-probe
+  merge -" judges them on the whole run. Give count --expect to the merge.
+
 OUTPUT
-  A table and the checks (colour on a terminal), or -o json: target, mode,
+  A table and the checks (colour on a terminal), or -o json: schema
+  ("parking-probe/v1"), run_id, shard, shards, start_lateness_seconds (with
+  --start-at), target, mode,
   started_at, duration_seconds, requests, outcomes{NAME:{count, ratio,
   latency_seconds{p50,p90,p99,max}, hdr}}, achieved_rate and
   send_lateness_seconds (open mode), in_flight_peak, metrics, statusz,
@@ -189,7 +216,14 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 
   # Three machines firing together, then one report
   shakectl parking-probe --target http://router:8080 --start-at 2030-01-01T12:00:00Z --out a.json
-  shakectl parking-probe merge a.json b.json c.json`,
+  shakectl parking-probe merge a.json b.json c.json
+
+  # One command line as 4 shards (here local; in a Kubernetes Indexed Job
+  # each pod gets JOB_COMPLETION_INDEX instead of --shard), merged from logs
+  for i in 0 1 2 3; do shakectl parking-probe --target http://router:8080 \
+      --requests 40000 --seed 7 --shards 4 --shard $i \
+      --start-at 2030-01-01T12:00:00Z -o json > shard-$i.log & done; wait
+  cat shard-*.log | shakectl parking-probe merge -`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			po, err := opts.probeOptions(c, f)
@@ -232,6 +266,8 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
 	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
+	fl.IntVar(&opts.shards, "shards", 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
+	fl.IntVar(&opts.shard, "shard", 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
 
 	must(c.RegisterFlagCompletionFunc("mode", fixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
 		"burst":  "--requests released together",
@@ -390,7 +426,51 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		}
 		po.KeepSamples = 200_000
 	}
+	if err := opts.shardOptions(c, f, po); err != nil {
+		return nil, err
+	}
 	return po, nil
+}
+
+// shardOptions sets the shard of a --shards run: the index from --shard or
+// JOB_COMPLETION_INDEX, and a seed every shard agrees on.
+func (opts *parkingProbeOptions) shardOptions(c *cobra.Command, f *Factory, po *probe.Options) error {
+	fl := c.Flags()
+	if !fl.Changed("shards") && !fl.Changed("shard") {
+		return nil
+	}
+	index := opts.shard
+	if !fl.Changed("shard") {
+		i, ok, err := probe.ShardIndexFromEnv(f.Getenv)
+		if err != nil {
+			return &UsageError{Msg: err.Error()}
+		}
+		if !ok && opts.shards > 1 {
+			return usageErrorf("--shards %d needs this process's index: --shard I, or %s (set by a Kubernetes Indexed Job)", opts.shards, probe.JobCompletionIndexEnv)
+		}
+		index = i
+	}
+	sh, err := probe.NewShard(index, opts.shards)
+	if err != nil {
+		return probeError(err)
+	}
+	if sh.Count > 1 && !fl.Changed("seed") {
+		if po.StartAt.IsZero() {
+			return usageErrorf("--shards %d needs --seed (or --start-at, from which the seed is derived): every shard must pick the same actors", sh.Count)
+		}
+		po.Seed = seedFromStartAt(po.StartAt)
+	}
+	po.Shard = sh
+	return nil
+}
+
+// seedFromStartAt derives a --seed from --start-at, which every shard of one
+// command line shares: FNV-1a of the RFC 3339 time, cut to 31 bits like a
+// random default seed.
+func seedFromStartAt(t time.Time) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(t.UTC().Format(time.RFC3339Nano)))
+	return h.Sum64() & (1<<31 - 1)
 }
 
 // checkWritableDir refuses an output file whose directory does not exist.
@@ -442,6 +522,9 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 	if ios.IsStderrTTY() && !cfg.Quiet {
 		prog = &progressLine{w: ios.ErrOut}
 		po.Progress = prog.show
+	}
+	if po.Shard.Count > 1 {
+		fmt.Fprintf(ios.ErrOut, "shard %d of %d, seed %d\n", po.Shard.Index, po.Shard.Count, po.Seed)
 	}
 	if !po.StartAt.IsZero() {
 		if d := po.StartAt.Sub(f.Now()); d > 0 {
@@ -582,7 +665,7 @@ type parkingProbeMergeOptions struct {
 func newCmdParkingProbeMerge(f *Factory) *cobra.Command {
 	opts := &parkingProbeMergeOptions{}
 	c := &cobra.Command{
-		Use:   "merge REPORT.json...",
+		Use:   "merge REPORT.json... | merge -",
 		Short: "Combine parking-probe JSON reports from several machines into one",
 		Long: `Combine JSON reports (from -o json or --out) of probes that ran together,
 e.g. on several machines with the same --start-at, into one report: counts
@@ -593,9 +676,26 @@ the merged numbers, with the thresholds of the first report and the runs'
 own --expect unless given here; failed checks exit 3 as they do for a run.
 A run that failed its own checks fails the merge too (sources_passed). The
 same report twice is refused, and so are runs of different targets or
-modes unless --allow-mixed.`,
-		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'`,
-		Args:    cobra.MinimumNArgs(1),
+modes unless --allow-mixed.
+
+"merge -" reads the reports from stdin, as a log stream: JSON documents
+(indented or on one line) among other lines, with or without the
+"[pod/NAME/CONTAINER] " of kubectl logs --prefix and the times of
+--timestamps, which is what
+  kubectl logs -l job-name=JOB --tail=-1 --max-log-requests=N
+gives for the pods of a sharded run (--shards). A report cut off in the
+stream is named on stderr.
+
+Reports of a sharded run must be exactly one run: the same run_id, every
+shard 0..N-1 present once. Missing, duplicated and foreign shards are
+refused and named. Their router-side figures (metrics deltas, statusz,
+parking_active peak) come from the widest window, the earliest scrape
+before and the latest after, never a sum over shards. A report whose
+schema has a major version this shakectl does not know is refused; one
+without a schema is read as parking-probe/v1.`,
+		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'
+  kubectl logs -l job-name=probe --tail=-1 --max-log-requests=16 --prefix | shakectl parking-probe merge -`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runParkingProbeMerge(f, c, opts, args)
 		},
@@ -624,17 +724,35 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		return &UsageError{Msg: err.Error()}
 	}
 	var reports []*probe.Report
-	for _, p := range paths {
-		file, err := os.Open(p)
-		if err != nil {
-			return usageErrorf("cannot read report %s: %s", p, pathErrReason(err))
+	if slices.Contains(paths, "-") {
+		if len(paths) > 1 {
+			return usageErrorf("merge - reads every report from stdin; give no files with it")
 		}
-		r, err := probe.ReadReport(file)
-		file.Close()
+		reports, paths, err = readReportStream(f)
 		if err != nil {
-			return usageErrorf("report %s: %s", p, err)
+			return err
 		}
-		reports = append(reports, r)
+	} else {
+		for _, p := range paths {
+			file, err := os.Open(p)
+			if err != nil {
+				return usageErrorf("cannot read report %s: %s", p, pathErrReason(err))
+			}
+			r, err := probe.ReadReport(file)
+			file.Close()
+			if err != nil {
+				return usageErrorf("report %s: %s", p, err)
+			}
+			reports = append(reports, r)
+		}
+	}
+	for i, r := range reports {
+		if err := probe.CheckSchema(r); err != nil {
+			return usageErrorf("report %s: %s", paths[i], err)
+		}
+	}
+	if err := probe.CheckRun(reports, paths); err != nil {
+		return &UsageError{Msg: err.Error()}
 	}
 	if err := probe.CheckMergeable(reports, paths, opts.allowMixed); err != nil {
 		return &UsageError{Msg: strings.Replace(err.Error(), "the mixed flag", "--allow-mixed", 1)}
@@ -660,4 +778,30 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		return err
 	}
 	return checksError(merged)
+}
+
+// readReportStream reads the reports of a log stream on stdin (merge -),
+// naming each by its kubectl prefix or line. Reports cut off in the stream
+// are said on stderr; if no report is whole, that is the error.
+func readReportStream(f *Factory) ([]*probe.Report, []string, error) {
+	docs, problems, err := probe.ExtractReports(f.IOStreams.In)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", p.Error())
+	}
+	if len(docs) == 0 {
+		return nil, nil, usageErrorf("no whole parking-probe report on stdin (%d cut off): pipe in the probes' -o json output or kubectl logs of their pods", len(problems))
+	}
+	var reports []*probe.Report
+	var names []string
+	for _, d := range docs {
+		r, err := probe.ReadReport(bytes.NewReader(d.Raw))
+		if err != nil {
+			return nil, nil, usageErrorf("report %s: %s", d.Name(), err)
+		}
+		reports, names = append(reports, r), append(names, d.Name())
+	}
+	return reports, names, nil
 }

@@ -58,21 +58,7 @@ func probeTarget(t *testing.T) *httptest.Server {
 // captureOptions runs parking-probe's flag handling only.
 func captureOptions(t *testing.T, args ...string) (*probe.Options, error) {
 	t.Helper()
-	f, _, _ := probeTestFactory(t, context.Background())
-	root := NewCmdRoot(f)
-	for _, c := range root.Commands() {
-		if c.Name() == "parking-probe" {
-			root.RemoveCommand(c)
-		}
-	}
-	var got *probe.Options
-	root.AddCommand(newCmdParkingProbe(f, func(o *probe.Options, _ *parkingProbeOptions) error {
-		got = o
-		return nil
-	}))
-	root.SetArgs(append([]string{"parking-probe"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return got, err
+	return captureOptionsEnv(t, nil, args...)
 }
 
 func TestParkingProbeFlagsBecomeOptions(t *testing.T) {

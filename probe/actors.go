@@ -190,3 +190,41 @@ func splitmix64(x uint64) uint64 {
 
 // unitFloat maps 64 random bits to [0, 1).
 func unitFloat(x uint64) float64 { return float64(x>>11) / (1 << 53) }
+
+// shardIndex is the actor choice of a shard's local request i, given the
+// unsharded run's picker p; its argument is the shape's request number
+// (burst and closed: this shard's own count from 0; open: the global
+// request number, which openShape already uses for the due time).
+//
+// Every local request is first given its number g in the unsharded run:
+// burst shard I sends the contiguous block of g after the lower shards',
+// closed and open interleave (g = j×N + I). Then:
+//   - uniform: the actors are partitioned (ActorPartition, from the shared
+//     seed), and the shard picks uniformly among its own by g, so no two
+//     shards ever address the same actor;
+//   - hot and zipf: the shard picks with the unsharded picker by g, so the
+//     union of the shards follows the distribution exactly as the unsharded
+//     run would (the hot actor gets its fraction from every shard): the
+//     distribution itself says that shards share actors.
+//
+// An unsharded run keeps p.index unchanged.
+func shardIndex(p *picker, o *Options) func(uint64) int {
+	s := o.Shard
+	if s.Count <= 1 {
+		return p.index
+	}
+	global := func(i uint64) uint64 { return i }
+	switch o.Mode {
+	case Burst:
+		first := o.burstFirst
+		global = func(i uint64) uint64 { return first + i }
+	case Closed:
+		global = func(i uint64) uint64 { return s.OpenGlobal(i) }
+	}
+	if o.Distribution.Kind != "uniform" {
+		return func(i uint64) int { return p.index(global(i)) }
+	}
+	part := ActorPartition{Shard: s, Actors: p.n, Seed: o.Seed}
+	local := newPicker(part.Count(), o.Distribution, o.Seed)
+	return func(i uint64) int { return part.Global(local.index(global(i))) }
+}

@@ -26,6 +26,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	o := e.o
 	t := e.rec.merge()
 	r := &Report{
+		RunInfo:         o.runInfo(start),
 		Target:          o.Target,
 		Transport:       e.transport,
 		Mode:            string(o.Mode),
@@ -99,6 +100,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	}
 	r.Flights = analyseFlights(t.events, t.eventsDropped, o.Checks.Budget)
 	r.evaluate(o.Checks)
+	r.leaveRouterChecksToMerge()
 	return r
 }
 

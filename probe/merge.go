@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shakenfist/shakectl/probe/schema"
 )
 
 // CheckConfigOf returns the check thresholds a report was made with.
@@ -35,6 +39,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	cfg.applyDefaults()
 	first := reports[0]
 	m := &Report{
+		RunInfo:   mergedRunInfo(reports),
 		Target:    first.Target,
 		Mode:      first.Mode,
 		StartedAt: first.StartedAt,
@@ -66,7 +71,11 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		if i > 0 {
 			m.Load.Requests += r.Load.Requests
 			m.Load.Concurrency += r.Load.Concurrency
-			m.Load.Rate += r.Load.Rate
+			if m.Shards <= 1 {
+				// Shards send their slots of one schedule at its rate;
+				// separate runs each had their own.
+				m.Load.Rate += r.Load.Rate
+			}
 		}
 		for name, s := range r.Outcomes {
 			o, ok := ParseOutcome(name)
@@ -292,4 +301,120 @@ func mergeStatusz(reports []*Report) *StatuszReport {
 		}
 	}
 	return out
+}
+
+// CheckSchema refuses a report whose schema major version this build does
+// not know. A report without a schema predates the field (it was v1).
+func CheckSchema(r *Report) error {
+	if r.Schema == "" {
+		return nil
+	}
+	return schema.Check(r.Schema)
+}
+
+// CheckRun refuses shards that are not exactly one run: when any report
+// is a shard (shards > 1), all must carry the same run id and shard count,
+// and every shard 0..N-1 must be there once. names[i] names reports[i] in
+// the error, which lists every problem found. Reports of unsharded runs
+// pass (CheckMergeable judges them).
+func CheckRun(reports []*Report, names []string) error {
+	sharded := slices.ContainsFunc(reports, func(r *Report) bool { return r.Shards > 1 })
+	if !sharded {
+		return nil
+	}
+	// The run is the one most reports belong to (the first seen on a tie).
+	votes := map[string]int{}
+	var order []string
+	for _, r := range reports {
+		if votes[r.RunID] == 0 {
+			order = append(order, r.RunID)
+		}
+		votes[r.RunID]++
+	}
+	run := order[0]
+	for _, id := range order {
+		if votes[id] > votes[run] {
+			run = id
+		}
+	}
+	var problems []string
+	n, nName := 0, ""
+	bySlot := map[int][]string{}
+	for i, r := range reports {
+		switch {
+		case r.RunID != run:
+			problems = append(problems, fmt.Sprintf("%s belongs to run %q, not %q", names[i], r.RunID, run))
+			continue
+		case r.Shard == nil:
+			problems = append(problems, fmt.Sprintf("%s of run %s names no shard (a merged report?)", names[i], run))
+			continue
+		case n == 0:
+			n, nName = r.Shards, names[i]
+		case r.Shards != n:
+			problems = append(problems, fmt.Sprintf("%s says the run has %d shards, %s says %d", names[i], r.Shards, nName, n))
+			continue
+		}
+		bySlot[*r.Shard] = append(bySlot[*r.Shard], names[i])
+	}
+	var missing []string
+	for i := range n {
+		switch got := bySlot[i]; {
+		case len(got) == 0:
+			missing = append(missing, strconv.Itoa(i))
+		case len(got) > 1:
+			problems = append(problems, fmt.Sprintf("shard %d appears %d times (%s): merging it twice would double its counts", i, len(got), strings.Join(got, ", ")))
+		}
+	}
+	for slot, got := range bySlot {
+		if slot < 0 || slot >= n {
+			problems = append(problems, fmt.Sprintf("%s is shard %d of a %d-shard run", strings.Join(got, ", "), slot, n))
+		}
+	}
+	if len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("shard %s of %d missing (run %s): every shard's report is needed for an exact merge", strings.Join(missing, ", "), n, run))
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return &MergeError{Msg: "not one whole sharded run: " + strings.Join(problems, "; ")}
+	}
+	return nil
+}
+
+// mergedRunInfo names a merged report: the run and shard count when its
+// sources are the shards of one run (with the latest start lateness and
+// the spread of the shards' starts), else only the schema.
+func mergedRunInfo(reports []*Report) RunInfo {
+	ri := RunInfo{Schema: schema.Current}
+	first := reports[0]
+	for _, r := range reports {
+		if r.Shards <= 1 || r.RunID != first.RunID {
+			return ri
+		}
+	}
+	ri.RunID, ri.Shards = first.RunID, first.Shards
+	earliest, latest := first.StartedAt, first.StartedAt
+	for _, r := range reports {
+		if r.StartLatenessSeconds != nil && (ri.StartLatenessSeconds == nil || *r.StartLatenessSeconds > *ri.StartLatenessSeconds) {
+			v := *r.StartLatenessSeconds
+			ri.StartLatenessSeconds = &v
+		}
+		earliest, latest = minTime(earliest, r.StartedAt), maxTime(latest, r.StartedAt)
+	}
+	spread := latest.Sub(earliest).Seconds()
+	ri.StartSpreadSeconds = &spread
+	return ri
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

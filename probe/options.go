@@ -102,8 +102,21 @@ type Options struct {
 	Transport       http.RoundTripper
 	ScrapeTransport http.RoundTripper
 
+	// Shard makes this run one of Shard.Count processes that together
+	// send the load the other options describe (issue 16): burst
+	// --requests and closed --concurrency are split, open mode sends every
+	// Count-th request of the one schedule, and actors are partitioned (see
+	// shardIndex). The zero value is the whole run.
+	Shard Shard
+
 	// budgetFromStatusz: no budget was given and statusz may tell it.
 	budgetFromStatusz bool
+	// runID is RunID of the command line, before the load is cut into
+	// this shard's part.
+	runID string
+	// burstFirst is the unsharded number of this shard's first burst
+	// request: the lower shards send the ones before it.
+	burstFirst uint64
 }
 
 // CheckConfig holds the thresholds of the built-in checks and the user's
@@ -200,13 +213,20 @@ func (o *Options) validate() error {
 	if o.Distribution.Kind == "" {
 		o.Distribution.Kind = "uniform"
 	}
+	if o.Shard.Count == 0 {
+		o.Shard.Count = 1
+	}
+	if _, err := NewShard(o.Shard.Index, o.Shard.Count); err != nil {
+		return err
+	}
 	switch o.Mode {
 	case Burst:
 		if o.Requests <= 0 {
 			return optionErrorf("--requests must be a positive number, got %d", o.Requests)
 		}
-		if o.Requests > MaxBurst {
-			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them", o.Requests, MaxBurst)
+		// The bound is per process: shards are how a bigger burst is sent.
+		if o.Shard.SplitCount(o.Requests) > MaxBurst {
+			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them, or split it with --shards", o.Requests, MaxBurst)
 		}
 	case Closed:
 		if o.Concurrency <= 0 {
@@ -281,7 +301,47 @@ func (o *Options) validate() error {
 	if !validMethod(o.Method) {
 		return optionErrorf("invalid --method %q", o.Method)
 	}
+	return o.cutShard()
+}
+
+// cutShard names the run and then keeps only this shard's part of the
+// load, so the report's load is what this process sent and the loads of
+// all shards add up to the command line's. Open mode keeps the schedule's
+// rate: the shard sends its slots of that one schedule (openShape).
+func (o *Options) cutShard() error {
+	o.runID = o.RunID()
+	s := o.Shard
+	if s.Count == 1 {
+		return nil
+	}
+	actors := len(o.Actors) + o.ActorCount
+	if o.Distribution.Kind != "uniform" {
+		// Skewed shards share the actors (shardIndex): any number will do.
+		actors = max(actors, s.Count)
+	}
+	switch o.Mode {
+	case Burst:
+		if err := s.SplitLoad("--requests", uint64(o.Requests), actors); err != nil {
+			return err
+		}
+		o.burstFirst = uint64(s.firstOf(o.Requests))
+		o.Requests = s.SplitCount(o.Requests)
+	case Closed:
+		if err := s.SplitLoad("--concurrency", uint64(o.Concurrency), actors); err != nil {
+			return err
+		}
+		o.Concurrency = s.SplitCount(o.Concurrency)
+	case Open:
+		if err := s.SplitLoad("--rate × --duration", openScheduled(o.Rate, o.Duration), actors); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// openScheduled is the number of requests of an open-mode schedule.
+func openScheduled(rate float64, d time.Duration) uint64 {
+	return uint64(math.Floor(rate * d.Seconds()))
 }
 
 func checkHTTPURL(flag, raw string, required bool) error {

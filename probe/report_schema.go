@@ -10,6 +10,7 @@ import (
 // in seconds) is the -o json output and the --out file; it carries each
 // outcome's HDR histogram so reports from several machines merge exactly.
 type Report struct {
+	RunInfo
 	Target          string                   `json:"target"`
 	Transport       string                   `json:"transport,omitempty"` // the probe's own HTTP client: fasthttp or net/http (issue 15)
 	Mode            string                   `json:"mode"`

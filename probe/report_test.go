@@ -119,7 +119,7 @@ func normalise(v any, key string) any {
 		switch key {
 		case "hdr", "service_hdr", "send_lateness_hdr", "started_at":
 			return "<" + key + ">"
-		case "target", "url":
+		case "target", "url", "run_id":
 			return "<" + key + ">"
 		case "detail":
 			// Check details carry latencies; keep their words.

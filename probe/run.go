@@ -272,13 +272,14 @@ func newEngine(o *Options) (*engine, error) {
 		e.sender = roundTripSender{e.ownRT}
 	}
 
+	index := shardIndex(e.picker, o)
 	switch o.Mode {
 	case Burst:
-		e.shape = burstShape{requests: o.Requests, index: e.picker.index}
+		e.shape = burstShape{requests: o.Requests, index: index}
 	case Closed:
-		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: e.picker.index}
+		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: e.picker.index}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard}
 	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {
@@ -307,9 +308,11 @@ func (e *engine) connections() (most, likely int) {
 	case Closed:
 		return e.o.Concurrency, e.o.Concurrency
 	}
-	total := math.Ceil(e.o.Rate * e.o.Duration.Seconds())
-	worst := math.Ceil(e.o.Rate * e.timeout.Seconds())
-	parked := math.Ceil(e.o.Rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
+	// A shard sends every Count-th request of the schedule.
+	rate := e.o.Rate / float64(max(e.o.Shard.Count, 1))
+	total := math.Ceil(rate * e.o.Duration.Seconds())
+	worst := math.Ceil(rate * e.timeout.Seconds())
+	parked := math.Ceil(rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
 	return int(min(worst, total, 1<<20)), int(min(parked, worst, total, 1<<20))
 }
 

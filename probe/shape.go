@@ -109,17 +109,24 @@ type openShape struct {
 	rate     float64
 	duration time.Duration
 	index    func(uint64) int
+	// shard sends only its slots k = j×Count + Index of the one schedule.
+	shard Shard
 }
 
 // Drive follows the schedule until the duration's requests are all due.
 func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Time, started func(time.Time), send SendFunc) time.Time {
 	started(start)
-	n := uint64(math.Floor(o.rate * o.duration.Seconds()))
+	shard := o.shard
+	if shard.Count == 0 {
+		shard.Count = 1
+	}
+	n := shard.OpenRequests(uint64(math.Floor(o.rate * o.duration.Seconds())))
 	interval := float64(time.Second) / o.rate
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	for k := uint64(0); k < n; k++ {
+	for j := uint64(0); j < n; j++ {
+		k := shard.OpenGlobal(j)
 		due := time.Duration(float64(k) * interval)
 		if wait := due - time.Since(start); wait > 0 {
 			timer.Reset(wait)
@@ -134,7 +141,7 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			send(k, k, o.index(k), start, due, nil)
+			send(j, k, o.index(k), start, due, nil)
 		}()
 	}
 	return start

@@ -45,6 +45,9 @@ func WriteText(w io.Writer, r *Report, p Painter) error {
 	if len(r.Sources) > 0 {
 		fmt.Fprintf(&b, "merged from %s\n", strings.Join(r.Sources, ", "))
 	}
+	if l := r.shardLine(); l != "" {
+		b.WriteString(l + "\n")
+	}
 	b.WriteString("\n")
 	writeOutcomeTable(&b, r, p)
 

@@ -1,0 +1,280 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+)
+
+// Reading reports out of a log stream: what
+//
+//	kubectl logs -l job-name=X --tail=-1 --max-log-requests=N [--prefix] [--timestamps]
+//
+// prints for an Indexed Job's pods. Each probe prints its report as one
+// JSON document, indented (-o json) or on one line, among other lines of
+// the pod's log (stderr is in the same log: warnings, "waiting until …").
+// With --prefix every line starts with "[pod/NAME/CONTAINER] " and pods may
+// interleave, so documents are assembled per prefix.
+
+// MaxStreamDocument bounds one document (and one line): a report of a long
+// run with a plot's samples is a few MB; anything larger is dropped and
+// reported, not buffered.
+const MaxStreamDocument = 64 << 20
+
+// StreamDoc is a report document found in a log stream.
+type StreamDoc struct {
+	// Source is the kubectl prefix ("pod/x-0-abc/probe") or "" without one.
+	Source string
+	// Line is the stream line the document starts on (from 1).
+	Line int
+	Raw  []byte
+}
+
+// Name says where a document was found, for messages.
+func (d StreamDoc) Name() string { return streamPlace(d.Source, d.Line) }
+
+// StreamProblem is a report document that could not be read whole:
+// truncated (the pod died mid-print, or the log was cut) or malformed.
+type StreamProblem struct {
+	Source string
+	Line   int
+	Reason string
+}
+
+func (p StreamProblem) Error() string {
+	return fmt.Sprintf("%s: %s", streamPlace(p.Source, p.Line), p.Reason)
+}
+
+func streamPlace(source string, line int) string {
+	if source == "" {
+		return fmt.Sprintf("document at line %d", line)
+	}
+	return fmt.Sprintf("%s (line %d)", source, line)
+}
+
+// kubectlPrefix is what kubectl logs --prefix puts before each line.
+var kubectlPrefix = regexp.MustCompile(`^\[([a-z0-9.-]+/[^\]\s]+)\] `)
+
+// pendingDoc is a document being assembled from one source's lines.
+type pendingDoc struct {
+	line    int
+	buf     []byte
+	depth   int
+	inStr   bool
+	escaped bool
+	tooBig  bool
+}
+
+// ExtractReports reads a log stream and returns the JSON documents in it
+// that look like parking-probe reports (they have "outcomes" or a
+// parking-probe "schema"), in stream order, and the report documents it
+// could not read whole. Other lines, and JSON that is not a report, are
+// skipped. The error is only a read error of r.
+func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	pending := map[string]*pendingDoc{}
+	var docs []StreamDoc
+	var problems []StreamProblem
+	finish := func(source string, p *pendingDoc) {
+		delete(pending, source)
+		if p.tooBig {
+			problems = append(problems, StreamProblem{source, p.line, fmt.Sprintf("document larger than %d MB, skipped", MaxStreamDocument>>20)})
+			return
+		}
+		if !json.Valid(p.buf) {
+			if looksLikeReport(p.buf) {
+				problems = append(problems, StreamProblem{source, p.line, "malformed JSON report"})
+			}
+			return
+		}
+		if isReport(p.buf) {
+			docs = append(docs, StreamDoc{Source: source, Line: p.line, Raw: p.buf})
+		}
+	}
+	truncated := func(source string, p *pendingDoc, why string) {
+		delete(pending, source)
+		if p.tooBig {
+			finish(source, p)
+			return
+		}
+		if looksLikeReport(p.buf) {
+			problems = append(problems, StreamProblem{source, p.line, "truncated report: " + why})
+		}
+	}
+	lineNo := 0
+	for {
+		line, tooLong, err := readLine(br)
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return docs, problems, err
+		}
+		lineNo++
+		source := ""
+		if m := kubectlPrefix.FindSubmatchIndex(line); m != nil {
+			source = string(line[m[2]:m[3]])
+			line = line[m[1]:]
+		}
+		line = stripTimestamp(line)
+		p := pending[source]
+		if tooLong {
+			if p != nil {
+				p.tooBig = true
+				continue
+			}
+			if len(line) > 0 && line[0] == '{' {
+				problems = append(problems, StreamProblem{source, lineNo, fmt.Sprintf("line longer than %d MB, skipped", MaxStreamDocument>>20)})
+			}
+			continue
+		}
+		// A document starts with "{" at the start of a line; an indented
+		// one's inner objects never do, so a new one there means the
+		// previous one was cut off.
+		if len(line) > 0 && line[0] == '{' {
+			if p != nil {
+				truncated(source, p, "a new document starts before it ends")
+			}
+			p = &pendingDoc{line: lineNo}
+			pending[source] = p
+		}
+		if p == nil {
+			continue
+		}
+		end, ok := p.feed(line)
+		if !ok {
+			// A raw newline inside a string: not JSON as a probe prints it.
+			p.buf = append(p.buf, line...)
+			truncated(source, p, "a line ends inside a string")
+			continue
+		}
+		if end >= 0 {
+			if !p.tooBig {
+				p.buf = append(p.buf, line[:end]...)
+			}
+			finish(source, p)
+			continue
+		}
+		if !p.tooBig {
+			if len(p.buf)+len(line)+1 > MaxStreamDocument {
+				p.tooBig, p.buf = true, nil
+			} else {
+				p.buf = append(p.buf, line...)
+				p.buf = append(p.buf, '\n')
+			}
+		}
+	}
+	for source, p := range pending {
+		truncated(source, p, "the stream ends inside it")
+	}
+	sortProblems(problems)
+	return docs, problems, nil
+}
+
+// feed scans a line of the document: end is the offset just past the
+// closing brace of the top-level object (-1 while it is still open); ok is
+// false when the line ends inside a string.
+func (p *pendingDoc) feed(line []byte) (end int, ok bool) {
+	for i, c := range line {
+		switch {
+		case p.inStr:
+			switch {
+			case p.escaped:
+				p.escaped = false
+			case c == '\\':
+				p.escaped = true
+			case c == '"':
+				p.inStr = false
+			}
+		case c == '"':
+			p.inStr = true
+		case c == '{' || c == '[':
+			p.depth++
+		case c == '}' || c == ']':
+			p.depth--
+			if p.depth <= 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return -1, !p.inStr
+}
+
+// readLine reads one line without its line ending; a line longer than
+// MaxStreamDocument is consumed whole and returned cut, with tooLong.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(frag) > MaxStreamDocument {
+				// Keep the head: its prefix names the source and its
+				// first byte says whether a document started.
+				tooLong = true
+				line = line[:min(len(line), 512)]
+			} else {
+				line = append(line, frag...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if tooLong && len(line) == 0 {
+			line = []byte{' '}
+		}
+		return line, tooLong, err
+	}
+}
+
+// stripTimestamp drops the RFC 3339 time kubectl logs --timestamps puts
+// first on a line.
+func stripTimestamp(line []byte) []byte {
+	if len(line) < 21 || line[0] < '0' || line[0] > '9' {
+		return line
+	}
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 20 || sp > 40 {
+		return line
+	}
+	if _, err := time.Parse(time.RFC3339Nano, string(line[:sp])); err != nil {
+		return line
+	}
+	return line[sp+1:]
+}
+
+// isReport says a whole JSON document is a parking-probe report rather
+// than another program's JSON log line.
+func isReport(raw []byte) bool {
+	var head struct {
+		Schema   *string         `json:"schema"`
+		Outcomes json.RawMessage `json:"outcomes"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return false
+	}
+	if head.Schema != nil {
+		return bytes.HasPrefix([]byte(*head.Schema), []byte("parking-probe"))
+	}
+	return head.Outcomes != nil
+}
+
+// looksLikeReport says a document that is not whole was probably a
+// report, so losing it is worth saying.
+func looksLikeReport(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"schema": "parking-probe`)) || bytes.Contains(raw, []byte(`"schema":"parking-probe`)) ||
+		bytes.Contains(raw, []byte(`"outcomes"`)) || bytes.Contains(raw, []byte(`"run_id"`))
+}
+
+func sortProblems(ps []StreamProblem) {
+	// Stream order: the map of pending documents is drained in any order.
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
