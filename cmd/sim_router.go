@@ -236,14 +236,16 @@ func runSimRouter(f *Factory, opts *simRouterOptions) error {
 	for _, w := range simRouterWarnings(srv.Addrs()) {
 		fmt.Fprintln(errOut, w)
 	}
+	// The banner comes before the URLs, as sim cluster's does: the URLs on
+	// stdout are the signal that start-up is over, for scripts and tests.
+	if !conf.Quiet {
+		printSimRouterBanner(errOut, cfg)
+	}
 	if conf.JSONOutput() {
 		data, _ := json.Marshal(map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL(), "statusz_url": srv.StatusURL()})
 		fmt.Fprintf(f.IOStreams.Out, "%s\n", data)
 	} else {
 		fmt.Fprintf(f.IOStreams.Out, "router   %s\nmetrics  %s\nstatusz  %s\n", srv.URL(), srv.MetricsURL(), srv.StatusURL())
-	}
-	if !conf.Quiet {
-		printSimRouterBanner(errOut, cfg)
 	}
 	if opts.onStart != nil {
 		opts.onStart(srv)
