@@ -336,25 +336,24 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 			return nil, usageErrorf("--%s does not apply to --mode %s", m.flag, po.Mode)
 		}
 	}
-	if fl.Changed("actors") && opts.actors > probe.MaxActors {
-		return nil, usageErrorf("--actors %d is more than %d", opts.actors, probe.MaxActors)
-	}
 	for _, file := range []struct{ flag, path string }{{"--out", opts.out}, {"--plot", opts.plot}} {
 		// Fail before any load, not after the run.
 		if err := checkWritableDir(file.flag, file.path); err != nil {
 			return nil, err
 		}
 	}
-	for name, d := range map[string]time.Duration{"--budget": opts.budget, "--slack": opts.slack, "--shed-max": opts.shedMax} {
-		if d <= 0 && !(name == "--slack" && d == 0 && fl.Changed("slack")) {
-			return nil, usageErrorf("%s must be a positive duration, got %s", name, d)
+	// Ranges and maximums are probe.Options' to check (one owner; its
+	// errors name fields, rendered here as flags). What only the command
+	// can see is a flag given as 0: the probe reads a zero field as "the
+	// default", so --budget 0 would silently become 5s. --slack 0 is a
+	// real value (no grace), which the probe knows from SlackSet.
+	for _, z := range []struct {
+		flag string
+		zero bool
+	}{{"budget", opts.budget == 0}, {"shed-max", opts.shedMax == 0}, {"timeout", opts.timeout == 0}, {"actors", opts.actors == 0}} {
+		if z.zero && fl.Changed(z.flag) {
+			return nil, usageErrorf("--%s must be positive, got 0 (leave the flag out for its default)", z.flag)
 		}
-	}
-	if fl.Changed("timeout") && opts.timeout <= 0 {
-		return nil, usageErrorf("--timeout must be a positive duration, got %s", opts.timeout)
-	}
-	if fl.Changed("actors") && opts.actors <= 0 {
-		return nil, usageErrorf("--actors must be a positive number, got %d", opts.actors)
 	}
 
 	d, err := probe.ParseDistribution(opts.distribution)
@@ -548,11 +547,59 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 	return checksError(report)
 }
 
+// probeFlagName names the flag that sets a probe.Options field: the probe
+// reports invalid options by field ({Requests}), the command by flag.
+func probeFlagName(field string) string {
+	switch field {
+	case "Requests":
+		return "--requests"
+	case "Concurrency":
+		return "--concurrency"
+	case "Duration":
+		return "--duration"
+	case "Rate":
+		return "--rate"
+	case "Timeout":
+		return "--timeout"
+	case "ActorCount":
+		return "--actors"
+	case "Actors":
+		return "--actor"
+	case "ActorsFile":
+		return "--actors-file"
+	case "Target":
+		return "--target"
+	case "MetricsURL":
+		return "--metrics-url"
+	case "StatuszURL":
+		return "--statusz-url"
+	case "URLTemplate":
+		return "--url-template"
+	case "HostTemplate":
+		return "--host-template"
+	case "Method":
+		return "--method"
+	case "StartAt":
+		return "--start-at"
+	case "Shard.Count":
+		return "--shards"
+	case "Shard.Index":
+		return "--shard"
+	case "Checks.Budget":
+		return "--budget"
+	case "Checks.Slack":
+		return "--slack"
+	case "Checks.ShedMax":
+		return "--shed-max"
+	}
+	return ""
+}
+
 // probeError turns the probe's option errors into usage errors.
 func probeError(err error) error {
 	var oe *probe.OptionError
 	if errors.As(err, &oe) {
-		return &UsageError{Msg: oe.Msg}
+		return &UsageError{Msg: oe.Render(probeFlagName)}
 	}
 	var ee *probe.ExpectError
 	if errors.As(err, &ee) {

@@ -165,12 +165,82 @@ func (c *CheckConfig) applyDefaults() {
 }
 
 // OptionError is an invalid option: the caller's mistake, not the target's.
-type OptionError struct{ Msg string }
+//
+// Its message names the options it is about as {Field} placeholders, the
+// Options field paths ({Requests}, {Checks.Budget}, {Shard.Count}), never as
+// command-line flags: the probe is a library, and which flag or setting
+// fills a field is its caller's business. Error spells the placeholders as
+// field names; cmd renders them with its flag names (Render).
+type OptionError struct {
+	format string
+	args   []any
+}
 
-func (e *OptionError) Error() string { return e.Msg }
+// Error is the message with every placeholder written as its field path.
+func (e *OptionError) Error() string { return e.Render(nil) }
+
+// Render is the message with each {Field} placeholder written as
+// name(Field), or as the field path where name is nil or returns "".
+// Placeholders are replaced in the format before its arguments go in, so
+// a value quoted in the message (a user's template) is never read as one.
+func (e *OptionError) Render(name func(field string) string) string {
+	return fmt.Sprintf(renderPlaceholders(e.format, name), e.args...)
+}
+
+// Fields lists the placeholders of the message, in order.
+func (e *OptionError) Fields() []string {
+	var fields []string
+	renderPlaceholders(e.format, func(f string) string { fields = append(fields, f); return "" })
+	return fields
+}
 
 func optionErrorf(format string, a ...any) error {
-	return &OptionError{Msg: fmt.Sprintf(format, a...)}
+	return &OptionError{format: format, args: a}
+}
+
+// renderPlaceholders replaces each {Field} in s, where Field is an
+// upper-case Go identifier path ({Requests}, {Checks.Budget}); lower-case
+// braces ({actor}, a template's own placeholders) are left alone.
+func renderPlaceholders(s string, name func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return b.String() + s
+		}
+		j := strings.IndexByte(s[i:], '}')
+		field := ""
+		if j > 1 {
+			field = s[i+1 : i+j]
+		}
+		if !isFieldPath(field) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		n := ""
+		if name != nil {
+			n = name(field)
+		}
+		if n == "" {
+			n = field
+		}
+		b.WriteString(n)
+		s = s[i+j+1:]
+	}
+}
+
+func isFieldPath(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '.' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // EffectiveTimeout is the per-request timeout the run uses.
@@ -185,11 +255,15 @@ func (o *Options) EffectiveTimeout() time.Duration {
 	return b + timeoutOverBudget
 }
 
+// Validate reports whether Run would accept these options, without
+// running: the checks Run makes first, on a copy (Run also fills defaults).
+func (o Options) Validate() error { return o.validate() }
+
 // validate fills defaults and refuses what cannot run.
 func (o *Options) validate() error {
-	for name, d := range map[string]time.Duration{"--budget": o.Checks.Budget, "--slack": o.Checks.Slack, "--shed-max": o.Checks.ShedMax} {
+	for name, d := range map[string]time.Duration{"{Checks.Budget}": o.Checks.Budget, "{Checks.Slack}": o.Checks.Slack, "{Checks.ShedMax}": o.Checks.ShedMax} {
 		if d < 0 {
-			return optionErrorf("%s must be positive, got %s", name, d)
+			return optionErrorf(name+" must be positive, got %s", d)
 		}
 	}
 	if o.Checks.Budget == 0 && o.StatuszURL != "" {
@@ -222,48 +296,51 @@ func (o *Options) validate() error {
 	switch o.Mode {
 	case Burst:
 		if o.Requests <= 0 {
-			return optionErrorf("--requests must be a positive number, got %d", o.Requests)
+			return optionErrorf("{Requests} must be a positive number, got %d", o.Requests)
 		}
 		// The bound is per process: shards are how a bigger burst is sent.
 		if o.Shard.SplitCount(o.Requests) > MaxBurst {
-			return optionErrorf("--requests %d is more than %d at once; run several probes with --start-at and merge them, or split it with --shards", o.Requests, MaxBurst)
+			return optionErrorf("{Requests} %d is more than %d at once; run several probes with {StartAt} and merge them, or split it with {Shard.Count}", o.Requests, MaxBurst)
 		}
 	case Closed:
 		if o.Concurrency <= 0 {
-			return optionErrorf("--concurrency must be a positive number, got %d", o.Concurrency)
+			return optionErrorf("{Concurrency} must be a positive number, got %d", o.Concurrency)
 		}
 		if o.Concurrency > MaxConcurrency {
-			return optionErrorf("--concurrency %d is more than %d", o.Concurrency, MaxConcurrency)
+			return optionErrorf("{Concurrency} %d is more than %d", o.Concurrency, MaxConcurrency)
 		}
 		if o.Duration <= 0 {
-			return optionErrorf("--duration must be positive, got %s", o.Duration)
+			return optionErrorf("{Duration} must be positive, got %s", o.Duration)
 		}
 	case Open:
 		if !(o.Rate > 0) || math.IsInf(o.Rate, 0) {
-			return optionErrorf("--rate must be a positive number of requests a second, got %g", o.Rate)
+			return optionErrorf("{Rate} must be a positive number of requests a second, got %g", o.Rate)
 		}
 		if o.Duration <= 0 {
-			return optionErrorf("--duration must be positive, got %s", o.Duration)
+			return optionErrorf("{Duration} must be positive, got %s", o.Duration)
 		}
 		if o.Rate > MaxRate {
-			return optionErrorf("--rate %g is more than %d a second", o.Rate, MaxRate)
+			return optionErrorf("{Rate} %g is more than %d a second", o.Rate, MaxRate)
 		}
 		if o.Rate*o.Duration.Seconds() < 1 {
-			return optionErrorf("--rate %g for --duration %s sends no request; raise one of them", o.Rate, o.Duration)
+			return optionErrorf("{Rate} %g for {Duration} %s sends no request; raise one of them", o.Rate, o.Duration)
 		}
 	default:
 		return optionErrorf("unknown mode %q: want burst, closed or open", o.Mode)
 	}
 	if o.Timeout < 0 {
-		return optionErrorf("--timeout must be positive, got %s", o.Timeout)
+		return optionErrorf("{Timeout} must be positive, got %s", o.Timeout)
 	}
 	if o.ActorCount < 0 {
-		return optionErrorf("--actors must be a positive number, got %d", o.ActorCount)
+		return optionErrorf("{ActorCount} must be a positive number, got %d", o.ActorCount)
 	}
 	if n := len(o.Actors) + o.ActorCount; n == 0 {
-		return optionErrorf("no actors: give --actors N, --actor NAME or --actors-file FILE")
+		return optionErrorf("no actors: give {ActorCount} N, {Actors} NAME or {ActorsFile} FILE")
 	} else if n > MaxActors || o.ActorCount > MaxActors {
-		return optionErrorf("%d actors is more than %d", n, MaxActors)
+		if len(o.Actors) == 0 {
+			return optionErrorf("{ActorCount} %d is more than %d", n, MaxActors)
+		}
+		return optionErrorf("{ActorCount} and {Actors} give %d actors, more than %d", n, MaxActors)
 	}
 	for _, a := range o.Actors {
 		if a == "" || strings.ContainsAny(a, " \t\r\n/") {
@@ -278,28 +355,28 @@ func (o *Options) validate() error {
 	default:
 		return optionErrorf("unknown distribution %q: want uniform, hot:FRACTION or zipf:S", o.Distribution.Kind)
 	}
-	if err := checkHTTPURL("--target", o.Target, o.URLTemplate == ""); err != nil {
+	if err := checkHTTPURL("{Target}", o.Target, o.URLTemplate == ""); err != nil {
 		return err
 	}
 	if o.MetricsURL != "" {
-		if err := checkHTTPURL("--metrics-url", o.MetricsURL, true); err != nil {
+		if err := checkHTTPURL("{MetricsURL}", o.MetricsURL, true); err != nil {
 			return err
 		}
 	}
 	if o.StatuszURL != "" {
-		if err := checkHTTPURL("--statusz-url", o.StatuszURL, true); err != nil {
+		if err := checkHTTPURL("{StatuszURL}", o.StatuszURL, true); err != nil {
 			return err
 		}
 	}
 	if o.URLTemplate != "" {
-		if _, err := parseTemplate("--url-template", o.URLTemplate); err != nil {
+		if _, err := parseTemplate("{URLTemplate}", o.URLTemplate); err != nil {
 			return err
 		}
-	} else if _, err := parseTemplate("--host-template", o.HostTemplate); err != nil {
+	} else if _, err := parseTemplate("{HostTemplate}", o.HostTemplate); err != nil {
 		return err
 	}
 	if !validMethod(o.Method) {
-		return optionErrorf("invalid --method %q", o.Method)
+		return optionErrorf("invalid {Method} %q", o.Method)
 	}
 	return o.cutShard()
 }
@@ -321,18 +398,18 @@ func (o *Options) cutShard() error {
 	}
 	switch o.Mode {
 	case Burst:
-		if err := s.SplitLoad("--requests", uint64(o.Requests), actors); err != nil {
+		if err := s.SplitLoad("{Requests}", uint64(o.Requests), actors); err != nil {
 			return err
 		}
 		o.burstFirst = uint64(s.firstOf(o.Requests))
 		o.Requests = s.SplitCount(o.Requests)
 	case Closed:
-		if err := s.SplitLoad("--concurrency", uint64(o.Concurrency), actors); err != nil {
+		if err := s.SplitLoad("{Concurrency}", uint64(o.Concurrency), actors); err != nil {
 			return err
 		}
 		o.Concurrency = s.SplitCount(o.Concurrency)
 	case Open:
-		if err := s.SplitLoad("--rate × --duration", openScheduled(o.Rate, o.Duration), actors); err != nil {
+		if err := s.SplitLoad("{Rate} × {Duration}", openScheduled(o.Rate, o.Duration), actors); err != nil {
 			return err
 		}
 	}
@@ -347,19 +424,19 @@ func openScheduled(rate float64, d time.Duration) uint64 {
 func checkHTTPURL(flag, raw string, required bool) error {
 	if raw == "" {
 		if required {
-			return optionErrorf("%s is required, e.g. %s http://127.0.0.1:8080", flag, flag)
+			return optionErrorf(flag + " is required, e.g. " + flag + " http://127.0.0.1:8080")
 		}
 		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return optionErrorf("invalid %s %q: %s", flag, raw, unwrapURLError(err))
+		return optionErrorf("invalid "+flag+" %q: %s", raw, unwrapURLError(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return optionErrorf("invalid %s %q: want an http:// or https:// URL", flag, raw)
+		return optionErrorf("invalid "+flag+" %q: want an http:// or https:// URL", raw)
 	}
 	if u.Host == "" {
-		return optionErrorf("invalid %s %q: no host", flag, raw)
+		return optionErrorf("invalid "+flag+" %q: no host", raw)
 	}
 	return nil
 }
@@ -396,17 +473,17 @@ func parseTemplate(flag, s string) (template, error) {
 		i := strings.IndexByte(rest, '{')
 		if i < 0 {
 			if strings.Contains(rest, "}") {
-				return t, optionErrorf("invalid %s %q: unmatched }", flag, s)
+				return t, optionErrorf("invalid "+flag+" %q: unmatched }", s)
 			}
 			t.parts = append(t.parts, rest)
 			break
 		}
 		if strings.Contains(rest[:i], "}") {
-			return t, optionErrorf("invalid %s %q: unmatched }", flag, s)
+			return t, optionErrorf("invalid "+flag+" %q: unmatched }", s)
 		}
 		j := strings.IndexByte(rest[i:], '}')
 		if j < 0 {
-			return t, optionErrorf("invalid %s %q: unmatched {", flag, s)
+			return t, optionErrorf("invalid "+flag+" %q: unmatched {", s)
 		}
 		name := rest[i+1 : i+j]
 		switch name {
@@ -414,13 +491,13 @@ func parseTemplate(flag, s string) (template, error) {
 			hasActor = true
 		case "atespace":
 		default:
-			return t, optionErrorf("invalid %s %q: unknown placeholder {%s} (known: {actor}, {atespace})", flag, s, name)
+			return t, optionErrorf("invalid "+flag+" %q: unknown placeholder {%s} (known: {actor}, {atespace})", s, name)
 		}
 		t.parts = append(t.parts, rest[:i], "{"+name+"}")
 		rest = rest[i+j+1:]
 	}
 	if !hasActor {
-		return t, optionErrorf("invalid %s %q: it must contain {actor}", flag, s)
+		return t, optionErrorf("invalid "+flag+" %q: it must contain {actor}", s)
 	}
 	return t, nil
 }

@@ -221,13 +221,13 @@ func newEngine(o *Options) (*engine, error) {
 
 	target, err := url.Parse(o.Target)
 	if err != nil && o.URLTemplate == "" {
-		return nil, optionErrorf("invalid --target %q", o.Target)
+		return nil, optionErrorf("invalid {Target} %q", o.Target)
 	}
 	var hostT, urlT template
 	if o.URLTemplate != "" {
-		urlT, _ = parseTemplate("--url-template", o.URLTemplate)
+		urlT, _ = parseTemplate("{URLTemplate}", o.URLTemplate)
 	} else {
-		hostT, _ = parseTemplate("--host-template", o.HostTemplate)
+		hostT, _ = parseTemplate("{HostTemplate}", o.HostTemplate)
 	}
 	// One prepared request per actor would hold every actor's request in
 	// memory; requests are rendered on demand instead, from the actor's
@@ -582,7 +582,7 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	if o.URLTemplate != "" {
 		u, err = renderURL(e.target, e.urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
 		if err != nil {
-			return nil, optionErrorf("invalid --url-template %q for actor %q: %v", o.URLTemplate, a, err)
+			return nil, optionErrorf("invalid {URLTemplate} %q for actor %q: %v", o.URLTemplate, a, err)
 		}
 	} else {
 		host = e.hostT.render(a, o.Atespace)

@@ -378,21 +378,21 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		mod  func(*Options)
 		msg  string
 	}{
-		{"no target", func(o *Options) { o.Target = "" }, "--target is required"},
+		{"no target", func(o *Options) { o.Target = "" }, "Target is required"},
 		{"not http", func(o *Options) { o.Target = "ftp://x" }, "http:// or https://"},
-		{"zero requests", func(o *Options) { o.Requests = 0 }, "--requests"},
-		{"negative concurrency", func(o *Options) { o.Mode, o.Concurrency, o.Duration = Closed, -1, time.Second }, "--concurrency"},
-		{"zero duration", func(o *Options) { o.Mode, o.Concurrency = Closed, 1 }, "--duration"},
-		{"zero rate", func(o *Options) { o.Mode, o.Duration = Open, time.Second }, "--rate"},
+		{"zero requests", func(o *Options) { o.Requests = 0 }, "Requests"},
+		{"negative concurrency", func(o *Options) { o.Mode, o.Concurrency, o.Duration = Closed, -1, time.Second }, "Concurrency"},
+		{"zero duration", func(o *Options) { o.Mode, o.Concurrency = Closed, 1 }, "Duration"},
+		{"zero rate", func(o *Options) { o.Mode, o.Duration = Open, time.Second }, "Rate"},
 		{"rate sends nothing", func(o *Options) { o.Mode, o.Rate, o.Duration = Open, 0.5, time.Second }, "sends no request"},
 		{"mode", func(o *Options) { o.Mode = "storm" }, "unknown mode"},
 		{"no actors", func(o *Options) { o.Actors = nil }, "no actors"},
 		{"template without actor", func(o *Options) { o.HostTemplate = "{atespace}.x" }, "must contain {actor}"},
 		{"url template without actor", func(o *Options) { o.URLTemplate = "/x" }, "must contain {actor}"},
-		{"bad metrics url", func(o *Options) { o.MetricsURL = "localhost:9090" }, "--metrics-url"},
-		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "--timeout"},
+		{"bad metrics url", func(o *Options) { o.MetricsURL = "localhost:9090" }, "MetricsURL"},
+		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "Timeout"},
 		{"distribution", func(o *Options) { o.Distribution = Distribution{Kind: "normal"} }, "unknown distribution"},
-		{"method", func(o *Options) { o.Method = "GE T" }, "--method"},
+		{"method", func(o *Options) { o.Method = "GE T" }, "Method"},
 	}
 	for _, tt := range tests {
 		o := good
@@ -401,6 +401,10 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		var oe *OptionError
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: err = %v, want an OptionError containing %q", tt.name, err, tt.msg)
+		}
+		// The probe names Options fields, never command-line flags.
+		if err != nil && strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: %q names a flag", tt.name, err)
 		}
 	}
 }

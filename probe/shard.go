@@ -17,10 +17,10 @@ type Shard struct{ Index, Count int }
 // NewShard checks 0 ≤ index < count and count ≥ 1.
 func NewShard(index, count int) (Shard, error) {
 	if count < 1 {
-		return Shard{}, optionErrorf("--shards must be at least 1, got %d", count)
+		return Shard{}, optionErrorf("{Shard.Count} must be at least 1, got %d", count)
 	}
 	if index < 0 || index >= count {
-		return Shard{}, optionErrorf("--shard %d is out of range: want 0 ≤ shard < %d (--shards)", index, count)
+		return Shard{}, optionErrorf("{Shard.Index} %d is out of range: want 0 ≤ shard < %d ({Shard.Count})", index, count)
 	}
 	return Shard{Index: index, Count: count}, nil
 }
@@ -83,10 +83,10 @@ func (s Shard) OpenGlobal(j uint64) uint64 { return j*uint64(s.Count) + uint64(s
 // concurrency, or open floor(rate × duration).
 func (s Shard) SplitLoad(flag string, n uint64, actors int) error {
 	if n < uint64(s.Count) {
-		return optionErrorf("--shards %d is more than %s gives (%d): every shard must send at least one request", s.Count, flag, n)
+		return optionErrorf("{Shard.Count} %d is more than "+flag+" gives (%d): every shard must send at least one request", s.Count, n)
 	}
 	if actors < s.Count {
-		return optionErrorf("--shards %d is more than the %d actors: every shard owns a disjoint set of actors", s.Count, actors)
+		return optionErrorf("{Shard.Count} %d is more than the %d actors: every shard owns a disjoint set of actors", s.Count, actors)
 	}
 	return nil
 }
