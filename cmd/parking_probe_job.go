@@ -41,9 +41,11 @@ shard draws from the same actor choice.
 
 The Job (batch/v1):
   completionMode Indexed   each pod's shard is its JOB_COMPLETION_INDEX
-  parallelism = completions = --shards, restartPolicy Never, backoffLimit 0
-                           a shard runs once: a retry would send its load
-                           again, late
+  parallelism = completions = --shards, restartPolicy Never,
+  backoffLimitPerIndex 0   a shard runs once (a retry would send its load
+                           again, late), and one that fails its checks
+                           (exit 3) does not stop the others; the Job ends
+                           Failed then, after all have run. Kubernetes 1.29+
   --start-at               --start-in from now (default 1m), the same for
                            every shard, so they fire together
   resources                memory request = limit = 64 MiB + 25 KiB per
@@ -72,7 +74,7 @@ func newCmdParkingProbeJob(f *Factory) *cobra.Command {
 		Use:   "job --shards N --image IMAGE [flags] -- PROBE-FLAGS...",
 		Short: "Print a Kubernetes Indexed Job that runs the probe as N shards on N pods",
 		Long:  parkingProbeJobLong,
-		Example: `  shakectl parking-probe job --shards 4 --image ` + ReleaseImage + `:v1.2.3 -- \
+		Example: `  shakectl parking-probe job --shards 4 --image ` + ReleaseImage + `:1.2.3 -- \
       --target http://router:8080 --mode burst --requests 40000 --seed 7 | kubectl apply -f -
   kubectl wait --for=condition=complete job/NAME --timeout=10m
   kubectl logs -l job-name=NAME --tail=-1 --max-log-requests=4 | shakectl parking-probe merge -`,
@@ -82,7 +84,7 @@ func newCmdParkingProbeJob(f *Factory) *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.IntVar(&opts.shards, "shards", 0, "number of shards, one pod each (required)")
-	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":v1.2.3 (required)")
+	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")
 	fl.StringVar(&opts.name, "name", "", "the Job's name (default parking-probe-<random>)")
 	// Shadows the global --namespace (the Shakenfist API's), as kubectl's -n.
 	fl.StringVarP(&opts.namespace, "namespace", "n", "", "Kubernetes namespace of the Job (default: kubectl's current one)")
@@ -115,7 +117,7 @@ func runParkingProbeJob(f *Factory, c *cobra.Command, opts *parkingProbeJobOptio
 		return usageErrorf("unexpected argument %q: parking-probe's flags go after --", args[0])
 	}
 	if opts.image == "" {
-		return usageErrorf("--image is required: an image whose entrypoint is shakectl, e.g. %s:v1.2.3", ReleaseImage)
+		return usageErrorf("--image is required: an image whose entrypoint is shakectl, e.g. %s:1.2.3", ReleaseImage)
 	}
 	if opts.shards < 1 {
 		return usageErrorf("--shards must be at least 1, got %d", opts.shards)

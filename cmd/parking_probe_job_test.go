@@ -62,7 +62,7 @@ func argValue(args []string, flag string) (string, bool) {
 }
 
 func TestParkingProbeJobManifest(t *testing.T) {
-	const image = "ghcr.io/shakenfist/shakectl:v1.2.3"
+	const image = "ghcr.io/shakenfist/shakectl:1.2.3"
 	for _, format := range []string{"yaml", "json"} {
 		args := []string{"parking-probe", "job", "--shards", "4", "--image", image, "-n", "substrate"}
 		if format == "json" {

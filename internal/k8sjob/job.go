@@ -141,9 +141,16 @@ func Build(s Spec) (*Job, error) {
 			CompletionMode: "Indexed",
 			Completions:    n,
 			Parallelism:    n,
-			// One try: a shard that ran again would send its load twice,
-			// after the others, and merge would see two reports for it.
-			BackoffLimit:            0,
+			// One try per shard: a shard that ran again would send its load
+			// twice, after the others, and merge would see two reports for
+			// it. Per index (Kubernetes 1.29+, GA in 1.33), not the Job-wide
+			// backoffLimit: 0 there fails the Job at the first failed pod
+			// and kills the shards still running, and a shard exits 3
+			// whenever its checks fail, which is a finding, not a reason to
+			// lose the other shards' reports. backoffLimit is left unset
+			// (it then defaults to 2147483647); the Job ends Failed once
+			// every shard has run if any failed.
+			BackoffLimitPerIndex:    0,
 			TTLSecondsAfterFinished: int32(ttl / time.Second),
 			Template: PodTemplateSpec{
 				Metadata: ObjectMeta{Labels: labels},

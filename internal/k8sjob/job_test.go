@@ -23,7 +23,7 @@ var start = time.Date(2030, 1, 2, 15, 4, 5, 0, time.UTC)
 
 func testSpec() Spec {
 	return Spec{
-		Name: "parking-probe-x7k2p", Namespace: "substrate", Image: "ghcr.io/shakenfist/shakectl:v1.2.3",
+		Name: "parking-probe-x7k2p", Namespace: "substrate", Image: "ghcr.io/shakenfist/shakectl:1.2.3",
 		Shards: 4, StartAt: start, InFlight: 10_000,
 		ProbeArgs: []string{"--target", "http://router:8080", "--mode", "burst", "--requests", "40000", "--seed", "7"},
 	}
@@ -87,8 +87,11 @@ func checkJob(t *testing.T, job *batchv1.Job, s Spec) {
 	if js.Completions == nil || *js.Completions != n || js.Parallelism == nil || *js.Parallelism != n {
 		t.Errorf("completions %v parallelism %v, want %d", js.Completions, js.Parallelism, n)
 	}
-	if js.BackoffLimit == nil || *js.BackoffLimit != 0 {
-		t.Errorf("backoffLimit %v, want 0", js.BackoffLimit)
+	// No retry of a shard, and one shard's failure (exit 3: its checks
+	// failed) must not stop the others: backoffLimitPerIndex 0 and no
+	// Job-wide backoffLimit.
+	if js.BackoffLimitPerIndex == nil || *js.BackoffLimitPerIndex != 0 || js.BackoffLimit != nil || js.MaxFailedIndexes != nil {
+		t.Errorf("backoffLimitPerIndex %v backoffLimit %v maxFailedIndexes %v, want 0, unset, unset", js.BackoffLimitPerIndex, js.BackoffLimit, js.MaxFailedIndexes)
 	}
 	if js.TTLSecondsAfterFinished == nil || *js.TTLSecondsAfterFinished != 3600 {
 		t.Errorf("ttlSecondsAfterFinished %v, want 3600", js.TTLSecondsAfterFinished)

@@ -24,7 +24,7 @@ type JobSpec struct {
 	CompletionMode          string          `json:"completionMode"`
 	Completions             int32           `json:"completions"`
 	Parallelism             int32           `json:"parallelism"`
-	BackoffLimit            int32           `json:"backoffLimit"`
+	BackoffLimitPerIndex    int32           `json:"backoffLimitPerIndex"`
 	TTLSecondsAfterFinished int32           `json:"ttlSecondsAfterFinished"`
 	Template                PodTemplateSpec `json:"template"`
 }
