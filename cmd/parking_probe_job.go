@@ -40,12 +40,13 @@ name files a pod does not have. Without --seed one is chosen here, so every
 shard draws from the same actor choice.
 
 The Job (batch/v1):
-  completionMode Indexed   each pod's shard is its JOB_COMPLETION_INDEX
-  parallelism = completions = --shards, restartPolicy Never,
-  backoffLimitPerIndex 0   a shard runs once (a retry would send its load
-                           again, late), and one that fails its checks
-                           (exit 3) does not stop the others; the Job ends
-                           Failed then, after all have run. Kubernetes 1.29+
+  completionMode Indexed   each pod's shard is its JOB_COMPLETION_INDEX;
+                           parallelism = completions = --shards
+  backoffLimitPerIndex 0   with restartPolicy Never, a shard runs once (a
+                           retry would send its load again, late), and one
+                           that fails its checks (exit 3) does not stop the
+                           others; the Job ends Failed then, after all have
+                           run. Needs Kubernetes 1.29 or later
   --start-at               --start-in from now (default 1m), the same for
                            every shard, so they fire together
   resources                memory request = limit = 64 MiB + 25 KiB per
