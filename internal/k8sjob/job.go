@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -231,7 +232,7 @@ func (j *Job) WriteYAML(w io.Writer) error {
 		return err
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
+	if err := yaml.Unmarshal(yamlPrintable(raw), &doc); err != nil {
 		return err
 	}
 	blockStyle(&doc)
@@ -249,6 +250,31 @@ func (j *Job) WriteYAML(w io.Writer) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// yamlPrintable escapes, in JSON text, the characters JSON leaves as they
+// are but a YAML stream may not hold or would fold (DEL, C1 controls with
+// NEL, a line break to YAML, U+FEFF, U+FFFE/F):
+// they can only occur inside strings, where \uXXXX means the same, and the
+// YAML encoder then writes them escaped in double quotes.
+func yamlPrintable(raw []byte) []byte {
+	var out []byte
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			if out == nil {
+				out = append(make([]byte, 0, len(raw)+16), raw[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, raw[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return raw
+	}
+	return out
 }
 
 // blockStyle drops JSON's flow style and quotes; the encoder quotes again
