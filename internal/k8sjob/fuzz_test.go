@@ -1,14 +1,10 @@
 package k8sjob
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	batchv1 "k8s.io/api/batch/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // FuzzYAMLKeepsArgs: whatever a user passes to the probe, the YAML
@@ -28,19 +24,7 @@ func FuzzYAMLKeepsArgs(f *testing.F) {
 		}
 		s := testSpec()
 		s.ProbeArgs = []string{"--header", arg}
-		j, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var y bytes.Buffer
-		if err := j.WriteYAML(&y); err != nil {
-			t.Fatal(err)
-		}
-		var job batchv1.Job
-		if err := yaml.UnmarshalStrict(y.Bytes(), &job); err != nil {
-			t.Fatalf("%q: %v\n%s", arg, err, y.String())
-		}
-		got := job.Spec.Template.Spec.Containers[0].Args
+		got := argsThroughYAML(t, s)
 		if !slices.Equal(got, s.Args()) {
 			t.Fatalf("%q came back as %q", arg, strings.Join(got[len(got)-2:], " "))
 		}

@@ -198,6 +198,15 @@ func TestBuildRefusesBadSpecs(t *testing.T) {
 func TestYAMLQuotesWhatWouldChangeType(t *testing.T) {
 	s := testSpec()
 	s.ProbeArgs = []string{"--requests", "40000", "--header", "X-Flag: true", "--seed", "7", "--atespace", "yes", "--body", "null", "--actor", "On", "--actor", "n", "--actor", "~", "--actor", "1e3", "--actor", "0x1F"}
+	if got := argsThroughYAML(t, s); !slices.Equal(got, s.Args()) {
+		t.Errorf("args through YAML %q, want %q", got, s.Args())
+	}
+}
+
+// argsThroughYAML is the container's args as kubectl reads them from the
+// YAML manifest of s.
+func argsThroughYAML(t *testing.T, s Spec) []string {
+	t.Helper()
 	j, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -206,10 +215,7 @@ func TestYAMLQuotesWhatWouldChangeType(t *testing.T) {
 	if err := j.WriteYAML(&y); err != nil {
 		t.Fatal(err)
 	}
-	job := decodeStrict(t, "yaml", y.Bytes())
-	if got := job.Spec.Template.Spec.Containers[0].Args; !slices.Equal(got, s.Args()) {
-		t.Errorf("args through YAML %q, want %q", got, s.Args())
-	}
+	return decodeStrict(t, "yaml", y.Bytes()).Spec.Template.Spec.Containers[0].Args
 }
 
 func golden(t *testing.T, name string, got []byte) {
