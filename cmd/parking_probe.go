@@ -283,6 +283,7 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 	}
 
 	c.AddCommand(newCmdParkingProbeMerge(f))
+	c.AddCommand(newCmdParkingProbeJob(f))
 	return c
 }
 

@@ -217,7 +217,9 @@ func CheckMergeable(reports []*Report, names []string, allowMixed bool) error {
 }
 
 func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
-	var out []SeriesPoint
+	// Never nil: the report's "series" is an array (the schema says so, and
+	// scripts index it), also when no source had a point.
+	out := []SeriesPoint{}
 	for _, r := range reports {
 		off := int(math.Round(r.StartedAt.Sub(start).Seconds()))
 		for _, p := range r.Series {

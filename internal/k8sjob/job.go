@@ -1,0 +1,295 @@
+// Package k8sjob writes the Kubernetes Indexed Job that runs one
+// parking-probe command line as N shards, one pod each (issue 16).
+//
+// It spells the few batch/v1 and core/v1 fields it needs in its own small
+// structs rather than linking k8s.io/api into shakectl: that module and its
+// dependencies would cost the binary size and start-up time for one
+// manifest. The tests decode every manifest strictly into the official
+// k8s.io/api/batch/v1 Job (a test-only dependency), so a misspelt field
+// fails there.
+package k8sjob
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Spec is what the manifest is made from.
+type Spec struct {
+	// Name is the Job's name; its pods are Name-INDEX-xxxxx.
+	Name      string
+	Namespace string
+	// Image must have shakectl as its entrypoint, as the release image
+	// (ghcr.io/shakenfist/shakectl, built by ko) has.
+	Image  string
+	Shards int
+	// StartAt is when every shard releases its load (--start-at).
+	StartAt time.Time
+	// ProbeArgs are parking-probe's flags, already checked; they must not
+	// hold --shard, --shards, --start-at or -o (the Job sets those) and
+	// must hold --seed, so every shard draws from the same actor choice.
+	ProbeArgs []string
+	// InFlight is the most requests one shard may hold at once; it sizes
+	// the pod's memory (see MemoryFor).
+	InFlight int64
+	// TTLAfterFinished is how long the finished Job and its pods (and so
+	// their logs) stay; 0 means DefaultTTL.
+	TTLAfterFinished time.Duration
+}
+
+// DefaultTTL keeps a finished Job's pods, and so the logs merge reads, for
+// an hour.
+const DefaultTTL = time.Hour
+
+// Memory sizing, from BENCHMARKS.md row 6: one probe process holding
+// 10,000 requests in flight peaked at 242–243 MiB RSS, about 22 KiB a
+// request over a ~20 MiB process. MemoryFor allows 64 MiB for the process
+// (histograms, the report, the Go runtime) plus 25 KiB a request in flight,
+// which is 308 MiB for 10,000: about a quarter above the measured peak.
+const (
+	memoryBaseMiB        = 64
+	memoryPerInFlightKiB = 25
+)
+
+// MemoryFor is the memory request and limit, in MiB, of a shard that holds
+// up to inFlight requests at once.
+func MemoryFor(inFlight int64) int64 {
+	kib := memoryBaseMiB*1024 + max(inFlight, 0)*memoryPerInFlightKiB
+	return (kib + 1023) / 1024
+}
+
+// nonRootUID is the distroless "nonroot" user the release image's base
+// (cgr.dev/chainguard/static) runs as. Naming it lets the kubelet check
+// runAsNonRoot for any image, even one whose user is a name.
+const nonRootUID = 65532
+
+// Labels every pod carries; the topology spread selects on instanceLabel.
+const (
+	nameLabel     = "app.kubernetes.io/name"
+	instanceLabel = "app.kubernetes.io/instance"
+	appName       = "parking-probe"
+)
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// SpecError is a Spec that cannot make a valid Job.
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+func (s Spec) check() error {
+	// The Job controller labels pods with the Job's name, and label values
+	// hold at most 63 characters.
+	if len(s.Name) > 63 || !dnsLabel.MatchString(s.Name) {
+		return &SpecError{fmt.Sprintf("job name %q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Name)}
+	}
+	if s.Namespace != "" && (len(s.Namespace) > 63 || !dnsLabel.MatchString(s.Namespace)) {
+		return &SpecError{fmt.Sprintf("namespace %q is not a DNS label", s.Namespace)}
+	}
+	if s.Image == "" {
+		return &SpecError{"no image"}
+	}
+	if s.Shards < 1 {
+		return &SpecError{fmt.Sprintf("shards must be at least 1, got %d", s.Shards)}
+	}
+	if s.StartAt.IsZero() {
+		return &SpecError{"no start time"}
+	}
+	return nil
+}
+
+// Args are the container's arguments: parking-probe, the shard count, the
+// common start and JSON output (one document per pod, for merge -),
+// followed by the user's probe flags. The pod's index comes from
+// JOB_COMPLETION_INDEX, which Kubernetes sets in an Indexed Job.
+func (s Spec) Args() []string {
+	args := []string{"parking-probe",
+		"--shards", strconv.Itoa(s.Shards),
+		"--start-at", s.StartAt.UTC().Format(time.RFC3339),
+		"-o", "json",
+	}
+	return append(args, s.ProbeArgs...)
+}
+
+// Build makes the Job.
+func Build(s Spec) (*Job, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	ttl := s.TTLAfterFinished
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	n := int32(s.Shards)
+	labels := map[string]string{nameLabel: appName, instanceLabel: s.Name}
+	mem := MemoryFor(s.InFlight)
+	no, yes := false, true
+	return &Job{
+		APIVersion: "batch/v1",
+		Kind:       "Job",
+		Metadata:   ObjectMeta{Name: s.Name, Namespace: s.Namespace, Labels: labels},
+		Spec: JobSpec{
+			CompletionMode: "Indexed",
+			Completions:    n,
+			Parallelism:    n,
+			// One try per shard: a shard that ran again would send its load
+			// twice, after the others, and merge would see two reports for
+			// it. Per index (Kubernetes 1.29+, GA in 1.33), not the Job-wide
+			// backoffLimit: 0 there fails the Job at the first failed pod
+			// and kills the shards still running, and a shard exits 3
+			// whenever its checks fail, which is a finding, not a reason to
+			// lose the other shards' reports. backoffLimit is left unset
+			// (it then defaults to 2147483647); the Job ends Failed once
+			// every shard has run if any failed.
+			BackoffLimitPerIndex:    0,
+			TTLSecondsAfterFinished: int32(ttl / time.Second),
+			Template: PodTemplateSpec{
+				Metadata: ObjectMeta{Labels: labels},
+				Spec: PodSpec{
+					RestartPolicy: "Never",
+					// The probe talks to the router, never to the API
+					// server: no token in the pod, no ServiceAccount
+					// rights needed.
+					AutomountServiceAccountToken: &no,
+					EnableServiceLinks:           &no,
+					SecurityContext: &PodSecurityContext{
+						RunAsNonRoot:   &yes,
+						RunAsUser:      nonRootUID,
+						RunAsGroup:     nonRootUID,
+						SeccompProfile: &SeccompProfile{Type: "RuntimeDefault"},
+					},
+					// One shard a node where the nodes allow it: shards on one
+					// node share its CPU and network, and the run measures the
+					// node, not the router. DoNotSchedule rather than
+					// ScheduleAnyway: a Pending shard is visible (kubectl wait
+					// times out, merge names the missing shard), a doubled-up
+					// one only skews the numbers. maxSkew 1 still fits N shards
+					// on fewer nodes, evenly; nodeTaintsPolicy Honor keeps
+					// nodes the pods cannot go to (a tainted control plane)
+					// from counting as empty domains that would block it.
+					TopologySpreadConstraints: []TopologySpreadConstraint{{
+						MaxSkew:           1,
+						TopologyKey:       "kubernetes.io/hostname",
+						WhenUnsatisfiable: "DoNotSchedule",
+						LabelSelector:     &LabelSelector{MatchLabels: map[string]string{instanceLabel: s.Name}},
+						NodeTaintsPolicy:  "Honor",
+					}},
+					Containers: []Container{{
+						Name:  "parking-probe",
+						Image: s.Image,
+						Args:  s.Args(),
+						Env: []EnvVar{
+							// The GC works harder near the limit rather than
+							// the kernel killing the shard mid-run.
+							{Name: "GOMEMLIMIT", Value: fmt.Sprintf("%dMiB", mem*9/10)},
+						},
+						// Memory: request = limit, sized for the shard's
+						// in-flight requests. CPU: one core requested and no
+						// limit, since CFS throttling would show up as router
+						// latency in the probe's own measurements.
+						Resources: ResourceRequirements{
+							Requests: map[string]string{"cpu": "1", "memory": fmt.Sprintf("%dMi", mem)},
+							Limits:   map[string]string{"memory": fmt.Sprintf("%dMi", mem)},
+						},
+						SecurityContext: &SecurityContext{
+							AllowPrivilegeEscalation: &no,
+							ReadOnlyRootFilesystem:   &yes,
+							RunAsNonRoot:             &yes,
+							Capabilities:             &Capabilities{Drop: []string{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}, nil
+}
+
+// WriteJSON writes the Job as one indented JSON document.
+func (j *Job) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
+
+// WriteYAML writes the Job as YAML, in the field order of the structs
+// (apiVersion, kind, metadata, spec, as kubectl users read them). The
+// field names are the JSON tags, the one spelling of the wire format: the
+// JSON is read as a YAML node tree, which keeps the order, and written in
+// block style.
+func (j *Job) WriteYAML(w io.Writer) error {
+	raw, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(yamlPrintable(raw), &doc); err != nil {
+		return err
+	}
+	blockStyle(&doc)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	if buf.Len() == 0 {
+		return errors.New("empty manifest")
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// yamlPrintable escapes, in JSON text, the characters JSON leaves as they
+// are but a YAML stream may not hold or would fold (DEL, C1 controls with
+// NEL, a line break to YAML, U+FEFF, U+FFFE/F):
+// they can only occur inside strings, where \uXXXX means the same, and the
+// YAML encoder then writes them escaped in double quotes.
+func yamlPrintable(raw []byte) []byte {
+	var out []byte
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			if out == nil {
+				out = append(make([]byte, 0, len(raw)+16), raw[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, raw[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return raw
+	}
+	return out
+}
+
+// blockStyle drops JSON's flow style and quotes; the encoder quotes again
+// what YAML 1.2 would read as another type (a time, a number, true). kubectl
+// reads YAML 1.1 (sigs.k8s.io/yaml), where yes, no, on, off, y and n are
+// booleans too: those stay quoted, or `--atespace yes` would reach the API
+// server as an argument true.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && yaml11Bool[strings.ToLower(n.Value)] {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
+var yaml11Bool = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
