@@ -56,6 +56,15 @@ func TestParkingProbeShardFlags(t *testing.T) {
 	if errA != nil || errB != nil || a.Seed != b.Seed {
 		t.Errorf("seeds derived from one --start-at: %d %d (%v %v)", a.Seed, b.Seed, errA, errB)
 	}
+	// A pod scheduled after --start-at runs at once (its report says how
+	// late); a lone run with a past --start-at is still refused.
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	if o, err := captureShardOptions(t, nil, "--shards", "2", "--shard", "1", "--start-at", past); err != nil || o.StartAt.IsZero() {
+		t.Errorf("a late shard was refused: %v", err)
+	}
+	if _, err := captureShardOptions(t, nil, "--start-at", past); err == nil || !strings.Contains(err.Error(), "in the past") {
+		t.Errorf("a lone run with a past --start-at: %v", err)
+	}
 	if o, _ := captureShardOptions(t, map[string]string{"JOB_COMPLETION_INDEX": "4"}); o == nil || o.Shard.Count != 0 {
 		t.Errorf("JOB_COMPLETION_INDEX without --shards made a shard: %+v", o)
 	}
