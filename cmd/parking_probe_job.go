@@ -216,6 +216,10 @@ func checkProbeFlags(f *Factory, args []string, shards int) (*probe.Options, []s
 	if po.Target == "" && !strings.Contains(po.URLTemplate, "://") {
 		return nil, nil, usageErrorf("the shards need --target (after --), the router's URL as the pods reach it, e.g. http://router.substrate:8080")
 	}
+	// Every check the pods' probes would make, here, before any pod exists.
+	if err := po.Validate(); err != nil {
+		return nil, nil, probeError(err)
+	}
 	flag, n := loadSize(po)
 	if err := (probe.Shard{Index: 0, Count: shards}).SplitLoad(flag, n, len(po.Actors)+po.ActorCount); err != nil {
 		return nil, nil, probeError(err)

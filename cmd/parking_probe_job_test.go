@@ -165,6 +165,9 @@ func TestParkingProbeJobUsageErrors(t *testing.T) {
 		{append(slices.Clone(job), "--", "--target", "http://r", "--requests", "3"), "every shard must send at least one request"},
 		{append(slices.Clone(job), "--", "--target", "http://r", "--actor", "a", "--actor", "b"), "more than the 2 actors"},
 		{append(slices.Clone(job), "--", "--help"), "the flags after -- are parking-probe's"},
+		// The probe's own checks run before any pod exists.
+		{append(slices.Clone(job), "--", "--target", "http://r", "--requests", "99999999"), "--requests 99999999 is more than"},
+		{append(slices.Clone(job), "--", "--target", "http://r", "--url-template", "/no-actor"), "must contain {actor}"},
 		{[]string{"parking-probe", "job", "--shards", "2", "--image", "img:1", "--name", "Probe_A", "--", "--target", "http://r"}, "not a DNS label"},
 		{[]string{"parking-probe", "job", "--shards", "2", "--image", "img:1", "--start-in", "0s", "--", "--target", "http://r"}, "--start-in must be a positive duration"},
 	} {
