@@ -521,7 +521,8 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 		return err
 	}
 	ios := f.IOStreams
-	po.Warn = func(msg string) { fmt.Fprintln(ios.ErrOut, "warning: "+msg) }
+	// Through warn: under -o json every stderr line stays a JSON object.
+	po.Warn = func(msg string) { warn(ios, cfg, msg) }
 	var prog *progressLine
 	if ios.IsStderrTTY() && !cfg.Quiet {
 		prog = &progressLine{w: ios.ErrOut}
@@ -840,8 +841,12 @@ func readReportStream(f *Factory) ([]*probe.Report, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading stdin: %w", err)
 	}
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, p := range problems {
-		fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", p.Error())
+		warn(f.IOStreams, cfg, p.Error())
 	}
 	if len(docs) == 0 {
 		return nil, nil, usageErrorf("no whole parking-probe report on stdin (%d cut off): pipe in the probes' -o json output or kubectl logs of their pods", len(problems))

@@ -159,6 +159,22 @@ func TestParkingProbeMergeStdin(t *testing.T) {
 		t.Errorf("missing shard: exit %d, %s", code, errOut)
 	}
 
+	// Under -o json the same failure's stderr is JSON, one object a line:
+	// the warning about the cut-off report, then the error.
+	f, _, errOut = probeTestFactory(t, context.Background())
+	f.IOStreams.In = bytes.NewReader(partial.Bytes())
+	Run(f, []string{"parking-probe", "merge", "-", "-o", "json"})
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[0], `"warning"`) {
+		t.Errorf("-o json stderr: want a warning object, then the error:\n%s", errOut)
+	}
+	for _, l := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Errorf("-o json stderr line is not JSON: %q", l)
+		}
+	}
+
 	// An unknown major schema is refused.
 	f, _, errOut = probeTestFactory(t, context.Background())
 	f.IOStreams.In = strings.NewReader(strings.ReplaceAll(stream.String(), "parking-probe/v1", "parking-probe/v2"))
