@@ -92,22 +92,11 @@ func TestSimClusterServesUntilInterrupted(t *testing.T) {
 	}
 
 	hc := &http.Client{Timeout: 10 * time.Second}
-	resp, err := hc.Post(url+"/auth", "application/json", strings.NewReader(`{"namespace": "system", "key": "demo"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || tok.AccessToken == "" {
-		t.Fatalf("POST /auth: %d", resp.StatusCode)
-	}
+	token := simLogin(t, hc, url)
 	req, _ := http.NewRequest("POST", url+"/instances", strings.NewReader(`{"name": "big", "cpus": 1, "memory": 99999, "disk": [{"size": 1}]}`))
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
-	resp, err = hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +121,7 @@ func TestSimClusterServesUntilInterrupted(t *testing.T) {
 			t.Errorf("stderr does not say %q:\n%s", want, logs)
 		}
 	}
-	if strings.Contains(logs, tok.AccessToken) {
+	if strings.Contains(logs, token) {
 		t.Error("the bearer token was printed")
 	}
 	if _, err := hc.Get(url + "/"); err == nil {
@@ -224,18 +213,10 @@ func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
 	url := strings.TrimSpace(out.String())
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
-	resp, err := hc.Post(url+"/auth", "application/json", strings.NewReader(`{"namespace": "system", "key": "demo"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
+	token := simLogin(t, hc, url)
 	create := func(name string) (int, http.Header, map[string]any) {
 		req, _ := http.NewRequest("POST", url+"/instances", strings.NewReader(`{"name": "`+name+`", "cpus": 1, "memory": 1024, "disk": [{"size": 1}]}`))
-		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := hc.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -254,4 +235,23 @@ func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
 	}
 	cancel(ErrInterrupted)
 	<-done
+}
+
+// simLogin logs in to a simulator started with its default credentials and
+// returns the bearer token.
+func simLogin(t *testing.T, hc *http.Client, url string) string {
+	t.Helper()
+	resp, err := hc.Post(url+"/auth", "application/json", strings.NewReader(`{"namespace": "system", "key": "demo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	if resp.StatusCode != 200 || tok.AccessToken == "" {
+		t.Fatalf("POST /auth: %d", resp.StatusCode)
+	}
+	return tok.AccessToken
 }
