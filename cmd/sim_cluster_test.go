@@ -65,18 +65,7 @@ func TestSimClusterFlagErrors(t *testing.T) {
 func TestSimClusterServesUntilInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	f, out, errOut := servingFactory(t, ctx, firstLineOut)
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "--nodes", "1", "--node-cpus", "2", "--retry-after", "3"})
-	}()
-	select {
-	case <-out.ready:
-	case code := <-done:
-		t.Fatalf("exited %d before serving: %s", code, errOut)
-	case <-time.After(10 * time.Second):
-		t.Fatal("no URL on stdout within 10s")
-	}
+	out, errOut, done := startSimClusterCmd(t, ctx, "--listen", "127.0.0.1:0", "--nodes", "1", "--node-cpus", "2", "--retry-after", "3")
 	url := strings.TrimSpace(out.String())
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.Contains(url, "\n") {
 		t.Fatalf("stdout %q, want only the URL", out)
@@ -131,18 +120,7 @@ func TestSimClusterServesUntilInterrupted(t *testing.T) {
 
 func TestSimClusterJSONAndQuiet(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
-	f, out, errOut := servingFactory(t, ctx, firstLineOut)
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "-o", "json", "--quiet", "--auth-key", "s3cret"})
-	}()
-	select {
-	case <-out.ready:
-	case code := <-done:
-		t.Fatalf("exited %d before serving: %s", code, errOut)
-	case <-time.After(10 * time.Second):
-		t.Fatal("no output within 10s")
-	}
+	out, errOut, done := startSimClusterCmd(t, ctx, "--listen", "127.0.0.1:0", "-o", "json", "--quiet", "--auth-key", "s3cret")
 	var got map[string]string
 	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || !strings.HasPrefix(got["api_url"], "http://127.0.0.1:") || got["namespace"] != "system" {
 		t.Errorf("stdout %q, want a JSON object with api_url and namespace (%v)", out, err)
@@ -197,19 +175,8 @@ func TestClusterAddrIsLoopback(t *testing.T) {
 func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	f, out, errOut := servingFactory(t, ctx, firstLineOut)
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(f, []string{"sim", "cluster", "--listen", "127.0.0.1:0", "--quiet", "--nodes", "1", "--node-memory", "1024",
-			"--ram-reservation", "0", "--ram-overcommit", "1", "--legacy-refusals"})
-	}()
-	select {
-	case <-out.ready:
-	case code := <-done:
-		t.Fatalf("exited %d before serving: %s", code, errOut)
-	case <-time.After(10 * time.Second):
-		t.Fatal("no URL on stdout within 10s")
-	}
+	out, _, done := startSimClusterCmd(t, ctx, "--listen", "127.0.0.1:0", "--quiet", "--nodes", "1", "--node-memory", "1024",
+		"--ram-reservation", "0", "--ram-overcommit", "1", "--legacy-refusals")
 	url := strings.TrimSpace(out.String())
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
@@ -254,4 +221,22 @@ func simLogin(t *testing.T, hc *http.Client, url string) string {
 		t.Fatalf("POST /auth: %d", resp.StatusCode)
 	}
 	return tok.AccessToken
+}
+
+// startSimClusterCmd runs "shakectl sim cluster ARGS" with ctx as its signal
+// context (cancel it with ErrInterrupted for SIGINT) and returns once its
+// first line (the URL, or the JSON object with -o json) is on stdout.
+func startSimClusterCmd(t *testing.T, ctx context.Context, args ...string) (out *readyWriter, errOut *lockedBuffer, done <-chan int) {
+	t.Helper()
+	f, out, errOut := servingFactory(t, ctx, firstLineOut)
+	exited := make(chan int, 1)
+	go func() { exited <- Run(f, append([]string{"sim", "cluster"}, args...)) }()
+	select {
+	case <-out.ready:
+	case code := <-exited:
+		t.Fatalf("exited %d before serving: %s", code, errOut)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first line on stdout within 10s")
+	}
+	return out, errOut, exited
 }
