@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -57,8 +58,11 @@ func streamPlace(source string, line int) string {
 	return fmt.Sprintf("%s (line %d)", source, line)
 }
 
-// kubectlPrefix is what kubectl logs --prefix puts before each line.
-var kubectlPrefix = regexp.MustCompile(`^\[([a-z0-9.-]+/[^\]\s]+)\] `)
+// kubectlPrefix is what kubectl logs --prefix puts before each line;
+// compiled on first use, not at start-up (only merge - reads it).
+var kubectlPrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[([a-z0-9.-]+/[^\]\s]+)\] `)
+})
 
 // pendingDoc is a document being assembled from one source's lines.
 type pendingDoc struct {
@@ -117,7 +121,7 @@ func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
 		}
 		lineNo++
 		source := ""
-		if m := kubectlPrefix.FindSubmatchIndex(line); m != nil {
+		if m := kubectlPrefix().FindSubmatchIndex(line); m != nil {
 			source = string(line[m[2]:m[3]])
 			line = line[m[1]:]
 		}

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -80,7 +81,8 @@ const (
 	appName       = "parking-probe"
 )
 
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+// dnsLabel is compiled on first use, not at every shakectl start-up.
+var dnsLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 // SpecError is a Spec that cannot make a valid Job.
 type SpecError struct{ Msg string }
@@ -90,10 +92,10 @@ func (e *SpecError) Error() string { return e.Msg }
 func (s Spec) check() error {
 	// The Job controller labels pods with the Job's name, and label values
 	// hold at most 63 characters.
-	if len(s.Name) > 63 || !dnsLabel.MatchString(s.Name) {
+	if len(s.Name) > 63 || !dnsLabel().MatchString(s.Name) {
 		return &SpecError{fmt.Sprintf("job name %q is not a DNS label (lower-case letters, digits and '-', at most 63)", s.Name)}
 	}
-	if s.Namespace != "" && (len(s.Namespace) > 63 || !dnsLabel.MatchString(s.Namespace)) {
+	if s.Namespace != "" && (len(s.Namespace) > 63 || !dnsLabel().MatchString(s.Namespace)) {
 		return &SpecError{fmt.Sprintf("namespace %q is not a DNS label", s.Namespace)}
 	}
 	if s.Image == "" {
