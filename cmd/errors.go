@@ -31,7 +31,11 @@ func DescribeError(err error) output.ErrorReport {
 		r.Message = "interrupted"
 	case errors.As(err, &usage):
 		r.Message = usage.Msg
-		if !strings.Contains(usage.Msg, configHowTo) {
+		switch {
+		case strings.Contains(usage.Msg, configHowTo):
+		case usage.Command != "":
+			r.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
+		default:
 			r.Hint = "see --help for usage"
 		}
 	case errors.As(err, &apiErr):

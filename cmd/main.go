@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -63,20 +62,15 @@ func Run(f *Factory, args []string) int {
 	if cause := context.Cause(f.Context); errors.Is(cause, ErrInterrupted) && !errors.Is(err, ErrInterrupted) {
 		err = errors.Join(ErrInterrupted, err)
 	}
+	// A usage error raised inside a command's run (a probe flag out of
+	// range, a config value) names no command; the one that ran is it, and
+	// its hint says which --help to read.
+	var usage *UsageError
+	if errors.As(err, &usage) && usage.Command == "" && f.command != nil {
+		usage.Command = f.command.CommandPath()
+	}
 	code := ExitCode(err)
 	report := DescribeError(err)
-	var usage *UsageError
-	if errors.As(err, &usage) && report.Hint == "see --help for usage" {
-		// A usage error raised inside a command's run (a probe flag out of
-		// range, a config value) names no command; the one that ran is it.
-		name := usage.Command
-		if name == "" && f.command != nil {
-			name = f.command.CommandPath()
-		}
-		if name != "" {
-			report.Hint = fmt.Sprintf("see '%s --help'", name)
-		}
-	}
 	report.ExitCode = code
 	// How to print the error: -o json as configured. A run that failed
 	// before resolving its configuration (a refused flag) resolves it here
