@@ -10,19 +10,15 @@
 package k8sjob
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // Spec is what the manifest is made from.
@@ -224,74 +220,20 @@ func (j *Job) WriteJSON(w io.Writer) error {
 }
 
 // WriteYAML writes the Job as YAML, in the field order of the structs
-// (apiVersion, kind, metadata, spec, as kubectl users read them). The
-// field names are the JSON tags, the one spelling of the wire format: the
-// JSON is read as a YAML node tree, which keeps the order, and written in
-// block style.
+// (apiVersion, kind, metadata, spec, as kubectl users read them), through
+// the same JSON-to-YAML rendering as every -o yaml of shakectl: the field
+// names are the JSON tags, strings YAML 1.1 would read as booleans (yes,
+// on, …, which kubectl's sigs.k8s.io/yaml does) stay quoted, and control
+// characters are escaped.
 func (j *Job) WriteYAML(w io.Writer) error {
 	raw, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(yamlPrintable(raw), &doc); err != nil {
+	y, err := output.JSONToYAML(raw)
+	if err != nil {
 		return err
 	}
-	blockStyle(&doc)
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	if buf.Len() == 0 {
-		return errors.New("empty manifest")
-	}
-	_, err = w.Write(buf.Bytes())
+	_, err = w.Write(y)
 	return err
 }
-
-// yamlPrintable escapes, in JSON text, the characters JSON leaves as they
-// are but a YAML stream may not hold or would fold (DEL, C1 controls with
-// NEL, a line break to YAML, U+FEFF, U+FFFE/F):
-// they can only occur inside strings, where \uXXXX means the same, and the
-// YAML encoder then writes them escaped in double quotes.
-func yamlPrintable(raw []byte) []byte {
-	var out []byte
-	for i := 0; i < len(raw); {
-		r, size := utf8.DecodeRune(raw[i:])
-		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff {
-			if out == nil {
-				out = append(make([]byte, 0, len(raw)+16), raw[:i]...)
-			}
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else if out != nil {
-			out = append(out, raw[i:i+size]...)
-		}
-		i += size
-	}
-	if out == nil {
-		return raw
-	}
-	return out
-}
-
-// blockStyle drops JSON's flow style and quotes; the encoder quotes again
-// what YAML 1.2 would read as another type (a time, a number, true). kubectl
-// reads YAML 1.1 (sigs.k8s.io/yaml), where yes, no, on, off, y and n are
-// booleans too: those stay quoted, or `--atespace yes` would reach the API
-// server as an argument true.
-func blockStyle(n *yaml.Node) {
-	n.Style = 0
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && yaml11Bool[strings.ToLower(n.Value)] {
-		n.Style = yaml.DoubleQuotedStyle
-	}
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
-}
-
-var yaml11Bool = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
