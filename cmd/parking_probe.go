@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shakenfist/shakectl/internal/atomicfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
@@ -641,7 +642,7 @@ func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string
 		}
 	}
 	if out != "" {
-		if err := probe.WriteFileAtomic(out, r.WriteJSON); err != nil {
+		if err := atomicfile.Write(out, 0o644, r.WriteJSON); err != nil {
 			return fmt.Errorf("writing --out %s: %w", out, err)
 		}
 	}
@@ -650,7 +651,7 @@ func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string
 		if err != nil {
 			return &UsageError{Msg: err.Error()}
 		}
-		if err := probe.WriteFileAtomic(plot, func(w io.Writer) error { return probe.WritePlot(w, r, format) }); err != nil {
+		if err := atomicfile.Write(plot, 0o644, func(w io.Writer) error { return probe.WritePlot(w, r, format) }); err != nil {
 			return fmt.Errorf("writing --plot %s: %w", plot, err)
 		}
 	}
