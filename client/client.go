@@ -42,9 +42,6 @@ func New(o Options) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -115,7 +115,7 @@ func reply(status int, body string, header ...string) http.HandlerFunc {
 func sfClient(t *testing.T, s *sfServer, debug io.Writer) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Options{APIURL: s.URL + "/", Namespace: "system", Key: testKey,
-		UserAgent: "shakectl/1.2.3", Timeout: 5 * time.Second, Debug: debug, PollInterval: time.Millisecond})
+		UserAgent: "shakectl/1.2.3", Timeout: 5 * time.Second, Debug: debug})
 	if err != nil {
 		t.Fatal(err)
 	}

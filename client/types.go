@@ -49,10 +49,6 @@ type Options struct {
 	// NotReadyNotify, when set, is called before each such repeat with the
 	// server's message and the time left.
 	NotReadyNotify func(message string, left time.Duration)
-	// PollInterval is kept for compatibility and unused: the real server
-	// answers deletes with 200, and waiting for a state is the commands'
-	// one waiting model (cmd/wait.go).
-	PollInterval time.Duration
 }
 
 // RetryOptions configures --retry-transient-capacity (seed 004,
@@ -69,9 +65,7 @@ type RetryOptions struct {
 
 // Defaults for Options.
 const (
-	DefaultTimeout      = 30 * time.Second
-	DefaultPollInterval = 250 * time.Millisecond
-	MaxPollInterval     = 2 * time.Second
+	DefaultTimeout = 30 * time.Second
 	// MaxResponseBody bounds a successful answer: a list of a few thousand
 	// instances is a few MiB; a hostile server must not exhaust memory.
 	MaxResponseBody = 32 << 20
