@@ -33,9 +33,6 @@ type TableOptions struct {
 // SetTableOptions records the run's table choices.
 func (s *IOStreams) SetTableOptions(o TableOptions) { s.table = o }
 
-// TableOptions returns the run's table choices.
-func (s *IOStreams) TableOptions() TableOptions { return s.table }
-
 // SetWidth pretends (in tests) that the terminal is w columns wide.
 func (s *IOStreams) SetWidth(w int) { s.width = w }
 

@@ -106,11 +106,6 @@ func truthy(v any) bool {
 	return true
 }
 
-func str(m map[string]any, k string) (string, bool) {
-	s, ok := m[k].(string)
-	return s, ok
-}
-
 // notFoundHTML is Werkzeug's 404 page: the real API registers its routes with
 // Flask-RESTful (catch_all_404s=False), so an unknown path gets Flask's HTML,
 // not a JSON error.
