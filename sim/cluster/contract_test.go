@@ -375,3 +375,19 @@ func TestContractSeedRefusals(t *testing.T) {
 	}
 	wantError(t, c.create("hard", 1, 64, 1, map[string]any{"metadata": map[string]any{"affinity": map[string]any{"require_with_tag": []string{"gpu"}}}}), 409, "hard affinity")
 }
+
+// A name two live objects share is a 400 with from_db_by_ref's text
+// (shakenfist da448b1a baseobject.py; tests/test_external_api.py expects
+// 'multiple instances have the name "barry" in namespace "system"').
+func TestContractAmbiguousNames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { cfg.NetworkDeployTime = 0; cfg.CreateTime = 0 })
+		c.mustNetwork("twin", "10.3.0.0/24")
+		c.mustNetwork("twin", "10.4.0.0/24")
+		wantError(t, c.create("a", 1, 512, 1, map[string]any{"network": []map[string]any{{"network_uuid": "twin"}}}),
+			400, `multiple networks have the name "twin" in namespace "system"`)
+		c.mustCreate("barry", 1, 512, 1, nil)
+		c.mustCreate("barry", 1, 512, 1, nil)
+		wantError(t, c.do("GET", "/instances/barry", nil), 400, `multiple instances have the name "barry" in namespace "system"`)
+	})
+}

@@ -644,7 +644,7 @@ func (s *Server) findInstance(ref, caller string) (*instance, *apiError) {
 	case 1:
 		return match[0], nil
 	}
-	return nil, badRequest("%d instances are named %s; use the UUID", len(match), ref)
+	return nil, ambiguousName("instance", ref, caller)
 }
 
 // findNetwork resolves a UUID or a name; names only match live networks.
@@ -664,7 +664,14 @@ func (s *Server) findNetwork(ref, caller string, deletedToo bool) (*network, *ap
 	case 1:
 		return match[0], nil
 	}
-	return nil, badRequest("%d networks are named %s; use the UUID", len(match), ref)
+	return nil, ambiguousName("network", ref, caller)
+}
+
+// ambiguousName is the 400 for a name two live objects share, as
+// from_db_by_ref raises it (shakenfist da448b1a baseobject.py, through
+// external_api/base.py and instance.py with the caller's namespace).
+func ambiguousName(kind, ref, caller string) *apiError {
+	return badRequest(`multiple %ss have the name "%s" in namespace "%s"`, kind, ref, caller)
 }
 
 // after runs fn under s.mu once d has passed, unless the server has closed
