@@ -171,6 +171,9 @@ func waitUntil(ctx context.Context, t time.Time) error {
 type engine struct {
 	o      *Options
 	sender Sender
+	// wire, when set, sends instead of sender (plain http:// to one
+	// address): see wireSender.
+	wire *wireSender
 	// transport names the sender's client, for the report.
 	transport string
 	shape     Shape
@@ -257,15 +260,17 @@ func newEngine(o *Options) (*engine, error) {
 		e.warn(warning)
 	}
 
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if o.Mode == Burst && e.addr != "" && o.Transport == nil {
+		e.predial = &preDialer{addr: e.addr, dialer: dialer}
+	}
 	if o.Transport != nil {
 		e.sender = roundTripSender{o.Transport}
-	} else if e.transport = chooseTransport(o); e.transport == transportFastHTTP {
-		e.sender = newFastSender(conns, e.timeout)
+	} else if e.transport = chooseTransport(o, e.addr); e.transport == transportFastHTTP {
+		e.wire = newWireSender(e.addr, e.timeout, e.predial)
 	} else {
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		dial := dialer.DialContext
-		if o.Mode == Burst && e.addr != "" {
-			e.predial = &preDialer{addr: e.addr, dialer: dialer}
+		if e.predial != nil {
 			dial = e.predial.DialContext
 		}
 		e.ownRT = newTransport(conns, dial)
@@ -369,6 +374,9 @@ func (e *engine) close() {
 	if e.ownRT != nil {
 		e.ownRT.CloseIdleConnections()
 	}
+	if e.wire != nil {
+		e.wire.closeIdle()
+	}
 	if e.predial != nil {
 		e.predial.drain()
 	}
@@ -427,6 +435,12 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 		defer cancel()
 		e.ctxs[i] = c
 	}
+	if e.wire != nil {
+		// The wire sender has no per-request contexts: an interrupted run
+		// closes its connections, which ends every request at once.
+		stop := context.AfterFunc(parent, e.wire.closeAll)
+		defer stop()
+	}
 	ctx := parent
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -460,6 +474,8 @@ type worker struct {
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
 	reqs   map[int]*http.Request
+	// wires are the wire sender's rendered requests, by actor.
+	wires map[int][]byte
 }
 
 func (w *worker) renew(parent context.Context) {
@@ -488,12 +504,20 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	ctx := e.ctxs[shard]
 	var (
 		rctx context.Context
-		req  *http.Request
+		req     *http.Request
+		wire    []byte
+		wireErr error
 	)
 	// The budget check measures from when the request was written, which
 	// under a heavy burst can be well after the send began.
 	var wrote atomic.Int64
-	if w != nil {
+	switch {
+	case e.wire != nil:
+		// The wire sender times each request on its connection: no
+		// context, timer or request value per request.
+		rctx = ctx
+		wire, wireErr = e.wireRequest(idx, w)
+	case w != nil:
 		if w.ctx == nil || w.ctx.Err() != nil {
 			if w.reqs == nil {
 				w.reqs = map[int]*http.Request{}
@@ -510,18 +534,18 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 			w.reqs[idx] = req
 		}
 		w.timer.Reset(e.timeout)
-	} else {
+	default:
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
 		defer cancel()
-		if e.rec.trackService && e.transport != transportFastHTTP { // fasthttp has no trace hooks
+		if e.rec.trackService {
 			rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
 			})
 		}
 		req = e.mustRequest(idx).WithContext(rctx)
 	}
-	if len(e.o.Body) > 0 {
+	if req != nil && len(e.o.Body) > 0 {
 		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
 		req.ContentLength = int64(len(e.o.Body))
 		body := e.o.Body
@@ -541,11 +565,25 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	// The prefix buffer is taken only once an answer is in, so parked
 	// requests do not hold one each.
 	var bp *[]byte
-	a := e.sender.Send(req, func() []byte { bp = e.bufs.Get().(*[]byte); return *bp })
+	buf := func() []byte { bp = e.bufs.Get().(*[]byte); return *bp }
+	var a Answer
+	switch {
+	case wireErr != nil:
+		// What net/http's transport refuses to send (an invalid Host).
+		a.Err = wireErr
+	case e.wire != nil:
+		var at time.Time
+		a, at = e.wire.Send(ctx, wire, e.o.Method == http.MethodHead, buf)
+		if !at.IsZero() {
+			wrote.Store(int64(at.Sub(start)))
+		}
+	default:
+		a = e.sender.Send(req, buf)
+	}
 	err := a.Err
 	doneAt := time.Since(start)
 	e.inflight.Add(-1)
-	if w != nil && !w.timer.Stop() {
+	if w != nil && e.wire == nil && !w.timer.Stop() {
 		// The timeout fired (or is firing): this context is spent.
 		if err == nil {
 			// The answer was complete before the cancellation landed.
@@ -558,7 +596,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	}
 	o := Classify(a)
 	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: idx}
-	if w := time.Duration(wrote.Load()); w > 0 {
+	if w := time.Duration(wrote.Load()); w > 0 && e.rec.trackService {
 		res.sentAt = w
 	}
 	if o == TransportError && ctx.Err() != nil {
@@ -570,6 +608,34 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		e.bufs.Put(bp)
 	}
 	e.recordResult(shard, res)
+}
+
+// wireRequest is actor idx's request as bytes for the wire sender; a
+// closed-mode worker keeps the ones it rendered. An error is what net/http
+// would refuse to send (an invalid Host, say).
+func (e *engine) wireRequest(idx int, w *worker) ([]byte, error) {
+	if w != nil {
+		if b, ok := w.wires[idx]; ok {
+			return b, nil
+		}
+	}
+	req := e.mustRequest(idx)
+	if len(e.o.Body) > 0 {
+		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
+		req.ContentLength = int64(len(e.o.Body))
+	}
+	b, err := renderWire(req)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil {
+		if w.wires == nil || len(w.wires) >= 1024 {
+			// Many actors: keep the cache bounded.
+			w.wires = make(map[int][]byte)
+		}
+		w.wires[idx] = b
+	}
+	return b, nil
 }
 
 // newRequest renders actor idx's request.

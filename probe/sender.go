@@ -130,14 +130,25 @@ func (p *preDialer) fill(ctx context.Context, n int, warn func(string)) error {
 
 // DialContext hands out a pre-dialled connection when one is left.
 func (p *preDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if addr == p.addr && p.conns != nil {
-		select {
-		case c := <-p.conns:
+	if addr == p.addr {
+		if c := p.take(); c != nil {
 			return c, nil
-		default:
 		}
 	}
 	return p.dialer.DialContext(ctx, network, addr)
+}
+
+// take hands out a pre-dialled connection, or nil when none is left.
+func (p *preDialer) take() net.Conn {
+	if p.conns == nil {
+		return nil
+	}
+	select {
+	case c := <-p.conns:
+		return c
+	default:
+		return nil
+	}
 }
 
 func (p *preDialer) drain() {

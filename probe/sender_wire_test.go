@@ -1,0 +1,234 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func wireSend(t *testing.T, s *wireSender, ctx context.Context, method, url, host string) (Answer, time.Time) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("User-Agent", "shakectl-parking-probe")
+	wire, err := renderWire(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Send(ctx, wire, method == http.MethodHead, func() []byte { return make([]byte, bodyPrefix) })
+}
+
+// The wire sender must hand classification what net/http's does: the
+// Host per actor, the status, the x-envoy headers, the body's start, and
+// faults as EOF or client timeouts.
+func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
+	release := make(chan struct{})
+	parked := make(chan struct{}, 1)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/overflow":
+			w.Header().Set("X-Envoy-Overloaded", "true")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/proxy":
+			w.Header().Set("x-envoy-upstream-service-time", "3")
+			w.WriteHeader(http.StatusBadGateway)
+		case "/host":
+			w.Write([]byte(r.Host))
+		case "/chunked":
+			w.Write([]byte("actor "))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("\"x\" not found"))
+		case "/long-header":
+			w.Header().Set("X-Long", strings.Repeat("a", 20<<10))
+			w.Write([]byte("long"))
+		case "/big-body":
+			w.WriteHeader(http.StatusTeapot)
+			w.Write([]byte(strings.Repeat("b", maxDrain+10)))
+		case "/reset":
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		case "/garbage":
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Write([]byte("SSH-2.0-OpenSSH\r\n\r\n"))
+			c.Close()
+		case "/park":
+			select {
+			case parked <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	defer close(release)
+	addr := srv.Listener.Addr().String()
+	s := newWireSender(addr, 500*time.Millisecond, nil)
+	ctx := context.Background()
+	send := func(path, host string) Answer {
+		a, _ := wireSend(t, s, ctx, http.MethodGet, srv.URL+path, host)
+		return a
+	}
+
+	before := time.Now()
+	a, wrote := wireSend(t, s, ctx, http.MethodGet, srv.URL+"/host", "actor-7.atespace.test")
+	if string(a.Body) != "actor-7.atespace.test" || a.Status != 200 {
+		t.Errorf("Host: got %d %q, want the actor's host", a.Status, a.Body)
+	}
+	if wrote.Before(before) || time.Since(wrote) < 0 {
+		t.Errorf("write time %v is not within the send", wrote)
+	}
+	// Answers on a kept connection reuse it.
+	for range 5 {
+		send("/host", "x")
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("6 answers in a row opened %d connections, want 1 (keep-alive)", n)
+	}
+	if a := send("/chunked", ""); string(a.Body) != `actor "x" not found` || a.Err != nil {
+		t.Errorf("chunked body: %+v", a)
+	}
+	if a, _ := wireSend(t, s, ctx, http.MethodHead, srv.URL+"/host", "x"); a.Status != 200 || a.Err != nil {
+		t.Errorf("HEAD: %+v, want 200 with no body read", a)
+	}
+	if a := send("/long-header", ""); a.Status != 200 || string(a.Body) != "long" {
+		t.Errorf("a 20 KiB header: %d %q %v, want the answer", a.Status, a.Body, a.Err)
+	}
+	if a := send("/big-body", ""); a.Status != http.StatusTeapot || a.Err != nil || !strings.HasPrefix(string(a.Body), "bbb") && a.Body != nil {
+		t.Errorf("a body over the drain limit: %d %v, want its status", a.Status, a.Err)
+	}
+	if o := Classify(send("/overflow", "")); o != EnvoyOverflow {
+		t.Errorf("503 with x-envoy-overloaded: %v, want %v", o, EnvoyOverflow)
+	}
+	if o := Classify(send("/proxy", "")); o != ProxyError {
+		t.Errorf("502 with x-envoy-*: %v, want %v", o, ProxyError)
+	}
+	if a := send("/reset", ""); a.Err == nil || Classify(a) != TransportError {
+		t.Errorf("reset: %+v, want a transport error", a)
+	}
+	if a := send("/garbage", ""); a.Err == nil || transportDetail(a.Err) != "malformed HTTP response" {
+		t.Errorf("not HTTP: %+v (%q), want a malformed HTTP response", a, transportDetail(a.Err))
+	}
+	a = send("/park", "")
+	<-parked
+	if !a.ClientTimeout || Classify(a) != ClientTimeout {
+		t.Errorf("parked past the timeout: %+v, want client_timeout", a)
+	}
+	// After all that, plain answers still work.
+	if a := send("/host", "y"); a.Status != 200 || string(a.Body) != "y" {
+		t.Errorf("after the faults: %+v", a)
+	}
+
+	// A cancelled run ends a parked request at once, not at its deadline.
+	rctx, cancel := context.WithCancel(context.Background())
+	slow := newWireSender(addr, time.Hour, nil)
+	stop := context.AfterFunc(rctx, slow.closeAll)
+	defer stop()
+	done := make(chan Answer)
+	go func() {
+		a, _ := wireSend(t, slow, rctx, http.MethodGet, srv.URL+"/park", "")
+		done <- a
+	}()
+	<-parked // it is parked at the server
+	cancel()
+	if a := <-done; a.Err == nil || a.ClientTimeout {
+		t.Errorf("cancelled: %+v, want a transport error that is not a client timeout", a)
+	}
+	if a, _ := wireSend(t, slow, rctx, http.MethodGet, srv.URL+"/host", ""); a.Err == nil {
+		t.Errorf("a send after the run was cancelled: %+v, want an error", a)
+	}
+}
+
+// A connection the server closes after its answer is not reused, and one
+// left with unread bytes is not either: the next request gets a fresh one.
+func TestWireSenderDropsConnectionsItCannotReuse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n := accepted.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					switch n {
+					case 1: // answers, then says it closes
+						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+						return
+					case 2: // answers with a stray byte after the body
+						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX"))
+					default:
+						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+					}
+				}
+			}()
+		}
+	}()
+	s := newWireSender(ln.Addr().String(), time.Second, nil)
+	for i := range 4 {
+		a, _ := wireSend(t, s, context.Background(), http.MethodGet, "http://"+ln.Addr().String()+"/", "")
+		if a.Err != nil || string(a.Body) != "ok" {
+			t.Fatalf("request %d: %+v", i, a)
+		}
+	}
+	if n := accepted.Load(); n != 3 {
+		t.Errorf("4 requests opened %d connections, want 3 (close, stray byte, then kept)", n)
+	}
+}
+
+// A burst's pre-dialled connections are used before any new dial.
+func TestWireSenderUsesPreDialledConnections(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	p := &preDialer{addr: addr, dialer: &net.Dialer{}}
+	if err := p.fill(context.Background(), 3, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	s := newWireSender(addr, time.Second, p)
+	a, _ := wireSend(t, s, context.Background(), http.MethodGet, srv.URL, "")
+	if a.Status != 200 {
+		t.Fatalf("%+v", a)
+	}
+	if len(p.conns) != 2 {
+		t.Errorf("%d pre-dialled connections left, want 2: the send took one", len(p.conns))
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("server saw %d connections, want the 3 pre-dialled", n)
+	}
+	p.drain()
+}
