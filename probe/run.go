@@ -503,7 +503,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	shard := key % uint64(len(e.ctxs))
 	ctx := e.ctxs[shard]
 	var (
-		rctx context.Context
+		rctx    context.Context
 		req     *http.Request
 		wire    []byte
 		wireErr error
