@@ -28,21 +28,25 @@ go build -o "$tmp/hello" ./bench/hello
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 url="http://127.0.0.1:$port/"
 
+# cpu NAME CMD...: runs CMD and writes its CPU seconds (user + system) to
+# $tmp/cpu.NAME: the client's CPU per request is steadier than its rate when the
+# machine is shared, since it does not depend on how much CPU the server got.
+cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@"; awk '{print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
 probe_rps() { # the probe's own choice (fasthttp for http://); SHAKECTL_PROBE_TRANSPORT=net/http for the old path
-  "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
+  cpu "${1:-probe}" "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
     --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" |
     jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests) \(.transport)"'
 }
-nethttp_rps() { SHAKECTL_PROBE_TRANSPORT=net/http probe_rps | awk '{print $1}'; }
-hey_rps() { hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
-wrk_rps() { wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
-bombardier_rps() { "$tmp/bombardier" -c "$conns" -d "${secs}s" -p r -o json "$url" | jq -r '.result.rps.mean | floor'; }
+nethttp_rps() { SHAKECTL_PROBE_TRANSPORT=net/http probe_rps nethttp | awk '{print $1}'; }
+hey_rps() { cpu hey hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
+wrk_rps() { cpu wrk wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
+bombardier_rps() { cpu bombardier "$tmp/bombardier" -c "$conns" -d "${secs}s" -p r -o json "$url" | jq -r '.result.rps.mean | floor'; }
 
 echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 row() { printf '%-6s %-9s %-9s %-9s %-9s %-11s %-10s %-10s %-10s %-10s\n' "$@"; }
 ratio() { echo "scale=2; $1/$2" | bc; }
 row round probe net/http hey wrk bombardier probe/hey probe/wrk probe/bomb fast/net
-: >"$tmp/rows"
+: >"$tmp/rows"; : >"$tmp/cpurows"
 for r in $(seq 1 "$rounds"); do
   read -r p served sent transport < <(probe_rps)
   if [ "$served" != "$sent" ]; then echo "WARNING: probe: only $served of $sent served" >&2; fi
@@ -51,6 +55,9 @@ for r in $(seq 1 "$rounds"); do
   w=$(wrk_rps)
   b=$(bombardier_rps)
   echo "$p $h $w $b $n" >>"$tmp/rows"
+  # Each client's CPU µs per request (its CPU time over its requests).
+  us() { echo "scale=1; $(cat "$tmp/cpu.$1") * 1000000 / ($2 * $secs)" | bc; }
+  echo "$(us probe "$p") $(us nethttp "$n") $(us hey "$h") $(us wrk "$w") $(us bombardier "$b")" >>"$tmp/cpurows"
   row "$r" "$p" "$n" "$h" "$w" "$b" "$(ratio "$p" "$h")" "$(ratio "$p" "$w")" "$(ratio "$p" "$b")" "$(ratio "$p" "$n")"
 done
 # Medians: the machine is shared, so single runs swing.
@@ -61,5 +68,9 @@ mw=$(awk '{print $3}' "$tmp/rows" | med)
 mb=$(awk '{print $4}' "$tmp/rows" | med)
 mn=$(awk '{print $5}' "$tmp/rows" | med)
 row median "$mp" "$mn" "$mh" "$mw" "$mb" "$(ratio "$mp" "$mh")" "$(ratio "$mp" "$mw")" "$(ratio "$mp" "$mb")" "$(ratio "$mp" "$mn")"
+echo "# client CPU per request (µs, user + system), median of the rounds:"
+fmed() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+printf '%-6s %-9s %-9s %-9s %-9s %-11s\n' "" probe net/http hey wrk bombardier
+printf '%-6s %-9s %-9s %-9s %-9s %-11s\n' "µs/req" $(for k in 1 2 3 4 5; do awk -v k="$k" '{print $k}' "$tmp/cpurows" | fmed; done)
 echo "# probe transport: $transport"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

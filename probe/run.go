@@ -173,7 +173,8 @@ type engine struct {
 	sender Sender
 	// wire, when set, sends instead of sender (plain http:// to one
 	// address): see wireSender.
-	wire *wireSender
+	wire  *wireSender
+	wires [wireCacheSlots]atomic.Pointer[renderedWire]
 	// transport names the sender's client, for the report.
 	transport string
 	shape     Shape
@@ -474,8 +475,6 @@ type worker struct {
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
 	reqs   map[int]*http.Request
-	// wires are the wire sender's rendered requests, by actor.
-	wires map[int][]byte
 }
 
 func (w *worker) renew(parent context.Context) {
@@ -516,7 +515,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		// The wire sender times each request on its connection: no
 		// context, timer or request value per request.
 		rctx = ctx
-		wire, wireErr = e.wireRequest(idx, w)
+		wire, wireErr = e.wireRequest(idx)
 	case w != nil:
 		if w.ctx == nil || w.ctx.Err() != nil {
 			if w.reqs == nil {
@@ -610,14 +609,13 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	e.recordResult(shard, res)
 }
 
-// wireRequest is actor idx's request as bytes for the wire sender; a
-// closed-mode worker keeps the ones it rendered. An error is what net/http
-// would refuse to send (an invalid Host, say).
-func (e *engine) wireRequest(idx int, w *worker) ([]byte, error) {
-	if w != nil {
-		if b, ok := w.wires[idx]; ok {
-			return b, nil
-		}
+// wireRequest is actor idx's request as bytes for the wire sender, from
+// the engine's cache when it was rendered before. An error is what
+// net/http would refuse to send (an invalid Host, say).
+func (e *engine) wireRequest(idx int) ([]byte, error) {
+	slot := &e.wires[idx%len(e.wires)]
+	if c := slot.Load(); c != nil && c.actor == idx {
+		return c.wire, nil
 	}
 	req := e.mustRequest(idx)
 	if len(e.o.Body) > 0 {
@@ -628,15 +626,20 @@ func (e *engine) wireRequest(idx int, w *worker) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w != nil {
-		if w.wires == nil || len(w.wires) >= 1024 {
-			// Many actors: keep the cache bounded.
-			w.wires = make(map[int][]byte)
-		}
-		w.wires[idx] = b
-	}
+	slot.Store(&renderedWire{actor: idx, wire: b})
 	return b, nil
 }
+
+// renderedWire is one actor's rendered request. The engine keeps a fixed
+// table of them, a slot per actor modulo its size: bounded memory however
+// many actors a run has, no lock, and a hit for every request of a run
+// with fewer actors than slots.
+type renderedWire struct {
+	actor int
+	wire  []byte
+}
+
+const wireCacheSlots = 4096
 
 // newRequest renders actor idx's request.
 func (e *engine) newRequest(idx int) (*http.Request, error) {

@@ -232,3 +232,32 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	}
 	p.drain()
 }
+
+// The engine's table of rendered requests is shared by actors whose
+// numbers differ by its size: each must still get its own Host.
+func TestWireRequestCacheKeepsActorsApart(t *testing.T) {
+	o := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, ActorCount: 3 * wireCacheSlots,
+		Body: []byte("{}"), Checks: CheckConfig{ShedMax: time.Hour}}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	for _, idx := range []int{0, wireCacheSlots, 0, 2 * wireCacheSlots, 7, 7} {
+		wire, err := e.wireRequest(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(string(wire))))
+		if err != nil {
+			t.Fatalf("actor %d: %v\n%s", idx, err, wire)
+		}
+		want := e.mustRequest(idx).Host
+		if req.Host != want || req.ContentLength != 2 || req.UserAgent() != "shakectl-parking-probe" {
+			t.Errorf("actor %d: Host %q, length %d, agent %q; want Host %q, length 2, the probe's agent", idx, req.Host, req.ContentLength, req.UserAgent(), want)
+		}
+	}
+}
