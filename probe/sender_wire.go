@@ -69,6 +69,12 @@ type wireSender struct {
 	dialer  net.Dialer
 	timeout time.Duration
 	predial *preDialer
+	// staleAfter is how long a connection may sit idle before it is
+	// checked (alive) on its next use: a server may have closed it
+	// meanwhile, and that is not the router's answer to the request.
+	// Connections used back to back are not checked, which would cost a
+	// system call per request.
+	staleAfter time.Duration
 
 	mu     sync.Mutex
 	idle   []*wireConn
@@ -82,6 +88,8 @@ type wireConn struct {
 	net.Conn
 	head    [512]byte
 	pending []byte
+	// idleSince is when the connection went back to the idle pool.
+	idleSince time.Time
 }
 
 // Read hands out the head bytes first, then reads the connection: the
@@ -109,9 +117,10 @@ func newWireSender(addr string, timeout time.Duration, predial *preDialer) *wire
 	return &wireSender{
 		addr:    addr,
 		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		timeout: timeout,
-		predial: predial,
-		open:    map[*wireConn]struct{}{},
+		timeout:    timeout,
+		predial:    predial,
+		staleAfter: time.Second,
+		open:       map[*wireConn]struct{}{},
 	}
 }
 
@@ -235,12 +244,20 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time) (*wireConn, e
 		s.mu.Unlock()
 		return nil, errRunCancelled
 	}
-	if n := len(s.idle); n > 0 {
+	for n := len(s.idle); n > 0; n = len(s.idle) {
 		c := s.idle[n-1]
 		s.idle[n-1] = nil
 		s.idle = s.idle[:n-1]
+		if time.Since(c.idleSince) < s.staleAfter {
+			s.mu.Unlock()
+			return c, nil
+		}
 		s.mu.Unlock()
-		return c, nil
+		if alive(c.Conn) {
+			return c, nil
+		}
+		s.discard(c)
+		s.mu.Lock()
 	}
 	s.mu.Unlock()
 	var nc net.Conn
@@ -273,6 +290,7 @@ func (s *wireSender) release(c *wireConn) {
 		c.Conn.Close()
 		return
 	}
+	c.idleSince = time.Now()
 	s.idle = append(s.idle, c)
 	s.mu.Unlock()
 }

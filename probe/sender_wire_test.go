@@ -261,3 +261,55 @@ func TestWireRequestCacheKeepsActorsApart(t *testing.T) {
 		}
 	}
 }
+
+// A connection the server closed while it sat idle is found before it is
+// used, so the next request goes out on a fresh one instead of failing as
+// a transport error (net/http retries the same case).
+func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	closed := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				br := bufio.NewReader(c)
+				if _, err := http.ReadRequest(br); err == nil {
+					// Keep-alive by its headers, then closed while idle.
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+				}
+				c.Close()
+				closed <- struct{}{}
+			}()
+		}
+	}()
+	for _, check := range []bool{true, false} {
+		s := newWireSender(ln.Addr().String(), time.Second, nil)
+		if check {
+			s.staleAfter = 0 // every reused connection is checked
+		} else {
+			s.staleAfter = time.Hour
+		}
+		url := "http://" + ln.Addr().String() + "/"
+		if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
+			t.Fatal(a.Err)
+		}
+		<-closed
+		a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
+		if check && (a.Err != nil || string(a.Body) != "ok") {
+			t.Errorf("after the server closed the idle connection: %+v, want the answer on a new one", a)
+		}
+		if !check && a.Err == nil {
+			t.Errorf("without the check the closed connection was reused and still answered: the test proves nothing")
+		}
+		if check {
+			<-closed // the second connection's
+		}
+	}
+}
