@@ -115,8 +115,8 @@ var wireReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, wi
 
 func newWireSender(addr string, timeout time.Duration, predial *preDialer) *wireSender {
 	return &wireSender{
-		addr:    addr,
-		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		addr:       addr,
+		dialer:     net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		timeout:    timeout,
 		predial:    predial,
 		staleAfter: time.Second,
