@@ -339,25 +339,11 @@ func TestUnreachableTarget(t *testing.T) {
 }
 
 func TestTargetThatIsNotHTTP(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				buf := make([]byte, 1024)
-				c.Read(buf)
-				c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-				c.Close()
-			}()
-		}
-	}()
+	ln := rawServer(t, func(c net.Conn) {
+		buf := make([]byte, 1024)
+		c.Read(buf)
+		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+	})
 	r, err := Run(context.Background(), Options{Target: "http://" + ln.Addr().String(), Requests: 5, Actors: GeneratedActors(1)})
 	var na *NoAnswerError
 	if !errors.As(err, &na) {

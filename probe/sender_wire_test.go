@@ -158,39 +158,25 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 // A connection the server closes after its answer is not reused, and one
 // left with unread bytes is not either: the next request gets a fresh one.
 func TestWireSenderDropsConnectionsItCannotReuse(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	var accepted atomic.Int64
-	go func() {
+	ln := rawServer(t, func(c net.Conn) {
+		n := accepted.Add(1)
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			if _, err := http.ReadRequest(br); err != nil {
 				return
 			}
-			n := accepted.Add(1)
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						return
-					}
-					switch n {
-					case 1: // answers, then says it closes
-						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
-						return
-					case 2: // answers with a stray byte after the body
-						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX"))
-					default:
-						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-					}
-				}
-			}()
+			switch n {
+			case 1: // answers, then says it closes
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+				return
+			case 2: // answers with a stray byte after the body
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX"))
+			default:
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+			}
 		}
-	}()
+	})
 	s := newWireSender(ln.Addr().String(), time.Second, nil)
 	for i := range 4 {
 		a, _ := wireSend(t, s, context.Background(), http.MethodGet, "http://"+ln.Addr().String()+"/", "")
@@ -266,29 +252,16 @@ func TestWireRequestCacheKeepsActorsApart(t *testing.T) {
 // used, so the next request goes out on a fresh one instead of failing as
 // a transport error (net/http retries the same case).
 func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	closed := make(chan struct{}, 1)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				br := bufio.NewReader(c)
-				if _, err := http.ReadRequest(br); err == nil {
-					// Keep-alive by its headers, then closed while idle.
-					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-				}
-				c.Close()
-				closed <- struct{}{}
-			}()
+	ln := rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err == nil {
+			// Keep-alive by its headers, then closed while idle.
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
 		}
-	}()
+		c.Close()
+		closed <- struct{}{}
+	})
 	for _, check := range []bool{true, false} {
 		s := newWireSender(ln.Addr().String(), time.Second, nil)
 		if check {
@@ -312,4 +285,29 @@ func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
 			<-closed // the second connection's
 		}
 	}
+}
+
+// rawServer serves TCP on loopback with handle, a goroutine per
+// connection, each closed once handle returns; for answers no HTTP server
+// would give.
+func rawServer(t *testing.T, handle func(net.Conn)) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return ln
 }
