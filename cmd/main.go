@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -53,7 +55,9 @@ func Run(f *Factory, args []string) int {
 		f.Getenv = func(string) (string, bool) { return "", false }
 	}
 	f.IOStreams.SerialiseErrOut()
+	f.deferredFlags = make(map[*cobra.Command][]func())
 	root := NewCmdRoot(f)
+	f.defineReachableFlags(root, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(f.Context)
 	if err == nil {

@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+// eagerRun executes args on a tree built the way tests and the docs
+// generator build it, every flag defined up front, and returns stdout.
+func eagerRun(t *testing.T, args ...string) string {
+	t.Helper()
+	ios, _, out, _ := output.Test()
+	home := t.TempDir()
+	f := &Factory{IOStreams: ios, Build: BuildInfo{Version: "v1.2.3", Commit: "abc", Date: "2026-01-01", GoVersion: "go1.26", Platform: "linux/amd64"},
+		HomeDir: home, SystemConfigFile: home + "/none.json",
+		Getenv: func(string) (string, bool) { return "", false }, Now: time.Now, Context: context.Background()}
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		t.Fatalf("shakectl %v on the eager tree: %v", args, err)
+	}
+	return out.String()
+}
+
+// lazyRun is a run as main does it: flags of commands the arguments do not
+// reach are left undefined.
+func lazyRun(t *testing.T, args ...string) string {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	home := t.TempDir()
+	f := &Factory{IOStreams: ios, Build: BuildInfo{Version: "v1.2.3", Commit: "abc", Date: "2026-01-01", GoVersion: "go1.26", Platform: "linux/amd64"},
+		HomeDir: home, SystemConfigFile: home + "/none.json"}
+	if code := Run(f, args); code != ExitOK {
+		t.Fatalf("shakectl %v: exit %d\n%s", args, code, errOut)
+	}
+	return out.String()
+}
+
+// TestDeferredFlagsChangeNoOutput: defining a command's flags only when the
+// arguments reach it (issue 15) changes no help text and no answer, for
+// every command's --help, `help COMMAND`, and the runs that skip the most.
+func TestDeferredFlagsChangeNoOutput(t *testing.T) {
+	runs := [][]string{{}, {"--help"}, {"-h"}, {"--version"}, {"version"}, {"version", "-o", "json"}, {"help"},
+		{"help", "exit-codes"}, {"exit-codes"},
+		{cobra.ShellCompRequestCmd, "parking-probe", "--mode", ""},
+		{cobra.ShellCompRequestCmd, "sim", "router", "--"},
+		{cobra.ShellCompRequestCmd, "instance", "create", "--"},
+		{cobra.ShellCompNoDescRequestCmd, "parking-probe", "job", "--"},
+	}
+	ios, _, _, _ := output.Test()
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Name() != "help" {
+			runs = append(runs, append(append([]string{}, path...), "--help"))
+		}
+		if len(path) > 0 {
+			runs = append(runs, append([]string{"help"}, path...))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string{}, path...), sub.Name()))
+		}
+	}
+	walk(NewCmdRoot(&Factory{IOStreams: ios}), nil)
+	for _, args := range runs {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if got, want := lazyRun(t, args...), eagerRun(t, args...); got != want {
+				t.Errorf("output differs from the eager tree's\n--- run\n%s\n--- eager\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestVersionDefinesNoDeferredFlags: `shakectl version` and `--help` leave
+// the probe's and the simulators' flags undefined (the start-up work issue
+// 15 cut); `shakectl sim router` defines the router's.
+func TestVersionDefinesNoDeferredFlags(t *testing.T) {
+	probeDefined := func(args ...string) bool {
+		ios, _, _, _ := output.Test()
+		f := &Factory{IOStreams: ios}
+		f.deferredFlags = make(map[*cobra.Command][]func())
+		root := NewCmdRoot(f)
+		f.defineReachableFlags(root, args)
+		router, _, err := root.Find([]string{"sim", "router"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return router.Flags().Lookup("parked-request-max") != nil
+	}
+	for _, args := range [][]string{{"version"}, {"--help"}, {"-o", "json", "version"}, {}} {
+		if probeDefined(args...) {
+			t.Errorf("shakectl %v defined sim router's flags", args)
+		}
+	}
+	for _, args := range [][]string{{"sim", "router"}, {"sim", "router", "--help"}, {"help", "sim", "router"}, {cobra.ShellCompRequestCmd, "sim", "router", "--p"}} {
+		if !probeDefined(args...) {
+			t.Errorf("shakectl %v left sim router's flags undefined", args)
+		}
+	}
+}
