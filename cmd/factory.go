@@ -55,6 +55,9 @@ type Factory struct {
 	command *cobra.Command
 	// configResolved is set once Config has run (and printed warnings).
 	configResolved bool
+	// catchInterrupts, set by Main, starts cancelling Context on SIGINT
+	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
+	catchInterrupts func() (stop func())
 	// deferredFlags, while Run builds the tree, holds the flag definitions
 	// of the commands with many flags, to run only for the commands the
 	// run can reach (defineFlags).
