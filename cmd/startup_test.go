@@ -52,6 +52,10 @@ func TestDeferredFlagsChangeNoOutput(t *testing.T) {
 		{cobra.ShellCompRequestCmd, "sim", "router", "--"},
 		{cobra.ShellCompRequestCmd, "instance", "create", "--"},
 		{cobra.ShellCompNoDescRequestCmd, "parking-probe", "job", "--"},
+		{cobra.ShellCompRequestCmd, "api", "GET", "/x", "--"},
+		{cobra.ShellCompRequestCmd, "network", "create", "n1", "--"},
+		{cobra.ShellCompRequestCmd, "instance", "events", "i1", "--type", ""},
+		{cobra.ShellCompRequestCmd, "instance", "list", "-"},
 	}
 	ios, _, _, _ := output.Test()
 	var walk func(c *cobra.Command, path []string)
@@ -77,7 +81,7 @@ func TestDeferredFlagsChangeNoOutput(t *testing.T) {
 }
 
 // TestVersionDefinesNoDeferredFlags: `shakectl version` and `--help` leave
-// the probe's and the simulators' flags undefined (the start-up work issue
+// the subcommands' flags undefined (the start-up work issue
 // 15 cut); `shakectl sim router` defines the router's.
 func TestVersionDefinesNoDeferredFlags(t *testing.T) {
 	probeDefined := func(args ...string) bool {
