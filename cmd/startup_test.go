@@ -11,8 +11,10 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// eagerRun executes args on a tree built the way tests and the docs
-// generator build it, every flag defined up front, and returns stdout.
+// eagerRun executes args on the tree as it was built before issue 15's
+// start-up work: every flag defined up front, and the help topics listed by
+// a usage template rather than spliced into Cobra's usage function. It
+// returns stdout.
 func eagerRun(t *testing.T, args ...string) string {
 	t.Helper()
 	ios, _, out, _ := output.Test()
@@ -21,6 +23,12 @@ func eagerRun(t *testing.T, args ...string) string {
 		HomeDir: home, SystemConfigFile: home + "/none.json",
 		Getenv: func(string) (string, bool) { return "", false }, Now: time.Now, Context: context.Background()}
 	root := NewCmdRoot(f)
+	root.SetHelpFunc(nil)
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .HasAvailableLocalFlags}}",
+		`{{if not .HasParent}}
+
+Help topics (shakectl help TOPIC):{{range .Commands}}{{if eq (index .Annotations "`+topicAnnotation+`") "true"}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}`, 1))
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		t.Fatalf("shakectl %v on the eager tree: %v", args, err)
@@ -42,10 +50,11 @@ func lazyRun(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// TestDeferredFlagsChangeNoOutput: defining a command's flags only when the
-// arguments reach it (issue 15) changes no help text and no answer, for
-// every command's --help, `help COMMAND`, and the runs that skip the most.
-func TestDeferredFlagsChangeNoOutput(t *testing.T) {
+// TestStartupWorkChangesNoOutput: defining a command's flags only when the
+// arguments reach it, and listing the help topics without a template
+// (issue 15), change no help text and no answer, for every command's
+// --help, `help COMMAND`, completions, and the runs that skip the most.
+func TestStartupWorkChangesNoOutput(t *testing.T) {
 	runs := [][]string{{}, {"--help"}, {"-h"}, {"--version"}, {"version"}, {"version", "-o", "json"}, {"help"},
 		{"help", "exit-codes"}, {"exit-codes"},
 		{cobra.ShellCompRequestCmd, "parking-probe", "--mode", ""},
