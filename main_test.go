@@ -187,29 +187,3 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
-
-// TestRootHelpIsTheSameEveryWay: `shakectl`, `--help` and `-h`, which skip
-// reading the build record (issue 15), print the same help as a run that
-// reads it, and --version still reports the build.
-func TestRootHelpIsTheSameEveryWay(t *testing.T) {
-	run := func(args ...string) string {
-		c, stderr, stdout := shakectl(t, nil, args...)
-		errText, _ := io.ReadAll(stderr)
-		if code := waitExit(t, c, 30*time.Second); code != 0 {
-			t.Fatalf("shakectl %v: exit %d\n%s", args, code, errText)
-		}
-		return stdout.String()
-	}
-	want := run("--no-color", "--help")
-	if !strings.Contains(want, "-v, --version") {
-		t.Fatalf("the root help offers no --version:\n%s", want)
-	}
-	for _, args := range [][]string{{}, {"--help"}, {"-h"}} {
-		if got := run(args...); got != want {
-			t.Errorf("shakectl %v differs from shakectl --no-color --help:\n%s", args, got)
-		}
-	}
-	if got := run("--version"); !strings.HasPrefix(got, "shakectl ") || !strings.Contains(got, "\ngo: go1.") {
-		t.Errorf("shakectl --version: %q", got)
-	}
-}

@@ -22,7 +22,7 @@ func Main() int {
 	home, _ := os.UserHomeDir()
 	f := &Factory{
 		IOStreams: output.System(os.LookupEnv),
-		Build:     buildFor(os.Args[1:]),
+		Build:     currentBuild(),
 		Getenv:    os.LookupEnv,
 		HomeDir:   home,
 		Now:       time.Now,
@@ -32,19 +32,6 @@ func Main() int {
 		},
 	}
 	return Run(f, os.Args[1:])
-}
-
-// buildFor is the run's BuildInfo. The root's help shows no version, so a
-// bare `shakectl`, `shakectl --help` or `-h` skips the Go toolchain's build
-// record: debug.ReadBuildInfo parses a line per dependency, and reading it
-// cost `shakectl --help` about 250 KiB of its 16 MiB peak RSS (issue 15).
-// They get what the release build stamped, or "dev", which only has to be
-// non-empty for Cobra to offer --version.
-func buildFor(args []string) BuildInfo {
-	if len(args) == 0 || len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
-		return resolveBuild(version, commit, date, nil)
-	}
-	return currentBuild()
 }
 
 // cancelOnSignal cancels the run's context with cause ErrInterrupted on
