@@ -125,7 +125,7 @@ func (e *promExporter) gather(ctx context.Context) ([]*dto.MetricFamily, error) 
 	targetInfo := e.targetInfo
 	e.mu.Unlock()
 	if targetInfo != nil {
-		g.add(otlptranslator.TargetInfoMetricName, targetInfoDescription, dto.MetricType_GAUGE, nil, nil, targetInfo)
+		g.add(otlptranslator.TargetInfoMetricName, targetInfoDescription, dto.MetricType_GAUGE, targetInfo)
 	}
 
 	for _, sm := range rm.ScopeMetrics {
@@ -292,16 +292,9 @@ func (g *gathering) err() error {
 	return g.errs
 }
 
-// add checks a series' labels as client_golang's NewDesc and
-// NewConstMetric do, then files it under its family.
-func (g *gathering) add(name, help string, typ dto.MetricType, keys, values []string, m *dto.Metric) {
-	if m.Label == nil && len(keys) > 0 {
-		if err := checkLabels(name, keys, values); err != nil {
-			g.fail(err)
-			return
-		}
-		m.Label = labelPairs(keys, values)
-	}
+// add files a series under its family, checking the family's HELP as the
+// registry does.
+func (g *gathering) add(name, help string, typ dto.MetricType, m *dto.Metric) {
 	mf, ok := g.families[name]
 	if !ok {
 		mf = &dto.MetricFamily{Name: new(name), Help: new(help), Type: typ.Enum()}
@@ -311,6 +304,18 @@ func (g *gathering) add(name, help string, typ dto.MetricType, keys, values []st
 		return
 	}
 	mf.Metric = append(mf.Metric, m)
+}
+
+// addSeries labels m with the data point's attributes and the scope's
+// labels, checked as client_golang's NewDesc and NewConstMetric check them,
+// and files it.
+func (g *gathering) addSeries(name, help string, typ dto.MetricType, keys, values []string, m *dto.Metric) {
+	if err := checkLabels(name, keys, values); err != nil {
+		g.fail(err)
+		return
+	}
+	m.Label = labelPairs(keys, values)
+	g.add(name, help, typ, m)
 }
 
 func checkLabels(name string, keys, values []string) error {
@@ -362,7 +367,7 @@ func addSum[N int64 | float64](e *promExporter, g *gathering, name, help string,
 		} else {
 			m.Gauge = &dto.Gauge{Value: new(float64(dp.Value))}
 		}
-		g.add(name, help, typ, append(keys, scopeKeys...), append(values, scopeValues...), m)
+		g.addSeries(name, help, typ, append(keys, scopeKeys...), append(values, scopeValues...), m)
 	}
 }
 
@@ -374,7 +379,7 @@ func addGauge[N int64 | float64](e *promExporter, g *gathering, name, help strin
 			continue
 		}
 		m := &dto.Metric{Gauge: &dto.Gauge{Value: new(float64(dp.Value))}}
-		g.add(name, help, dto.MetricType_GAUGE, append(keys, scopeKeys...), append(values, scopeValues...), m)
+		g.addSeries(name, help, dto.MetricType_GAUGE, append(keys, scopeKeys...), append(values, scopeValues...), m)
 	}
 }
 
@@ -387,21 +392,20 @@ func addHistogram[N int64 | float64](e *promExporter, g *gathering, name, help s
 			g.fail(err)
 			continue
 		}
-		// The exporter keys buckets by bound and the registry sorts them;
-		// the SDK's bounds are already strictly increasing.
+		// The exporter keys buckets by bound and the registry sorts them by
+		// bound; the SDK's bounds are strictly increasing already.
 		buckets := make([]*dto.Bucket, 0, len(dp.Bounds))
 		var cumulative uint64
 		for i, bound := range dp.Bounds {
 			cumulative += dp.BucketCounts[i]
 			buckets = append(buckets, &dto.Bucket{CumulativeCount: new(cumulative), UpperBound: new(bound)})
 		}
-		sort.SliceStable(buckets, func(i, j int) bool { return buckets[i].GetUpperBound() < buckets[j].GetUpperBound() })
 		m := &dto.Metric{Histogram: &dto.Histogram{
 			SampleCount: new(dp.Count),
 			SampleSum:   new(float64(dp.Sum)),
 			Bucket:      buckets,
 		}}
-		g.add(name, help, dto.MetricType_HISTOGRAM, append(keys, scopeKeys...), append(values, scopeValues...), m)
+		g.addSeries(name, help, dto.MetricType_HISTOGRAM, append(keys, scopeKeys...), append(values, scopeValues...), m)
 	}
 }
 

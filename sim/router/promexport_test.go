@@ -137,8 +137,8 @@ func TestBridgeMatchesOfficialExporter(t *testing.T) {
 
 // TestBridgeMatchesOfficialExporterBeyondTheSim: the naming the simulator
 // does not exercise yet (other scopes, scope attributes, attribute names to
-// sanitise and that collide, float and int instruments of every kind, a
-// name used twice with two descriptions) still matches the exporter.
+// sanitise and that collide, float and int instruments of every kind)
+// still matches the exporter.
 func TestBridgeMatchesOfficialExporterBeyondTheSim(t *testing.T) {
 	m, official := newBothExporters(t, false)
 	ctx := context.Background()
@@ -167,12 +167,10 @@ on two lines \ with a backslash`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Same name in another scope, another description: the first one seen
-	// is kept.
-	again, err := m.provider.Meter("third").Int64Counter(InstrumentRejected, metric.WithUnit("{request}"), metric.WithDescription("another description"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Not compared: one name in two scopes with two descriptions. Both
+	// keep the first description they see, but the SDK hands each reader
+	// its scopes in map order, so which is first differs between readers
+	// (and between runs of the exporter alone).
 	scrapeBoth(t, "instruments created", m.handler, official)
 
 	m.shed()
@@ -183,7 +181,6 @@ on two lines \ with a backslash`))
 	ih.Record(ctx, 5)
 	ih.Record(ctx, 500, metric.WithAttributes(attribute.String("kind", "upload")))
 	rate.Add(ctx, 0.5)
-	again.Add(ctx, 4)
 	scrapeBoth(t, "instruments used", m.handler, official)
 }
 
