@@ -64,17 +64,19 @@ for stdin) sends a file's JSON as the body instead. Standard input can feed one 
 			return runAPI(f, o)
 		},
 	}
-	fl := c.Flags()
-	fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
-	fl.VarP(&fieldFlag{list: &o.Fields}, "raw-field", "f", "add a string parameter KEY=VALUE to the JSON body (repeat)")
-	fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- or @- for stdin; --body is the same flag)")
-	// --body is another name for --input (what curl-minded users type); a
-	// normalised alias, so both fill one value and one reader serves them.
-	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "body" {
-			name = "input"
-		}
-		return pflag.NormalizedName(name)
+	f.defineFlags(c, func() {
+		fl := c.Flags()
+		fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
+		fl.VarP(&fieldFlag{list: &o.Fields}, "raw-field", "f", "add a string parameter KEY=VALUE to the JSON body (repeat)")
+		fl.StringVar(&o.Input, "input", "", "send the JSON in FILE as the body (- or @- for stdin; --body is the same flag)")
+		// --body is another name for --input (what curl-minded users type); a
+		// normalised alias, so both fill one value and one reader serves them.
+		fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+			if name == "body" {
+				name = "input"
+			}
+			return pflag.NormalizedName(name)
+		})
 	})
 	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {

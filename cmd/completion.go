@@ -117,7 +117,9 @@ what the shell is offered.`,
 			return WriteCompletion(c.Root(), args[0], noDesc, f.IOStreams.Out)
 		},
 	}
-	c.Flags().BoolVar(&noDesc, "no-descriptions", false, "leave out the descriptions shown next to each candidate")
+	f.defineFlags(c, func() {
+		c.Flags().BoolVar(&noDesc, "no-descriptions", false, "leave out the descriptions shown next to each candidate")
+	})
 	return c
 }
 

@@ -194,10 +194,12 @@ func newCmdContextCreate(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&apiURL, "api-url", "", "the cloud's API URL")
-	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to authenticate to")
-	c.Flags().BoolVar(&keyStdin, "key-stdin", false, "read the API key from standard input (never from argv)")
-	c.Flags().BoolVar(&use, "use", false, "make it the current context")
+	f.defineFlags(c, func() {
+		c.Flags().StringVar(&apiURL, "api-url", "", "the cloud's API URL")
+		c.Flags().StringVar(&namespace, "namespace", "", "the namespace to authenticate to")
+		c.Flags().BoolVar(&keyStdin, "key-stdin", false, "read the API key from standard input (never from argv)")
+		c.Flags().BoolVar(&use, "use", false, "make it the current context")
+	})
 	return c
 }
 

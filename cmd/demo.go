@@ -53,7 +53,9 @@ a few seconds.`,
 			return runDemo(f, opts)
 		},
 	}
-	c.Flags().BoolVar(&opts.SkipRouter, "skip-router", false, "only tour the cluster client")
+	f.defineFlags(c, func() {
+		c.Flags().BoolVar(&opts.SkipRouter, "skip-router", false, "only tour the cluster client")
+	})
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,6 +55,75 @@ type Factory struct {
 	command *cobra.Command
 	// configResolved is set once Config has run (and printed warnings).
 	configResolved bool
+	// catchInterrupts, set by Main, starts cancelling Context on SIGINT
+	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
+	catchInterrupts func() (stop func())
+	// deferredFlags, while Run builds the tree, holds the flag definitions
+	// of the commands with many flags, to run only for the commands the
+	// run can reach (defineFlags).
+	deferredFlags map[*cobra.Command][]func()
+}
+
+// defineFlags runs define, which defines c's flags (and registers their
+// completions): at once, or, while Run builds the command tree, only if the
+// run's arguments can reach c. `shakectl version` and `shakectl --help`
+// then skip defining about a hundred flags of the probe, the simulators and
+// instance create, which they never show or parse (issue 15: start-up).
+// The help text is the same either way: a command's flags are defined
+// before its help, parsing or completion can see them.
+func (f *Factory) defineFlags(c *cobra.Command, define func()) {
+	if f.deferredFlags != nil {
+		f.deferredFlags[c] = append(f.deferredFlags[c], define)
+		return
+	}
+	define()
+}
+
+// defineReachableFlags runs the deferred flag definitions the arguments can
+// need: those of every command the arguments name (by name or alias) and of
+// its parents, since Cobra finds the command to run only by its name, one
+// level at a time, and parses the flags of it and its parents; all of them
+// for `help` and for Cobra's completion requests, which look up any
+// command. A word that only happens to be a command's name (a flag's value)
+// costs some flags more, never fewer.
+func (f *Factory) defineReachableFlags(root *cobra.Command, args []string) {
+	deferred := f.deferredFlags
+	f.deferredFlags = nil
+	if len(deferred) == 0 {
+		return
+	}
+	words := make(map[string]bool, len(args))
+	for _, a := range args {
+		words[a] = true
+	}
+	all := words["help"] || words[cobra.ShellCompRequestCmd] || words[cobra.ShellCompNoDescRequestCmd]
+	reached := make(map[*cobra.Command]bool)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if all || words[c.Name()] || slices.ContainsFunc(c.Aliases, func(a string) bool { return words[a] }) {
+			for p := c; p != nil; p = p.Parent() {
+				reached[p] = true
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	// The tree's order, so a run defines flags in the order an eager
+	// build would.
+	var define func(c *cobra.Command)
+	define = func(c *cobra.Command) {
+		if reached[c] {
+			for _, d := range deferred[c] {
+				d()
+			}
+		}
+		for _, sub := range c.Commands() {
+			define(sub)
+		}
+	}
+	define(root)
 }
 
 // memoConfig wraps a loader so the configuration is resolved (and its

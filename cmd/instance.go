@@ -266,9 +266,11 @@ default is 100).`,
 			return s.printList(eventResource.list(events))
 		},
 	}
-	c.Flags().StringVar(&q.Type, "type", "", "only events of this type (the server's event_type)")
-	c.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events (the server's limit; default 100)")
-	must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(eventTypes, cobra.ShellCompDirectiveNoFileComp)))
+	f.defineFlags(c, func() {
+		c.Flags().StringVar(&q.Type, "type", "", "only events of this type (the server's event_type)")
+		c.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events (the server's limit; default 100)")
+		must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(eventTypes, cobra.ShellCompDirectiveNoFileComp)))
+	})
 	return c
 }
 
@@ -335,6 +337,8 @@ like a power button (reboothard). A powered-off instance cannot be rebooted
 			return runInstancePower(f, args[0], action)
 		},
 	}
-	c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")
+	f.defineFlags(c, func() {
+		c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")
+	})
 	return c
 }

@@ -59,7 +59,9 @@ for.`,
 			return err
 		},
 	}
-	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error")
-	must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(instanceStates, cobra.ShellCompDirectiveNoFileComp)))
+	f.defineFlags(c, func() {
+		c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error")
+		must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(instanceStates, cobra.ShellCompDirectiveNoFileComp)))
+	})
 	return c
 }

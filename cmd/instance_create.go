@@ -166,20 +166,22 @@ shakectl also authenticates to it.`,
 			return runInstanceCreate(f, o)
 		},
 	}
-	fl := c.Flags()
-	fl.StringArrayVarP(&o.Disks, "disk", "d", nil, "a disk, SIZE[@BASE] in GiB (repeat for more)")
-	fl.StringArrayVarP(&o.Networks, "network", "n", nil, "a network interface, NET[@ADDR] (repeat for more)")
-	fl.StringArrayVarP(&o.Metadata, "metadata", "m", nil, "metadata KEY=VALUE; tags and affinity take JSON (repeat for more)")
-	fl.StringVarP(&o.SSHKeyFile, "ssh-key-file", "i", "", "a public SSH key file to put into the instance")
-	fl.StringVarP(&o.UserDataFile, "user-data-file", "u", "", "a cloud-init user data file (sent base64-encoded; - reads stdin)")
-	fl.StringVarP(&o.Placement, "placement", "p", "", "the node to place the instance on")
-	fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
+	f.defineFlags(c, func() {
+		fl := c.Flags()
+		fl.StringArrayVarP(&o.Disks, "disk", "d", nil, "a disk, SIZE[@BASE] in GiB (repeat for more)")
+		fl.StringArrayVarP(&o.Networks, "network", "n", nil, "a network interface, NET[@ADDR] (repeat for more)")
+		fl.StringArrayVarP(&o.Metadata, "metadata", "m", nil, "metadata KEY=VALUE; tags and affinity take JSON (repeat for more)")
+		fl.StringVarP(&o.SSHKeyFile, "ssh-key-file", "i", "", "a public SSH key file to put into the instance")
+		fl.StringVarP(&o.UserDataFile, "user-data-file", "u", "", "a cloud-init user data file (sent base64-encoded; - reads stdin)")
+		fl.StringVarP(&o.Placement, "placement", "p", "", "the node to place the instance on")
+		fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
+		must(c.RegisterFlagCompletionFunc("network", completeNetworkNames(f)))
+		must(c.RegisterFlagCompletionFunc("placement", completeNodeNames(f)))
+		must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
+		must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))
+		must(c.RegisterFlagCompletionFunc("metadata", cobra.NoFileCompletions))
+	})
 	c.ValidArgsFunction = cobra.NoFileCompletions
-	must(c.RegisterFlagCompletionFunc("network", completeNetworkNames(f)))
-	must(c.RegisterFlagCompletionFunc("placement", completeNodeNames(f)))
-	must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
-	must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))
-	must(c.RegisterFlagCompletionFunc("metadata", cobra.NoFileCompletions))
 	return c
 }
 

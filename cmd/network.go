@@ -134,11 +134,13 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 			return printResult(s, networkResource.detail, n, err)
 		},
 	}
-	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
-	c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
-	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
+	f.defineFlags(c, func() {
+		c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
+		c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
+		c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
+		must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
+	})
 	c.ValidArgsFunction = cobra.NoFileCompletions
-	must(c.RegisterFlagCompletionFunc("namespace", completeNamespaceNames(f)))
 	return c
 }
 

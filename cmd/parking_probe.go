@@ -237,51 +237,53 @@ func newCmdParkingProbe(f *Factory, runF func(*probe.Options, *parkingProbeOptio
 			return runParkingProbe(f, po, opts)
 		},
 	}
-	fl := c.Flags()
-	fl.StringVar(&opts.target, "target", "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
-	fl.StringVar(&opts.mode, "mode", "burst", "load shape: burst, closed or open")
-	fl.IntVar(&opts.requests, "requests", 100, "burst: requests released together")
-	fl.IntVar(&opts.concurrency, "concurrency", 16, "closed: workers sending back to back")
-	fl.Float64Var(&opts.rate, "rate", 100, "open: requests a second")
-	fl.DurationVar(&opts.duration, "duration", 10*time.Second, "closed and open: how long to send")
-	fl.IntVar(&opts.actors, "actors", 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
-	fl.StringArrayVar(&opts.actorNames, "actor", nil, "an actor name (repeat)")
-	fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
-	fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
-	fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
-	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
-	fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
-	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
-	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
-	fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
-	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file")
-	// A local --timeout shadows the global one (whole-command deadline):
-	// for parking-probe it is the per-request timeout.
-	fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
-	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
-	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
-	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
-	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
-	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
-	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
-	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
-	fl.IntVar(&opts.shards, "shards", 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
-	fl.IntVar(&opts.shard, "shard", 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
+	f.defineFlags(c, func() {
+		fl := c.Flags()
+		fl.StringVar(&opts.target, "target", "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
+		fl.StringVar(&opts.mode, "mode", "burst", "load shape: burst, closed or open")
+		fl.IntVar(&opts.requests, "requests", 100, "burst: requests released together")
+		fl.IntVar(&opts.concurrency, "concurrency", 16, "closed: workers sending back to back")
+		fl.Float64Var(&opts.rate, "rate", 100, "open: requests a second")
+		fl.DurationVar(&opts.duration, "duration", 10*time.Second, "closed and open: how long to send")
+		fl.IntVar(&opts.actors, "actors", 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
+		fl.StringArrayVar(&opts.actorNames, "actor", nil, "an actor name (repeat)")
+		fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
+		fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
+		fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
+		fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
+		fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
+		fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
+		fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
+		fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
+		fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file")
+		// A local --timeout shadows the global one (whole-command deadline):
+		// for parking-probe it is the per-request timeout.
+		fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
+		fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
+		fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
+		fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
+		fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+		fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
+		fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
+		fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
+		fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
+		fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
+		fl.IntVar(&opts.shards, "shards", 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
+		fl.IntVar(&opts.shard, "shard", 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
 
-	must(c.RegisterFlagCompletionFunc("mode", fixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
-		"burst":  "--requests released together",
-		"closed": "--concurrency workers back to back for --duration",
-		"open":   "--rate requests a second for --duration",
-	})))
-	must(c.RegisterFlagCompletionFunc("distribution", completeDistribution))
-	must(c.MarkFlagFilename("out", "json"))
-	must(c.MarkFlagFilename("plot", "png", "svg"))
-	must(c.MarkFlagFilename("actors-file"))
-	for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
-		must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
-	}
+		must(c.RegisterFlagCompletionFunc("mode", fixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
+			"burst":  "--requests released together",
+			"closed": "--concurrency workers back to back for --duration",
+			"open":   "--rate requests a second for --duration",
+		})))
+		must(c.RegisterFlagCompletionFunc("distribution", completeDistribution))
+		must(c.MarkFlagFilename("out", "json"))
+		must(c.MarkFlagFilename("plot", "png", "svg"))
+		must(c.MarkFlagFilename("actors-file"))
+		for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
+			must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+		}
+	})
 
 	c.AddCommand(newCmdParkingProbeMerge(f))
 	c.AddCommand(newCmdParkingProbeJob(f))
@@ -754,14 +756,16 @@ without a schema is read as parking-probe/v1.`,
 			return runParkingProbeMerge(f, c, opts, args)
 		},
 	}
-	fl := c.Flags()
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget (default: the first report's)")
-	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
-	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
-	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
-	fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
-	must(c.MarkFlagFilename("out", "json"))
+	f.defineFlags(c, func() {
+		fl := c.Flags()
+		fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
+		fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget (default: the first report's)")
+		fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
+		fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
+		fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
+		fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
+		must(c.MarkFlagFilename("out", "json"))
+	})
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
 	}

@@ -83,17 +83,19 @@ func newCmdParkingProbeJob(f *Factory) *cobra.Command {
 			return runParkingProbeJob(f, c, opts, args)
 		},
 	}
-	fl := c.Flags()
-	fl.IntVar(&opts.shards, "shards", 0, "number of shards, one pod each (required)")
-	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")
-	fl.StringVar(&opts.name, "name", "", "the Job's name (default parking-probe-<random>)")
-	// Shadows the global --namespace (the Shakenfist API's), as kubectl's -n.
-	fl.StringVarP(&opts.namespace, "namespace", "n", "", "Kubernetes namespace of the Job (default: kubectl's current one)")
-	fl.DurationVar(&opts.startIn, "start-in", time.Minute, "how long from now the shards start together: time enough to pull the image and schedule every pod")
-	fl.DurationVar(&opts.ttl, "ttl", k8sjob.DefaultTTL, "how long the finished Job and its pods (and logs) stay")
-	for _, name := range []string{"image", "name", "namespace"} {
-		must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
-	}
+	f.defineFlags(c, func() {
+		fl := c.Flags()
+		fl.IntVar(&opts.shards, "shards", 0, "number of shards, one pod each (required)")
+		fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")
+		fl.StringVar(&opts.name, "name", "", "the Job's name (default parking-probe-<random>)")
+		// Shadows the global --namespace (the Shakenfist API's), as kubectl's -n.
+		fl.StringVarP(&opts.namespace, "namespace", "n", "", "Kubernetes namespace of the Job (default: kubectl's current one)")
+		fl.DurationVar(&opts.startIn, "start-in", time.Minute, "how long from now the shards start together: time enough to pull the image and schedule every pod")
+		fl.DurationVar(&opts.ttl, "ttl", k8sjob.DefaultTTL, "how long the finished Job and its pods (and logs) stay")
+		for _, name := range []string{"image", "name", "namespace"} {
+			must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+		}
+	})
 	return c
 }
 

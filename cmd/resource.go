@@ -89,7 +89,9 @@ func newListCmd[T any](f *Factory, r resource[T], spec listSpec[T]) *cobra.Comma
 		},
 	}
 	if spec.withAll {
-		c.Flags().BoolVarP(&all, "all", "a", false, "include deleted "+r.plural)
+		f.defineFlags(c, func() {
+			c.Flags().BoolVarP(&all, "all", "a", false, "include deleted "+r.plural)
+		})
 	}
 	return c
 }

@@ -2,14 +2,10 @@ package router
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -61,30 +57,33 @@ type metrics struct {
 	outcomeOpts map[Outcome]metric.RecordOption
 }
 
-// newMetrics builds the exporter. zeroAtStart reports the gauge and the
-// counter at zero from the start (the seed's simulator always did); the
-// real routers (main, PR #221) export a parking series only once used.
-func newMetrics(zeroAtStart bool) (*metrics, error) {
-	// Its own registry, not Prometheus's global one: two simulators in one
-	// process (tests, demo) must not share or collide.
-	reg := prometheus.NewRegistry()
+// newMetrics builds the instruments and their exporter. zeroAtStart
+// reports the gauge and the counter at zero from the start (the seed's
+// simulator always did); the real routers (main, PR #221) export a parking
+// series only once used. Extra readers see the same instruments (the test
+// that compares promExporter with the official exporter adds one).
+func newMetrics(zeroAtStart bool, extra ...sdkmetric.Reader) (*metrics, error) {
+	// Each simulator has its own exporter, not a global one: two
+	// simulators in one process (tests, demo) must not share or collide.
 	// Scope labels (otel_scope_name="atenet-router", otel_scope_version="",
 	// otel_scope_schema_url="") and target_info stay on, as the real
 	// router's default-option exporter writes them.
-	exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
-	if err != nil {
-		return nil, fmt.Errorf("metrics exporter: %w", err)
-	}
-	provider := sdkmetric.NewMeterProvider(
-		sdkmetric.WithReader(exporter),
+	exporter := newPromExporter()
+	opts := []sdkmetric.Option{
+		sdkmetric.WithReader(exporter.reader),
 		sdkmetric.WithResource(resource.NewSchemaless(attribute.String("service.name", MeterName))),
-	)
+	}
+	for _, r := range extra {
+		opts = append(opts, sdkmetric.WithReader(r))
+	}
+	provider := sdkmetric.NewMeterProvider(opts...)
 	meter := provider.Meter(MeterName)
 	m := &metrics{
 		provider:    provider,
-		handler:     promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		handler:     exporter,
 		outcomeOpts: make(map[Outcome]metric.RecordOption),
 	}
+	var err error
 	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
 		metric.WithDescription("number of requests currently parked in the router awaiting actor resume"),
 		metric.WithUnit("{request}")); err != nil {
