@@ -32,7 +32,7 @@ url="http://127.0.0.1:$port/"
 # $tmp/cpu.NAME: the client's CPU per request is steadier than its rate when the
 # machine is shared, since it does not depend on how much CPU the server got.
 cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@"; awk '{print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
-probe_rps() { # the probe's own choice (fasthttp for http://); SHAKECTL_PROBE_TRANSPORT=net/http for the old path
+probe_rps() { # the probe's own choice (its wire sender for http://); SHAKECTL_PROBE_TRANSPORT=net/http for the old path
   cpu "${1:-probe}" "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
     --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" |
     jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests) \(.transport)"'

@@ -267,7 +267,7 @@ func newEngine(o *Options) (*engine, error) {
 	}
 	if o.Transport != nil {
 		e.sender = roundTripSender{o.Transport}
-	} else if e.transport = chooseTransport(o, e.addr); e.transport == transportFastHTTP {
+	} else if e.transport = chooseTransport(o, e.addr); e.transport == transportWire {
 		e.wire = newWireSender(e.addr, e.timeout, e.predial)
 	} else {
 		dial := dialer.DialContext

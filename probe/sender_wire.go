@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,22 +12,19 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // Transport names, as the report's "transport" field spells them.
 const (
-	transportNetHTTP  = "net/http"
-	transportFastHTTP = "fasthttp"
+	transportNetHTTP = "net/http"
+	transportWire    = "wire"
 )
 
-// transportEnv forces one transport ("net/http" or "fasthttp") so tests
-// and benchmarks can run the same load through both.
+// transportEnv set to "net/http" forces net/http, so tests and benchmarks
+// can run the same load through both.
 const transportEnv = "SHAKECTL_PROBE_TRANSPORT"
 
-// chooseTransport picks the sender for a run: the wire sender (named
-// "fasthttp" after the codec it parses answers with) for plain http://
+// chooseTransport picks the sender for a run: the wire sender for plain http://
 // targets that dial one address, in every mode; net/http for https (TLS,
 // HTTP/2 targets) and for a --url-template that puts the actor in the
 // host, which dials many addresses.
@@ -43,14 +39,14 @@ func chooseTransport(o *Options, addr string) string {
 	if os.Getenv(transportEnv) == transportNetHTTP {
 		return transportNetHTTP
 	}
-	return transportFastHTTP
+	return transportWire
 }
 
 // wireSender sends HTTP/1.1 over connections it dials and keeps itself:
-// each request is written as bytes net/http's Request.Write rendered, and
-// the answer is parsed with valyala/fasthttp's response codec. Owning the
-// connection is what neither net/http's nor fasthttp's client allows, and
-// it is what issue 15 needed:
+// each request is written as the bytes net/http's Request.Write rendered,
+// and the answer is read with net/http's ReadResponse. Owning the
+// connection is what neither net/http's client nor valyala/fasthttp's
+// allows, and it is what issue 15 needed:
 //
 //   - the write time is known exactly (the budget check measures from it);
 //   - a parked request costs one goroutine blocked in Read, a 512-byte head
@@ -90,7 +86,17 @@ type wireConn struct {
 	pending []byte
 	// idleSince is when the connection went back to the idle pool.
 	idleSince time.Time
+	// left is how many more bytes the answer being read may take: like
+	// net/http's MaxResponseHeaderBytes, it stops a server that never ends
+	// its header from filling the probe's memory.
+	left int
 }
+
+// maxAnswerBytes bounds one answer's header and drained body together:
+// net/http's default header limit plus the drain limit.
+const maxAnswerBytes = 10<<20 + maxDrain + 1
+
+var errAnswerTooLong = errors.New("malformed HTTP response: answer longer than 11 MiB")
 
 // Read hands out the head bytes first, then reads the connection: the
 // pooled bufio.Reader sees the answer whole.
@@ -100,18 +106,21 @@ func (c *wireConn) Read(p []byte) (int, error) {
 		c.pending = c.pending[n:]
 		return n, nil
 	}
-	return c.Conn.Read(p)
+	if c.left <= 0 {
+		return 0, errAnswerTooLong
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.Conn.Read(p)
+	c.left -= n
+	return n, err
 }
 
-// Readers hold an answer's header while it is parsed: 8 KiB covers
-// ordinary answers; a longer header is read again through a 64 KiB reader
-// (Envoy's own default limit is 60 KiB).
-const (
-	wireReadBuffer    = 8 << 10
-	wireMaxHeaderSize = 64 << 10
-)
-
-var wireReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, wireReadBuffer) }}
+// wireReaders are the readers answers are parsed through, taken only once
+// an answer's first bytes are in; net/http's parser reads a header of any
+// length through them.
+var wireReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
 func newWireSender(addr string, timeout time.Duration, predial *preDialer) *wireSender {
 	return &wireSender{
@@ -161,32 +170,17 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 		return a, wrote
 	}
 	c.pending = c.head[:n]
+	c.left = maxAnswerBytes - n
 
-	resp := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(resp)
-	resp.SkipBody = head
 	br := wireReaders.Get().(*bufio.Reader)
 	br.Reset(c)
-	err = resp.ReadLimitBody(br, maxDrain)
-	keep := err == nil
-	var small *fasthttp.ErrSmallBuffer
-	if errors.As(err, &small) {
-		// A header longer than the pooled reader: read it again through a
-		// bigger one stacked on it (the shorter one's bytes are unread).
-		err = resp.ReadLimitBody(bufio.NewReaderSize(br, wireMaxHeaderSize), maxDrain)
-		keep = false
-	}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		// Like net/http's drain limit: the answer is the status and
-		// headers; the connection is not worth draining.
-		err, keep = nil, false
-	}
-	keep = keep && br.Buffered() == 0 && len(c.pending) == 0 && !resp.ConnectionClose()
+	status, header, body, keep, err := readAnswer(br, head, buf)
+	keep = keep && br.Buffered() == 0 && len(c.pending) == 0
 	br.Reset(nil)
 	wireReaders.Put(br)
 	if err != nil {
 		s.discard(c)
-		a.Err, a.ClientTimeout = s.fault(ctx, wireErr(err))
+		a.Err, a.ClientTimeout = s.fault(ctx, err)
 		return a, wrote
 	}
 	if keep {
@@ -194,13 +188,56 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 	} else {
 		s.discard(c)
 	}
-	a.Status = resp.StatusCode()
-	a.Header = neededHeaders(&resp.Header)
-	if body := resp.Body(); len(body) > 0 {
-		b := buf()
-		a.Body = b[:copy(b, body)]
-	}
+	a.Status, a.Header, a.Body = status, header, body
 	return a, wrote
+}
+
+// headRequest tells http.ReadResponse that an answer has no body.
+var headRequest = &http.Request{Method: http.MethodHead}
+
+// readAnswer reads one answer with net/http's own parser, skipping interim
+// 1xx answers as net/http's transport does; its body's first bytes go into
+// buf (taken only when there is a body), the rest is drained up to
+// maxDrain. keep says whether the connection may carry another request.
+func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, header http.Header, body []byte, keep bool, err error) {
+	var req *http.Request
+	if head {
+		req = headRequest
+	}
+	var resp *http.Response
+	for range 100 {
+		if resp, err = http.ReadResponse(br, req); err != nil {
+			return 0, nil, nil, false, wireErr(err)
+		}
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 100 && resp.StatusCode <= 199 && resp.StatusCode != http.StatusSwitchingProtocols {
+		return 0, nil, nil, false, errors.New("malformed HTTP response: too many 1xx answers")
+	}
+	if resp.Body != http.NoBody && resp.ContentLength != 0 {
+		b := buf()
+		n, rerr := readPrefix(resp.Body, b)
+		body = b[:n]
+		switch rerr {
+		case io.EOF:
+			rerr = nil
+		case nil:
+			// Drain one byte past the limit to learn whether the body
+			// ended within it; a longer one closes the connection.
+			var m int64
+			m, rerr = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain+1))
+			if rerr == nil && m > maxDrain {
+				return resp.StatusCode, resp.Header, body, false, nil
+			}
+		}
+		if rerr != nil {
+			return 0, nil, nil, false, wireErr(rerr)
+		}
+	}
+	return resp.StatusCode, resp.Header, body, !resp.Close, nil
 }
 
 // fault names a failure the way net/http names the same one: the probe's
@@ -209,7 +246,7 @@ func (s *wireSender) fault(ctx context.Context, err error) (error, bool) {
 	if ctx.Err() != nil {
 		return context.Cause(ctx), false
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, fasthttp.ErrTimeout) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return errClientTimeout, true
 	}
 	var ne net.Error
@@ -219,22 +256,12 @@ func (s *wireSender) fault(ctx context.Context, err error) (error, bool) {
 	return err, false
 }
 
-// wireErr maps the codec's errors onto net/http's words for the same fault,
-// so classification and details read alike whichever sender ran.
+// wireErr names a cut-off answer as net/http's transport does.
 func wireErr(err error) error {
-	var broken fasthttp.ErrBrokenChunk
-	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &broken):
+	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
-	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, fasthttp.ErrTimeout):
-		return err
 	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return err
-	}
-	// Anything else is the codec refusing what it read.
-	return fmt.Errorf("malformed HTTP response: %w", err)
+	return err
 }
 
 // conn takes an idle connection, else a pre-dialled one, else dials.
@@ -340,20 +367,4 @@ func renderWire(req *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// neededHeaders copies the headers classification reads (x-envoy-*,
-// Server); nil when there are none, which is the common answer and costs
-// no map.
-func neededHeaders(h *fasthttp.ResponseHeader) http.Header {
-	var out http.Header
-	for k, v := range h.All() {
-		if (len(k) > 8 && bytes.EqualFold(k[:8], []byte("x-envoy-"))) || bytes.EqualFold(k, []byte("server")) {
-			if out == nil {
-				out = http.Header{}
-			}
-			out.Add(string(k), string(v))
-		}
-	}
-	return out
 }
