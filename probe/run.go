@@ -95,7 +95,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if !o.StartAt.IsZero() {
-		// A burst opens its connections just before --start-at, so
+		// A burst or open run opens its connections just before --start-at, so
 		// probes on several machines release together.
 		wake := o.StartAt
 		if e.predial != nil {
@@ -106,7 +106,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if e.predial != nil {
-		if err := e.predial.fill(ctx, o.Requests, e.warn); err != nil {
+		if err := e.predial.fill(ctx, e.predialN, e.warn); err != nil {
 			if ctx.Err() != nil {
 				return interruptedBeforeStart()
 			}
@@ -180,6 +180,7 @@ type engine struct {
 	shape     Shape
 	ownRT     *http.Transport
 	predial   *preDialer
+	predialN  int
 	timeout   time.Duration
 	picker    *picker
 	actors    actorSet
@@ -262,8 +263,15 @@ func newEngine(o *Options) (*engine, error) {
 	}
 
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if o.Mode == Burst && e.addr != "" && o.Transport == nil {
+	if o.Mode != Closed && e.addr != "" && o.Transport == nil {
 		e.predial = &preDialer{addr: e.addr, dialer: dialer}
+		// A burst opens a connection per request. An open run opens what
+		// it likely holds at once, up to openPredialMax: without them
+		// its first second dials a connection per request and sends late.
+		e.predialN = o.Requests
+		if o.Mode == Open {
+			e.predialN = min(likely, openPredialMax)
+		}
 	}
 	if o.Transport != nil {
 		e.sender = roundTripSender{o.Transport}
@@ -455,7 +463,12 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 	return start, elapsed
 }
 
-// predialLead is how long before --start-at a burst opens its connections.
+// openPredialMax bounds the connections an open run opens before its
+// schedule starts.
+const openPredialMax = 512
+
+// predialLead is how long before --start-at a burst or open run opens its
+// connections.
 const predialLead = 2 * time.Second
 
 // bodyPrefix is how much of an answer's body is kept for classification.

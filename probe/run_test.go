@@ -464,3 +464,32 @@ func TestStartAtDelaysTheLoad(t *testing.T) {
 		t.Errorf("outcomes %+v", r.Outcomes)
 	}
 }
+
+// An open run opens the connections it likely needs before its schedule
+// starts, so its first requests do not each wait for a handshake.
+func TestOpenRunOpensItsConnectionsBeforeTheSchedule(t *testing.T) {
+	var conns, atFirst atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		atFirst.CompareAndSwap(0, conns.Load())
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	// 20 requests in all: the run likely holds 20 connections at once.
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 100, Duration: 200 * time.Millisecond,
+		Actors: GeneratedActors(1), Checks: CheckConfig{ShedMax: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.count(Served) != 20 {
+		t.Fatalf("served %d, want 20", r.count(Served))
+	}
+	// 20 pre-dialled, plus the preflight's own connection.
+	if n := atFirst.Load(); n < 20 {
+		t.Errorf("%d connections open when the first request arrived, want the 20 the run needs", n)
+	}
+}

@@ -72,6 +72,15 @@ type wireSender struct {
 	// system call per request.
 	staleAfter time.Duration
 
+	// dials bounds the dials in progress: when answers lag, an open run
+	// would otherwise dial a connection for every request that finds none
+	// idle, and the storm of handshakes (the target's as much as the
+	// probe's) slows answers further. A request that finds the dials at
+	// their limit takes the first connection handed back instead
+	// (handoff), or the first free dial slot.
+	dials   chan struct{}
+	handoff chan *wireConn
+
 	mu     sync.Mutex
 	idle   []*wireConn
 	open   map[*wireConn]struct{}
@@ -129,6 +138,8 @@ func newWireSender(addr string, timeout time.Duration, predial *preDialer) *wire
 		timeout:    timeout,
 		predial:    predial,
 		staleAfter: time.Second,
+		dials:      make(chan struct{}, maxDials),
+		handoff:    make(chan *wireConn),
 		open:       map[*wireConn]struct{}{},
 	}
 }
@@ -292,10 +303,21 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time) (*wireConn, e
 		nc = s.predial.take()
 	}
 	if nc == nil {
+		select {
+		case s.dials <- struct{}{}:
+		default:
+			// Dials are at their limit: the first connection another
+			// request hands back is as good as a new one.
+			if c, err := s.awaitConn(ctx, deadline); c != nil || err != nil {
+				return c, err
+			}
+		}
 		d := s.dialer
 		d.Deadline = deadline
 		var err error
-		if nc, err = d.DialContext(ctx, "tcp", s.addr); err != nil {
+		nc, err = d.DialContext(ctx, "tcp", s.addr)
+		<-s.dials
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -310,7 +332,30 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time) (*wireConn, e
 	return c, nil
 }
 
+// awaitConn waits for a connection another request hands back, or for a
+// dial slot (nil, nil), whichever comes first.
+func (s *wireSender) awaitConn(ctx context.Context, deadline time.Time) (*wireConn, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case c := <-s.handoff:
+		return c, nil
+	case s.dials <- struct{}{}:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-t.C:
+		return nil, os.ErrDeadlineExceeded
+	}
+}
+
 func (s *wireSender) release(c *wireConn) {
+	select {
+	case s.handoff <- c:
+		// A request waiting for a connection takes it straight away.
+		return
+	default:
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -358,6 +403,9 @@ func (s *wireSender) closeIdle() {
 }
 
 var errRunCancelled = errors.New("run cancelled")
+
+// maxDials is how many connections a wire sender dials at once.
+const maxDials = 64
 
 // renderWire renders req as the HTTP/1.1 bytes net/http's transport would
 // send for it (with compression off, as newTransport has it).

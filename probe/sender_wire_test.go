@@ -311,3 +311,50 @@ func rawServer(t *testing.T, handle func(net.Conn)) net.Listener {
 	}()
 	return ln
 }
+
+// With its dials at their limit, a request takes the first connection
+// another request hands back rather than waiting for a dial slot.
+func TestWireSenderHandsBackConnectionsWhenDialsAreAtTheirLimit(t *testing.T) {
+	release := make(chan struct{})
+	parked := make(chan struct{}, 1)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/park" {
+			parked <- struct{}{}
+			<-release
+		}
+		w.Write([]byte(r.URL.Path))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	s := newWireSender(srv.Listener.Addr().String(), 10*time.Second, nil)
+	first := make(chan Answer)
+	go func() {
+		a, _ := wireSend(t, s, context.Background(), http.MethodGet, srv.URL+"/park", "")
+		first <- a
+	}()
+	<-parked
+	for range maxDials {
+		s.dials <- struct{}{} // every dial slot taken
+	}
+	second := make(chan Answer)
+	go func() {
+		a, _ := wireSend(t, s, context.Background(), http.MethodGet, srv.URL+"/next", "")
+		second <- a
+	}()
+	close(release)
+	if a := <-first; string(a.Body) != "/park" {
+		t.Fatalf("first: %+v", a)
+	}
+	if a := <-second; string(a.Body) != "/next" || a.Err != nil {
+		t.Errorf("second: %+v, want its answer on the handed-back connection", a)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections, want 1: the second request waited for the first's", n)
+	}
+}
