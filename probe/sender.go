@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Sender performs one request and returns what classification needs. It is
@@ -76,7 +77,16 @@ type preDialer struct {
 	addr   string
 	dialer *net.Dialer
 	conns  chan net.Conn
+	// filled is when fill returned.
+	filled time.Time
 }
+
+// predialStaleAfter is how long after fill a pre-dialled connection is
+// checked (alive) before it is handed out: a server may close a connection
+// that sent no request (Go's ReadHeaderTimeout, sim router's included, is
+// 10 s), and an open run may reach its last pre-dialled connections much
+// later. A burst, released at most predialLead after fill, is not checked.
+const predialStaleAfter = predialLead + time.Second
 
 // fill dials n connections, 256 at a time. Running out of file descriptors
 // stops it early with a warning; the rest dial on demand.
@@ -116,6 +126,7 @@ func (p *preDialer) fill(ctx context.Context, n int, warn func(string)) error {
 		}()
 	}
 	wg.Wait()
+	p.filled = time.Now()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -138,16 +149,22 @@ func (p *preDialer) DialContext(ctx context.Context, network, addr string) (net.
 	return p.dialer.DialContext(ctx, network, addr)
 }
 
-// take hands out a pre-dialled connection, or nil when none is left.
+// take hands out a pre-dialled connection that is still open, or nil when
+// none is left.
 func (p *preDialer) take() net.Conn {
 	if p.conns == nil {
 		return nil
 	}
-	select {
-	case c := <-p.conns:
-		return c
-	default:
-		return nil
+	for {
+		select {
+		case c := <-p.conns:
+			if time.Since(p.filled) < predialStaleAfter || alive(c) {
+				return c
+			}
+			c.Close()
+		default:
+			return nil
+		}
 	}
 }
 

@@ -358,3 +358,37 @@ func TestWireSenderHandsBackConnectionsWhenDialsAreAtTheirLimit(t *testing.T) {
 		t.Errorf("%d connections, want 1: the second request waited for the first's", n)
 	}
 }
+
+// Pre-dialled connections the server closed before any request (a header
+// timeout, say) are skipped once they may have gone stale, so a late
+// request of an open run is not a transport error.
+func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
+	var accepted atomic.Int64
+	closed := make(chan struct{}, 2)
+	ln := rawServer(t, func(c net.Conn) {
+		if accepted.Add(1) <= 2 {
+			c.Close() // the two pre-dialled ones: closed unused
+			closed <- struct{}{}
+			return
+		}
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		}
+	})
+	addr := ln.Addr().String()
+	p := &preDialer{addr: addr, dialer: &net.Dialer{}}
+	if err := p.fill(context.Background(), 2, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	<-closed
+	<-closed
+	p.filled = time.Now().Add(-predialStaleAfter) // long enough ago to be checked
+	s := newWireSender(addr, time.Second, p)
+	a, _ := wireSend(t, s, context.Background(), http.MethodGet, "http://"+addr+"/", "")
+	if a.Err != nil || string(a.Body) != "ok" {
+		t.Errorf("%+v, want the answer on a fresh connection", a)
+	}
+	if n := len(p.conns); n != 0 {
+		t.Errorf("%d pre-dialled connections left, want both dropped", n)
+	}
+}
