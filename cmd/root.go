@@ -39,7 +39,8 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 			}
 			return unknownCommand(c, args[0])
 		},
-		Version: f.Build.Version,
+		Version:     f.Build.Version,
+		Annotations: map[string]string{argsAreCommandsAnnotation: "true"},
 	}
 	root.SetVersionTemplate(versionText(f.Build))
 	root.SetOut(f.IOStreams.Out)
@@ -97,6 +98,12 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	// Flag errors are usage errors typed where Cobra reports them, naming
 	// the command whose --help explains the flags.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// "shakectl parking-prob --requests 5": Cobra stops at the
+		// group's flags before it reaches the mistyped name, which is the
+		// mistake to report.
+		if c.Annotations[argsAreCommandsAnnotation] == "true" && c.Flags().NArg() > 0 {
+			return unknownCommand(c, c.Flags().Arg(0))
+		}
 		return &UsageError{Msg: err.Error(), Command: c.CommandPath()}
 	})
 
@@ -143,6 +150,10 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	return root
 }
 
+// argsAreCommandsAnnotation marks the root and the command groups, whose
+// every argument names a subcommand.
+const argsAreCommandsAnnotation = "shakectl/args-are-commands"
+
 // typeUsageErrors makes every usage mistake a *UsageError where it happens,
 // so no Cobra wording decides the exit code: argument validators' errors are
 // wrapped, and a command group (shakectl instance, sim …) answers an unknown
@@ -153,6 +164,7 @@ func typeUsageErrors(c *cobra.Command) {
 		typeUsageErrors(sub)
 	}
 	if c.HasSubCommands() && !c.Runnable() {
+		setAnnotation(c, argsAreCommandsAnnotation, "true")
 		c.Args = cobra.ArbitraryArgs
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {

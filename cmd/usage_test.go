@@ -21,6 +21,9 @@ func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
 		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
 		{[]string{"help", "exit-code"}, `did you mean "exit-codes"`},
 		{[]string{"instanc"}, `did you mean "instance"`},
+		// A flag of the command meant does not hide the mistyped name.
+		{[]string{"parking-prob", "--requests", "5"}, `unknown command "parking-prob" for "shakectl"; did you mean "parking-probe"`},
+		{[]string{"instance", "lst", "--nosuch"}, `unknown command "lst" for "shakectl instance"; did you mean "list"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
