@@ -224,7 +224,9 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 			break
 		}
 	}
-	defer resp.Body.Close()
+	// The body is not closed: Close of a body ReadResponse made reads it
+	// to its end, which a body over the drain limit must not be. A body
+	// read to EOF needs no Close; any other one's connection is dropped.
 	if resp.StatusCode >= 100 && resp.StatusCode <= 199 && resp.StatusCode != http.StatusSwitchingProtocols {
 		return 0, nil, nil, false, errors.New("malformed HTTP response: too many 1xx answers")
 	}
