@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -220,7 +221,11 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 		if resp, err = http.ReadResponse(br, req); err != nil {
 			return 0, nil, nil, false, wireErr(err)
 		}
-		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+		if resp.StatusCode < 100 {
+			// ReadResponse takes any three digits; 000 is not an answer.
+			return 0, nil, nil, false, fmt.Errorf("malformed HTTP response: status %03d", resp.StatusCode)
+		}
+		if resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
 	}

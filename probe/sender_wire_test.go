@@ -392,3 +392,45 @@ func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
 		t.Errorf("%d pre-dialled connections left, want both dropped", n)
 	}
 }
+
+// FuzzReadAnswer feeds the wire sender's answer reader whatever a hostile
+// or broken server might send. It must not panic, must hand back at most
+// the body prefix, and must never keep a connection whose answer it did
+// not read to its end.
+func FuzzReadAnswer(f *testing.F) {
+	for _, seed := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 503 Service Unavailable\r\nX-Envoy-Overloaded: true\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nactor \r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.0 200 OK\r\n\r\nuntil close",
+		"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nshort",
+		"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 2000 OK\r\n\r\n",
+		"SSH-2.0-OpenSSH_9.6\r\n",
+		"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+		"",
+	} {
+		f.Add([]byte(seed), false)
+	}
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"), true)
+	f.Fuzz(func(t *testing.T, answer []byte, head bool) {
+		br := bufio.NewReaderSize(strings.NewReader(string(answer)), 4096)
+		status, _, body, keep, err := readAnswer(br, head, func() []byte { return make([]byte, bodyPrefix) })
+		if len(body) > bodyPrefix {
+			t.Fatalf("body of %d bytes, over the %d-byte prefix", len(body), bodyPrefix)
+		}
+		if err != nil && (keep || status != 0) {
+			t.Fatalf("error %v with status %d, keep %v", err, status, keep)
+		}
+		if err == nil && (status < 100 || status > 999) {
+			t.Fatalf("status %d accepted", status)
+		}
+		if keep && head && len(body) > 0 {
+			t.Fatalf("a HEAD answer kept %d body bytes", len(body))
+		}
+	})
+}
