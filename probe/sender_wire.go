@@ -157,17 +157,17 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 	deadline := time.Now().Add(s.timeout)
 	c, err := s.conn(ctx, deadline)
 	if err != nil {
-		a.Err, a.ClientTimeout = s.fault(ctx, err)
+		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}
 	}
 	if err := c.SetDeadline(deadline); err != nil {
 		s.discard(c)
-		a.Err, a.ClientTimeout = s.fault(ctx, err)
+		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}
 	}
 	if _, err := c.Conn.Write(wire); err != nil {
 		s.discard(c)
-		a.Err, a.ClientTimeout = s.fault(ctx, err)
+		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}
 	}
 	wrote := time.Now()
@@ -178,7 +178,7 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 			err = io.ErrNoProgress
 		}
 		s.discard(c)
-		a.Err, a.ClientTimeout = s.fault(ctx, err)
+		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, wrote
 	}
 	c.pending = c.head[:n]
@@ -192,7 +192,7 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 	wireReaders.Put(br)
 	if err != nil {
 		s.discard(c)
-		a.Err, a.ClientTimeout = s.fault(ctx, err)
+		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, wrote
 	}
 	if keep {
@@ -255,20 +255,23 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 			return 0, nil, nil, false, wireErr(rerr)
 		}
 	}
-	return resp.StatusCode, resp.Header, body, !resp.Close, nil
+	// A 101 switched the connection to another protocol (net/http never
+	// reuses one either).
+	return resp.StatusCode, resp.Header, body, !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols, nil
 }
 
 // fault names a failure the way net/http names the same one: the probe's
 // own deadline is a client timeout, a cancelled run is the run's cause.
-func (s *wireSender) fault(ctx context.Context, err error) (error, bool) {
+func (s *wireSender) fault(ctx context.Context, deadline time.Time, err error) (error, bool) {
 	if ctx.Err() != nil {
 		return context.Cause(ctx), false
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return errClientTimeout, true
-	}
+	// A timeout is the client timeout only once the request's deadline
+	// has passed: the dialer's own 10 s (shorter than the default
+	// --timeout) or a kernel ETIMEDOUT is a transport error, as it is
+	// through net/http.
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if (errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && !time.Now().Before(deadline) {
 		return errClientTimeout, true
 	}
 	return err, false
@@ -298,6 +301,9 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time) (*wireConn, e
 			return c, nil
 		}
 		s.mu.Unlock()
+		// The previous request's deadline may have passed: RawConn.Read
+		// would refuse before peeking, and a live connection look dead.
+		c.Conn.SetReadDeadline(deadline)
 		if alive(c.Conn) {
 			return c, nil
 		}
