@@ -393,8 +393,8 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		for _, h := range opts.headers {
 			k, v, ok := strings.Cut(h, ":")
 			k = strings.TrimSpace(k)
-			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, usageErrorf("invalid --header %q: want \"Key: value\"", h)
+			if !ok || !isHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
+				return nil, usageErrorf("invalid --header %q: want \"Key: value\" (a name of letters, digits and !#$%%&'*+-.^_`|~, a value on one line)", h)
 			}
 			po.Header.Add(k, strings.TrimSpace(v))
 		}
@@ -866,4 +866,22 @@ func readReportStream(f *Factory) ([]*probe.Report, []string, error) {
 		reports, names = append(reports, r), append(names, d.Name())
 	}
 	return reports, names, nil
+}
+
+// isHeaderName reports whether k is an HTTP header name (RFC 9110's token):
+// net/http's transport refuses any other per request, and the probe's own
+// sender would send it, so it is refused here, once, for both.
+func isHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("!#$%&'*+-.^_`|~", r):
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -137,6 +137,8 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--start-at", "tomorrow"}, "RFC 3339"},
 		{[]string{"--start-at", "2001-01-01T00:00:00Z"}, "in the past"},
 		{[]string{"--header", "nocolon"}, `invalid --header "nocolon"`},
+		{[]string{"--header", "X,Y: v"}, `invalid --header "X,Y: v"`},
+		{[]string{"--header", "X-Y: a\r\nHost: evil"}, `invalid --header`},
 		{[]string{"--timeout", "0s"}, "--timeout must be positive, got 0"},
 		{[]string{"--timeout", "soon"}, "invalid argument"},
 		{[]string{"--budget", "0s"}, "--budget must be positive, got 0"},

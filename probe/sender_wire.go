@@ -266,6 +266,15 @@ func (s *wireSender) fault(ctx context.Context, deadline time.Time, err error) (
 	if ctx.Err() != nil {
 		return context.Cause(ctx), false
 	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		// The run was cancelled and closed the connections; its context
+		// may not say so yet (closeAll and the shards' contexts are
+		// cancelled in no set order).
+		return context.Canceled, false
+	}
 	// A timeout is the client timeout only once the request's deadline
 	// has passed: the dialer's own 10 s (shorter than the default
 	// --timeout) or a kernel ETIMEDOUT is a transport error, as it is

@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-// R1: an idle connection whose previous request's deadline has passed is
-// judged dead by alive() (RawConn.Read refuses with ErrDeadlineExceeded
-// before calling the peek), so it is closed and a new one dialled, though
-// the server kept it open. net/http would reuse it.
-func TestReviewIdleConnPastOldDeadlineIsReused(t *testing.T) {
+// An idle connection whose previous request's deadline has passed is still
+// reused when the server kept it open, as net/http would: alive() must not
+// mistake the old deadline (RawConn.Read refuses with ErrDeadlineExceeded
+// before the peek runs) for a closed connection.
+func TestWireSenderIdleConnPastOldDeadlineIsReused(t *testing.T) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -41,9 +41,9 @@ func TestReviewIdleConnPastOldDeadlineIsReused(t *testing.T) {
 	s.closeIdle()
 }
 
-// R2: a 101 answer switches the connection to another protocol; net/http
-// never reuses such a connection. The wire sender pools it.
-func TestReviewSwitchingProtocolsConnIsNotReused(t *testing.T) {
+// A 101 answer switches the connection to another protocol: like net/http,
+// the wire sender never reuses it.
+func TestWireSenderSwitchingProtocolsConnIsNotReused(t *testing.T) {
 	var accepted atomic.Int64
 	ln := rawServer(t, func(c net.Conn) {
 		n := accepted.Add(1)
@@ -72,9 +72,10 @@ func TestReviewSwitchingProtocolsConnIsNotReused(t *testing.T) {
 	}
 }
 
-// R3: the dialer's own 10 s timeout (shorter than the default 15 s
-// --timeout) is reported as client_timeout, though --timeout did not fire.
-func TestReviewDialerTimeoutIsNotTheClientTimeout(t *testing.T) {
+// The dialer's own 10 s timeout (shorter than the default 15 s --timeout)
+// is a transport error, as through net/http, not a client_timeout: only
+// the request's own deadline is.
+func TestWireSenderDialerTimeoutIsNotTheClientTimeout(t *testing.T) {
 	// A listener that never accepts, with a backlog of 0: once its queue is
 	// full, SYNs are dropped and dials hang.
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
@@ -110,9 +111,9 @@ func TestReviewDialerTimeoutIsNotTheClientTimeout(t *testing.T) {
 	}
 }
 
-// R4: Ctrl-C with many parked requests: every one ends at once, counted
+// Ctrl-C with many parked requests: every one ends at once, counted
 // once, as transport_error "canceled".
-func TestReviewCancelEndsParkedRequestsAsCanceled(t *testing.T) {
+func TestWireSenderCancelEndsParkedRequestsAsCanceled(t *testing.T) {
 	hold := make(chan struct{})
 	var got atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
