@@ -11,10 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
 lot=$((n + 2000))
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 
 go build -o "$tmp/shakectl" .
 # The router needs descriptors for n connections too.
@@ -22,7 +19,7 @@ ulimit -n "$((n * 2 + 1000))" 2>/dev/null || true
 "$tmp/shakectl" sim router --quiet --workers 1 --actors 1000 --actor-idle 0 \
   --parked-request-max "$lot" --extproc-max-requests "$lot" \
   --listen 127.0.0.1:18280 --metrics-listen 127.0.0.1:18281 --status-listen 127.0.0.1:18282 >/dev/null & pids+=($!)
-for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:18282/statusz && break; sleep 0.1; done
+wait_http http://127.0.0.1:18282/statusz
 # Warm actor-0001 so it holds the only worker.
 curl -sf -o /dev/null -H "Host: actor-0001.default.actors.resources.substrate.ate.dev" http://127.0.0.1:18280/
 

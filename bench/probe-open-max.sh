@@ -17,10 +17,7 @@ shift || true
 rates=("$@")
 [ ${#rates[@]} -gt 0 ] || rates=(2000 4000 6000 8000 10000 12000 14000 16000 20000 24000 28000 32000)
 port=18273
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 for tool in jq bc; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y jq bc)" >&2; exit 1; }
 done
@@ -30,7 +27,7 @@ go build -o "$tmp/hello" ./bench/hello
 GOBIN="$tmp" GOFLAGS= go install github.com/tsenart/vegeta/v12@v12.13.0
 ulimit -n 65536 2>/dev/null || true
 "$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
-for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+wait_http "http://127.0.0.1:$port/"
 url="http://127.0.0.1:$port/"
 
 within() { # within ACHIEVED ASKED PERCENT -> exit 0 when |a-r|/r <= p/100

@@ -11,15 +11,12 @@ rate=${1:-2000}
 secs=${2:-10}
 rounds=${3:-3}
 port=18272
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
 "$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
-for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+wait_http "http://127.0.0.1:$port/"
 
 echo "# open mode, $rate req/s for ${secs}s, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-9s %-12s %-9s %-14s %-14s %-14s %-10s\n' round sent achieved error lateness_p50 lateness_p99 lateness_max served

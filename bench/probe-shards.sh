@@ -13,10 +13,7 @@ cd "$(dirname "$0")/.."
 n=${1:-4000}
 rounds=${2:-3}
 shards=4
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 
 go build -o "$tmp/shakectl" .
 ulimit -n "$((n * 2 + 1000))" 2>/dev/null || true
@@ -25,7 +22,7 @@ ulimit -n "$((n * 2 + 1000))" 2>/dev/null || true
 "$tmp/shakectl" sim router --quiet --workers 1000 --actors 1000 --actor-idle 0 \
   --parked-request-max "$((n + 1000))" --extproc-max-requests "$((n + 1000))" \
   --listen 127.0.0.1:18380 --metrics-listen 127.0.0.1:18381 --status-listen 127.0.0.1:18382 >/dev/null & pids+=($!)
-for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:18382/statusz && break; sleep 0.1; done
+wait_http http://127.0.0.1:18382/statusz
 
 probe=("$tmp/shakectl" parking-probe --target http://127.0.0.1:18380 --mode burst --requests "$n" --actors 1000
   --seed 1 --metrics-url http://127.0.0.1:18381/metrics --expect transport_error==0 -o json)

@@ -12,10 +12,7 @@ secs=${1:-10}
 rounds=${2:-3}
 conns=64
 port=18271
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 
 for tool in hey wrk jq bc; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y hey wrk jq bc)" >&2; exit 1; }
@@ -25,7 +22,7 @@ GOBIN="$tmp" GOFLAGS= go install github.com/codesenberg/bombardier@v1.2.6
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
 "$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
-for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+wait_http "http://127.0.0.1:$port/"
 url="http://127.0.0.1:$port/"
 
 # cpu NAME CMD...: runs CMD and writes its CPU seconds (user + system) to

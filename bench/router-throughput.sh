@@ -15,10 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. bench/lib.sh
 
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
