@@ -247,9 +247,35 @@ func reportEnd(r *Report) time.Time {
 	return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
 }
 
+// widest keeps, of the router views the merged reports took, the "before"
+// of the report that started first and the "after" of the one that ended
+// last: the router figures then span every shard's window.
+type widest[T any] struct {
+	before, after *T
+	first, last   time.Time
+}
+
+func (w *widest[T]) add(r *Report, before, after *T) {
+	if before != nil && (w.before == nil || r.StartedAt.Before(w.first)) {
+		w.before, w.first = before, r.StartedAt
+	}
+	if after != nil && (w.after == nil || reportEnd(r).After(w.last)) {
+		w.after, w.last = after, reportEnd(r)
+	}
+}
+
+// higherPeak is the higher of two optional peaks, as a copy.
+func higherPeak(peak, other *float64) *float64 {
+	if other != nil && (peak == nil || *other > *peak) {
+		v := *other
+		return &v
+	}
+	return peak
+}
+
 func mergeMetrics(reports []*Report) *MetricsReport {
 	var out *MetricsReport
-	var firstStart, lastEnd time.Time
+	var w widest[RouterMetrics]
 	for _, r := range reports {
 		mr := r.Metrics
 		if mr == nil {
@@ -258,22 +284,15 @@ func mergeMetrics(reports []*Report) *MetricsReport {
 		if out == nil {
 			out = &MetricsReport{URL: mr.URL}
 		}
-		if mr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
-			out.Before, firstStart = mr.Before, r.StartedAt
-		}
-		if mr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
-			out.After, lastEnd = mr.After, reportEnd(r)
-		}
-		if mr.ActivePeak != nil && (out.ActivePeak == nil || *mr.ActivePeak > *out.ActivePeak) {
-			v := *mr.ActivePeak
-			out.ActivePeak = &v
-		}
+		w.add(r, mr.Before, mr.After)
+		out.ActivePeak = higherPeak(out.ActivePeak, mr.ActivePeak)
 		out.ScrapeErrors += mr.ScrapeErrors
 		if mr.LastError != "" {
 			out.LastError = mr.LastError
 		}
 	}
 	if out != nil {
+		out.Before, out.After = w.before, w.after
 		out.computeDeltas()
 	}
 	return out
@@ -281,7 +300,7 @@ func mergeMetrics(reports []*Report) *MetricsReport {
 
 func mergeStatusz(reports []*Report) *StatuszReport {
 	var out *StatuszReport
-	var firstStart, lastEnd time.Time
+	var w widest[StatuszParking]
 	for _, r := range reports {
 		sr := r.Statusz
 		if sr == nil {
@@ -290,17 +309,12 @@ func mergeStatusz(reports []*Report) *StatuszReport {
 		if out == nil {
 			out = &StatuszReport{URL: sr.URL}
 		}
-		if sr.Before != nil && (out.Before == nil || r.StartedAt.Before(firstStart)) {
-			out.Before, firstStart = sr.Before, r.StartedAt
-		}
-		if sr.After != nil && (out.After == nil || reportEnd(r).After(lastEnd)) {
-			out.After, lastEnd = sr.After, reportEnd(r)
-		}
+		w.add(r, sr.Before, sr.After)
 		out.NoParkingCard = out.NoParkingCard || sr.NoParkingCard
-		if sr.ActivePeak != nil && (out.ActivePeak == nil || *sr.ActivePeak > *out.ActivePeak) {
-			v := *sr.ActivePeak
-			out.ActivePeak = &v
-		}
+		out.ActivePeak = higherPeak(out.ActivePeak, sr.ActivePeak)
+	}
+	if out != nil {
+		out.Before, out.After = w.before, w.after
 	}
 	return out
 }
