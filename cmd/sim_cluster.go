@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -143,8 +142,9 @@ func runSimCluster(f *Factory, opts *simClusterOptions) error {
 		return err
 	}
 
-	// The request log and our own lines share stderr from many goroutines.
-	errOut := &clusterSyncWriter{w: f.IOStreams.ErrOut}
+	// The request log and our own lines share stderr from many goroutines;
+	// Run made every write to it take one lock (SerialiseErrOut).
+	errOut := f.IOStreams.ErrOut
 	if !conf.Quiet {
 		cfg.Log = errOut
 	}
@@ -206,16 +206,4 @@ func clusterAddrIsLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
-}
-
-// clusterSyncWriter serialises writes from concurrent goroutines.
-type clusterSyncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *clusterSyncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
