@@ -217,7 +217,7 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 		req = headRequest
 	}
 	var resp *http.Response
-	for range 100 {
+	for interim := 0; ; interim++ {
 		if resp, err = http.ReadResponse(br, req); err != nil {
 			return 0, nil, nil, false, wireErr(err)
 		}
@@ -228,13 +228,13 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 		if resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
+		if interim == 99 {
+			return 0, nil, nil, false, errors.New("malformed HTTP response: too many 1xx answers")
+		}
 	}
 	// The body is not closed: Close of a body ReadResponse made reads it
 	// to its end, which a body over the drain limit must not be. A body
 	// read to EOF needs no Close; any other one's connection is dropped.
-	if resp.StatusCode >= 100 && resp.StatusCode <= 199 && resp.StatusCode != http.StatusSwitchingProtocols {
-		return 0, nil, nil, false, errors.New("malformed HTTP response: too many 1xx answers")
-	}
 	if resp.Body != http.NoBody && resp.ContentLength != 0 {
 		b := buf()
 		n, rerr := readPrefix(resp.Body, b)
