@@ -41,6 +41,11 @@ type Factory struct {
 	// do). The root command sets it unless a test already has.
 	Client func() (*client.Client, error)
 
+	// Plotter finds what draws --plot files, only when a run asks for
+	// one: shakectl-plot by default (the root command sets that unless a
+	// test already set one), so shakectl itself does not link gonum/plot.
+	Plotter func() (PlotFunc, error)
+
 	// Transport, when set, carries the API client's requests instead of a
 	// network transport: tests inject an in-memory RoundTripper (for
 	// testing/synctest) here.

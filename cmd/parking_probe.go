@@ -53,6 +53,7 @@ type parkingProbeOptions struct {
 	expect       []string
 	out          string
 	plot         string
+	draw         PlotFunc
 	shards       int
 	shard        int
 }
@@ -187,8 +188,9 @@ OUTPUT
   that JSON atomically; "parking-probe merge" combines such files from several
   machines. --plot FILE.png|.svg draws each outcome's latency by percentile
   (log scale) with the park budget as a line, and the answers per outcome and
-  the requests in flight per 100 ms. A live progress line goes to stderr on a
-  terminal.
+  the requests in flight per 100 ms; the program shakectl-plot draws it, found
+  next to shakectl, else on PATH (or SHAKECTL_PLOT). A live progress line
+  goes to stderr on a terminal.
 
 Ctrl-C cancels the requests in flight (counted as transport_error,
 "canceled"), prints and writes the partial report, and exits 130.`
@@ -431,6 +433,10 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		if _, err := probe.PlotFormat(opts.plot); err != nil {
 			return nil, &UsageError{Msg: err.Error()}
 		}
+		// Find what draws the plot before the load, not after it.
+		if opts.draw, err = f.Plotter(); err != nil {
+			return nil, err
+		}
 		po.KeepSamples = 200_000
 	}
 	if err := opts.shardOptions(c, f, po); err != nil {
@@ -544,7 +550,7 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 	if report == nil {
 		return probeError(runErr)
 	}
-	if err := writeProbeReport(f, cfg, report, opts.out, opts.plot); err != nil {
+	if err := writeProbeReport(f, cfg, report, opts.out, opts.plot, opts.draw); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -626,7 +632,7 @@ func checksError(r *probe.Report) error {
 
 // writeProbeReport prints the report in the configured format and writes
 // the --out and --plot files.
-func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string) error {
+func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string, draw PlotFunc) error {
 	ios := f.IOStreams
 	switch cfg.Output {
 	case "json":
@@ -653,7 +659,11 @@ func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string
 		if err != nil {
 			return &UsageError{Msg: err.Error()}
 		}
-		if err := atomicfile.Write(plot, 0o644, func(w io.Writer) error { return probe.WritePlot(w, r, format) }); err != nil {
+		fig, err := probe.NewFigure(r)
+		if err != nil {
+			return fmt.Errorf("writing --plot %s: %w", plot, err)
+		}
+		if err := atomicfile.Write(plot, 0o644, func(w io.Writer) error { return draw(fig, format, w) }); err != nil {
 			return fmt.Errorf("writing --plot %s: %w", plot, err)
 		}
 	}
@@ -832,7 +842,7 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		return err
 	}
 	merged.Sources = paths
-	if err := writeProbeReport(f, cfg, merged, opts.out, ""); err != nil {
+	if err := writeProbeReport(f, cfg, merged, opts.out, "", nil); err != nil {
 		return err
 	}
 	return checksError(merged)

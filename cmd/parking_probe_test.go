@@ -367,6 +367,7 @@ func TestParkingProbeProgressAndPlot(t *testing.T) {
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	f.IOStreams.SetTTY(false, true)
+	f.Plotter = inProcessPlotter
 	plot := filepath.Join(t.TempDir(), "latency.svg")
 	code := Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--mode", "closed", "--concurrency", "2", "--duration", "600ms", "--actors", "2", "--plot", plot})
 	if code != ExitOK {

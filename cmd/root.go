@@ -94,6 +94,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	if f.Client == nil {
 		f.Client = clientFunc(f)
 	}
+	if f.Plotter == nil {
+		f.Plotter = func() (PlotFunc, error) { return helperPlotter(f.Getenv) }
+	}
 
 	// Flag errors are usage errors typed where Cobra reports them, naming
 	// the command whose --help explains the flags.

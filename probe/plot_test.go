@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/plot"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
@@ -59,8 +60,12 @@ func TestWritePlotEveryMode(t *testing.T) {
 	for _, mode := range []probe.Mode{probe.Burst, probe.Closed, probe.Open} {
 		t.Run(string(mode), func(t *testing.T) {
 			r := plotRun(t, mode)
+			fig, err := probe.NewFigure(r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var pngBuf bytes.Buffer
-			if err := probe.WritePlot(&pngBuf, r, "png"); err != nil {
+			if err := plot.Write(&pngBuf, fig, "png"); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(bytes.NewReader(pngBuf.Bytes()))
@@ -74,7 +79,7 @@ func TestWritePlotEveryMode(t *testing.T) {
 				_ = os.WriteFile(filepath.Join(dir, string(mode)+".png"), pngBuf.Bytes(), 0o644)
 			}
 			var svg bytes.Buffer
-			if err := probe.WritePlot(&svg, r, "svg"); err != nil {
+			if err := plot.Write(&svg, fig, "svg"); err != nil {
 				t.Fatal(err)
 			}
 			text := svg.String()

@@ -1,16 +1,14 @@
 package probe
 
 import (
-	"bytes"
 	"context"
-	"strings"
 	"testing"
 )
 
 // A run with more requests than KeepSamples plots exact counts from the
 // run's own timeline: each outcome's answers over time sum to its count,
-// the in-flight line ends at zero, and the axis no longer says the counts
-// are estimated from samples.
+// the in-flight line ends at zero, and the figure's scale is 1, so the axis
+// does not say the counts are estimated from samples.
 func TestPlotCountsExactBeyondKeptSamples(t *testing.T) {
 	srv := kindServer(t)
 	r, err := Run(context.Background(), Options{
@@ -23,32 +21,29 @@ func TestPlotCountsExactBeyondKeptSamples(t *testing.T) {
 	if n := int64(len(r.Samples())); n >= r.Requests {
 		t.Fatalf("%d samples kept of %d requests: the run must outgrow KeepSamples", n, r.Requests)
 	}
-	d, err := preparePlot(r)
+	d, err := NewFigure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var total float64
-	for o, pts := range d.answers {
+	for _, s := range d.Answers {
 		var sum float64
-		for _, p := range pts {
+		for _, p := range s.Points {
 			sum += p.Y
 		}
-		if want := float64(r.count(o)); sum != want {
-			t.Errorf("%s: answers over time sum to %v, want the %v answers", o, sum, want)
+		o, _ := ParseOutcome(s.Outcome)
+		if want := float64(r.count(o)); sum != want || s.Count != r.count(o) {
+			t.Errorf("%s: answers over time sum to %v (count %d), want the %v answers", o, sum, s.Count, want)
 		}
 		total += sum
 	}
 	if total != float64(r.Requests) {
 		t.Errorf("answers over time sum to %v, want %d requests", total, r.Requests)
 	}
-	if last := d.inFlight[len(d.inFlight)-1].Y; last != 0 {
+	if last := d.InFlight[len(d.InFlight)-1].Y; last != 0 {
 		t.Errorf("in flight at the end = %v, want 0", last)
 	}
-	var svg bytes.Buffer
-	if err := WritePlot(&svg, r, "svg"); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(svg.String(), "estimated") {
-		t.Error("the answers axis says estimated, though every answer was counted")
+	if d.Scale != 1 {
+		t.Errorf("scale %v: every answer was counted, none estimated", d.Scale)
 	}
 }

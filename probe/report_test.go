@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -401,7 +402,9 @@ func TestGarbageMetricsURLStopsBeforeLoad(t *testing.T) {
 	}
 }
 
-func TestWritePlot(t *testing.T) {
+// A run's figure names every outcome seen, carries the router's
+// parking_active, and survives the JSON trip to shakectl-plot unchanged.
+func TestFigureOfARun(t *testing.T) {
 	answers := cat(many(Served, 50, 100*time.Millisecond), many(Shed, 20, time.Millisecond), many(BudgetExhausted, 5, 5*time.Second))
 	r := fakeRun(t, Options{KeepSamples: 1000}, answers, func(e *engine) {
 		e.activeSeries[0] = 12
@@ -409,17 +412,30 @@ func TestWritePlot(t *testing.T) {
 	if len(r.Samples()) != len(answers) {
 		t.Fatalf("%d samples kept of %d", len(r.Samples()), len(answers))
 	}
-	for format, magic := range map[string]string{"png": "\x89PNG", "svg": "<?xml"} {
-		var buf bytes.Buffer
-		if err := WritePlot(&buf, r, format); err != nil {
-			t.Fatalf("%s: %v", format, err)
-		}
-		if !bytes.HasPrefix(buf.Bytes(), []byte(magic)) || buf.Len() < 2000 {
-			t.Errorf("%s plot: %d bytes starting %q", format, buf.Len(), buf.Bytes()[:min(8, buf.Len())])
-		}
-		if format == "svg" && !bytes.Contains(buf.Bytes(), []byte("budget_exhausted")) {
-			t.Error("the svg plot has no legend entry for budget_exhausted")
-		}
+	fig, err := NewFigure(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range fig.Spectra {
+		names = append(names, fmt.Sprintf("%s=%d", s.Outcome, s.Count))
+	}
+	if got := strings.Join(names, " "); got != "served=50 shed=20 budget_exhausted=5" {
+		t.Errorf("spectra %s", got)
+	}
+	if len(fig.ParkingActive) != 1 || fig.ParkingActive[0].Y != 12 {
+		t.Errorf("parking_active %v, want the scraped 12", fig.ParkingActive)
+	}
+	raw, err := json.Marshal(fig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Figure
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, fig) {
+		t.Error("the figure changed on its way through JSON")
 	}
 	if _, err := PlotFormat("x.jpg"); err == nil {
 		t.Error("x.jpg accepted as a plot file")

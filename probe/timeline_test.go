@@ -55,7 +55,7 @@ func TestTimelineCounts(t *testing.T) {
 
 // The plot's data: a budget line when the budget is known, answers that
 // sum to the requests, and a scale when samples stand for more requests.
-func TestPreparePlot(t *testing.T) {
+func TestNewFigure(t *testing.T) {
 	r := &Report{Requests: 40, Load: LoadInfo{BudgetSeconds: 5}, Outcomes: map[string]*OutcomeStats{}}
 	for i := range 20 {
 		r.samples = append(r.samples, Sample{Sent: time.Duration(i) * 10 * time.Millisecond, Latency: time.Second, Outcome: Served})
@@ -63,27 +63,33 @@ func TestPreparePlot(t *testing.T) {
 	h := newHist()
 	recordDuration(h, time.Second)
 	r.Outcomes[Served.String()] = &OutcomeStats{Count: 40, lat: h}
-	d, err := preparePlot(r)
+	d, err := NewFigure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.budget != 5 {
-		t.Errorf("budget %v, want 5", d.budget)
+	if d.BudgetSeconds != 5 {
+		t.Errorf("budget %v, want 5", d.BudgetSeconds)
 	}
-	if d.scale != 2 {
-		t.Errorf("scale %v: 20 samples of 40 requests stand for 2 each", d.scale)
+	if d.Scale != 2 {
+		t.Errorf("scale %v: 20 samples of 40 requests stand for 2 each", d.Scale)
+	}
+	if len(d.Answers) != 1 || d.Answers[0].Outcome != "served" || len(d.Spectra) != 1 {
+		t.Fatalf("answers %+v, spectra %d: want served alone", d.Answers, len(d.Spectra))
 	}
 	var sum float64
-	for _, p := range d.answers[Served] {
+	for _, p := range d.Answers[0].Points {
 		sum += p.Y
 	}
 	if sum != 40 {
 		t.Errorf("answers sum to %v, want the 40 requests", sum)
 	}
-	if sp := d.spectra[Served]; len(sp) < 10 || sp[0].X != 1 || sp[len(sp)-1].Y < 0.999 {
+	if sp := d.Spectra[0].Points; len(sp) < 10 || sp[0].X != 1 || sp[len(sp)-1].Y < 0.999 {
 		t.Errorf("spectrum %v", sp)
 	}
-	if _, err := preparePlot(&Report{}); err == nil {
+	if err := d.Check(); err != nil {
+		t.Errorf("a figure NewFigure made fails its own check: %v", err)
+	}
+	if _, err := NewFigure(&Report{}); err == nil {
 		t.Error("an empty report plotted")
 	}
 }

@@ -1,0 +1,95 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// PlotFunc draws a figure as format ("png" or "svg") to w.
+type PlotFunc func(fig *probe.Figure, format string, w io.Writer) error
+
+// plotHelper is the program that draws --plot files. It is not linked into
+// shakectl: gonum/plot parses 12 fonts when it is loaded, about 1 ms of
+// every command's start-up (issue 15). Release archives and packages ship
+// it next to shakectl.
+const plotHelper = "shakectl-plot"
+
+// plotHelperEnv names a plotHelper to use instead of the one found.
+const plotHelperEnv = "SHAKECTL_PLOT"
+
+// helperPlotter finds shakectl-plot and returns a PlotFunc that runs it.
+func helperPlotter(getenv func(string) (string, bool)) (PlotFunc, error) {
+	path, err := findPlotHelper(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return func(fig *probe.Figure, format string, w io.Writer) error {
+		in, err := json.Marshal(fig)
+		if err != nil {
+			return err
+		}
+		// No context: Ctrl-C stops the load, and the partial run is still
+		// drawn. The helper is in the terminal's process group, so a
+		// second Ctrl-C stops it too.
+		c := exec.Command(path, "--format", format)
+		c.Stdin = bytes.NewReader(in)
+		c.Stdout = w
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			if msg := strings.TrimSpace(stderr.String()); msg != "" {
+				return fmt.Errorf("%s: %s", path, msg)
+			}
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}, nil
+}
+
+// findPlotHelper looks for shakectl-plot where a user put it: SHAKECTL_PLOT,
+// then next to this shakectl (as the release archives and packages install
+// it, and as `go install` of both puts it), then on PATH.
+func findPlotHelper(getenv func(string) (string, bool)) (string, error) {
+	name := plotHelper
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if p, ok := getenv(plotHelperEnv); ok && p != "" {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			return "", usageErrorf("%s=%s: %s", plotHelperEnv, p, lookPathReason(err))
+		}
+		return path, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			p := filepath.Join(filepath.Dir(exe), name)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(plotHelper); err == nil {
+		return p, nil
+	}
+	return "", usageErrorf("--plot needs %s, the program that draws plots, next to shakectl or on PATH "+
+		"(release archives and packages include it; or: go install github.com/shakenfist/shakectl/cmd/shakectl-plot@latest)", plotHelper)
+}
+
+func lookPathReason(err error) string {
+	var e *exec.Error
+	if errors.As(err, &e) {
+		return e.Err.Error()
+	}
+	return err.Error()
+}

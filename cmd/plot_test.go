@@ -1,0 +1,132 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/plot"
+)
+
+// inProcessPlotter draws with the code shakectl-plot runs, without the
+// program: for the tests of everything around the plot.
+func inProcessPlotter() (PlotFunc, error) {
+	return func(fig *probe.Figure, format string, w io.Writer) error { return plot.Write(w, fig, format) }, nil
+}
+
+// countingTarget answers every request with 200 and counts them.
+func countingTarget(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("hello"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func withEnv(f *Factory, env map[string]string) {
+	f.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+}
+
+// buildPlotHelper builds cmd/shakectl-plot, as the release does, into dir.
+func buildPlotHelper(t *testing.T, dir string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds shakectl-plot")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := filepath.Join(dir, plotHelper)
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	if out, err := exec.Command(goCmd, "build", "-o", bin, "github.com/shakenfist/shakectl/cmd/shakectl-plot").CombinedOutput(); err != nil {
+		t.Fatalf("go build shakectl-plot: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// --plot runs the real shakectl-plot: the figure crosses as JSON, the
+// image comes back and lands in the file.
+func TestPlotThroughTheHelperProgram(t *testing.T) {
+	bin := buildPlotHelper(t, t.TempDir())
+	srv, _ := countingTarget(t)
+	for _, name := range []string{"p.png", "p.svg"} {
+		f, _, errOut := probeTestFactory(t, context.Background())
+		withEnv(f, map[string]string{plotHelperEnv: bin})
+		file := filepath.Join(t.TempDir(), name)
+		if code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "20", "--shed-max", "1h", "--plot", file}); code != ExitOK {
+			t.Fatalf("%s: exit %d, %s", name, code, errOut)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		magic := map[string]string{"p.png": "\x89PNG", "p.svg": "<?xml"}[name]
+		if !bytes.HasPrefix(b, []byte(magic)) || !bytes.Contains(b, []byte("served")) && name == "p.svg" {
+			t.Errorf("%s: %d bytes starting %q", name, len(b), b[:min(8, len(b))])
+		}
+	}
+}
+
+// shakectl-plot's own complaint reaches the user, and no half-written
+// file is left where the plot should be.
+func TestPlotHelperFailureIsReported(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for the helper")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-plot")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf 'partial' ; echo 'figure version 9, this build draws version 1' >&2; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := countingTarget(t)
+	f, _, errOut := probeTestFactory(t, context.Background())
+	withEnv(f, map[string]string{plotHelperEnv: fake})
+	file := filepath.Join(dir, "p.png")
+	code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
+	if code != ExitFailure || !strings.Contains(errOut.String(), "writing --plot "+file) || !strings.Contains(errOut.String(), "figure version 9") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("a failed plot left %s behind (%v)", file, err)
+	}
+}
+
+// Without shakectl-plot, --plot is refused before any load is sent, with
+// where to get the program.
+func TestPlotWithoutTheHelperFailsBeforeTheLoad(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	srv, hits := countingTarget(t)
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "go install github.com/shakenfist/shakectl/cmd/shakectl-plot@latest"},
+		{map[string]string{plotHelperEnv: filepath.Join(t.TempDir(), "missing")}, plotHelperEnv + "="},
+	} {
+		f, _, errOut := probeTestFactory(t, context.Background())
+		withEnv(f, tc.env)
+		code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", filepath.Join(t.TempDir(), "p.png")})
+		if code != ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("env %v: exit %d, stderr %s", tc.env, code, errOut)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent although the plot could not be drawn", n)
+	}
+}
