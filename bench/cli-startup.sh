@@ -12,10 +12,16 @@
 # costs (hello), what linking the required libraries costs (required, api,
 # linked) and what shakectl's own work costs (the rest).
 #
-# Usage: bench/cli-startup.sh [RUNS]   (needs hyperfine: apt-get install -y hyperfine)
+# Issue 15's ratio (`shakectl version` over `required`) comes last, from
+# ROUNDS short rounds that time the two back to back: the floor alone swings
+# by a third between minutes on this VM, so one long run of each compares
+# different machines. The median of the per-round ratios is the figure.
+#
+# Usage: bench/cli-startup.sh [RUNS] [ROUNDS]   (needs hyperfine: apt-get install -y hyperfine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-200}"
+rounds="${2:-10}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -23,6 +29,7 @@ build() { CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/$1" "$2"; 
 build shakectl .
 floors=(hello required api linked)
 for f in "${floors[@]}"; do build "$f" "./bench/startupfloor/$f"; done
+build shakectl-plot ./cmd/shakectl-plot
 ls -l "$work" | awk 'NR > 1 {printf "%-10s %5.1f MB\n", $9, $5 / 1e6}'
 
 cmds=()
@@ -50,3 +57,17 @@ if command -v perf >/dev/null; then
       '/task-clock/ {t=$1} /page-faults/ {p=$1} END {printf "%-18s task-clock %6s ms, page faults %s\n", c, t, p}'
   done
 fi
+
+echo "== version / required, $rounds rounds of 60 runs each, back to back (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+for i in $(seq "$rounds"); do
+  hyperfine -N --warmup 5 --runs 60 --export-json "$work/r$i.json" "$work/required" "$work/shakectl version" >/dev/null
+done
+python3 - "$work" "$rounds" <<'PY'
+import json, statistics, sys
+ratios = []
+for i in range(1, int(sys.argv[2]) + 1):
+    req, ver = (r["median"] * 1e3 for r in json.load(open(f"{sys.argv[1]}/r{i}.json"))["results"])
+    ratios.append(ver / req)
+    print(f"round {i:2d}: required {req:5.2f} ms, version {ver:5.2f} ms, ratio {ver / req:4.2f}")
+print(f"ratio median {statistics.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f})")
+PY

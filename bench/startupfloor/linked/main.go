@@ -1,5 +1,5 @@
 // Command linked links every package shakectl links (through cmd: the
-// probe with its plots, both simulators and their metrics) and does nothing.
+// probe, both simulators and their metrics; plots are shakectl-plot's) and does nothing.
 package main
 
 import _ "github.com/shakenfist/shakectl/cmd"
