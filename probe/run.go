@@ -293,7 +293,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.Transport == nil}
 	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {

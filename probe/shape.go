@@ -111,6 +111,11 @@ type openShape struct {
 	index    func(uint64) int
 	// shard sends only its slots k = j×Count + Index of the one schedule.
 	shard Shard
+	// precise waits for each due time on a kernel timer (newPreciseSleeper)
+	// instead of the runtime's, which wakes an idle program about 1 ms
+	// late. Runs on the real clock set it; tests on synctest's virtual
+	// clock (in-memory transports) keep the runtime's timers.
+	precise bool
 }
 
 // Drive follows the schedule until the duration's requests are all due.
@@ -122,17 +127,13 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 	}
 	n := shard.OpenRequests(uint64(math.Floor(o.rate * o.duration.Seconds())))
 	interval := float64(time.Second) / o.rate
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	sl := newSleeper(ctx, o.precise)
+	defer sl.close()
 	for j := uint64(0); j < n; j++ {
 		k := shard.OpenGlobal(j)
 		due := time.Duration(float64(k) * interval)
 		if wait := due - time.Since(start); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
+			if !sl.sleep(ctx, wait) {
 				return start
 			}
 		} else if ctx.Err() != nil {

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package probe
+
+import (
+	"context"
+	"errors"
+)
+
+// newPreciseSleeper has no kernel timer to offer here: open runs wait on
+// the runtime's timer.
+func newPreciseSleeper(context.Context) (sleeper, error) {
+	return nil, errors.New("no timerfd on this platform")
+}
