@@ -8,8 +8,11 @@
 #     tester) holds a rate when its achieved rate (`vegeta report` .rate) is
 #     within 1 % of the asked one (vegeta reports no lateness of its own).
 # Rungs alternate tool by tool, so drift in the machine's load hits both.
+# A tool holds a rung when TRIES runs (default 3) pass by a majority: on two
+# shared cores one noisy second otherwise ends a ladder, for either tool.
 #
 # Usage: bench/probe-open-max.sh [SECONDS_PER_RUNG (default 5)] [RATES...]
+#        TRIES=1 bench/probe-open-max.sh …   (one run per rung, as before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -17,6 +20,7 @@ shift || true
 rates=("$@")
 [ ${#rates[@]} -gt 0 ] || rates=(2000 4000 6000 8000 10000 12000 14000 16000 20000 24000 28000 32000)
 port=18273
+tries=${TRIES:-3}
 . bench/lib.sh
 for tool in jq bc; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y jq bc)" >&2; exit 1; }
@@ -48,20 +52,33 @@ vegeta_rung() { # prints "achieved ok|FAIL"
   if within "$a" "$1" 1; then echo "$a ok"; else echo "$a FAIL"; fi
 }
 
-echo "# open mode ladder, ${secs}s per rung, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-28s %-20s\n' rate "probe (achieved, lat p99)" "vegeta (achieved)"
+# majority TOOL RATE: runs TOOL_rung up to $tries times, stopping once the
+# majority is decided; prints each try's result and "held" or "FAIL".
+majority() {
+  local need=$((tries / 2 + 1)) ok=0 bad=0 out=() res
+  while [ $ok -lt $need ] && [ $bad -lt $need ]; do
+    res=$("$1_rung" "$2")
+    out+=("${res% *}")
+    case $res in *ok) ok=$((ok + 1)) ;; *) bad=$((bad + 1)) ;; esac
+  done
+  local joined; joined=$(IFS=,; echo "${out[*]}")
+  if [ $ok -ge $need ]; then echo "$joined held"; else echo "$joined FAIL"; fi
+}
+
+echo "# open mode ladder, ${secs}s per run, majority of $tries runs per rung, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %-44s %-30s\n' rate "probe (achieved lat-p99, …)" "vegeta (achieved, …)"
 probe_best=0 vegeta_best=0 probe_done=0 vegeta_done=0
 for r in "${rates[@]}"; do
   pcol=- vcol=-
   if [ $probe_done = 0 ]; then
-    pcol=$(probe_rung "$r")
-    case $pcol in *ok) probe_best=$r ;; *) probe_done=1 ;; esac
+    pcol=$(majority probe "$r")
+    case $pcol in *held) probe_best=$r ;; *) probe_done=1 ;; esac
   fi
   if [ $vegeta_done = 0 ]; then
-    vcol=$(vegeta_rung "$r")
-    case $vcol in *ok) vegeta_best=$r ;; *) vegeta_done=1 ;; esac
+    vcol=$(majority vegeta "$r")
+    case $vcol in *held) vegeta_best=$r ;; *) vegeta_done=1 ;; esac
   fi
-  printf '%-8s %-28s %-20s\n' "$r" "$pcol" "$vcol"
+  printf '%-8s %-44s %-30s\n' "$r" "$pcol" "$vcol"
   [ $probe_done = 1 ] && [ $vegeta_done = 1 ] && break
 done
 echo "highest rate held: probe $probe_best/s, vegeta $vegeta_best/s, ratio $( [ "$vegeta_best" -gt 0 ] && echo "scale=2; $probe_best/$vegeta_best" | bc || echo n/a)"
