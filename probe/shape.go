@@ -129,6 +129,11 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 	interval := float64(time.Second) / o.rate
 	sl := newSleeper(ctx, o.precise)
 	defer sl.close()
+	// A request goes to a sender that finished its last one and waits on
+	// jobs, or, when none waits, to a new one: in flight is never capped,
+	// and a sender's goroutine and its grown stack serve many requests.
+	jobs := make(chan openJob)
+	defer close(jobs)
 	for j := uint64(0); j < n; j++ {
 		k := shard.OpenGlobal(j)
 		due := time.Duration(float64(k) * interval)
@@ -139,11 +144,24 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 		} else if ctx.Err() != nil {
 			return start
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			send(j, k, o.index(k), start, due, nil)
-		}()
+		job := openJob{j: j, k: k, due: due}
+		select {
+		case jobs <- job:
+		default:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ok := true; ok; job, ok = <-jobs {
+					send(job.j, job.k, o.index(job.k), start, job.due, nil)
+				}
+			}()
+		}
 	}
 	return start
+}
+
+// openJob is one request of an open run's schedule.
+type openJob struct {
+	j, k uint64
+	due  time.Duration
 }
