@@ -72,6 +72,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer e.close()
+	if o.Mode == Open {
+		defer tuneGCForSchedule()()
+	}
 
 	// Ctrl-C before the load gives the (empty) partial report, as it does
 	// at every later stage, so the user always gets a report and exit 130.
