@@ -65,8 +65,12 @@ mw=$(awk '{print $3}' "$tmp/rows" | med)
 mb=$(awk '{print $4}' "$tmp/rows" | med)
 mn=$(awk '{print $5}' "$tmp/rows" | med)
 row median "$mp" "$mn" "$mh" "$mw" "$mb" "$(ratio "$mp" "$mh")" "$(ratio "$mp" "$mw")" "$(ratio "$mp" "$mb")" "$(ratio "$mp" "$mn")"
-echo "# client CPU per request (µs, user + system), median of the rounds:"
+# The ratio of each round, whose runs followed one another, then the
+# median of those: drift between rounds cancels out of it.
+rmed() { awk -v k="$1" '{printf "%.2f\n", $1 / $k}' "$tmp/rows" | fmed; }
 fmed() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+row "r-med" "" "" "" "" "" "$(rmed 2)" "$(rmed 3)" "$(rmed 4)" "$(rmed 5)"
+echo "# client CPU per request (µs, user + system), median of the rounds:"
 printf '%-6s %-9s %-9s %-9s %-9s %-11s\n' "" probe net/http hey wrk bombardier
 printf '%-6s %-9s %-9s %-9s %-9s %-11s\n' "µs/req" $(for k in 1 2 3 4 5; do awk -v k="$k" '{print $k}' "$tmp/cpurows" | fmed; done)
 echo "# probe transport: $transport"
