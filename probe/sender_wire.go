@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -92,6 +93,11 @@ type wireSender struct {
 // was attached.
 type wireConn struct {
 	net.Conn
+	// raw is the socket under Conn; x and step are exchange's state and
+	// its poller callback, bound once per connection.
+	raw     syscall.RawConn
+	x       exchangeState
+	step    func(fd uintptr) bool
 	head    [512]byte
 	pending []byte
 	// idleSince is when the connection went back to the idle pool.
@@ -125,6 +131,25 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.left -= n
 	return n, err
+}
+
+// exchangeState is one exchange's progress through the poller's callback.
+type exchangeState struct {
+	rest       []byte
+	wrote      time.Time
+	n          int
+	werr, rerr error
+}
+
+// exchangeConn writes req and reads the answer's first bytes into c.head
+// through net.Conn. wrote is zero when the request was not written whole.
+func (c *wireConn) exchangeConn(req []byte) (n int, wrote time.Time, err error) {
+	if _, err := c.Conn.Write(req); err != nil {
+		return 0, time.Time{}, err
+	}
+	wrote = time.Now()
+	n, err = c.Conn.Read(c.head[:])
+	return n, wrote, err
 }
 
 // wireReaders are the readers answers are parsed through, taken only once
@@ -165,14 +190,13 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}
 	}
-	if _, err := c.Conn.Write(wire); err != nil {
+	// Park in exchange, on the connection alone, until the answer starts.
+	n, wrote, err := c.exchange(wire)
+	if wrote.IsZero() {
 		s.discard(c)
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}
 	}
-	wrote := time.Now()
-	// Park here, on the connection alone, until the answer starts.
-	n, err := c.Conn.Read(c.head[:])
 	if n == 0 {
 		if err == nil {
 			err = io.ErrNoProgress
@@ -344,6 +368,9 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time) (*wireConn, e
 		}
 	}
 	c := &wireConn{Conn: nc}
+	if sc, ok := nc.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -2,7 +2,9 @@ package probe
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -433,4 +435,28 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatalf("a HEAD answer kept %d body bytes", len(body))
 		}
 	})
+}
+
+// A request larger than the socket's buffer cannot be written in one
+// go without waiting: the wire sender finishes it through the poller and
+// the answer still counts (sender_wire_linux.go's fallback).
+func TestWireSenderWritesRequestsLargerThanTheSocketBuffer(t *testing.T) {
+	const size = 8 << 20
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n == size {
+			got.Add(1)
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, ActorCount: 1,
+		Body: bytes.Repeat([]byte("x"), size), Checks: CheckConfig{ShedMax: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Transport != transportWire || r.count(Served) != 3 || got.Load() != 3 {
+		t.Errorf("transport %s, %d served, %d whole bodies received; want wire, 3 and 3 (outcomes %v)", r.Transport, r.count(Served), got.Load(), r.Outcomes)
+	}
 }

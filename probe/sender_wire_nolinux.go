@@ -1,0 +1,9 @@
+//go:build !linux
+
+package probe
+
+import "time"
+
+// exchange writes req and reads the answer's first bytes into c.head
+// through net.Conn (the raw path is linux's: sender_wire_linux.go).
+func (c *wireConn) exchange(req []byte) (int, time.Time, error) { return c.exchangeConn(req) }
