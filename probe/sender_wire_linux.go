@@ -9,21 +9,25 @@ import (
 	"unsafe"
 )
 
-// exchange writes req and reads the answer's first bytes into c.head, in
-// one pass through the runtime's poller and with raw system calls:
+// exchange writes req and reads the answer's first bytes into c.head with
+// raw system calls, from inside the runtime poller's read callback (the
+// only place a socket's descriptor can be used while the poller owns it).
 //
-//   - The write happens inside the poller's read callback, after the
-//     poller has forgotten earlier readiness, so the answer's arrival is
-//     an edge it sees. The read that would find nothing yet (the server
-//     has not answered within a microsecond) is skipped: 2.00 reads per
-//     request become 1.00.
-//   - The write and the read are RawSyscalls. The socket is non-blocking,
-//     so neither can block. A plain Syscall tells the scheduler the thread
-//     may block: the runtime's monitor then hands the P to another thread
-//     when a loopback write lasts 20 µs, and the thread wakes again to
-//     take a P back. Against bench/hello with 64 connections that cost
-//     about a sixth of the probe's CPU (14.4-16.2 against 11.8-12.5 µs
-//     per request, alternating runs, bench/results-probe.md, session 5).
+// The write and the reads are RawSyscalls. The socket is non-blocking, so
+// none of them can block. A plain Syscall tells the scheduler the thread
+// may block: the runtime's monitor then hands the P to another thread when
+// a loopback write lasts 20 µs, and the thread wakes again to take a P
+// back. Against bench/hello with 64 connections that cost about a sixth of
+// the probe's CPU (14.4-16.2 against 11.8-12.5 µs per request, alternating
+// runs, bench/results-probe.md, session 5).
+//
+// The callback reads once right after the write even though the answer is
+// rarely there yet: the poller forgot the socket's readiness before the
+// callback ran, so an end of stream or stray bytes that came while the
+// connection sat in the pool would never wake a waiting read. A server
+// that only shut down its sending side on an idle connection would then
+// hold the request until its deadline and turn a transport error into a
+// client timeout (probe/sender_wire_review_test.go).
 //
 // wrote is zero when the request was not written whole.
 func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
@@ -62,8 +66,7 @@ func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
 }
 
 // exchangeStep is the poller's read callback: the first call writes the
-// request and asks to wait; later calls read until the answer's first
-// bytes come.
+// request; every call then reads, and asks to wait while nothing is there.
 func (c *wireConn) exchangeStep(fd uintptr) bool {
 	x := &c.x
 	if x.wrote.IsZero() {
@@ -79,7 +82,6 @@ func (c *wireConn) exchangeStep(fd uintptr) bool {
 			x.rest = x.rest[m:]
 		}
 		x.wrote = time.Now()
-		return false
 	}
 	for {
 		m, err := rawIO(syscall.SYS_READ, fd, c.head[:])

@@ -14,10 +14,10 @@ import (
 // A server that half-closes an idle keep-alive connection (shutdown of its
 // write side, as a lingering close does) has put an EOF in the socket
 // before the next request is written. net.Conn's Read returned that EOF at
-// once (transport_error "EOF"); the raw exchange writes inside the poller's
-// callback after prepareRead has forgotten that readiness, skips the read,
-// and parks for an edge that never comes: the request waits out its whole
-// deadline and is counted as a client_timeout.
+// once (transport_error "EOF"). The raw exchange writes inside the poller's
+// callback after prepareRead has forgotten that readiness: unless it reads
+// once after the write, it parks for an edge that never comes, and the
+// request waits out its whole deadline as a client_timeout.
 func TestWireSenderReusedHalfClosedConnIsEOFNotClientTimeout(t *testing.T) {
 	shut := make(chan struct{}, 1)
 	hold := make(chan struct{})
