@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // An open run's schedule is what its lateness check measures, and the
@@ -19,22 +20,40 @@ const (
 	openMemoryLimit = 512 << 20
 )
 
+// gcTuning counts the open runs in the process: the settings are the
+// process's, so the first run to start sets them and the last to end puts
+// back what the first found (shards can run in one process).
+var gcTuning struct {
+	sync.Mutex
+	runs    int
+	tuned   bool
+	percent int
+	limit   int64
+}
+
 // tuneGCForSchedule sets the collector for an open run unless the user
-// set GOGC or GOMEMLIMIT, and returns what restores the settings before.
+// set GOGC or GOMEMLIMIT, and returns what ends the run's claim on it.
 func tuneGCForSchedule() (restore func()) {
-	if _, ok := os.LookupEnv("GOGC"); ok {
-		return func() {}
+	g := &gcTuning
+	g.Lock()
+	defer g.Unlock()
+	if g.runs == 0 && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// An empty GOGC or GOMEMLIMIT is the runtime's default, as unset.
+		g.tuned = true
+		g.percent = debug.SetGCPercent(openGCPercent)
+		g.limit = debug.SetMemoryLimit(-1)
+		if g.limit > openMemoryLimit {
+			debug.SetMemoryLimit(openMemoryLimit)
+		}
 	}
-	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok {
-		return func() {}
-	}
-	percent := debug.SetGCPercent(openGCPercent)
-	limit := debug.SetMemoryLimit(-1)
-	if limit > openMemoryLimit {
-		debug.SetMemoryLimit(openMemoryLimit)
-	}
-	return func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	}
+	g.runs++
+	return sync.OnceFunc(func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.runs--; g.runs == 0 && g.tuned {
+			g.tuned = false
+			debug.SetGCPercent(g.percent)
+			debug.SetMemoryLimit(g.limit)
+		}
+	})
 }
