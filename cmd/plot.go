@@ -43,7 +43,8 @@ func helperPlotter(getenv func(string) (string, bool)) (PlotFunc, error) {
 		// second Ctrl-C stops it too.
 		c := exec.Command(path, "--format", format)
 		c.Stdin = bytes.NewReader(in)
-		c.Stdout = w
+		out := &countingWriter{w: w}
+		c.Stdout = out
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
 		if err := c.Run(); err != nil {
@@ -52,8 +53,24 @@ func helperPlotter(getenv func(string) (string, bool)) (PlotFunc, error) {
 			}
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		if out.n == 0 {
+			// Not a plot, whatever its exit status says: leave no empty file.
+			return fmt.Errorf("%s drew nothing (is it shakectl-plot?)", path)
+		}
 		return nil
 	}, nil
+}
+
+// countingWriter counts what passes through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // findPlotHelper looks for shakectl-plot where a user put it: SHAKECTL_PLOT,
@@ -74,7 +91,10 @@ func findPlotHelper(getenv func(string) (string, bool)) (string, error) {
 	if exe, err := os.Executable(); err == nil {
 		if exe, err = filepath.EvalSymlinks(exe); err == nil {
 			p := filepath.Join(filepath.Dir(exe), name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			// LookPath checks what PATH's search checks (a file, and
+			// executable where that is a file mode), so a leftover that
+			// cannot run is passed over here, not found after the load.
+			if p, err := exec.LookPath(p); err == nil {
 				return p, nil
 			}
 		}

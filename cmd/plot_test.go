@@ -130,3 +130,53 @@ func TestPlotWithoutTheHelperFailsBeforeTheLoad(t *testing.T) {
 		t.Errorf("%d requests sent although the plot could not be drawn", n)
 	}
 }
+
+// A helper that exits 0 but prints nothing drew no plot: that is an error,
+// and no empty file is left behind.
+func TestPlotHelperThatDrawsNothingIsAnError(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for the helper")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "silent-plot")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\ncat >/dev/null\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := countingTarget(t)
+	f, _, errOut := probeTestFactory(t, context.Background())
+	withEnv(f, map[string]string{plotHelperEnv: fake})
+	file := filepath.Join(dir, "p.png")
+	code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
+	if code != ExitFailure || !strings.Contains(errOut.String(), "drew nothing") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("an empty plot was left at %s (%v)", file, err)
+	}
+}
+
+// A shakectl-plot next to shakectl that cannot be run is passed over when
+// the helper is looked for, so --plot is refused before the load rather
+// than failing after it.
+func TestPlotHelperThatCannotRunIsPassedOver(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("executable bits")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	stray := filepath.Join(filepath.Dir(exe), plotHelper)
+	if err := os.WriteFile(stray, []byte("not a program"), 0o644); err != nil {
+		t.Skipf("cannot write next to the test binary: %v", err)
+	}
+	t.Cleanup(func() { os.Remove(stray) })
+	t.Setenv("PATH", t.TempDir())
+	srv, hits := countingTarget(t)
+	f, _, errOut := probeTestFactory(t, context.Background())
+	code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", filepath.Join(t.TempDir(), "p.png")})
+	if code != ExitUsage || !strings.Contains(errOut.String(), "--plot needs shakectl-plot") || hits.Load() != 0 {
+		t.Errorf("exit %d, %d requests sent, stderr %s", code, hits.Load(), errOut)
+	}
+}
