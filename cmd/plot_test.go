@@ -83,27 +83,33 @@ func TestPlotThroughTheHelperProgram(t *testing.T) {
 	}
 }
 
-// shakectl-plot's own complaint reaches the user, and no half-written
-// file is left where the plot should be.
-func TestPlotHelperFailureIsReported(t *testing.T) {
+// A helper that fails passes its own complaint on, and one that exits 0
+// but prints nothing drew no plot: both are errors, and neither leaves a
+// half-written or empty file where the plot should be.
+func TestPlotHelperFailuresLeaveNoFile(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for the helper")
-	}
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "fake-plot")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf 'partial' ; echo 'figure version 9, this build draws version 1' >&2; exit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
+		t.Skip("shell scripts stand in for the helper")
 	}
 	srv, _ := countingTarget(t)
-	f, _, errOut := probeTestFactory(t, context.Background())
-	withEnv(f, map[string]string{plotHelperEnv: fake})
-	file := filepath.Join(dir, "p.png")
-	code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
-	if code != ExitFailure || !strings.Contains(errOut.String(), "writing --plot "+file) || !strings.Contains(errOut.String(), "figure version 9") {
-		t.Errorf("exit %d, stderr %s", code, errOut)
-	}
-	if _, err := os.Stat(file); !os.IsNotExist(err) {
-		t.Errorf("a failed plot left %s behind (%v)", file, err)
+	for _, tc := range []struct{ name, script, want string }{
+		{"fails", "printf 'partial'; echo 'figure version 9, this build draws version 1' >&2; exit 1", "figure version 9"},
+		{"draws nothing", "cat >/dev/null; exit 0", "drew nothing"},
+	} {
+		dir := t.TempDir()
+		fake := filepath.Join(dir, "fake-plot")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\n"+tc.script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, _, errOut := probeTestFactory(t, context.Background())
+		withEnv(f, map[string]string{plotHelperEnv: fake})
+		file := filepath.Join(dir, "p.png")
+		code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
+		if code != ExitFailure || !strings.Contains(errOut.String(), "writing --plot "+file) || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%s: exit %d, stderr %s", tc.name, code, errOut)
+		}
+		if _, err := os.Stat(file); !os.IsNotExist(err) {
+			t.Errorf("%s: a failed plot left %s behind (%v)", tc.name, file, err)
+		}
 	}
 }
 
@@ -128,30 +134,6 @@ func TestPlotWithoutTheHelperFailsBeforeTheLoad(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests sent although the plot could not be drawn", n)
-	}
-}
-
-// A helper that exits 0 but prints nothing drew no plot: that is an error,
-// and no empty file is left behind.
-func TestPlotHelperThatDrawsNothingIsAnError(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for the helper")
-	}
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "silent-plot")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\ncat >/dev/null\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	srv, _ := countingTarget(t)
-	f, _, errOut := probeTestFactory(t, context.Background())
-	withEnv(f, map[string]string{plotHelperEnv: fake})
-	file := filepath.Join(dir, "p.png")
-	code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
-	if code != ExitFailure || !strings.Contains(errOut.String(), "drew nothing") {
-		t.Errorf("exit %d, stderr %s", code, errOut)
-	}
-	if _, err := os.Stat(file); !os.IsNotExist(err) {
-		t.Errorf("an empty plot was left at %s (%v)", file, err)
 	}
 }
 
