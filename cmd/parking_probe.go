@@ -725,6 +725,7 @@ type parkingProbeMergeOptions struct {
 	budget, slack, shedMax time.Duration
 	expect                 []string
 	out                    string
+	plot                   string
 	allowMixed             bool
 }
 
@@ -758,8 +759,14 @@ refused and named. Their router-side figures (metrics deltas, statusz,
 parking_active peak) come from the widest window, the earliest scrape
 before and the latest after, never a sum over shards. A report whose
 schema has a major version this shakectl does not know is refused; one
-without a schema is read as parking-probe/v1.`,
+without a schema is read as parking-probe/v1.
+
+--plot FILE.png|.svg draws the merged report as a run's --plot does (with
+shakectl-plot), from what the reports carry: each outcome's latency by
+percentile from the merged histograms, and answers and requests in flight
+per second from the per-second series.`,
 		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'
+  shakectl parking-probe merge run.json --plot run.png    # draw a saved report
   kubectl logs -l job-name=probe --tail=-1 --max-log-requests=16 --prefix | shakectl parking-probe merge -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -773,8 +780,10 @@ without a schema is read as parking-probe/v1.`,
 		fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
 		fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 		fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
+		fl.StringVar(&opts.plot, "plot", "", "draw the merged report to FILE.png or FILE.svg (its answers and in-flight per second)")
 		fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
 		must(c.MarkFlagFilename("out", "json"))
+		must(c.MarkFlagFilename("plot", "png", "svg"))
 	})
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -790,6 +799,21 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 	exps, err := probe.ParseExpectations(opts.expect)
 	if err != nil {
 		return &UsageError{Msg: err.Error()}
+	}
+	var draw PlotFunc
+	if opts.plot != "" {
+		if _, err := probe.PlotFormat(opts.plot); err != nil {
+			return &UsageError{Msg: err.Error()}
+		}
+		if err := checkWritableDir("--plot", opts.plot); err != nil {
+			return err
+		}
+		if draw, err = f.Plotter(); err != nil {
+			return err
+		}
+	}
+	if err := checkWritableDir("--out", opts.out); err != nil {
+		return err
 	}
 	var reports []*probe.Report
 	if slices.Contains(paths, "-") {
@@ -842,7 +866,7 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		return err
 	}
 	merged.Sources = paths
-	if err := writeProbeReport(f, cfg, merged, opts.out, "", nil); err != nil {
+	if err := writeProbeReport(f, cfg, merged, opts.out, opts.plot, draw); err != nil {
 		return err
 	}
 	return checksError(merged)

@@ -162,3 +162,32 @@ func TestPlotHelperThatCannotRunIsPassedOver(t *testing.T) {
 		t.Errorf("exit %d, %d requests sent, stderr %s", code, hits.Load(), errOut)
 	}
 }
+
+// merge --plot draws a saved or merged report; without the helper it is
+// refused before any report is read.
+func TestMergeDrawsTheMergedReport(t *testing.T) {
+	srv, _ := countingTarget(t)
+	dir := t.TempDir()
+	report := filepath.Join(dir, "run.json")
+	f, _, errOut := probeTestFactory(t, context.Background())
+	if code := Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "30", "--shed-max", "1h", "--out", report}); code != ExitOK {
+		t.Fatalf("run: exit %d, %s", code, errOut)
+	}
+	plot := filepath.Join(dir, "merged.svg")
+	f, _, errOut = probeTestFactory(t, context.Background())
+	f.Plotter = inProcessPlotter
+	if code := Run(f, []string{"parking-probe", "merge", report, "--plot", plot}); code != ExitOK {
+		t.Fatalf("merge --plot: exit %d, %s", code, errOut)
+	}
+	b, err := os.ReadFile(plot)
+	if err != nil || !bytes.Contains(b, []byte("answers per 1s")) || !bytes.Contains(b, []byte("served (30)")) {
+		t.Errorf("merged plot (%v): %d bytes, want the per-second panels and served (30)", err, len(b))
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	f, _, errOut = probeTestFactory(t, context.Background())
+	code := Run(f, []string{"parking-probe", "merge", filepath.Join(dir, "missing.json"), "--plot", filepath.Join(dir, "m.png")})
+	if code != ExitUsage || !strings.Contains(errOut.String(), "--plot needs shakectl-plot") {
+		t.Errorf("merge --plot without the helper: exit %d, %s", code, errOut)
+	}
+}

@@ -119,8 +119,14 @@ func NewFigure(r *Report) (*Figure, error) {
 		}
 		f.Spectra = append(f.Spectra, OutcomeSeries{Outcome: o.String(), Count: st.Count, Points: spectrum(h)})
 	}
-	if r.timeline == nil && len(r.samples) == 0 && len(f.Spectra) == 0 {
+	if r.timeline == nil && len(r.samples) == 0 && len(r.Series) == 0 && len(f.Spectra) == 0 {
 		return nil, errors.New("nothing to plot: the report has no samples")
+	}
+	if r.timeline == nil && len(r.samples) == 0 {
+		// A report read back from JSON, or merged: its per-second series
+		// counts every answer, at a coarser step.
+		f.seriesPanels(r)
+		return f, nil
 	}
 	tl := r.timeline
 	if tl == nil {
@@ -151,6 +157,51 @@ func NewFigure(r *Report) (*Figure, error) {
 		}
 	}
 	return f, nil
+}
+
+// seriesPanels fills the time panels from the report's per-second series:
+// the answers of each outcome in each second, and the requests in flight
+// at the end of it. Like the run's own timeline, each point starts its
+// step and a last point closes the final one.
+func (f *Figure) seriesPanels(r *Report) {
+	f.StepSeconds = 1
+	last := -1
+	for _, p := range r.Series {
+		last = max(last, p.Second)
+	}
+	n := last + 2
+	answers := map[string][]Point{}
+	f.InFlight = make([]Point, n)
+	for i := range f.InFlight {
+		f.InFlight[i].X = float64(i)
+	}
+	for _, p := range r.Series {
+		if p.Second < 0 {
+			continue
+		}
+		f.InFlight[p.Second].Y = float64(p.InFlight)
+		for name, c := range p.Outcomes {
+			pts := answers[name]
+			if pts == nil {
+				pts = make([]Point, n)
+				for i := range pts {
+					pts[i].X = float64(i)
+				}
+				answers[name] = pts
+			}
+			pts[p.Second].Y += float64(c)
+		}
+	}
+	for _, o := range AllOutcomes() {
+		if pts := answers[o.String()]; pts != nil && r.count(o) > 0 {
+			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: r.count(o), Points: pts})
+		}
+	}
+	for _, p := range r.Series {
+		if p.ParkingActive != nil {
+			f.ParkingActive = append(f.ParkingActive, Point{X: float64(p.Second) + 1, Y: *p.ParkingActive})
+		}
+	}
 }
 
 // spectrum samples a histogram's percentiles evenly on a log scale of
