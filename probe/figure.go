@@ -96,10 +96,10 @@ func PlotFormat(path string) (string, error) {
 const spectrumMaxX = 1e5
 
 // NewFigure prepares what a --plot file draws from a report. The time
-// panels count every answer from the run's own timeline; a report read
-// back from JSON or merged has only its samples to rebuild one from, and
-// the figure's Scale says so. The spectra use the report's histograms, so
-// a merged report plots too.
+// panels count every answer: from the run's own timeline (100 ms steps),
+// else from kept samples (Scale says how many requests each stands for),
+// else, for a report read back from JSON or merged, from its per-second
+// series. The spectra use the report's histograms, which merge exactly.
 func NewFigure(r *Report) (*Figure, error) {
 	f := &Figure{Version: FigureVersion, Load: describeLoad(r), Mode: r.Mode, BudgetSeconds: r.Load.BudgetSeconds, Scale: 1}
 	for _, o := range AllOutcomes() {
