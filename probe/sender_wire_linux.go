@@ -27,7 +27,7 @@ import (
 // connection sat in the pool would never wake a waiting read. A server
 // that only shut down its sending side on an idle connection would then
 // hold the request until its deadline and turn a transport error into a
-// client timeout (probe/sender_wire_review_test.go).
+// client timeout (probe/sender_wire_halfclose_test.go).
 //
 // wrote is zero when the request was not written whole.
 func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
@@ -42,11 +42,14 @@ func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
 		c.step = c.exchangeStep
 	}
 	cerr := c.raw.Read(c.step)
+	// An idle connection keeps no request alive.
+	rest := x.rest
+	x.rest = nil
 	switch {
 	case x.werr == syscall.EAGAIN:
 		// The socket's buffer is full (a request larger than it): the
 		// rest goes the ordinary way, waiting for room.
-		if _, err := c.Conn.Write(x.rest); err != nil {
+		if _, err := c.Conn.Write(rest); err != nil {
 			return 0, time.Time{}, err
 		}
 		wrote = time.Now()
