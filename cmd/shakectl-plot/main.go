@@ -1,6 +1,7 @@
 // Command shakectl-plot draws the figure of a parking-probe run as PNG or
-// SVG. shakectl runs it for `parking-probe --plot FILE`, handing it the
-// figure as JSON on stdin and writing what it prints to FILE.
+// SVG. shakectl runs it for `parking-probe --plot FILE` (and merge's
+// --plot), handing it the figure as JSON on stdin and writing what it
+// prints to FILE.
 //
 // It is a program of its own because the plotting library, gonum/plot,
 // parses 12 embedded fonts when it is loaded: linked into shakectl, that
@@ -18,6 +19,8 @@ import (
 	"io"
 	"os"
 
+	"golang.org/x/term"
+
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/plot"
 )
@@ -27,8 +30,9 @@ const usage = `shakectl-plot draws a parking-probe figure as PNG or SVG.
 Usage:
   shakectl-plot --format png|svg < figure.json > plot.png
 
-shakectl runs it for "shakectl parking-probe --plot FILE.png|.svg"; you do
-not need to run it yourself. The figure is JSON that shakectl prepares from
+shakectl runs it for "shakectl parking-probe --plot FILE.png|.svg" and
+"shakectl parking-probe merge --plot FILE"; you do not need to run it
+yourself. The figure is JSON that shakectl prepares from
 its report (probe.Figure, version %d).
 
 Flags:
@@ -64,6 +68,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *format != "png" && *format != "svg" {
 		fmt.Fprintf(stderr, "shakectl-plot: --format %q: want png or svg\n", *format)
+		return 2
+	}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// Run by hand with nothing piped in, it would wait for a figure
+		// nobody is going to type.
+		fmt.Fprint(stderr, "shakectl-plot: the figure comes as JSON on stdin, which is a terminal here;\n"+
+			"shakectl runs this program for \"parking-probe --plot FILE\" and \"parking-probe merge --plot FILE\".\n"+
+			"Run 'shakectl-plot --help' for usage.\n")
 		return 2
 	}
 	var fig probe.Figure
