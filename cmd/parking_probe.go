@@ -53,7 +53,7 @@ type parkingProbeOptions struct {
 	expect       []string
 	out          string
 	plot         string
-	draw         PlotFunc
+	plotFile     *plotFile
 	shards       int
 	shard        int
 }
@@ -342,11 +342,9 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 			return nil, usageErrorf("--%s does not apply to --mode %s", m.flag, po.Mode)
 		}
 	}
-	for _, file := range []struct{ flag, path string }{{"--out", opts.out}, {"--plot", opts.plot}} {
-		// Fail before any load, not after the run.
-		if err := checkWritableDir(file.flag, file.path); err != nil {
-			return nil, err
-		}
+	// Fail before any load, not after the run.
+	if err := checkWritableDir("--out", opts.out); err != nil {
+		return nil, err
 	}
 	// Ranges and maximums are probe.Options' to check (one owner; its
 	// errors name fields, rendered here as flags). What only the command
@@ -429,14 +427,10 @@ func (opts *parkingProbeOptions) probeOptions(c *cobra.Command, f *Factory) (*pr
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	po.Checks.Expect = exps
-	if opts.plot != "" {
-		if _, err := probe.PlotFormat(opts.plot); err != nil {
-			return nil, &UsageError{Msg: err.Error()}
-		}
-		// Find what draws the plot before the load, not after it.
-		if opts.draw, err = f.Plotter(); err != nil {
-			return nil, err
-		}
+	if opts.plotFile, err = checkPlotFile(f, opts.plot); err != nil {
+		return nil, err
+	}
+	if opts.plotFile != nil {
 		po.KeepSamples = 200_000
 	}
 	if err := opts.shardOptions(c, f, po); err != nil {
@@ -550,7 +544,7 @@ func runParkingProbe(f *Factory, po *probe.Options, opts *parkingProbeOptions) e
 	if report == nil {
 		return probeError(runErr)
 	}
-	if err := writeProbeReport(f, cfg, report, opts.out, opts.plot, opts.draw); err != nil {
+	if err := writeProbeReport(f, cfg, report, opts.out, opts.plotFile); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -632,7 +626,7 @@ func checksError(r *probe.Report) error {
 
 // writeProbeReport prints the report in the configured format and writes
 // the --out and --plot files.
-func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string, draw PlotFunc) error {
+func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out string, plot *plotFile) error {
 	ios := f.IOStreams
 	switch cfg.Output {
 	case "json":
@@ -654,17 +648,13 @@ func writeProbeReport(f *Factory, cfg *Config, r *probe.Report, out, plot string
 			return fmt.Errorf("writing --out %s: %w", out, err)
 		}
 	}
-	if plot != "" {
-		format, err := probe.PlotFormat(plot)
-		if err != nil {
-			return &UsageError{Msg: err.Error()}
-		}
+	if plot != nil {
 		fig, err := probe.NewFigure(r)
 		if err != nil {
-			return fmt.Errorf("writing --plot %s: %w", plot, err)
+			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
 		}
-		if err := atomicfile.Write(plot, 0o644, func(w io.Writer) error { return draw(fig, format, w) }); err != nil {
-			return fmt.Errorf("writing --plot %s: %w", plot, err)
+		if err := atomicfile.Write(plot.path, 0o644, func(w io.Writer) error { return plot.draw(fig, plot.format, w) }); err != nil {
+			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
 		}
 	}
 	return nil
@@ -800,17 +790,9 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 	if err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
-	var draw PlotFunc
-	if opts.plot != "" {
-		if _, err := probe.PlotFormat(opts.plot); err != nil {
-			return &UsageError{Msg: err.Error()}
-		}
-		if err := checkWritableDir("--plot", opts.plot); err != nil {
-			return err
-		}
-		if draw, err = f.Plotter(); err != nil {
-			return err
-		}
+	plot, err := checkPlotFile(f, opts.plot)
+	if err != nil {
+		return err
 	}
 	if err := checkWritableDir("--out", opts.out); err != nil {
 		return err
@@ -866,7 +848,7 @@ func runParkingProbeMerge(f *Factory, c *cobra.Command, opts *parkingProbeMergeO
 		return err
 	}
 	merged.Sources = paths
-	if err := writeProbeReport(f, cfg, merged, opts.out, opts.plot, draw); err != nil {
+	if err := writeProbeReport(f, cfg, merged, opts.out, plot); err != nil {
 		return err
 	}
 	return checksError(merged)

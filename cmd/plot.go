@@ -18,6 +18,34 @@ import (
 // PlotFunc draws a figure as format ("png" or "svg") to w.
 type PlotFunc func(fig *probe.Figure, format string, w io.Writer) error
 
+// plotFile is a --plot FILE that a run has checked it can write: its
+// format and what draws it.
+type plotFile struct {
+	path, format string
+	draw         PlotFunc
+}
+
+// checkPlotFile checks a --plot FILE before any work: a .png or .svg name
+// in a directory that exists, and a shakectl-plot to draw it. "" needs no
+// plot (nil).
+func checkPlotFile(f *Factory, path string) (*plotFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	format, err := probe.PlotFormat(path)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if err := checkWritableDir("--plot", path); err != nil {
+		return nil, err
+	}
+	draw, err := f.Plotter()
+	if err != nil {
+		return nil, err
+	}
+	return &plotFile{path: path, format: format, draw: draw}, nil
+}
+
 // plotHelper is the program that draws --plot files. It is not linked into
 // shakectl: gonum/plot parses 12 fonts when it is loaded, about 1 ms of
 // every command's start-up (issue 15). Release archives and packages ship
