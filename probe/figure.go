@@ -169,27 +169,26 @@ func (f *Figure) seriesPanels(r *Report) {
 	for _, p := range r.Series {
 		last = max(last, p.Second)
 	}
-	n := last + 2
-	answers := map[string][]Point{}
-	f.InFlight = make([]Point, n)
-	for i := range f.InFlight {
-		f.InFlight[i].X = float64(i)
+	// One point per second, and one to close the last.
+	seconds := func() []Point {
+		pts := make([]Point, last+2)
+		for i := range pts {
+			pts[i].X = float64(i)
+		}
+		return pts
 	}
+	answers := map[string][]Point{}
+	f.InFlight = seconds()
 	for _, p := range r.Series {
 		if p.Second < 0 {
 			continue
 		}
 		f.InFlight[p.Second].Y = float64(p.InFlight)
 		for name, c := range p.Outcomes {
-			pts := answers[name]
-			if pts == nil {
-				pts = make([]Point, n)
-				for i := range pts {
-					pts[i].X = float64(i)
-				}
-				answers[name] = pts
+			if answers[name] == nil {
+				answers[name] = seconds()
 			}
-			pts[p.Second].Y += float64(c)
+			answers[name][p.Second].Y += float64(c)
 		}
 	}
 	for _, o := range AllOutcomes() {

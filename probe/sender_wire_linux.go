@@ -49,12 +49,7 @@ func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
 	case x.werr == syscall.EAGAIN:
 		// The socket's buffer is full (a request larger than it): the
 		// rest goes the ordinary way, waiting for room.
-		if _, err := c.Conn.Write(rest); err != nil {
-			return 0, time.Time{}, err
-		}
-		wrote = time.Now()
-		n, err = c.Conn.Read(c.head[:])
-		return n, wrote, err
+		return c.exchangeConn(rest)
 	case x.werr != nil:
 		return 0, time.Time{}, c.opError("write", x.werr)
 	case cerr != nil:

@@ -28,13 +28,17 @@ func newSleeper(ctx context.Context, precise bool) sleeper {
 			return s
 		}
 	}
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &timerSleeper{t: t}
+	return newTimerSleeper()
 }
 
 // timerSleeper waits on a runtime timer (and on synctest's virtual clock).
 type timerSleeper struct{ t *time.Timer }
+
+func newTimerSleeper() *timerSleeper {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &timerSleeper{t: t}
+}
 
 func (s *timerSleeper) sleep(ctx context.Context, d time.Duration) bool {
 	s.t.Reset(d)

@@ -72,9 +72,7 @@ func (s *timerfdSleeper) sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 	if s.fallback == nil {
-		t := time.NewTimer(time.Hour)
-		t.Stop()
-		s.fallback = &timerSleeper{t: t}
+		s.fallback = newTimerSleeper()
 	}
 	return s.fallback.sleep(ctx, d)
 }
