@@ -7,3 +7,16 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 wait_http() { for _ in $(seq 50); do curl -sf -o /dev/null "$1" && break; sleep 0.1; done; }
+# wait_timewait waits (up to 70 s) until fewer than 1,000 sockets are in
+# TIME_WAIT. A load tester that falls behind opens a connection per late
+# request (vegeta at 16,000/s left 12,000-19,000); the next run then fails
+# to bind a local port ("bind: address already in use") and is judged on
+# the previous run's leftovers, not on its own.
+wait_timewait() {
+  local n
+  for _ in $(seq 140); do
+    n=$(ss -tan state time-wait 2>/dev/null | tail -n +2 | wc -l)
+    [ "$n" -lt 1000 ] && return 0
+    sleep 0.5
+  done
+}
