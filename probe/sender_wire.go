@@ -192,6 +192,14 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 	}
 	// Park in exchange, on the connection alone, until the answer starts.
 	n, wrote, err := c.exchange(wire)
+	return s.answer(ctx, c, deadline, n, wrote, err, head, buf)
+}
+
+// answer reads the answer whose first n bytes exchange put in c.head, and
+// keeps or drops c. wrote is when the request was written whole (zero when
+// it was not), err what the exchange ended with.
+func (s *wireSender) answer(ctx context.Context, c *wireConn, deadline time.Time, n int, wrote time.Time, err error, head bool, buf func() []byte) (Answer, time.Time) {
+	var a Answer
 	if wrote.IsZero() {
 		s.discard(c)
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
@@ -226,6 +234,56 @@ func (s *wireSender) Send(ctx context.Context, wire []byte, head bool, buf func(
 	}
 	a.Status, a.Header, a.Body = status, header, body
 	return a, wrote
+}
+
+// pendingWrite is what writeNow left of a request: rest the socket did
+// not take at once, wrote when it took the whole request, err a failed
+// write.
+type pendingWrite struct {
+	rest  []byte
+	wrote time.Time
+	err   error
+}
+
+// idleFresh takes the idle connection used last, if it went idle within
+// staleAfter: one that needs no check and no dial, so an open run's
+// dispatcher can write on it without waiting. It returns nil otherwise.
+func (s *wireSender) idleFresh() *wireConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.idle)
+	if s.closed || n == 0 {
+		return nil
+	}
+	c := s.idle[n-1]
+	if c.raw == nil || time.Since(c.idleSince) >= s.staleAfter {
+		return nil
+	}
+	s.idle[n-1] = nil
+	s.idle = s.idle[:n-1]
+	return c
+}
+
+// finishEarly completes a request the dispatcher wrote on c (writeNow):
+// it writes what the socket did not take at once, then reads the answer
+// as Send does.
+func (s *wireSender) finishEarly(ctx context.Context, c *wireConn, deadline time.Time, p pendingWrite, head bool, buf func() []byte) (Answer, time.Time) {
+	var (
+		n     int
+		wrote = p.wrote
+		err   = p.err
+	)
+	switch {
+	case err != nil:
+		wrote = time.Time{}
+	case len(p.rest) > 0:
+		n, wrote, err = c.exchangeConn(p.rest)
+	default:
+		// The first read is made before any wait: an end of stream that
+		// came while the connection sat idle is seen at once.
+		n, err = c.Conn.Read(c.head[:])
+	}
+	return s.answer(ctx, c, deadline, n, wrote, err, head, buf)
 }
 
 // headRequest tells http.ReadResponse that an answer has no body.

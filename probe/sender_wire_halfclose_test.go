@@ -50,18 +50,25 @@ func TestWireSenderReusedHalfClosedConnIsEOFNotClientTimeout(t *testing.T) {
 	}
 	c := s.idle[0]
 	s.mu.Unlock()
-	var b [1]byte
-	if err := c.raw.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		return !(n < 0 && errors.Is(err, syscall.EAGAIN))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	awaitBytesOrEOF(t, c)
 	start := time.Now()
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
 	el := time.Since(start)
 	if a.ClientTimeout || el >= timeout/2 || transportDetail(a.Err) != "EOF" {
 		t.Errorf("second request on the half-closed connection: after %s, clientTimeout=%v err=%v (detail %q); want EOF at once, as net.Conn.Read gave",
 			el, a.ClientTimeout, a.Err, transportDetail(a.Err))
+	}
+}
+
+// awaitBytesOrEOF waits, through the poller and without sleeping, until
+// something (bytes or an end of stream) is waiting in c's socket.
+func awaitBytesOrEOF(t *testing.T, c *wireConn) {
+	t.Helper()
+	var b [1]byte
+	if err := c.raw.Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return !(n < 0 && errors.Is(err, syscall.EAGAIN))
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

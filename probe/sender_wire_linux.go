@@ -115,3 +115,34 @@ func (c *wireConn) opError(op string, err error) error {
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
+
+// writeNow writes req on c without ever waiting (a raw write in the
+// poller's Control, which takes no readiness): what a full socket buffer
+// did not take is left in rest for the sender to write.
+func (c *wireConn) writeNow(req []byte) pendingWrite {
+	var p pendingWrite
+	cerr := c.raw.Control(func(fd uintptr) {
+		for len(req) > 0 {
+			m, err := rawIO(syscall.SYS_WRITE, fd, req)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				if err != syscall.EAGAIN {
+					p.err = c.opError("write", err)
+				}
+				break
+			}
+			req = req[m:]
+		}
+	})
+	switch {
+	case cerr != nil:
+		p.err = c.opError("write", cerr)
+	case p.err == nil && len(req) == 0:
+		p.wrote = time.Now()
+	default:
+		p.rest = req
+	}
+	return p
+}

@@ -116,6 +116,17 @@ type openShape struct {
 	// late. Runs on the real clock set it; tests on synctest's virtual
 	// clock (in-memory transports) keep the runtime's timers.
 	precise bool
+	// early, when set, lets the dispatcher write a request itself when a
+	// connection is at hand (engine.writeEarly).
+	early earlyWriter
+}
+
+// earlyWriter writes an open run's request from its dispatcher, leaving
+// the answer to a sender; writeEarly returns nil when the request must
+// go through the SendFunc instead.
+type earlyWriter interface {
+	writeEarly(key, seq uint64, idx int, start time.Time, due time.Duration) *earlySend
+	finishEarly(*earlySend)
 }
 
 // Drive follows the schedule until the duration's requests are all due.
@@ -145,6 +156,9 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 			return start
 		}
 		job := openJob{j: j, k: k, due: due}
+		if o.early != nil {
+			job.early = o.early.writeEarly(j, k, o.index(k), start, due)
+		}
 		select {
 		case jobs <- job:
 		default:
@@ -152,6 +166,10 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 			go func() {
 				defer wg.Done()
 				for ok := true; ok; job, ok = <-jobs {
+					if job.early != nil {
+						o.early.finishEarly(job.early)
+						continue
+					}
 					send(job.j, job.k, o.index(job.k), start, job.due, nil)
 				}
 			}()
@@ -164,4 +182,6 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 type openJob struct {
 	j, k uint64
 	due  time.Duration
+	// early is the request when the dispatcher already wrote it.
+	early *earlySend
 }
