@@ -523,9 +523,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		wire    []byte
 		wireErr error
 	)
-	// The budget check measures from when the request was written, which
-	// under a heavy burst can be well after the send began.
-	var wrote atomic.Int64
+	r := &sentRequest{shard: shard, idx: idx, start: start, due: due}
 	switch {
 	case e.wire != nil:
 		// The wire sender times each request on its connection: no
@@ -555,7 +553,7 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		defer cancel()
 		if e.rec.trackService {
 			rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-				WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(start))) },
+				WroteRequest: func(httptrace.WroteRequestInfo) { r.noteWrote(time.Now()) },
 			})
 		}
 		req = e.mustRequest(idx).WithContext(rctx)
@@ -567,12 +565,8 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 
-	sentAt := e.noteSend(start, due)
-
-	// The prefix buffer is taken only once an answer is in, so parked
-	// requests do not hold one each.
-	var bp *[]byte
-	buf := func() []byte { bp = e.bufs.Get().(*[]byte); return *bp }
+	e.noteSend(r)
+	buf := e.prefixBuf(r)
 	var a Answer
 	switch {
 	case wireErr != nil:
@@ -581,37 +575,64 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	case e.wire != nil:
 		var at time.Time
 		a, at = e.wire.Send(ctx, wire, e.o.Method == http.MethodHead, buf)
-		if !at.IsZero() {
-			wrote.Store(int64(at.Sub(start)))
-		}
+		r.noteWrote(at)
 	default:
 		a = e.sender.Send(req, buf)
 	}
-	e.finishSend(shard, rctx, a, time.Duration(wrote.Load()), start, due, sentAt, idx, w, bp)
+	e.finishSend(r, rctx, a, w)
 }
 
-// noteSend counts a request as sent and in flight, and records how late
-// it left against its due time; it returns when it left.
-func (e *engine) noteSend(start time.Time, due time.Duration) time.Duration {
+// sentRequest is one request from noteSend, which counts it as sent, to
+// finishSend, which records its answer.
+type sentRequest struct {
+	shard  uint64
+	idx    int
+	start  time.Time
+	due    time.Duration
+	sentAt time.Duration
+	// wrote is when the request was written whole, from start (0 while
+	// unknown). The budget check measures from it, which under a heavy
+	// burst can be well after the send began. net/http reports it from
+	// its own goroutine.
+	wrote atomic.Int64
+	// prefix is the pooled buffer the answer's body went into, if any.
+	prefix *[]byte
+}
+
+// noteWrote records at (zero: not written whole) as when r was written.
+func (r *sentRequest) noteWrote(at time.Time) {
+	if !at.IsZero() {
+		r.wrote.Store(int64(at.Sub(r.start)))
+	}
+}
+
+// prefixBuf hands a sender r's buffer for the answer's body prefix. The
+// buffer is taken only once an answer is in, so parked requests do not
+// hold one each.
+func (e *engine) prefixBuf(r *sentRequest) func() []byte {
+	return func() []byte { r.prefix = e.bufs.Get().(*[]byte); return *r.prefix }
+}
+
+// noteSend counts r as sent and in flight, and records when it left and
+// how late that was against its due time.
+func (e *engine) noteSend(r *sentRequest) {
 	e.sent.Add(1)
 	e.notePeak(e.inflight.Add(1))
-	sentAt := time.Since(start)
+	r.sentAt = time.Since(r.start)
 	if e.lateness != nil {
 		e.mu.Lock()
-		recordDuration(e.lateness, sentAt-due)
-		e.lastSend = max(e.lastSend, sentAt)
+		recordDuration(e.lateness, r.sentAt-r.due)
+		e.lastSend = max(e.lastSend, r.sentAt)
 		e.mu.Unlock()
 	}
-	return sentAt
 }
 
-// finishSend classifies a sent request's answer a and records it in shard.
-// rctx is the request's context, wrote when it was written whole (zero
-// when unknown), bp the prefix buffer the answer took, if any.
-func (e *engine) finishSend(shard uint64, rctx context.Context, a Answer, wrote time.Duration, start time.Time, due, sentAt time.Duration, idx int, w *worker, bp *[]byte) {
-	ctx := e.ctxs[shard]
+// finishSend classifies r's answer a and records it in r's shard. rctx is
+// the request's context; a closed-mode worker passes its w.
+func (e *engine) finishSend(r *sentRequest, rctx context.Context, a Answer, w *worker) {
+	ctx := e.ctxs[r.shard]
 	err := a.Err
-	doneAt := time.Since(start)
+	doneAt := time.Since(r.start)
 	e.inflight.Add(-1)
 	if w != nil && e.wire == nil && !w.timer.Stop() {
 		// The timeout fired (or is firing): this context is spent.
@@ -625,8 +646,8 @@ func (e *engine) finishSend(shard uint64, rctx context.Context, a Answer, wrote 
 		a.ClientTimeout = a.ClientTimeout || errors.Is(context.Cause(rctx), errClientTimeout)
 	}
 	o := Classify(a)
-	res := result{outcome: o, due: due, sentAt: sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: idx}
-	if wrote > 0 && e.rec.trackService {
+	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: r.idx}
+	if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {
 		res.sentAt = wrote
 	}
 	if o == TransportError && ctx.Err() != nil {
@@ -634,20 +655,16 @@ func (e *engine) finishSend(shard uint64, rctx context.Context, a Answer, wrote 
 		// itself cancelled this request.
 		res.detail = "canceled"
 	}
-	if bp != nil {
-		e.bufs.Put(bp)
+	if r.prefix != nil {
+		e.bufs.Put(r.prefix)
 	}
-	e.recordResult(shard, res)
+	e.recordResult(r.shard, res)
 }
 
 // earlySend is an open run's request that the dispatcher wrote itself
 // (engine.writeEarly); a sender reads its answer (engine.finishEarly).
 type earlySend struct {
-	shard    uint64
-	idx      int
-	start    time.Time
-	due      time.Duration
-	sentAt   time.Duration
+	sentRequest
 	c        *wireConn
 	deadline time.Time
 	pend     pendingWrite
@@ -684,8 +701,8 @@ func (e *engine) writeEarly(key, i uint64, idx int, start time.Time, due time.Du
 		e.wire.discard(c)
 		return nil
 	}
-	p := &earlySend{shard: shard, idx: idx, start: start, due: due, c: c, deadline: deadline}
-	p.sentAt = e.noteSend(start, due)
+	p := &earlySend{sentRequest: sentRequest{shard: shard, idx: idx, start: start, due: due}, c: c, deadline: deadline}
+	e.noteSend(&p.sentRequest)
 	p.pend = c.writeNow(wire)
 	return p
 }
@@ -693,14 +710,9 @@ func (e *engine) writeEarly(key, i uint64, idx int, start time.Time, due time.Du
 // finishEarly reads and records the answer to a request writeEarly wrote.
 func (e *engine) finishEarly(p *earlySend) {
 	ctx := e.ctxs[p.shard]
-	var bp *[]byte
-	buf := func() []byte { bp = e.bufs.Get().(*[]byte); return *bp }
-	a, at := e.wire.finishEarly(ctx, p.c, p.deadline, p.pend, e.o.Method == http.MethodHead, buf)
-	var wrote time.Duration
-	if !at.IsZero() {
-		wrote = at.Sub(p.start)
-	}
-	e.finishSend(p.shard, ctx, a, wrote, p.start, p.due, p.sentAt, p.idx, nil, bp)
+	a, at := e.wire.finishEarly(ctx, p.c, p.deadline, p.pend, e.o.Method == http.MethodHead, e.prefixBuf(&p.sentRequest))
+	p.noteWrote(at)
+	e.finishSend(&p.sentRequest, ctx, a, nil)
 }
 
 // wireRequest is actor idx's request as bytes for the wire sender, from

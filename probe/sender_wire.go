@@ -268,14 +268,9 @@ func (s *wireSender) idleFresh() *wireConn {
 // it writes what the socket did not take at once, then reads the answer
 // as Send does.
 func (s *wireSender) finishEarly(ctx context.Context, c *wireConn, deadline time.Time, p pendingWrite, head bool, buf func() []byte) (Answer, time.Time) {
-	var (
-		n     int
-		wrote = p.wrote
-		err   = p.err
-	)
+	n, wrote, err := 0, p.wrote, p.err
 	switch {
 	case err != nil:
-		wrote = time.Time{}
 	case len(p.rest) > 0:
 		n, wrote, err = c.exchangeConn(p.rest)
 	default:

@@ -142,7 +142,7 @@ func (f *fakeEarly) writeEarly(key, seq uint64, idx int, start time.Time, due ti
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.written[seq] = true
-	return &earlySend{shard: seq}
+	return &earlySend{sentRequest: sentRequest{shard: seq}}
 }
 
 func (f *fakeEarly) finishEarly(p *earlySend) {

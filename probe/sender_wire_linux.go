@@ -139,7 +139,8 @@ func (c *wireConn) writeNow(req []byte) pendingWrite {
 	switch {
 	case cerr != nil:
 		p.err = c.opError("write", cerr)
-	case p.err == nil && len(req) == 0:
+	case p.err != nil:
+	case len(req) == 0:
 		p.wrote = time.Now()
 	default:
 		p.rest = req
