@@ -276,7 +276,7 @@ func (s *wireSender) finishEarly(ctx context.Context, c *wireConn, deadline time
 	default:
 		// The first read is made before any wait: an end of stream that
 		// came while the connection sat idle is seen at once.
-		n, err = c.Conn.Read(c.head[:])
+		n, err = c.readHead(wrote)
 	}
 	return s.answer(ctx, c, deadline, n, wrote, err, head, buf)
 }

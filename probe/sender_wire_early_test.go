@@ -82,6 +82,39 @@ func TestEarlyWriteOnHalfClosedIdleConnIsEOFNotClientTimeout(t *testing.T) {
 	}
 }
 
+// An answer that never comes to a request the dispatcher wrote is the
+// client timeout at the request's deadline, as on the ordinary path: the
+// sender's read must carry the deadline's error, not an empty read.
+func TestEarlyWriteUnansweredIsClientTimeout(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	ln := rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		http.ReadRequest(br) // the early one: never answered
+		<-hold
+	})
+	const timeout = 300 * time.Millisecond
+	s := newWireSender(ln.Addr().String(), timeout, nil)
+	defer s.closeAll()
+	url := "http://" + ln.Addr().String() + "/"
+	if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil || string(a.Body) != "ok" {
+		t.Fatalf("first: %+v", a)
+	}
+	start := time.Now()
+	a, ok := earlyWire(t, s, url, nil)
+	el := time.Since(start)
+	if !ok {
+		t.Fatal("the connection used a moment ago was not at hand for an early write")
+	}
+	if !a.ClientTimeout || el < timeout {
+		t.Errorf("unanswered early write: after %s, clientTimeout=%v err=%v; want the client timeout at %s", el, a.ClientTimeout, a.Err, timeout)
+	}
+}
+
 // A connection idle for longer than staleAfter needs a check, which the
 // dispatcher must not make: it is left to the ordinary send.
 func TestEarlyWriteSkipsStaleConnections(t *testing.T) {

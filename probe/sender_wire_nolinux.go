@@ -10,3 +10,6 @@ func (c *wireConn) exchange(req []byte) (int, time.Time, error) { return c.excha
 
 // writeNow leaves the whole request to the sender (finishEarly) here.
 func (c *wireConn) writeNow(req []byte) pendingWrite { return pendingWrite{rest: req} }
+
+// readHead reads the first bytes of the answer to a written request.
+func (c *wireConn) readHead(time.Time) (int, error) { return c.Conn.Read(c.head[:]) }
