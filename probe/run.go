@@ -74,6 +74,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer e.close()
 	if o.Mode == Open {
 		defer tuneGCForSchedule()()
+		// A shard sends its share of the rate (see connections).
+		defer tuneProcsForSchedule(o.Rate / float64(max(o.Shard.Count, 1)))()
 	}
 
 	// Ctrl-C before the load gives the (empty) partial report, as it does
