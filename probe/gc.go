@@ -20,40 +20,55 @@ const (
 	openMemoryLimit = 512 << 20
 )
 
-// gcTuning counts the open runs in the process: the settings are the
-// process's, so the first run to start sets them and the last to end puts
-// back what the first found (shards can run in one process).
-var gcTuning struct {
+// runClaims counts the open runs in the process that claim one
+// process-wide setting: the settings are the process's, so the first run
+// to start sets it and the last to end puts back what the first found
+// (shards can run in one process).
+type runClaims struct {
 	sync.Mutex
-	runs    int
-	tuned   bool
-	percent int
-	limit   int64
+	runs int
+	undo func()
 }
+
+// claim counts a run in. The first run's apply makes the setting and
+// returns what undoes it (nil when it left things alone); release counts
+// the run out, once however often it is called, and the last to leave
+// runs the undo.
+func (c *runClaims) claim(apply func() (undo func())) (release func()) {
+	c.Lock()
+	defer c.Unlock()
+	if c.runs == 0 {
+		c.undo = apply()
+	}
+	c.runs++
+	return sync.OnceFunc(func() {
+		c.Lock()
+		defer c.Unlock()
+		if c.runs--; c.runs == 0 && c.undo != nil {
+			c.undo()
+			c.undo = nil
+		}
+	})
+}
+
+var gcClaims runClaims
 
 // tuneGCForSchedule sets the collector for an open run unless the user
 // set GOGC or GOMEMLIMIT, and returns what ends the run's claim on it.
 func tuneGCForSchedule() (restore func()) {
-	g := &gcTuning
-	g.Lock()
-	defer g.Unlock()
-	if g.runs == 0 && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		// An empty GOGC or GOMEMLIMIT is the runtime's default, as unset.
-		g.tuned = true
-		g.percent = debug.SetGCPercent(openGCPercent)
-		g.limit = debug.SetMemoryLimit(-1)
-		if g.limit > openMemoryLimit {
+	return gcClaims.claim(func() func() {
+		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+			// An empty GOGC or GOMEMLIMIT is the runtime's default, as unset.
+			return nil
+		}
+		percent := debug.SetGCPercent(openGCPercent)
+		limit := debug.SetMemoryLimit(-1)
+		if limit > openMemoryLimit {
 			debug.SetMemoryLimit(openMemoryLimit)
 		}
-	}
-	g.runs++
-	return sync.OnceFunc(func() {
-		g.Lock()
-		defer g.Unlock()
-		if g.runs--; g.runs == 0 && g.tuned {
-			g.tuned = false
-			debug.SetGCPercent(g.percent)
-			debug.SetMemoryLimit(g.limit)
+		return func() {
+			debug.SetGCPercent(percent)
+			debug.SetMemoryLimit(limit)
 		}
 	})
 }

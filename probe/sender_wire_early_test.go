@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// earlyWire writes a GET with the dispatcher's path: an idle connection
+// earlyWire writes a POST with the dispatcher's path: an idle connection
 // at hand (idleFresh), the write without waiting (writeNow), the answer
 // read by a sender (finishEarly).
 func earlyWire(t *testing.T, s *wireSender, url string, body []byte) (Answer, bool) {

@@ -34,8 +34,14 @@ func (c *wireConn) exchange(req []byte) (n int, wrote time.Time, err error) {
 	if c.raw == nil {
 		return c.exchangeConn(req)
 	}
+	return c.exchangeFrom(exchangeState{rest: req})
+}
+
+// exchangeFrom runs exchangeStep from x in the poller's read callback
+// and words how it ended: with x.wrote set it only reads.
+func (c *wireConn) exchangeFrom(x0 exchangeState) (n int, wrote time.Time, err error) {
 	x := &c.x
-	*x = exchangeState{rest: req}
+	*x = x0
 	if c.step == nil {
 		// A method value made per request would be an allocation per
 		// request; this one is made once per connection.
@@ -72,21 +78,8 @@ func (c *wireConn) readHead(wrote time.Time) (int, error) {
 	if c.raw == nil {
 		return c.Conn.Read(c.head[:])
 	}
-	x := &c.x
-	*x = exchangeState{wrote: wrote} // a set wrote skips the write
-	if c.step == nil {
-		c.step = c.exchangeStep
-	}
-	cerr := c.raw.Read(c.step)
-	switch {
-	case cerr != nil:
-		return 0, c.opError("read", cerr)
-	case x.rerr == io.EOF:
-		return 0, io.EOF
-	case x.rerr != nil:
-		return 0, c.opError("read", x.rerr)
-	}
-	return x.n, nil
+	n, _, err := c.exchangeFrom(exchangeState{wrote: wrote})
+	return n, err
 }
 
 // exchangeStep is the poller's read callback: the first call writes the
