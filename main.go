@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"github.com/shakenfist/shakectl/cmd"
+	"github.com/shakenfist/shakectl/internal/cli/root"
 )
 
 func main() {
-	os.Exit(cmd.Main())
+	os.Exit(root.Main())
 }

@@ -16,14 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/shakectl/cmd"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/cli/root"
 )
 
 // The test binary doubles as shakectl: with SHAKECTL_TEST_MAIN=1 it runs
 // the real main, so these tests send real signals to a real process.
 func TestMain(m *testing.M) {
 	if os.Getenv("SHAKECTL_TEST_MAIN") == "1" {
-		os.Exit(cmd.Main())
+		os.Exit(root.Main())
 	}
 	os.Exit(m.Run())
 }
@@ -112,8 +113,8 @@ func TestInterruptDuringRetryWait(t *testing.T) {
 	}
 	rest, _ := io.ReadAll(stderr)
 	code := waitExit(t, c, 20*time.Second)
-	if code != cmd.ExitInterrupted {
-		t.Fatalf("exit %d after SIGINT, want %d; stderr after the signal: %s", code, cmd.ExitInterrupted, rest)
+	if code != cmdutil.ExitInterrupted {
+		t.Fatalf("exit %d after SIGINT, want %d; stderr after the signal: %s", code, cmdutil.ExitInterrupted, rest)
 	}
 	if waited := time.Since(start); waited > 15*time.Second {
 		t.Errorf("the 60s wait was not cut short: exit came %s after SIGINT", waited)
@@ -155,8 +156,8 @@ func TestInterruptDuringProbe(t *testing.T) {
 	if err := c.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code := waitExit(t, c, 30*time.Second); code != cmd.ExitInterrupted {
-		t.Fatalf("exit %d after SIGINT, want %d", code, cmd.ExitInterrupted)
+	if code := waitExit(t, c, 30*time.Second); code != cmdutil.ExitInterrupted {
+		t.Fatalf("exit %d after SIGINT, want %d", code, cmdutil.ExitInterrupted)
 	}
 
 	for name, raw := range map[string][]byte{"stdout": stdout.Bytes(), "--out file": mustRead(t, out)} {

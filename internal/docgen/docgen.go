@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakenfist/shakectl/cmd"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/cli/completion"
+	"github.com/shakenfist/shakectl/internal/cli/root"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -39,13 +41,13 @@ var CompletionFiles = []CompletionFile{
 // that go nowhere and an empty environment, so nothing about the machine
 // running the generator leaks into what it writes.
 func Root() *cobra.Command {
-	f := &cmd.Factory{
+	f := &cmdutil.Factory{
 		IOStreams: &output.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard},
-		Build:     cmd.BuildInfo{Version: "dev"},
+		Build:     cmdutil.BuildInfo{Version: "dev"},
 		Getenv:    func(string) (string, bool) { return "", false },
 		Now:       func() time.Time { return time.Unix(0, 0).UTC() },
 	}
-	return cmd.NewCmdRoot(f)
+	return root.NewCmdRoot(f)
 }
 
 // Completions returns each completion script by file name, exactly as
@@ -54,7 +56,7 @@ func Completions(root *cobra.Command) (map[string][]byte, error) {
 	scripts := make(map[string][]byte, len(CompletionFiles))
 	for _, cf := range CompletionFiles {
 		var b bytes.Buffer
-		if err := cmd.WriteCompletion(root, cf.Shell, false, &b); err != nil {
+		if err := completion.WriteCompletion(root, cf.Shell, false, &b); err != nil {
 			return nil, fmt.Errorf("%s completion: %w", cf.Shell, err)
 		}
 		scripts[cf.Name] = b.Bytes()

@@ -1,7 +1,7 @@
-// Command linked links every package shakectl links (through cmd: the
+// Command linked links every package shakectl links (through the command tree: the
 // probe, both simulators and their metrics; plots are shakectl-plot's) and does nothing.
 package main
 
-import _ "github.com/shakenfist/shakectl/cmd"
+import _ "github.com/shakenfist/shakectl/internal/cli/root"
 
 func main() {}

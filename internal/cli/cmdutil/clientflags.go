@@ -1,0 +1,135 @@
+package cmdutil
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// clientFlags are the flags that configure the Shakenfist API client. They
+// are registered on the root, so "shakectl --timeout 30s instance create"
+// parses as it always has, but only the client command groups (instance,
+// network, node, namespace, api) accept them: parking-probe, sim, demo and
+// the rest refuse them with a usage error instead of ignoring them (where
+// --key even printed a security warning). Environment variables and config
+// files still set the same values (see "shakectl help configuration").
+var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "request-timeout", "async", "debug", "insecure", "context"}
+
+// ClientAnnotation marks a client command group.
+const ClientAnnotation = "shakectl/client"
+
+func AddClientFlags(root *cobra.Command, f *Factory) {
+	pf := root.PersistentFlags()
+	pf.String("api-url", "", "Shakenfist API URL: http://HOST/api (behind Apache) or http://HOST:13000 (client commands)")
+	pf.String("namespace", "", "namespace to authenticate to (client commands)")
+	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
+	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
+	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
+	pf.String("request-timeout", "", "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command")
+	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
+	pf.Bool("debug", false, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)")
+	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
+	pf.String("context", "", "use this context from the config file (default: SHAKECTL_CONTEXT, else current-context)")
+
+	asyncDesc := map[string]string{
+		"continue": "do not wait (budget 0)",
+		"pause":    "wait up to 60s",
+		"block":    "wait up to 1h",
+	}
+	Must(root.RegisterFlagCompletionFunc("async", FixedWithDesc(AsyncModes, asyncDesc)))
+	Must(root.RegisterFlagCompletionFunc("namespace", CompleteNamespaceNames(f)))
+	for _, name := range []string{"api-url", "key", "timeout", "request-timeout"} {
+		Must(root.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+	}
+}
+
+// CheckClientFlags refuses a client flag given to a command that does not
+// talk to the Shakenfist API. A command's own flag of the same name
+// (parking-probe's per-request --timeout) is its own, and allowed.
+func CheckClientFlags(c *cobra.Command) error {
+	for p := c; p != nil; p = p.Parent() {
+		if _, ok := p.Annotations[ClientAnnotation]; ok {
+			return nil
+		}
+	}
+	root := c.Root()
+	for _, name := range clientFlags {
+		global := root.PersistentFlags().Lookup(name)
+		if global == nil || !global.Changed || c.LocalNonPersistentFlags().Lookup(name) != nil {
+			continue
+		}
+		return &UsageError{
+			Msg:     "--" + name + " does not apply to " + c.CommandPath() + ": it configures the Shakenfist API client (instance, network, node, namespace, api, config)",
+			Command: c.CommandPath(),
+		}
+	}
+	return nil
+}
+
+// RunFlags are the flags the configuration reads for the command that
+// runs: the persistent flags it inherits (the root's, and its group's
+// client flags) and its own persistent ones. A command's local flag of the
+// same name (parking-probe's per-request --timeout, instance create's
+// --namespace) is not among them, so it never sets a global value.
+func RunFlags(root, c *cobra.Command) *pflag.FlagSet {
+	if c == nil {
+		c = root
+	}
+	fs := pflag.NewFlagSet(c.CommandPath(), pflag.ContinueOnError)
+	fs.AddFlagSet(c.PersistentFlags())
+	fs.AddFlagSet(c.InheritedFlags())
+	if c == root {
+		fs.AddFlagSet(root.PersistentFlags())
+	}
+	return fs
+}
+
+// OutputsAnnotation lists, on a command, the -o formats it accepts when
+// not every one makes sense for it.
+const OutputsAnnotation = "shakectl/outputs"
+
+// NoFiltersAnnotation marks a command whose output is not the API's
+// objects (parking-probe's report, the simulators' banners, the demo's tour,
+// completion scripts), so --jq and --no-headers would mean nothing there.
+const NoFiltersAnnotation = "shakectl/no-filters"
+
+// CheckOutputFilters refuses --jq or --no-headers on such a command instead
+// of ignoring it.
+func CheckOutputFilters(c *cobra.Command) error {
+	for p := c; p != nil; p = p.Parent() {
+		if _, ok := p.Annotations[NoFiltersAnnotation]; !ok {
+			continue
+		}
+		for _, name := range []string{"jq", "no-headers"} {
+			if fl := c.Flag(name); fl != nil && fl.Changed {
+				return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": it filters the API's objects that client commands print", Command: c.CommandPath()}
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// CheckOutputApplies refuses an -o given on the command line that the
+// command cannot honour (-o simple on parking-probe, -o table on api),
+// instead of quietly printing something else.
+func CheckOutputApplies(c *cobra.Command) error {
+	fl := c.Flag("output")
+	if fl == nil || !fl.Changed {
+		return nil
+	}
+	for p := c; p != nil; p = p.Parent() {
+		allowed, ok := p.Annotations[OutputsAnnotation]
+		if !ok {
+			continue
+		}
+		for _, a := range strings.Split(allowed, ",") {
+			if a == fl.Value.String() {
+				return nil
+			}
+		}
+		return &UsageError{Msg: "-o " + fl.Value.String() + " does not apply to " + c.CommandPath() + ": want one of " + allowed, Command: c.CommandPath()}
+	}
+	return nil
+}

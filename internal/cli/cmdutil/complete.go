@@ -1,0 +1,263 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+)
+
+// CompleteDistribution completes parking-probe's --distribution: the three
+// kinds, then, once "hot:" or "zipf:" is typed, typical parameters. A kind
+// that needs a parameter is offered without the trailing space so the
+// number can follow at once.
+func CompleteDistribution(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if kind, _, ok := strings.Cut(toComplete, ":"); ok {
+		examples := map[string][]cobra.Completion{
+			"hot": {
+				cobra.CompletionWithDesc("hot:0.5", "half the requests to the first actor"),
+				cobra.CompletionWithDesc("hot:0.8", "80% to the first actor, the rest spread evenly"),
+				cobra.CompletionWithDesc("hot:0.95", "nearly all to one actor"),
+			},
+			"zipf": {
+				cobra.CompletionWithDesc("zipf:1.1", "mild skew, like web traffic"),
+				cobra.CompletionWithDesc("zipf:2", "steep skew: a few actors get most requests"),
+			},
+		}[kind]
+		var comps []cobra.Completion
+		for _, e := range examples {
+			if strings.HasPrefix(e, toComplete) {
+				comps = append(comps, e)
+			}
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+	kinds := []struct{ value, desc string }{
+		{"uniform", "every actor equally likely"},
+		{"hot:", "hot:FRACTION of the requests to the first actor"},
+		{"zipf:", "zipf:S, the k-th actor's share proportional to 1/k^S"},
+	}
+	var comps []cobra.Completion
+	directive := cobra.ShellCompDirectiveNoFileComp
+	for _, k := range kinds {
+		if strings.HasPrefix(k.value, toComplete) {
+			comps = append(comps, cobra.CompletionWithDesc(k.value, k.desc))
+			if strings.HasSuffix(k.value, ":") {
+				directive |= cobra.ShellCompDirectiveNoSpace
+			}
+		}
+	}
+	return comps, directive
+}
+
+// FixedWithDesc completes a fixed set of values, each with a description,
+// and never file names. Values are filtered by what is typed so far, so the
+// answer is right even for a shell that does not filter.
+func FixedWithDesc(values []string, desc map[string]string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var comps []cobra.Completion
+		for _, v := range values {
+			if strings.HasPrefix(v, toComplete) {
+				comps = append(comps, cobra.CompletionWithDesc(v, desc[v]))
+			}
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// Must panics on a programming error in the command tree's wiring (a flag
+// name that does not exist); tests catch it long before a user could.
+func Must(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("completion wiring: %v", err))
+	}
+}
+
+// CompletionTimeout bounds the API calls made while the user waits at TAB:
+// an unreachable or slow cloud must cost two seconds, not the client's
+// per-request timeout.
+const CompletionTimeout = 2 * time.Second
+
+// namedItem is one candidate fetched from the API: the name the user types,
+// and a short description the shells that support it show next to it.
+type namedItem struct{ name, desc string }
+
+// CompleteInstanceNames offers the names of the namespace's instances
+// (deleted ones left out), e.g. for `instance show <TAB>`.
+func CompleteInstanceNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListInstances(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, i := range list {
+			items = append(items, namedItem{i.Name, describe(i.State, i.PowerState, onNode(i.Node))})
+		}
+		return items, err
+	})
+}
+
+// CompleteNetworkNames offers the names of the namespace's networks, for
+// `network show <TAB>` and the NET of `instance create -n NET`.
+func CompleteNetworkNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNetworks(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			items = append(items, namedItem{n.Name, describe(n.Netblock, n.State)})
+		}
+		return items, err
+	})
+}
+
+// CompleteNodeNames offers the cluster's node names, for `node show <TAB>`
+// and `instance create --placement <TAB>`.
+func CompleteNodeNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNodes(ctx)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			items = append(items, namedItem{n.Name, describe(n.State, strings.Join(n.Roles(), ","))})
+		}
+		return items, err
+	})
+}
+
+// CompleteNamespaceNames offers the namespaces, for --namespace. Only a
+// system key may list them; for any other the list fails and, as with every
+// API completion, nothing is offered.
+func CompleteNamespaceNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListNamespaces(ctx)
+		items := make([]namedItem, 0, len(list))
+		for _, n := range list {
+			items = append(items, namedItem{n.Name, ""})
+		}
+		return items, err
+	})
+}
+
+// ArgsAccepted limits a completion of positional arguments to the positions
+// the command accepts, so `instance show web-1 <TAB>` offers nothing more
+// when show takes one name. It is for ValidArgsFunction only: a flag's value
+// is completed whatever the positional arguments, and Cobra gives the
+// completion function no way to tell the two apart.
+func ArgsAccepted(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if c.Args != nil && !acceptsOneMore(c, args, toComplete) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fn(c, args, toComplete)
+	}
+}
+
+// acceptsOneMore asks the command's own argument check whether another
+// argument fits. The check may also judge the argument's content (an empty
+// one is refused), so a half-typed or empty word is stood in for by a
+// plausible name.
+func acceptsOneMore(c *cobra.Command, args []string, toComplete string) bool {
+	for _, probe := range []string{toComplete, "name"} {
+		if probe != "" && c.Args(c, append(slices.Clip(args), probe)) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// completeFromAPI turns a list call into a completion function. It never
+// fails visibly: no configuration, no API, a refusal or the timeout all mean
+// no candidates and no file names (completion runs with stderr discarded,
+// and a shell prompt is no place for an error). Names already given as
+// arguments are not offered again, and a name shared by several objects is
+// offered once.
+func completeFromAPI(f *Factory, list func(context.Context, *client.Client) ([]namedItem, error)) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if f.Client == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		api, err := f.Client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		parent := c.Context()
+		if parent == nil {
+			parent = f.Context
+		}
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(parent, CompletionTimeout)
+		defer cancel()
+		// Wait for the answer or the deadline, whichever comes first: a
+		// step of the call that outlives its context (the client's shared
+		// login has a timeout of its own) must not hold the shell. The
+		// process ends right after printing, taking the call with it.
+		type answer struct {
+			items []namedItem
+			err   error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			items, err := list(ctx, api)
+			done <- answer{items, err}
+		}()
+		var items []namedItem
+		select {
+		case a := <-done:
+			if a.err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			items = a.items
+		case <-ctx.Done():
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		seen := make(map[string]bool, len(items)+len(args))
+		for _, a := range args {
+			seen[a] = true
+		}
+		slices.SortStableFunc(items, func(a, b namedItem) int { return strings.Compare(a.name, b.name) })
+		var comps []cobra.Completion
+		for _, it := range items {
+			// One candidate is one line, name and description split by a
+			// tab: a name with control characters cannot be offered safely,
+			// and a description's are blanked.
+			if it.name == "" || seen[it.name] || !strings.HasPrefix(it.name, toComplete) || strings.ContainsFunc(it.name, unicode.IsControl) {
+				continue
+			}
+			seen[it.name] = true
+			comps = append(comps, cobra.CompletionWithDesc(it.name, blankControls(it.desc)))
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// describe joins the non-empty parts of a candidate's description.
+func describe(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, ", ")
+}
+
+func blankControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func onNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	return "on " + node
+}

@@ -1,0 +1,112 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shakenfist/shakectl/internal/atomicfile"
+)
+
+// contextKeys are the settings a context holds: which cloud, as whom.
+var contextKeys = []string{"api-url", "namespace", "key"}
+
+// ConfigDoc is the config file as contexts see it: the named contexts and
+// the current one, next to the top-level keys (kept as they are).
+type ConfigDoc struct {
+	CurrentContext string                       `yaml:"current-context,omitempty"`
+	Contexts       map[string]map[string]string `yaml:"contexts,omitempty"`
+}
+
+// applyContext layers the selected context (--context, else
+// SHAKECTL_CONTEXT, else the file's current-context) over the file's
+// top-level keys; the environment and flags, applied after, still win:
+// flag > env > context > files (hcloud and kubectl order).
+func applyContext(v interface{ Set(string, any) }, cfg *Config, flags *pflag.FlagSet, env func(string) (string, bool), path string, raw []byte) error {
+	var doc ConfigDoc
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+	}
+	name, from := doc.CurrentContext, fmt.Sprintf("config file %s, key current-context", path)
+	if n, ok := env("SHAKECTL_CONTEXT"); ok && n != "" {
+		name, from = n, "environment variable SHAKECTL_CONTEXT"
+	}
+	if fl := flags.Lookup("context"); fl != nil && fl.Changed {
+		name, from = fl.Value.String(), "flag --context"
+	}
+	if name == "" {
+		return nil
+	}
+	ctx, ok := doc.Contexts[name]
+	if !ok {
+		return UsageErrorf("no context %q in %s (from %s); \"shakectl context list\" shows them", name, path, from)
+	}
+	cfg.Context = name
+	for _, k := range contextKeys {
+		if val := ctx[k]; val != "" {
+			v.Set(k, val)
+			cfg.Sources[k] = fmt.Sprintf("context %s in %s", name, path)
+			if k == "key" {
+				cfg.KeyFrom = path
+				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
+			}
+		}
+	}
+	return nil
+}
+
+// ReadDoc reads the whole file as a map, so editing contexts keeps the
+// other keys, and as a ConfigDoc.
+func ReadDoc(path string) (map[string]any, ConfigDoc, error) {
+	all := map[string]any{}
+	var doc ConfigDoc
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return all, doc, nil
+	}
+	if err != nil {
+		return nil, doc, UsageErrorf("cannot read config file %s: %s", path, PathErrReason(err))
+	}
+	if err := yaml.Unmarshal(raw, &all); err != nil {
+		return nil, doc, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
+	}
+	if all == nil {
+		all = map[string]any{}
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, doc, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+	}
+	return all, doc, nil
+}
+
+// WriteDoc writes the file atomically with mode 600: it may hold keys, and
+// a file readable by others is never left behind.
+func WriteDoc(path string, all map[string]any, doc ConfigDoc) error {
+	if doc.CurrentContext == "" {
+		delete(all, "current-context")
+	} else {
+		all["current-context"] = doc.CurrentContext
+	}
+	if len(doc.Contexts) == 0 {
+		delete(all, "contexts")
+	} else {
+		all["contexts"] = doc.Contexts
+	}
+	raw, err := yaml.Marshal(all)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(raw)
+		return err
+	})
+}

@@ -1,0 +1,145 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// Exit codes, as DESIGN.md's table and `shakectl help exit-codes` list them.
+const (
+	ExitOK                = 0
+	ExitFailure           = 1
+	ExitUsage             = 2
+	ExitChecksFailed      = 3
+	ExitAuth              = 4
+	ExitNotFound          = 5
+	ExitCapacityPermanent = 69
+	ExitCapacityTransient = 75
+	ExitTimeout           = 124
+	ExitInterrupted       = 130
+)
+
+// ErrInterrupted is the cause of the run context's cancellation on
+// SIGINT/SIGTERM.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrTimeout marks the command's own --timeout elapsing with no answer.
+var ErrTimeout = errors.New("timed out")
+
+// TimeoutError is the cause of a command context whose --timeout (or wait
+// budget) elapsed; it matches ErrTimeout.
+type TimeoutError struct{ Timeout time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer within %s (--timeout)", e.Timeout)
+}
+
+// Is makes errors.Is(err, ErrTimeout) hold for every TimeoutError.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// UsageError is a bad flag, argument or configuration value (exit 2).
+// Command, when known, is the command whose --help explains the usage
+// ("shakectl instance create"); the hint names it.
+type UsageError struct {
+	Msg     string
+	Command string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func UsageErrorf(format string, a ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ExitCode maps an error to the process exit code. It is the only place that
+// does: commands return typed errors and never choose a code themselves.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var (
+		usage    *UsageError
+		apiErr   *client.APIError
+		capacity *client.CapacityRefusal
+		netErr   net.Error
+	)
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)):
+		return ExitUsage
+	case errors.Is(err, probe.ErrChecksFailed):
+		return ExitChecksFailed
+	case errors.As(err, &capacity):
+		if capacity.Transient {
+			return ExitCapacityTransient
+		}
+		return ExitCapacityPermanent
+	case errors.As(err, &apiErr):
+		switch {
+		case apiErr.IsHTML() && apiErr.StatusCode < 500:
+			// Flask's HTML 404 or a web page: the URL is wrong, no
+			// resource is missing.
+			return ExitFailure
+		case apiErr.StatusCode == http.StatusNotFound && apiErr.AtLogin():
+			// POST /auth answers 404 for an unknown namespace
+			// (shakenfist da448b1a auth.py): a refused login.
+			return ExitAuth
+		case apiErr.StatusCode == http.StatusUnauthorized, apiErr.StatusCode == http.StatusForbidden:
+			return ExitAuth
+		case apiErr.StatusCode == http.StatusNotFound:
+			return ExitNotFound
+		case isAffinityConflict(apiErr), apiErr.StatusCode == http.StatusInsufficientStorage:
+			// Only the seed's hard-affinity 409 is a capacity refusal
+			// ("address X in use" and "Invalid lifecycle state" are not);
+			// a 507 that reached here has no transient mark (non-JSON
+			// body): waiting won't fix it.
+			return ExitCapacityPermanent
+		}
+		return ExitFailure
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return ExitTimeout
+	}
+	return ExitFailure
+}
+
+// ExitCodeTopic is the text of `shakectl help exit-codes`.
+const ExitCodeTopic = `shakectl's exit status tells a script what happened:
+
+  0    success
+  1    any failure not listed below (API error, network error, an instance
+       that went to an error state)
+  2    usage error (bad flag, argument or config value; a mistyped command
+       or help topic; a flag that does not apply; no API URL or key)
+  3    parking-probe ran, and one or more checks failed
+  4    authentication or authorisation refused (401/403 after one re-login,
+       or an unknown namespace at login)
+  5    not found (404)
+  69   capacity refusal that waiting will not fix (507 not marked transient,
+       including every 507 of servers that send no stage; address pool
+       exhausted; a seed server's 409 hard-affinity conflict). Other 409s
+       (address in use, invalid lifecycle state) are exit 1.
+  75   transient capacity refusal (507 with "transient": true), with or
+       without --retry-transient-capacity
+  124  --timeout (or a wait's --async budget) ran out with no answer
+  130  interrupted (Ctrl-C); a probe still prints what it measured
+
+For example, to wait out a full cluster in a script:
+
+  shakectl instance create web1 2 2048 -d 20@debian:12 --async block
+  case $? in
+    0)  echo created ;;
+    75) echo "cluster full for now; try again later" ;;
+    69) echo "this request cannot be placed; change it" ;;
+  esac
+`

@@ -1,0 +1,194 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/retry"
+)
+
+// Factory hands commands their dependencies, lazily, so a command that needs
+// no API client never builds one and tests can swap any piece (the gh
+// cmdutil.Factory pattern). A fresh Factory and command tree serve each run.
+type Factory struct {
+	IOStreams *output.IOStreams
+	Build     BuildInfo
+
+	// Getenv reads the environment; tests pass a map.
+	Getenv func(string) (string, bool)
+	// HomeDir is where ~/.shakenfist and the default config live.
+	HomeDir string
+	// SystemConfigFile is sf-client's system-wide file; "" means
+	// /etc/sf/shakenfist.json. Tests point it into a temporary directory.
+	SystemConfigFile string
+	// Now is the clock; tests pin it.
+	Now func() time.Time
+
+	// Config resolves global flags, environment and files once per run. It
+	// is set by the root command when its flags are parsed.
+	Config func() (*Config, error)
+
+	// Client builds the Shakenfist API client from the configuration, once
+	// per run and only when a command asks for it (version and help never
+	// do). The root command sets it unless a test already has.
+	Client func() (*client.Client, error)
+
+	// Plotter finds what draws --plot files, only when a run asks for
+	// one: shakectl-plot by default (the root command sets that unless a
+	// test already set one), so shakectl itself does not link gonum/plot.
+	Plotter func() (PlotFunc, error)
+
+	// Transport, when set, carries the API client's requests instead of a
+	// network transport: tests inject an in-memory RoundTripper (for
+	// testing/synctest) here.
+	Transport http.RoundTripper
+
+	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
+	// ErrInterrupted.
+	Context context.Context
+
+	// command is the command that runs, set before its RunE; its flags
+	// (the root's, plus the client's on client commands) feed Config.
+	Command *cobra.Command
+	// configResolved is set once Config has run (and printed warnings).
+	ConfigResolved bool
+	// catchInterrupts, set by Main, starts cancelling Context on SIGINT
+	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
+	CatchInterrupts func() (stop func())
+}
+
+// MemoConfig wraps a loader so the configuration is resolved (and its
+// warnings printed) exactly once per run.
+func MemoConfig(load func() (*Config, error)) func() (*Config, error) {
+	return sync.OnceValues(load)
+}
+
+// configHowTo says where an API URL and credentials can come from; it ends
+// every "not configured" error.
+const configHowTo = "set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to ~/.config/shakectl/config.yaml (mode 600)"
+
+// ClientFunc returns the lazy, memoised client builder of a run.
+func ClientFunc(f *Factory) func() (*client.Client, error) {
+	return sync.OnceValues(func() (*client.Client, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return newClient(f, cfg)
+	})
+}
+
+// newClient maps the configuration onto client.Options: the one place that
+// decides how --retry-transient-capacity, --debug, --quiet and --insecure
+// reach the client.
+func newClient(f *Factory, cfg *Config) (*client.Client, error) {
+	switch {
+	case cfg.APIURL == "":
+		return nil, UsageErrorf("no API URL configured: %s", configHowTo)
+	case cfg.Namespace == "":
+		return nil, UsageErrorf("no namespace configured: %s", configHowTo)
+	case cfg.Key == "":
+		return nil, UsageErrorf("no API key configured: %s", configHowTo)
+	}
+	opts := client.Options{
+		APIURL:    cfg.APIURL,
+		Namespace: cfg.Namespace,
+		Key:       cfg.Key,
+		UserAgent: f.Build.UserAgent(),
+		Insecure:  cfg.Insecure,
+		Timeout:   cfg.RequestTimeout,
+		Transport: f.Transport,
+		Now:       f.Now,
+		// A 406 (a network still "initial") is repeated within the async
+		// budget, as sf-client does (issue 12).
+		NotReadyBudget: cfg.Deadline(),
+	}
+	if !cfg.Quiet {
+		errOut := f.IOStreams.ErrOut
+		opts.NotReadyNotify = func(msg string, left time.Duration) {
+			fmt.Fprintf(errOut, "%s; retrying in %s (%s left)\n", msg, client.NotReadyPause, left.Round(time.Second))
+		}
+	}
+	if cfg.Debug {
+		opts.Debug = f.IOStreams.ErrOut
+	}
+	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
+		// A person at a terminal learns after a second what shakectl is
+		// waiting for; --request-timeout bounds the wait.
+		errOut := f.IOStreams.ErrOut
+		timeout := cfg.RequestTimeout
+		if timeout == 0 {
+			timeout = client.DefaultTimeout
+		}
+		opts.Waiting = func(method, url string) {
+			fmt.Fprintf(errOut, "waiting for an answer to %s %s (giving up after %s; --request-timeout)\n", method, url, timeout)
+		}
+	}
+	if cfg.RetryTransientCapacity {
+		errOut := f.IOStreams.ErrOut
+		quiet := cfg.Quiet
+		jsonOut := cfg.JSONOutput()
+		opts.Retry = &client.RetryOptions{
+			// The deadline bounds the sleeping between attempts (seed
+			// 004: the caller's deadline), never the last request.
+			Budget: cfg.Deadline(),
+			Notify: func(n retry.Notice) {
+				switch {
+				case quiet:
+				case jsonOut:
+					// Under -o json every stderr line is a JSON object.
+					fmt.Fprintln(errOut, n.JSON())
+				default:
+					fmt.Fprintln(errOut, n.String())
+				}
+			},
+		}
+		if cfg.Deadline() == 0 && !quiet {
+			Warn(f.IOStreams, cfg, "--retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
+		}
+	}
+	c, err := client.New(opts)
+	if err != nil {
+		// A malformed URL is a configuration value problem.
+		return nil, UsageErrorf("%s; %s", err, "check --api-url or SHAKENFIST_API_URL")
+	}
+	return c, nil
+}
+
+// commandContext is the context for a command's requests: the run's
+// context, bounded by --timeout when one was given. Its cause on expiry is
+// a *TimeoutError, so the run ends with exit code 124.
+func commandContext(f *Factory, cfg *Config) (context.Context, context.CancelFunc) {
+	return withDeadline(f.Context, cfg.Timeout)
+}
+
+// withDeadline bounds ctx by d (none when d is 0) with a *TimeoutError
+// cause.
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, &TimeoutError{Timeout: d})
+}
+
+// Warn prints a warning on stderr: "warning: …" for people, and under -o
+// json a {"warning": …} object, so every stderr line stays parseable.
+func Warn(s *output.IOStreams, cfg *Config, msg string) {
+	if cfg.JSONOutput() {
+		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"warning": msg}))
+		return
+	}
+	fmt.Fprintln(s.ErrOut, "warning: "+msg)
+}
+
+// PlotFunc draws a figure as format ("png" or "svg") to w.
+type PlotFunc func(fig *probe.Figure, format string, w io.Writer) error

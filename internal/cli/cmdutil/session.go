@@ -1,0 +1,141 @@
+package cmdutil
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// session is what an API command starts from: the resolved configuration,
+// the client, and a context bounded by --timeout.
+type session struct {
+	F      *Factory
+	Cfg    *Config
+	Client *client.Client
+	Ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NewSession resolves the configuration and builds the client. beforeClient,
+// when set, may adjust the configuration first (instance create's
+// --namespace also authenticates when no namespace is configured).
+func NewSession(f *Factory, beforeClient func(*Config)) (*session, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	if beforeClient != nil {
+		beforeClient(cfg)
+	}
+	c, err := f.Client()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := commandContext(f, cfg)
+	return &session{F: f, Cfg: cfg, Client: c, Ctx: ctx, cancel: cancel}, nil
+}
+
+func (s *session) Close() { s.cancel() }
+
+func (s *session) PrintList(l output.List) error {
+	return output.PrintList(s.F.IOStreams, s.Cfg.Output, l)
+}
+
+func (s *session) PrintDetail(d output.Detail) error {
+	return output.PrintDetail(s.F.IOStreams, s.Cfg.Output, d)
+}
+
+// progress prints a line about a wait on stderr, for people: only when
+// stderr is a terminal and --quiet is off.
+func (s *session) progress(format string, a ...any) {
+	if s.Cfg.Quiet || !s.F.IOStreams.IsStderrTTY() {
+		return
+	}
+	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
+}
+
+// RawOf is the server's object for json/yaml output; types without a kept
+// Raw (events) are encoded with their server field names.
+func RawOf(raw json.RawMessage, v any) json.RawMessage {
+	if len(raw) > 0 {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// RefArgs checks that a command got exactly the named, non-empty
+// positional arguments, with a usage error that names them.
+func RefArgs(names ...string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return UsageErrorf("%s needs %s (got %d argument%s)", c.CommandPath(), strings.Join(names, " "), len(args), plural(len(args)))
+		}
+		for i, a := range args {
+			if strings.TrimSpace(a) == "" {
+				return UsageErrorf("%s: %s is empty", c.CommandPath(), names[i])
+			}
+		}
+		return nil
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// FormatUnix renders a Unix timestamp as RFC 3339 in UTC, "" for none.
+func FormatUnix(ts float64) string {
+	if ts <= 0 || math.IsNaN(ts) || math.IsInf(ts, 0) || ts > 1e11 {
+		return ""
+	}
+	sec, frac := math.Modf(ts)
+	return time.Unix(int64(sec), int64(frac*1e9)).UTC().Format(time.RFC3339)
+}
+
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func Itoa(n int) string { return strconv.Itoa(n) }
+
+// CompactJSON renders a metadata map as one line of JSON with sorted keys,
+// "" when empty.
+func CompactJSON(m map[string]any) string {
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,216 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/shakenfist/shakectl/client"
+)
+
+// Polling a resource's state starts fast (a create usually settles in a
+// second or two) and backs off so a long wait costs the API little.
+const (
+	firstPoll = 500 * time.Millisecond
+	maxPoll   = 3 * time.Second
+)
+
+// watched describes how to poll one kind of resource: the one waiting
+// model of shakectl (instance create/delete/await, network create/delete).
+type watched[T any] struct {
+	kind  string // "instance", "network"
+	get   func(ctx context.Context, ref string) (*T, error)
+	state func(*T) string
+	// ident is the resource's UUID and name ("" when unknown).
+	ident func(*T) (uuid, name string)
+	// errorMessage is the server's explanation of an error state, if any.
+	errorMessage func(*T) string
+}
+
+var WatchedInstance = func(c *client.Client) watched[client.Instance] {
+	return watched[client.Instance]{
+		kind: "instance", get: c.GetInstance,
+		state:        func(i *client.Instance) string { return i.State },
+		ident:        func(i *client.Instance) (string, string) { return i.UUID, i.Name },
+		errorMessage: func(i *client.Instance) string { return i.ErrorMessage },
+	}
+}
+
+var WatchedNetwork = func(c *client.Client) watched[client.Network] {
+	return watched[client.Network]{
+		kind: "network", get: c.GetNetwork,
+		state:        func(n *client.Network) string { return n.State },
+		ident:        func(n *client.Network) (string, string) { return n.UUID, n.Name },
+		errorMessage: func(*client.Network) string { return "" },
+	}
+}
+
+// UntilState is done when the state is exactly target.
+func UntilState(target string) func(string) bool {
+	return func(s string) bool { return s == target }
+}
+
+// LeftInitial is --async pause's condition for a create: the resource is no
+// longer being created, whatever it became. "preflight" is the instance
+// state between initial and creating (shakenfist da448b1a).
+func LeftInitial(s string) bool {
+	return s != "initial" && s != "preflight" && s != "creating" && s != ""
+}
+
+// isErrorState: "error" and every "<state>-error" (shakenfist da448b1a:
+// initial-error, preflight-error, creating-error, created-error,
+// delete-wait-error).
+func isErrorState(s string) bool { return s == "error" || strings.HasSuffix(s, "-error") }
+
+// InstanceFailedError is a resource (an instance, or a network when Kind
+// says so) that reached an error state, or was deleted, while a command
+// waited for something else.
+type InstanceFailedError struct {
+	Kind    string // "" means instance
+	Ref     string
+	State   string
+	Message string // the server's error_message, if any
+}
+
+func (e *InstanceFailedError) kind() string {
+	if e.Kind == "" {
+		return "instance"
+	}
+	return e.Kind
+}
+
+func (e *InstanceFailedError) Error() string {
+	msg := fmt.Sprintf("%s %s is in state %s", e.kind(), e.Ref, e.State)
+	if e.State == "deleted" {
+		msg = fmt.Sprintf("%s %s was deleted", e.kind(), e.Ref)
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// WaitFor polls a resource until done(state), within the command's
+// deadline counted from start (--timeout, else the async budget). last is
+// what the caller already knows (the create's answer), or nil.
+//
+// lenient is --async pause's promise: running out of time is not an error,
+// the resource is returned as it is. Otherwise it is a *WaitTimeoutError
+// (exit 124). An error state, or a deletion while waiting for anything
+// else, ends the wait with *InstanceFailedError. Waiting for "deleted"
+// also ends well when the resource disappears (404).
+func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, target string, done func(string) bool, lenient bool) (*T, error) {
+	budget := s.Cfg.Deadline()
+	ctx, cancel := withDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
+	defer cancel()
+	if budget <= 0 {
+		// --async continue without --timeout: look once, do not wait.
+		ctx, cancel = context.WithCancel(s.F.Context)
+		defer cancel()
+	}
+
+	name := ref
+	poll := firstPoll
+	lastState := ""
+	for {
+		if last != nil {
+			uuid, n := w.ident(last)
+			if uuid != "" {
+				ref = uuid
+			}
+			if n != "" {
+				name = n
+			}
+			state := w.state(last)
+			if state != lastState {
+				if lastState != "" {
+					s.progress("%s %s: %s", w.kind, name, state)
+				}
+				lastState = state
+			}
+			switch {
+			case state == target:
+				return last, nil
+			case isErrorState(state) || state == "deleted":
+				return last, &InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(last)}
+			case done(state):
+				return last, nil
+			}
+			if budget <= 0 {
+				return last, s.waitTimeout(w.kind, name, target, state, budget, lenient)
+			}
+			timer := time.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return last, s.waitEnded(ctx, w.kind, name, target, state, budget, lenient)
+			case <-timer.C:
+			}
+			poll = min(poll*3/2, maxPoll)
+		}
+		got, err := w.get(ctx, ref)
+		var apiErr *client.APIError
+		switch {
+		case err == nil:
+			last = got
+		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && target == "deleted" && last != nil:
+			// Gone: a hard-deleted object is no longer found.
+			return last, nil
+		case ctx.Err() != nil && s.F.Context.Err() == nil:
+			state := ""
+			if last != nil {
+				state = w.state(last)
+			}
+			return last, s.waitEnded(ctx, w.kind, name, target, state, budget, lenient)
+		default:
+			return last, err
+		}
+	}
+}
+
+// waitEnded explains why a wait stopped: the deadline (a timeout, or for
+// --async pause no error at all) or an interruption.
+func (s *session) waitEnded(ctx context.Context, kind, name, target, state string, budget time.Duration, lenient bool) error {
+	if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
+		return cause
+	}
+	return s.waitTimeout(kind, name, target, state, budget, lenient)
+}
+
+func (s *session) waitTimeout(kind, name, target, state string, budget time.Duration, lenient bool) error {
+	if lenient {
+		if !s.Cfg.Quiet {
+			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
+			if kind == "instance" {
+				how = fmt.Sprintf("\"shakectl instance await %s\" waits for it", name)
+				if target != "created" {
+					how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
+				}
+			}
+			fmt.Fprintf(s.F.IOStreams.ErrOut, "%s %s is still %s after %s; %s\n", kind, name, OrUnknown(state), budget, how)
+		}
+		return nil
+	}
+	return &WaitTimeoutError{What: fmt.Sprintf("%s %s did not reach state %s", kind, name, target), State: state, Budget: budget}
+}
+
+// WaitTimeoutError is a wait that ran out of its deadline; it matches
+// ErrTimeout (exit 124).
+type WaitTimeoutError struct {
+	What   string
+	State  string
+	Budget time.Duration
+}
+
+func (e *WaitTimeoutError) Error() string {
+	msg := fmt.Sprintf("%s within %s", e.What, e.Budget)
+	if e.State != "" {
+		msg += fmt.Sprintf(" (last state: %s)", e.State)
+	}
+	return msg
+}
+
+func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }

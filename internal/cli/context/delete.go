@@ -1,0 +1,23 @@
+package context
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+)
+
+func newCmdDelete(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a context",
+		Args:  cmdutil.RefArgs("NAME"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) {
+				delete(doc.Contexts, args[0])
+				if doc.CurrentContext == args[0] {
+					doc.CurrentContext = ""
+				}
+			})
+		},
+	}
+}

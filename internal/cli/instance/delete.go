@@ -1,0 +1,44 @@
+package instance
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+)
+
+// NewCmdDelete builds `shakectl instance delete`.
+func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete INSTANCE",
+		Short: "Delete an instance",
+		Long: `Delete an instance, named by UUID or name, and print it.
+
+The server answers with the instance as it was and deletes it in the
+background. With --async pause (the default) or block, wait until the
+server reports it deleted, within the deadline (--timeout, else 60s for
+pause and 1h for block); with --async continue, return as soon as the
+server accepted the delete.`,
+		Example: `  shakectl instance delete web1
+  shakectl instance delete web1 --async continue`,
+		Args:              cmdutil.RefArgs("INSTANCE"),
+		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			s, err := cmdutil.NewSession(f, nil)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			start := time.Now()
+			inst, err := s.Client.DeleteInstance(s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if s.Cfg.Async != "continue" && inst.State != "deleted" {
+				inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], "deleted", cmdutil.UntilState("deleted"), s.Cfg.Async == "pause")
+			}
+			return cmdutil.PrintResult(s, instanceDetail, inst, err)
+		},
+	}
+}

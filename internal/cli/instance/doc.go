@@ -1,0 +1,2 @@
+// Package instance is `shakectl instance`: one file per verb.
+package instance

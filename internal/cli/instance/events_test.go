@@ -1,0 +1,27 @@
+package instance_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/shakenfist/shakectl/internal/cli/clitest"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+)
+
+func TestInstanceEventsFlags(t *testing.T) {
+	fa := clitest.NewFakeAPI(t)
+	res := clitest.Against(fa).Run(t, "instance", "events", "web1", "--type", "audit", "--limit", "10", "-o", "json")
+	if res.Code != 0 {
+		t.Fatal(res)
+	}
+	if got := fa.LastRequest("GET", "/instances/web1/events").Body; got != `{"event_type":"audit","limit":10}` {
+		t.Errorf("body %s", got)
+	}
+	var events []map[string]any
+	if json.Unmarshal([]byte(res.Stdout), &events) != nil || len(events) != 2 || events[0]["type"] != "audit" || events[0]["extra"] == nil {
+		t.Errorf("-o json is not the server's objects: %s", res.Stdout)
+	}
+	if res := clitest.Against(fa).Run(t, "instance", "events", "web1", "--type", "bogus"); res.Code != cmdutil.ExitUsage {
+		t.Error(res)
+	}
+}

@@ -1,0 +1,2 @@
+// Package namespace is `shakectl namespace`: one file per verb.
+package namespace

@@ -1,0 +1,2 @@
+// Package network is `shakectl network`: one file per verb.
+package network

@@ -1,0 +1,2 @@
+// Package node is `shakectl node`: one file per verb.
+package node

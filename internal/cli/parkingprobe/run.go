@@ -1,0 +1,710 @@
+package parkingprobe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shakenfist/shakectl/internal/atomicfile"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// Options are parking-probe's flags, as typed.
+type Options struct {
+	target       string
+	mode         string
+	requests     int
+	concurrency  int
+	rate         float64
+	duration     time.Duration
+	actors       int
+	actorNames   []string
+	actorsFile   string
+	distribution string
+	seed         uint64
+	hostTemplate string
+	urlTemplate  string
+	atespace     string
+	method       string
+	headers      []string
+	body         string
+	timeout      time.Duration
+	startAt      string
+	metricsURL   string
+	statuszURL   string
+	budget       time.Duration
+	slack        time.Duration
+	shedMax      time.Duration
+	expect       []string
+	out          string
+	plot         string
+	plotFile     *plotFile
+	shards       int
+	shard        int
+}
+
+const longHelp = `Send real HTTP load at an atenet router and classify every answer, then
+check that request parking behaves as documented: served vs shed vs budget
+exhausted, how long each took, and whether the router's own metrics agree.
+
+LOAD SHAPES
+  --mode burst   --requests N        N requests released together (a barrier,
+                                     not a loop): the shape that saturates a pool.
+                                     Connections are opened before the release.
+  --mode closed  --concurrency C --duration D
+                                     C workers sending back to back.
+  --mode open    --rate R --duration D
+                                     R requests a second on a fixed schedule,
+                                     however slow the answers; latency counts
+                                     from each request's scheduled time, and
+                                     in-flight requests are never capped (a 5 s
+                                     park at R req/s holds 5R connections).
+
+ADDRESSING
+  The actor goes in the Host header, rendered from --host-template (default
+  {actor}.{atespace}.actors.resources.substrate.ate.dev), or in the URL with
+  --url-template (a full URL, or a path joined to --target). Templates must
+  contain {actor}; {atespace} is --atespace. PR #221 predates the atespace
+  form and answers it with 404 invalid host: probe it with
+  --host-template '{actor}.actors.resources.substrate.ate.dev'.
+  Actors: --actors N (actor-0001 …), --actor NAME (repeat), --actors-file FILE
+  (one a line, # comments); chosen per request by --distribution:
+    uniform     every actor equally
+    hot:F       the fraction F (0..1) of requests to the first actor, the
+                rest spread evenly over the others
+    zipf:S      the k-th actor gets a share proportional to 1/k^S (S > 0)
+  The choice is a function of --seed and the request's number, so the same
+  seed sends the same actors in the same order.
+
+OUTCOMES (every request lands in exactly one)
+  served              2xx/3xx
+  shed                503 actor … unavailable: router at capacity
+  budget_exhausted    503 actor … unavailable: no free workers available
+  unavailable         other 503 actor … unavailable
+  not_found           404
+  deadline_exceeded   504 with an actor body
+  unauthenticated     401
+  permission_denied   403
+  resume_error        500 error resuming actor …
+  rate_limited        429 actor … rate limited
+  routing_failed      500 actor … routing failed
+  ext_proc_error      500 or 504 with an EMPTY body: Envoy's own answer when
+                      the ext_proc stream fails (its breaker overflowing
+                      too) or times out (max-wait + 5s)
+  envoy_overflow      503 with x-envoy-overloaded, or "reset reason: overflow"
+  proxy_error         502; 500/503/504 from the proxy (no healthy upstream,
+                      upstream request timeout, no actor body)
+  The actor id may be quoted or not, with or without the atespace
+  (actor "x" …, actor "ns/x" …, actor ns/x …).
+  A router without parking (atenet main) answers a full pool at once with
+  the budget_exhausted text; the parked check tells the two apart.
+  client_timeout      this probe's --timeout fired
+  transport_error     refused, reset, EOF…; also requests cancelled by Ctrl-C
+                      (detail "canceled")
+  other               anything else
+
+CHECKS (exit 3 when one fails)
+  budget_bound           no budget_exhausted later than --budget + --slack after
+                         it was sent
+  shed_fast              shed p99 under --shed-max
+  rejected_matches_shed  parking_rejected_total grew by the shed count (--metrics-url)
+  active_drains          parking_active back to 0 after the run (--metrics-url
+                         or --statusz-url)
+  no_envoy_overflow      no envoy_overflow and no ext_proc_error: Envoy
+                         truncates the lot
+  all_accounted          the outcomes add up to the requests sent
+  wait_matches_budget_exhausted
+                         parking_wait grew by the budget_exhausted count
+                         (label budget_exhausted), or by at least it (PR
+                         #221's label error); series absent before the run
+                         count from 0 (--metrics-url)
+  parked                 per-actor flights (requests to one actor that
+                         overlap in time): no flight's FIRST request refused
+                         in under half the budget; late joiners may be
+                         refused sooner
+  reached_parking        some answer came from the parking path (served,
+                         shed or budget_exhausted): a run of only 404s,
+                         timeouts or transport errors proves nothing and
+                         FAILS (exit 3; with no HTTP answer at all, exit 1)
+  A check with nothing to judge is skipped, which does not fail the run;
+  reached_parking makes sure a run is never passed on skips alone.
+  Without --budget the budget is the router's statusz max_wait (PR #221
+  writes it "30s"; seconds are read too), else 5s; the report says which.
+  A statusz without a parking card (atenet main) is reported, not an error.
+
+EXPECTATIONS (--expect, repeat or separate with commas)
+  OUTCOME OP NUMBER       served>=0.95  shed==0  budget_exhausted<=10
+  STAT(OUTCOME) OP TIME   p99(served)<6s  max(shed)<100ms
+  requests OP COUNT       requests>=1000
+  OP is <, <=, ==, !=, >= or >. STAT is p50, p75, p90, p95, p99, p999 or max.
+  An integer is a count; a number with a decimal point in [0, 1] (0.95, 1.0)
+  or with % (95%) is a share of the requests sent. Times need a unit. A
+  latency expectation on an outcome that never occurred is skipped.
+
+SHARDS (several processes or pods sending one command line's load)
+  --shards N --shard I   run shard I (0 ≤ I < N) of the command line; without
+                         --shard the index comes from JOB_COMPLETION_INDEX,
+                         which a Kubernetes Indexed Job sets in each pod.
+  The N shards together send exactly the unsharded load: burst --requests
+  and closed --concurrency are split (the remainder to the lowest indices),
+  open mode keeps --rate's one schedule and shard I sends its requests
+  k = I, I+N, I+2N … at their unsharded times k/rate. Actors follow the
+  shared --seed: with uniform each shard owns a disjoint set of the actors
+  (a seeded permutation cut in N), so no two shards address the same actor;
+  with hot:F and zipf:S each shard picks by the global request number as
+  the unsharded run would, so the whole run keeps the distribution (and
+  the hot actor gets requests from every shard, as the distribution says).
+  Every shard must pick alike, so --shards needs --seed, or --start-at from
+  which the seed is then derived. Release shards together with --start-at;
+  each report says how late its load started (start_lateness_seconds).
+  Checks that compare the router's own figures with the probe's counts
+  (rejected_matches_shed, active_drains, wait_matches_budget_exhausted) are
+  skipped in a shard, whose scrapes see every shard's load: "parking-probe
+  merge -" judges them on the whole run. Give count --expect to the merge.
+
+OUTPUT
+  A table and the checks (colour on a terminal), or -o json: schema
+  ("parking-probe/v1"), run_id, shard, shards, start_lateness_seconds (with
+  --start-at), target, mode,
+  started_at, duration_seconds, requests, outcomes{NAME:{count, ratio,
+  latency_seconds{p50,p90,p99,max}, hdr}}, achieved_rate and
+  send_lateness_seconds (open mode), in_flight_peak, metrics, statusz,
+  checks[{name, ok, status, detail}], series (per second). --out FILE writes
+  that JSON atomically; "parking-probe merge" combines such files from several
+  machines. --plot FILE.png|.svg draws each outcome's latency by percentile
+  (log scale) with the park budget as a line, and the answers per outcome and
+  the requests in flight per 100 ms; the program shakectl-plot draws it, found
+  next to shakectl, else on PATH (or SHAKECTL_PLOT). A live progress line
+  goes to stderr on a terminal.
+
+Ctrl-C cancels the requests in flight (counted as transport_error,
+"canceled"), prints and writes the partial report, and exits 130.`
+
+// NewCmd builds `shakectl parking-probe`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return NewCmdWith(f, nil)
+}
+
+// NewCmdWith lets tests replace the run with runF.
+func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *cobra.Command {
+	opts := &Options{}
+	c := &cobra.Command{
+		Use:   "parking-probe --target URL [flags]",
+		Short: "Load-test an atenet router's request parking and check it behaves as documented",
+		Long:  longHelp,
+		Example: `  # 2,000 requests at once against a local simulator, with its metrics
+  shakectl sim router --workers 4 &
+  shakectl parking-probe --target http://127.0.0.1:8080 --requests 2000 \
+      --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:4040/statusz
+
+  # 200 req/s for 30 s over 500 actors, a hot one taking 80%, in CI
+  shakectl parking-probe --target http://router:8080 --mode open --rate 200 \
+      --duration 30s --actors 500 --distribution hot:0.8 --seed 7 \
+      --expect 'served>=0.95,p99(served)<6s' -o json --out probe.json
+
+  # Three machines firing together, then one report
+  shakectl parking-probe --target http://router:8080 --start-at 2030-01-01T12:00:00Z --out a.json
+  shakectl parking-probe merge a.json b.json c.json
+
+  # One command line as 4 shards (here local; in a Kubernetes Indexed Job
+  # each pod gets JOB_COMPLETION_INDEX instead of --shard), merged from logs
+  for i in 0 1 2 3; do shakectl parking-probe --target http://router:8080 \
+      --requests 40000 --seed 7 --shards 4 --shard $i \
+      --start-at 2030-01-01T12:00:00Z -o json > shard-$i.log & done; wait
+  cat shard-*.log | shakectl parking-probe merge -`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			po, err := opts.probeOptions(c, f)
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(po, opts)
+			}
+			return run(f, po, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.target, "target", "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
+	fl.StringVar(&opts.mode, "mode", "burst", "load shape: burst, closed or open")
+	fl.IntVar(&opts.requests, "requests", 100, "burst: requests released together")
+	fl.IntVar(&opts.concurrency, "concurrency", 16, "closed: workers sending back to back")
+	fl.Float64Var(&opts.rate, "rate", 100, "open: requests a second")
+	fl.DurationVar(&opts.duration, "duration", 10*time.Second, "closed and open: how long to send")
+	fl.IntVar(&opts.actors, "actors", 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
+	fl.StringArrayVar(&opts.actorNames, "actor", nil, "an actor name (repeat)")
+	fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
+	fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
+	fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
+	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
+	fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
+	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
+	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
+	fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
+	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file")
+	// A local --timeout shadows the global one (whole-command deadline):
+	// for parking-probe it is the per-request timeout.
+	fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
+	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
+	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
+	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
+	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
+	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
+	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
+	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
+	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
+	fl.IntVar(&opts.shards, "shards", 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
+	fl.IntVar(&opts.shard, "shard", 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
+
+	cmdutil.Must(c.RegisterFlagCompletionFunc("mode", cmdutil.FixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
+		"burst":  "--requests released together",
+		"closed": "--concurrency workers back to back for --duration",
+		"open":   "--rate requests a second for --duration",
+	})))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("distribution", cmdutil.CompleteDistribution))
+	cmdutil.Must(c.MarkFlagFilename("out", "json"))
+	cmdutil.Must(c.MarkFlagFilename("plot", "png", "svg"))
+	cmdutil.Must(c.MarkFlagFilename("actors-file"))
+	for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
+		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+	}
+
+	c.AddCommand(newCmdMerge(f))
+	c.AddCommand(newCmdJob(f))
+	return c
+}
+
+// probeOptions turns the flags into probe options, refusing bad input as
+// usage errors.
+func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.Options, error) {
+	fl := c.Flags()
+	po := &probe.Options{
+		Target:       opts.target,
+		Mode:         probe.Mode(strings.ToLower(opts.mode)),
+		Requests:     opts.requests,
+		Concurrency:  opts.concurrency,
+		Rate:         opts.rate,
+		Duration:     opts.duration,
+		Atespace:     opts.atespace,
+		HostTemplate: opts.hostTemplate,
+		URLTemplate:  opts.urlTemplate,
+		Method:       strings.ToUpper(opts.method),
+		Timeout:      opts.timeout,
+		MetricsURL:   opts.metricsURL,
+		StatuszURL:   opts.statuszURL,
+		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, SlackSet: fl.Changed("slack"), ShedMax: opts.shedMax},
+	}
+	if !fl.Changed("budget") {
+		// probe owns the default: the router's statusz max_wait when
+		// --statusz-url gives one, else probe.DefaultBudget.
+		po.Checks.Budget = 0
+	}
+	switch po.Mode {
+	case probe.Burst, probe.Closed, probe.Open:
+	default:
+		return nil, cmdutil.UsageErrorf("unknown --mode %q: want burst, closed or open", opts.mode)
+	}
+	if fl.Changed("url-template") && fl.Changed("host-template") {
+		return nil, cmdutil.UsageErrorf("--host-template and --url-template are exclusive: the actor goes in the Host header or in the URL")
+	}
+	if opts.urlTemplate != "" {
+		po.HostTemplate = ""
+	}
+	// Flags of another load shape would be silently ignored: refuse them.
+	for _, m := range []struct {
+		flag  string
+		modes []probe.Mode
+	}{
+		{"requests", []probe.Mode{probe.Burst}},
+		{"concurrency", []probe.Mode{probe.Closed}},
+		{"rate", []probe.Mode{probe.Open}},
+		{"duration", []probe.Mode{probe.Closed, probe.Open}},
+	} {
+		if fl.Changed(m.flag) && !slices.Contains(m.modes, po.Mode) {
+			return nil, cmdutil.UsageErrorf("--%s does not apply to --mode %s", m.flag, po.Mode)
+		}
+	}
+	// Fail before any load, not after the run.
+	if err := checkWritableDir("--out", opts.out); err != nil {
+		return nil, err
+	}
+	// Ranges and maximums are probe.Options' to check (one owner; its
+	// errors name fields, rendered here as flags). What only the command
+	// can see is a flag given as 0: the probe reads a zero field as "the
+	// default", so --budget 0 would silently become 5s. --slack 0 is a
+	// real value (no grace), which the probe knows from SlackSet.
+	for _, z := range []struct {
+		flag string
+		zero bool
+	}{{"budget", opts.budget == 0}, {"shed-max", opts.shedMax == 0}, {"timeout", opts.timeout == 0}, {"actors", opts.actors == 0}} {
+		if z.zero && fl.Changed(z.flag) {
+			return nil, cmdutil.UsageErrorf("--%s must be positive, got 0 (leave the flag out for its default)", z.flag)
+		}
+	}
+
+	d, err := probe.ParseDistribution(opts.distribution)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Msg: err.Error()}
+	}
+	po.Distribution = d
+	if fl.Changed("seed") {
+		po.Seed = opts.seed
+	} else {
+		po.Seed = rand.Uint64N(1 << 31)
+	}
+
+	// Actors: named ones, then generated ones when --actors is given or
+	// nothing else is.
+	var actors []string
+	actors = append(actors, opts.actorNames...)
+	if opts.actorsFile != "" {
+		names, err := readActorsFile(f, opts.actorsFile)
+		if err != nil {
+			return nil, err
+		}
+		actors = append(actors, names...)
+	}
+	po.Actors = actors
+	if fl.Changed("actors") || len(actors) == 0 {
+		// Named on demand, not a slice of every name.
+		po.ActorCount = opts.actors
+	}
+
+	if len(opts.headers) > 0 {
+		po.Header = http.Header{}
+		for _, h := range opts.headers {
+			k, v, ok := strings.Cut(h, ":")
+			k = strings.TrimSpace(k)
+			if !ok || !isHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
+				return nil, cmdutil.UsageErrorf("invalid --header %q: want \"Key: value\" (a name of letters, digits and !#$%%&'*+-.^_`|~, a value on one line)", h)
+			}
+			po.Header.Add(k, strings.TrimSpace(v))
+		}
+	}
+	if strings.HasPrefix(opts.body, "@") {
+		b, err := os.ReadFile(opts.body[1:])
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("cannot read --body file %s: %s", opts.body[1:], cmdutil.PathErrReason(err))
+		}
+		po.Body = b
+	} else if opts.body != "" {
+		po.Body = []byte(opts.body)
+	}
+	if opts.startAt != "" {
+		t, err := time.Parse(time.RFC3339, opts.startAt)
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("invalid --start-at %q: want an RFC 3339 time such as 2030-01-02T15:04:05Z", opts.startAt)
+		}
+		// A lone run with a start in the past is a mistake. A shard's is a
+		// pod scheduled late (an Indexed Job does not start every pod on
+		// time): it starts at once and its report says how late
+		// (start_lateness_seconds), rather than losing the shard.
+		if f.Now().Sub(t) > time.Second && opts.shards <= 1 {
+			return nil, cmdutil.UsageErrorf("--start-at %s is in the past", opts.startAt)
+		}
+		po.StartAt = t
+	}
+	exps, err := probe.ParseExpectations(opts.expect)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Msg: err.Error()}
+	}
+	po.Checks.Expect = exps
+	if opts.plotFile, err = checkPlotFile(f, opts.plot); err != nil {
+		return nil, err
+	}
+	if opts.plotFile != nil {
+		po.KeepSamples = 200_000
+	}
+	if err := opts.shardOptions(c, f, po); err != nil {
+		return nil, err
+	}
+	return po, nil
+}
+
+// shardOptions sets the shard of a --shards run: the index from --shard or
+// JOB_COMPLETION_INDEX, and a seed every shard agrees on.
+func (opts *Options) shardOptions(c *cobra.Command, f *cmdutil.Factory, po *probe.Options) error {
+	fl := c.Flags()
+	if !fl.Changed("shards") && !fl.Changed("shard") {
+		return nil
+	}
+	index := opts.shard
+	if !fl.Changed("shard") {
+		i, ok, err := probe.ShardIndexFromEnv(f.Getenv)
+		if err != nil {
+			return &cmdutil.UsageError{Msg: err.Error()}
+		}
+		if !ok && opts.shards > 1 {
+			return cmdutil.UsageErrorf("--shards %d needs this process's index: --shard I, or %s (set by a Kubernetes Indexed Job)", opts.shards, probe.JobCompletionIndexEnv)
+		}
+		index = i
+	}
+	sh, err := probe.NewShard(index, opts.shards)
+	if err != nil {
+		return probeError(err)
+	}
+	if sh.Count > 1 && !fl.Changed("seed") {
+		if po.StartAt.IsZero() {
+			return cmdutil.UsageErrorf("--shards %d needs --seed (or --start-at, from which the seed is derived): every shard must pick the same actors", sh.Count)
+		}
+		po.Seed = seedFromStartAt(po.StartAt)
+	}
+	po.Shard = sh
+	return nil
+}
+
+// seedFromStartAt derives a --seed from --start-at, which every shard of one
+// command line shares: FNV-1a of the RFC 3339 time, cut to 31 bits like a
+// random default seed.
+func seedFromStartAt(t time.Time) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(t.UTC().Format(time.RFC3339Nano)))
+	return h.Sum64() & (1<<31 - 1)
+}
+
+// checkWritableDir refuses an output file whose directory does not exist.
+func checkWritableDir(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return cmdutil.UsageErrorf("cannot write %s %s: %s", flag, path, cmdutil.PathErrReason(err))
+	}
+	if !st.IsDir() {
+		return cmdutil.UsageErrorf("cannot write %s %s: %s is not a directory", flag, path, dir)
+	}
+	return nil
+}
+
+func readActorsFile(f *cmdutil.Factory, path string) ([]string, error) {
+	var r io.Reader
+	if path == "-" {
+		r = f.IOStreams.In
+	} else {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("cannot read --actors-file %s: %s", path, cmdutil.PathErrReason(err))
+		}
+		defer file.Close()
+		r = file
+	}
+	names, err := probe.ReadActors(r)
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("cannot read --actors-file %s: %s", path, err)
+	}
+	if len(names) == 0 {
+		return nil, cmdutil.UsageErrorf("--actors-file %s names no actors", path)
+	}
+	return names, nil
+}
+
+func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ios := f.IOStreams
+	// Through warn: under -o json every stderr line stays a JSON object.
+	po.Warn = func(msg string) { cmdutil.Warn(ios, cfg, msg) }
+	var prog *progressLine
+	if ios.IsStderrTTY() && !cfg.Quiet {
+		prog = &progressLine{w: ios.ErrOut}
+		po.Progress = prog.show
+	}
+	if po.Shard.Count > 1 {
+		fmt.Fprintf(ios.ErrOut, "shard %d of %d, seed %d\n", po.Shard.Index, po.Shard.Count, po.Seed)
+	}
+	if !po.StartAt.IsZero() {
+		if d := po.StartAt.Sub(f.Now()); d > 0 {
+			fmt.Fprintf(ios.ErrOut, "waiting until %s (%s from now) to start the load\n", po.StartAt.Format(time.RFC3339), d.Round(time.Second))
+		}
+	}
+	report, runErr := probe.Run(f.Context, *po)
+	prog.clear()
+	if report == nil {
+		return probeError(runErr)
+	}
+	if err := writeReport(f, cfg, report, opts.out, opts.plotFile); err != nil {
+		return err
+	}
+	if runErr != nil {
+		if errors.Is(runErr, cmdutil.ErrInterrupted) || f.Context.Err() != nil {
+			return fmt.Errorf("interrupted after %d requests: %w", report.Requests, runErr)
+		}
+		return probeError(runErr)
+	}
+	return checksError(report)
+}
+
+// FlagName names the flag that sets a probe.Options field: the probe
+// reports invalid options by field ({Requests}), the command by flag.
+func FlagName(field string) string {
+	switch field {
+	case "Requests":
+		return "--requests"
+	case "Concurrency":
+		return "--concurrency"
+	case "Duration":
+		return "--duration"
+	case "Rate":
+		return "--rate"
+	case "Timeout":
+		return "--timeout"
+	case "ActorCount":
+		return "--actors"
+	case "Actors":
+		return "--actor"
+	case "ActorsFile":
+		return "--actors-file"
+	case "Target":
+		return "--target"
+	case "MetricsURL":
+		return "--metrics-url"
+	case "StatuszURL":
+		return "--statusz-url"
+	case "URLTemplate":
+		return "--url-template"
+	case "HostTemplate":
+		return "--host-template"
+	case "Method":
+		return "--method"
+	case "StartAt":
+		return "--start-at"
+	case "Shard.Count":
+		return "--shards"
+	case "Shard.Index":
+		return "--shard"
+	case "Checks.Budget":
+		return "--budget"
+	case "Checks.Slack":
+		return "--slack"
+	case "Checks.ShedMax":
+		return "--shed-max"
+	}
+	return ""
+}
+
+// probeError turns the probe's option errors into usage errors.
+func probeError(err error) error {
+	var oe *probe.OptionError
+	if errors.As(err, &oe) {
+		return &cmdutil.UsageError{Msg: oe.Render(FlagName)}
+	}
+	var ee *probe.ExpectError
+	if errors.As(err, &ee) {
+		return &cmdutil.UsageError{Msg: ee.Error()}
+	}
+	return err
+}
+
+func checksError(r *probe.Report) error {
+	if failed := r.Failed(); len(failed) > 0 {
+		return fmt.Errorf("%w: %s", probe.ErrChecksFailed, strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// writeReport prints the report in the configured format and writes
+// the --out and --plot files.
+func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out string, plot *plotFile) error {
+	ios := f.IOStreams
+	switch cfg.Output {
+	case "json":
+		if err := r.WriteJSON(ios.Out); err != nil {
+			return err
+		}
+	case "yaml":
+		if err := writeYAML(ios.Out, r); err != nil {
+			return err
+		}
+	default:
+		cs := output.NewColourScheme(ios.ColourEnabled())
+		if err := probe.WriteText(ios.Out, r, cs); err != nil {
+			return err
+		}
+	}
+	if out != "" {
+		if err := atomicfile.Write(out, 0o644, r.WriteJSON); err != nil {
+			return fmt.Errorf("writing --out %s: %w", out, err)
+		}
+	}
+	if plot != nil {
+		fig, err := probe.NewFigure(r)
+		if err != nil {
+			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
+		}
+		if err := atomicfile.Write(plot.path, 0o644, func(w io.Writer) error { return plot.draw(fig, plot.format, w) }); err != nil {
+			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
+		}
+	}
+	return nil
+}
+
+// writeYAML writes the report's JSON form as YAML, so both formats carry the
+// same field names.
+func writeYAML(w io.Writer, r *probe.Report) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// progressLine redraws one status line on a terminal's stderr.
+type progressLine struct {
+	mu    sync.Mutex
+	w     io.Writer
+	shown bool
+}
+
+func (p *progressLine) show(pr probe.Progress) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r\x1b[K%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
+	for _, o := range probe.AllOutcomes() {
+		if n := pr.Counts[o]; n > 0 {
+			fmt.Fprintf(&b, "  %s %d", o, n)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, b.String())
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,131 @@
+package root
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// Main runs shakectl with the process's arguments and streams and returns the
+// exit code; main.go is the only caller of os.Exit.
+func Main() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	home, _ := os.UserHomeDir()
+	f := &cmdutil.Factory{
+		IOStreams: output.System(os.LookupEnv),
+		Build:     cmdutil.CurrentBuild(),
+		Getenv:    os.LookupEnv,
+		HomeDir:   home,
+		Now:       time.Now,
+		Context:   ctx,
+		CatchInterrupts: func() (stop func()) {
+			return cancelOnSignal(ctx, cancel)
+		},
+	}
+	return Run(f, os.Args[1:])
+}
+
+// cancelOnSignal cancels the run's context with cause ErrInterrupted on
+// SIGINT or SIGTERM, until stop is called.
+func cancelOnSignal(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			cancel(cmdutil.ErrInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+	return func() { signal.Stop(sigs) }
+}
+
+// printsOnly says whether the run only prints what it already knows: help,
+// --version, `shakectl version`, a help topic, or a usage error for an
+// unknown command. Those finish at once, so they skip catching Ctrl-C:
+// signal.Notify starts a goroutine and a thread, about 0.8 ms of a 7 ms
+// `shakectl version` (issue 15), and Ctrl-C's default, ending the process,
+// is all they could want. Cobra's completion requests may ask the API, so
+// they are not among them.
+func printsOnly(root *cobra.Command, args []string) bool {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return false
+	}
+	target, _, err := root.Find(args)
+	if err != nil {
+		return false
+	}
+	switch {
+	case target == root:
+		return true
+	case target.Parent() != root:
+		return false
+	}
+	return target.Name() == "version" || target.Name() == "help" || target.Annotations[topicAnnotation] == "true"
+}
+
+// Run executes one command line with the given factory and returns its exit
+// code, rendering any error on stderr. Tests call it directly.
+func Run(f *cmdutil.Factory, args []string) int {
+	if f.Context == nil {
+		f.Context = context.Background()
+	}
+	if f.Now == nil {
+		f.Now = time.Now
+	}
+	if f.Getenv == nil {
+		f.Getenv = func(string) (string, bool) { return "", false }
+	}
+	f.IOStreams.SerialiseErrOut()
+	root := NewCmdRoot(f)
+	if f.CatchInterrupts != nil && !printsOnly(root, args) {
+		defer f.CatchInterrupts()()
+	}
+	root.SetArgs(args)
+	err := root.ExecuteContext(f.Context)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	if cause := context.Cause(f.Context); errors.Is(cause, cmdutil.ErrInterrupted) && !errors.Is(err, cmdutil.ErrInterrupted) {
+		err = errors.Join(cmdutil.ErrInterrupted, err)
+	}
+	// A usage error raised inside a command's run (a probe flag out of
+	// range, a config value) names no command; the one that ran is it, and
+	// its hint says which --help to read.
+	var usage *cmdutil.UsageError
+	if errors.As(err, &usage) && usage.Command == "" && f.Command != nil {
+		usage.Command = f.Command.CommandPath()
+	}
+	code := cmdutil.ExitCode(err)
+	report := cmdutil.DescribeError(err)
+	report.ExitCode = code
+	// How to print the error: -o json as configured. A run that failed
+	// before resolving its configuration (a refused flag) resolves it here
+	// quietly: its warnings are about a run that did not happen.
+	jsonOut := false
+	load := f.Config
+	if !f.ConfigResolved {
+		load = func() (*cmdutil.Config, error) {
+			return cmdutil.LoadConfig(cmdutil.RunFlags(root, f.Command), f.Getenv, f.HomeDir, f.SystemConfigFile)
+		}
+	}
+	if cfg, cerr := load(); cerr == nil {
+		jsonOut = cfg.JSONOutput()
+	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
+		// The configuration itself is what failed; -o, as Cobra parsed it,
+		// still says how the user wants to read the error.
+		jsonOut = strings.EqualFold(fl.Value.String(), "json")
+	}
+	output.WriteError(f.IOStreams, jsonOut, report)
+	return code
+}

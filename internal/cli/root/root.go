@@ -1,0 +1,235 @@
+package root
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/internal/cli/api"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/cli/completion"
+	cliconfig "github.com/shakenfist/shakectl/internal/cli/config"
+	clicontext "github.com/shakenfist/shakectl/internal/cli/context"
+	"github.com/shakenfist/shakectl/internal/cli/demo"
+	"github.com/shakenfist/shakectl/internal/cli/instance"
+	"github.com/shakenfist/shakectl/internal/cli/namespace"
+	"github.com/shakenfist/shakectl/internal/cli/network"
+	"github.com/shakenfist/shakectl/internal/cli/node"
+	"github.com/shakenfist/shakectl/internal/cli/parkingprobe"
+	"github.com/shakenfist/shakectl/internal/cli/sim"
+	"github.com/shakenfist/shakectl/internal/cli/version"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// NewCmdRoot builds the whole command tree for one run.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "shakectl <command> <subcommand> [flags]",
+		Short: "Shakenfist cloud client and atenet request-parking probe",
+		Long: `shakectl talks to a Shakenfist cloud (instances, networks, nodes,
+namespaces, raw API calls), load-tests the atenet router's request parking
+(parking-probe), and runs local simulators of both servers (sim, demo).
+
+Settings come from flags, then the environment, then
+$XDG_CONFIG_HOME/shakectl/config.yaml, then sf-client's files; see
+"shakectl help configuration" and "shakectl config view".
+
+Try "shakectl demo" for a tour against the embedded simulators, and
+"shakectl help exit-codes" for what the exit status means.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Completion is our own command (shakectl completion SHELL), with
+		// help for each shell; Cobra's default one is switched off.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		// Runnable, so that "shakectl nosuch" reaches this RunE: a typed
+		// usage error rather than Cobra's legacy argument check.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		},
+		Version:     f.Build.Version,
+		Annotations: map[string]string{argsAreCommandsAnnotation: "true"},
+	}
+	root.SetVersionTemplate(version.Text(f.Build))
+	root.SetOut(f.IOStreams.Out)
+	root.SetErr(f.IOStreams.ErrOut)
+	root.SetIn(f.IOStreams.In)
+	// The command that runs decides which flags the configuration reads:
+	// the client's flags exist only on the client command groups.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		f.Command = c
+		if err := cmdutil.CheckClientFlags(c); err != nil {
+			return err
+		}
+		if err := cmdutil.CheckOutputFilters(c); err != nil {
+			return err
+		}
+		return cmdutil.CheckOutputApplies(c)
+	}
+
+	pf := root.PersistentFlags()
+	pf.StringP("output", "o", "table", "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)")
+	pf.Bool("no-headers", false, "print tables without their header line")
+	pf.String("jq", "", "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'")
+	pf.Bool("no-color", false, "never colour the output")
+	pf.Bool("quiet", false, "print no progress or retry lines on stderr")
+	cmdutil.AddClientFlags(root, f)
+	pf.String("config", "", "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)")
+
+	f.Config = cmdutil.MemoConfig(func() (*cmdutil.Config, error) {
+		f.ConfigResolved = true
+		cfg, err := cmdutil.LoadConfig(cmdutil.RunFlags(root, f.Command), f.Getenv, f.HomeDir, f.SystemConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.NoColor {
+			f.IOStreams.SetColour(false)
+		}
+		opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
+		if cfg.JQ != "" {
+			code, err := output.ParseJQ(cfg.JQ)
+			if err != nil {
+				return nil, &cmdutil.UsageError{Msg: err.Error()}
+			}
+			opts.JQ = code
+		}
+		f.IOStreams.SetTableOptions(opts)
+		for _, w := range cfg.Warnings {
+			cmdutil.Warn(f.IOStreams, cfg, w)
+		}
+		return cfg, nil
+	})
+	if f.Client == nil {
+		f.Client = cmdutil.ClientFunc(f)
+	}
+	if f.Plotter == nil {
+		f.Plotter = func() (cmdutil.PlotFunc, error) { return parkingprobe.HelperPlotter(f.Getenv) }
+	}
+
+	// Flag errors are usage errors typed where Cobra reports them, naming
+	// the command whose --help explains the flags.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// "shakectl parking-prob --requests 5": Cobra stops at the
+		// group's flags before it reaches the mistyped name, which is the
+		// mistake to report.
+		if c.Annotations[argsAreCommandsAnnotation] == "true" && c.Flags().NArg() > 0 {
+			return unknownCommand(c, c.Flags().Arg(0))
+		}
+		return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
+	})
+
+	root.AddCommand(
+		version.NewCmd(f),
+		newHelpTopic("exit-codes", "What shakectl's exit status means", cmdutil.ExitCodeTopic),
+		newHelpTopic("configuration", "Where settings come from, and in which order", cliconfig.Topic),
+	)
+	// Command groups register here, one constructor each. The client's
+	// flags (--api-url, --key, --timeout …) apply to these groups only:
+	// parking-probe, sim and demo refuse them (cmdutil.CheckClientFlags).
+	apiCmd := api.NewCmd(f, nil)
+	clientGroups := []*cobra.Command{
+		instance.NewCmd(f),
+		network.NewCmd(f),
+		node.NewCmd(f),
+		namespace.NewCmd(f),
+		apiCmd,
+		cliconfig.NewCmd(f),
+	}
+	for _, g := range clientGroups {
+		setAnnotation(g, cmdutil.ClientAnnotation, "true")
+	}
+	root.AddCommand(clientGroups...)
+	root.AddCommand(clicontext.NewCmd(f))
+	simCmd := sim.NewCmd(f)
+	root.AddCommand(simCmd)
+	probeCmd := parkingprobe.NewCmd(f)
+	// The probe's report is text, JSON or YAML; api prints the answer's
+	// body, JSON or YAML. Set here, not in their constructors, so the
+	// refusal lives in one place (cmdutil.CheckOutputApplies).
+	setAnnotation(probeCmd, cmdutil.OutputsAnnotation, "table,json,yaml")
+	setAnnotation(apiCmd, cmdutil.OutputsAnnotation, "json,yaml")
+	root.AddCommand(probeCmd)
+	completionCmd, demoCmd := completion.NewCmd(f), demo.NewCmd(f, Run)
+	root.AddCommand(completionCmd, demoCmd)
+	for _, c := range []*cobra.Command{simCmd, probeCmd, completionCmd, demoCmd} {
+		setAnnotation(c, cmdutil.NoFiltersAnnotation, "true")
+	}
+	root.SetHelpCommand(newCmdHelp(root))
+	// gh lists its help topics under the commands; so does shakectl.
+	listHelpTopics(root)
+	registerRootCompletions(root, f)
+	typeUsageErrors(root)
+	return root
+}
+
+// argsAreCommandsAnnotation marks the root and the command groups, whose
+// every argument names a subcommand.
+const argsAreCommandsAnnotation = "shakectl/args-are-commands"
+
+// typeUsageErrors makes every usage mistake a *UsageError where it happens,
+// so no Cobra wording decides the exit code: argument validators' errors are
+// wrapped, and a command group (shakectl instance, sim …) answers an unknown
+// subcommand with a usage error and Cobra's suggestion instead of printing
+// its help and exiting 0.
+func typeUsageErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		typeUsageErrors(sub)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		setAnnotation(c, argsAreCommandsAnnotation, "true")
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return unknownCommand(c, args[0])
+		}
+		return
+	}
+	if c == c.Root() {
+		return
+	}
+	validate := c.Args
+	if validate == nil {
+		validate = cobra.ArbitraryArgs
+	}
+	c.Args = func(c *cobra.Command, args []string) error {
+		err := validate(c, args)
+		if err == nil {
+			return nil
+		}
+		var u *cmdutil.UsageError
+		if errors.As(err, &u) {
+			if u.Command == "" {
+				u.Command = c.CommandPath()
+			}
+			return err
+		}
+		return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
+	}
+}
+
+// unknownCommand is the usage error for "shakectl instance lst": Cobra's
+// "did you mean" suggestions on the same line, readable in one glance.
+func unknownCommand(c *cobra.Command, name string) error {
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // Cobra's own default
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", strings.Join(s, `" or "`))
+	}
+	return &cmdutil.UsageError{Msg: msg, Command: c.CommandPath()}
+}
+
+func setAnnotation(c *cobra.Command, key, value string) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[key] = value
+}

@@ -1,0 +1,75 @@
+package root_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/internal/cli/clitest"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+// TestREADMEWalkThroughAgainstSimCluster runs the README's walk-through
+// (network create, instance create -n, poweroff, a refused reboot, poweron,
+// reboot, events, deletes) against the cluster simulator over loopback, as
+// one user session. TestREADMEWalkThrough runs it against recorded real
+// answers; this one checks that the client and the simulator, each written
+// from the server's source, agree with each other end to end: the network
+// starts initial and must be waited for, power actions answer null, the
+// reboot of a powered-off instance is a 409, deletes answer 200.
+func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
+	cfg := cluster.DefaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
+	cfg.CreateTime = 50 * time.Millisecond
+	cfg.NetworkDeployTime = 300 * time.Millisecond
+	cfg.TeardownLag = 50 * time.Millisecond
+	sim, err := cluster.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	r := clitest.CmdRun{Url: sim.URL()}
+	step := func(want int, args ...string) clitest.RunResult {
+		t.Helper()
+		res := r.Run(t, args...)
+		if res.Code != want {
+			t.Fatalf("shakectl %s: exit %d, want %d\n%s", strings.Join(args, " "), res.Code, want, res)
+		}
+		return res
+	}
+
+	if res := step(0, "network", "create", "mynet", "10.0.0.0/24", "-o", "simple"); !strings.Contains(res.Stdout, "state\tcreated\n") {
+		t.Fatalf("network create did not wait for created:\n%s", res)
+	}
+	res := step(0, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "-n", "mynet", "-o", "simple")
+	if !strings.Contains(res.Stdout, "state\tcreated\n") || !strings.Contains(res.Stdout, "10.0.0.") {
+		t.Fatalf("instance create: want created with an address on mynet\n%s", res)
+	}
+	if res := step(0, "instance", "list", "-o", "columns=name,state,addresses"); !strings.Contains(res.Stdout, "web1") || !strings.Contains(res.Stdout, "10.0.0.") {
+		t.Errorf("instance list shows no address:\n%s", res)
+	}
+	if res := step(0, "instance", "poweroff", "web1"); res.Stdout != "" {
+		t.Errorf("poweroff printed %q on stdout", res.Stdout)
+	}
+	if res := step(cmdutil.ExitFailure, "instance", "reboot", "web1"); !strings.Contains(res.Stderr, "Invalid lifecycle state") {
+		t.Errorf("reboot of a powered-off instance:\n%s", res)
+	}
+	step(0, "instance", "poweron", "web1")
+	step(0, "instance", "reboot", "web1")
+	step(0, "instance", "reboot", "web1", "--hard")
+	res = step(0, "instance", "events", "web1", "--limit", "2", "-o", "json", "--jq", ".[].message")
+	if lines := strings.Split(strings.TrimSpace(res.Stdout), "\n"); len(lines) != 2 || !strings.Contains(lines[0], "reboot") {
+		t.Errorf("events, newest first, limited to 2: %q", res.Stdout)
+	}
+	if res := step(0, "instance", "delete", "web1", "-o", "simple"); !strings.Contains(res.Stdout, "state\tdeleted\n") {
+		t.Errorf("instance delete:\n%s", res)
+	}
+	if res := step(0, "network", "delete", "mynet", "-o", "simple"); !strings.Contains(res.Stdout, "state\tdeleted\n") {
+		t.Errorf("network delete:\n%s", res)
+	}
+	if res := step(0, "network", "list", "-o", "json"); strings.TrimSpace(res.Stdout) != "[]" {
+		t.Errorf("network list after delete: %q", res.Stdout)
+	}
+}

@@ -1,0 +1,2 @@
+// Package version is `shakectl version`.
+package version
