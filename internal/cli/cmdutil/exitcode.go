@@ -97,7 +97,7 @@ func ExitCode(err error) int {
 			return ExitAuth
 		case apiErr.StatusCode == http.StatusNotFound:
 			return ExitNotFound
-		case isAffinityConflict(apiErr), apiErr.StatusCode == http.StatusInsufficientStorage:
+		case apiErr.IsAffinityConflict(), apiErr.StatusCode == http.StatusInsufficientStorage:
 			// Only the seed's hard-affinity 409 is a capacity refusal
 			// ("address X in use" and "Invalid lifecycle state" are not);
 			// a 507 that reached here has no transient mark (non-JSON

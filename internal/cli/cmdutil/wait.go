@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
@@ -23,7 +22,7 @@ const (
 type watched[T any] struct {
 	kind  string // "instance", "network"
 	get   func(ctx context.Context, ref string) (*T, error)
-	state func(*T) string
+	state func(*T) client.State
 	// ident is the resource's UUID and name ("" when unknown).
 	ident func(*T) (uuid, name string)
 	// errorMessage is the server's explanation of an error state, if any.
@@ -33,7 +32,7 @@ type watched[T any] struct {
 var WatchedInstance = func(c *client.Client) watched[client.Instance] {
 	return watched[client.Instance]{
 		kind: "instance", get: c.GetInstance,
-		state:        func(i *client.Instance) string { return i.State },
+		state:        (*client.Instance).Lifecycle,
 		ident:        func(i *client.Instance) (string, string) { return i.UUID, i.Name },
 		errorMessage: func(i *client.Instance) string { return i.ErrorMessage },
 	}
@@ -42,28 +41,16 @@ var WatchedInstance = func(c *client.Client) watched[client.Instance] {
 var WatchedNetwork = func(c *client.Client) watched[client.Network] {
 	return watched[client.Network]{
 		kind: "network", get: c.GetNetwork,
-		state:        func(n *client.Network) string { return n.State },
+		state:        (*client.Network).Lifecycle,
 		ident:        func(n *client.Network) (string, string) { return n.UUID, n.Name },
 		errorMessage: func(*client.Network) string { return "" },
 	}
 }
 
 // UntilState is done when the state is exactly target.
-func UntilState(target string) func(string) bool {
-	return func(s string) bool { return s == target }
+func UntilState(target client.State) func(client.State) bool {
+	return func(s client.State) bool { return s == target }
 }
-
-// LeftInitial is --async pause's condition for a create: the resource is no
-// longer being created, whatever it became. "preflight" is the instance
-// state between initial and creating (shakenfist da448b1a).
-func LeftInitial(s string) bool {
-	return s != "initial" && s != "preflight" && s != "creating" && s != ""
-}
-
-// isErrorState: "error" and every "<state>-error" (shakenfist da448b1a:
-// initial-error, preflight-error, creating-error, created-error,
-// delete-wait-error).
-func isErrorState(s string) bool { return s == "error" || strings.HasSuffix(s, "-error") }
 
 // InstanceFailedError is a resource (an instance, or a network when Kind
 // says so) that reached an error state, or was deleted, while a command
@@ -71,7 +58,7 @@ func isErrorState(s string) bool { return s == "error" || strings.HasSuffix(s, "
 type InstanceFailedError struct {
 	Kind    string // "" means instance
 	Ref     string
-	State   string
+	State   client.State
 	Message string // the server's error_message, if any
 }
 
@@ -84,7 +71,7 @@ func (e *InstanceFailedError) kind() string {
 
 func (e *InstanceFailedError) Error() string {
 	msg := fmt.Sprintf("%s %s is in state %s", e.kind(), e.Ref, e.State)
-	if e.State == "deleted" {
+	if e.State == client.StateDeleted {
 		msg = fmt.Sprintf("%s %s was deleted", e.kind(), e.Ref)
 	}
 	if e.Message != "" {
@@ -102,7 +89,7 @@ func (e *InstanceFailedError) Error() string {
 // (exit 124). An error state, or a deletion while waiting for anything
 // else, ends the wait with *InstanceFailedError. Waiting for "deleted"
 // also ends well when the resource disappears (404).
-func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, target string, done func(string) bool, lenient bool) (*T, error) {
+func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
 	budget := s.Cfg.Deadline()
 	ctx, cancel := withDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
 	defer cancel()
@@ -114,7 +101,7 @@ func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, tar
 
 	name := ref
 	poll := firstPoll
-	lastState := ""
+	var lastState client.State
 	for {
 		if last != nil {
 			uuid, n := w.ident(last)
@@ -134,7 +121,7 @@ func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, tar
 			switch {
 			case state == target:
 				return last, nil
-			case isErrorState(state) || state == "deleted":
+			case state.IsError() || state == client.StateDeleted:
 				return last, &InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(last)}
 			case done(state):
 				return last, nil
@@ -156,11 +143,11 @@ func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, tar
 		switch {
 		case err == nil:
 			last = got
-		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && target == "deleted" && last != nil:
+		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && target == client.StateDeleted && last != nil:
 			// Gone: a hard-deleted object is no longer found.
 			return last, nil
 		case ctx.Err() != nil && s.F.Context.Err() == nil:
-			state := ""
+			var state client.State
 			if last != nil {
 				state = w.state(last)
 			}
@@ -173,24 +160,24 @@ func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref, tar
 
 // waitEnded explains why a wait stopped: the deadline (a timeout, or for
 // --async pause no error at all) or an interruption.
-func (s *session) waitEnded(ctx context.Context, kind, name, target, state string, budget time.Duration, lenient bool) error {
+func (s *session) waitEnded(ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
 		return cause
 	}
 	return s.waitTimeout(kind, name, target, state, budget, lenient)
 }
 
-func (s *session) waitTimeout(kind, name, target, state string, budget time.Duration, lenient bool) error {
+func (s *session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	if lenient {
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
 			if kind == "instance" {
 				how = fmt.Sprintf("\"shakectl instance await %s\" waits for it", name)
-				if target != "created" {
+				if target != client.StateCreated {
 					how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
 				}
 			}
-			fmt.Fprintf(s.F.IOStreams.ErrOut, "%s %s is still %s after %s; %s\n", kind, name, OrUnknown(state), budget, how)
+			fmt.Fprintf(s.F.IOStreams.ErrOut, "%s %s is still %s after %s; %s\n", kind, name, OrUnknown(string(state)), budget, how)
 		}
 		return nil
 	}
@@ -201,7 +188,7 @@ func (s *session) waitTimeout(kind, name, target, state string, budget time.Dura
 // ErrTimeout (exit 124).
 type WaitTimeoutError struct {
 	What   string
-	State  string
+	State  client.State
 	Budget time.Duration
 }
 

@@ -7,15 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 )
-
-// instanceStates are the states of an instance in shakenfist da448b1a
-// (objects/instance.py): what --state completes and accepts.
-var instanceStates = []string{
-	"initial", "preflight", "creating", "created", "delete-wait", "deleted",
-	"error", "initial-error", "preflight-error", "creating-error", "created-error", "delete-wait-error",
-}
 
 // NewCmdAwait builds `shakectl instance await`.
 func NewCmdAwait(f *cmdutil.Factory) *cobra.Command {
@@ -43,8 +37,8 @@ for.`,
 			if state == "" {
 				return cmdutil.UsageErrorf("--state must not be empty")
 			}
-			if !slices.Contains(instanceStates, state) {
-				return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(instanceStates, ", "))
+			if !slices.Contains(client.InstanceStates(), client.State(state)) {
+				return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(stateNames(), ", "))
 			}
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
@@ -52,7 +46,7 @@ for.`,
 			}
 			defer s.Close()
 			start := time.Now()
-			inst, err := cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, nil, args[0], state, cmdutil.UntilState(state), false)
+			inst, err := cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, nil, args[0], client.State(state), cmdutil.UntilState(client.State(state)), false)
 			if inst != nil {
 				if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
 					err = perr
@@ -62,6 +56,15 @@ for.`,
 		},
 	}
 	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(instanceStates, cobra.ShellCompDirectiveNoFileComp)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp)))
 	return c
+}
+
+// stateNames are the instance states --state accepts and completes.
+func stateNames() []string {
+	var names []string
+	for _, s := range client.InstanceStates() {
+		names = append(names, string(s))
+	}
+	return names
 }

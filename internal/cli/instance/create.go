@@ -217,9 +217,9 @@ func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
 	}
 	switch s.Cfg.Async {
 	case "pause":
-		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, "created", cmdutil.LeftInitial, true)
+		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, client.State.LeftInitial, true)
 	case "block":
-		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, "created", cmdutil.UntilState("created"), false)
+		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, cmdutil.UntilState(client.StateCreated), false)
 	}
 	return cmdutil.PrintResult(s, instanceDetail, inst, err)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 )
 
@@ -35,8 +36,8 @@ server accepted the delete.`,
 			if err != nil {
 				return err
 			}
-			if s.Cfg.Async != "continue" && inst.State != "deleted" {
-				inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], "deleted", cmdutil.UntilState("deleted"), s.Cfg.Async == "pause")
+			if s.Cfg.Async != "continue" && inst.Lifecycle() != client.StateDeleted {
+				inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted, cmdutil.UntilState(client.StateDeleted), s.Cfg.Async == "pause")
 			}
 			return cmdutil.PrintResult(s, instanceDetail, inst, err)
 		},

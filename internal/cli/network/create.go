@@ -60,7 +60,7 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 				return err
 			}
 			if s.Cfg.Async != "continue" {
-				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], "created", cmdutil.UntilState("created"), s.Cfg.Async == "pause")
+				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, cmdutil.UntilState(client.StateCreated), s.Cfg.Async == "pause")
 			}
 			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
 		},

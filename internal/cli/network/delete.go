@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 )
 
@@ -48,8 +49,8 @@ stage).`,
 				}
 				return nil
 			}
-			if s.Cfg.Async != "continue" && n.State != "deleted" {
-				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], "deleted", cmdutil.UntilState("deleted"), s.Cfg.Async == "pause")
+			if s.Cfg.Async != "continue" && n.Lifecycle() != client.StateDeleted {
+				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted, cmdutil.UntilState(client.StateDeleted), s.Cfg.Async == "pause")
 			}
 			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
 		},

@@ -3,7 +3,6 @@ package parkingprobe
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -145,7 +144,7 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 	}
 	job, err := k8sjob.Build(k8sjob.Spec{
 		Name: name, Namespace: opts.namespace, Image: opts.image, Shards: opts.shards,
-		StartAt: startAt, ProbeArgs: probeArgs, InFlight: inFlightPerShard(po, opts.shards),
+		StartAt: startAt, ProbeArgs: probeArgs, InFlight: po.InFlightPerShard(opts.shards),
 		TTLAfterFinished: opts.ttl,
 	})
 	if err != nil {
@@ -171,7 +170,7 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 		ns = " -n " + opts.namespace
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "# job %s: %d shards starting together at %s (in %s); then\n#   kubectl wait%s --for=condition=complete job/%s --timeout=%s\n#   kubectl logs%s -l job-name=%s --tail=-1 --max-log-requests=%d | shakectl parking-probe merge -\n",
-		name, opts.shards, startAt.UTC().Format(time.RFC3339), opts.startIn, ns, name, waitTimeout(po, opts.startIn), ns, name, opts.shards)
+		name, opts.shards, startAt.UTC().Format(time.RFC3339), opts.startIn, ns, name, po.JobWaitTimeout(opts.startIn), ns, name, opts.shards)
 	return nil
 }
 
@@ -221,7 +220,7 @@ func checkProbeFlags(f *cmdutil.Factory, args []string, shards int) (*probe.Opti
 	if err := po.Validate(); err != nil {
 		return nil, nil, probeError(err)
 	}
-	flag, n := loadSize(po)
+	flag, n := po.ShardedLoad()
 	if err := (probe.Shard{Index: 0, Count: shards}).SplitLoad(flag, n, len(po.Actors)+po.ActorCount); err != nil {
 		return nil, nil, probeError(err)
 	}
@@ -230,42 +229,6 @@ func checkProbeFlags(f *cmdutil.Factory, args []string, shards int) (*probe.Opti
 		probeArgs = append(probeArgs, "--seed", strconv.FormatUint(po.Seed, 10))
 	}
 	return po, probeArgs, nil
-}
-
-// loadSize is the size of the load the shards split, and its flag.
-func loadSize(po *probe.Options) (string, uint64) {
-	switch po.Mode {
-	case probe.Closed:
-		return "--concurrency", uint64(max(po.Concurrency, 0))
-	case probe.Open:
-		return "--rate × --duration", uint64(max(math.Floor(po.Rate*po.Duration.Seconds()), 0))
-	default:
-		return "--requests", uint64(max(po.Requests, 0))
-	}
-}
-
-// inFlightPerShard is the most requests one shard may hold at once: its
-// part of the burst or of the workers; in open mode, its rate times the
-// per-request timeout (a request can take no longer), at most its share of
-// the requests.
-func inFlightPerShard(po *probe.Options, shards int) int64 {
-	_, n := loadSize(po)
-	per := int64((n + uint64(shards) - 1) / uint64(shards))
-	if po.Mode == probe.Open {
-		held := int64(math.Ceil(po.Rate / float64(shards) * po.EffectiveTimeout().Seconds()))
-		per = min(per, held)
-	}
-	return per
-}
-
-// waitTimeout bounds the whole Job for kubectl wait: the start, the load
-// and the last request's timeout, and a few minutes for the pods.
-func waitTimeout(po *probe.Options, startIn time.Duration) time.Duration {
-	d := startIn + po.EffectiveTimeout() + 5*time.Minute
-	if po.Mode != probe.Burst {
-		d += po.Duration
-	}
-	return d.Round(time.Minute)
 }
 
 // randomSuffix is five characters in the style of Kubernetes' generated

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -463,19 +462,10 @@ func (opts *Options) shardOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 		if po.StartAt.IsZero() {
 			return cmdutil.UsageErrorf("--shards %d needs --seed (or --start-at, from which the seed is derived): every shard must pick the same actors", sh.Count)
 		}
-		po.Seed = seedFromStartAt(po.StartAt)
+		po.Seed = probe.SeedFromStartAt(po.StartAt)
 	}
 	po.Shard = sh
 	return nil
-}
-
-// seedFromStartAt derives a --seed from --start-at, which every shard of one
-// command line shares: FNV-1a of the RFC 3339 time, cut to 31 bits like a
-// random default seed.
-func seedFromStartAt(t time.Time) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(t.UTC().Format(time.RFC3339Nano)))
-	return h.Sum64() & (1<<31 - 1)
 }
 
 // checkWritableDir refuses an output file whose directory does not exist.
