@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -54,9 +55,17 @@ type Config struct {
 	// ParkedRequestBudget is the park budget per resume flight,
 	// --parked-request-budget.
 	ParkedRequestBudget time.Duration
-	// ParkedRequestMax is the parking-lot size; 0 disables parking,
-	// --parked-request-max.
+	// ParkedRequestMax is the parking-lot size, --parked-request-max. In
+	// the seed model 0 disables parking; in the pr221 model it is PR #221's
+	// --parking-max-parked, and 0 keeps parking on and sheds every request
+	// ("router at capacity"), as PR #221 does.
 	ParkedRequestMax int
+	// ParkingDisabled is PR #221's --parking-enabled=false, the pr221
+	// model's own switch: no lot, no parking series, one ResumeActor call
+	// (only Aborted is retried), and a statusz card that says
+	// "enabled":false and still shows the configured lot. The seed model
+	// turns parking off with ParkedRequestMax 0 instead.
+	ParkingDisabled bool
 	// ParkedRequestRetryInterval is the delay before a flight's first
 	// retry, --parked-request-retry-interval.
 	ParkedRequestRetryInterval time.Duration
@@ -113,6 +122,13 @@ type Config struct {
 	// AbortRate is the probability in [0, 1] that any resume answers
 	// Aborted, --abort-rate.
 	AbortRate float64
+	// Hold maps an actor ("actor-0001", "atespace/actor-0001", or "*" for
+	// every actor) to how long its resumes answer FailedPrecondition "no
+	// free workers available" although the pool may have room: the control
+	// plane that "holds no free workers" in the real router's rehearsals.
+	// The zero Hold never lets the actor have a worker; see Hold and
+	// ParseHold, --hold ACTOR[=DURATION|=N].
+	Hold map[string]Hold
 
 	// Seed seeds the jitter and AbortRate randomness; 0 picks one, --seed.
 	Seed uint64
@@ -140,6 +156,71 @@ const (
 
 // Models lists the valid --model values.
 var Models = []Model{ModelSeed, ModelMain, ModelPR221}
+
+// Hold says how long an actor's resumes are refused with "no free workers
+// available". For counts from the actor's first ResumeActor call; Times
+// refuses that many calls. With both zero the actor never gets a worker.
+type Hold struct {
+	For   time.Duration
+	Times int
+}
+
+// Forever reports whether the hold never ends.
+func (h Hold) Forever() bool { return h.For == 0 && h.Times == 0 }
+
+func (h Hold) String() string {
+	switch {
+	case h.For > 0:
+		return h.For.String()
+	case h.Times > 0:
+		return strconv.Itoa(h.Times)
+	}
+	return "forever"
+}
+
+// HoldEveryActor is the --hold name that applies to every actor without
+// a hold of its own.
+const HoldEveryActor = "*"
+
+// ParseHold reads a --hold value: ACTOR (never gets a worker), ACTOR=DURATION
+// (refused for that long after its first resume, e.g. actor-0001=800ms) or
+// ACTOR=N (its first N resumes refused). ACTOR may be "*": every actor.
+func ParseHold(s string) (actor string, h Hold, err error) {
+	actor, v, hasV := strings.Cut(strings.TrimSpace(s), "=")
+	if actor == "" {
+		return "", Hold{}, fmt.Errorf("--hold %q: want ACTOR, ACTOR=DURATION or ACTOR=N", s)
+	}
+	if !hasV {
+		return actor, Hold{}, nil
+	}
+	if n, nerr := strconv.Atoi(v); nerr == nil {
+		h = Hold{Times: n}
+	} else if d, derr := time.ParseDuration(v); derr == nil {
+		h = Hold{For: d}
+	} else {
+		return "", Hold{}, fmt.Errorf("--hold %q: %q is neither a duration (800ms) nor a count of resumes", s, v)
+	}
+	if h.Forever() {
+		return "", Hold{}, fmt.Errorf("--hold %q: the duration or count must be positive; give ACTOR alone for a hold that never ends", s)
+	}
+	if err := h.validate(); err != nil {
+		return "", Hold{}, fmt.Errorf("--hold %q: %v", s, err)
+	}
+	return actor, h, nil
+}
+
+func (h Hold) validate() error {
+	if h.For < 0 || h.For > MaxDuration {
+		return fmt.Errorf("duration must be in (0, %s] (got %s)", MaxDuration, h.For)
+	}
+	if h.Times < 0 || h.Times > MaxCount {
+		return fmt.Errorf("count must be in [1, %d] (got %d)", MaxCount, h.Times)
+	}
+	if h.For > 0 && h.Times > 0 {
+		return errors.New("give a duration or a count, not both")
+	}
+	return nil
+}
 
 // Window is a span of time, relative to the simulator's start, during which
 // the control plane is unavailable.
@@ -183,8 +264,36 @@ func (w Window) validate() error {
 	if w.Duration <= 0 {
 		return fmt.Errorf("control-plane unavailability window %s: duration must be positive", w)
 	}
+	if w.Start > MaxDuration || w.Duration > MaxDuration {
+		return fmt.Errorf("control-plane unavailability window %s: start and duration must be at most %s", w, MaxDuration)
+	}
 	return nil
 }
+
+// Bounds on the sizes a user can ask for. A bound is far above anything a
+// rehearsal needs and low enough that a typo (--workers 1000000000) is a
+// usage error naming the flag, not minutes of start-up or gigabytes.
+const (
+	// MaxWorkers bounds --workers (workers are made as they are first
+	// claimed, so a large pool costs nothing until used).
+	MaxWorkers = 100_000
+	// MaxActors bounds --actors.
+	MaxActors = 10_000_000
+	// MaxLot bounds --parked-request-max and --extproc-max-requests.
+	MaxLot = 1_000_000
+	// MaxDuration bounds every duration flag and window.
+	MaxDuration = 24 * time.Hour
+	// MaxRetryFactor bounds --parked-request-retry-factor.
+	MaxRetryFactor = 100
+	// MaxCount bounds --abort ACTOR=N and --hold ACTOR=N.
+	MaxCount = 1_000_000
+	// MaxNamedActors bounds how many actors the fault flags may name
+	// together (--deny, --unauth, --slow, --fail, --rate-limit,
+	// --routing-fail, --abort, --hold).
+	MaxNamedActors = 100_000
+	// MaxWindows bounds the --control-plane-unavailable windows.
+	MaxWindows = 10_000
+)
 
 // Defaults, as `shakectl sim router --help` and the seed list them.
 const (
@@ -230,9 +339,18 @@ func DefaultConfig() Config {
 	}
 }
 
-// ParkingEnabled reports whether requests are parked (ParkedRequestMax > 0).
-// main never parks, whatever the lot size says.
-func (c Config) ParkingEnabled() bool { return c.ParkedRequestMax > 0 && c.Model != ModelMain }
+// ParkingEnabled reports whether requests are parked. main never parks;
+// pr221 parks unless ParkingDisabled (a lot of 0 parks nothing and sheds
+// everything, but parking is on); the seed parks when ParkedRequestMax > 0.
+func (c Config) ParkingEnabled() bool {
+	switch c.model() {
+	case ModelMain:
+		return false
+	case ModelPR221:
+		return !c.ParkingDisabled
+	}
+	return c.ParkedRequestMax > 0
+}
 
 // model is Model with the zero value read as the seed.
 func (c Config) model() Model {
@@ -255,9 +373,16 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		bad("--workers must be at least 1 (got %d)", c.Workers)
+	} else if c.Workers > MaxWorkers {
+		bad("--workers must be at most %d (got %d)", MaxWorkers, c.Workers)
 	}
 	if c.Actors < 0 || (c.Actors == 0 && !c.AnyActor) {
 		bad("--actors must be at least 1, or use --any-actor (got %d)", c.Actors)
+	} else if c.Actors > MaxActors {
+		bad("--actors must be at most %d (got %d)", MaxActors, c.Actors)
+	}
+	if c.ParkingDisabled && c.model() != ModelPR221 {
+		bad("--parking-enabled=false is PR #221's switch and needs --model pr221; the %s model turns parking off with --parked-request-max 0", c.model())
 	}
 	if err := checkLabel(c.Atespace); err != nil {
 		bad("--atespace %q is not a valid atespace name: %v", c.Atespace, err)
@@ -276,6 +401,8 @@ func (c Config) Validate() error {
 	} {
 		if d.v < 0 {
 			bad("%s must not be negative (got %s)", d.flag, d.v)
+		} else if d.v > MaxDuration {
+			bad("%s must be at most %s (got %s)", d.flag, MaxDuration, d.v)
 		}
 	}
 	if c.ParkedRequestRetryInterval == 0 {
@@ -283,26 +410,45 @@ func (c Config) Validate() error {
 		// call the control plane in a tight loop.
 		bad("--parked-request-retry-interval must be positive (got 0s)")
 	}
-	if c.ParkedRequestMax < 0 {
-		bad("--parked-request-max must not be negative; 0 disables parking (got %d)", c.ParkedRequestMax)
+	zeroLot := "0 disables parking"
+	if c.model() == ModelPR221 {
+		zeroLot = "0 sheds every request"
 	}
-	if math.IsNaN(c.ParkedRequestRetryFactor) || math.IsInf(c.ParkedRequestRetryFactor, 0) || c.ParkedRequestRetryFactor < 1 {
+	if c.ParkedRequestMax < 0 {
+		bad("--parked-request-max must not be negative; %s (got %d)", zeroLot, c.ParkedRequestMax)
+	} else if c.ParkedRequestMax > MaxLot {
+		bad("--parked-request-max must be at most %d (got %d)", MaxLot, c.ParkedRequestMax)
+	}
+	if math.IsNaN(c.ParkedRequestRetryFactor) || c.ParkedRequestRetryFactor < 1 {
 		bad("--parked-request-retry-factor must be >= 1 (got %v)", c.ParkedRequestRetryFactor)
+	} else if c.ParkedRequestRetryFactor > MaxRetryFactor {
+		bad("--parked-request-retry-factor must be at most %d (got %v)", MaxRetryFactor, c.ParkedRequestRetryFactor)
 	}
 	if math.IsNaN(c.ParkedRequestRetryJitter) || c.ParkedRequestRetryJitter < 0 || c.ParkedRequestRetryJitter >= 1 {
 		bad("--parked-request-retry-jitter must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
 	}
 	if c.ExtprocMaxRequests < 1 {
 		bad("--extproc-max-requests must be at least 1 (got %d)", c.ExtprocMaxRequests)
+	} else if c.ExtprocMaxRequests > MaxLot {
+		bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
 	}
 	if c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
 		bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
 			c.ExtprocMaxRequests, c.ParkedRequestMax)
 	}
-	for _, w := range c.ControlPlaneUnavailable {
-		if err := w.validate(); err != nil {
-			bad("--control-plane-unavailable: %v", err)
+	if n := len(c.ControlPlaneUnavailable); n > MaxWindows {
+		bad("--control-plane-unavailable: at most %d windows (got %d)", MaxWindows, n)
+	} else {
+		for _, w := range c.ControlPlaneUnavailable {
+			if err := w.validate(); err != nil {
+				bad("--control-plane-unavailable: %v", err)
+			}
 		}
+	}
+	if n := len(c.Deny) + len(c.Unauth) + len(c.Slow) + len(c.Fail) + len(c.RateLimit) + len(c.RoutingFail) + len(c.Abort) + len(c.Hold); n > MaxNamedActors {
+		// Checked before the names, so a huge list is not walked.
+		bad("the fault flags name %d actors together; at most %d", n, MaxNamedActors)
+		return errors.Join(errs...)
 	}
 	for _, l := range []struct {
 		flag  string
@@ -314,9 +460,22 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	for n := range c.Abort {
+	for n, times := range c.Abort {
 		if _, err := c.actorRef(n); err != nil {
 			bad("--abort: %v", err)
+		}
+		if times > MaxCount {
+			bad("--abort %s=%d: at most %d resumes", n, times, MaxCount)
+		}
+	}
+	for n, h := range c.Hold {
+		if n != HoldEveryActor {
+			if _, err := c.actorRef(n); err != nil {
+				bad("--hold: %v", err)
+			}
+		}
+		if err := h.validate(); err != nil {
+			bad("--hold %s: %v", n, err)
 		}
 	}
 	if math.IsNaN(c.AbortRate) || c.AbortRate < 0 || c.AbortRate > 1 {

@@ -134,9 +134,17 @@ type controlPlane struct {
 	// sync.Map (actorKey → *actor) keeps the fast path off cp.mu.
 	actors sync.Map
 
-	mu      sync.Mutex
-	free    []*worker // free workers, used as a stack
+	mu   sync.Mutex
+	free []*worker // released workers, used as a stack
+	// made counts the workers made so far: a worker is made when first
+	// claimed, so Start costs the same for --workers 1 and 100000
+	// (issue 28: a large pool used to be allocated, slowly, before the
+	// simulator could be interrupted).
+	made    int
 	aborts  map[string]int
+	holds   map[string]Hold // --hold, by atespace/name
+	holdAll *Hold           // --hold '*'
+	held    map[string]*holdProgress
 	closed  bool
 	rand    *lockedRand
 	special map[string]Code // per-actor fault: deny/unauth/slow/fail
@@ -160,8 +168,20 @@ func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *loc
 		rand:    rng,
 		special: make(map[string]Code),
 	}
-	for i := cfg.Workers; i >= 1; i-- {
-		cp.free = append(cp.free, &worker{id: i, name: fmt.Sprintf("worker-%02d", i), ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)})
+	for n, h := range cfg.Hold {
+		if n == HoldEveryActor {
+			cp.holdAll = &h
+			continue
+		}
+		if ref, err := cfg.actorRef(n); err == nil {
+			if cp.holds == nil {
+				cp.holds = make(map[string]Hold)
+			}
+			cp.holds[ref] = h
+		}
+	}
+	if cp.holds != nil || cp.holdAll != nil {
+		cp.held = make(map[string]*holdProgress)
 	}
 	for _, l := range []struct {
 		names []string
@@ -266,6 +286,47 @@ func (cp *controlPlane) takeAbort(ref string) bool {
 	return false
 }
 
+// holdProgress is how far an actor is through its --hold.
+type holdProgress struct {
+	first time.Time // its first ResumeActor call
+	calls int
+	over  bool
+}
+
+// holding reports whether the actor's resume is refused by --hold now:
+// the control plane answers "no free workers available" whatever the pool
+// holds, as the fake ateapi did when the real router was rehearsed.
+func (cp *controlPlane) holding(ref string, now time.Time) bool {
+	if cp.held == nil {
+		return false
+	}
+	h, ok := cp.holds[ref]
+	if !ok {
+		if cp.holdAll == nil {
+			return false
+		}
+		h = *cp.holdAll
+	}
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	p := cp.held[ref]
+	if p == nil {
+		p = &holdProgress{first: now}
+		cp.held[ref] = p
+	}
+	if p.over {
+		return false
+	}
+	p.calls++
+	switch {
+	case h.Times > 0:
+		p.over = p.calls > h.Times
+	case h.For > 0:
+		p.over = now.Sub(p.first) >= h.For
+	}
+	return !p.over
+}
+
 func (cp *controlPlane) unavailable(now time.Time) bool {
 	since := now.Sub(cp.start)
 	for _, w := range cp.cfg.ControlPlaneUnavailable {
@@ -303,6 +364,9 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 			_ = sleepCtx(ctx, cp.cfg.ResumeLatency)
 		}
 		return status(code, "injected fault")
+	}
+	if cp.holding(ref, time.Now()) {
+		return errNoFreeWorkers
 	}
 	if cp.takeAbort(ref) {
 		return errConcurrent
@@ -342,13 +406,24 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 func (cp *controlPlane) claim() *worker {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	if len(cp.free) == 0 {
+	var w *worker
+	switch {
+	case len(cp.free) > 0:
+		w = cp.free[len(cp.free)-1]
+		cp.free = cp.free[:len(cp.free)-1]
+	case cp.made < cp.cfg.Workers:
+		cp.made++
+		w = newWorker(cp.made)
+	default:
 		return nil
 	}
-	w := cp.free[len(cp.free)-1]
-	cp.free = cp.free[:len(cp.free)-1]
 	cp.busy.Add(1)
 	return w
+}
+
+// newWorker is the i-th worker of the pool (from 1).
+func newWorker(i int) *worker {
+	return &worker{id: i, name: fmt.Sprintf("worker-%02d", i), ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)}
 }
 
 func (cp *controlPlane) release(w *worker) {

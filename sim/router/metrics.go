@@ -2,10 +2,16 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -57,33 +63,58 @@ type metrics struct {
 	outcomeOpts map[Outcome]metric.RecordOption
 }
 
-// newMetrics builds the instruments and their exporter. zeroAtStart
-// reports the gauge and the counter at zero from the start (the seed's
-// simulator always did); the real routers (main, PR #221) export a parking
-// series only once used. Extra readers see the same instruments (the test
-// that compares promExporter with the official exporter adds one).
-func newMetrics(zeroAtStart bool, extra ...sdkmetric.Reader) (*metrics, error) {
-	// Each simulator has its own exporter, not a global one: two
-	// simulators in one process (tests, demo) must not share or collide.
-	// Scope labels (otel_scope_name="atenet-router", otel_scope_version="",
-	// otel_scope_schema_url="") and target_info stay on, as the real
-	// router's default-option exporter writes them.
-	exporter := newPromExporter()
-	opts := []sdkmetric.Option{
-		sdkmetric.WithReader(exporter.reader),
-		sdkmetric.WithResource(resource.NewSchemaless(attribute.String("service.name", MeterName))),
+// newMetrics builds the instruments and the exporter that serves them, set
+// up as the real router's serverboot.InitMetrics and StartMetricsServer do
+// (agent-substrate/substrate PR #221 head 4a8f978b, also main 86e138f6,
+// internal/serverboot/serverboot.go): the OTel Prometheus exporter with
+// its default options (scope labels and target_info on, translation
+// strategy UnderscoreEscapingWithSuffixes, so "s" becomes _seconds and a
+// counter gets _total), a resource with the telemetry SDK, service.name
+// and service.instance.id, and promhttp.Handler() on /metrics.
+//
+// Where the real router uses the process-wide prometheus.DefaultRegisterer
+// and otel's global MeterProvider, each simulator has its own registry
+// holding what the default one holds (the Go and process collectors, and
+// promhttp's own promhttp_* counters through InstrumentMetricHandler): two
+// simulators in one process (tests, demo) must neither share series nor
+// fail to register, and a library sets no process-wide state.
+//
+// zeroAtStart reports the gauge and the counter at zero from the start
+// (the seed's simulator always did); the real routers (main, PR #221)
+// export a parking series only once used.
+func newMetrics(zeroAtStart bool) (*metrics, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, fmt.Errorf("metrics: process collector: %w", err)
 	}
-	for _, r := range extra {
-		opts = append(opts, sdkmetric.WithReader(r))
+	if err := reg.Register(collectors.NewGoCollector()); err != nil {
+		return nil, fmt.Errorf("metrics: Go collector: %w", err)
 	}
-	provider := sdkmetric.NewMeterProvider(opts...)
+	exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: Prometheus exporter: %w", err)
+	}
+	// serverboot.newResource, less resource.WithFromEnv: the SDK's
+	// WithResource merges OTEL_RESOURCE_ATTRIBUTES itself.
+	res, err := resource.New(context.Background(),
+		resource.WithTelemetrySDK(),
+		resource.WithAttributes(
+			attribute.String("service.name", MeterName),
+			attribute.String("service.instance.id", uuid.NewString()),
+		),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: resource: %w", err)
+	}
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithResource(res))
 	meter := provider.Meter(MeterName)
 	m := &metrics{
 		provider:    provider,
-		handler:     exporter,
+		handler:     promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})),
 		outcomeOpts: make(map[Outcome]metric.RecordOption),
 	}
-	var err error
+	// The instruments as PR #221's cmd/atenet/internal/router/metrics.go
+	// creates them: names, units, descriptions and bucket bounds.
 	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
 		metric.WithDescription("number of requests currently parked in the router awaiting actor resume"),
 		metric.WithUnit("{request}")); err != nil {
