@@ -57,6 +57,20 @@ func TestValidate(t *testing.T) {
 		{"bad abort", func(c *Config) { c.Abort = map[string]int{"": 1} }, "--abort: actor"},
 		{"abort rate", func(c *Config) { c.AbortRate = 1.5 }, "--abort-rate must be in [0, 1]"},
 		{"bad listen", func(c *Config) { c.Listen = "8080" }, `--listen "8080" is not HOST:PORT`},
+		// Issue 28 item 9: sizes a user passes are bounded, naming the flag.
+		{"workers 1e9", func(c *Config) { c.Workers = 1_000_000_000 }, "--workers must be at most 100000 (got 1000000000)"},
+		{"actors huge", func(c *Config) { c.Actors = MaxActors + 1 }, "--actors must be at most 10000000"},
+		{"lot huge", func(c *Config) { c.ParkedRequestMax = MaxLot + 1; c.ExtprocMaxRequests = MaxLot + 1 }, "--parked-request-max must be at most 1000000"},
+		{"breaker huge", func(c *Config) { c.ExtprocMaxRequests = MaxLot + 1 }, "--extproc-max-requests must be at most 1000000"},
+		{"factor huge", func(c *Config) { c.ParkedRequestRetryFactor = math.Inf(1) }, "--parked-request-retry-factor must be at most 100"},
+		{"budget huge", func(c *Config) { c.ParkedRequestBudget = 25 * time.Hour }, "--parked-request-budget must be at most 24h0m0s"},
+		{"window huge", func(c *Config) { c.ControlPlaneUnavailable = []Window{{Start: time.Duration(math.MaxInt64 - 1), Duration: 2}} }, "start and duration must be at most 24h0m0s"},
+		{"too many windows", func(c *Config) { c.ControlPlaneUnavailable = make([]Window, MaxWindows+1) }, "at most 10000 windows"},
+		{"too many named actors", func(c *Config) { c.Deny = make([]string, MaxNamedActors+1) }, "the fault flags name 100001 actors together; at most 100000"},
+		{"abort count huge", func(c *Config) { c.Abort = map[string]int{"actor-0001": MaxCount + 1} }, "--abort actor-0001=1000001: at most 1000000"},
+		{"bad hold", func(c *Config) { c.Hold = map[string]Hold{"Not An Actor": {}} }, "--hold: actor"},
+		{"hold too long", func(c *Config) { c.Hold = map[string]Hold{"*": {For: 25 * time.Hour}} }, "--hold *: duration must be in"},
+		{"parking switch in the seed", func(c *Config) { c.ParkingDisabled = true }, "--parking-enabled=false is PR #221's switch and needs --model pr221"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -187,7 +187,7 @@ func TestStatusz(t *testing.T) {
 		if !strings.HasPrefix(ct, "text/html") {
 			t.Errorf("browser Accept gave %s", ct)
 		}
-		for _, s := range []string{"Request Parking", "<dt>Enabled</dt><dd>yes</dd>", "<dt>Parked</dt><dd>2 / 4</dd>", "<dt>Max wait</dt><dd>2.5s</dd>"} {
+		for _, s := range []string{"Request Parking", `<dt>Status</dt><dd class="badge">Enabled</dd>`, "<dt>Parked</dt><dd>2 / 4</dd>", "<dt>Max wait</dt><dd>2.5s</dd>"} {
 			if !strings.Contains(body, s) {
 				t.Errorf("HTML card lacks %q:\n%s", s, body)
 			}

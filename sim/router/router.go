@@ -341,10 +341,7 @@ func (rt *router) joinFlight(ref string, a *actor) *flight {
 // with exponential backoff (no cap, no attempt limit) until the flight's
 // budget, which started with this call, runs out.
 func (rt *router) fly(ref string, a *actor) flightResult {
-	budget := rt.cfg.ParkedRequestBudget
-	if !rt.parking {
-		budget = DisabledAbortedBudget
-	}
+	budget := rt.flightBudget()
 	deadline := time.Now().Add(budget)
 	// Only a call that can block (control-plane latency, a slow resume)
 	// needs the budget as a context; the rest of the flight runs on one
@@ -423,12 +420,35 @@ func (rt *router) exhausted(last, current *StatusError) flightResult {
 	return flightResult{err: last, exhausted: true}
 }
 
+// flightBudget bounds one resume flight. The seed retries Aborted for 15s
+// when parking is off; PR #221's resumer (withParking) takes max-wait as
+// the budget whenever it is positive, parking on or off, and 15s
+// otherwise (resumer.go, legacyResumeBudget, 4a8f978b).
+func (rt *router) flightBudget() time.Duration {
+	if rt.cfg.model() == ModelPR221 {
+		if rt.cfg.ParkedRequestBudget > 0 {
+			return rt.cfg.ParkedRequestBudget
+		}
+		return DisabledAbortedBudget
+	}
+	if !rt.parking {
+		return DisabledAbortedBudget
+	}
+	return rt.cfg.ParkedRequestBudget
+}
+
+// retryable says which ResumeActor answers a flight waits out. PR #221
+// retries Aborted always and FailedPrecondition only when parking is on;
+// Unavailable fails fast (ActorResumer.retryable, 4a8f978b). The seed
+// parks on Unavailable too.
 func (rt *router) retryable(c Code) bool {
 	switch c {
 	case Aborted:
 		return true
-	case FailedPrecondition, Unavailable:
+	case FailedPrecondition:
 		return rt.parking
+	case Unavailable:
+		return rt.parking && rt.cfg.model() != ModelPR221
 	}
 	return false
 }
@@ -466,6 +486,11 @@ func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, r
 		answer(w, http.StatusServiceUnavailable, bodyUnavailable(ref))
 	default:
 		code, body := statusFor(ref, res.err.Code)
+		if res.err.Code == Aborted && rt.cfg.model() == ModelPR221 {
+			// PR #221's mapResumeError has no case for Aborted: a budget
+			// spent on a contended actor is a 500 (errors.go, 4a8f978b).
+			code, body = http.StatusInternalServerError, bodyResumeError(ref)
+		}
 		answer(w, code, body)
 	}
 }

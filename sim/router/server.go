@@ -38,11 +38,18 @@ type Server struct {
 // Start validates cfg, listens on its three addresses (or uses its
 // listeners) and serves until Close, Shutdown, or the end of ctx (which
 // shuts down gracefully).
+//
+// Start does nothing proportional to the sizes in cfg (workers and actors
+// are made as they are first used), and gives up with ctx's error when ctx
+// ends before the servers run, closing what it had opened.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	lns, err := listenAll(cfg)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim router: not started: %w", context.Cause(ctx))
+	}
+	lns, err := listenAll(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +57,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		closeAll(lns)
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		closeAll(lns)
+		_ = m.shutdown(context.Background())
+		return nil, fmt.Errorf("sim router: not started: %w", context.Cause(ctx))
 	}
 	stop, hardStop := context.WithCancel(context.Background())
 	rng := newLockedRand(cfg.Seed)
@@ -112,7 +124,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func listenAll(cfg Config) ([3]net.Listener, error) {
+func listenAll(ctx context.Context, cfg Config) ([3]net.Listener, error) {
 	var lns [3]net.Listener
 	for i, p := range []struct {
 		flag, addr string
@@ -130,7 +142,8 @@ func listenAll(cfg Config) ([3]net.Listener, error) {
 		if addr == "" {
 			addr = "127.0.0.1:0"
 		}
-		ln, err := net.Listen("tcp", addr)
+		// ListenConfig.Listen gives up when ctx ends (a name to resolve).
+		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 		if err != nil {
 			closeAll(lns)
 			return lns, fmt.Errorf("%s %s: %w", p.flag, addr, err)
@@ -226,10 +239,7 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // drainBound is how long a graceful stop may take: a flight that started
 // just before the stop ends within its budget, then the request is served.
 func (s *Server) drainBound() time.Duration {
-	budget := s.cfg.ParkedRequestBudget
-	if !s.cfg.ParkingEnabled() {
-		budget = DisabledAbortedBudget
-	}
+	budget := s.rt.flightBudget()
 	return budget + s.cfg.ControlPlaneLatency + 2*s.cfg.ResumeLatency + s.cfg.ServiceTime + time.Second
 }
 

@@ -29,7 +29,8 @@ type ParkingStatus struct {
 	Enabled bool `json:"enabled"`
 	// Active is the number of requests parked right now.
 	Active int64 `json:"active"`
-	// MaxParked is --parked-request-max (0 when parking is disabled).
+	// MaxParked is the configured lot, --parked-request-max, shown even
+	// when parking is off (as PR #221's status.go does).
 	MaxParked int `json:"max_parked"`
 	// MaxWait is the park budget, --parked-request-budget, in seconds (a
 	// number, e.g. 5 or 0.25). It is reported even when parking is
@@ -131,7 +132,10 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		if s.cfg.model() != ModelPR221 {
+			// PR #221's status.go encodes without indenting.
+			enc.SetIndent("", "  ")
+		}
 		_ = enc.Encode(st)
 		return
 	}
@@ -140,10 +144,14 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if st.Parking != nil {
 		maxWait = time.Duration(st.Parking.MaxWait * float64(time.Second)).String()
 	}
+	off := "--parked-request-max=0: fail fast"
+	if s.cfg.model() == ModelPR221 {
+		off = "--parking-enabled=false: fail fast"
+	}
 	_ = statuszPage().Execute(w, struct {
 		Status
-		MaxWait string
-	}{st, maxWait})
+		MaxWait, Off string
+	}{st, maxWait, off})
 }
 
 // statuszPage is parsed on first use, not at package init: every shakectl
@@ -163,7 +171,7 @@ dt{float:left;clear:left;width:12em;color:#555}dd{margin-left:12em}
 </style></head><body>
 <h1>atenet router (simulated)</h1>
 {{with .Parking}}<div class="card" id="request-parking"><h2>Request Parking</h2><dl>
-<dt>Enabled</dt><dd>{{if .Enabled}}yes{{else}}no (--parked-request-max=0: fail fast){{end}}</dd>
+<dt>Status</dt><dd class="badge">{{if .Enabled}}Enabled{{else}}Disabled ({{$.Off}}){{end}}</dd>
 <dt>Parked</dt><dd>{{.Active}} / {{.MaxParked}}</dd>
 <dt>Max wait</dt><dd>{{$.MaxWait}}</dd>
 </dl></div>{{end}}
