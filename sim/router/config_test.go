@@ -64,7 +64,9 @@ func TestValidate(t *testing.T) {
 		{"breaker huge", func(c *Config) { c.ExtprocMaxRequests = MaxLot + 1 }, "--extproc-max-requests must be at most 1000000"},
 		{"factor huge", func(c *Config) { c.ParkedRequestRetryFactor = math.Inf(1) }, "--parked-request-retry-factor must be at most 100"},
 		{"budget huge", func(c *Config) { c.ParkedRequestBudget = 25 * time.Hour }, "--parked-request-budget must be at most 24h0m0s"},
-		{"window huge", func(c *Config) { c.ControlPlaneUnavailable = []Window{{Start: time.Duration(math.MaxInt64 - 1), Duration: 2}} }, "start and duration must be at most 24h0m0s"},
+		{"window huge", func(c *Config) {
+			c.ControlPlaneUnavailable = []Window{{Start: time.Duration(math.MaxInt64 - 1), Duration: 2}}
+		}, "start and duration must be at most 24h0m0s"},
 		{"too many windows", func(c *Config) { c.ControlPlaneUnavailable = make([]Window, MaxWindows+1) }, "at most 10000 windows"},
 		{"too many named actors", func(c *Config) { c.Deny = make([]string, MaxNamedActors+1) }, "the fault flags name 100001 actors together; at most 100000"},
 		{"abort count huge", func(c *Config) { c.Abort = map[string]int{"actor-0001": MaxCount + 1} }, "--abort actor-0001=1000001: at most 1000000"},

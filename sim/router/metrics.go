@@ -23,10 +23,12 @@ import (
 // and gets no suffix).
 const (
 	MeterName          = "atenet-router"
+	InstrumentRoute    = "atenet.router.route.duration"
 	InstrumentActive   = "atenet.router.parking.active"
 	InstrumentWait     = "atenet.router.parking.wait.duration"
 	InstrumentRejected = "atenet.router.parking.rejected"
 
+	MetricRoute    = "atenet_router_route_duration_seconds"
 	MetricActive   = "atenet_router_parking_active"
 	MetricWait     = "atenet_router_parking_wait_duration_seconds"
 	MetricRejected = "atenet_router_parking_rejected_total"
@@ -48,6 +50,32 @@ const (
 // Outcomes lists every outcome label value.
 var Outcomes = []Outcome{OutcomeServed, OutcomeBudgetExhausted, OutcomeCanceled, OutcomeTimeout, OutcomeError}
 
+// RouteOutcome is the route-duration histogram's outcome label: how the
+// ext_proc exchange ended (PR #221 and main, extproc.go classifyOutcome).
+type RouteOutcome string
+
+const (
+	RouteOK        RouteOutcome = "ok"
+	RouteError     RouteOutcome = "error"
+	RouteNotFound  RouteOutcome = "not_found"
+	RouteCancelled RouteOutcome = "cancelled"
+)
+
+// RouteOutcomes lists every route outcome label value.
+var RouteOutcomes = []RouteOutcome{RouteOK, RouteError, RouteNotFound, RouteCancelled}
+
+// SimActorTemplate is the actor_template_name of every simulated actor;
+// its actor_template_namespace is the atespace. (Real actors come from an
+// ActorTemplate in a Kubernetes namespace; the simulator has none.) A
+// request that never resolved an actor has both labels empty, as on the
+// real router.
+const SimActorTemplate = "sim-actor"
+
+// RouteBuckets are the route-duration histogram's bounds in seconds
+// (PR #221 4a8f978b and main 86e138f6, metrics.go
+// newRouteDurationHistogram).
+var RouteBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30}
+
 // WaitBuckets are the wait histogram's bucket bounds in seconds; OTel's
 // defaults are sized for milliseconds and would put every park in one bucket.
 var WaitBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60}
@@ -56,11 +84,16 @@ type metrics struct {
 	provider *sdkmetric.MeterProvider
 	handler  http.Handler
 
+	route    metric.Float64Histogram
 	active   metric.Int64UpDownCounter
 	wait     metric.Float64Histogram
 	rejected metric.Int64Counter
 
 	outcomeOpts map[Outcome]metric.RecordOption
+	// routeOpts and resolvedOpts are the route label sets, built once:
+	// for a request that resolved no actor, and for one that did (every
+	// actor lives in the one atespace).
+	routeOpts, resolvedOpts map[RouteOutcome]metric.RecordOption
 }
 
 // newMetrics builds the instruments and the exporter that serves them, set
@@ -82,7 +115,7 @@ type metrics struct {
 // zeroAtStart reports the gauge and the counter at zero from the start
 // (the seed's simulator always did); the real routers (main, PR #221)
 // export a parking series only once used.
-func newMetrics(zeroAtStart bool) (*metrics, error) {
+func newMetrics(zeroAtStart bool, atespace string) (*metrics, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, fmt.Errorf("metrics: process collector: %w", err)
@@ -115,6 +148,19 @@ func newMetrics(zeroAtStart bool) (*metrics, error) {
 	}
 	// The instruments as PR #221's cmd/atenet/internal/router/metrics.go
 	// creates them: names, units, descriptions and bucket bounds.
+	if m.route, err = meter.Float64Histogram(InstrumentRoute,
+		metric.WithUnit("s"),
+		metric.WithDescription("latency between Substrate router receiving a request and resolving "+
+			"the target worker endpoint, excluding actor execution and response"),
+		metric.WithExplicitBucketBoundaries(RouteBuckets...)); err != nil {
+		return nil, err
+	}
+	m.routeOpts = make(map[RouteOutcome]metric.RecordOption)
+	m.resolvedOpts = make(map[RouteOutcome]metric.RecordOption)
+	for _, o := range RouteOutcomes {
+		m.routeOpts[o] = routeAttrs("", "", o)
+		m.resolvedOpts[o] = routeAttrs(atespace, SimActorTemplate, o)
+	}
 	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
 		metric.WithDescription("number of requests currently parked in the router awaiting actor resume"),
 		metric.WithUnit("{request}")); err != nil {
@@ -142,6 +188,23 @@ func newMetrics(zeroAtStart bool) (*metrics, error) {
 		m.rejected.Add(ctx, 0)
 	}
 	return m, nil
+}
+
+func routeAttrs(ns, name string, o RouteOutcome) metric.RecordOption {
+	return metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("actor_template_namespace", ns),
+		attribute.String("actor_template_name", name),
+		attribute.String("outcome", string(o))))
+}
+
+// routed records one ext_proc exchange; resolved says whether the actor
+// was resolved (its template labels are set).
+func (m *metrics) routed(d time.Duration, resolved bool, o RouteOutcome) {
+	opt := m.routeOpts[o]
+	if resolved {
+		opt = m.resolvedOpts[o]
+	}
+	m.route.Record(context.Background(), d.Seconds(), opt)
 }
 
 func (m *metrics) parked(delta int64) { m.active.Add(context.Background(), delta) }

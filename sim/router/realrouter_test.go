@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -24,9 +25,13 @@ import (
 // 4a8f978b, as captured).
 const realScrapeContentType = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
 
-// realWaitBuckets are the wait histogram's bounds in PR #221 4a8f978b,
-// cmd/atenet/internal/router/metrics.go, newParkingMetrics.
-var realWaitBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60}
+// realBuckets are the histograms' bounds in PR #221 4a8f978b,
+// cmd/atenet/internal/router/metrics.go (newParkingMetrics and
+// newRouteDurationHistogram).
+var realBuckets = map[string][]float64{
+	MetricWait:  {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60},
+	MetricRoute: {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30},
+}
 
 // pr221Config is PR #221's defaults (as ApplyPR221Defaults sets them when
 // no flag is given) with the test's exact timing.
@@ -169,8 +174,8 @@ func TestExpositionMatchesRealRouter(t *testing.T) {
 						bounds = append(bounds, b.GetUpperBound())
 						byBound[b.GetUpperBound()] = b.GetCumulativeCount()
 					}
-					if !slices.Equal(bounds, append(slices.Clone(realWaitBuckets), math.Inf(1))) {
-						t.Errorf("%s bounds %v, the real router's %v and +Inf", name, bounds, realWaitBuckets)
+					if want := realBuckets[name]; !slices.Equal(bounds, append(slices.Clone(want), math.Inf(1))) {
+						t.Errorf("%s bounds %v, the real router's %v and +Inf", name, bounds, want)
 					}
 					for _, b := range rh.GetBucket() {
 						if got := byBound[b.GetUpperBound()]; got != b.GetCumulativeCount() {
@@ -485,4 +490,57 @@ func TestStartIsCheapAndInterruptible(t *testing.T) {
 		}
 		t.Fatalf("Start with an ended context = %v, want context.Canceled", err)
 	}
+}
+
+// routeCounts reads the route-duration histogram: count per label set,
+// keyed "namespace/name/outcome".
+func (h *harness) routeCounts() map[string]uint64 {
+	h.t.Helper()
+	got := map[string]uint64{}
+	if f := h.scrape()[MetricRoute]; f != nil {
+		for _, m := range f.Metric {
+			l := labelsOf(m)
+			got[l["actor_template_namespace"]+"/"+l["actor_template_name"]+"/"+l["outcome"]] = m.GetHistogram().GetSampleCount()
+		}
+	}
+	return got
+}
+
+// Every request that reaches the router is one route-duration sample, its
+// outcome as PR #221's classifyOutcome names it and its template labels
+// set only when an actor was resolved.
+func TestRouteDurationOutcomes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := testConfig()
+		cfg.Workers = 1
+		cfg.ActorIdle = time.Hour
+		h := startMem(t, cfg)
+		defer h.close()
+
+		served(t, h.get("actor-0001"), "actor-0001")
+		served(t, h.get("actor-0001"), "actor-0001") // the fast path counts too
+		if r := h.get("foo.example.com"); r.code != http.StatusNotFound {
+			t.Fatalf("a foreign Host got %v, want 404", r)
+		}
+		expect(t, h.get("actor-9999"), http.StatusNotFound, `actor "actor-9999" not found`)
+		ctx, cancel := context.WithCancel(context.Background())
+		gone := make(chan result, 1)
+		go func() { gone <- h.getCtx(ctx, "actor-0002") }() // parks: the pool is full
+		synctest.Wait()
+		cancel()
+		if r := <-gone; !isCanceled(r.err) {
+			t.Fatalf("the cancelled request ended with %v", r)
+		}
+		synctest.Wait()
+		served(t, h.get("actor-0001"), "actor-0001")
+
+		want := map[string]uint64{
+			"default/sim-actor/ok": 3,
+			"//not_found":          2,
+			"//cancelled":          1,
+		}
+		if got := h.routeCounts(); !maps.Equal(got, want) {
+			t.Errorf("route samples %v, want %v", got, want)
+		}
+	})
 }

@@ -135,14 +135,19 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer releaseBreaker()
 
+	// The ext_proc exchange starts: the route-duration clock runs until the
+	// worker is resolved or the request is answered.
+	start := time.Now()
 	atespace, name, err := rt.parseHost(r.Host)
 	if err != nil {
 		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
+		rt.m.routed(time.Since(start), false, RouteNotFound)
 		return
 	}
 	ctx, cancel, err := rt.requestContext(r)
 	if err != nil {
 		answer(w, http.StatusBadRequest, err.Error())
+		rt.m.routed(time.Since(start), false, RouteError)
 		return
 	}
 	defer cancel()
@@ -164,8 +169,9 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sa = a.acquire()
 	}
 	if sa == nil {
-		var ok bool
-		if sa, ok = rt.resume(extCtx, w, ref, a); !ok {
+		var outcome RouteOutcome
+		if sa, outcome = rt.resume(extCtx, w, ref, a); sa == nil {
+			rt.m.routed(time.Since(start), false, outcome)
 			return
 		}
 	}
@@ -173,9 +179,11 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Resumed, but the worker's address is unusable.
 		a.done()
 		answer(w, http.StatusInternalServerError, bodyRoutingFailed(ref))
+		rt.m.routed(time.Since(start), true, RouteError)
 		return
 	}
 	// Routed: the ext_proc exchange is over, the worker serves the body.
+	rt.m.routed(time.Since(start), true, RouteOK)
 	releaseBreaker()
 	rt.serve(ctx, w, a, sa)
 }
@@ -253,23 +261,22 @@ func ParseRequestTimeout(v string) (time.Duration, error) {
 }
 
 // resume gets a suspended (or unknown) actor running, parking the request
-// when parking is on. It returns the worker to route to, or false when it
-// has already answered.
-func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, bool) {
+// when parking is on. It returns the worker to route to, or nil when it
+// has already answered, with the route-duration outcome of that answer.
+func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, RouteOutcome) {
 	if !rt.parking {
 		// Disabled: no admission cap, no parking metrics; only Aborted is
 		// retried (inside the flight).
 		wk, res, err := rt.await(ctx, ref, a)
 		if wk != nil {
-			return wk, true
+			return wk, RouteOK
 		}
-		rt.fail(ctx, w, ref, res, err)
-		return nil, false
+		return nil, rt.fail(ctx, w, ref, res, err)
 	}
 	if !rt.lot.tryAcquire() {
 		rt.m.shed()
 		answer(w, http.StatusServiceUnavailable, bodyAtCapacity(ref))
-		return nil, false
+		return nil, RouteError
 	}
 	rt.m.parked(1)
 	start := time.Now()
@@ -279,10 +286,9 @@ func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string,
 	rt.m.parked(-1)
 	rt.lot.release()
 	if wk != nil {
-		return wk, true
+		return wk, RouteOK
 	}
-	rt.fail(ctx, w, ref, res, err)
-	return nil, false
+	return nil, rt.fail(ctx, w, ref, res, err)
 }
 
 // await joins (or starts) the actor's resume flight and waits for its
@@ -471,28 +477,38 @@ func (rt *router) outcomeOf(ctx context.Context, res flightResult, err error) Ou
 	return OutcomeServed
 }
 
-// fail answers a request whose resume did not get the actor running.
-func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) {
+// fail answers a request whose resume did not get the actor running, and
+// says how the route ended: PR #221's classifyOutcome gives "cancelled"
+// to a stream that ended (the client, a deadline, Envoy's timeout),
+// "not_found" to a 404 and "error" to the rest.
+func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) RouteOutcome {
 	switch {
 	case err != nil && errors.Is(context.Cause(ctx), errMessageTimeout):
 		// Envoy's own local reply: 504, empty body (details
 		// ext_proc_error_per-message_timeout_exceeded; inferred).
 		answer(w, http.StatusGatewayTimeout, "")
+		return RouteCancelled
 	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
 		answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
+		return RouteCancelled
 	case err != nil:
 		// The client went away: nobody reads an answer.
+		return RouteCancelled
 	case res.stopped:
 		answer(w, http.StatusServiceUnavailable, bodyUnavailable(ref))
-	default:
-		code, body := statusFor(ref, res.err.Code)
-		if res.err.Code == Aborted && rt.cfg.model() == ModelPR221 {
-			// PR #221's mapResumeError has no case for Aborted: a budget
-			// spent on a contended actor is a 500 (errors.go, 4a8f978b).
-			code, body = http.StatusInternalServerError, bodyResumeError(ref)
-		}
-		answer(w, code, body)
+		return RouteError
 	}
+	code, body := statusFor(ref, res.err.Code)
+	if res.err.Code == Aborted && rt.cfg.model() == ModelPR221 {
+		// PR #221's mapResumeError has no case for Aborted: a budget
+		// spent on a contended actor is a 500 (errors.go, 4a8f978b).
+		code, body = http.StatusInternalServerError, bodyResumeError(ref)
+	}
+	answer(w, code, body)
+	if code == http.StatusNotFound {
+		return RouteNotFound
+	}
+	return RouteError
 }
 
 // statusFor is the router's mapping of a resume failure to an HTTP answer.

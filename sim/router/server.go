@@ -53,7 +53,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(cfg.model() == ModelSeed)
+	m, err := newMetrics(cfg.model() == ModelSeed, cfg.Atespace)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
