@@ -135,12 +135,14 @@ type Config struct {
 }
 
 // Model names which real atenet router the simulator behaves like
-// (reference/atenet-router.md has the measured differences).
+// (github.com/agent-substrate/substrate, cmd/atenet/internal/router, at
+// the commits named below).
 type Model string
 
 const (
-	// ModelSeed is the design in seed 000_ (--parked-request-* flags,
-	// budget_exhausted label, fast path for running actors).
+	// ModelSeed is the request-parking design the router is converging on
+	// (--parked-request-* flags, budget_exhausted label, fast path for
+	// running actors).
 	ModelSeed Model = "seed"
 	// ModelMain is agent-substrate/substrate main 86e138f6: no parking at
 	// all; a full pool is answered at once, no parking metrics, no statusz

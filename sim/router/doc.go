@@ -9,9 +9,12 @@
 // to the actor's resume flight, which every concurrent request for that
 // actor joins; each waiting request takes a slot of a fixed parking lot, and
 // a full lot sheds at once; errors that waiting cannot fix fail fast. The
-// parking instruments are OpenTelemetry (meter "atenet-router") exported in
-// Prometheus text on /metrics; /statusz shows the "Request Parking" card as
-// HTML or JSON.
+// route-duration and parking instruments are OpenTelemetry (meter
+// "atenet-router"), served on /metrics by the OTel Prometheus exporter and
+// promhttp as the real router serves them; /statusz shows the "Request
+// Parking" card as HTML or JSON. Config.Hold makes the control plane
+// refuse an actor's resumes for a while or for ever, to rehearse the
+// scenarios the real router was run through.
 //
 // Start runs a simulator (tests, demo, `shakectl sim router`):
 //

@@ -52,7 +52,7 @@ func TestMetricFamilies(t *testing.T) {
 			t.Errorf("buckets %v, want %v", bounds, want)
 		}
 		// Every series carries the scope labels the real router's exporter
-		// writes (reference/atenet-router.md, "Export path").
+		// writes (serverboot.InitMetrics, PR #221 4a8f978b: default options).
 		got := map[string]string{}
 		for _, l := range f.Metric[0].GetLabel() {
 			got[l.GetName()] = l.GetValue()

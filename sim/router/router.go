@@ -30,8 +30,9 @@ const (
 var textPlain = []string{"text/plain; charset=utf-8"}
 
 // The real router names the actor by its id alone, quoted, without the
-// atespace (agent-substrate/substrate PR #221 4a8f978b, router.go; the
-// bodies were captured from the binary, see reference/atenet-router.md).
+// atespace (agent-substrate/substrate PR #221 4a8f978b, errors.go
+// mapResumeError and parkingFullErr; the bodies were also captured from
+// the built binary).
 func quotedActor(ref string) string {
 	_, name, _ := strings.Cut(ref, "/")
 	return "actor " + strconv.Quote(name)
@@ -191,7 +192,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // breakerOverflow answers a request Envoy's ext_proc circuit breaker
 // refused. Real Envoy treats the overflow as an ext_proc stream failure:
 // status_on_error, 500 with an empty body (envoy ext_proc.cc onGrpcError;
-// inferred, see reference/atenet-router.md). The 503 with
+// inferred from Envoy's source, not observed). The 503 with
 // x-envoy-overloaded is what an upstream cluster's breaker sends; it is
 // kept behind --breaker-overflow-503.
 func (rt *router) breakerOverflow(w http.ResponseWriter) {

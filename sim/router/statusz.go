@@ -155,8 +155,7 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 }
 
 // statuszPage is parsed on first use, not at package init: every shakectl
-// command links this package, and only `sim router` serves the page
-// (issue 15: start-up).
+// command links this package, and only `sim router` serves the page.
 var statuszPage = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("statusz").Parse(statuszHTML))
 })
