@@ -421,9 +421,10 @@ func (cp *controlPlane) claim() *worker {
 	return w
 }
 
-// newWorker is the i-th worker of the pool (from 1).
+// newWorker is the i-th worker of the pool (from 1). Its address stays a
+// valid IPv4 address up to MaxWorkers (10.0.0.2 … 10.1.150.1).
 func newWorker(i int) *worker {
-	return &worker{id: i, name: fmt.Sprintf("worker-%02d", i), ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)}
+	return &worker{id: i, name: fmt.Sprintf("worker-%02d", i), ip: fmt.Sprintf("10.%d.%d.%d", i/62500, i/250%250, i%250+1)}
 }
 
 func (cp *controlPlane) release(w *worker) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime"
 	"slices"
@@ -543,4 +544,18 @@ func TestRouteDurationOutcomes(t *testing.T) {
 			t.Errorf("route samples %v, want %v", got, want)
 		}
 	})
+}
+
+// Every worker up to MaxWorkers has a valid IPv4 address (the real router
+// answers "routing failed" for one that is not), and no two share one.
+func TestWorkerAddressesValid(t *testing.T) {
+	seen := make(map[string]bool, MaxWorkers)
+	for i := 1; i <= MaxWorkers; i++ {
+		w := newWorker(i)
+		ip, err := netip.ParseAddr(w.ip)
+		if err != nil || !ip.Is4() || seen[w.ip] {
+			t.Fatalf("worker %d: address %q invalid or repeated (%v)", i, w.ip, err)
+		}
+		seen[w.ip] = true
+	}
 }
