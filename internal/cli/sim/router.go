@@ -18,6 +18,10 @@ type RouterOptions struct {
 	Cfg     router.Config
 	windows []string
 	aborts  []string
+	holds   []string
+	// parkingEnabled is pr221's --parking-enabled; false sets
+	// Cfg.ParkingDisabled.
+	parkingEnabled bool
 	// onStart, when set (tests), sees the running simulator.
 	onStart func(*router.Server)
 	// changed reports whether a flag was set on the command line.
@@ -38,9 +42,10 @@ and a worker pool, implementing request parking as the atenet design says,
 until Ctrl-C or SIGTERM. It is the reference target for parking-probe.
 
 Which router it models (--model):
-  seed   (default) the design in seed 000_ (request parking): the
-         --parked-request-* flags, 5s budget, lot 1024, outcome
-         "budget_exhausted", a fast path for running actors.
+  seed   (default) the request-parking design (agent-substrate/substrate
+         docs, "Request parking"): the --parked-request-* flags, 5s budget,
+         lot 1024, outcome "budget_exhausted", a fast path for running
+         actors.
   main   agent-substrate/substrate main (86e138f6): no parking at all. A
          full pool is answered at once with 503 "no free workers
          available"; no parking metrics; no parking card on /statusz.
@@ -51,8 +56,10 @@ Which router it models (--model):
          request takes a lot slot), writes statusz max_wait as "30s", and
          exports parking series only once used. Unless set by flag its
          defaults are PR #221's: lot 2048, budget 30s, first retry 500ms, and
-         Envoy's default ext_proc breaker of 1024 (below the lot).
-The measured differences are in reference/atenet-router.md.
+         Envoy's default ext_proc breaker of 1024 (below the lot). A lot
+         of 0 keeps parking on and sheds every request, as PR #221 does;
+         --parking-enabled=false turns parking off (statusz then shows
+         enabled:false with the configured lot).
 
 The three URLs (router, metrics, status) go to stdout, one "NAME URL" per
 line, or as one JSON object with -o json; everything else goes to stderr.
@@ -66,7 +73,8 @@ actor resumes it: ResumeActor claims a free worker (--resume-latency) or
 answers FailedPrecondition "no free workers available". A running actor
 suspends after --actor-idle without traffic, freeing its worker.
 
-Parking (on unless --parked-request-max=0): FailedPrecondition, Unavailable
+Parking (on unless --parked-request-max=0 under seed, or
+--parking-enabled=false under pr221): FailedPrecondition, Unavailable
 and Aborted are retried with exponential backoff (--parked-request-retry-*,
 no cap, no attempt limit) until the resume succeeds or the per-flight budget
 (--parked-request-budget) elapses. Concurrent requests for one actor share
@@ -136,6 +144,10 @@ exits with status 0.`,
   # Parking disabled: fail fast
   shakectl sim router --parked-request-max 0
 
+  # Rehearse a pool that frees a worker for actor-0001 only after 3s, and
+  # never for actor-0002
+  shakectl sim router --hold actor-0001=3s --hold actor-0002
+
   # The router on substrate main (no parking) and PR #221's parking router
   shakectl sim router --model main
   shakectl sim router --model pr221
@@ -152,7 +164,7 @@ exits with status 0.`,
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
 	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
 	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
-	fl.IntVar(&d.Workers, "workers", d.Workers, "workers in the pool; a running actor holds one")
+	fl.IntVar(&d.Workers, "workers", d.Workers, "workers in the pool; a running actor holds one (at most 100000)")
 	fl.IntVar(&d.Actors, "actors", d.Actors, "known actors, actor-0001…actor-NNNN")
 	fl.BoolVar(&d.AnyActor, "any-actor", d.AnyActor, "every well-formed actor name in --atespace exists")
 	fl.StringVar(&d.Atespace, "atespace", d.Atespace, "the atespace the actors live in")
@@ -160,7 +172,9 @@ exits with status 0.`,
 	fl.DurationVar(&d.ServiceTime, "service-time", d.ServiceTime, "how long a running actor takes to answer")
 	fl.DurationVar(&d.ActorIdle, "actor-idle", d.ActorIdle, "idle time after which a running actor suspends and frees its worker (0: never)")
 	fl.DurationVar(&d.ParkedRequestBudget, "parked-request-budget", d.ParkedRequestBudget, "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
-	fl.IntVar(&d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking")
+	fl.IntVar(&d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
+	fl.BoolVar(&opts.parkingEnabled, "parking-enabled", true, "pr221 model: park requests (PR #221's --parking-enabled); false fails fast, exports no parking series, and statusz shows enabled:false with the configured lot")
+	fl.StringArrayVar(&opts.holds, "hold", nil, "ACTOR[=DURATION|=N]: the actor's resumes answer 'no free workers available' for DURATION after its first resume, for its first N resumes, or for ever; ACTOR '*' means every actor (repeatable)")
 	fl.DurationVar(&d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, "delay before a parked request's first resume retry")
 	fl.Float64Var(&d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, "multiplier applied to the retry delay after each attempt (>= 1)")
 	fl.Float64Var(&d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, "random fraction in [0, 1) added per retry")
@@ -210,6 +224,19 @@ func (o *RouterOptions) BuildConfig() (router.Config, error) {
 			}
 			cfg.Abort[actor] = n
 		}
+	}
+	if o.Changed != nil && o.Changed("parking-enabled") {
+		cfg.ParkingDisabled = !o.parkingEnabled
+	}
+	for _, s := range o.holds {
+		actor, h, err := router.ParseHold(s)
+		if err != nil {
+			return cfg, cmdutil.UsageErrorf("%s", err)
+		}
+		if cfg.Hold == nil {
+			cfg.Hold = make(map[string]router.Hold, len(o.holds))
+		}
+		cfg.Hold[actor] = h
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, cmdutil.UsageErrorf("%s", err)

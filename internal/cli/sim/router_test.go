@@ -42,6 +42,9 @@ func TestSimRouterFlagErrors(t *testing.T) {
 		{[]string{"--model", "envoy"}, `--model "envoy": want seed, main or pr221`},
 		{[]string{"--rate-limit", "Bad_Name"}, `--rate-limit: actor "Bad_Name"`},
 		{[]string{"extra"}, `unknown command "extra"`},
+		{[]string{"--workers", "100001"}, "--workers"},
+		{[]string{"--parking-enabled=false"}, "--parking-enabled"},
+		{[]string{"--hold", "actor-0001=soon"}, "--hold"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			f, out, errOut := clitest.ServingFactory(t, context.Background(), clitest.RouterURLsOut)
@@ -85,6 +88,10 @@ func TestSimRouterPR221Defaults(t *testing.T) {
 	})
 	if c.ParkedRequestBudget != 2*time.Second || c.ParkedRequestMax != 8 {
 		t.Errorf("flags given were replaced: budget %s lot %d", c.ParkedRequestBudget, c.ParkedRequestMax)
+	}
+	c = build(router.ModelPR221, map[string]bool{"parking-enabled": true}, nil)
+	if !c.ParkingDisabled {
+		t.Errorf("--model pr221 --parking-enabled=false left parking on")
 	}
 	if c = build(router.ModelSeed, nil, nil); c.ParkedRequestMax != 1024 || c.ParkedRequestBudget != 5*time.Second {
 		t.Errorf("seed defaults changed: lot %d budget %s", c.ParkedRequestMax, c.ParkedRequestBudget)
@@ -185,5 +192,30 @@ func TestSimRouterWarnsOffLoopback(t *testing.T) {
 	w := sim.RouterWarnings(addrs)
 	if len(w) != 2 || !strings.Contains(w[0], "metrics endpoint listens on 0.0.0.0:9090") || !strings.Contains(w[1], "status endpoint listens on 192.0.2.7:4040") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// --hold reaches the control plane: an actor held for ever never gets a
+// worker, so its parked request spends the budget and is answered "no free
+// workers available", while another actor is served.
+func TestSimRouterHoldFlag(t *testing.T) {
+	urls, _, _, stop := clitest.StartSimRouterCmd(t, "--hold", "actor-0002", "--parked-request-budget", "300ms")
+	defer stop()
+	get := func(actor string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, urls["router"]+"/", nil)
+		req.Host = actor + ".default.actors.resources.substrate.ate.dev"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("actor-0001"); code != http.StatusOK {
+		t.Fatalf("actor-0001: %d %q, want 200", code, body)
+	}
+	if code, body := get("actor-0002"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no free workers available") {
+		t.Fatalf("held actor-0002: %d %q, want 503 no free workers available", code, body)
 	}
 }
