@@ -132,8 +132,9 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	u := c.endpoint("/auth")
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint("/auth"), bytes.NewReader(body))
+	// u names the login in errors, without the API URL's password.
+	u := c.shownEndpoint("/auth")
 	if err != nil {
 		return "", err
 	}
@@ -143,7 +144,7 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 	hc := &http.Client{Transport: t.next, Timeout: c.opts.Timeout, CheckRedirect: noRedirects}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", err
+		return "", redactURLError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -178,6 +179,18 @@ func (t *authTransport) tokens() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.seen...)
+}
+
+// addSecret makes the client scrub a secret it was given to send (a key
+// being added or rotated) from every error and debug line, as it does the
+// login key.
+func (c *Client) addSecret(s string) {
+	if len(s) < 4 {
+		return
+	}
+	c.extraMu.Lock()
+	defer c.extraMu.Unlock()
+	c.extra = append(c.extra, s)
 }
 
 func (c *Client) redact(s string) string {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -24,12 +25,22 @@ import (
 // concurrent use; concurrent calls that meet an expired token share one
 // re-login.
 type Client struct {
-	opts    Options
-	base    string // APIURL without a trailing slash
-	hc      *http.Client
-	auth    *authTransport
-	debug   *debugLog
-	secrets []string // strings scrubbed from errors: key and tokens
+	opts Options
+	base string // APIURL without a trailing slash
+	// shownBase is base as url.URL.Redacted prints it: the form every
+	// error and message uses (issue 28 item 10).
+	shownBase string
+	hc        *http.Client
+	auth      *authTransport
+	debug     *debugLog
+	secrets   []string // strings scrubbed from errors: key and tokens
+	public    *http.Client
+
+	extraMu sync.Mutex
+	extra   []string // further secrets to scrub: keys being added
+
+	caps  capabilityCache
+	nodes nodeNameCache
 }
 
 // New checks the options and builds a client. It sends nothing: the first
@@ -48,7 +59,7 @@ func New(o Options) (*Client, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "shakectl"
 	}
-	c := &Client{opts: o, base: base}
+	c := &Client{opts: o, base: base, shownBase: redactedURL(base)}
 	if o.Debug != nil {
 		c.debug = &debugLog{w: o.Debug, redact: c.redact}
 	}
@@ -62,6 +73,8 @@ func New(o Options) (*Client, error) {
 		transport = t
 	}
 	logged := &debugTransport{next: transport, log: c.debug, waiting: o.Waiting}
+	// The root page (capabilities) is public: it goes without a token.
+	c.public = &http.Client{Transport: logged, Timeout: o.Timeout, CheckRedirect: noRedirects}
 	c.auth = &authTransport{next: logged, c: c}
 	c.hc = &http.Client{
 		Transport:     c.auth,
@@ -113,6 +126,16 @@ func checkAPIURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// redactedURL is u as url.URL.Redacted prints it ("user:xxxxx@"), or u
+// unchanged when it does not parse.
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return redactBare(u)
+	}
+	return p.Redacted()
+}
+
 func redactURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -134,6 +157,12 @@ func (c *Client) endpoint(path string) string {
 	return c.base + "/" + strings.TrimLeft(path, "/")
 }
 
+// shownEndpoint is endpoint without the API URL's password: what every
+// error, message and hook the client produces names.
+func (c *Client) shownEndpoint(path string) string {
+	return c.shownBase + "/" + strings.TrimLeft(path, "/")
+}
+
 // Raw is the `shakectl api` call: any method and path, body sent as is (may
 // be nil), the same auth, retry and typed errors as the resource methods. On
 // a non-2xx answer it returns the *Response and an *APIError.
@@ -149,9 +178,19 @@ func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (*Re
 // retry) and returns the answer: for a 2xx its body (bounded by
 // MaxResponseBody), otherwise the *Response and an *APIError.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Response, error) {
-	u := c.endpoint(path)
 	call := c.policy().NewCall()
 	defer call.Finish()
+	return c.send(ctx, call, method, path, body)
+}
+
+// send sends one request of a call through the transient-capacity retry
+// (which may send it again) and reads the answer. Several sends may share
+// one call: the repeats after a 406 do (doWhenReady).
+func (c *Client) send(ctx context.Context, call *retry.Call, method, path string, body []byte) (*Response, error) {
+	u := c.endpoint(path)
+	// shown is the URL as errors and messages print it: without the
+	// password a user may have put in the API URL (issue 28 item 10).
+	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
 
 	var raw any
@@ -160,7 +199,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, pathOf(u), err)
+		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
@@ -173,9 +212,8 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 	}
 
 	resp, err := call.Client(c.hc).Do(req)
-	call.Finish()
 	if err != nil {
-		return nil, c.callError(ctx, method, u, err, call)
+		return nil, c.callError(ctx, method, shown, err, call)
 	}
 	defer resp.Body.Close()
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: resp.Header.Get("X-Request-ID")}
@@ -183,15 +221,15 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		if resp.ContentLength > MaxResponseBody {
-			return nil, &ResponseError{Method: method, URL: u, StatusCode: resp.StatusCode, RequestID: out.RequestID,
+			return nil, &ResponseError{Method: method, URL: shown, StatusCode: resp.StatusCode, RequestID: out.RequestID,
 				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
 		if err != nil {
-			return nil, c.callError(ctx, method, u, fmt.Errorf("reading the answer: %w", err), call)
+			return nil, c.callError(ctx, method, shown, fmt.Errorf("reading the answer: %w", err), call)
 		}
 		if len(b) > MaxResponseBody {
-			return nil, &ResponseError{Method: method, URL: u, StatusCode: resp.StatusCode, RequestID: out.RequestID,
+			return nil, &ResponseError{Method: method, URL: shown, StatusCode: resp.StatusCode, RequestID: out.RequestID,
 				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
 		}
 		out.Body = b
@@ -200,7 +238,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 		// The rest of an oversized error body is neither read nor kept.
 		out.Body = b
-		apiErr := NewAPIError(method, u, resp.StatusCode, resp.Header, b, c.opts.Now())
+		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			apiErr.Message = redirectMessage(resp)
 		}
@@ -266,7 +304,11 @@ func (c *Client) callError(ctx context.Context, method, u string, err error, cal
 		}
 	}
 	var ue *url.Error
-	if !errors.As(err, &ue) {
+	if errors.As(err, &ue) {
+		// net/http names the request's URL, password masked as "***";
+		// the client names it one way everywhere.
+		ue.URL = redactedURL(ue.URL)
+	} else {
 		err = &url.Error{Op: opName(method), URL: u, Err: err}
 	}
 	return &TransportError{Method: method, URL: u, Attempts: call.Attempts(), Elapsed: call.Elapsed(), Err: err}
@@ -342,7 +384,10 @@ func (c *Client) scrub(e *APIError) {
 
 func (c *Client) secretStrings() []string {
 	var out []string
-	for _, s := range append([]string{c.opts.Key}, c.auth.tokens()...) {
+	c.extraMu.Lock()
+	extra := append([]string(nil), c.extra...)
+	c.extraMu.Unlock()
+	for _, s := range append(append([]string{c.opts.Key}, c.auth.tokens()...), extra...) {
 		if len(s) >= 4 {
 			out = append(out, s)
 		}

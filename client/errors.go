@@ -43,10 +43,19 @@ type CapacityRefusal struct {
 	// Stage is the scheduler stage that refused, "" when the body has none
 	// (address-pool exhaustion, CongestedNetwork).
 	Stage string
-	// Transient is the body's "transient" == true (the JSON boolean), with
-	// a stage that is not "unknown". Nothing else makes a refusal
-	// transient: not the status, the stage name or the message.
+	// Transient is the body's "transient" == true (the JSON boolean).
+	// The field is the gate (seed 004: "Read this field rather than
+	// inferring retry-worthiness from the status code or the stage
+	// name"): a transient refusal without a stage is still transient, as
+	// client-python 74d6e129 _request_url retries it. Nothing else makes
+	// a refusal transient: not the status, the stage name or the message.
 	Transient bool
+	// MalformedTransient says the body has a "transient" field that is
+	// not a JSON boolean (1, "true", null, an object): the contract says
+	// it is a boolean, so such a refusal is not retried, and the hint can
+	// say the field was malformed instead of calling the refusal
+	// permanent.
+	MalformedTransient bool
 	// RetryAfter is the server's Retry-After hint, parsed and clamped to
 	// [1s, 60s] by retry.ParseRetryAfter; 0 when the answer has none.
 	RetryAfter time.Duration
@@ -147,11 +156,12 @@ func NewAPIError(method, url string, status int, header http.Header, body []byte
 		cr := &CapacityRefusal{
 			Stage: stage,
 			// Only the JSON literal true counts ("true" the string does
-			// not). A body that says transient but names no stage, or the
-			// defensive stage "unknown" (which the contract says is never
-			// transient), contradicts itself and is not trusted.
-			Transient: string(bytes.TrimSpace(eb.Transient)) == "true" && stage != "" && stage != "unknown",
+			// not), whatever the stage says.
+			Transient: string(bytes.TrimSpace(eb.Transient)) == "true",
 			Message:   e.Message,
+		}
+		if t := string(bytes.TrimSpace(eb.Transient)); t != "" && t != "true" && t != "false" {
+			cr.MalformedTransient = true
 		}
 		if vals := header.Values("Retry-After"); len(vals) > 0 {
 			cr.RetryAfter = retry.ParseRetryAfter(vals, now)

@@ -41,14 +41,16 @@ func TestCapacityRefusalBodies(t *testing.T) {
 		{"is_hypervisor", http.Header{}, body("is_hypervisor", false), true, false, "is_hypervisor", 0},
 		{"pre_schedule", http.Header{}, body("pre_schedule", false), true, false, "pre_schedule", 0},
 		{"unknown", http.Header{}, body("unknown", false), true, false, "unknown", 0},
-		{"unknown claiming transient", transientHdr, body("unknown", true), true, false, "unknown", 15 * time.Second},
+		// The field is the gate (seed 004; client-python 74d6e129 retries any
+		// transient body): the stage does not veto it.
+		{"unknown claiming transient", transientHdr, body("unknown", true), true, true, "unknown", 15 * time.Second},
 		{"CongestedNetwork: no stage, no transient", http.Header{}, `{"error": "CongestedNetwork: address pool exhausted", "status": 507}`, true, false, "", 0},
-		{"no stage claiming transient", transientHdr, `{"error": "x", "status": 507, "transient": true}`, true, false, "", 15 * time.Second},
+		{"no stage claiming transient", transientHdr, `{"error": "x", "status": 507, "transient": true}`, true, true, "", 15 * time.Second},
 		{"no transient field", transientHdr, `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu"}`, true, false, "sufficient_idle_cpu", 15 * time.Second},
 		{"transient as the string true", transientHdr, `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu", "transient": "true"}`, true, false, "sufficient_idle_cpu", 15 * time.Second},
 		{"transient as 1", transientHdr, `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu", "transient": 1}`, true, false, "sufficient_idle_cpu", 15 * time.Second},
 		{"transient null", transientHdr, `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu", "transient": null}`, true, false, "sufficient_idle_cpu", 15 * time.Second},
-		{"stage not a string", transientHdr, `{"error": "x", "status": 507, "stage": 7, "transient": true}`, true, false, "", 15 * time.Second},
+		{"stage not a string", transientHdr, `{"error": "x", "status": 507, "stage": 7, "transient": true}`, true, true, "", 15 * time.Second},
 		{"malformed Retry-After", http.Header{"Retry-After": {"soon"}}, body("sufficient_idle_cpu", true), true, true, "sufficient_idle_cpu", 15 * time.Second},
 		{"hostile Retry-After", http.Header{"Retry-After": {"86400"}}, body("sufficient_idle_cpu", true), true, true, "sufficient_idle_cpu", 60 * time.Second},
 		{"non-JSON body", transientHdr, `507 Insufficient Storage`, false, false, "", 0},
@@ -69,6 +71,10 @@ func TestCapacityRefusalBodies(t *testing.T) {
 			}
 			if cr.Transient != tt.transient || cr.Stage != tt.stage || cr.RetryAfter != tt.retryAfter {
 				t.Errorf("refusal = %+v, want transient %v stage %q retry-after %s", cr, tt.transient, tt.stage, tt.retryAfter)
+			}
+			wantMalformed := strings.HasPrefix(tt.name, "transient as") || tt.name == "transient null"
+			if cr.MalformedTransient != wantMalformed {
+				t.Errorf("MalformedTransient = %v, want %v", cr.MalformedTransient, wantMalformed)
 			}
 		})
 	}

@@ -20,10 +20,22 @@ func (n *Network) keepRaw(r json.RawMessage)   { n.Raw = r }
 func (n *Node) keepRaw(r json.RawMessage)      { n.Raw = r }
 func (n *Namespace) keepRaw(r json.RawMessage) { n.Raw = r }
 func (e *Event) keepRaw(r json.RawMessage)     { e.Raw = r }
+func (i *Interface) keepRaw(r json.RawMessage) { i.Raw = r }
+
+// awaitingNetworks marks the parameters of a request that names networks
+// (an instance create with interfaces, an interface hot-plug): only such a
+// request is repeated while the server answers 406 "network X is not
+// ready" (issue 28 item 17: a 406 to anything else, such as a GET, is
+// final).
+type awaitingNetworks struct{ params any }
 
 // call sends a request whose parameters (if any) go as a JSON body, and
-// returns the 2xx answer.
+// returns the 2xx answer and the URL as errors name it.
 func (c *Client) call(ctx context.Context, method, path string, params any) (*Response, string, error) {
+	repeat := false
+	if a, ok := params.(awaitingNetworks); ok {
+		repeat, params = true, a.params
+	}
 	var body []byte
 	if params != nil {
 		var err error
@@ -31,11 +43,11 @@ func (c *Client) call(ctx context.Context, method, path string, params any) (*Re
 			return nil, "", fmt.Errorf("%s %s: encoding the request: %w", method, path, err)
 		}
 	}
-	resp, err := c.doWhenReady(ctx, method, path, body)
+	resp, err := c.doWhenReady(ctx, method, path, body, repeat)
 	if err != nil {
 		return nil, "", err
 	}
-	return resp, c.endpoint(path), nil
+	return resp, c.shownEndpoint(path), nil
 }
 
 // NotReadyPause is the pause between the repeats of a request answered 406
@@ -43,21 +55,26 @@ func (c *Client) call(ctx context.Context, method, path string, params any) (*Re
 // (client-python 6c25293c, apiclient.py _request_url).
 const NotReadyPause = time.Second
 
-// doWhenReady repeats a request answered 406 ("network X is not ready
-// (initial)") every NotReadyPause while Options.NotReadyBudget lasts, as
-// sf-client does within its --async deadline; then the last 406 is the
-// error.
-func (c *Client) doWhenReady(ctx context.Context, method, path string, body []byte) (*Response, error) {
-	deadline := time.Now().Add(c.opts.NotReadyBudget)
+// doWhenReady sends one call. When repeat is set, a 406 ("network X is not
+// ready (initial)") is repeated every NotReadyPause while
+// Options.NotReadyBudget lasts, as sf-client does within its --async
+// deadline; then the last 406 is the error. The repeats belong to the same
+// call as the first request: one start, so one deadline for the 406 loop
+// and the transient-capacity retry (both budgets count from it), and one
+// attempt counter, as client-python 74d6e129 _request_url has them.
+func (c *Client) doWhenReady(ctx context.Context, method, path string, body []byte, repeat bool) (*Response, error) {
+	call := c.policy().NewCall()
+	defer call.Finish()
 	for {
-		resp, err := c.do(ctx, method, path, body)
+		resp, err := c.send(ctx, call, method, path, body)
 		var apiErr *APIError
-		if err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
-			time.Until(deadline) < NotReadyPause {
+		left := c.opts.NotReadyBudget - call.Elapsed()
+		if !repeat || err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
+			left < NotReadyPause {
 			return resp, err
 		}
 		if c.opts.NotReadyNotify != nil {
-			c.opts.NotReadyNotify(apiErr.Message, time.Until(deadline))
+			c.opts.NotReadyNotify(apiErr.Message, left)
 		}
 		t := time.NewTimer(NotReadyPause)
 		select {
@@ -231,7 +248,11 @@ func (c *Client) CreateInstance(ctx context.Context, req CreateInstanceRequest) 
 		// "disk" is required by the server: send [] rather than null.
 		req.Disk = []DiskRequest{}
 	}
-	v, _, err := getOne[Instance](c, ctx, http.MethodPost, "/instances", req)
+	var params any = req
+	if len(req.Network) > 0 {
+		params = awaitingNetworks{req}
+	}
+	v, _, err := getOne[Instance](c, ctx, http.MethodPost, "/instances", params)
 	return v, err
 }
 
@@ -256,11 +277,33 @@ func (c *Client) InstanceEvents(ctx context.Context, ref string, q EventsQuery) 
 	if err != nil {
 		return nil, err
 	}
+	return c.events(ctx, p, q)
+}
+
+// MaxEventsLimit is the largest events limit the server accepts (1–1000,
+// default 100: shakenfist 2026 api_base object_events_response and the
+// swagger of every events route, e.g. auth.py AuthNamespaceEventsEndpoint
+// "capped at 1000").
+const MaxEventsLimit = 1000
+
+// Check refuses a limit the server would refuse: 0 means "not set" (the
+// server's default of 100), anything else must be within 1–1000.
+func (q EventsQuery) Check() error {
+	if q.Limit != 0 && (q.Limit < 1 || q.Limit > MaxEventsLimit) {
+		return &UsageError{Field: "limit", Problem: fmt.Sprintf("%d is outside 1-%d", q.Limit, MaxEventsLimit)}
+	}
+	return nil
+}
+
+func (c *Client) events(ctx context.Context, path string, q EventsQuery) ([]Event, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
 	var params any
 	if q != (EventsQuery{}) {
 		params = q
 	}
-	return getList[Event](c, ctx, http.MethodGet, p, params)
+	return getList[Event](c, ctx, http.MethodGet, path, params)
 }
 
 // PowerAction is one of the server's instance power routes.
@@ -317,21 +360,40 @@ func (c *Client) GetNetwork(ctx context.Context, ref string) (*Network, error) {
 
 // CreateNetwork sends POST /networks.
 func (c *Client) CreateNetwork(ctx context.Context, req CreateNetworkRequest) (*Network, error) {
+	if req.ProvideDNS {
+		if err := c.require(ctx, CapProvideDNS, "virtual network DNS"); err != nil {
+			return nil, err
+		}
+	}
 	v, _, err := getOne[Network](c, ctx, http.MethodPost, "/networks", req)
 	return v, err
 }
 
-// DeleteNetwork sends DELETE /networks/{ref}. The real server answers 200
-// with the network as it is (state created, or delete-wait while
-// interfaces remain: the network goes once they do), or 200 null when it
-// was already deleted; then the result is nil. Waiting for the deletion is
-// the caller's (the command's waiting model).
+// DeleteNetwork deletes a network and returns it as the 2024 server
+// answers (shakenfist da448b1a): 200 with the network as it is (state
+// created, or delete-wait while interfaces remain: the network goes once
+// they do), or 200 null when it was already deleted; then the result is
+// nil. Waiting for a synchronous deletion is the caller's (the command's
+// waiting model).
+//
+// A 2026 server answers 202 with a cluster operation instead
+// (StartNetworkDelete); DeleteNetwork then waits for that operation within
+// ctx, as client-python 74d6e129 delete_network does by default, and
+// returns nil (the network is gone) or the operation's failure as a
+// *ClusterOperationFailed. Callers that want the operation itself use
+// StartNetworkDelete and WaitClusterOperation.
 func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error) {
-	p, err := refPath("networks", ref)
+	d, err := c.StartNetworkDelete(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	return getOneOrNull[Network](c, ctx, http.MethodDelete, p, nil)
+	if d.Operation == nil {
+		return d.Network, nil
+	}
+	if _, err := c.WaitClusterOperation(ctx, *d.Operation); err != nil {
+		return nil, err
+	}
+	return nil, nil
 }
 
 // ListNodes lists the cluster's nodes with their capacity accounting.

@@ -49,6 +49,9 @@ type Options struct {
 	// NotReadyNotify, when set, is called before each such repeat with the
 	// server's message and the time left.
 	NotReadyNotify func(message string, left time.Duration)
+	// OperationPoll is how often WaitClusterOperation reads a cluster
+	// operation; 0 means DefaultOperationPoll (1 s).
+	OperationPoll time.Duration
 }
 
 // RetryOptions configures --retry-transient-capacity (seed 004,
@@ -120,6 +123,12 @@ type Interface struct {
 	Floating    string `json:"floating"`
 	Order       int    `json:"order"`
 	State       string `json:"state"`
+	// InstanceUUID and Model are in the interface view too (da448b1a
+	// instance_interfaces_example); a network's interface list names its
+	// instances this way.
+	InstanceUUID string          `json:"instance_uuid,omitempty"`
+	Model        string          `json:"model,omitempty"`
+	Raw          json.RawMessage `json:"-"`
 }
 
 // Event is one entry of an instance's event trail, with the fields of
@@ -192,16 +201,29 @@ func (n *Node) Roles() []string {
 // key names under "keys" (da448b1a auth.py; its swagger example's
 // "key_names" is not what it sends).
 type Namespace struct {
-	Name     string          `json:"name"`
-	State    string          `json:"state"`
-	Keys     []string        `json:"keys"`
+	Name  string   `json:"name"`
+	State string   `json:"state"`
+	Keys  []string `json:"keys"`
+	// Trust lists the namespaces trusted to see this one's objects
+	// (namespace.py external_view: {"full": [...]}).
+	Trust    NamespaceTrust  `json:"trust"`
 	Metadata map[string]any  `json:"metadata,omitempty"`
 	Version  int             `json:"version"`
 	Raw      json.RawMessage `json:"-"`
 }
 
-// CreateInstanceRequest is the body of POST /instances. Unset optional
-// fields are omitted, never sent as "".
+// NamespaceTrust is a namespace's trust list.
+type NamespaceTrust struct {
+	Full []string `json:"full"`
+}
+
+// CreateInstanceRequest is the body of POST /instances, with the server's
+// keyword names (shakenfist da448b1a InstancesEndpoint.post, unchanged in
+// 2026: name, cpus, memory, network, disk, ssh_key, user_data, placed_on,
+// namespace, video, uefi, configdrive, metadata, nvram_template,
+// secure_boot, side_channels). Unset optional fields are omitted, never
+// sent as "", so the server's defaults apply (configdrive openstack-disk,
+// BIOS boot, side channels sf-agent…).
 type CreateInstanceRequest struct {
 	Name      string           `json:"name"`
 	CPUs      int              `json:"cpus"`
@@ -213,19 +235,49 @@ type CreateInstanceRequest struct {
 	PlacedOn  string           `json:"placed_on,omitempty"`
 	Namespace string           `json:"namespace,omitempty"`
 	Metadata  map[string]any   `json:"metadata,omitempty"`
+	// Video is sf-client's -V/--videospec.
+	Video *VideoSpec `json:"video,omitempty"`
+	// UEFI boots with UEFI instead of BIOS (--uefi); SecureBoot needs it
+	// (the server answers 400 otherwise).
+	UEFI       bool `json:"uefi,omitempty"`
+	SecureBoot bool `json:"secure_boot,omitempty"`
+	// NVRAMTemplate is --nvram-template, a blob or label for UEFI NVRAM.
+	NVRAMTemplate string `json:"nvram_template,omitempty"`
+	// ConfigDrive is --configdrive: "openstack-disk" (the server's
+	// default) or "none".
+	ConfigDrive string `json:"configdrive,omitempty"`
+	// SideChannels is -s/--side-channel, repeated.
+	SideChannels []string `json:"side_channels,omitempty"`
 }
 
-// DiskRequest is one disk of a create: size in GiB, optional base image.
+// DiskRequest is one disk of a create: size in GiB, optional base image,
+// and (from a -D/--diskspec) bus and type. The 2026 server accepts only
+// these four keys.
 type DiskRequest struct {
-	Size int    `json:"size"`
+	Size int    `json:"size,omitempty"`
 	Base string `json:"base,omitempty"`
+	Bus  string `json:"bus,omitempty"`
+	Type string `json:"type,omitempty"`
 }
 
 // NetworkRequest attaches the instance to a network (uuid or name), with
-// an optional fixed address.
+// an optional fixed address and, from -N/--networkspec or -f/--floated,
+// MAC address, NIC model and a floating address (the 2026 networkspec
+// keys: network_uuid, macaddress, address, model, float).
 type NetworkRequest struct {
 	NetworkUUID string `json:"network_uuid"`
 	Address     string `json:"address,omitempty"`
+	MACAddress  string `json:"macaddress,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Float       bool   `json:"float,omitempty"`
+}
+
+// VideoSpec is the video card (model and memory are required when given;
+// vdi one of vnc, spice, spiceconcurrent, spicedebug).
+type VideoSpec struct {
+	Model  string `json:"model"`
+	Memory int    `json:"memory"`
+	VDI    string `json:"vdi,omitempty"`
 }
 
 // CreateNetworkRequest is the body of POST /networks.
@@ -234,5 +286,8 @@ type CreateNetworkRequest struct {
 	Name        string `json:"name"`
 	ProvideDHCP bool   `json:"provide_dhcp"`
 	ProvideNAT  bool   `json:"provide_nat"`
-	Namespace   string `json:"namespace,omitempty"`
+	// ProvideDNS is --dns; sent only when set, and only to a server that
+	// advertises provide-dns, as client-python allocate_network does.
+	ProvideDNS bool   `json:"provide_dns,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
 }

@@ -144,7 +144,8 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 					t.Fatal(err)
 				}
 				start := time.Now()
-				_, err = c.CreateInstance(t.Context(), client.CreateInstanceRequest{Name: "web1", CPUs: 1, Memory: 1024, Disk: []client.DiskRequest{{Size: 8}}})
+				_, err = c.CreateInstance(t.Context(), client.CreateInstanceRequest{Name: "web1", CPUs: 1, Memory: 1024, Disk: []client.DiskRequest{{Size: 8}},
+					Network: []client.NetworkRequest{{NetworkUUID: "2f1e0d9c-1111-4222-8333-444455556601"}}})
 				var apiErr *client.APIError
 				if tc.wantErr != (err != nil) || (err != nil && (!errors.As(err, &apiErr) || apiErr.StatusCode != 406)) {
 					t.Fatalf("err = %v", err)

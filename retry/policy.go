@@ -44,12 +44,21 @@ type Policy struct {
 
 // Call is the state of one API call under a Policy: its start, the number of
 // requests sent, the next wait. Its methods are go-retryablehttp's hooks; a
-// fresh Call (and retryablehttp.Client) serves each call, so the budget is
-// per call and nothing is shared between concurrent calls.
+// fresh Call serves each API call, so the budget is per call and nothing is
+// shared between concurrent calls; the repeats of one call (a 406 answered
+// "not ready yet") go through the same Call, and so share its start, its
+// budget and its refusal count (client-python 74d6e129 _request_url keeps
+// one deadline and one counter across both loops).
 type Call struct {
 	p        Policy
 	start    time.Time
 	attempts atomic.Int32
+	// refused counts the transient refusals of the call. The attempt cap
+	// applies to them, as client-python 74d6e129's transient_attempts
+	// does: a call that also repeats a 406 (its network not ready yet)
+	// shares this Call, so the 406 repeats neither reset the count nor
+	// use it up.
+	refused  atomic.Int32
 	next     Notice
 	bodySum  [32]byte
 	hasSum   bool
@@ -134,7 +143,7 @@ func (c *Call) logf(format string, a ...any) {
 // status end the call with that answer — unlike retryablehttp's
 // DefaultRetryPolicy, which retries all 5xx and connection errors.
 func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	n := int(c.attempts.Add(1))
+	c.attempts.Add(1)
 	if !c.p.Enabled || err != nil || resp == nil || resp.StatusCode != http.StatusInsufficientStorage || c.p.Classify == nil {
 		return false, nil
 	}
@@ -148,13 +157,14 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 	if !transient {
 		return false, nil
 	}
-	if n >= MaxAttempts {
-		c.logf("retry: giving up: %d of %d attempts sent", n, MaxAttempts)
+	r := int(c.refused.Add(1))
+	if r >= MaxAttempts {
+		c.logf("retry: giving up: %d of %d attempts sent", r, MaxAttempts)
 		return false, nil
 	}
 	left := c.p.Budget - time.Since(c.start)
 	if left <= 0 {
-		c.logf("retry: giving up: budget of %s spent after %d attempt(s)", HumanDuration(c.p.Budget), n)
+		c.logf("retry: giving up: budget of %s spent after %d attempt(s)", HumanDuration(c.p.Budget), r)
 		return false, nil
 	}
 	if ctx.Err() != nil {
@@ -167,7 +177,7 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 		c.logf("retry: giving up: the call's context ends before the %s wait does", HumanDuration(wait))
 		return false, nil
 	}
-	c.next = Notice{Stage: stage, Wait: wait, Attempt: n + 1, Max: MaxAttempts, Left: left}
+	c.next = Notice{Stage: stage, Wait: wait, Attempt: r + 1, Max: MaxAttempts, Left: left}
 	return true, nil
 }
 

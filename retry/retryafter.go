@@ -25,10 +25,13 @@ const (
 )
 
 // ParseRetryAfter turns the Retry-After header values of an answer into the
-// wait before the next attempt: non-negative integer seconds or an HTTP-date
-// (relative to now); missing or malformed (negative, fractional, garbage,
-// empty, several values) gives DefaultWait; the result is always clamped to
-// [MinWait, MaxWait].
+// wait before the next attempt: integer seconds, read as client-python
+// 74d6e129 reads them (Python int(): an optional sign, so "+5" is 5 s and
+// "-60" is clamped to MinWait, as its test_a_hostile_header_is_clamped
+// asserts), or an HTTP-date relative to now (RFC 9110 allows it;
+// client-python falls back to 15 s there, shakectl honours it). Missing or
+// malformed (fractional, garbage, empty, several values) gives DefaultWait;
+// the result is always clamped to [MinWait, MaxWait].
 func ParseRetryAfter(values []string, now time.Time) time.Duration {
 	if len(values) != 1 {
 		return DefaultWait
@@ -37,14 +40,21 @@ func ParseRetryAfter(values []string, now time.Time) time.Duration {
 	if v == "" {
 		return DefaultWait
 	}
-	if isDigits(v) {
-		// Anything longer than the cap's digits is over the cap; this also
-		// keeps huge numbers from overflowing the conversion.
-		if len(v) > 6 {
-			return MaxWait
+	sign, digits := 1, v
+	switch v[0] {
+	case '+':
+		digits = v[1:]
+	case '-':
+		sign, digits = -1, v[1:]
+	}
+	if isDigits(digits) {
+		// Anything longer than the cap's digits is beyond either bound;
+		// this also keeps huge numbers from overflowing the conversion.
+		if len(strings.TrimLeft(digits, "0")) > 6 {
+			return Clamp(time.Duration(sign) * 2 * MaxWait)
 		}
-		n, _ := strconv.Atoi(v)
-		return Clamp(time.Duration(n) * time.Second)
+		n, _ := strconv.Atoi(digits)
+		return Clamp(time.Duration(sign*n) * time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return Clamp(t.Sub(now))

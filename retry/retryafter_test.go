@@ -28,8 +28,19 @@ func TestParseRetryAfter(t *testing.T) {
 		{"9999", []string{"9999"}, MaxWait},
 		{"huge number", []string{"99999999999999999999999999"}, MaxWait},
 		{"leading zeros", []string{"0007"}, 7 * time.Second},
-		{"negative", []string{"-1"}, DefaultWait},
-		{"plus sign", []string{"+5"}, DefaultWait},
+		// Signed integers are read as client-python 74d6e129 reads them
+		// (Python int()) and clamped: test_a_hostile_header_is_clamped
+		// asserts -60 -> 1 s.
+		{"negative is raised to the floor", []string{"-60"}, MinWait},
+		{"minus one", []string{"-1"}, MinWait},
+		{"minus zero", []string{"-0"}, MinWait},
+		{"huge negative", []string{"-99999999999999999999"}, MinWait},
+		{"plus sign", []string{"+5"}, 5 * time.Second},
+		{"plus sign over the cap", []string{"+600"}, MaxWait},
+		{"sign alone", []string{"-"}, DefaultWait},
+		{"two signs", []string{"+-5"}, DefaultWait},
+		{"negative fraction", []string{"-1.5"}, DefaultWait},
+		{"space after the sign", []string{"- 5"}, DefaultWait},
 		{"fraction", []string{"12.5"}, DefaultWait},
 		{"exponent", []string{"1e3"}, DefaultWait},
 		{"hex", []string{"0x10"}, DefaultWait},
@@ -75,7 +86,7 @@ func TestClamp(t *testing.T) {
 }
 
 func FuzzRetryAfter(f *testing.F) {
-	for _, s := range []string{"15", "0", "61", "9999", "-1", "12.5", "soon", "", " ", "1e9",
+	for _, s := range []string{"15", "0", "61", "9999", "-1", "-60", "+5", "+", "-", "12.5", "soon", "", " ", "1e9",
 		"99999999999999999999", "Sun, 29 Nov 2026 12:00:20 GMT", "Mon, 01 Jan 0001 00:00:00 GMT",
 		"Fri, 31 Dec 9999 23:59:59 GMT", "5,10", "\x00", "１５"} {
 		f.Add(s, false)
@@ -93,8 +104,8 @@ func FuzzRetryAfter(f *testing.F) {
 		if twice && got != DefaultWait {
 			t.Fatalf("several values %q gave %s, want the default %s", values, got, DefaultWait)
 		}
-		if strings.HasPrefix(strings.TrimSpace(v), "-") && got != DefaultWait {
-			t.Fatalf("negative %q gave %s, want the default", v, got)
+		if t2 := strings.TrimSpace(v); len(t2) > 1 && t2[0] == '-' && isDigits(t2[1:]) && !twice && got != MinWait {
+			t.Fatalf("negative %q gave %s, want the floor %s", v, got, MinWait)
 		}
 	})
 }

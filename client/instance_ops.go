@@ -1,0 +1,156 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// Instance routes beyond list/show/create/delete/power: shakenfist
+// da448b1a external_api/instance.py and snapshot.py, called as
+// client-python 6c25293c apiclient.py calls them.
+
+func instancePath(ref string, rest ...string) (string, error) {
+	if ref == "" {
+		return "", &UsageError{Field: "instance", Problem: "empty instance name or uuid"}
+	}
+	return refPath("instances", ref, rest...)
+}
+
+// GetInstanceMetadata reads GET /instances/{ref}/metadata.
+func (c *Client) GetInstanceMetadata(ctx context.Context, ref string) (map[string]any, error) {
+	p, err := instancePath(ref)
+	if err != nil {
+		return nil, err
+	}
+	return c.getMetadata(ctx, p)
+}
+
+// SetInstanceMetadata sends PUT /instances/{ref}/metadata/{key} {"value"}.
+// The server checks "tags" (a list) and "affinity" (an object) itself.
+func (c *Client) SetInstanceMetadata(ctx context.Context, ref, key string, value any) error {
+	p, err := instancePath(ref)
+	if err != nil {
+		return err
+	}
+	return c.setMetadata(ctx, p, key, value)
+}
+
+// DeleteInstanceMetadata sends DELETE /instances/{ref}/metadata/{key}.
+func (c *Client) DeleteInstanceMetadata(ctx context.Context, ref, key string) error {
+	p, err := instancePath(ref)
+	if err != nil {
+		return err
+	}
+	return c.deleteMetadata(ctx, p, key)
+}
+
+// DefaultConsoleLength is what the server reads when no length is sent
+// (InstanceConsoleDataEndpoint: 10240 bytes).
+const DefaultConsoleLength = 10240
+
+// ConsoleData reads the end of an instance's serial console: GET
+// /instances/{ref}/consoledata {"length"} (0: the server's 10240 bytes).
+// The answer is raw bytes (application/octet-stream, whatever the Accept
+// header asked), returned as sent: the caller decides how to show them.
+func (c *Client) ConsoleData(ctx context.Context, ref string, length int) ([]byte, error) {
+	if length < 0 {
+		return nil, &UsageError{Field: "length", Problem: "must not be negative"}
+	}
+	p, err := instancePath(ref, "consoledata")
+	if err != nil {
+		return nil, err
+	}
+	var params any
+	if length > 0 {
+		params = map[string]int{"length": length}
+	}
+	resp, _, err := c.call(ctx, http.MethodGet, p, params)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// SnapshotRequest is the body of POST /instances/{ref}/snapshot: all
+// disks or one device, thin (on top of the base image) or not.
+type SnapshotRequest struct {
+	All    bool   `json:"all"`
+	Device string `json:"device,omitempty"`
+	Thin   bool   `json:"thin,omitempty"`
+}
+
+// SnapshotStarted is one disk's snapshot as POST .../snapshot answers it,
+// keyed by device in the answer (instance.py snapshot: source_url,
+// artifact_uuid, blob_uuid). The blob becomes usable when its state is
+// created (ListInstanceSnapshots).
+type SnapshotStarted struct {
+	SourceURL    string `json:"source_url"`
+	ArtifactUUID string `json:"artifact_uuid"`
+	BlobUUID     string `json:"blob_uuid"`
+}
+
+// SnapshotInstance starts a snapshot and returns the answer by device
+// ("vda": {...}); waiting for the blobs is the caller's.
+func (c *Client) SnapshotInstance(ctx context.Context, ref string, req SnapshotRequest) (map[string]SnapshotStarted, error) {
+	p, err := instancePath(ref, "snapshot")
+	if err != nil {
+		return nil, err
+	}
+	resp, u, err := c.call(ctx, http.MethodPost, p, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkJSON(resp, http.MethodPost, u, '{'); err != nil {
+		return nil, err
+	}
+	out := map[string]SnapshotStarted{}
+	if err := json.Unmarshal(resp.Body, &out); err != nil {
+		return nil, decodeError(resp, http.MethodPost, u, err)
+	}
+	return out, nil
+}
+
+// Snapshot is one snapshot of an instance's disk, as GET
+// /instances/{ref}/snapshot lists it: the artifact's view merged with its
+// blob's (snapshot.py get), the blob's uuid under blob_uuid.
+type Snapshot struct {
+	UUID     string          `json:"uuid"`
+	BlobUUID string          `json:"blob_uuid"`
+	Source   string          `json:"source_url"`
+	State    string          `json:"state"`
+	Size     int64           `json:"size"`
+	Version  int             `json:"version"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+func (s *Snapshot) keepRaw(r json.RawMessage) { s.Raw = r }
+
+// ListInstanceSnapshots lists GET /instances/{ref}/snapshot.
+func (c *Client) ListInstanceSnapshots(ctx context.Context, ref string) ([]Snapshot, error) {
+	p, err := instancePath(ref, "snapshot")
+	if err != nil {
+		return nil, err
+	}
+	return getList[Snapshot](c, ctx, http.MethodGet, p, nil)
+}
+
+// DeleteAllInstances deletes every instance of a namespace: DELETE
+// /instances {"confirm": true, "namespace"} (a system caller must name the
+// namespace; another caller may name only its own). The answer is the
+// UUIDs whose deletion was queued; waiting for them is the caller's.
+func (c *Client) DeleteAllInstances(ctx context.Context, namespace string) ([]string, error) {
+	params := deleteAllParams{Confirm: true, Namespace: namespace}
+	resp, u, err := c.call(ctx, http.MethodDelete, "/instances", params)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkJSON(resp, http.MethodDelete, u, '['); err != nil {
+		return nil, err
+	}
+	ids := []string{}
+	if err := json.Unmarshal(resp.Body, &ids); err != nil {
+		return nil, decodeError(resp, http.MethodDelete, u, err)
+	}
+	return ids, nil
+}
