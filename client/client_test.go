@@ -70,6 +70,11 @@ func (s *sfServer) serve(w http.ResponseWriter, r *http.Request) {
 	valid := s.token != "" && r.Header.Get("Authorization") == "Bearer "+s.token
 	h := s.handlers[r.Method+" "+r.URL.Path]
 	s.mu.Unlock()
+	if r.Method == http.MethodGet && r.URL.Path == "/" && h != nil {
+		// The root page (capabilities) is public, as on the real server.
+		h(w, r)
+		return
+	}
 	if !valid {
 		w.WriteHeader(401)
 		fmt.Fprint(w, `{"error": "token expired", "status": 401}`)
