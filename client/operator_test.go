@@ -253,7 +253,9 @@ func TestNamespaceMethods(t *testing.T) {
 				}
 			}},
 		{name: "set metadata", routes: only("PUT /auth/namespaces/ci/metadata/owner", reply(200, "null")),
-			do:     func(c *client.Client) (any, error) { return nil, c.SetNamespaceMetadata(t.Context(), "ci", "owner", "ops") },
+			do: func(c *client.Client) (any, error) {
+				return nil, c.SetNamespaceMetadata(t.Context(), "ci", "owner", "ops")
+			},
 			method: "PUT", path: "/auth/namespaces/ci/metadata/owner", body: `{"value": "ops"}`},
 		{name: "delete metadata", routes: only("DELETE /auth/namespaces/ci/metadata/owner", reply(200, "null")),
 			do:     func(c *client.Client) (any, error) { return nil, c.DeleteNamespaceMetadata(t.Context(), "ci", "owner") },
