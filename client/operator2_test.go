@@ -242,7 +242,9 @@ func TestNetworkMethods(t *testing.T) {
 			do:      func(c *client.Client) (any, error) { return c.PingNetwork(t.Context(), "net1", "10.0.0.187/../x") },
 			wantErr: wantUsage("address"), noRequests: true},
 		{name: "set metadata", routes: only("PUT /networks/net1/metadata/herd", reply(200, "null")),
-			do:     func(c *client.Client) (any, error) { return nil, c.SetNetworkMetadata(t.Context(), "net1", "herd", "cows") },
+			do: func(c *client.Client) (any, error) {
+				return nil, c.SetNetworkMetadata(t.Context(), "net1", "herd", "cows")
+			},
 			method: "PUT", path: "/networks/net1/metadata/herd", body: `{"value": "cows"}`},
 		{name: "delete metadata", routes: only("DELETE /networks/net1/metadata/herd", reply(200, "null")),
 			do:     func(c *client.Client) (any, error) { return nil, c.DeleteNetworkMetadata(t.Context(), "net1", "herd") },
