@@ -56,6 +56,13 @@ type CapacityRefusal struct {
 	// say the field was malformed instead of calling the refusal
 	// permanent.
 	MalformedTransient bool
+	// TextStage is the scheduler stage the message names ("No nodes
+	// remaining at scheduling stage <stage>", shakenfist 2026
+	// scheduler.py _log_and_raise_on_error) when the body has no stage
+	// field: a 2026 server older than the stage/transient contract (e.g.
+	// develop 59fde751) says the stage only in its text. It is for hints
+	// and exit codes, never for retrying: only Transient retries.
+	TextStage string
 	// RetryAfter is the server's Retry-After hint, parsed and clamped to
 	// [1s, 60s] by retry.ParseRetryAfter; 0 when the answer has none.
 	RetryAfter time.Duration
@@ -163,12 +170,39 @@ func NewAPIError(method, url string, status int, header http.Header, body []byte
 		if t := string(bytes.TrimSpace(eb.Transient)); t != "" && t != "true" && t != "false" {
 			cr.MalformedTransient = true
 		}
+		if stage == "" {
+			cr.TextStage = StageInText(e.Message)
+		}
 		if vals := header.Values("Retry-After"); len(vals) > 0 {
 			cr.RetryAfter = retry.ParseRetryAfter(vals, now)
 		}
 		e.capacity = cr
 	}
 	return e
+}
+
+// stageInTextPrefix starts every filter stage's refusal text on a 2026
+// server; the stage name follows, then optionally ": detail".
+const stageInTextPrefix = "No nodes remaining at scheduling stage "
+
+// StageInText reads the stage out of a 2026 scheduler refusal's text, or
+// "" when the text is not one (the 2024 texts name no stage). A name is
+// the server's identifier form (lower case, digits, "_"); anything else is
+// not trusted as one.
+func StageInText(msg string) string {
+	i := strings.Index(msg, stageInTextPrefix)
+	if i < 0 {
+		return ""
+	}
+	rest := msg[i+len(stageInTextPrefix):]
+	n := 0
+	for n < len(rest) && (rest[n] >= 'a' && rest[n] <= 'z' || rest[n] >= '0' && rest[n] <= '9' || rest[n] == '_') {
+		n++
+	}
+	if n == 0 || n > 64 || (n < len(rest) && rest[n] != ':') {
+		return ""
+	}
+	return rest[:n]
 }
 
 func stringOf(raw json.RawMessage) string {

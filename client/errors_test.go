@@ -153,3 +153,19 @@ func FuzzNewAPIError(f *testing.F) {
 		}
 	})
 }
+
+func TestStageInText(t *testing.T) {
+	for in, want := range map[string]string{
+		"No nodes remaining at scheduling stage sufficient_idle_cpu":                            "sufficient_idle_cpu",
+		"No nodes remaining at scheduling stage affinity_constraints: require_with_tag=['gpu']": "affinity_constraints",
+		"No nodes with enough idle CPU":                                                         "",
+		"No nodes remaining at scheduling stage ":                                               "",
+		"No nodes remaining at scheduling stage \x1b[2Jevil":                                    "",
+		"No nodes remaining at scheduling stage queue_state and more":                           "",
+		"no node had capacity for this instance, 2 candidates refused it":                       "",
+	} {
+		if got := client.StageInText(in); got != want {
+			t.Errorf("StageInText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

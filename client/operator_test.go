@@ -456,6 +456,7 @@ type refusalRow struct {
 	Transient  bool              `json:"transient"`
 	Malformed  bool              `json:"malformed_transient"`
 	Claim      string            `json:"claim"`
+	TextStage  string            `json:"text_stage"`
 	Generation string            `json:"-"`
 }
 
@@ -486,8 +487,8 @@ func TestRefusalsOfBothGenerationsAreClassifiedByTheirFields(t *testing.T) {
 			if (cr != nil) != row.Capacity {
 				t.Fatalf("capacity view = %+v, want present %v", cr, row.Capacity)
 			}
-			if cr != nil && (cr.Stage != row.Stage || cr.Transient != row.Transient || cr.MalformedTransient != row.Malformed) {
-				t.Errorf("refusal = %+v, want stage %q transient %v malformed %v", cr, row.Stage, row.Transient, row.Malformed)
+			if cr != nil && (cr.Stage != row.Stage || cr.Transient != row.Transient || cr.MalformedTransient != row.Malformed || cr.TextStage != row.TextStage) {
+				t.Errorf("refusal = %+v, want stage %q transient %v malformed %v text stage %q", cr, row.Stage, row.Transient, row.Malformed, row.TextStage)
 			}
 			var body struct {
 				Error any `json:"error"`
