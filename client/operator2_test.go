@@ -349,7 +349,10 @@ func TestNetworkDeleteSpeaksBothGenerations(t *testing.T) {
 		s := newSF(t)
 		s.handle("DELETE /networks/net1", reply(202, golden(t, "sf2026/network_delete_202.json")))
 		s.handle("GET /clusteroperations/net_op/op-uuid", reply(200, golden(t, "sf2026/clusteroperation_error.json")))
-		c := sfClient(t, s, nil)
+		c, err := client.New(client.Options{APIURL: s.URL, Namespace: "system", Key: testKey, NotReadyBudget: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
 		n, err := c.DeleteNetwork(t.Context(), "net1")
 		var failed *client.ClusterOperationFailed
 		if n != nil || !errors.As(err, &failed) || failed.Op.State != "error" || failed.Handle.OpUUID != "op-uuid" {
@@ -357,6 +360,14 @@ func TestNetworkDeleteSpeaksBothGenerations(t *testing.T) {
 		}
 		if err.Error() != "cluster operation net_op/op-uuid ended in state error" {
 			t.Errorf("message = %q", err)
+		}
+	})
+	t.Run("2026 under --async continue: no wait", func(t *testing.T) {
+		s := newSF(t)
+		s.handle("DELETE /networks/net1", reply(202, golden(t, "sf2026/network_delete_202.json")))
+		c := sfClient(t, s, nil)
+		if n, err := c.DeleteNetwork(t.Context(), "net1"); n != nil || err != nil || len(apiCalls(s)) != 1 {
+			t.Fatalf("network = %+v, err = %v, %d requests", n, err, len(apiCalls(s)))
 		}
 	})
 	t.Run("2026: the operation's error text is carried", func(t *testing.T) {

@@ -377,11 +377,12 @@ func (c *Client) CreateNetwork(ctx context.Context, req CreateNetworkRequest) (*
 // waiting model).
 //
 // A 2026 server answers 202 with a cluster operation instead
-// (StartNetworkDelete); DeleteNetwork then waits for that operation within
-// ctx, as client-python 74d6e129 delete_network does by default, and
-// returns nil (the network is gone) or the operation's failure as a
-// *ClusterOperationFailed. Callers that want the operation itself use
-// StartNetworkDelete and WaitClusterOperation.
+// (StartNetworkDelete); DeleteNetwork then waits for that operation, as
+// client-python 74d6e129 delete_network does by default, within ctx and
+// Options.NotReadyBudget (the async budget: none under --async continue),
+// and returns nil (the network is gone or going) or the operation's
+// failure as a *ClusterOperationFailed. Callers that want the operation
+// itself use StartNetworkDelete and WaitClusterOperation.
 func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error) {
 	d, err := c.StartNetworkDelete(ctx, ref)
 	if err != nil {
@@ -390,7 +391,12 @@ func (c *Client) DeleteNetwork(ctx context.Context, ref string) (*Network, error
 	if d.Operation == nil {
 		return d.Network, nil
 	}
-	if _, err := c.WaitClusterOperation(ctx, *d.Operation); err != nil {
+	if c.opts.NotReadyBudget <= 0 {
+		return nil, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.opts.NotReadyBudget)
+	defer cancel()
+	if _, err := c.WaitClusterOperation(wctx, *d.Operation); err != nil {
 		return nil, err
 	}
 	return nil, nil
