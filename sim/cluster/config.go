@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"regexp"
 	"sort"
@@ -58,10 +59,36 @@ type Config struct {
 	RAMReservationGiB float64
 	MinFreeDiskGiB    int
 
-	// LegacyRefusals refuses as servers before the seed contract do: every
-	// scheduler refusal a 507 {"error", "status"} with no stage, transient
-	// or Retry-After, and affinity only soft (no hard affinity 409).
+	// Generation is the server the simulator speaks: Generation2026 (the
+	// default, develop in 2026, where seed 004's contract lives) or
+	// Generation2024 (develop da448b1a, October 2024, the code behind the
+	// v0.8 releases). docs/shakenfist-generations.md lists what differs.
+	Generation string
+
+	// LegacyRefusals applies to Generation2024 only. Without it the 2024
+	// simulator refuses creates with the seed's stage, transient and
+	// Retry-After (over the 2024 texts), which is how shakectl rehearsed
+	// the contract before the 2026 generation existed; with it, exactly as
+	// the 2024 server does: every scheduler refusal a 507 {"error",
+	// "status"} and affinity only soft (no hard affinity 409). A 2026
+	// server always sends the contract, so Validate refuses the pair.
 	LegacyRefusals bool
+
+	// AuthScopes are the scopes tokens minted from AuthKey carry
+	// (Generation2026; "<family>.<verb>", "<family>.*", "cluster-admin").
+	// Empty means the wildcard "*", as every key made before scopes
+	// existed (docs/developer_guide/authentication.md @00b8f3e2).
+	AuthScopes []string
+
+	// NetworkOpErrors makes the next N network delete operations end in
+	// state "error" instead of "complete" (Generation2026), so a client's
+	// handling of a failed cluster operation can be rehearsed.
+	NetworkOpErrors int
+
+	// PowerFault, when set, makes every power on and power off of a 2026
+	// server fail with 500 "instance failed to power on: <PowerFault>"
+	// (tests/external_api/test_instance_power.py @12f0a5ee).
+	PowerFault string
 
 	// NetworkDeployTime is how long a new network stays "initial" before
 	// the network node has deployed it and it reads "created".
@@ -120,6 +147,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Listen:            "127.0.0.1:13000",
+		Generation:        Generation2026,
 		AuthNamespace:     "system",
 		AuthKey:           "demo",
 		AuthKeyName:       "deploy",
@@ -141,10 +169,22 @@ func DefaultConfig() Config {
 	}
 }
 
-// Bounds that keep a typo from asking for a simulator nobody wants.
+// Bounds that keep a typo from asking for a simulator nobody wants, and
+// keep every sum the ledger makes inside an int64 (issue 28 "Bounds").
 const (
 	maxNodes      = 1000
 	maxRetryAfter = 86400
+	// maxNodeCPUs etc. bound one node's size; maxSchedulable bounds a
+	// node's capacity after overcommit (a thousand nodes of it still sum
+	// far below 2^63).
+	maxNodeCPUs      = 1 << 20
+	maxNodeMemoryMiB = 1 << 40
+	maxNodeDiskGiB   = 1 << 40
+	maxSchedulable   = 1 << 48
+	maxOvercommit    = 1000
+	maxTokenTTL      = 366 * 24 * time.Hour
+	maxSimDuration   = 7 * 24 * time.Hour
+	maxNetworkOpErrs = 1_000_000
 )
 
 var (
@@ -152,6 +192,7 @@ var (
 	// this package, and the {0,61} repetition alone costs milliseconds.
 	dnsLabel = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 	tagRE    = lazyRegexp(`^[A-Za-z0-9_.:-]{1,63}$`)
+	scopeRE  = lazyRegexp(`^(\*|cluster-admin|[a-z]+\.(\*|read|write|delete|console))$`)
 )
 
 // NodeNames lists the simulated nodes in order: hypervisors first.
@@ -169,6 +210,25 @@ func (c Config) NodeNames() []string {
 // Validate reports the first thing wrong with the configuration, worded for
 // the person who typed the flag.
 func (c Config) Validate() error {
+	switch c.Generation {
+	case Generation2024, Generation2026:
+	default:
+		return fmt.Errorf("invalid server generation %q: want %s or %s", c.Generation, Generation2024, Generation2026)
+	}
+	if c.LegacyRefusals && c.Generation != Generation2024 {
+		return errors.New("legacy refusals are a 2024 behaviour: a 2026 server always sends stage and transient; choose the 2024 server (--server 2024) to use them")
+	}
+	for _, sc := range c.AuthScopes {
+		if !scopeRE.MatchString(sc) {
+			return fmt.Errorf("invalid auth scope %q: want FAMILY.VERB (read, write, delete, console), FAMILY.*, cluster-admin or *", sc)
+		}
+	}
+	if c.NetworkOpErrors < 0 || c.NetworkOpErrors > maxNetworkOpErrs {
+		return fmt.Errorf("invalid network operation error count %d: want 0 to %d", c.NetworkOpErrors, maxNetworkOpErrs)
+	}
+	if strings.ContainsAny(c.PowerFault, "\r\n") || len(c.PowerFault) > 200 {
+		return errors.New("the power fault text must be one line of at most 200 bytes")
+	}
 	_, port, err := net.SplitHostPort(c.Listen)
 	if err != nil {
 		return fmt.Errorf("invalid listen address %q: want HOST:PORT, e.g. 127.0.0.1:13000", c.Listen)
@@ -185,8 +245,8 @@ func (c Config) Validate() error {
 	if c.AuthKeyName != "" && !dnsLabel.MatchString(c.AuthKeyName) {
 		return fmt.Errorf("invalid auth key name %q: use letters, digits and hyphens", c.AuthKeyName)
 	}
-	if c.TokenTTL <= 0 {
-		return fmt.Errorf("invalid token TTL %s: must be positive", c.TokenTTL)
+	if c.TokenTTL <= 0 || c.TokenTTL > maxTokenTTL {
+		return fmt.Errorf("invalid token TTL %s: want more than 0 and at most %s", c.TokenTTL, maxTokenTTL)
 	}
 	if c.Nodes < 0 || c.Nodes > maxNodes {
 		return fmt.Errorf("invalid node count %d: want 0 to %d", c.Nodes, maxNodes)
@@ -197,16 +257,33 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"node CPUs", c.NodeCPUs}, {"node memory (MiB)", c.NodeMemoryMiB}, {"node disk (GiB)", c.NodeDiskGiB}} {
-		if v.n < 1 {
-			return fmt.Errorf("invalid %s %d: must be at least 1", v.name, v.n)
+		max  int64
+	}{{"node CPUs", c.NodeCPUs, maxNodeCPUs}, {"node memory (MiB)", c.NodeMemoryMiB, maxNodeMemoryMiB}, {"node disk (GiB)", c.NodeDiskGiB, maxNodeDiskGiB}} {
+		if v.n < 1 || int64(v.n) > v.max {
+			return fmt.Errorf("invalid %s %d: want 1 to %d", v.name, v.n, v.max)
 		}
 	}
-	if c.CPUOvercommit <= 0 || c.CPUOvercommit > 1000 || c.RAMOvercommit <= 0 || c.RAMOvercommit > 1000 {
-		return fmt.Errorf("invalid overcommit ratios CPU %g, RAM %g: want more than 0 and at most 1000", c.CPUOvercommit, c.RAMOvercommit)
+	// NaN compares false with everything, so each ratio is checked for
+	// being a finite number first; otherwise NaN would pass both bounds.
+	for _, v := range []struct {
+		name string
+		f    float64
+	}{{"CPU overcommit", c.CPUOvercommit}, {"RAM overcommit", c.RAMOvercommit}} {
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) || v.f <= 0 || v.f > maxOvercommit {
+			return fmt.Errorf("invalid %s ratio %g: want a number more than 0 and at most %d", v.name, v.f, maxOvercommit)
+		}
 	}
-	if c.RAMReservationGiB < 0 || c.MinFreeDiskGiB < 0 {
-		return errors.New("the RAM reservation and minimum free disk must not be negative")
+	if math.IsNaN(c.RAMReservationGiB) || math.IsInf(c.RAMReservationGiB, 0) || c.RAMReservationGiB < 0 || c.RAMReservationGiB > maxNodeMemoryMiB/1024 {
+		return fmt.Errorf("invalid RAM reservation %g GiB: want a number from 0 to %d", c.RAMReservationGiB, maxNodeMemoryMiB/1024)
+	}
+	if c.MinFreeDiskGiB < 0 || int64(c.MinFreeDiskGiB) > maxNodeDiskGiB {
+		return fmt.Errorf("invalid minimum free disk %d GiB: want 0 to %d", c.MinFreeDiskGiB, int64(maxNodeDiskGiB))
+	}
+	if cpus := float64(c.NodeCPUs) * c.CPUOvercommit; cpus > maxSchedulable {
+		return fmt.Errorf("invalid node size: %d CPUs at CPU overcommit %g is %g schedulable vCPUs, more than the simulator counts (%d)", c.NodeCPUs, c.CPUOvercommit, cpus, int64(maxSchedulable))
+	}
+	if mem := float64(c.NodeMemoryMiB) * c.RAMOvercommit; mem > maxSchedulable {
+		return fmt.Errorf("invalid node size: %d MiB at RAM overcommit %g is %g schedulable MiB, more than the simulator counts (%d)", c.NodeMemoryMiB, c.RAMOvercommit, mem, int64(maxSchedulable))
 	}
 	if c.RetryAfter < 0 || c.RetryAfter > maxRetryAfter {
 		return fmt.Errorf("invalid retry-after %d: want 0 to %d seconds", c.RetryAfter, maxRetryAfter)
@@ -215,8 +292,8 @@ func (c Config) Validate() error {
 		name string
 		d    time.Duration
 	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}} {
-		if v.d < 0 {
-			return fmt.Errorf("invalid %s %s: must not be negative", v.name, v.d)
+		if v.d < 0 || v.d > maxSimDuration {
+			return fmt.Errorf("invalid %s %s: want 0 to %s", v.name, v.d, maxSimDuration)
 		}
 	}
 	known := map[string]bool{}

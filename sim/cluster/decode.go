@@ -69,8 +69,63 @@ type netSpec struct {
 	float   bool
 }
 
+// hardAffinity is an instance's affinity: the hard require_* lists (the
+// seed's; 2024 simulator and 2026), 2026's soft prefer_* lists, and
+// whether the deprecated weighted form was used.
 type hardAffinity struct {
-	with, without []string
+	with, without         []string
+	preferWith, preferOut []string
+	weighted              bool
+}
+
+// pyDescription is _hard_affinity_description (scheduler.py, 2026):
+// "require_with_tag=['gpu'], require_without_tag=['db']", each list sorted
+// and shown as Python shows it, empty lists left out.
+func (a hardAffinity) pyDescription() string {
+	var parts []string
+	for _, l := range []struct {
+		name string
+		tags []string
+	}{{"require_with_tag", a.with}, {"require_without_tag", a.without}} {
+		if len(l.tags) == 0 {
+			continue
+		}
+		sorted := sortedCopy(l.tags)
+		reprs := make([]string, len(sorted))
+		for k, t := range sorted {
+			reprs[k] = pyRepr(t)
+		}
+		parts = append(parts, l.name+"=["+strings.Join(reprs, ", ")+"]")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pyRepr is Python's repr() of a str made of printable ASCII.
+func pyRepr(s string) string {
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
+
+// preferenceScore counts the soft preferences a node's tags meet.
+func (a hardAffinity) preferenceScore(tags []string) int {
+	has := map[string]bool{}
+	for _, t := range tags {
+		has[t] = true
+	}
+	score := 0
+	for _, t := range a.preferWith {
+		if has[t] {
+			score++
+		}
+	}
+	for _, t := range a.preferOut {
+		if !has[t] {
+			score++
+		}
+	}
+	return score
 }
 
 func (a hardAffinity) empty() bool { return len(a.with) == 0 && len(a.without) == 0 }
@@ -210,6 +265,13 @@ func pyInt(v any) (int64, *apiError) {
 // metadata. In the seed's contract (not legacy), affinity may also carry the
 // hard constraints require_with_tag / require_without_tag as tag lists; every
 // other affinity value is a soft weight that int() must accept.
+func (s *Server) checkMetadata(v any) (map[string]any, hardAffinity, *apiError) {
+	if s.is2026() {
+		return checkMetadata2026(v)
+	}
+	return checkMetadata(v, s.cfg.LegacyRefusals)
+}
+
 func checkMetadata(v any, legacy bool) (map[string]any, hardAffinity, *apiError) {
 	var aff hardAffinity
 	if !truthy(v) {
@@ -341,4 +403,185 @@ func truncate(s string) string {
 		return s
 	}
 	return s[:limit] + "…"
+}
+
+// binaryAffinityKeys are the 2026 binary affinity form's keys.
+var binaryAffinityKeys = []string{"require_with_tag", "require_without_tag", "prefer_with_tag", "prefer_without_tag"}
+
+// checkMetadata2026 validates a create's metadata as the 2026 server
+// does (shakenfist-2026.md 2.3): tags a list; affinity either the binary
+// form, each key a list of non-empty tag strings, or the deprecated
+// weighted form {"tag": integer} (accepted, magnitude ignored, an audit
+// event recorded); booleans and a mix of the forms are refused. The 400
+// texts name the parameter as the validation layer does; their reasons
+// are the simulator's own.
+func checkMetadata2026(v any) (map[string]any, hardAffinity, *apiError) {
+	var aff hardAffinity
+	if v == nil {
+		return map[string]any{}, aff, nil
+	}
+	md, ok := v.(map[string]any)
+	if !ok {
+		return nil, aff, badRequest("metadata: Not a valid mapping type.")
+	}
+	for _, k := range sortedKeys(md) {
+		val := md[k]
+		if !truthy(val) {
+			return nil, aff, badRequest("metadata.%s: no value specified", truncate(k))
+		}
+		switch k {
+		case "tags":
+			if _, ok := val.([]any); !ok {
+				return nil, aff, badRequest("metadata.tags: Not a valid list.")
+			}
+		case "affinity":
+			a, ok := val.(map[string]any)
+			if !ok {
+				return nil, aff, badRequest("metadata.affinity: Not a valid mapping type.")
+			}
+			binary, weighted := 0, 0
+			for _, ak := range sortedKeys(a) {
+				if oneOf(ak, binaryAffinityKeys) {
+					binary++
+					list, ok := a[ak].([]any)
+					if !ok {
+						return nil, aff, badRequest("metadata.affinity.%s: Not a valid list.", ak)
+					}
+					tags := make([]string, 0, len(list))
+					for n, t := range list {
+						ts, ok := t.(string)
+						if !ok || ts == "" {
+							return nil, aff, badRequest("metadata.affinity.%s[%d]: a tag must be a non-empty string", ak, n)
+						}
+						tags = append(tags, ts)
+					}
+					switch ak {
+					case "require_with_tag":
+						aff.with = tags
+					case "require_without_tag":
+						aff.without = tags
+					case "prefer_with_tag":
+						aff.preferWith = tags
+					case "prefer_without_tag":
+						aff.preferOut = tags
+					}
+					continue
+				}
+				weighted++
+				num, isNum := a[ak].(json.Number)
+				if _, err := num.Int64(); !isNum || err != nil {
+					return nil, aff, badRequest("metadata.affinity.%s: a weighted affinity value must be an integer", truncate(ak))
+				}
+			}
+			if binary > 0 && weighted > 0 {
+				return nil, aff, badRequest("metadata.affinity: use either the binary form (require_with_tag, require_without_tag, prefer_with_tag, prefer_without_tag) or the deprecated weighted form, not both")
+			}
+			aff.weighted = weighted > 0
+		}
+	}
+	return md, aff, nil
+}
+
+// validateCreate2026 is the typed part of the 2026 POST /instances schema
+// (shakenfist-2026.md 2.3, from PLAN-api-input-validation): cpus and memory
+// unsigned integers; diskspecs of size, base, bus and type only, each with
+// a size or a base; networkspecs with network_uuid and a model matching
+// ^[A-Za-z0-9._-]{1,32}$; a videospec's vdi one of four. Each 400 names
+// the parameter ("disk[0].size: Not a valid integer." is the documented
+// example); the other reason texts are marshmallow's defaults.
+func validateCreate2026(body map[string]any) *apiError {
+	for _, k := range []string{"cpus", "memory"} {
+		v, ok := body[k]
+		if !ok {
+			return badRequest("%s: Missing data for required field.", k)
+		}
+		if err := unsignedInt(k, v); err != nil {
+			return err
+		}
+	}
+	if d, ok := body["disk"]; ok {
+		list, ok := d.([]any)
+		if !ok {
+			return badRequest("disk: Not a valid list.")
+		}
+		for n, e := range list {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return badRequest("disk[%d]: Not a valid mapping type.", n)
+			}
+			for _, k := range sortedKeys(m) {
+				if !oneOf(k, []string{"size", "base", "bus", "type"}) {
+					return badRequest("disk[%d].%s: Unknown field.", n, truncate(k))
+				}
+			}
+			size := int64(0)
+			if v, ok := m["size"]; ok && v != nil {
+				if err := unsignedInt(fmt.Sprintf("disk[%d].size", n), v); err != nil {
+					return err
+				}
+				size, _ = v.(json.Number).Int64()
+			}
+			base, _ := m["base"].(string)
+			if v, ok := m["base"]; ok && v != nil {
+				if _, isStr := v.(string); !isStr {
+					return badRequest("disk[%d].base: Not a valid string.", n)
+				}
+			}
+			if size == 0 && (base == "" || strings.EqualFold(base, "none")) {
+				return badRequest("disk[%d]: a disk needs a size or a base", n)
+			}
+			if t, ok := m["type"]; ok && t != nil && t != "disk" && t != "cdrom" {
+				return badRequest("disk[%d].type: Must be one of: disk, cdrom.", n)
+			}
+		}
+	}
+	if nw, ok := body["network"]; ok {
+		list, ok := nw.([]any)
+		if !ok {
+			return badRequest("network: Not a valid list.")
+		}
+		for n, e := range list {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return badRequest("network[%d]: Not a valid mapping type.", n)
+			}
+			for _, k := range sortedKeys(m) {
+				if !oneOf(k, []string{"network_uuid", "macaddress", "address", "model", "float"}) {
+					return badRequest("network[%d].%s: Unknown field.", n, truncate(k))
+				}
+			}
+			if _, ok := m["network_uuid"]; !ok {
+				return badRequest("network[%d].network_uuid: Missing data for required field.", n)
+			}
+			if v, ok := m["model"]; ok && v != nil {
+				if ms, _ := v.(string); !modelRE.MatchString(ms) {
+					return badRequest("network[%d].model: String does not match expected pattern.", n)
+				}
+			}
+		}
+	}
+	if v, ok := body["video"].(map[string]any); ok {
+		if vdi, ok := v["vdi"]; ok && !oneOf(fmt.Sprint(vdi), []string{"vnc", "spice", "spiceconcurrent", "spicedebug"}) {
+			return badRequest("video.vdi: Must be one of: vnc, spice, spiceconcurrent, spicedebug.")
+		}
+	}
+	return nil
+}
+
+var modelRE = lazyRegexp(`^[A-Za-z0-9._-]{1,32}$`)
+
+// unsignedInt is the schema's unsignedinteger.
+func unsignedInt(name string, v any) *apiError {
+	num, ok := v.(json.Number)
+	if !ok {
+		return badRequest("%s: Not a valid integer.", name)
+	}
+	n, err := num.Int64()
+	if err != nil {
+		return badRequest("%s: Not a valid integer.", name)
+	}
+	if n < 0 {
+		return badRequest("%s: Must be greater than or equal to 0.", name)
+	}
+	return nil
 }

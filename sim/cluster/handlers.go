@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,27 +21,64 @@ type route struct {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	type m = map[string]http.HandlerFunc
+	// Routes of shakenfist/external_api/app.py at da448b1a that the
+	// simulator serves; the 2026 additions follow below.
 	rs := []route{
-		{"/{$}", map[string]http.HandlerFunc{"GET": s.handleRoot}},
-		{"/auth", map[string]http.HandlerFunc{"POST": s.handleAuth}},
-		{"/auth/namespaces", map[string]http.HandlerFunc{"GET": s.authed(s.handleNamespaces)}},
-		{"/instances", map[string]http.HandlerFunc{"GET": s.authed(s.handleListInstances), "POST": s.authed(s.handleCreateInstance)}},
-		{"/instances/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowInstance), "DELETE": s.authed(s.handleDeleteInstance)}},
-		{"/instances/{ref}/events", map[string]http.HandlerFunc{"GET": s.authed(s.handleInstanceEvents)}},
-		{"/instances/{ref}/interfaces", map[string]http.HandlerFunc{"GET": s.authed(s.handleInstanceInterfaces)}},
-		{"/instances/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindInstance)), "POST": s.authed(s.metadataSet(kindInstance, "InstanceMetadatasEndpoint.post"))}},
-		{"/instances/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindInstance, "InstanceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInstance, "InstanceMetadataEndpoint.delete"))}},
-		{"/networks", map[string]http.HandlerFunc{"GET": s.authed(s.handleListNetworks), "POST": s.authed(s.handleCreateNetwork)}},
-		{"/networks/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowNetwork), "DELETE": s.authed(s.handleDeleteNetwork)}},
-		{"/networks/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindNetwork)), "POST": s.authed(s.metadataSet(kindNetwork, "NetworkMetadatasEndpoint.post"))}},
-		{"/networks/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindNetwork, "NetworkMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNetwork, "NetworkMetadataEndpoint.delete"))}},
-		{"/interfaces/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowInterface)}},
-		{"/interfaces/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindInterface)), "POST": s.authed(s.metadataSet(kindInterface, "InterfaceMetadatasEndpoint.post"))}},
-		{"/interfaces/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindInterface, "InterfaceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInterface, "InterfaceMetadataEndpoint.delete"))}},
-		{"/nodes", map[string]http.HandlerFunc{"GET": s.authed(s.handleListNodes)}},
-		{"/nodes/{ref}", map[string]http.HandlerFunc{"GET": s.authed(s.handleShowNode)}},
-		{"/nodes/{ref}/metadata", map[string]http.HandlerFunc{"GET": s.authed(s.metadataGet(kindNode)), "POST": s.authed(s.metadataSet(kindNode, "NodeMetadatasEndpoint.post"))}},
-		{"/nodes/{ref}/metadata/{key}", map[string]http.HandlerFunc{"PUT": s.authed(s.metadataSet(kindNode, "NodeMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNode, "NodeMetadataEndpoint.delete"))}},
+		{"/{$}", m{"GET": s.handleRoot}},
+		{"/auth", m{"POST": s.handleAuth}},
+		{"/auth/namespaces", m{"GET": s.authed(s.handleListNamespaces), "POST": s.authed(s.handleCreateNamespace)}},
+		{"/auth/namespaces/{namespace}", m{"GET": s.authed(s.handleShowNamespace), "DELETE": s.authed(s.handleDeleteNamespace)}},
+		{"/auth/namespaces/{namespace}/keys", m{"GET": s.authed(s.handleListKeys), "POST": s.authed(s.handleAddKey)}},
+		{"/auth/namespaces/{namespace}/keys/{key_name}", m{"PUT": s.authed(s.handleUpdateKey), "DELETE": s.authed(s.handleDeleteKey)}},
+		{"/auth/namespaces/{namespace}/metadata", m{"GET": s.authed(s.handleNamespaceMetadataGet), "POST": s.authed(s.handleNamespaceMetadataSet("AuthMetadatasEndpoint.post"))}},
+		{"/auth/namespaces/{namespace}/metadata/{key}", m{"PUT": s.authed(s.handleNamespaceMetadataSet("AuthMetadataEndpoint.put")), "DELETE": s.authed(s.handleNamespaceMetadataDelete)}},
+		{"/auth/namespaces/{namespace}/trust", m{"POST": s.authed(s.trustChange(true))}},
+		{"/auth/namespaces/{namespace}/trust/{external_namespace}", m{"DELETE": s.authed(s.trustChange(false))}},
+		{"/artifacts", m{"GET": s.authed(s.handleListArtifacts), "DELETE": s.authed(s.handleDeleteAllArtifacts)}},
+		{"/instances", m{"GET": s.authed(s.handleListInstances), "POST": s.authed(s.handleCreateInstance), "DELETE": s.authed(s.handleDeleteAllInstances)}},
+		{"/instances/{ref}", m{"GET": s.authed(s.handleShowInstance), "DELETE": s.authed(s.handleDeleteInstance)}},
+		{"/instances/{ref}/events", m{"GET": s.authed(s.handleInstanceEvents)}},
+		{"/instances/{ref}/interfaces", m{"GET": s.authed(s.handleInstanceInterfaces)}},
+		{"/instances/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInstance)), "POST": s.authed(s.metadataSet(kindInstance, "InstanceMetadatasEndpoint.post"))}},
+		{"/instances/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInstance, "InstanceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInstance, "InstanceMetadataEndpoint.delete"))}},
+		{"/instances/{ref}/consoledata", m{"GET": s.authed(s.handleConsoleData), "DELETE": s.authed(s.handleConsoleDelete)}},
+		{"/instances/{ref}/snapshot", m{"GET": s.authed(s.handleListSnapshots), "POST": s.authed(s.handleSnapshot)}},
+		{"/networks", m{"GET": s.authed(s.handleListNetworks), "POST": s.authed(s.handleCreateNetwork), "DELETE": s.authed(s.handleDeleteAllNetworks)}},
+		{"/networks/{ref}", m{"GET": s.authed(s.handleShowNetwork), "DELETE": s.authed(s.handleDeleteNetwork)}},
+		{"/networks/{ref}/events", m{"GET": s.authed(s.handleNetworkEvents)}},
+		{"/networks/{ref}/interfaces", m{"GET": s.authed(s.handleNetworkInterfaces)}},
+		{"/networks/{ref}/addresses", m{"GET": s.authed(s.handleNetworkAddresses)}},
+		{"/networks/{ref}/ping/{address}", m{"GET": s.authed(s.handleNetworkPing)}},
+		{"/networks/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindNetwork)), "POST": s.authed(s.metadataSet(kindNetwork, "NetworkMetadatasEndpoint.post"))}},
+		{"/networks/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindNetwork, "NetworkMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNetwork, "NetworkMetadataEndpoint.delete"))}},
+		{"/interfaces/{ref}", m{"GET": s.authed(s.handleShowInterface)}},
+		{"/interfaces/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInterface)), "POST": s.authed(s.metadataSet(kindInterface, "InterfaceMetadatasEndpoint.post"))}},
+		{"/interfaces/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInterface, "InterfaceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInterface, "InterfaceMetadataEndpoint.delete"))}},
+		{"/nodes", m{"GET": s.authed(s.handleListNodes)}},
+		{"/nodes/{ref}", m{"GET": s.authed(s.handleShowNode)}},
+		{"/nodes/{ref}/events", m{"GET": s.authed(s.handleNodeEvents)}},
+		{"/nodes/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindNode)), "POST": s.authed(s.metadataSet(kindNode, "NodeMetadatasEndpoint.post"))}},
+		{"/nodes/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindNode, "NodeMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNode, "NodeMetadataEndpoint.delete"))}},
+	}
+	if s.is2026() {
+		rs = append(rs,
+			// HEALTH_PROBE_PATHS (base.py @565e36e6e): no token needed.
+			route{"/livez", m{"GET": s.handleHealth}},
+			route{"/readyz", m{"GET": s.handleHealth}},
+			route{"/healthz", m{"GET": s.handleHealth}},
+			// Namespace capacity claims (client-python docs/namespace-claims.md
+			// @8120e80a; server table namespace_claims).
+			route{"/auth/namespaces/{namespace}/claims", m{"GET": s.authed(s.handleListClaims), "POST": s.authed(s.handleCreateClaim)}},
+			route{"/auth/namespaces/{namespace}/claims/{claim}", m{"GET": s.authed(s.handleShowClaim), "PUT": s.authed(s.handleUpdateClaim), "DELETE": s.authed(s.handleDeleteClaim)}},
+			// external_api/clusteroperation.py @1bd1c112.
+			route{"/clusteroperations", m{"GET": s.authed(s.handleOpsForTarget)}},
+			route{"/clusteroperations/{op_type}/{op_uuid}", m{"GET": s.authed(s.handleShowOp)}},
+			route{"/clusteroperations/{op_uuid}/chain", m{"GET": s.authed(s.handleOpChain)}},
+			// Routed in 2026 (capability cluster-resources); at da448b1a
+			// AdminREsourcesEndpoint existed but app.py never routed it.
+			route{"/admin/resources", m{"GET": s.authed(s.handleAdminResources)}},
+		)
 	}
 	for action, name := range powerEndpoints {
 		rs = append(rs, route{"/instances/{ref}/" + action, map[string]http.HandlerFunc{"POST": s.authed(s.handlePowerAction(action, name))}})
@@ -79,100 +115,11 @@ func (s *Server) routes() http.Handler {
 // without authentication.
 func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if s.is2026() {
+		_, _ = io.WriteString(w, rootHTML2026)
+		return
+	}
 	_, _ = io.WriteString(w, rootHTML)
-}
-
-// --- authentication (shakenfist/external_api/auth.py, da448b1a) ---
-
-func (s *Server) handleAuth(w http.ResponseWriter, r *http.Request) {
-	p, err := params(r, "AuthEndpoint.post", "namespace", "key")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	ns, hasNS := p["namespace"]
-	switch {
-	case !hasNS || ns == nil:
-		writeError(w, badRequest("missing namespace in request"))
-		return
-	case !truthy(p["key"]):
-		writeError(w, badRequest("missing key in request"))
-		return
-	}
-	key, ok := p["key"].(string)
-	if !ok {
-		writeError(w, badRequest("key is not a string"))
-		return
-	}
-	nsName, _ := ns.(string)
-	s.mu.Lock()
-	known := s.namespaces[nsName]
-	s.mu.Unlock()
-	if !known {
-		writeError(w, notFound("namespace not found"))
-		return
-	}
-	nsOK := subtle.ConstantTimeCompare([]byte(nsName), []byte(s.cfg.AuthNamespace)) == 1
-	keyOK := subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.AuthKey)) == 1
-	if !nsOK || !keyOK {
-		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"})
-		return
-	}
-	tok := newToken()
-	now := time.Now()
-	s.mu.Lock()
-	s.pruneTokens(now)
-	s.tokens[tok] = token{namespace: s.cfg.AuthNamespace, expires: now.Add(s.cfg.TokenTTL)}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": tok, "token_type": "Bearer", "expires_in": int(s.cfg.TokenTTL / time.Second),
-	})
-}
-
-// wantsHTML is Flask-JWT-Extended's test for answering an invalid or
-// expired token with a redirect: no Accept header, or one naming text/html.
-func wantsHTML(r *http.Request) bool {
-	accept := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
-	return accept == "" || strings.Contains(accept, "text/html")
-}
-
-type authedHandler func(w http.ResponseWriter, r *http.Request, caller string)
-
-// authed is @verify_token.
-func (s *Server) authed(h authedHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		authz := r.Header.Get("Authorization")
-		if authz == "" {
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Missing Authorization Header"})
-			return
-		}
-		scheme, tok, ok := strings.Cut(authz, " ")
-		tok = strings.TrimSpace(tok)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Missing 'Bearer' type in 'Authorization' header. Expected 'Authorization: Bearer <JWT>'"})
-			return
-		}
-		s.mu.Lock()
-		t, found := s.tokens[tok]
-		s.mu.Unlock()
-		switch {
-		case !found:
-			if wantsHTML(r) {
-				http.Redirect(w, r, "/", http.StatusFound)
-				return
-			}
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "invalid JWT in Authorization header"})
-			return
-		case !time.Now().Before(t.expires):
-			if wantsHTML(r) {
-				http.Redirect(w, r, "/", http.StatusFound)
-				return
-			}
-			writeError(w, &apiError{status: http.StatusUnauthorized, msg: "Signature has expired"})
-			return
-		}
-		h(w, r, t.namespace)
-	}
 }
 
 // namespaceVersion etc. are the object schema versions at da448b1a.
@@ -184,34 +131,11 @@ const (
 	nodeVersion      = 7
 )
 
-func (s *Server) handleNamespaces(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := params(r, "AuthNamespacesEndpoint.get"); err != nil {
-		writeError(w, err)
-		return
-	}
-	out := []map[string]any{}
-	s.mu.Lock()
-	for _, name := range sortedKeys(s.namespaces) {
-		if !visible(caller, name) {
-			continue
-		}
-		keys := []string{}
-		if name == s.cfg.AuthNamespace {
-			keys = append(keys, s.cfg.AuthKeyName)
-		}
-		out = append(out, map[string]any{
-			"name": name, "state": stateCreated, "metadata": map[string]any{}, "version": namespaceVersion,
-			"keys": keys, "trust": map[string]any{"full": []string{}},
-		})
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
-}
-
 // --- instances (shakenfist/external_api/instance.py, da448b1a) ---
 
-// instanceView is Instance.external_view; callers hold s.mu.
-func instanceView(i *instance) map[string]any {
+// instanceView is Instance.external_view; callers hold s.mu. In 2026 the
+// node and requested_placement are node UUIDs.
+func (s *Server) instanceView(i *instance) map[string]any {
 	sp := i.spec
 	disks := make([]any, len(sp.disks))
 	devices := make([]any, 0, len(sp.disks))
@@ -237,8 +161,8 @@ func instanceView(i *instance) map[string]any {
 		ifaces = append(ifaces, interfaceView(f))
 	}
 	var node any
-	if i.node != "" {
-		node = i.node
+	if n := s.nodeByName[i.node]; n != nil {
+		node = s.nodeRef(n)
 	}
 	var errMsg any
 	if i.errorMessage != nil {
@@ -259,8 +183,8 @@ func instanceView(i *instance) map[string]any {
 		"console_port": nil, "vdi_port": nil, "vdi_tls_port": nil,
 		"interfaces": ifaces, "disks": devices,
 	}
-	if sp.placedOn != "" {
-		v["requested_placement"] = sp.placedOn
+	if n := s.nodeByName[sp.placedOn]; n != nil {
+		v["requested_placement"] = s.nodeRef(n)
 	}
 	return v
 }
@@ -315,7 +239,7 @@ func (n *network) listing() (uint64, string, bool) {
 // the caller may see, oldest first, deleted ones only when the body asks for
 // "all", each rendered by view under the lock.
 func listVisible[R listed](s *Server, w http.ResponseWriter, r *http.Request, caller, handler string, records map[string]R, view func(R) map[string]any) {
-	p, err := params(r, handler, "all")
+	p, err := s.params(r, handler, "all")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -343,7 +267,7 @@ func listVisible[R listed](s *Server, w http.ResponseWriter, r *http.Request, ca
 }
 
 func (s *Server) handleListInstances(w http.ResponseWriter, r *http.Request, caller string) {
-	listVisible(s, w, r, caller, "InstancesEndpoint.get", s.instances, instanceView)
+	listVisible(s, w, r, caller, "InstancesEndpoint.get", s.instances, s.instanceView)
 }
 
 func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, caller string) {
@@ -356,7 +280,10 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 		writeJSON(w, scripted.Status, scripted.cannedBody())
 		return
 	}
-	p, err := params(r, "InstancesEndpoint.post", instancesPostArgs...)
+	p, err := s.params(r, "InstancesEndpoint.post", instancesPostArgs...)
+	if err == nil && s.is2026() {
+		err = validateCreate2026(p)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -365,7 +292,7 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 	inst, err := s.createInstance(p, caller, scripted)
 	var view map[string]any
 	if err == nil {
-		view = instanceView(inst)
+		view = s.instanceView(inst)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -378,7 +305,7 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 // withInstance runs fn on the instance the path names, under the lock,
 // after the body passed params' check.
 func (s *Server) withInstance(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(i *instance, p map[string]any) (any, *apiError)) {
-	p, err := params(r, handler, accepted...)
+	p, err := s.params(r, handler, accepted...)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -399,7 +326,7 @@ func (s *Server) withInstance(w http.ResponseWriter, r *http.Request, caller, ha
 
 func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceEndpoint.get", []string{"namespace"}, func(i *instance, _ map[string]any) (any, *apiError) {
-		return instanceView(i), nil
+		return s.instanceView(i), nil
 	})
 }
 
@@ -408,7 +335,7 @@ func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, call
 func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceEndpoint.delete", []string{"namespace"}, func(i *instance, p map[string]any) (any, *apiError) {
 		if ns, ok := p["namespace"].(string); ok && ns != "" {
-			if !s.namespaces[ns] {
+			if !s.nsLive(ns) {
 				return nil, notFound("namespace not found")
 			}
 			if ns != i.namespace {
@@ -418,7 +345,7 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, ca
 		if i.state == stateDeleted {
 			return nil, notFound("instance not found")
 		}
-		view := instanceView(i)
+		view := s.instanceView(i)
 		s.addEvent(i, apiFQDN, "delete request from REST API", nil)
 		s.deleteInstance(i, "delete request from REST API")
 		return view, nil
@@ -427,22 +354,7 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, ca
 
 func (s *Server) handleInstanceEvents(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceEventsEndpoint.get", []string{"event_type", "limit"}, func(i *instance, p map[string]any) (any, *apiError) {
-		limit := int64(100)
-		if v, ok := p["limit"]; ok {
-			n, err := pyInt(v)
-			if err != nil {
-				return nil, err
-			}
-			limit = n
-		}
-		kind, _ := p["event_type"].(string)
-		out := []event{}
-		for k := len(i.events) - 1; k >= 0 && int64(len(out)) < limit; k-- {
-			if kind == "" || i.events[k].Type == kind {
-				out = append(out, i.events[k])
-			}
-		}
-		return out, nil
+		return s.readEvents(i.events, p)
 	})
 }
 
@@ -469,7 +381,7 @@ func (s *Server) handleShowInterface(w http.ResponseWriter, r *http.Request, cal
 // showOne answers a GET of one record: the body checked against the
 // handler's parameters, the record found and rendered under the lock.
 func (s *Server) showOne(w http.ResponseWriter, r *http.Request, handler string, accepted []string, view func() (map[string]any, *apiError)) {
-	if _, err := params(r, handler, accepted...); err != nil {
+	if _, err := s.params(r, handler, accepted...); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -507,7 +419,10 @@ var powerEndpoints = map[string]string{
 // handlePowerAction answers 200 null as the real handlers (which return
 // None) do: 406 unless created (@requires_instance_active), 409 for
 // reboot/pause/unpause of a powered-off instance (Instance.reboot etc.
-// find no libvirt domain); poweron and poweroff are idempotent.
+// find no libvirt domain); poweron and poweroff are idempotent (da448b1a).
+// 2026 (tests/external_api/test_instance_power.py @12f0a5ee): power on of
+// a paused instance is a 409 that says to unpause it, and a power on or
+// off the hypervisor fails is a 500 naming the failure (PowerFault).
 func (s *Server) handlePowerAction(action, handler string) authedHandler {
 	return func(w http.ResponseWriter, r *http.Request, caller string) {
 		s.withInstance(w, r, caller, handler, nil, func(i *instance, _ map[string]any) (any, *apiError) {
@@ -517,6 +432,15 @@ func (s *Server) handlePowerAction(action, handler string) authedHandler {
 			verb := map[string]string{"rebootsoft": "reboot", "reboothard": "reboot", "pause": "pause", "unpause": "unpause"}[action]
 			if verb != "" && i.powerState == "off" {
 				return nil, &apiError{status: http.StatusConflict, msg: "Invalid lifecycle state: you cannot " + verb + " a powered off instance"}
+			}
+			if s.is2026() {
+				if action == "poweron" && i.powerState == "paused" {
+					return nil, &apiError{status: http.StatusConflict, msg: "Invalid lifecycle state: you cannot power on a paused instance; unpause it instead"}
+				}
+				if s.cfg.PowerFault != "" && (action == "poweron" || action == "poweroff") {
+					what := map[string]string{"poweron": "power on", "poweroff": "power off"}[action]
+					return nil, &apiError{status: http.StatusInternalServerError, msg: "instance failed to " + what + ": " + s.cfg.PowerFault}
+				}
 			}
 			switch action {
 			case "poweron", "rebootsoft", "reboothard", "unpause":
@@ -569,11 +493,8 @@ func (s *Server) metadataOf(k kind, ref, caller string) (map[string]any, *apiErr
 		}
 		return f.metadata, nil
 	}
-	if caller != adminNamespace {
-		return nil, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"}
-	}
-	n, ok := s.nodeByName[ref]
-	if !ok {
+	n := s.findNode(ref)
+	if n == nil {
 		return nil, notFound("node not found")
 	}
 	return n.metadata, nil
@@ -581,7 +502,10 @@ func (s *Server) metadataOf(k kind, ref, caller string) (map[string]any, *apiErr
 
 func (s *Server) metadataGet(k kind) authedHandler {
 	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		if _, err := params(r, "MetadatasEndpoint.get"); err != nil {
+		if k == kindNode && !s.requireAdmin(w, r, caller) {
+			return
+		}
+		if _, err := s.params(r, "MetadatasEndpoint.get"); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -604,7 +528,10 @@ func (s *Server) metadataGet(k kind) authedHandler {
 // .../metadata/{key}; instances validate as _validate_instance_metadata.
 func (s *Server) metadataSet(k kind, handler string) authedHandler {
 	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		p, err := params(r, handler, "key", "value")
+		if k == kindNode && !s.requireAdmin(w, r, caller) {
+			return
+		}
+		p, err := s.params(r, handler, "key", "value")
 		if err != nil {
 			writeError(w, err)
 			return
@@ -618,7 +545,7 @@ func (s *Server) metadataSet(k kind, handler string) authedHandler {
 		case key == "":
 			err = badRequest("no key specified")
 		case k == kindInstance:
-			_, _, err = checkMetadata(map[string]any{key: value}, s.cfg.LegacyRefusals)
+			_, _, err = s.checkMetadata(map[string]any{key: value})
 		case !truthy(value):
 			err = badRequest("no value specified")
 		}
@@ -642,7 +569,10 @@ func (s *Server) metadataSet(k kind, handler string) authedHandler {
 
 func (s *Server) metadataDelete(k kind, handler string) authedHandler {
 	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		if _, err := params(r, handler, "value"); err != nil {
+		if k == kindNode && !s.requireAdmin(w, r, caller) {
+			return
+		}
+		if _, err := s.params(r, handler, "value"); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -684,7 +614,7 @@ func (s *Server) handleListNetworks(w http.ResponseWriter, r *http.Request, call
 }
 
 func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := params(r, "NetworksEndpoint.post", "netblock", "provide_dhcp", "provide_nat", "name", "namespace", "provide_dns")
+	p, err := s.params(r, "NetworksEndpoint.post", "netblock", "provide_dhcp", "provide_nat", "name", "namespace", "provide_dns")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -696,7 +626,7 @@ func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, cal
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case !s.namespaces[ns]:
+	case !s.nsLive(ns):
 		writeError(w, notFound("namespace not found"))
 		return
 	case ns != caller && caller != adminNamespace:
@@ -728,6 +658,8 @@ func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, cal
 	s.seq++
 	s.vxid++
 	n.seq, n.vxid = s.seq, s.vxid
+	n.created = epoch(time.Now())
+	n.events = appendEvent(n.events, apiFQDN, "create request from REST API", nil)
 	s.networks[n.uuid] = n
 	if s.cfg.NetworkDeployTime == 0 {
 		n.state = stateCreated
@@ -761,49 +693,6 @@ func (s *Server) handleShowNetwork(w http.ResponseWriter, r *http.Request, calle
 	})
 }
 
-// handleDeleteNetwork answers 200 with the network as it was. A network
-// still holding interfaces goes to delete-wait and is deleted when the last
-// goes; one already deleted (found by UUID) answers 200 null.
-func (s *Server) handleDeleteNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := params(r, "NetworkEndpoint.delete", "namespace")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if ns, ok := p["namespace"].(string); ok && ns != "" && ns != n.namespace {
-		writeError(w, notFound("network not in namespace"))
-		return
-	}
-	if n.state == stateDeleted {
-		writeJSON(w, http.StatusOK, nil)
-		return
-	}
-	view := networkView(n)
-	if n.holders() > 0 {
-		n.state = stateDeleteWait
-		view["state"] = stateDeleteWait
-		writeJSON(w, http.StatusOK, view)
-		return
-	}
-	s.after(s.cfg.NetworkDeployTime, func() { n.state = stateDeleted })
-	writeJSON(w, http.StatusOK, view)
-}
-
-// finishNetworkDelete deletes a delete-wait network once its last
-// interface has gone; callers hold s.mu.
-func (s *Server) finishNetworkDelete(n *network) {
-	if n.state == stateDeleteWait && n.holders() == 0 {
-		n.state = stateDeleted
-	}
-}
-
 // --- nodes (shakenfist/external_api/node.py, da448b1a) ---
 
 // simRelease is the software release simulated nodes report.
@@ -813,8 +702,12 @@ const simRelease = "0.8.0-shakectl-sim"
 // tags; tags are the simulator's own, for the seed's hard affinity, and are
 // shown as node metadata.
 func (s *Server) nodeView(n *node, k int, withMaintainer bool) map[string]any {
+	id := n.name
+	if s.is2026() {
+		id = n.uuid // nodes have UUIDs in 2026 (config.NODE_UUID); the view's exact fields are unverified
+	}
 	v := map[string]any{
-		"uuid": n.name, "state": stateCreated, "metadata": n.metadata, "version": nodeVersion,
+		"uuid": id, "state": stateCreated, "metadata": n.metadata, "version": nodeVersion,
 		"name": n.name, "ip": n.ip, "lastseen": epoch(time.Now()), "release": simRelease,
 		"is_etcd_master": k == 0, "is_hypervisor": n.hypervisor,
 		"is_network_node": k == 0, "is_eventlog_node": k == 0,
@@ -826,12 +719,11 @@ func (s *Server) nodeView(n *node, k int, withMaintainer bool) map[string]any {
 }
 
 func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := params(r, "NodesEndpoint.get"); err != nil {
+	if _, err := s.params(r, "NodesEndpoint.get"); err != nil {
 		writeError(w, err)
 		return
 	}
-	if caller != adminNamespace {
-		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"})
+	if !s.requireAdmin(w, r, caller) {
 		return
 	}
 	s.mu.Lock()
@@ -844,17 +736,17 @@ func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller 
 }
 
 func (s *Server) handleShowNode(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := params(r, "NodeEndpoint.get"); err != nil {
+	if _, err := s.params(r, "NodeEndpoint.get"); err != nil {
 		writeError(w, err)
 		return
 	}
-	if caller != adminNamespace {
-		writeError(w, &apiError{status: http.StatusUnauthorized, msg: "unauthorized"})
+	if !s.requireAdmin(w, r, caller) {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := slices.IndexFunc(s.nodes, func(n *node) bool { return n.name == r.PathValue("ref") })
+	found := s.findNode(r.PathValue("ref"))
+	k := slices.IndexFunc(s.nodes, func(n *node) bool { return n == found })
 	if k < 0 {
 		writeError(w, notFound("node not found"))
 		return

@@ -16,6 +16,9 @@ import (
 func testConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
+	// The tests written before the 2026 generation pin the 2024 server
+	// (which keeps the simulator's earlier behaviour); gen2026 switches.
+	cfg.Generation = Generation2024
 	cfg.Nodes = 2
 	cfg.NodeCPUs = 4
 	cfg.NodeMemoryMiB = 8192
@@ -273,3 +276,6 @@ func wantError(t testing.TB, a answer, status int, msgPart string, extraKeys ...
 	}
 	return m
 }
+
+// gen2026 makes a test's simulator speak the 2026 server.
+func gen2026(cfg *Config) { cfg.Generation = Generation2026 }

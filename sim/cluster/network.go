@@ -23,6 +23,10 @@ type network struct {
 	vxid       int
 	floatingGW *string
 	metadata   map[string]any
+	events     []event
+	created    float64
+	// pendingOp is the 2026 delete operation under way, if any.
+	pendingOp *clusterOp
 
 	size   uint32
 	inUse  map[uint32]string // offset -> instance uuid

@@ -81,6 +81,7 @@ func (u usage) fitsIn(capacity usage) bool {
 
 type node struct {
 	name       string
+	uuid       string
 	ip         string
 	hypervisor bool
 	tags       []string
@@ -97,6 +98,7 @@ type node struct {
 	// measured is what the node's metrics report: instances count once
 	// they reach created, and stop counting when their teardown completes.
 	measured usage
+	events   []event
 }
 
 // event is one event-log entry as eventlog.read_events yields it
@@ -180,6 +182,12 @@ func (s *Server) setState(i *instance, state string) {
 // {"error", "status"} and nothing else.
 func (s *Server) stageRefusal(stage string) *apiError {
 	msg := stageMessage[stage]
+	if s.is2026() {
+		msg = stageMessage2026(stage)
+		if stage == "capacity_guard" {
+			msg = guardMessage(s.cfg.Nodes)
+		}
+	}
 	if s.cfg.LegacyRefusals {
 		return &apiError{status: http.StatusInsufficientStorage, msg: msg}
 	}
@@ -221,11 +229,15 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 		return nil, badRequest("secure boot requires UEFI be enabled")
 	}
 	if truthy(body["placed_on"]) {
-		name, _ := body["placed_on"].(string)
-		if _, ok := s.nodeByName[name]; !ok {
+		ref, _ := body["placed_on"].(string)
+		n := s.findNode(ref)
+		if n == nil {
+			if s.is2026() { // the 2026 texts name the node (shakenfist-2026.md 1.2)
+				return nil, notFound("Specified node %s does not exist", truncate(ref))
+			}
 			return nil, notFound("Specified node does not exist")
 		}
-		spec.placedOn = name
+		spec.placedOn = n.name
 	}
 	spec.configdrive = "openstack-disk"
 	if truthy(body["configdrive"]) {
@@ -279,7 +291,7 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 		}
 		spec.video = v
 	}
-	md, aff, err := checkMetadata(body["metadata"], s.cfg.LegacyRefusals)
+	md, aff, err := s.checkMetadata(body["metadata"])
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +302,9 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 	spec.nvram, spec.sideChannels = body["nvram_template"], body["side_channels"]
 	if spec.sideChannels == nil {
 		spec.sideChannels = []any{"sf-agent"}
+		if s.is2026() { // the 2026 default (shakenfist-2026.md 2.3)
+			spec.sideChannels = []any{"sf-agent", "sf-agent2"}
+		}
 	}
 
 	s.seq++
@@ -305,6 +320,9 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 	}
 	s.instances[i.uuid] = i
 	s.addEvent(i, apiFQDN, "create request from REST API", nil)
+	if spec.affinity.weighted {
+		s.addEvent(i, apiFQDN, "instance uses the deprecated weighted affinity form; the magnitude is ignored", nil)
+	}
 
 	// Addresses are allocated before scheduling, as the real server does;
 	// a refusal after this point keeps them until its delete is processed.
@@ -365,6 +383,7 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 	n.used = n.used.plus(need)
 	i.charged = true
 	i.node = n.name
+	n.events = appendEvent(n.events, n.name, "instance placed", map[string]any{"instance_uuid": i.uuid})
 	s.startCreating(i, n)
 	return i, nil
 }
@@ -421,7 +440,9 @@ func (s *Server) schedule(i *instance) (*node, *apiError) {
 		return nil, s.stageRefusal("is_hypervisor")
 	}
 
-	if !spec.affinity.empty() {
+	// 2024 (today's simulator): the seed's hard affinity before any
+	// resource stage, with the simulator's own text.
+	if !s.is2026() && !spec.affinity.empty() {
 		cands = filter(cands, func(n *node) bool { return spec.affinity.satisfiedBy(n.tags) })
 		if len(cands) == 0 {
 			return nil, &apiError{status: http.StatusConflict, msg: "No node satisfies the hard affinity constraint (" + spec.affinity.String() + ")"}
@@ -477,19 +498,41 @@ func (s *Server) schedule(i *instance) (*node, *apiError) {
 		}
 	}
 
+	// 2026: hard affinity comes after the resource stages
+	// (Scheduler.find_candidates, newest scheduler.py), so a full cluster
+	// with an impossible constraint is refused 507 at a resource stage;
+	// the 409 names the stage only in its text, with sorted Python reprs
+	// of the tag lists (_hard_affinity_description).
+	if s.is2026() && !spec.affinity.empty() {
+		cands = filter(cands, func(n *node) bool { return spec.affinity.satisfiedBy(n.tags) })
+		s.addEvent(i, apiFQDN, "schedule meet affinity constraints", map[string]any{"candidates": nodeList(cands)})
+		if len(cands) == 0 {
+			return nil, &apiError{status: http.StatusConflict, msg: "No nodes remaining at scheduling stage affinity_constraints: " + spec.affinity.pyDescription()}
+		}
+	}
+
 	// The seed's admission guard checks the exact ledger; it can only
 	// disagree with the filters when they read lagging measurements.
+	ranked := len(cands)
 	cands = filter(cands, func(n *node) bool { return n.used.plus(need).fitsIn(n.capacity) })
 	if len(cands) == 0 {
-		return nil, s.stageRefusal("capacity_guard")
+		e := s.stageRefusal("capacity_guard")
+		if s.is2026() {
+			e.msg = guardMessage(ranked)
+			s.addEvent(i, apiFQDN, "schedule failed, every candidate refused by capacity guard", nil)
+		}
+		return nil, e
 	}
 
 	// The real scheduler ranks by soft affinity and CPU load, then
 	// shuffles; the simulator takes the node with the most idle vCPUs,
 	// then the first by name, so runs are repeatable.
+	// 2026's binary soft affinity (prefer_with_tag, prefer_without_tag)
+	// ranks first: the nodes meeting most preferences.
 	best := cands[0]
 	for _, n := range cands[1:] {
-		if n.capacity.cpus-n.used.cpus > best.capacity.cpus-best.used.cpus {
+		pn, pb := spec.affinity.preferenceScore(n.tags), spec.affinity.preferenceScore(best.tags)
+		if pn > pb || (pn == pb && n.capacity.cpus-n.used.cpus > best.capacity.cpus-best.used.cpus) {
 			best = n
 		}
 	}
@@ -617,7 +660,7 @@ func (s *Server) pruneDeleted() {
 
 func (s *Server) namespaceUsable(caller, ns string) bool {
 	if caller == adminNamespace {
-		return s.namespaces[ns]
+		return s.nsLive(ns)
 	}
 	return ns == caller
 }

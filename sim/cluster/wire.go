@@ -15,12 +15,20 @@ import (
 // 0.6.9 (api.py generic_wrapper, flask_get_post_body) and Flask / Werkzeug /
 // Flask-RESTful give it to the server at shakenfist/shakenfist da448b1a.
 
-// params reads the request's JSON body the way generic_wrapper does: on every
-// method (GET and DELETE too), query strings ignored, an unparsable or empty
-// body taken as {}. Every key becomes a keyword argument of the Python
-// handler, so a key the handler does not declare is a TypeError, answered 400
-// with Python's own text naming the handler (e.g. InstancesEndpoint.post).
-func params(r *http.Request, handler string, accepted ...string) (map[string]any, *apiError) {
+// params reads the request's JSON body the way each generation does.
+//
+// 2024 (generic_wrapper, shakenfist-utilities 0.6.9): on every method (GET
+// and DELETE too), query strings ignored, an unparsable or empty body
+// taken as {}. Every key becomes a keyword argument of the Python handler,
+// so a key the handler does not declare is a TypeError, answered 400 with
+// Python's own text naming the handler (e.g. InstancesEndpoint.post).
+//
+// 2026 (PLAN-api-input-validation, decision D4; _webargs_error in
+// base.py @565e36e6e): a declared schema per endpoint; a key it does not
+// list is refused with {"error": "<key>: <reason>", "status": 400} naming
+// it, and JSON null means "not supplied". The reason text is marshmallow's
+// default "Unknown field." (the server's own text was not read).
+func (s *Server) params(r *http.Request, handler string, accepted ...string) (map[string]any, *apiError) {
 	data, rerr := readBody(r)
 	if rerr != nil {
 		return nil, rerr
@@ -37,6 +45,9 @@ func params(r *http.Request, handler string, accepted ...string) (map[string]any
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
+		if s.is2026() {
+			return nil, badRequest("_schema: Invalid input type.")
+		}
 		return nil, badRequest("%s() argument after ** must be a mapping, not %s", handler, pyType(v))
 	}
 	var unknown []string
@@ -47,7 +58,17 @@ func params(r *http.Request, handler string, accepted ...string) (map[string]any
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		if s.is2026() {
+			return nil, badRequest("%s: Unknown field.", truncate(unknown[0]))
+		}
 		return nil, badRequest("%s() got an unexpected keyword argument '%s'", handler, truncate(unknown[0]))
+	}
+	if s.is2026() {
+		for k, val := range m {
+			if val == nil {
+				delete(m, k)
+			}
+		}
 	}
 	return m, nil
 }
