@@ -279,3 +279,5 @@ func wantError(t testing.TB, a answer, status int, msgPart string, extraKeys ...
 
 // gen2026 makes a test's simulator speak the 2026 server.
 func gen2026(cfg *Config) { cfg.Generation = Generation2026 }
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

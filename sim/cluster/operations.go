@@ -66,7 +66,7 @@ func (s *Server) deleteNetwork(n *network) *clusterOp {
 			n.state = stateDeleteWait
 			return nil
 		}
-		s.after(s.cfg.NetworkDeployTime, func() { n.state = stateDeleted })
+		s.afterOrNow(s.cfg.NetworkDeployTime, func() { n.state = stateDeleted })
 		return nil
 	}
 	s.pruneOps()
@@ -80,7 +80,7 @@ func (s *Server) deleteNetwork(n *network) *clusterOp {
 		s.opErrors--
 	}
 	n.pendingOp = op
-	s.after(s.cfg.NetworkDeployTime, func() {
+	s.afterOrNow(s.cfg.NetworkDeployTime, func() {
 		switch {
 		case fail:
 			msg := "network delete failed on the network node (simulated: --network-op-errors)"
@@ -97,6 +97,17 @@ func (s *Server) deleteNetwork(n *network) *clusterOp {
 		}
 	})
 	return op
+}
+
+// afterOrNow is after, except that a zero delay runs fn at once (still
+// under the caller's lock), so a simulator configured without a network
+// deploy time answers in the state it will have.
+func (s *Server) afterOrNow(d time.Duration, fn func()) {
+	if d == 0 {
+		fn()
+		return
+	}
+	s.after(d, fn)
 }
 
 func (s *Server) pruneOps() {
