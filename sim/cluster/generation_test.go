@@ -238,7 +238,11 @@ func TestGenerationPower2026(t *testing.T) {
 		wantError(t, c.do("POST", "/instances/a/poweron", nil), 409, "Invalid lifecycle state: you cannot power on a paused instance; unpause it instead")
 	})
 	synctest.Test(t, func(t *testing.T) {
-		_, c := bubbleSim(t, func(cfg *Config) { gen2026(cfg); cfg.CreateTime = time.Second; cfg.PowerFault = "libvirt: domain not found" })
+		_, c := bubbleSim(t, func(cfg *Config) {
+			gen2026(cfg)
+			cfg.CreateTime = time.Second
+			cfg.PowerFault = "libvirt: domain not found"
+		})
 		c.mustCreate("a", 1, 1024, 10, nil)
 		advance(2 * time.Second)
 		m := wantError(t, c.do("POST", "/instances/a/poweron", nil), 500, "")

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +219,62 @@ func FuzzParseNodeTags(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigBounds: every size the simulator accepts is bounded, and a
+// refusal names the setting (issue 28 "Bounds").
+func TestConfigBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Config)
+		msg    string
+	}{
+		{"NaN CPU overcommit", func(c *Config) { c.CPUOvercommit = math.NaN() }, "CPU overcommit"},
+		{"infinite RAM overcommit", func(c *Config) { c.RAMOvercommit = math.Inf(1) }, "RAM overcommit"},
+		{"NaN RAM reservation", func(c *Config) { c.RAMReservationGiB = math.NaN() }, "RAM reservation"},
+		{"huge node CPUs", func(c *Config) { c.NodeCPUs = math.MaxInt }, "node CPUs"},
+		{"huge node memory", func(c *Config) { c.NodeMemoryMiB = math.MaxInt }, "node memory"},
+		{"huge node disk", func(c *Config) { c.NodeDiskGiB = math.MaxInt }, "node disk"},
+		{"huge minimum free disk", func(c *Config) { c.MinFreeDiskGiB = math.MaxInt }, "minimum free disk"},
+		{"memory times overcommit overflow", func(c *Config) { c.NodeMemoryMiB = 1 << 40; c.RAMOvercommit = 1000 }, "schedulable MiB"},
+		{"huge token TTL", func(c *Config) { c.TokenTTL = time.Duration(math.MaxInt64) }, "token TTL"},
+		{"huge teardown lag", func(c *Config) { c.TeardownLag = time.Duration(math.MaxInt64) }, "teardown lag"},
+		{"negative network op errors", func(c *Config) { c.NetworkOpErrors = -1 }, "network operation error count"},
+		{"bad generation", func(c *Config) { c.Generation = "2025" }, "server generation"},
+		{"bad scope", func(c *Config) { c.AuthScopes = []string{"instance.fly"} }, "auth scope"},
+		{"multi-line power fault", func(c *Config) { c.PowerFault = "a\nb" }, "power fault"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tc.mutate(&cfg)
+			err := cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("Validate: %v, want an error naming %q", err, tc.msg)
+			}
+		})
+	}
+	// The largest accepted sizes still add up inside an int64.
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.NodeCPUs, cfg.CPUOvercommit = maxNodes, 1<<20, 1000
+	cfg.NodeMemoryMiB, cfg.RAMOvercommit = 1<<40, 100
+	cfg.NodeDiskGiB = 1 << 40
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("largest sizes refused: %v", err)
+	}
+	cfg.Listen = "127.0.0.1:0"
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var total int64
+	for _, u := range srv.NodeUsage() {
+		if u.CPUs <= 0 || u.MemoryMiB <= 0 || u.DiskGiB <= 0 {
+			t.Fatalf("node %s capacity overflowed: %+v", u.Name, u)
+		}
+		total += u.CPUs
+	}
+	if total <= 0 {
+		t.Errorf("cluster vCPUs overflowed: %d", total)
+	}
 }

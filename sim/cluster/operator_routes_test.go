@@ -1,0 +1,172 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// The routes behind sf-client's instance, network and node operator
+// commands, in both generations, written from external_api/instance.py,
+// snapshot.py, network.py, node.py and admin.py at da448b1a.
+
+func TestInstanceMetadataSetDelete(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		c.mustCreate("a", 1, 1024, 10, nil)
+		nullBody(t, c.do("PUT", "/instances/a/metadata/owner", map[string]any{"value": "alice"}))
+		if md := c.do("GET", "/instances/a/metadata", nil).obj(t); md["owner"] != "alice" {
+			t.Errorf("metadata %v", md)
+		}
+		nullBody(t, c.do("DELETE", "/instances/a/metadata/owner", nil))
+		if md := c.do("GET", "/instances/a/metadata", nil).obj(t); len(md) != 0 {
+			t.Errorf("after delete %v", md)
+		}
+		wantError(t, c.do("PUT", "/instances/a/metadata/tags", map[string]any{"value": "x"}), 400, "tags")
+	})
+}
+
+func TestConsoleData(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		c.mustCreate("a", 1, 1024, 10, nil)
+		a := c.do("GET", "/instances/a/consoledata", nil)
+		if a.status != 200 || a.header.Get("Content-Type") != "applicaton/octet-stream" || !bytes.Contains(a.raw, []byte("Linux version")) {
+			t.Fatalf("console: %d %q %q", a.status, a.header.Get("Content-Type"), a.raw)
+		}
+		short := c.do("GET", "/instances/a/consoledata", map[string]any{"length": 20})
+		if len(short.raw) != 20 || !bytes.HasSuffix(a.raw, short.raw) {
+			t.Errorf("length 20 gave %q, want the last 20 bytes of %q", short.raw, a.raw)
+		}
+		wantError(t, c.do("GET", "/instances/a/consoledata", map[string]any{"length": "lots"}), 400, "length is not an integer")
+		nullBody(t, c.do("DELETE", "/instances/a/consoledata", nil))
+		wantError(t, c.do("GET", "/instances/nosuch/consoledata", nil), 404, "instance not found")
+	})
+}
+
+func TestSnapshots(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		synctest.Test(t, func(t *testing.T) {
+			_, c := bubbleSim(t, func(cfg *Config) { cfg.Generation = gen; cfg.CreateTime = time.Second })
+			i := c.mustCreate("a", 1, 1024, 10, map[string]any{"disk": []map[string]any{{"size": 10, "base": "debian:12"}, {"size": 5}}})
+			wantError(t, c.do("POST", "/instances/a/snapshot", nil), 406, "is not ready (initial)")
+			advance(2 * time.Second)
+			snap := c.do("POST", "/instances/a/snapshot", nil)
+			m := snap.obj(t)
+			vda, _ := m["vda"].(map[string]any)
+			if snap.status != 200 || len(m) != 1 || vda["source_url"] != "sf://instance/"+i["uuid"].(string)+"/vda" || vda["artifact_uuid"] == nil || vda["blob_uuid"] == nil {
+				t.Fatalf("snapshot: %d %s", snap.status, snap.raw)
+			}
+			if all := c.do("POST", "/instances/a/snapshot", map[string]any{"all": true}).obj(t); len(all) != 2 {
+				t.Errorf("all disks: %v", all)
+			}
+			list := c.do("GET", "/instances/a/snapshot", nil).list(t)
+			if len(list) != 3 || list[0]["blob_uuid"] != vda["blob_uuid"] || list[0]["artifact_type"] != "snapshot" {
+				t.Errorf("snapshot listing %v", list)
+			}
+			if arts := c.do("GET", "/artifacts", nil).list(t); len(arts) != 3 {
+				t.Errorf("artifacts %v", arts)
+			}
+		})
+	})
+}
+
+func TestDeleteAllInstances(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		a1 := c.mustCreate("a", 1, 1024, 10, nil)
+		a2 := c.mustCreate("b", 1, 1024, 10, nil)
+		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": "yes", "namespace": "system"}), 400, "parameter confirm is not set true")
+		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": true}), 400, "system user must specify parameter namespace")
+		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": true, "namespace": "nosuch"}), 404, "namespace not found")
+		a := c.do("DELETE", "/instances", map[string]any{"confirm": true, "namespace": "system"})
+		want := fmt.Sprintf(`["%s","%s"]`, a1["uuid"], a2["uuid"])
+		if a.status != 200 || string(bytes.TrimSpace(a.raw)) != want {
+			t.Errorf("delete all: %d %s, want %s", a.status, a.raw, want)
+		}
+		for _, i := range c.do("GET", "/instances", map[string]any{"all": true}).list(t) {
+			if i["state"] != "deleted" {
+				t.Errorf("%s is %s after delete all", i["name"], i["state"])
+			}
+		}
+	})
+}
+
+func TestNetworkOperatorRoutes(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		n := c.mustNetwork("net1", "10.5.0.0/29")
+		i := c.mustCreate("a", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": n["uuid"]}}})
+		ip := i["interfaces"].([]any)[0].(map[string]any)["ipv4"].(string)
+
+		ev := c.do("GET", "/networks/net1/events", nil).list(t)
+		if len(ev) == 0 || ev[0]["message"] != "create request from REST API" {
+			t.Errorf("network events %v", ev)
+		}
+		ifs := c.do("GET", "/networks/net1/interfaces", nil).list(t)
+		if len(ifs) != 1 || ifs[0]["instance_uuid"] != i["uuid"] {
+			t.Errorf("network interfaces %v", ifs)
+		}
+		addrs := c.do("GET", "/networks/net1/addresses", nil).list(t)
+		types := map[string]string{}
+		for _, a := range addrs {
+			wantKeys(t, "reservation", a, "address", "user", "when", "type", "comment")
+			types[a["address"].(string)] = a["type"].(string)
+		}
+		if types["10.5.0.0"] != "network" || types["10.5.0.1"] != "gateway" || types["10.5.0.7"] != "broadcast" || types[ip] != "instance" {
+			t.Errorf("address reservations %v", types)
+		}
+		ping := c.do("GET", "/networks/net1/ping/"+ip, nil).obj(t)
+		if out := fmt.Sprint(ping["stdout"]); !strings.Contains(out, "10 received") {
+			t.Errorf("ping of the instance: %v", ping)
+		}
+		if out := fmt.Sprint(c.do("GET", "/networks/net1/ping/10.5.0.6", nil).obj(t)["stdout"]); !strings.Contains(out, "100% packet loss") {
+			t.Errorf("ping of a free address: %s", out)
+		}
+		wantError(t, c.do("GET", "/networks/net1/ping/10.9.9.9", nil), 400, "ping request for address outside network block")
+		wantError(t, c.do("GET", "/networks/net1/ping/banana", nil), 400, "invalid address")
+		nullBody(t, c.do("PUT", "/networks/net1/metadata/owner", map[string]any{"value": "alice"}))
+		nullBody(t, c.do("DELETE", "/networks/net1/metadata/owner", nil))
+
+		// delete-all without clean_wait leaves the busy network: a 403
+		// whose error is an object.
+		a := c.do("DELETE", "/networks", map[string]any{"confirm": true, "namespace": "system"})
+		m := a.obj(t)
+		obj, _ := m["error"].(map[string]any)
+		if a.status != 403 || fmt.Sprint(obj["unable"]) != "["+n["uuid"].(string)+"]" {
+			t.Errorf("delete all with a busy network: %d %s", a.status, a.raw)
+		}
+	})
+}
+
+func TestNodeEventsAndResources(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		i := c.mustCreate("a", 1, 1024, 10, map[string]any{"placed_on": "node2"})
+		ev := c.do("GET", "/nodes/node2/events", nil).list(t)
+		if len(ev) != 1 || ev[0]["message"] != "instance placed" {
+			t.Errorf("node2 events %v", ev)
+		}
+		if ev := c.do("GET", "/nodes/node1/events", nil).list(t); len(ev) != 0 {
+			t.Errorf("node1 events %v", ev)
+		}
+		res := c.do("GET", "/admin/resources", nil)
+		switch gen {
+		case Generation2024:
+			if res.status != 404 || !bytes.Contains(res.raw, []byte("<title>404 Not Found</title>")) {
+				t.Errorf("2024 /admin/resources: %d %s, want the unrouted HTML 404", res.status, res.raw)
+			}
+		case Generation2026:
+			m := res.obj(t)
+			per, _ := m["per_node"].(map[string]any)
+			n2, _ := per[i["node"].(string)].(map[string]any)
+			if res.status != 200 || len(per) != 2 || n2["instances_total"] != float64(1) {
+				t.Errorf("2026 /admin/resources: %d %s", res.status, res.raw)
+			}
+			wantKeys(t, "total", m["total"].(map[string]any), "cpu_available", "ram_available")
+		}
+	})
+}
