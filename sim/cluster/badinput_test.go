@@ -89,7 +89,25 @@ func TestOversizedBody(t *testing.T) {
 // must never panic, must answer with one of the statuses the contract
 // allows and a well-formed error body, and must never corrupt its
 // accounting.
-func FuzzCreateBody(f *testing.F) {
+func FuzzCreateBody(f *testing.F) { fuzzCreateBody(f, Generation2024) }
+
+// FuzzCreateBody2026 is the same against the 2026 server's validation,
+// with seeds for its binary affinity form, nulls and typed diskspecs.
+func FuzzCreateBody2026(f *testing.F) {
+	for _, seed := range []string{
+		`{"name": "web1", "cpus": 1, "memory": 1024, "disk": [{"size": 10}], "metadata": {"affinity": {"prefer_with_tag": ["ssd"], "require_without_tag": ["db"]}}}`,
+		`{"name": "web1", "cpus": 1, "memory": 1024, "disk": [{"size": 10}], "metadata": {"affinity": {"ssd": 5, "require_with_tag": ["gpu"]}}}`,
+		`{"name": "web1", "cpus": 1, "memory": 1024, "disk": [{"size": 10}], "metadata": {"affinity": {"ssd": true}}}`,
+		`{"name": "web1", "cpus": null, "memory": 1024, "disk": [{"size": 10, "colour": 1}], "uuid": "x"}`,
+		`{"name": "web1", "cpus": 1, "memory": 1024, "disk": [{"size": 0, "base": "none"}], "video": {"vdi": 7}}`,
+		`{"name": "web1", "cpus": 1, "memory": 1024, "disk": [{"size": 10}], "placed_on": "` + nodeUUID("node1") + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	fuzzCreateBody(f, Generation2026)
+}
+
+func fuzzCreateBody(f *testing.F, gen string) {
 	for _, seed := range []string{
 		validCreate,
 		`{"name": "web1", "cpus": 4, "memory": 8192, "disk": [{"size": 100}]}`,
@@ -110,6 +128,7 @@ func FuzzCreateBody(f *testing.F) {
 	}
 	srv, err := New(func() Config {
 		c := testConfig()
+		c.Generation = gen
 		c.NonHypervisorNodes = 1
 		c.NodeTags = map[string][]string{"node1": {"ssd"}}
 		// Quick cleanups keep the record count bounded over millions of
