@@ -1,20 +1,36 @@
 // Package cluster is a single-process stand-in for part of the Shakenfist
-// REST API: authentication, instances, networks, interfaces, nodes and
-// namespaces over a few simulated hypervisors with CPU, memory and disk
-// accounting. Routes, request fields, validation texts, answer shapes and
-// status codes follow the server's source (shakenfist/shakenfist develop
-// da448b1a, 2024-10-24, with shakenfist-utilities 0.6.9); scheduler refusals
-// follow the newer capacity-refusal contract (seed 004: 507 with stage,
-// transient and Retry-After, capacity_guard, hard affinity 409) unless
-// LegacyRefusals asks for the 2024 server's plain {"error","status"}.
+// REST API: authentication, namespaces with their keys, metadata, trust
+// and (2026) capacity claims, instances, networks, interfaces, nodes and
+// (2026) cluster operations, over a few simulated hypervisors with CPU,
+// memory and disk accounting.
+//
+// It speaks one of two server generations (Config.Generation):
+//
+//   - "2024": shakenfist/shakenfist develop da448b1a (2024-10-24) with
+//     shakenfist-utilities 0.6.9; scheduler refusals follow the newer
+//     capacity-refusal contract (seed 004: 507 with stage, transient and
+//     Retry-After, capacity_guard, hard affinity 409) over the 2024 texts,
+//     unless LegacyRefusals asks for the 2024 server's plain
+//     {"error","status"}.
+//   - "2026" (the default): develop in 2026, where that contract lives
+//     (#4241, 565e36e6e), with its scheduling texts, affinity order and
+//     binary form, declarative validation, 411/413, scopes, node UUIDs,
+//     power errors, health probes, asynchronous network deletes, claims
+//     and /admin/resources.
+//
+// docs/shakenfist-generations.md says what each generation sends and
+// accepts and which commit each behaviour was read from; the code cites
+// the same commits where it implements them.
 //
 // Where it differs from a real server (see also README "Cluster
-// simulator"): tokens are opaque strings, not JWTs; one namespace and key;
-// no images, artifacts, blobs, snapshots, consoles, agent operations or
-// node events; IPv4 networks only; instances use all the RAM they ask for
-// (no KSM sharing); the scheduler picks the node with the most idle vCPUs
-// instead of ranking by soft affinity and load and shuffling; power actions
-// and teardowns take simulated time, not a hypervisor's.
+// simulator"): tokens are opaque strings, not JWTs; keys are kept in
+// memory as sent, not bcrypt-hashed; no images, blobs, uploads, consoles
+// other than the serial log, agent operations or federation; snapshots
+// are records only; IPv4 networks only; instances use all the RAM they ask
+// for (no KSM sharing); the scheduler picks the node with the most idle
+// vCPUs (after 2026's soft preferences) instead of ranking by load and
+// shuffling; power actions, teardowns and cluster operations take
+// simulated time, not a hypervisor's.
 //
 // It shares no types or strings with the client: it spells the wire format
 // itself, so a client test against it catches a mismatch instead of hiding
