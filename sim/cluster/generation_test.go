@@ -420,3 +420,32 @@ func TestLegacyRefusalsOnlyFor2024(t *testing.T) {
 		t.Errorf("default generation %q, want 2026", DefaultConfig().Generation)
 	}
 }
+
+// TestGenerationNetworkDeleteWaitsForInterfaces2026: a network still
+// holding an instance's interface goes to delete-wait, and its operation
+// completes only when the last interface goes.
+func TestGenerationNetworkDeleteWaitsForInterfaces2026(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { gen2026(cfg); cfg.NetworkDeployTime = time.Second })
+		n := c.mustNetwork("n1", "10.1.0.0/24")
+		advance(2 * time.Second)
+		c.mustCreate("a", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": n["uuid"]}}})
+		h := c.do("DELETE", "/networks/n1", nil).obj(t)
+		path := "/clusteroperations/net_op/" + h["op_uuid"].(string)
+		advance(2 * time.Second)
+		if op := c.do("GET", path, nil).obj(t); op["state"] != "executing" {
+			t.Errorf("operation while an interface remains: %v, want executing", op["state"])
+		}
+		if st := c.do("GET", "/networks/n1", nil).obj(t)["state"]; st != "delete-wait" {
+			t.Errorf("network %v, want delete-wait", st)
+		}
+		// Asking again while it waits gives the same operation.
+		if again := c.do("DELETE", "/networks/n1", nil).obj(t); again["op_uuid"] != h["op_uuid"] {
+			t.Errorf("second delete %v, want the pending operation %v", again, h)
+		}
+		c.do("DELETE", "/instances/a", nil)
+		if op := c.do("GET", path, nil).obj(t); op["state"] != "complete" {
+			t.Errorf("operation after the last interface went: %v, want complete", op["state"])
+		}
+	})
+}

@@ -419,12 +419,6 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if r.Body == nil { // a Handler called directly, not by net/http's server
 			r.Body = http.NoBody
 		}
-		// 2026 refuses a chunked body with 411 before reading it
-		// (tests/external_api/test_body_size_limit.py @86b2eedf).
-		if s.is2026() && len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked" {
-			writeError(w, &apiError{status: http.StatusLengthRequired, msg: "a request body must have a Content-Length; chunked bodies are refused"})
-			return
-		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
@@ -443,6 +437,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				fmt.Fprintf(s.cfg.Log, "%s %s %s %d %s req=%s\n", start.Format("15:04:05.000"), r.Method, r.URL.Path, sw.status, time.Since(start).Round(time.Microsecond), id)
 			}
 		}()
+		// 2026 refuses a chunked body with 411 before reading it
+		// (tests/external_api/test_body_size_limit.py @86b2eedf).
+		if s.is2026() && len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked" {
+			writeError(sw, &apiError{status: http.StatusLengthRequired, msg: "a request body must have a Content-Length; chunked bodies are refused"})
+			return
+		}
 		next.ServeHTTP(sw, r)
 	})
 }
