@@ -574,3 +574,115 @@ func (s *Server) handleAdminResources(w http.ResponseWriter, r *http.Request, ca
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"total": total, "per_node": per})
 }
+
+func nodeState(n *node) string {
+	if n.deleted {
+		return stateDeleted
+	}
+	return stateCreated
+}
+
+// handleDeleteNode is NodeEndpoint.delete (admin, da448b1a): the node is
+// marked deleted and its view, now deleted, is the answer. The simulator
+// then never schedules on it; instances already there stay.
+func (s *Server) handleDeleteNode(w http.ResponseWriter, r *http.Request, caller string) {
+	if _, err := s.params(r, "NodeEndpoint.delete"); err != nil {
+		writeError(w, err)
+		return
+	}
+	if !s.requireAdmin(w, r, caller) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.findNode(r.PathValue("ref"))
+	if n == nil {
+		writeError(w, notFound("node not found"))
+		return
+	}
+	n.events = appendEvent(n.events, apiFQDN, "delete request from REST API", nil)
+	n.deleted = true
+	k := 0
+	for i, x := range s.nodes {
+		if x == n {
+			k = i
+		}
+	}
+	writeJSON(w, http.StatusOK, s.nodeView(n, k, false))
+}
+
+// handleAddInterface is InstanceInterfacesEndpoint.post (sf-client's
+// instance add-interface, da448b1a): a networkspec as "network"; refused
+// 406 for a deleted or failed instance; the network checks and address
+// allocation of a create (404, 406, 409, 507); the answer is the new
+// interface, ordered after the last.
+func (s *Server) handleAddInterface(w http.ResponseWriter, r *http.Request, caller string) {
+	s.withInstance(w, r, caller, "InstanceInterfacesEndpoint.post", []string{"network"}, func(i *instance, p map[string]any) (any, *apiError) {
+		if i.state == stateDeleted || strings.HasSuffix(i.state, "-error") {
+			return nil, &apiError{status: http.StatusNotAcceptable, msg: "instance in invalid state for hot plug"}
+		}
+		specs, err := checkNetworks([]any{p["network"]})
+		if err != nil {
+			return nil, err
+		}
+		want := specs[0]
+		n, err := s.findNetwork(want.ref, caller, false)
+		if err != nil && err.status != http.StatusNotFound {
+			return nil, err
+		}
+		switch {
+		case err != nil:
+			return nil, notFound("network %s not found", truncate(want.ref))
+		case want.address.IsValid() && !n.prefix.Contains(want.address):
+			return nil, badRequest("network specification requests an address outside the range of the network")
+		case n.state != stateCreated:
+			return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("network %s is not ready (%s)", n.uuid, n.state)}
+		case n.namespace != i.namespace:
+			return nil, notFound("network %s does not exist", n.uuid)
+		case len(i.ifaces) >= maxInterfaces:
+			return nil, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("interface quota exceeded: the simulator gives an instance at most %d interfaces", maxInterfaces)}
+		}
+		order := 0
+		if len(i.ifaces) > 0 {
+			order = i.ifaces[len(i.ifaces)-1].order + 1
+		}
+		ifc := &iface{uuid: newUUID(), state: stateCreated, network: n.uuid, instance: i.uuid,
+			mac: want.mac, model: want.model, order: order, metadata: map[string]any{}}
+		if ifc.mac == "" {
+			ifc.mac = randomMAC()
+		}
+		if ifc.model == "" {
+			ifc.model = "virtio"
+		}
+		now := time.Now()
+		switch {
+		case want.none:
+		case want.address.IsValid():
+			off, err := n.reserve(want.address, i.uuid, now, s.cfg.AddressHalo)
+			if err != nil {
+				return nil, err
+			}
+			i.addrs = append(i.addrs, heldAddress{n, off})
+			ifc.ipv4 = want.address.String()
+		default:
+			off, ok := n.reserveAny(i.uuid, now, s.cfg.AddressHalo)
+			if !ok {
+				return nil, congested()
+			}
+			i.addrs = append(i.addrs, heldAddress{n, off})
+			ifc.ipv4 = n.address(off).String()
+		}
+		if want.float {
+			s.floatSeq++
+			f := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+			ifc.floating = &f
+		}
+		i.ifaces = append(i.ifaces, ifc)
+		s.ifaces[ifc.uuid] = ifc
+		s.addEvent(i, apiFQDN, "hot plug interface request from REST API", map[string]any{"interface_uuid": ifc.uuid})
+		return interfaceView(ifc), nil
+	})
+}
+
+// maxInterfaces bounds one instance's interfaces.
+const maxInterfaces = 64

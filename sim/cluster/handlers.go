@@ -39,7 +39,7 @@ func (s *Server) routes() http.Handler {
 		{"/instances", m{"GET": s.authed(s.handleListInstances), "POST": s.authed(s.handleCreateInstance), "DELETE": s.authed(s.handleDeleteAllInstances)}},
 		{"/instances/{ref}", m{"GET": s.authed(s.handleShowInstance), "DELETE": s.authed(s.handleDeleteInstance)}},
 		{"/instances/{ref}/events", m{"GET": s.authed(s.handleInstanceEvents)}},
-		{"/instances/{ref}/interfaces", m{"GET": s.authed(s.handleInstanceInterfaces)}},
+		{"/instances/{ref}/interfaces", m{"GET": s.authed(s.handleInstanceInterfaces), "POST": s.authed(s.handleAddInterface)}},
 		{"/instances/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInstance)), "POST": s.authed(s.metadataSet(kindInstance, "InstanceMetadatasEndpoint.post"))}},
 		{"/instances/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInstance, "InstanceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInstance, "InstanceMetadataEndpoint.delete"))}},
 		{"/instances/{ref}/consoledata", m{"GET": s.authed(s.handleConsoleData), "DELETE": s.authed(s.handleConsoleDelete)}},
@@ -56,7 +56,7 @@ func (s *Server) routes() http.Handler {
 		{"/interfaces/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInterface)), "POST": s.authed(s.metadataSet(kindInterface, "InterfaceMetadatasEndpoint.post"))}},
 		{"/interfaces/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInterface, "InterfaceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInterface, "InterfaceMetadataEndpoint.delete"))}},
 		{"/nodes", m{"GET": s.authed(s.handleListNodes)}},
-		{"/nodes/{ref}", m{"GET": s.authed(s.handleShowNode)}},
+		{"/nodes/{ref}", m{"GET": s.authed(s.handleShowNode), "DELETE": s.authed(s.handleDeleteNode)}},
 		{"/nodes/{ref}/events", m{"GET": s.authed(s.handleNodeEvents)}},
 		{"/nodes/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindNode)), "POST": s.authed(s.metadataSet(kindNode, "NodeMetadatasEndpoint.post"))}},
 		{"/nodes/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindNode, "NodeMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNode, "NodeMetadataEndpoint.delete"))}},
@@ -707,7 +707,7 @@ func (s *Server) nodeView(n *node, k int, withMaintainer bool) map[string]any {
 		id = n.uuid // nodes have UUIDs in 2026 (config.NODE_UUID); the view's exact fields are unverified
 	}
 	v := map[string]any{
-		"uuid": id, "state": stateCreated, "metadata": n.metadata, "version": nodeVersion,
+		"uuid": id, "state": nodeState(n), "metadata": n.metadata, "version": nodeVersion,
 		"name": n.name, "ip": n.ip, "lastseen": epoch(time.Now()), "release": simRelease,
 		"is_etcd_master": k == 0, "is_hypervisor": n.hypervisor,
 		"is_network_node": k == 0, "is_eventlog_node": k == 0,

@@ -170,3 +170,34 @@ func TestNodeEventsAndResources(t *testing.T) {
 		}
 	})
 }
+
+func TestAddInterfaceAndDeleteNode(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		n := c.mustNetwork("net1", "10.5.0.0/29")
+		c.mustCreate("a", 1, 1024, 10, map[string]any{"network": []map[string]any{{"network_uuid": n["uuid"]}}})
+		a := c.do("POST", "/instances/a/interfaces", map[string]any{"network": map[string]any{"network_uuid": "net1", "address": "10.5.0.6"}})
+		f := a.obj(t)
+		if a.status != 200 || f["order"] != float64(1) || f["ipv4"] != "10.5.0.6" || f["network_uuid"] != n["uuid"] {
+			t.Fatalf("add interface: %d %s", a.status, a.raw)
+		}
+		if ifs := c.do("GET", "/instances/a/interfaces", nil).list(t); len(ifs) != 2 {
+			t.Errorf("interfaces after hot plug: %v", ifs)
+		}
+		wantError(t, c.do("POST", "/instances/a/interfaces", map[string]any{"network": map[string]any{"network_uuid": "net1", "address": "10.5.0.6"}}), 409, "in use")
+		wantError(t, c.do("POST", "/instances/a/interfaces", map[string]any{"network": map[string]any{"network_uuid": "nosuch"}}), 404, "network nosuch not found")
+
+		del := c.do("DELETE", "/nodes/node2", nil)
+		if del.status != 200 || del.obj(t)["state"] != "deleted" {
+			t.Fatalf("delete node: %d %s", del.status, del.raw)
+		}
+		wantError(t, c.create("b", 1, 1024, 10, map[string]any{"placed_on": "node2"}), 404, "not ready")
+		for k := range 3 { // every later create lands on node1
+			i := c.mustCreate(fmt.Sprintf("c%d", k), 1, 256, 1, nil)
+			if want := map[string]string{Generation2024: "node1", Generation2026: nodeUUID("node1")}[gen]; i["node"] != want {
+				t.Errorf("placed on %v after node2 was deleted", i["node"])
+			}
+		}
+		wantError(t, c.do("DELETE", "/nodes/node9", nil), 404, "node not found")
+	})
+}

@@ -82,6 +82,7 @@ func (u usage) fitsIn(capacity usage) bool {
 type node struct {
 	name       string
 	uuid       string
+	deleted    bool // DELETE /nodes/{node}: listed as deleted, never a candidate
 	ip         string
 	hypervisor bool
 	tags       []string
@@ -236,6 +237,12 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 				return nil, notFound("Specified node %s does not exist", truncate(ref))
 			}
 			return nil, notFound("Specified node does not exist")
+		}
+		if n.deleted { // a node that is not "created"
+			if s.is2026() {
+				return nil, notFound("Specified node %s not ready", n.uuid)
+			}
+			return nil, notFound("Specified node not ready")
 		}
 		spec.placedOn = n.name
 	}
@@ -428,7 +435,7 @@ func (s *Server) schedule(i *instance) (*node, *apiError) {
 		cands = []*node{s.nodeByName[spec.placedOn]}
 		s.addEvent(i, apiFQDN, "schedule forced candidates", map[string]any{"candidates": nodeList(cands)})
 	} else {
-		cands = slices.Clone(s.nodes)
+		cands = filter(s.nodes, func(n *node) bool { return !n.deleted })
 	}
 	s.addEvent(i, apiFQDN, "schedule initial candidates", map[string]any{"candidates": nodeList(cands)})
 	if len(cands) == 0 {
