@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -501,7 +502,10 @@ func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request,
 
 // handleNodeEvents is NodeEventsEndpoint.get (admin): the node's events,
 // as read_events gives them; at da448b1a the node is not looked up, so an
-// unknown one has no events rather than a 404.
+// unknown one has no events rather than a 404. A real node records its
+// metrics as periodic "resources" events (sf-client's node resources reads
+// the newest one's extra); the simulator's newest event is always one,
+// with the node's metrics now.
 func (s *Server) handleNodeEvents(w http.ResponseWriter, r *http.Request, caller string) {
 	p, err := s.params(r, "NodeEventsEndpoint.get", "event_type", "limit")
 	if err != nil {
@@ -514,7 +518,7 @@ func (s *Server) handleNodeEvents(w http.ResponseWriter, r *http.Request, caller
 	s.mu.Lock()
 	var out any = []event{}
 	if n := s.findNode(r.PathValue("ref")); n != nil {
-		out, err = s.readEvents(n.events, p)
+		out, err = s.readEvents(append(slices.Clone(n.events), s.resourcesEvent(n)), p)
 	} else {
 		_, err = s.readEvents(nil, p)
 	}
@@ -573,6 +577,30 @@ func (s *Server) handleAdminResources(w http.ResponseWriter, r *http.Request, ca
 	total["cpu_available"], total["ram_available"] = cpuSum, ramSum
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"total": total, "per_node": per})
+}
+
+// resourcesEvent is a node's metrics in the keys the scheduler reads
+// (Scheduler.refresh_metrics / summarize_resources, scheduler.py
+// da448b1a): vCPUs and MiB as measured, disk_free_instances in bytes.
+// Callers hold s.mu.
+func (s *Server) resourcesEvent(n *node) event {
+	total, active := 0, 0
+	for _, i := range s.instances {
+		if i.charged && i.node == n.name {
+			total++
+			if i.state == stateCreated {
+				active++
+			}
+		}
+	}
+	free := max(0, int64(s.cfg.NodeDiskGiB)-n.measured.disk)
+	return event{Type: "resources", Timestamp: epoch(time.Now()), FQDN: n.name, Message: "Updated node resources", Extra: map[string]any{
+		"cpu_max": s.cfg.NodeCPUs, "cpu_max_per_instance": n.cpuMaxPerInstance,
+		"cpu_total_instance_vcpus": n.measured.cpus, "cpu_load_1": 0.0, "cpu_load_5": 0.0, "cpu_load_15": 0.0,
+		"memory_max": s.cfg.NodeMemoryMiB, "memory_available": max(0, int64(s.cfg.NodeMemoryMiB)-n.measured.memory),
+		"memory_total_instance_actual": n.measured.memory, "disk_free_instances": free << 30,
+		"instances_total": total, "instances_active": active, "node_queue_waiting": 0, "is_hypervisor": n.hypervisor,
+	}}
 }
 
 func nodeState(n *node) string {

@@ -147,11 +147,16 @@ func TestNodeEventsAndResources(t *testing.T) {
 		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
 		i := c.mustCreate("a", 1, 1024, 10, map[string]any{"placed_on": "node2"})
 		ev := c.do("GET", "/nodes/node2/events", nil).list(t)
-		if len(ev) != 1 || ev[0]["message"] != "instance placed" {
+		if len(ev) != 2 || ev[0]["type"] != "resources" || ev[1]["message"] != "instance placed" {
 			t.Errorf("node2 events %v", ev)
 		}
-		if ev := c.do("GET", "/nodes/node1/events", nil).list(t); len(ev) != 0 {
-			t.Errorf("node1 events %v", ev)
+		// sf-client's node resources: the newest resources event.
+		res1 := c.do("GET", "/nodes/node2/events", map[string]any{"event_type": "resources", "limit": 1}).list(t)
+		if extra, _ := res1[0]["extra"].(map[string]any); len(res1) != 1 || extra["instances_total"] != float64(1) || extra["cpu_max"] != float64(4) {
+			t.Errorf("node2 resources %v", res1)
+		}
+		if ev := c.do("GET", "/nodes/node1/events", map[string]any{"event_type": "audit"}).list(t); len(ev) != 0 {
+			t.Errorf("node1 audit events %v", ev)
 		}
 		res := c.do("GET", "/admin/resources", nil)
 		switch gen {
