@@ -30,8 +30,12 @@ func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
 with events, interfaces, power actions and metadata, /networks, /interfaces,
 /nodes) over a few simulated hypervisors with CPU, memory and disk accounting,
 until Ctrl-C or SIGTERM. Routes, request fields, validation messages, answer
-shapes and status codes follow the Shakenfist server's source (develop
-da448b1a, 2024); the real sf-client can use it. It is a simulator, not the
+shapes and status codes follow the Shakenfist server's source, in one of two
+generations (--server): 2026 (develop, the default: the capacity-refusal
+contract, async network deletes with cluster operations, capacity claims,
+scoped tokens, node UUIDs, health probes) or 2024 (develop da448b1a, the code
+behind the v0.8 releases, which the released sf-client speaks). What each
+sends and accepts is in docs/shakenfist-generations.md. It is a simulator, not the
 server: see "Cluster simulator" in the README for where it differs. Both API
 roots real deployments use work: http://HOST:PORT and http://HOST:PORT/api.
 
@@ -54,7 +58,8 @@ default refused as the newer capacity-refusal contract says:
                                             cannot be met by any node
   404                                       placed_on names an unknown node
 
---legacy-refusals refuses as servers before that contract do: every scheduler
+--legacy-refusals (with --server 2024 only) refuses as servers before that
+contract do: every scheduler
 refusal a 507 {"error", "status"} with no stage, transient or Retry-After, and
 affinity only soft (integer weights; no hard affinity 409).
 
@@ -111,7 +116,11 @@ order, then normal scheduling resumes:
 	fl.Float64Var(&d.RAMOvercommit, "ram-overcommit", d.RAMOvercommit, "instance memory the scheduler places per MiB of node memory (RAM_OVERCOMMIT_RATIO)")
 	fl.Float64Var(&d.RAMReservationGiB, "ram-reservation", d.RAMReservationGiB, "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
 	fl.IntVar(&d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
-	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `refuse as servers before the capacity-refusal contract: {"error","status"} only, soft affinity`)
+	fl.StringVar(&d.Generation, "server", d.Generation, "Shakenfist server generation to speak: 2026 (develop: capacity contract, async network deletes, claims, scopes, node UUIDs) or 2024 (develop da448b1a, the v0.8 releases); see docs/shakenfist-generations.md")
+	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `with --server 2024, refuse exactly as the 2024 server ({"error","status"} only, soft affinity)`)
+	fl.StringSliceVar(&d.AuthScopes, "auth-scopes", d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
+	fl.IntVar(&d.NetworkOpErrors, "network-op-errors", d.NetworkOpErrors, "2026: the next N network delete operations end in error, to rehearse a failed delete")
+	fl.StringVar(&d.PowerFault, "power-fault", d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
 	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
 	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
 	return c

@@ -181,7 +181,7 @@ func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
 	out, _, done := startSimClusterCmd(t, ctx, "--listen", "127.0.0.1:0", "--quiet", "--nodes", "1", "--node-memory", "1024",
-		"--ram-reservation", "0", "--ram-overcommit", "1", "--legacy-refusals")
+		"--ram-reservation", "0", "--ram-overcommit", "1", "--legacy-refusals", "--server", "2024")
 	url := strings.TrimSpace(out.String())
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
