@@ -1,0 +1,190 @@
+package htmlplot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/probe"
+)
+
+// hostile is what a target URL, a load description or a title could carry
+// to break out of the page's elements: closing tags in any case, a comment
+// opener, a script that would fetch from far away, JavaScript's own line
+// terminators and an invalid UTF-8 byte.
+const hostile = "</script><script src=\"http://203.0.113.7/x.js\">alert(1)</script>" +
+	"</SCRIPT ><!-- <script>alert(2)</script> --></style></title><img src=//203.0.113.7/i.png>" +
+	"\u2028\u2029 & &amp; \"' \xff"
+
+// figure is a small figure with every panel and line: spectra with the
+// budget, answers per step, in flight and the router's parking_active.
+func figure(load string) *probe.Figure {
+	return &probe.Figure{
+		Version: probe.FigureVersion, Load: load, Mode: "burst", BudgetSeconds: 2, Scale: 1, StepSeconds: 0.1,
+		Spectra: []probe.OutcomeSeries{
+			{Outcome: "served", Count: 3, Points: []probe.Point{{X: 1, Y: 0.01}, {X: 10, Y: 0.5}, {X: 10, Y: 0.6}}},
+			{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 1, Y: 0.002}, {X: 10, Y: 0.003}}},
+		},
+		Answers: []probe.OutcomeSeries{
+			{Outcome: "served", Count: 3, Points: []probe.Point{{X: 0, Y: 1}, {X: 0.1, Y: 2}, {X: 0.2, Y: 0}}},
+			{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 0, Y: 2}, {X: 0.1, Y: 0}, {X: 0.2, Y: 0}}},
+		},
+		InFlight:      []probe.Point{{X: 0, Y: 5}, {X: 1, Y: 0}},
+		ParkingActive: []probe.Point{{X: 0.1, Y: 2}, {X: 1.02, Y: 0}},
+	}
+}
+
+func write(t *testing.T, fig *probe.Figure, opts Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, fig, opts); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// pageJSON returns the data the page's script reads: the text of the
+// <script type="application/json"> element, up to the first "</script"
+// in any case, as an HTML parser ends it.
+func pageJSON(t *testing.T, page string) pageData {
+	t.Helper()
+	const open = `<script type="application/json" id="plot-data">`
+	_, rest, ok := strings.Cut(page, open)
+	if !ok {
+		t.Fatal("no data element in the page")
+	}
+	end := strings.Index(strings.ToLower(rest), "</script")
+	var d pageData
+	if err := json.Unmarshal([]byte(rest[:end]), &d); err != nil {
+		t.Fatalf("the data element, cut where a browser ends it, is not the JSON written: %v", err)
+	}
+	return d
+}
+
+// Hostile strings in the figure and the title stay data: the page's data
+// element ends where it was written to end, holds the figure unchanged,
+// and the page has only its own three script elements; the title is text.
+func TestHostileStringsStayData(t *testing.T) {
+	fig := figure(hostile)
+	fig.Answers[0].Outcome = "served"
+	page := write(t, fig, Options{Title: "title " + hostile, Lot: 8})
+
+	d := pageJSON(t, page)
+	if !reflect.DeepEqual(d.Figure.Spectra, fig.Spectra) || !reflect.DeepEqual(d.Figure.ParkingActive, fig.ParkingActive) {
+		t.Error("the figure changed on its way into the page")
+	}
+	// The invalid byte becomes U+FFFD in JSON, as in any JSON report.
+	if want := strings.ToValidUTF8(hostile, "\uFFFD"); d.Figure.Load != want || d.Title != "title "+want || d.Lot != 8 {
+		t.Errorf("load %q, title %q, lot %v: want the hostile strings back and the lot 8", d.Figure.Load, d.Title, d.Lot)
+	}
+	lower := strings.ToLower(page)
+	if n := strings.Count(lower, "<script"); n != 3 {
+		t.Errorf("%d <script elements, want the page's own 3 (data, uPlot, page)", n)
+	}
+	if n := strings.Count(lower, "</script"); n != 3 {
+		t.Errorf("%d </script, want 3", n)
+	}
+	for _, s := range []string{"<img", "<!--", "</title>"} {
+		if n := strings.Count(lower, s); n > strings.Count(pageHTML, s) {
+			t.Errorf("%q appears %d times: a hostile string got out", s, n)
+		}
+	}
+	m := regexp.MustCompile(`(?s)<title>(.*?)</title>`).FindStringSubmatch(page)
+	if m == nil || strings.ContainsAny(m[1], "<>") || html.UnescapeString(m[1]) != "title "+strings.ToValidUTF8(hostile, "\uFFFD") {
+		t.Errorf("the <title> is not the escaped title: %q", m)
+	}
+}
+
+// The page names no URL and loads nothing: no scheme, no src or href, no
+// CSS url() or @import; and its Content-Security-Policy, before any
+// script, forbids every load and allows exactly its two inline scripts.
+func TestPageIsSelfContained(t *testing.T) {
+	page := write(t, figure("burst of 3 → a target"), Options{})
+	for _, re := range []string{`(?i)\b(https?|wss?|ftp|file|data|blob|javascript):`, `(?i)\b(src|href|srcset|action)\s*=`, `(?i)url\(`, `(?i)@import`, `//[a-z0-9.-]+\.[a-z]{2,}/`} {
+		if loc := regexp.MustCompile(re).FindStringIndex(page); loc != nil {
+			t.Errorf("the page has %q (%s), which could make a browser fetch", page[max(0, loc[0]-20):min(len(page), loc[1]+20)], re)
+		}
+	}
+	m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatchIndex(page)
+	if m == nil {
+		t.Fatal("no Content-Security-Policy meta element")
+	}
+	if m[0] > strings.Index(page, "<script") {
+		t.Error("the policy comes after a script: it would not govern it")
+	}
+	csp := html.UnescapeString(page[m[2]:m[3]])
+	if !strings.HasPrefix(csp, "default-src 'none';") {
+		t.Errorf("policy %q does not start by forbidding every load", csp)
+	}
+	// Every script that runs is allowed by its hash, and nothing else.
+	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(page, -1)
+	var hashes []string
+	for _, s := range scripts {
+		h := sha256.Sum256([]byte(s[1]))
+		hashes = append(hashes, "'sha256-"+base64.StdEncoding.EncodeToString(h[:])+"'")
+	}
+	if want := "script-src " + strings.Join(hashes, " ") + ";"; len(scripts) != 2 || !strings.Contains(csp, want) {
+		t.Errorf("policy %q: want %q for the page's %d scripts", csp, want, len(scripts))
+	}
+	// The library's licence travels with it.
+	if !strings.Contains(page, "Copyright (c) 2022 Leon Sorokin") || !strings.Contains(page, "uPlot v"+uplotVersion) {
+		t.Error("the page does not carry uPlot's licence and version")
+	}
+}
+
+// A figure that cannot be drawn writes nothing.
+func TestWriteRefusesAFigureItCannotDraw(t *testing.T) {
+	for name, fig := range map[string]*probe.Figure{
+		"nil":             nil,
+		"another version": {Version: probe.FigureVersion + 1, StepSeconds: 1, Scale: 1},
+		"no step":         {Version: probe.FigureVersion, Scale: 1},
+		"unknown outcome": {Version: probe.FigureVersion, StepSeconds: 1, Scale: 1, Answers: []probe.OutcomeSeries{{Outcome: "</script>"}}},
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, fig, Options{}); err == nil || buf.Len() != 0 {
+			t.Errorf("%s: error %v, %d bytes written; want an error and nothing", name, err, buf.Len())
+		}
+	}
+}
+
+// The title defaults to the run's load, as the PNG plot's first panel had.
+func TestDefaultTitle(t *testing.T) {
+	page := write(t, figure("burst of 3"), Options{})
+	if !strings.Contains(page, "<title>parking-probe burst of 3</title>") {
+		t.Error("no default title from the figure's load")
+	}
+}
+
+// reportFigure reads a report from testdata, recorded from real runs
+// against `shakectl sim router --workers 2 --actors 50 --actor-idle 100ms
+// --parked-request-max 200 --parked-request-budget 2s`, and makes its
+// figure as `parking-probe merge --plot` does; lot is statusz max_parked.
+func reportFigure(t *testing.T, name string) (*probe.Figure, float64) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := probe.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := probe.NewFigure(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lot float64
+	if r.Statusz != nil && r.Statusz.Before != nil && r.Statusz.Before.MaxParked != nil {
+		lot = *r.Statusz.Before.MaxParked
+	}
+	return fig, lot
+}
