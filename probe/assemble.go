@@ -81,7 +81,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		r.SendLateness = summarise(e.lateness)
 		r.SendLatenessHDR = encodeHist(e.lateness)
 	}
-	r.Series = buildSeries(t, e.inflightSeries, e.activeSeries)
+	r.Series = buildSeries(t, e.inflightSeries, e.activeSeries, e.activeAt)
 	for _, p := range r.Series {
 		r.InFlightPeak = max(r.InFlightPeak, p.InFlightPeak)
 	}
@@ -104,7 +104,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 	return r
 }
 
-func buildSeries(t *tally, inflight []inflightPoint, active map[int]float64) []SeriesPoint {
+func buildSeries(t *tally, inflight []inflightPoint, active map[int]float64, activeAt map[int]time.Duration) []SeriesPoint {
 	n := max(len(t.done), len(t.sent), len(inflight))
 	for s := range active {
 		n = max(n, s+1)
@@ -127,6 +127,10 @@ func buildSeries(t *tally, inflight []inflightPoint, active map[int]float64) []S
 		}
 		if v, ok := active[s]; ok {
 			p.ParkingActive = &v
+			if at, ok := activeAt[s]; ok {
+				sec := at.Seconds()
+				p.ParkingActiveAt = &sec
+			}
 		}
 		out[s] = p
 	}

@@ -1,10 +1,12 @@
 package probe
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,9 +41,15 @@ type Figure struct {
 	// Answers holds each outcome's answers per step; X is the step's start
 	// in seconds.
 	Answers []OutcomeSeries `json:"answers"`
-	// InFlight is the requests in flight at the end of each step.
+	// InFlight is the most requests in flight within each second of the
+	// report's series (so its highest point is the report's
+	// in_flight_peak), each point starting its second; a last point closes
+	// the final one. Only a report without a series has the timeline's
+	// count at the end of each step instead.
 	InFlight []Point `json:"in_flight"`
-	// ParkingActive is the router's gauge, per second, when scraped.
+	// ParkingActive is the router's gauge, at the time of each kept
+	// scrape (one a second), when scraped: the router's parked count next
+	// to the probe's in flight at the moment it was read.
 	ParkingActive []Point `json:"parking_active,omitempty"`
 }
 
@@ -147,16 +155,67 @@ func NewFigure(r *Report) (*Figure, error) {
 			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: n, Points: pts})
 		}
 	}
-	f.InFlight = make([]Point, len(v.inFlight))
-	for i, n := range v.inFlight {
-		f.InFlight[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(n) * f.Scale}
-	}
-	for _, p := range r.Series {
-		if p.ParkingActive != nil {
-			f.ParkingActive = append(f.ParkingActive, Point{X: float64(p.Second) + 1, Y: *p.ParkingActive})
+	if f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds); f.InFlight == nil {
+		f.InFlight = make([]Point, len(v.inFlight))
+		for i, n := range v.inFlight {
+			f.InFlight[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(n) * f.Scale}
 		}
 	}
+	f.ParkingActive = parkingActive(r.Series)
 	return f, nil
+}
+
+// inFlightPeaks draws the series' in-flight peaks, one step a second: the
+// timeline's steps only know the count at their end, which in a burst is
+// far below the peak the report prints (the requests sent and the first
+// answers fall in one step). A merged report's peaks are the sums of its
+// shards' in each second, as its in_flight_peak is. The last point closes
+// the final second at the end of the run (duration, in seconds), when that
+// falls within it: a run of 2.01 s had nothing in flight at 2.9 s.
+func inFlightPeaks(series []SeriesPoint, duration float64) []Point {
+	if len(series) == 0 {
+		return nil
+	}
+	last := -1
+	for _, p := range series {
+		last = max(last, p.Second)
+	}
+	pts := make([]Point, last+2)
+	for i := range pts {
+		pts[i].X = float64(i)
+	}
+	for _, p := range series {
+		if p.Second >= 0 {
+			pts[p.Second].Y = float64(p.InFlightPeak)
+			if p.Second == last {
+				pts[last+1].Y = float64(p.InFlight)
+			}
+		}
+	}
+	if end := &pts[last+1]; duration > float64(last) && duration < end.X {
+		end.X = duration
+	}
+	return pts
+}
+
+// parkingActive places each of the router's samples when it was scraped;
+// a report from before that was kept has the end of the sample's second,
+// when the sampler reads it.
+func parkingActive(series []SeriesPoint) []Point {
+	var pts []Point
+	for _, p := range series {
+		if p.ParkingActive == nil {
+			continue
+		}
+		x := float64(p.Second) + 1
+		if p.ParkingActiveAt != nil {
+			x = *p.ParkingActiveAt
+		}
+		pts = append(pts, Point{X: x, Y: *p.ParkingActive})
+	}
+	// A merged second may keep a sample read before the previous one's.
+	slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+	return pts
 }
 
 // seriesPanels fills the time panels from the report's per-second series:
@@ -178,12 +237,11 @@ func (f *Figure) seriesPanels(r *Report) {
 		return pts
 	}
 	answers := map[string][]Point{}
-	f.InFlight = seconds()
+	f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds)
 	for _, p := range r.Series {
 		if p.Second < 0 {
 			continue
 		}
-		f.InFlight[p.Second].Y = float64(p.InFlight)
 		for name, c := range p.Outcomes {
 			if answers[name] == nil {
 				answers[name] = seconds()
@@ -196,11 +254,7 @@ func (f *Figure) seriesPanels(r *Report) {
 			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: r.count(o), Points: pts})
 		}
 	}
-	for _, p := range r.Series {
-		if p.ParkingActive != nil {
-			f.ParkingActive = append(f.ParkingActive, Point{X: float64(p.Second) + 1, Y: *p.ParkingActive})
-		}
-	}
+	f.ParkingActive = parkingActive(r.Series)
 }
 
 // spectrum samples a histogram's percentiles evenly on a log scale of

@@ -221,7 +221,8 @@ func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
 	// scripts index it), also when no source had a point.
 	out := []SeriesPoint{}
 	for _, r := range reports {
-		off := int(math.Round(r.StartedAt.Sub(start).Seconds()))
+		exact := r.StartedAt.Sub(start).Seconds()
+		off := int(math.Round(exact))
 		for _, p := range r.Series {
 			s := p.Second + off
 			for len(out) <= s {
@@ -236,7 +237,12 @@ func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
 			}
 			if p.ParkingActive != nil && (q.ParkingActive == nil || *p.ParkingActive > *q.ParkingActive) {
 				v := *p.ParkingActive
-				q.ParkingActive = &v
+				q.ParkingActive, q.ParkingActiveAt = &v, nil
+				if p.ParkingActiveAt != nil {
+					// On the merged clock, as the router was read.
+					at := *p.ParkingActiveAt + exact
+					q.ParkingActiveAt = &at
+				}
 			}
 		}
 	}

@@ -150,6 +150,10 @@ type SeriesPoint struct {
 	InFlightPeak  int64            `json:"in_flight_peak"`
 	ParkingActive *float64         `json:"parking_active,omitempty"`
 	Outcomes      map[string]int64 `json:"outcomes"`
+
+	// ParkingActiveAt is when ParkingActive was scraped, in seconds from
+	// the start of the run (a report from before it was kept has none).
+	ParkingActiveAt *float64 `json:"parking_active_at,omitempty"`
 }
 
 // Failed lists the names of failed checks.

@@ -210,6 +210,7 @@ type engine struct {
 	mu             sync.Mutex
 	inflightSeries []inflightPoint
 	activeSeries   map[int]float64
+	activeAt       map[int]time.Duration // when each of activeSeries' samples was read, from the start
 	activePeak     *float64
 	scrapes        int
 	scrapeErrors   int

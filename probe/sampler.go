@@ -41,7 +41,7 @@ func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- st
 			go func() {
 				defer scrapeWG.Done()
 				defer func() { <-scraping }()
-				e.scrapeActive(second)
+				e.scrapeActive(second, start)
 			}()
 		default:
 			// The previous scrape is still running; skip rather than pile

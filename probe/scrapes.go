@@ -6,10 +6,15 @@ import (
 	"time"
 )
 
-func (e *engine) scrapeActive(second int) {
+// scrapeActive reads the router's parking_active for the series' second
+// (a run's start is start) and notes when it was read: halfway through the
+// scrape, whose answer the router wrote somewhere in between.
+func (e *engine) scrapeActive(second int, start time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	sent := time.Since(start)
 	v, ok := e.scr.active(ctx)
+	at := (sent + time.Since(start)) / 2
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.scrapes++
@@ -19,6 +24,10 @@ func (e *engine) scrapeActive(second int) {
 	}
 	if prev, ok := e.activeSeries[second]; !ok || v > prev {
 		e.activeSeries[second] = v
+		if e.activeAt == nil {
+			e.activeAt = map[int]time.Duration{}
+		}
+		e.activeAt[second] = at
 	}
 	e.notActivePeak(v)
 }
