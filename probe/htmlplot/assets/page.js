@@ -103,9 +103,10 @@
       s.paths = uPlot.paths.stepped({ align: 1 });
     }
     if (line.kind === "dots") {
-      s.dash = [6, 3];
-      s.width = 1.5;
-      s.points = { show: true, size: 8, fill: line.colour, stroke: line.colour };
+      // Samples alone: a line between two scrapes would claim values
+      // nobody read, and could cross above the probe's own count.
+      s.paths = function () { return null; };
+      s.points = { show: true, size: 9, fill: line.colour, stroke: line.colour };
     }
     if (line.kind === "rule") {
       s.dash = [8, 4];
@@ -186,10 +187,12 @@
             ctx.setLineDash([]);
             ctx.fillStyle = ruleColour;
             ctx.font = (12 * uPlot.pxRatio) + "px sans-serif";
-            // Right of the rule, below the top: a burst has drained by
-            // then, and a line at the top (the lot) stays clear.
-            ctx.textAlign = "left";
-            ctx.fillText(m.label, x + 5 * uPlot.pxRatio, u.bbox.top + 28 * uPlot.pxRatio);
+            // Below the top, so a line there (the lot) stays clear; right
+            // of the rule (a burst has drained by then) unless that runs
+            // off the chart.
+            var right = x + ctx.measureText(m.label).width + 10 * uPlot.pxRatio < u.bbox.left + u.bbox.width;
+            ctx.textAlign = right ? "left" : "right";
+            ctx.fillText(m.label, x + (right ? 5 : -5) * uPlot.pxRatio, u.bbox.top + 28 * uPlot.pxRatio);
             ctx.restore();
           });
         }]
@@ -215,7 +218,9 @@
     var fig = page.figure;
     var step = fmtStep(fig.step_seconds);
     var budget = fig.budget_seconds || 0;
-    var facts = [fig.mode, fig.load, "time step " + step];
+    var facts = [fig.mode];
+    if (page.title.indexOf(fig.load) < 0) facts.push(fig.load);
+    facts.push("answers per " + step);
     if (budget > 0) facts.push("park budget " + fmtSeconds(budget));
     if (page.lot > 0) facts.push("lot " + fmtCount(page.lot));
     if (fig.scale > 1) facts.push("answers estimated from kept samples: one stands for " + fmtCount(fig.scale) + " requests");
@@ -275,6 +280,7 @@
   function flightNote(fig, step, page) {
     var f = fig.in_flight || [];
     var each = f.length > 1 ? fmtStep(f[1].x - f[0].x) : step;
+    if (each === "1s") each = "second";
     var s = "probe: the most requests in flight within each " + each + " (the report's in-flight peak is the highest)";
     if ((fig.parking_active || []).length > 0) s += "; router: parking_active at each scrape";
     if (page.lot > 0) s += "; the lot: the most the router parks at once";
