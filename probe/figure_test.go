@@ -149,3 +149,28 @@ func TestMergedSeriesKeepsScrapeTimes(t *testing.T) {
 		t.Fatalf("merged series %+v: want a's sample at 0.5 s and b's at 2.25 s", m)
 	}
 }
+
+// Latency over time: each kept sample at the time its answer arrived, by
+// outcome; a common outcome is thinned evenly through the run, a rare one
+// keeps every point.
+func TestLatencyOverTime(t *testing.T) {
+	r := &Report{Outcomes: map[string]*OutcomeStats{"served": {Count: 100}, "shed": {Count: 2}}}
+	for i := range 100 {
+		r.samples = append(r.samples, Sample{Sent: time.Duration(99-i) * 10 * time.Millisecond, Latency: 5 * time.Millisecond, Outcome: Served})
+	}
+	r.samples = append(r.samples, Sample{Sent: time.Second, Latency: time.Second, Outcome: Shed}, Sample{Latency: 2 * time.Millisecond, Outcome: Shed})
+	got := LatencyOverTime(r, 10)
+	if len(got) != 2 || got[0].Outcome != "served" || got[1].Outcome != "shed" {
+		t.Fatalf("series %+v: want served then shed", got)
+	}
+	served, shed := got[0].Points, got[1].Points
+	if len(served) != 10 || served[0].X != 0.005 || served[9].X < 0.9 || served[0].Y != 0.005 || got[0].Count != 100 {
+		t.Errorf("served %v (count %d): want 10 points from 5 ms to past 0.9 s, each 5 ms late", served, got[0].Count)
+	}
+	if want := []Point{{X: 0.002, Y: 0.002}, {X: 2, Y: 1}}; !reflect.DeepEqual(shed, want) {
+		t.Errorf("shed %v, want %v", shed, want)
+	}
+	if LatencyOverTime(&Report{}, 10) != nil {
+		t.Error("a report without samples has latency over time")
+	}
+}

@@ -84,7 +84,7 @@ func distinctX(pts []probe.Point) int {
 
 // wantDrawn is, per panel, each series the figure asks for and its points:
 // the three panels of the PNG plot, line for line.
-func wantDrawn(fig *probe.Figure, lot float64) map[string]map[string]int {
+func wantDrawn(fig *probe.Figure, lot float64, latency []probe.OutcomeSeries) map[string]map[string]int {
 	want := map[string]map[string]int{}
 	add := func(panel, key string, n int) {
 		if n == 0 {
@@ -101,6 +101,12 @@ func wantDrawn(fig *probe.Figure, lot float64) map[string]map[string]int {
 	if fig.BudgetSeconds > 0 && len(want["latency"]) > 0 {
 		add("latency", "budget", 2)
 	}
+	for _, s := range latency {
+		add("latency-time", "latency-time/"+s.Outcome, distinctX(s.Points))
+	}
+	if fig.BudgetSeconds > 0 && len(want["latency-time"]) > 0 {
+		add("latency-time", "latency-time/budget", 2)
+	}
 	for _, s := range fig.Answers {
 		add("answers", "answers/"+s.Outcome, distinctX(s.Points))
 	}
@@ -114,7 +120,8 @@ func wantDrawn(fig *probe.Figure, lot float64) map[string]map[string]int {
 
 // The page opened in headless Chromium draws every series of every panel
 // with all its points, for a burst, a closed run, an open run, a merged
-// report of four shards and a figure full of hostile strings; and nothing
+// report of four shards and a run's figure (latency over time too) full
+// of hostile strings; and nothing
 // is fetched: a loopback server named in the hostile strings is never
 // asked, the page records no policy violation and no script error, and
 // the DOM Chromium ends with has no element a string injected.
@@ -131,17 +138,20 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 		"<link rel=stylesheet href=" + u + "/s.css><style>@import '" + u + "/i.css'</style><iframe src=" + u + "/f></iframe>"
 
 	type page struct {
-		fig *probe.Figure
-		lot float64
+		fig     *probe.Figure
+		lot     float64
+		latency []probe.OutcomeSeries
 	}
 	pages := map[string]page{}
 	for _, name := range []string{"burst", "closed", "open", "merged"} {
 		fig, lot := reportFigure(t, name)
-		pages[name] = page{fig, lot}
+		pages[name] = page{fig, lot, nil}
 	}
-	hostileFig := figure("burst " + bait)
-	hostileFig.Spectra[0].Outcome = "served"
-	pages["hostile"] = page{hostileFig, 4}
+	// A run's own figure has latency over time too (from its samples).
+	pages["hostile"] = page{figure("burst " + bait), 4, []probe.OutcomeSeries{
+		{Outcome: "served", Count: 3, Points: []probe.Point{{X: 0.01, Y: 0.01}, {X: 0.5, Y: 0.5}, {X: 0.6, Y: 0.6}}},
+		{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 0.002, Y: 0.002}, {X: 0.003, Y: 0.003}}},
+	}}
 
 	dir := t.TempDir()
 	for name, p := range pages {
@@ -151,7 +161,7 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Write(f, p.fig, Options{Title: "plot " + bait, Lot: p.lot}); err != nil {
+			if err := Write(f, p.fig, Options{Title: "plot " + bait, Lot: p.lot, Latency: p.latency}); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.Close(); err != nil {
@@ -170,9 +180,9 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 			if !got.Complete || len(got.Errors) > 0 || len(got.Violations) > 0 {
 				t.Errorf("complete %v, script errors %q, policy violations %q", got.Complete, got.Errors, got.Violations)
 			}
-			want := wantDrawn(p.fig, p.lot)
-			if len(want) != 3 {
-				t.Errorf("the figure has %d panels' data, want all 3: %v", len(want), want)
+			want := wantDrawn(p.fig, p.lot, p.latency)
+			if n := 3 + min(len(p.latency), 1); len(want) != n {
+				t.Errorf("the figure has %d panels' data, want all %d: %v", len(want), n, want)
 			}
 			var lines []string
 			for panel, series := range want {
@@ -187,6 +197,11 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 					if _, ok := series[key]; !ok {
 						t.Errorf("panel %s drew %s, which the figure does not have", panel, key)
 					}
+				}
+			}
+			for panel := range got.Panels {
+				if _, ok := want[panel]; !ok {
+					t.Errorf("the page drew a panel %s the figure has no data for", panel)
 				}
 			}
 			sort.Strings(lines)

@@ -57,14 +57,20 @@ type Options struct {
 	// (statusz max_parked), drawn as a line on the parked panel; 0 when
 	// unknown, and then not drawn.
 	Lot float64
+	// Latency is each outcome's latency over the run, one point per
+	// answer (X when it arrived, Y its latency, in seconds), as
+	// probe.LatencyOverTime gives from a run's kept samples; nil (a
+	// report read back or merged has no samples) leaves the panel out.
+	Latency []probe.OutcomeSeries
 }
 
 // pageData is the JSON the page's script draws: the figure as it is, and
 // the options.
 type pageData struct {
-	Title  string        `json:"title"`
-	Lot    float64       `json:"lot,omitempty"`
-	Figure *probe.Figure `json:"figure"`
+	Title   string                `json:"title"`
+	Lot     float64               `json:"lot,omitempty"`
+	Latency []probe.OutcomeSeries `json:"latency,omitempty"`
+	Figure  *probe.Figure         `json:"figure"`
 }
 
 // assets are the page's fixed parts, prepared once.
@@ -133,7 +139,7 @@ func Write(w io.Writer, fig *probe.Figure, opts Options) error {
 	// encoding/json escapes <, > and & (and U+2028, U+2029) in strings,
 	// so no label or URL can close the <script> element that holds the
 	// data or open a comment in it.
-	data, err := json.Marshal(pageData{Title: title, Lot: opts.Lot, Figure: fig})
+	data, err := json.Marshal(pageData{Title: title, Lot: opts.Lot, Latency: opts.Latency, Figure: fig})
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,10 @@
       // Each point starts its step and holds until the next.
       s.paths = uPlot.paths.stepped({ align: 1 });
     }
+    if (line.kind === "scatter") {
+      s.paths = function () { return null; };
+      s.points = { show: true, size: 4, width: 0, fill: line.colour, stroke: line.colour };
+    }
     if (line.kind === "dots") {
       // Samples alone: a line between two scrapes would claim values
       // nobody read, and could cross above the probe's own count.
@@ -255,7 +259,10 @@
     if ((fig.parking_active || []).length > 0) {
       flight.push({ key: "parking_active", label: "parked (router parking_active)", colour: routerColour, kind: "dots", points: fig.parking_active });
     }
-    var txmax = Math.max(xmaxOf(answers), xmaxOf(flight), 1);
+    var latency = (page.latency || []).map(function (s) {
+      return { key: "latency-time/" + s.outcome, label: s.outcome + " (" + fmtCount(s.count) + ")", colour: colourOf(s.outcome), kind: "scatter", points: s.points };
+    });
+    var txmax = Math.max(xmaxOf(answers), xmaxOf(flight), xmaxOf(latency), 1);
     var marks = [];
     if (budget > 0 && fig.mode === "burst") {
       txmax = Math.max(txmax, budget * 1.05);
@@ -264,7 +271,15 @@
     if (page.lot > 0) {
       flight.push({ key: "lot", label: "lot (router's most parked)", colour: ruleColour, kind: "rule", points: [{ x: 0, y: page.lot }, { x: txmax, y: page.lot }] });
     }
+    if (budget > 0 && latency.length > 0) {
+      latency.push({ key: "latency-time/budget", label: "park budget " + fmtSeconds(budget), colour: ruleColour, kind: "rule", points: [{ x: 0, y: budget }, { x: txmax, y: budget }] });
+    }
     var perStep = "answers per " + step;
+    var timeAxisL = function (v) { return v == null ? "--" : +v.toFixed(2) + " s"; };
+    panel("latency-time", "Latency over time, by outcome", "each answer's latency at the time it arrived (answers kept as samples; a common outcome thinned evenly through the run)", latency, {
+      xLabel: "time since start", xRange: [0, txmax], xFmt: timeAxisL, yLabel: "latency", yFmt: fmtSeconds, marks: marks, sync: "time",
+      yMin: budget * 1.1
+    });
     var timeAxis = function (v) { return v == null ? "--" : +v.toFixed(2) + " s"; };
     panel("answers", "Answers over time, by outcome", perStep + ", by the time each answer arrived" + (fig.scale > 1 ? " (estimated)" : ""), answers, {
       xLabel: "time since start", xRange: [0, txmax], xFmt: timeAxis, yLabel: perStep, yFmt: fmtCount, marks: marks, sync: "time"
