@@ -188,3 +188,29 @@ func reportFigure(t *testing.T, name string) (*probe.Figure, float64) {
 	}
 	return fig, lot
 }
+
+// Whatever a load description or title holds, the page keeps it as data:
+// three script elements, and the data element, cut where a browser ends
+// it, gives the strings back.
+func FuzzHostileStringsStayData(f *testing.F) {
+	for _, s := range []string{hostile, "</script>", "</ScRiPt\t>", "<!--<script>", "]]>", "\u2028", "</style><script>", "\x00<", "&lt;/script&gt;"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, load, title string) {
+		page := write(t, figure(load), Options{Title: title})
+		if n := strings.Count(strings.ToLower(page), "<script"); n != 3 {
+			t.Fatalf("%d <script elements, want 3", n)
+		}
+		d := pageJSON(t, page)
+		if d.Figure.Load != strings.ToValidUTF8(load, "\uFFFD") {
+			t.Errorf("load %q came back as %q", load, d.Figure.Load)
+		}
+		want := strings.ToValidUTF8(title, "\uFFFD")
+		if title == "" {
+			want = "parking-probe " + strings.ToValidUTF8(load, "\uFFFD")
+		}
+		if d.Title != want {
+			t.Errorf("title %q came back as %q", title, d.Title)
+		}
+	})
+}
