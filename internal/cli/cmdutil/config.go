@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 // Config is the resolved configuration of one run. Precedence, highest
@@ -159,7 +162,7 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml.
 	path, explicit := ConfigPath(flags, env, home)
 	if path != "" {
-		raw, err := os.ReadFile(path)
+		raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 		switch {
 		case err == nil:
 			v.SetConfigType("yaml")
@@ -184,7 +187,7 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 			}
 		case explicit || !errors.Is(err, fs.ErrNotExist):
 			if explicit {
-				return nil, UsageErrorf("cannot read config file %s: %s", path, PathErrReason(err))
+				return nil, &UsageError{Msg: err.Error()}
 			}
 			// An implicit file that exists but cannot be read is treated as
 			// absent, like the sf-client files.
@@ -413,7 +416,7 @@ func sfClientFiles(home, systemFile string) []string {
 // cannot be read counts as absent; one that exists but is not the expected
 // JSON is ignored with a warning, since sf-client would refuse it too.
 func readSFClientFile(path string) (sf sfClientFile, ok bool, warning string) {
-	raw, err := os.ReadFile(path)
+	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 	if err != nil {
 		return sf, false, ""
 	}
@@ -446,3 +449,7 @@ func PathErrReason(err error) string {
 	}
 	return err.Error()
 }
+
+// configFileBound bounds a configuration file, shakectl's or sf-client's: a
+// few keys and contexts; a file far larger is not one.
+var configFileBound = userfile.Bound{Flag: "config file", Max: 1 << 20}

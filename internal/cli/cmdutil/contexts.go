@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shakenfist/shakectl/internal/atomicfile"
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 // contextKeys are the settings a context holds: which cloud, as whom.
@@ -66,12 +68,12 @@ func applyContext(v interface{ Set(string, any) }, cfg *Config, flags *pflag.Fla
 func ReadDoc(path string) (map[string]any, ConfigDoc, error) {
 	all := map[string]any{}
 	var doc ConfigDoc
-	raw, err := os.ReadFile(path)
+	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 	if errors.Is(err, fs.ErrNotExist) {
 		return all, doc, nil
 	}
 	if err != nil {
-		return nil, doc, UsageErrorf("cannot read config file %s: %s", path, PathErrReason(err))
+		return nil, doc, &UsageError{Msg: err.Error()}
 	}
 	if err := yaml.Unmarshal(raw, &all); err != nil {
 		return nil, doc, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
