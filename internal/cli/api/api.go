@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
-	"github.com/shakenfist/shakectl/internal/cli/instance"
+	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -26,11 +26,13 @@ type Options struct {
 	Input  string // --input FILE or -
 
 	In io.Reader
+	// Context ends a read of standard input.
+	Context context.Context
 }
 
 // NewCmd builds `shakectl api`. runF, when not nil, replaces the run.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{In: f.IOStreams.In}
+	o := &Options{In: f.IOStreams.In, Context: f.Context}
 	c := &cobra.Command{
 		Use:   "api METHOD PATH",
 		Short: "Make an authenticated Shakenfist API request",
@@ -144,9 +146,9 @@ func (o *Options) Request() (method, path string, body []byte, err error) {
 		if len(o.Fields) > 0 {
 			return "", "", nil, cmdutil.UsageErrorf("--input and -F/-f both give the body; use one")
 		}
-		raw, err := instance.ReadArgFile(o.Input, o.In)
+		raw, err := userfile.Read(o.Context, o.In, o.Input, userfile.Bound{Flag: "--input"})
 		if err != nil {
-			return "", "", nil, cmdutil.UsageErrorf("--input: %s", err)
+			return "", "", nil, &cmdutil.UsageError{Msg: err.Error()}
 		}
 		if !json.Valid(raw) {
 			return "", "", nil, cmdutil.UsageErrorf("--input %s is not valid JSON", o.Input)
@@ -156,7 +158,7 @@ func (o *Options) Request() (method, path string, body []byte, err error) {
 	if len(o.Fields) == 0 {
 		return method, path, nil, nil
 	}
-	params, err := buildFields(o.Fields, o.In)
+	params, err := buildFields(o.Context, o.Fields, o.In)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -168,7 +170,7 @@ func (o *Options) Request() (method, path string, body []byte, err error) {
 }
 
 // buildFields turns -F (typed) and -f (string) fields into one JSON object.
-func buildFields(fields []FieldArg, in io.Reader) (map[string]any, error) {
+func buildFields(ctx context.Context, fields []FieldArg, in io.Reader) (map[string]any, error) {
 	obj := map[string]any{}
 	add := func(flag, kv string, typedValue bool) error {
 		key, val, ok := strings.Cut(kv, "=")
@@ -181,7 +183,7 @@ func buildFields(fields []FieldArg, in io.Reader) (map[string]any, error) {
 		}
 		var v any = val
 		if typedValue {
-			if v, err = typedFieldValue(val, in); err != nil {
+			if v, err = typedFieldValue(ctx, val, in); err != nil {
 				return cmdutil.UsageErrorf("%s %q: %s", flag, kv, err)
 			}
 		}
@@ -280,7 +282,7 @@ func setField(obj map[string]any, segs []string, v any) error {
 }
 
 // typedFieldValue reads a -F value the way gh api does.
-func typedFieldValue(s string, in io.Reader) (any, error) {
+func typedFieldValue(ctx context.Context, s string, in io.Reader) (any, error) {
 	switch s {
 	case "true":
 		return true, nil
@@ -290,7 +292,7 @@ func typedFieldValue(s string, in io.Reader) (any, error) {
 		return nil, nil
 	}
 	if strings.HasPrefix(s, "@") {
-		raw, err := instance.ReadArgFile(s[1:], in)
+		raw, err := userfile.Read(ctx, in, s[1:], userfile.Bound{Flag: "-F"})
 		if err != nil {
 			return nil, err
 		}

@@ -143,7 +143,7 @@ func TestAPIUsageErrors(t *testing.T) {
 		{[]string{"api", "POST", "/x", "-F", "a[b=1"}, `malformed key`},
 		{[]string{"api", "POST", "/x", "-F", "a=1", "-F", "a=2"}, `a is given twice`},
 		{[]string{"api", "POST", "/x", "-F", "a=1", "-F", "a[b]=2"}, `a is both an object and something else`},
-		{[]string{"api", "POST", "/x", "-F", "f=@/nonexistent"}, `cannot read /nonexistent`},
+		{[]string{"api", "POST", "/x", "-F", "f=@/nonexistent"}, `cannot read -F /nonexistent: no such file or directory`},
 		{[]string{"api", "POST", "/x", "--input", bad}, `is not valid JSON`},
 		{[]string{"api", "POST", "/x", "--input", bad, "-F", "a=1"}, `--input and -F/-f both give the body`},
 	}

@@ -7,42 +7,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// clientFlags are the flags that configure the Shakenfist API client. They
-// are registered on the root, so "shakectl --timeout 30s instance create"
-// parses as it always has, but only the client command groups (instance,
-// network, node, namespace, api) accept them: parking-probe, sim, demo and
-// the rest refuse them with a usage error instead of ignoring them (where
-// --key even printed a security warning). Environment variables and config
-// files still set the same values (see "shakectl help configuration").
-var clientFlags = []string{"api-url", "namespace", "key", "retry-transient-capacity", "timeout", "request-timeout", "async", "debug", "insecure", "context"}
-
 // ClientAnnotation marks a client command group.
 const ClientAnnotation = "shakectl/client"
-
-func AddClientFlags(root *cobra.Command, f *Factory) {
-	pf := root.PersistentFlags()
-	pf.String("api-url", "", "Shakenfist API URL: http://HOST/api (behind Apache) or http://HOST:13000 (client commands)")
-	pf.String("namespace", "", "namespace to authenticate to (client commands)")
-	pf.String("key", "", "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)")
-	pf.Bool("retry-transient-capacity", false, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)")
-	pf.String("timeout", "", "deadline for the whole command, e.g. 90s (default: the --async budget)")
-	pf.String("request-timeout", "", "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command")
-	pf.String("async", "pause", "how long to wait for slow operations: continue (0), pause (60s) or block (1h)")
-	pf.Bool("debug", false, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)")
-	pf.Bool("insecure", false, "do not verify the API server's TLS certificate (dangerous)")
-	pf.String("context", "", "use this context from the config file (default: SHAKECTL_CONTEXT, else current-context)")
-
-	asyncDesc := map[string]string{
-		"continue": "do not wait (budget 0)",
-		"pause":    "wait up to 60s",
-		"block":    "wait up to 1h",
-	}
-	Must(root.RegisterFlagCompletionFunc("async", FixedWithDesc(AsyncModes, asyncDesc)))
-	Must(root.RegisterFlagCompletionFunc("namespace", CompleteNamespaceNames(f)))
-	for _, name := range []string{"api-url", "key", "timeout", "request-timeout"} {
-		Must(root.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
-	}
-}
 
 // CheckClientFlags refuses a client flag given to a command that does not
 // talk to the Shakenfist API. A command's own flag of the same name
@@ -54,7 +20,11 @@ func CheckClientFlags(c *cobra.Command) error {
 		}
 	}
 	root := c.Root()
-	for _, name := range clientFlags {
+	for _, setting := range Settings() {
+		if setting.Scope != ClientCommands {
+			continue
+		}
+		name := setting.Name
 		global := root.PersistentFlags().Lookup(name)
 		if global == nil || !global.Changed || c.LocalNonPersistentFlags().Lookup(name) != nil {
 			continue

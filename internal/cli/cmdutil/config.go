@@ -1,18 +1,24 @@
 package cmdutil
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 // Config is the resolved configuration of one run. Precedence, highest
@@ -63,12 +69,6 @@ type Config struct {
 	Warnings []string
 }
 
-// Output formats accepted by -o.
-var OutputFormats = []string{"table", "simple", "json", "yaml"}
-
-// Async modes accepted by --async, as sf-client.
-var AsyncModes = []string{"continue", "pause", "block"}
-
 // AsyncBudget is how long a call may wait in the given async mode when no
 // --timeout is given: it bounds --retry-transient-capacity's sleeping and
 // instance create's wait for the created state.
@@ -96,38 +96,22 @@ func (c *Config) Deadline() time.Duration {
 // data goes to stdout and errors are JSON objects on stderr.
 func (c *Config) JSONOutput() bool { return c.Output == "json" }
 
-// envBindings lists, per config key, the environment variables that set it,
-// first match wins. Every global flag also has SHAKECTL_<FLAG>.
-var envBindings = map[string][]string{
-	"api-url":   {"SHAKECTL_API_URL", "SHAKENFIST_API_URL"},
-	"namespace": {"SHAKECTL_NAMESPACE", "SHAKENFIST_NAMESPACE"},
-	"key":       {"SHAKECTL_KEY", "SHAKENFIST_KEY"},
-	"async":     {"SHAKECTL_ASYNC", "SHAKENFIST_ASYNC"},
-}
-
-// GlobalKeys are the config keys that follow the global flags' names.
-var GlobalKeys = []string{
-	"api-url", "namespace", "key", "output", "retry-transient-capacity",
-	"timeout", "request-timeout", "async", "no-color", "quiet", "debug", "insecure", "no-headers",
-}
-
-// LoadConfig resolves the configuration from the root's persistent flags,
-// the environment and the files, with a fresh viper per run.
-// systemFile is sf-client's system-wide file, "" for /etc/sf/shakenfist.json.
+// LoadConfig resolves the configuration of one run from the flags of the
+// command that runs, the environment and the files, with a fresh viper.
+// Viper orders the layers: flag and environment (one bound value per
+// setting, layeredValue) over the selected context and the config file
+// (one map, read and parsed once) over sf-client's files and the table's
+// defaults. systemFile is sf-client's system-wide file, "" for
+// /etc/sf/shakenfist.json.
 func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
-	// Defaults for commands that lack the flag (the client's flags exist
-	// only on client commands), the same as the flags' own.
-	v.SetDefault("output", "table")
-	v.SetDefault("async", "pause")
-	for _, k := range GlobalKeys {
-		if fl := flags.Lookup(k); fl != nil {
-			if err := v.BindPFlag(k, fl); err != nil {
-				return nil, err
-			}
+	cfg := &Config{Sources: map[string]string{}}
+	settings := Settings()
+	for _, s := range settings {
+		if s.InFile() {
+			v.SetDefault(s.Name, s.Default)
 		}
 	}
-	cfg := &Config{Sources: map[string]string{}}
 
 	// sf-client files are the lowest layer above defaults: ~/.shakenfist,
 	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
@@ -143,54 +127,52 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		}
 		for k, val := range map[string]string{"api-url": sf.APIURL, "namespace": sf.Namespace, "key": sf.Key} {
 			if val != "" {
+				v.SetDefault(k, val)
 				cfg.Sources[k] = p
 			}
 		}
-		setDefaultIf(v, "api-url", sf.APIURL)
-		setDefaultIf(v, "namespace", sf.Namespace)
 		if sf.Key != "" {
-			v.SetDefault("key", sf.Key)
 			cfg.KeyFrom = p
 			cfg.Warnings = append(cfg.Warnings, keyFileWarning(p)...)
 		}
 		break
 	}
 
-	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml.
+	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml,
+	// and in it the selected context.
 	path, explicit := ConfigPath(flags, env, home)
 	if path != "" {
-		raw, err := os.ReadFile(path)
+		raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 		switch {
 		case err == nil:
-			v.SetConfigType("yaml")
-			if err := v.ReadConfig(strings.NewReader(string(raw))); err != nil {
-				return nil, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
-			}
-			if err := checkConfigKeys(v, path); err != nil {
+			file, err := parseConfigFile(path, raw)
+			if err != nil {
 				return nil, err
 			}
 			cfg.ConfigFile = path
-			if err := applyContext(v, cfg, flags, env, path, raw); err != nil {
-				return nil, err
-			}
-			for _, k := range GlobalKeys {
-				if v.InConfig(k) {
+			for k := range file {
+				if Contains(FileKeys(), k) {
 					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
 				}
 			}
-			if v.InConfig("key") && v.GetString("key") != "" {
+			if k, ok := file["key"]; ok && stringOf(k) != "" {
 				cfg.KeyFrom = path
 				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
 			}
+			if err := applyContext(file, cfg, flags, env, path); err != nil {
+				return nil, err
+			}
+			if err := v.MergeConfigMap(file); err != nil {
+				return nil, UsageErrorf("config file %s: %s", path, err)
+			}
 		case explicit || !errors.Is(err, fs.ErrNotExist):
 			if explicit {
-				return nil, UsageErrorf("cannot read config file %s: %s", path, PathErrReason(err))
+				return nil, &UsageError{Msg: err.Error()}
 			}
 			// An implicit file that exists but cannot be read is treated as
 			// absent, like the sf-client files.
 		}
 	}
-
 	if cfg.ConfigFile == "" {
 		// A context was asked for, but there is no file to hold it.
 		if fl := flags.Lookup("context"); fl != nil && fl.Changed {
@@ -201,90 +183,52 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		}
 	}
 
-	// Environment, above the file and below the flags.
-	for _, k := range GlobalKeys {
-		names := envBindings[k]
-		if names == nil {
-			names = []string{"SHAKECTL_" + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))}
+	// The flag and the environment, above everything else.
+	for _, s := range settings {
+		if s.Selector {
+			continue
 		}
-		for _, n := range names {
+		lv := layeredValue{name: s.Name, flag: flags.Lookup(s.Name)}
+		for _, n := range s.EnvNames() {
 			if val, ok := env(n); ok && val != "" {
-				v.Set(k, val)
-				cfg.Sources[k] = "environment variable " + n
-				if k == "key" {
-					cfg.KeyFrom = "environment (" + n + ")"
-				}
+				lv.env, lv.envName = val, n
 				break
 			}
 		}
-		// Flags beat everything, including the env set above.
-		if fl := flags.Lookup(k); fl != nil && fl.Changed {
-			v.Set(k, fl.Value.String())
-			cfg.Sources[k] = "flag --" + k
-			if k == "key" {
+		switch {
+		case lv.flag != nil && lv.flag.Changed:
+			cfg.Sources[s.Name] = "flag --" + s.Name
+			if s.Name == "key" {
 				cfg.KeyFrom = "flag"
 			}
-		}
-	}
-
-	cfg.APIURL = strings.TrimRight(strings.TrimSpace(v.GetString("api-url")), "/")
-	cfg.Namespace = v.GetString("namespace")
-	cfg.Key = v.GetString("key")
-	cfg.Output = strings.ToLower(v.GetString("output"))
-	cfg.Async = strings.ToLower(v.GetString("async"))
-
-	// A bad value names where it came from, so SHAKECTL_OUTPUT=xml or
-	// "timeout: forever" in a file is found at once.
-	from := func(key string, err error) error {
-		src, ok := cfg.Sources[key]
-		if !ok {
-			return err
-		}
-		var u *UsageError
-		if errors.As(err, &u) {
-			return &UsageError{Msg: u.Msg + " (from " + src + ")"}
-		}
-		return err
-	}
-	var err error
-	if cfg.RetryTransientCapacity, err = boolKey(v, "retry-transient-capacity"); err != nil {
-		return nil, from("retry-transient-capacity", err)
-	}
-	for key, dst := range map[string]*bool{"no-color": &cfg.NoColor, "quiet": &cfg.Quiet, "debug": &cfg.Debug, "insecure": &cfg.Insecure, "no-headers": &cfg.NoHeaders} {
-		if *dst, err = boolKey(v, key); err != nil {
-			return nil, from(key, err)
-		}
-	}
-	if cfg.Timeout, err = parseTimeout(v.GetString("timeout")); err != nil {
-		return nil, from("timeout", err)
-	}
-	if cfg.RequestTimeout, err = parseTimeout(v.GetString("request-timeout")); err != nil {
-		return nil, from("request-timeout", err)
-	}
-	_, cfg.OutputExplicit = cfg.Sources["output"]
-	if _, ok := strings.CutPrefix(cfg.Output, "columns="); ok {
-		// The column names as typed, for the error that names one.
-		spec := strings.TrimSpace(v.GetString("output"))[len("columns="):]
-		// hcloud's -o columns=NAME,STATE: a table of those columns.
-		for _, c := range strings.Split(spec, ",") {
-			if c = strings.TrimSpace(c); c != "" {
-				cfg.Columns = append(cfg.Columns, c)
+		case lv.envName != "":
+			cfg.Sources[s.Name] = "environment variable " + lv.envName
+			if s.Name == "key" {
+				cfg.KeyFrom = "environment (" + lv.envName + ")"
 			}
 		}
-		if len(cfg.Columns) == 0 {
-			return nil, from("output", UsageErrorf("-o columns= needs column names, e.g. columns=NAME,STATE"))
+		if err := v.BindFlagValue(s.Name, lv); err != nil {
+			return nil, err
 		}
-		cfg.Output = "table"
 	}
-	if !Contains(OutputFormats, cfg.Output) {
-		return nil, from("output", UsageErrorf("invalid output format %q: want one of %s or columns=NAME,…", cfg.Output, strings.Join(OutputFormats, ", ")))
+
+	// Every value, parsed once; a bad one names where it came from, so
+	// SHAKECTL_OUTPUT=xml or "timeout: forever" in a file is found at once.
+	for _, s := range settings {
+		if s.Apply == nil {
+			continue
+		}
+		if err := s.Apply(cfg, v.Get(s.Name)); err != nil {
+			var u *UsageError
+			if src, ok := cfg.Sources[s.Name]; ok && errors.As(err, &u) {
+				return nil, &UsageError{Msg: u.Msg + " (from " + src + ")"}
+			}
+			return nil, err
+		}
 	}
-	if !Contains(AsyncModes, cfg.Async) {
-		return nil, from("async", UsageErrorf("invalid async mode %q: want one of %s", cfg.Async, strings.Join(AsyncModes, ", ")))
-	}
-	if fl := flags.Lookup("jq"); fl != nil && fl.Changed {
+	_, cfg.OutputExplicit = cfg.Sources["output"]
+	if cfg.JQ != "" {
 		// --jq filters JSON, so it implies -o json (gh).
-		cfg.JQ = fl.Value.String()
 		if cfg.OutputExplicit && cfg.Output != "json" {
 			return nil, UsageErrorf("--jq filters JSON and cannot be combined with -o %s", cfg.Output)
 		}
@@ -297,6 +241,45 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 		cfg.Warnings = append(cfg.Warnings, "--insecure: the API server's TLS certificate is not verified; anyone on the path can read the key and answer in the server's place")
 	}
 	return cfg, nil
+}
+
+// dottedKey names a nested key the way viper flattens it ("tls.verify"),
+// the first in sorted order.
+func dottedKey(k string, val any) string {
+	m, ok := val.(map[string]any)
+	if !ok || len(m) == 0 {
+		return k
+	}
+	sub := slices.Sorted(maps.Keys(m))[0]
+	return dottedKey(k+"."+sub, m[sub])
+}
+
+// parseConfigFile parses the config file once, refusing unknown keys (a
+// typo is reported rather than ignored) and values that are not scalars (a
+// list where a URL belongs would otherwise read as "").
+func parseConfigFile(path string, raw []byte) (map[string]any, error) {
+	file := map[string]any{}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		return nil, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	if file == nil {
+		file = map[string]any{}
+	}
+	keys := FileKeys()
+	for k, val := range file {
+		if k == "current-context" || k == "contexts" {
+			continue
+		}
+		if !Contains(keys, k) {
+			return nil, UsageErrorf("config file %s: unknown key %q (known: %s)", path, dottedKey(k, val), strings.Join(keys, ", "))
+		}
+		switch val.(type) {
+		case nil, string, bool, int, int64, uint64, float64:
+		default:
+			return nil, UsageErrorf("config file %s: %s must be a single value, not a list or a map", path, k)
+		}
+	}
+	return file, nil
 }
 
 // parseTimeout reads --timeout: a Go duration ("90s", "5m"), or a bare
@@ -327,50 +310,6 @@ func keyFileWarning(path string) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s holds an API key and is readable by other users (mode %04o); run: chmod 600 %s", path, st.Mode().Perm(), path)}
-}
-
-// checkConfigKeys refuses unknown keys, so a typo in the file is reported
-// rather than silently ignored, and values that are not scalars (a list
-// where a URL belongs would otherwise read as "").
-func checkConfigKeys(v *viper.Viper, path string) error {
-	for _, k := range v.AllKeys() {
-		if !v.InConfig(k) || k == "current-context" || strings.HasPrefix(k, "contexts.") {
-			continue
-		}
-		if !Contains(GlobalKeys, k) {
-			return UsageErrorf("config file %s: unknown key %q (known: %s)", path, k, strings.Join(GlobalKeys, ", "))
-		}
-		switch v.Get(k).(type) {
-		case nil, string, bool, int, int64, uint64, float64:
-		default:
-			return UsageErrorf("config file %s: %s must be a single value, not a list or a map", path, k)
-		}
-	}
-	return nil
-}
-
-func boolKey(v *viper.Viper, key string) (bool, error) {
-	raw := v.Get(key)
-	switch t := raw.(type) {
-	case nil:
-		return false, nil
-	case bool:
-		return t, nil
-	}
-	s := strings.ToLower(strings.TrimSpace(fmt.Sprint(raw)))
-	switch s {
-	case "1", "t", "true", "yes", "on":
-		return true, nil
-	case "", "0", "f", "false", "no", "off":
-		return false, nil
-	}
-	return false, UsageErrorf("invalid value %q for %s: want true or false", s, key)
-}
-
-func setDefaultIf(v *viper.Viper, key, val string) {
-	if val != "" && v.GetString(key) == "" {
-		v.SetDefault(key, val)
-	}
 }
 
 func ConfigPath(flags *pflag.FlagSet, env func(string) (string, bool), home string) (string, bool) {
@@ -413,7 +352,7 @@ func sfClientFiles(home, systemFile string) []string {
 // cannot be read counts as absent; one that exists but is not the expected
 // JSON is ignored with a warning, since sf-client would refuse it too.
 func readSFClientFile(path string) (sf sfClientFile, ok bool, warning string) {
-	raw, err := os.ReadFile(path)
+	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 	if err != nil {
 		return sf, false, ""
 	}
@@ -446,3 +385,7 @@ func PathErrReason(err error) string {
 	}
 	return err.Error()
 }
+
+// configFileBound bounds a configuration file, shakectl's or sf-client's: a
+// few keys and contexts; a file far larger is not one.
+var configFileBound = userfile.Bound{Flag: "config file", Max: 1 << 20}

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shakenfist/shakectl/internal/atomicfile"
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 // contextKeys are the settings a context holds: which cloud, as whom.
@@ -26,12 +28,12 @@ type ConfigDoc struct {
 
 // applyContext layers the selected context (--context, else
 // SHAKECTL_CONTEXT, else the file's current-context) over the file's
-// top-level keys; the environment and flags, applied after, still win:
-// flag > env > context > files (hcloud and kubectl order).
-func applyContext(v interface{ Set(string, any) }, cfg *Config, flags *pflag.FlagSet, env func(string) (string, bool), path string, raw []byte) error {
-	var doc ConfigDoc
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+// top-level keys, in the one parsed file; the environment and flags still
+// win: flag > env > context > files (hcloud and kubectl order).
+func applyContext(file map[string]any, cfg *Config, flags *pflag.FlagSet, env func(string) (string, bool), path string) error {
+	doc, err := docOf(file)
+	if err != nil {
+		return UsageErrorf("config file %s: contexts: %s", path, err)
 	}
 	name, from := doc.CurrentContext, fmt.Sprintf("config file %s, key current-context", path)
 	if n, ok := env("SHAKECTL_CONTEXT"); ok && n != "" {
@@ -50,7 +52,7 @@ func applyContext(v interface{ Set(string, any) }, cfg *Config, flags *pflag.Fla
 	cfg.Context = name
 	for _, k := range contextKeys {
 		if val := ctx[k]; val != "" {
-			v.Set(k, val)
+			file[k] = val
 			cfg.Sources[k] = fmt.Sprintf("context %s in %s", name, path)
 			if k == "key" {
 				cfg.KeyFrom = path
@@ -61,17 +63,47 @@ func applyContext(v interface{ Set(string, any) }, cfg *Config, flags *pflag.Fla
 	return nil
 }
 
+// docOf reads the contexts out of the parsed file.
+func docOf(file map[string]any) (ConfigDoc, error) {
+	var doc ConfigDoc
+	switch cur := file["current-context"].(type) {
+	case nil:
+	case string:
+		doc.CurrentContext = cur
+	default:
+		return doc, errors.New("current-context must be a name")
+	}
+	switch all := file["contexts"].(type) {
+	case nil:
+	case map[string]any:
+		doc.Contexts = map[string]map[string]string{}
+		for name, c := range all {
+			m, ok := c.(map[string]any)
+			if !ok && c != nil {
+				return doc, fmt.Errorf("context %s must be a map of keys", name)
+			}
+			doc.Contexts[name] = map[string]string{}
+			for k, val := range m {
+				doc.Contexts[name][k] = stringOf(val)
+			}
+		}
+	default:
+		return doc, errors.New("contexts must be a map of named contexts")
+	}
+	return doc, nil
+}
+
 // ReadDoc reads the whole file as a map, so editing contexts keeps the
 // other keys, and as a ConfigDoc.
 func ReadDoc(path string) (map[string]any, ConfigDoc, error) {
 	all := map[string]any{}
 	var doc ConfigDoc
-	raw, err := os.ReadFile(path)
+	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
 	if errors.Is(err, fs.ErrNotExist) {
 		return all, doc, nil
 	}
 	if err != nil {
-		return nil, doc, UsageErrorf("cannot read config file %s: %s", path, PathErrReason(err))
+		return nil, doc, &UsageError{Msg: err.Error()}
 	}
 	if err := yaml.Unmarshal(raw, &all); err != nil {
 		return nil, doc, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))

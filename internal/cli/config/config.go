@@ -11,7 +11,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config <command>",
 		Short: "Show shakectl's effective configuration",
-		Long:  Topic,
+		Long:  Topic(),
 	}
 	c.AddCommand(newCmdView(f))
 	return c

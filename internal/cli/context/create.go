@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
-	"github.com/shakenfist/shakectl/internal/cli/instance"
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
@@ -39,9 +39,9 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 				ctx["namespace"] = namespace
 			}
 			if keyStdin {
-				raw, err := instance.ReadArgFile("-", f.IOStreams.In)
+				raw, err := userfile.Read(f.Context, f.IOStreams.In, userfile.Stdin, userfile.Bound{Flag: "--key-stdin", Max: 64 << 10})
 				if err != nil {
-					return err
+					return &cmdutil.UsageError{Msg: err.Error()}
 				}
 				if k := strings.TrimSpace(string(raw)); k != "" {
 					ctx["key"] = k

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
 // CreateOptions are the arguments and flags of `instance create`,
@@ -29,6 +29,8 @@ type CreateOptions struct {
 
 	// In is where -u - reads user data from.
 	In io.Reader
+	// Context ends a read of standard input.
+	Context context.Context
 }
 
 // Request turns the options into the body of POST /instances, with usage
@@ -61,9 +63,9 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		return req, cmdutil.UsageErrorf("-m: %s", err)
 	}
 	if o.SSHKeyFile != "" {
-		raw, err := ReadArgFile(o.SSHKeyFile, o.In)
+		raw, err := userfile.Read(o.Context, o.In, o.SSHKeyFile, userfile.Bound{Flag: "--ssh-key-file", Max: maxSSHKey})
 		if err != nil {
-			return req, cmdutil.UsageErrorf("--ssh-key-file: %s", err)
+			return req, &cmdutil.UsageError{Msg: err.Error()}
 		}
 		req.SSHKey = strings.TrimSpace(string(raw))
 		if req.SSHKey == "" || strings.Contains(req.SSHKey, "PRIVATE KEY") {
@@ -71,9 +73,9 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		}
 	}
 	if o.UserDataFile != "" {
-		raw, err := ReadArgFile(o.UserDataFile, o.In)
+		raw, err := userfile.Read(o.Context, o.In, o.UserDataFile, userfile.Bound{Flag: "--user-data-file"})
 		if err != nil {
-			return req, cmdutil.UsageErrorf("--user-data-file: %s", err)
+			return req, &cmdutil.UsageError{Msg: err.Error()}
 		}
 		if len(raw) > 0 {
 			req.UserData = base64.StdEncoding.EncodeToString(raw)
@@ -90,25 +92,14 @@ func positiveInt(s, name, want string) (int, error) {
 	return n, nil
 }
 
-// ReadArgFile reads a file named on the command line, "-" meaning stdin.
-func ReadArgFile(path string, in io.Reader) ([]byte, error) {
-	if path == "-" {
-		if in == nil {
-			return nil, cmdutil.UsageErrorf("no standard input")
-		}
-		return io.ReadAll(io.LimitReader(in, 16<<20))
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, cmdutil.UsageErrorf("cannot read %s: %s", path, cmdutil.PathErrReason(err))
-	}
-	return raw, nil
-}
+// maxSSHKey bounds --ssh-key-file: a public key is one line; a file far
+// larger is not one.
+const maxSSHKey = 64 << 10
 
 // NewCmdCreate builds `shakectl instance create`. runF, when not
 // nil, replaces the run (tests of the flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Command {
-	o := &CreateOptions{In: f.IOStreams.In}
+	o := &CreateOptions{In: f.IOStreams.In, Context: f.Context}
 	c := &cobra.Command{
 		Use:   "create NAME CPUS MEMORY",
 		Short: "Create an instance",

@@ -3,7 +3,6 @@ package parkingprobe
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/probe"
 )
 
@@ -109,12 +109,11 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		}
 	} else {
 		for _, p := range paths {
-			file, err := os.Open(p)
+			raw, err := userfile.Read(f.Context, nil, p, userfile.Bound{Flag: "report", Max: maxReport})
 			if err != nil {
-				return cmdutil.UsageErrorf("cannot read report %s: %s", p, cmdutil.PathErrReason(err))
+				return &cmdutil.UsageError{Msg: err.Error()}
 			}
-			r, err := probe.ReadReport(file)
-			file.Close()
+			r, err := probe.ReadReport(bytes.NewReader(raw))
 			if err != nil {
 				return cmdutil.UsageErrorf("report %s: %s", p, err)
 			}
@@ -202,3 +201,7 @@ func isHeaderName(k string) bool {
 	}
 	return true
 }
+
+// maxReport bounds one report file merge reads: a report of the longest
+// run with every per-second point is a few MiB.
+const maxReport = 256 << 20

@@ -1,6 +1,7 @@
 package parkingprobe
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/atomicfile"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
@@ -255,7 +257,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
 	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
 	fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
-	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file")
+	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file, @- from standard input")
 	// A local --timeout shadows the global one (whole-command deadline):
 	// for parking-probe it is the per-request timeout.
 	fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
@@ -397,9 +399,10 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 		}
 	}
 	if strings.HasPrefix(opts.body, "@") {
-		b, err := os.ReadFile(opts.body[1:])
+		// @FILE, and @- for standard input, as api --body and -F read.
+		b, err := userfile.Read(f.Context, f.IOStreams.In, opts.body[1:], userfile.Bound{Flag: "--body"})
 		if err != nil {
-			return nil, cmdutil.UsageErrorf("cannot read --body file %s: %s", opts.body[1:], cmdutil.PathErrReason(err))
+			return nil, &cmdutil.UsageError{Msg: err.Error()}
 		}
 		po.Body = b
 	} else if opts.body != "" {
@@ -485,18 +488,11 @@ func checkWritableDir(flag, path string) error {
 }
 
 func readActorsFile(f *cmdutil.Factory, path string) ([]string, error) {
-	var r io.Reader
-	if path == "-" {
-		r = f.IOStreams.In
-	} else {
-		file, err := os.Open(path)
-		if err != nil {
-			return nil, cmdutil.UsageErrorf("cannot read --actors-file %s: %s", path, cmdutil.PathErrReason(err))
-		}
-		defer file.Close()
-		r = file
+	raw, err := userfile.Read(f.Context, f.IOStreams.In, path, userfile.Bound{Flag: "--actors-file"})
+	if err != nil {
+		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
-	names, err := probe.ReadActors(r)
+	names, err := probe.ReadActors(bytes.NewReader(raw))
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("cannot read --actors-file %s: %s", path, err)
 	}

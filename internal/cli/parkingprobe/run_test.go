@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -147,7 +148,7 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--timeout", "soon"}, "invalid argument"},
 		{[]string{"--budget", "0s"}, "--budget must be positive, got 0"},
 		{[]string{"--metrics-url", "localhost:9090"}, "--metrics-url"},
-		{[]string{"--body", "@/nonexistent/body"}, "cannot read --body file"},
+		{[]string{"--body", "@/nonexistent/body"}, "cannot read --body /nonexistent/body: no such file or directory"},
 		{[]string{"extra"}, "unknown command"},
 		{[]string{"--actors", "2000000000000"}, "--actors 2000000000000 is more than 1000000000"},
 		{[]string{"--actors", "100000000", "--distribution", "zipf:1.1"}, "zipf over 100000000 actors is more than 1000000"},
@@ -474,5 +475,45 @@ func TestParkingProbeStartAtSaysUntilWhen(t *testing.T) {
 	root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "2", "--actors", "1", "--start-at", at})
 	if !strings.Contains(errOut.String(), "waiting until "+at) {
 		t.Errorf("stderr %q does not say until when it waits", errOut)
+	}
+}
+
+// TestParkingProbeBodyFromStdin: --body @- sends standard input as every
+// request's body, as api --body @- and -F k=@- read it (it used to open a
+// file named "-"); a body over the bound is refused before any load.
+func TestParkingProbeBodyFromStdin(t *testing.T) {
+	var bodies atomic.Int32
+	var wrong atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if string(b) != `{"from":"stdin"}` {
+			wrong.Store(string(b))
+		}
+		bodies.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	f, _, errOut := probeTestFactory(t, context.Background())
+	f.IOStreams.In = strings.NewReader(`{"from":"stdin"}`)
+	code := root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "3", "--actors", "1",
+		"--method", "POST", "--body", "@-"})
+	if code != cmdutil.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := bodies.Load(); n != 3 {
+		t.Errorf("%d requests arrived, want 3", n)
+	}
+	if w := wrong.Load(); w != nil {
+		t.Errorf("a request's body was %q, not standard input", w)
+	}
+
+	f, _, errOut = probeTestFactory(t, context.Background())
+	f.IOStreams.In = bytes.NewReader(make([]byte, 16<<20+1))
+	code = root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "3", "--body", "@-"})
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "--body from standard input is larger than 16 MiB, the most --body reads") {
+		t.Errorf("an oversized body: exit %d, %s", code, errOut)
+	}
+	if n := bodies.Load(); n != 3 {
+		t.Errorf("the refused run sent %d requests", n-3)
 	}
 }

@@ -13,16 +13,6 @@ import (
 // persistent flags and the help topics. Fixed choices come from the same
 // lists the config validation uses, so the two cannot drift apart.
 func registerRootCompletions(root *cobra.Command, f *cmdutil.Factory) {
-	outputDesc := map[string]string{
-		"table":  "aligned columns for people",
-		"simple": "plain tab-separated rows for scripts",
-		"json":   "the API's JSON, nothing else on stdout",
-		"yaml":   "the API's objects as YAML",
-	}
-	cmdutil.Must(root.RegisterFlagCompletionFunc("output", cmdutil.FixedWithDesc(cmdutil.OutputFormats, outputDesc)))
-	cmdutil.Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
-	cmdutil.Must(root.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions))
-
 	// Cobra's help command offers only visible commands; help topics such
 	// as exit-codes are hidden from the command list, so add them here.
 	root.InitDefaultHelpCmd()

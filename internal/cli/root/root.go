@@ -72,14 +72,8 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		return cmdutil.CheckOutputApplies(c)
 	}
 
-	pf := root.PersistentFlags()
-	pf.StringP("output", "o", "table", "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)")
-	pf.Bool("no-headers", false, "print tables without their header line")
-	pf.String("jq", "", "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'")
-	pf.Bool("no-color", false, "never colour the output")
-	pf.Bool("quiet", false, "print no progress or retry lines on stderr")
-	cmdutil.AddClientFlags(root, f)
-	pf.String("config", "", "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)")
+	// Every setting's flag, from the one table (cmdutil.Settings).
+	cmdutil.AddSettingFlags(root, f)
 
 	f.Config = cmdutil.MemoConfig(func() (*cmdutil.Config, error) {
 		f.ConfigResolved = true
@@ -126,7 +120,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.AddCommand(
 		version.NewCmd(f),
 		newHelpTopic("exit-codes", "What shakectl's exit status means", cmdutil.ExitCodeTopic),
-		newHelpTopic("configuration", "Where settings come from, and in which order", cliconfig.Topic),
+		newHelpTopic("configuration", "Where settings come from, and in which order", cliconfig.Topic()),
 	)
 	// Command groups register here, one constructor each. The client's
 	// flags (--api-url, --key, --timeout …) apply to these groups only:

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -136,9 +137,13 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		cfg.NodeTags = tags
 	}
 	if opts.scriptPath != "" {
-		script, err := cluster.LoadScript(opts.scriptPath)
+		raw, err := userfile.Read(f.Context, f.IOStreams.In, opts.scriptPath, userfile.Bound{Flag: "--script"})
 		if err != nil {
-			return cmdutil.UsageErrorf("--script: %s", err)
+			return &cmdutil.UsageError{Msg: err.Error()}
+		}
+		script, err := cluster.ParseScript(raw)
+		if err != nil {
+			return cmdutil.UsageErrorf("--script %s: %s", opts.scriptPath, err)
 		}
 		cfg.Script = script
 	}
