@@ -33,6 +33,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *Report {
 		StartedAt:       start.UTC(),
 		DurationSeconds: seconds(elapsed),
 		Requests:        e.sent.Load(),
+		Resends:         e.resends.Load(),
 		Load: LoadInfo{
 			TimeoutSeconds: seconds(e.timeout),
 			Actors:         len(o.Actors) + o.ActorCount,

@@ -2,30 +2,14 @@ package probe
 
 import (
 	"bytes"
-	"context"
-	"errors"
-	"io"
-	"net"
 	"net/http"
-	"os"
 	"strings"
-	"syscall"
+
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
-// Answer is what one request got back: an HTTP answer (Status, Header and the
-// first bytes of Body), or a failure to get one (Err).
-type Answer struct {
-	Status int
-	Header http.Header
-	// Body is the start of the answer's body; classification needs no more
-	// than the first few hundred bytes.
-	Body []byte
-	// Err is set when no complete answer arrived (refused, reset, EOF,
-	// cancelled...).
-	Err error
-	// ClientTimeout is set when the probe's own per-request --timeout fired.
-	ClientTimeout bool
-}
+// Answer is what one request got back (the transport's own vocabulary).
+type Answer = transport.Answer
 
 // Classify puts an answer in exactly one outcome. Rules, first match wins:
 //
@@ -221,51 +205,4 @@ func skipActorID(s string) (string, bool) {
 		return "", true
 	}
 	return s[i:], true
-}
-
-// errClientTimeout is the cause of a request context whose --timeout fired.
-var errClientTimeout = errors.New("client timeout")
-
-// transportDetail names a transport failure in a few stable words, so the
-// report can say what went wrong without one line per port number.
-func transportDetail(err error) string {
-	var errno syscall.Errno
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, errClientTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "EOF"
-	case errors.As(err, &errno):
-		return errno.Error()
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return "DNS: " + dnsErr.Err
-	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "malformed HTTP"):
-		return "malformed HTTP response"
-	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
-		return "HTTP response to HTTPS request"
-	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
-		return "TLS: " + lastPart(msg)
-	}
-	return lastPart(msg)
-}
-
-// lastPart keeps the innermost clause of a wrapped error message, which is
-// the part that does not vary with addresses.
-func lastPart(msg string) string {
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		msg = msg[i+2:]
-	}
-	if len(msg) > 80 {
-		msg = msg[:80]
-	}
-	return msg
 }

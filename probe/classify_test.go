@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"syscall"
 	"testing"
+
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 func TestClassify(t *testing.T) {
@@ -109,8 +111,8 @@ func TestTransportDetail(t *testing.T) {
 		{fmt.Errorf("x: %w", syscall.EMFILE), "too many open files"},
 	}
 	for _, tt := range tests {
-		if got := transportDetail(tt.err); got != tt.want {
-			t.Errorf("transportDetail(%v) = %q, want %q", tt.err, got, tt.want)
+		if got := transport.Detail(tt.err); got != tt.want {
+			t.Errorf("transport.Detail(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func TestSimRouterSaturatedPool(t *testing.T) {
 		// Warm one actor so it holds the only worker.
 		warm, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 1, Actors: []string{"actor-0001"},
-			Transport: tr, Seed: 1,
+			RoundTripper: tr, Seed: 1,
 		})
 		if err != nil || count(warm, probe.Served) != 1 {
 			t.Fatalf("warm-up: %v %+v", err, warm)
@@ -74,7 +74,7 @@ func TestSimRouterSaturatedPool(t *testing.T) {
 		r, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 20,
 			Actors: []string{"actor-0002", "actor-0003", "actor-0004", "actor-0005"}, Seed: 3,
-			Transport: tr, ScrapeTransport: tr,
+			RoundTripper: tr, ScrapeTransport: tr,
 			MetricsURL: "http://metrics.test/metrics", StatuszURL: "http://status.test/statusz",
 			Checks: probe.CheckConfig{Expect: exps},
 		})
@@ -131,7 +131,7 @@ func TestSimRouterBreakerBelowLot(t *testing.T) {
 		defer tr.CloseIdleConnections()
 		r, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 12, Actors: probe.GeneratedActors(4),
-			Transport: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
+			RoundTripper: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
 			Checks: probe.CheckConfig{Budget: time.Second},
 		})
 		if err != nil {
@@ -170,7 +170,7 @@ func TestSimRouterFailFastAnswers(t *testing.T) {
 		}
 		for actor, o := range want {
 			r, err := probe.Run(context.Background(), probe.Options{
-				Target: "http://router.test", Mode: probe.Burst, Requests: 2, Actors: []string{actor}, Transport: tr,
+				Target: "http://router.test", Mode: probe.Burst, Requests: 2, Actors: []string{actor}, RoundTripper: tr,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -65,7 +65,7 @@ func TestInterruptDuringScrapeBefore(t *testing.T) {
 		return nil, errors.New("no")
 	})
 	r, err := probe.Run(ctx, probe.Options{
-		Target: "http://router.test", Requests: 5, ActorCount: 2, Transport: send,
+		Target: "http://router.test", Requests: 5, ActorCount: 2, RoundTripper: send,
 		ScrapeTransport: scrape, MetricsURL: "http://metrics.test/metrics",
 	})
 	wantInterrupted(t, r, err)
@@ -86,7 +86,7 @@ func TestInterruptWaitingForStartAt(t *testing.T) {
 		done := make(chan result, 1)
 		go func() {
 			r, err := probe.Run(ctx, probe.Options{
-				Target: "http://router.test", Requests: 5, ActorCount: 2, Transport: tr,
+				Target: "http://router.test", Requests: 5, ActorCount: 2, RoundTripper: tr,
 				StartAt: time.Now().Add(time.Hour),
 			})
 			done <- result{r, err}

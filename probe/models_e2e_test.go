@@ -40,7 +40,7 @@ func modelRouter(t *testing.T, model router.Model, edit func(*router.Config)) (*
 	t.Cleanup(func() { s.Close() })
 	return s, probe.Options{
 		Target: "http://router.test", Mode: probe.Burst, Seed: 3,
-		Transport: tr, ScrapeTransport: tr,
+		RoundTripper: tr, ScrapeTransport: tr,
 		MetricsURL: "http://metrics.test/metrics", StatuszURL: "http://status.test/statusz",
 	}
 }

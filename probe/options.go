@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 // Mode is the load shape.
@@ -97,9 +99,16 @@ type Options struct {
 	// Warn receives diagnostics for the user (e.g. an open-file limit that
 	// is too low); nil discards them.
 	Warn func(string)
-	// Transport overrides the tuned HTTP transport, and ScrapeTransport
-	// the scrapes' (tests run the probe over in-memory connections).
-	Transport       http.RoundTripper
+	// Transport picks the HTTP client that sends the load: "wire" (the
+	// probe's own connections, read and written with net/http's codec;
+	// plain http:// to one address) or "net/http". "" is wire where it
+	// can send, else net/http (https://, or a URL template with the actor
+	// in the host). The report's "transport" says which ran.
+	Transport string
+	// RoundTripper, when set, carries the load through the net/http
+	// sender instead of its own tuned transport, and ScrapeTransport the
+	// scrapes (tests run the probe over in-memory connections).
+	RoundTripper    http.RoundTripper
 	ScrapeTransport http.RoundTripper
 
 	// Shard makes this run one of Shard.Count processes that together
@@ -327,6 +336,15 @@ func (o *Options) validate() error {
 		}
 	default:
 		return optionErrorf("unknown mode %q: want burst, closed or open", o.Mode)
+	}
+	switch o.Transport {
+	case "", transport.NetHTTP:
+	case transport.Wire:
+		if o.RoundTripper != nil {
+			return optionErrorf("{Transport} wire sends over its own connections, not through {RoundTripper}")
+		}
+	default:
+		return optionErrorf("unknown {Transport} %q: want %s or %s", o.Transport, transport.Wire, transport.NetHTTP)
 	}
 	if o.Timeout < 0 {
 		return optionErrorf("{Timeout} must be positive, got %s", o.Timeout)

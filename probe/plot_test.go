@@ -35,7 +35,7 @@ func plotRun(t *testing.T, mode probe.Mode) *probe.Report {
 		defer tr.CloseIdleConnections()
 		o := probe.Options{
 			Target: "http://router.test", Mode: mode, Actors: probe.GeneratedActors(40),
-			Transport: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
+			RoundTripper: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
 			Checks: probe.CheckConfig{Budget: time.Second}, KeepSamples: 10_000, Seed: 1,
 		}
 		switch mode {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 // Latency histograms record microseconds from 1 µs to 1 hour with three
@@ -259,7 +260,7 @@ func (e *engine) recordResult(shard uint64, res result) {
 func answerDetail(o Outcome, a Answer) string {
 	switch o {
 	case TransportError:
-		return transportDetail(a.Err)
+		return transport.Detail(a.Err)
 	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
 		b := bytes.TrimSpace(a.Body)
 		if len(b) > 60 {

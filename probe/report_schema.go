@@ -17,6 +17,7 @@ type Report struct {
 	StartedAt       time.Time                `json:"started_at"`
 	DurationSeconds float64                  `json:"duration_seconds"`
 	Requests        int64                    `json:"requests"`
+	Resends         int64                    `json:"resends,omitempty"` // sends again of requests that provably never reached the server (counted once each in requests)
 	Interrupted     bool                     `json:"interrupted"`
 	Load            LoadInfo                 `json:"load"`
 	Outcomes        map[string]*OutcomeStats `json:"outcomes"`

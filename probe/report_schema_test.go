@@ -236,7 +236,7 @@ func TestReportsOfEveryModeFollowSchema(t *testing.T) {
 			{Mode: probe.Open, Rate: 20, Duration: 2 * time.Second},
 		} {
 			o.Target, o.Actors, o.Seed = "http://router.test", probe.GeneratedActors(10), 7
-			o.Transport, o.ScrapeTransport = tr, tr
+			o.RoundTripper, o.ScrapeTransport = tr, tr
 			o.MetricsURL, o.StatuszURL = "http://metrics.test/metrics", "http://status.test/statusz"
 			r, err := probe.Run(context.Background(), o)
 			if err != nil {

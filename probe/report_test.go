@@ -141,7 +141,6 @@ func latencyPattern(s string) string {
 }
 
 func TestJSONReportSchema(t *testing.T) {
-	t.Setenv(transportEnv, "") // the golden records each mode's own transport choice
 	srv := fakeRouter(t)
 	exps, _ := ParseExpectations([]string{"served>=0.5", "p99(shed)<1s"})
 	r, err := Run(context.Background(), Options{
@@ -450,21 +449,5 @@ func TestSamplesAreBounded(t *testing.T) {
 	}
 	if n := len(rec.merge().samples); n != 10 {
 		t.Errorf("%d samples kept, want the cap of 10", n)
-	}
-}
-
-func TestRaiseOpenFileLimit(t *testing.T) {
-	got, warn := raiseOpenFileLimit(64, 64)
-	if warn != "" || got < 64 {
-		t.Errorf("a small need: limit %d, warning %q", got, warn)
-	}
-	// More than any kernel allows (fs.nr_open): a clear warning.
-	if _, warn := raiseOpenFileLimit(1<<40, 1<<40); !strings.Contains(warn, "open-file limit") || !strings.Contains(warn, "ulimit -n") {
-		t.Errorf("an impossible need: warning %q", warn)
-	}
-	// Wanting more than the system allows is fine while the likely need
-	// fits: no warning.
-	if _, warn := raiseOpenFileLimit(1<<40, 64); warn != "" {
-		t.Errorf("an impossible want with a small need warned %q", warn)
 	}
 }

@@ -1,26 +1,22 @@
 package probe
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 // Progress is a live view of a running probe.
@@ -51,7 +47,7 @@ type TargetError struct {
 }
 
 func (e *TargetError) Error() string {
-	return fmt.Sprintf("cannot reach target %s: %s", e.Target, transportDetail(e.Err))
+	return fmt.Sprintf("cannot reach target %s: %s", e.Target, transport.Detail(e.Err))
 }
 
 func (e *TargetError) Unwrap() error { return e.Err }
@@ -72,11 +68,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer e.close()
-	if o.Mode == Open {
-		defer tuneGCForSchedule()()
-		// A shard sends its share of the rate (see connections).
-		defer tuneProcsForSchedule(o.Rate / float64(max(o.Shard.Count, 1)))()
-	}
 
 	// Ctrl-C before the load gives the (empty) partial report, as it does
 	// at every later stage, so the user always gets a report and exit 130.
@@ -111,7 +102,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if e.predial != nil {
-		if err := e.predial.fill(ctx, e.predialN, e.warn); err != nil {
+		if err := e.predial.Fill(ctx, e.predialN, e.warn); err != nil {
 			if ctx.Err() != nil {
 				return interruptedBeforeStart()
 			}
@@ -127,15 +118,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 
-	if o.Mode == Closed {
-		// A closed run holds few connections but allocates per request at
-		// full speed: with the default GOGC the tiny heap is collected
-		// dozens of times a second. Trade a few MB for fewer cycles,
-		// unless the user chose GOGC.
-		if _, set := os.LookupEnv("GOGC"); !set {
-			defer debug.SetGCPercent(debug.SetGCPercent(400))
-		}
-	}
 	start, elapsed := e.runLoad(ctx)
 	if e.scr != nil {
 		e.scrapeAfter(ctx, ctx.Err() != nil)
@@ -174,17 +156,15 @@ func waitUntil(ctx context.Context, t time.Time) error {
 
 // engine is one run's machinery.
 type engine struct {
-	o      *Options
-	sender Sender
-	// wire, when set, sends instead of sender (plain http:// to one
-	// address): see wireSender.
-	wire  *wireSender
-	wires [wireCacheSlots]atomic.Pointer[renderedWire]
+	o *Options
+	// sender sends every request, whichever client it is.
+	sender transport.Sender
+	// reqs are prepared requests, a slot per actor (see request).
+	reqs [requestCacheSlots]atomic.Pointer[preparedRequest]
 	// transport names the sender's client, for the report.
 	transport string
 	shape     Shape
-	ownRT     *http.Transport
-	predial   *preDialer
+	predial   *transport.Predialer
 	predialN  int
 	timeout   time.Duration
 	picker    *picker
@@ -199,6 +179,7 @@ type engine struct {
 	scr  *scraper
 
 	sent     atomic.Int64
+	resends  atomic.Int64
 	inflight atomic.Int64
 	// secPeak is the highest in-flight count since the sampler last read it.
 	secPeak atomic.Int64
@@ -247,12 +228,14 @@ func newEngine(o *Options) (*engine, error) {
 	e.actors = actorSet{named: o.Actors, generated: o.ActorCount}
 	e.target, e.urlT, e.hostT = target, urlT, hostT
 	addrs := map[string]bool{}
+	scheme := ""
 	for _, idx := range []int{0, e.actors.Len() - 1} {
 		req, err := e.newRequest(idx)
 		if err != nil {
 			return nil, err
 		}
 		addrs[dialAddr(req.URL)] = true
+		scheme = req.URL.Scheme
 	}
 	if len(addrs) == 1 && !actorInURLHost(o.URLTemplate) {
 		for a := range addrs {
@@ -261,16 +244,28 @@ func newEngine(o *Options) (*engine, error) {
 	}
 
 	conns, likely := e.connections()
-	// Room for the connections plus the process's own files and scrapes.
-	limit, warning := raiseOpenFileLimit(uint64(conns)+64, uint64(likely)+64)
-	e.openFiles = limit
-	if warning != "" {
-		e.warn(warning)
+	// The library sets no process limit; it says when the one it has is
+	// too low for what the run is likely to hold (plus the process's own
+	// files and scrapes).
+	if soft, hard, ok := openFileLimit(); ok {
+		e.openFiles = soft
+		if need := uint64(likely) + 64; soft < need {
+			e.warn(fmt.Sprintf("the open-file limit is %d (hard limit %d) but this run may hold %d connections at once; "+
+				"expect \"too many open files\" transport errors, or raise it first (ulimit -n %d)", soft, hard, likely, need))
+		}
 	}
 
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if o.Mode != Closed && e.addr != "" && o.Transport == nil {
-		e.predial = &preDialer{addr: e.addr, dialer: dialer}
+	kind := o.Transport
+	if o.RoundTripper != nil {
+		// validate refused {Transport} wire with a RoundTripper.
+		kind = transport.NetHTTP
+	}
+	if e.transport, err = transport.Choose(kind, scheme, e.addr); err != nil {
+		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
+	}
+	if o.Mode != Closed && e.addr != "" && o.RoundTripper == nil {
+		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		e.predial = transport.NewPredialer(e.addr, dialer)
 		// A burst opens a connection per request. An open run opens what
 		// it likely holds at once, up to openPredialMax: without them
 		// its first second dials a connection per request and sends late.
@@ -279,17 +274,12 @@ func newEngine(o *Options) (*engine, error) {
 			e.predialN = min(likely, openPredialMax)
 		}
 	}
-	if o.Transport != nil {
-		e.sender = roundTripSender{o.Transport}
-	} else if e.transport = chooseTransport(o, e.addr); e.transport == transportWire {
-		e.wire = newWireSender(e.addr, e.timeout, e.predial)
-	} else {
-		dial := dialer.DialContext
-		if e.predial != nil {
-			dial = e.predial.DialContext
-		}
-		e.ownRT = newTransport(conns, dial)
-		e.sender = roundTripSender{e.ownRT}
+	e.sender, err = transport.New(transport.Config{
+		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: conns,
+		Predial: e.predial, RoundTripper: o.RoundTripper,
+	})
+	if err != nil {
+		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
 	}
 
 	index := shardIndex(e.picker, o)
@@ -299,7 +289,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.Transport == nil, early: e}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil}
 	}
 	shards := runtime.GOMAXPROCS(0) * 4
 	if o.Mode == Closed && o.Concurrency < shards {
@@ -364,36 +354,10 @@ func dialAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// newTransport is the one shared transport of a run: HTTP/1.1 (a parked
-// request holds its own connection, as it does through Envoy), keep-alive,
-// an idle pool as large as the run's concurrency, no proxy, no compression.
-func newTransport(conns int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
-	return &http.Transport{
-		DialContext:         dial,
-		MaxIdleConns:        0,
-		MaxIdleConnsPerHost: max(conns, 2),
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-		DisableCompression:  true,
-		// A non-nil empty map turns HTTP/2 off.
-		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{},
-		// Router answers and probe requests are a few hundred bytes; small
-		// buffers keep 10,000 parked connections affordable (longer
-		// headers and bodies still work, in more reads).
-		ReadBufferSize:  1024,
-		WriteBufferSize: 512,
-	}
-}
-
 func (e *engine) close() {
-	if e.ownRT != nil {
-		e.ownRT.CloseIdleConnections()
-	}
-	if e.wire != nil {
-		e.wire.closeIdle()
-	}
+	e.sender.CloseIdle()
 	if e.predial != nil {
-		e.predial.drain()
+		e.predial.Drain()
 	}
 	if e.scr != nil && e.o.ScrapeTransport == nil {
 		if t, ok := e.scr.client.Transport.(*http.Transport); ok {
@@ -412,7 +376,8 @@ func (e *engine) warn(msg string) {
 // sent, so a wrong address is one clear error rather than a report full of
 // transport errors.
 func (e *engine) preflight(ctx context.Context) error {
-	if e.o.Transport != nil {
+	if e.o.RoundTripper != nil {
+		// The caller's round tripper dials (or not) as it likes.
 		return nil
 	}
 	addr := e.addr
@@ -450,12 +415,10 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 		defer cancel()
 		e.ctxs[i] = c
 	}
-	if e.wire != nil {
-		// The wire sender has no per-request contexts: an interrupted run
-		// closes its connections, which ends every request at once.
-		stop := context.AfterFunc(parent, e.wire.closeAll)
-		defer stop()
-	}
+	// An interrupted run closes the sender, which ends every request in
+	// flight at once (the wire sender has no per-request contexts).
+	stop := context.AfterFunc(parent, e.sender.Close)
+	defer stop()
 	ctx := parent
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -480,109 +443,25 @@ const predialLead = 2 * time.Second
 // bodyPrefix is how much of an answer's body is kept for classification.
 const bodyPrefix = 512
 
-// maxDrain bounds how much of a body is read to keep its connection; a
-// bigger body closes the connection instead.
-const maxDrain = 1 << 20
-
-// worker is a closed-mode worker's reusable state. Its requests run one at
-// a time, so they share one context (renewed only after a timeout fired)
-// and one timer, and each actor's request is reused once its answer's body
-// is closed, as http.RoundTripper allows: no per-request context, timer or
-// request copy.
-type worker struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	reqs   map[int]*http.Request
-}
-
-func (w *worker) renew(parent context.Context) {
-	if w.cancel != nil {
-		w.cancel(nil)
-	}
-	ctx, cancel := context.WithCancelCause(parent)
-	w.ctx, w.cancel = ctx, cancel
-	w.timer = time.AfterFunc(time.Hour, func() { cancel(errClientTimeout) })
-	w.timer.Stop()
-	clear(w.reqs)
-}
-
-func (w *worker) close() {
-	if w.cancel != nil {
-		w.timer.Stop()
-		w.cancel(nil)
-	}
-}
-
 // send sends request i to actor idx, due at start+due, and records its
 // outcome in shard key%shards. Every request that reaches here is counted
-// once as sent and recorded once. A closed-mode worker passes its w.
-func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration, w *worker) {
+// once as sent and recorded once, however often the sender resent it.
+func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration) {
 	shard := key % uint64(len(e.ctxs))
-	ctx := e.ctxs[shard]
-	var (
-		rctx    context.Context
-		req     *http.Request
-		wire    []byte
-		wireErr error
-	)
 	r := &sentRequest{shard: shard, idx: idx, start: start, due: due}
-	switch {
-	case e.wire != nil:
-		// The wire sender times each request on its connection: no
-		// context, timer or request value per request.
-		rctx = ctx
-		wire, wireErr = e.wireRequest(idx)
-	case w != nil:
-		if w.ctx == nil || w.ctx.Err() != nil {
-			if w.reqs == nil {
-				w.reqs = map[int]*http.Request{}
-			}
-			w.renew(ctx)
-		}
-		rctx = w.ctx
-		if req = w.reqs[idx]; req == nil {
-			if len(w.reqs) >= 1024 {
-				// Many actors: keep the cache bounded.
-				clear(w.reqs)
-			}
-			req = e.mustRequest(idx).WithContext(rctx)
-			w.reqs[idx] = req
-		}
-		w.timer.Reset(e.timeout)
-	default:
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errClientTimeout)
-		defer cancel()
-		if e.rec.trackService {
-			rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-				WroteRequest: func(httptrace.WroteRequestInfo) { r.noteWrote(time.Now()) },
-			})
-		}
-		req = e.mustRequest(idx).WithContext(rctx)
-	}
-	if req != nil && len(e.o.Body) > 0 {
-		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
-		req.ContentLength = int64(len(e.o.Body))
-		body := e.o.Body
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-
+	req, err := e.request(idx)
 	e.noteSend(r)
-	buf := e.prefixBuf(r)
 	var a Answer
-	switch {
-	case wireErr != nil:
-		// What net/http's transport refuses to send (an invalid Host).
-		a.Err = wireErr
-	case e.wire != nil:
+	if err != nil {
+		// What net/http refuses to send (an invalid Host): a transport
+		// error of this request, as net/http's RoundTrip reports it.
+		a.Err = err
+	} else {
 		var at time.Time
-		a, at = e.wire.Send(ctx, wire, e.o.Method == http.MethodHead, buf)
+		a, at = e.sender.Send(e.ctxs[shard], req, e.prefixBuf(r))
 		r.noteWrote(at)
-	default:
-		a = e.sender.Send(req, buf)
 	}
-	e.finishSend(r, rctx, a, w)
+	e.finishSend(r, a)
 }
 
 // sentRequest is one request from noteSend, which counts it as sent, to
@@ -630,23 +509,13 @@ func (e *engine) noteSend(r *sentRequest) {
 	}
 }
 
-// finishSend classifies r's answer a and records it in r's shard. rctx is
-// the request's context; a closed-mode worker passes its w.
-func (e *engine) finishSend(r *sentRequest, rctx context.Context, a Answer, w *worker) {
+// finishSend classifies r's answer a and records it in r's shard.
+func (e *engine) finishSend(r *sentRequest, a Answer) {
 	ctx := e.ctxs[r.shard]
-	err := a.Err
 	doneAt := time.Since(r.start)
 	e.inflight.Add(-1)
-	if w != nil && e.wire == nil && !w.timer.Stop() {
-		// The timeout fired (or is firing): this context is spent.
-		if err == nil {
-			// The answer was complete before the cancellation landed.
-			w.cancel(nil)
-		}
-		w.ctx = nil
-	}
-	if err != nil {
-		a.ClientTimeout = a.ClientTimeout || errors.Is(context.Cause(rctx), errClientTimeout)
+	if a.Resends > 0 {
+		e.resends.Add(int64(a.Resends))
 	}
 	o := Classify(a)
 	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: r.idx}
@@ -664,91 +533,33 @@ func (e *engine) finishSend(r *sentRequest, rctx context.Context, a Answer, w *w
 	e.recordResult(r.shard, res)
 }
 
-// earlySend is an open run's request that the dispatcher wrote itself
-// (engine.writeEarly); a sender reads its answer (engine.finishEarly).
-type earlySend struct {
-	sentRequest
-	c        *wireConn
-	deadline time.Time
-	pend     pendingWrite
-}
-
-// writeEarly writes request i to actor idx from the open run's dispatcher
-// when the wire sender has a connection at hand, so the request leaves
-// when the dispatcher reaches it, not once a sender goroutine woken for it
-// runs. Against bench/hello that cut the probe's CPU per open-mode request
-// by 4-11 % and the send lateness p50 by about a quarter; the p99 is the
-// dispatcher's own wait for a P and did not move (bench/results-probe.md,
-// session 6). It returns nil, having sent nothing, when the request must
-// go the ordinary way (engine.send): no wire sender, no idle connection
-// used within staleAfter (the dispatcher never dials or checks one), or a
-// request net/http would refuse.
-func (e *engine) writeEarly(key, i uint64, idx int, start time.Time, due time.Duration) *earlySend {
-	if e.wire == nil {
-		return nil
-	}
-	shard := key % uint64(len(e.ctxs))
-	if e.ctxs[shard].Err() != nil {
-		return nil
-	}
-	wire, err := e.wireRequest(idx)
-	if err != nil {
-		return nil
-	}
-	c := e.wire.idleFresh()
-	if c == nil {
-		return nil
-	}
-	deadline := time.Now().Add(e.wire.timeout)
-	if err := c.SetDeadline(deadline); err != nil {
-		e.wire.discard(c)
-		return nil
-	}
-	p := &earlySend{sentRequest: sentRequest{shard: shard, idx: idx, start: start, due: due}, c: c, deadline: deadline}
-	e.noteSend(&p.sentRequest)
-	p.pend = c.writeNow(wire)
-	return p
-}
-
-// finishEarly reads and records the answer to a request writeEarly wrote.
-func (e *engine) finishEarly(p *earlySend) {
-	ctx := e.ctxs[p.shard]
-	a, at := e.wire.finishEarly(ctx, p.c, p.deadline, p.pend, e.o.Method == http.MethodHead, e.prefixBuf(&p.sentRequest))
-	p.noteWrote(at)
-	e.finishSend(&p.sentRequest, ctx, a, nil)
-}
-
-// wireRequest is actor idx's request as bytes for the wire sender, from
-// the engine's cache when it was rendered before. An error is what
-// net/http would refuse to send (an invalid Host, say).
-func (e *engine) wireRequest(idx int) ([]byte, error) {
-	slot := &e.wires[idx%len(e.wires)]
+// request is actor idx's prepared request, from the engine's cache when it
+// was prepared before. An error is what net/http would refuse to send (an
+// invalid Host, say).
+func (e *engine) request(idx int) (*transport.Request, error) {
+	slot := &e.reqs[idx%len(e.reqs)]
 	if c := slot.Load(); c != nil && c.actor == idx {
-		return c.wire, nil
+		return c.req, nil
 	}
-	req := e.mustRequest(idx)
-	if len(e.o.Body) > 0 {
-		req.Body = io.NopCloser(bytes.NewReader(e.o.Body))
-		req.ContentLength = int64(len(e.o.Body))
-	}
-	b, err := renderWire(req)
+	r, err := transport.Prepare(e.mustRequest(idx), e.o.Body)
 	if err != nil {
 		return nil, err
 	}
-	slot.Store(&renderedWire{actor: idx, wire: b})
-	return b, nil
+	slot.Store(&preparedRequest{actor: idx, req: r})
+	return r, nil
 }
 
-// renderedWire is one actor's rendered request. The engine keeps a fixed
-// table of them, a slot per actor modulo its size: bounded memory however
-// many actors a run has, no lock, and a hit for every request of a run
-// with fewer actors than slots.
-type renderedWire struct {
+// preparedRequest is one actor's prepared request. The engine keeps a
+// fixed table of them, a slot per actor modulo its size: bounded memory
+// however many actors a run has, no lock, and a hit for every request of a
+// run with fewer actors than slots. The body is the run's one copy,
+// shared by every request.
+type preparedRequest struct {
 	actor int
-	wire  []byte
+	req   *transport.Request
 }
 
-const wireCacheSlots = 4096
+const requestCacheSlots = 4096
 
 // newRequest renders actor idx's request.
 func (e *engine) newRequest(idx int) (*http.Request, error) {

@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 // The router's metric names, as the Prometheus exporter spells the
@@ -278,7 +279,7 @@ func (s *scraper) get(ctx context.Context, rawURL, accept string) ([]byte, error
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxScrapeBytes))
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %s", transportDetail(err))
+		return nil, fmt.Errorf("reading the answer: %s", transport.Detail(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(truncate(body, 80))))
@@ -291,7 +292,7 @@ func describeFetchError(err error) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return transportDetail(err)
+	return transport.Detail(err)
 }
 
 func truncate(b []byte, n int) []byte {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shakenfist/shakectl/probe/internal/timer"
 )
 
 // Shape is a load shape (burst, closed, open): it decides when each request
@@ -20,9 +22,8 @@ type Shape interface {
 }
 
 // SendFunc sends request seq to actor idx, due at start+due, and records
-// its outcome in shard key%shards. A closed-mode worker passes its reusable
-// state w (nil otherwise).
-type SendFunc func(key, seq uint64, idx int, start time.Time, due time.Duration, w *worker)
+// its outcome in shard key%shards.
+type SendFunc func(key, seq uint64, idx int, start time.Time, due time.Duration)
 
 // burstShape releases requests together, behind a barrier.
 type burstShape struct {
@@ -52,7 +53,7 @@ func (b burstShape) Drive(ctx context.Context, wg *sync.WaitGroup, _ time.Time, 
 			case <-ctx.Done():
 				return
 			}
-			send(uint64(i), uint64(i), idx, start, time.Duration(0), nil)
+			send(uint64(i), uint64(i), idx, start, time.Duration(0))
 		}()
 	}
 	ready.Wait()
@@ -85,8 +86,6 @@ func (c closedShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.T
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var wk worker
-			defer wk.close()
 			for ctx.Err() == nil {
 				now := time.Now()
 				if !now.Before(end) {
@@ -94,7 +93,7 @@ func (c closedShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.T
 				}
 				i := seq.Add(1) - 1
 				// A worker keeps to its own shard.
-				send(uint64(w), i, c.index(i), start, now.Sub(start), &wk)
+				send(uint64(w), i, c.index(i), start, now.Sub(start))
 			}
 		}()
 	}
@@ -111,22 +110,11 @@ type openShape struct {
 	index    func(uint64) int
 	// shard sends only its slots k = j×Count + Index of the one schedule.
 	shard Shard
-	// precise waits for each due time on a kernel timer (newPreciseSleeper)
+	// precise waits for each due time on a kernel timer (timer.New)
 	// instead of the runtime's, which wakes an idle program about 1 ms
 	// late. Runs on the real clock set it; tests on synctest's virtual
 	// clock (in-memory transports) keep the runtime's timers.
 	precise bool
-	// early, when set, lets the dispatcher write a request itself when a
-	// connection is at hand (engine.writeEarly).
-	early earlyWriter
-}
-
-// earlyWriter writes an open run's request from its dispatcher, leaving
-// the answer to a sender; writeEarly returns nil when the request must
-// go through the SendFunc instead.
-type earlyWriter interface {
-	writeEarly(key, seq uint64, idx int, start time.Time, due time.Duration) *earlySend
-	finishEarly(*earlySend)
 }
 
 // Drive follows the schedule until the duration's requests are all due.
@@ -138,8 +126,8 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 	}
 	n := shard.OpenRequests(uint64(math.Floor(o.rate * o.duration.Seconds())))
 	interval := float64(time.Second) / o.rate
-	sl := newSleeper(ctx, o.precise)
-	defer sl.close()
+	sl := timer.New(ctx, o.precise)
+	defer sl.Close()
 	// A request goes to a sender that finished its last one and waits on
 	// jobs, or, when none waits, to a new one: in flight is never capped,
 	// and a sender's goroutine and its grown stack serve many requests.
@@ -149,16 +137,13 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 		k := shard.OpenGlobal(j)
 		due := time.Duration(float64(k) * interval)
 		if wait := due - time.Since(start); wait > 0 {
-			if !sl.sleep(ctx, wait) {
+			if !sl.Sleep(ctx, wait) {
 				return start
 			}
 		} else if ctx.Err() != nil {
 			return start
 		}
 		job := openJob{j: j, k: k, due: due}
-		if o.early != nil {
-			job.early = o.early.writeEarly(j, k, o.index(k), start, due)
-		}
 		select {
 		case jobs <- job:
 		default:
@@ -166,11 +151,7 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 			go func() {
 				defer wg.Done()
 				for ok := true; ok; job, ok = <-jobs {
-					if job.early != nil {
-						o.early.finishEarly(job.early)
-						continue
-					}
-					send(job.j, job.k, o.index(job.k), start, job.due, nil)
+					send(job.j, job.k, o.index(job.k), start, job.due)
 				}
 			}()
 		}
@@ -182,6 +163,4 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 type openJob struct {
 	j, k uint64
 	due  time.Duration
-	// early is the request when the dispatcher already wrote it.
-	early *earlySend
 }

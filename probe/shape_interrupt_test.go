@@ -25,7 +25,7 @@ func TestInterruptWhilePreparingHugeBurst(t *testing.T) {
 	}}
 	var wg sync.WaitGroup
 	started := false
-	b.Drive(ctx, &wg, time.Time{}, func(time.Time) { started = true }, func(uint64, uint64, int, time.Time, time.Duration, *worker) { sent.Add(1) })
+	b.Drive(ctx, &wg, time.Time{}, func(time.Time) { started = true }, func(uint64, uint64, int, time.Time, time.Duration) { sent.Add(1) })
 	wg.Wait()
 	if n := prepared.Load(); n != signalAt {
 		t.Errorf("prepared %d requests, want preparation to stop at the signal (%d)", n, signalAt)

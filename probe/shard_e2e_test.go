@@ -37,7 +37,7 @@ func runSharded(t *testing.T, o probe.Options, n int) []*probe.Report {
 		s, tr := startMem(t, shardRouter())
 		defer s.Close()
 		defer tr.CloseIdleConnections()
-		o.Target, o.Transport, o.ScrapeTransport = "http://router.test", tr, tr
+		o.Target, o.RoundTripper, o.ScrapeTransport = "http://router.test", tr, tr
 		o.MetricsURL, o.StatuszURL = "http://metrics.test/metrics", "http://status.test/statusz"
 		o.StartAt = time.Now().Add(3 * time.Second)
 		if n == 0 {

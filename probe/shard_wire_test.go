@@ -152,7 +152,7 @@ func recordSends(t *testing.T, sh openShape) []uint64 {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		sh.Drive(context.Background(), &wg, time.Now(), func(time.Time) {}, func(_, k uint64, _ int, _ time.Time, due time.Duration, _ *worker) {
+		sh.Drive(context.Background(), &wg, time.Now(), func(time.Time) {}, func(_, k uint64, _ int, _ time.Time, due time.Duration) {
 			if want := time.Duration(float64(k) * float64(time.Second) / sh.rate); due != want {
 				t.Errorf("request %d due at %s, want %s", k, due, want)
 			}

@@ -1,4 +1,4 @@
-package probe
+package timer
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 
 // On linux an open run on the real clock waits on a timerfd.
 func TestPreciseSleeperIsTheKernelTimerOnLinux(t *testing.T) {
-	s := newSleeper(context.Background(), true)
-	defer s.close()
+	s := New(context.Background(), true)
+	defer s.Close()
 	if _, ok := s.(*timerfdSleeper); !ok {
-		t.Errorf("precise sleeper is %T, want the timerfd one", s)
+		t.Errorf("precise Sleeper is %T, want the timerfd one", s)
 	}
 }

@@ -1,10 +1,8 @@
-package probe
+package transport
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +12,9 @@ import (
 	"time"
 )
 
+// bodyPrefix is the engine's body prefix size.
+const bodyPrefix = 512
+
 func wireSend(t *testing.T, s *wireSender, ctx context.Context, method, url, host string) (Answer, time.Time) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
@@ -22,11 +23,11 @@ func wireSend(t *testing.T, s *wireSender, ctx context.Context, method, url, hos
 	}
 	req.Host = host
 	req.Header.Set("User-Agent", "shakectl-parking-probe")
-	wire, err := renderWire(req)
+	r, err := Prepare(req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Send(ctx, wire, method == http.MethodHead, func() []byte { return make([]byte, bodyPrefix) })
+	return s.Send(ctx, r, func() []byte { return make([]byte, bodyPrefix) })
 }
 
 // The wire sender must hand classification what net/http's does: the
@@ -55,7 +56,7 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 			w.Write([]byte("long"))
 		case "/big-body":
 			w.WriteHeader(http.StatusTeapot)
-			w.Write([]byte(strings.Repeat("b", maxDrain+10)))
+			w.Write([]byte(strings.Repeat("b", MaxDrain+10)))
 		case "/reset":
 			c, _, _ := w.(http.Hijacker).Hijack()
 			c.(*net.TCPConn).SetLinger(0)
@@ -115,21 +116,21 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	if a := send("/big-body", ""); a.Status != http.StatusTeapot || a.Err != nil || !strings.HasPrefix(string(a.Body), "bbb") && a.Body != nil {
 		t.Errorf("a body over the drain limit: %d %v, want its status", a.Status, a.Err)
 	}
-	if o := Classify(send("/overflow", "")); o != EnvoyOverflow {
-		t.Errorf("503 with x-envoy-overloaded: %v, want %v", o, EnvoyOverflow)
+	if a := send("/overflow", ""); a.Status != 503 || a.Header.Get("X-Envoy-Overloaded") != "true" {
+		t.Errorf("503 with x-envoy-overloaded: %+v", a)
 	}
-	if o := Classify(send("/proxy", "")); o != ProxyError {
-		t.Errorf("502 with x-envoy-*: %v, want %v", o, ProxyError)
+	if a := send("/proxy", ""); a.Status != 502 || a.Header.Get("X-Envoy-Upstream-Service-Time") != "3" {
+		t.Errorf("502 with x-envoy-*: %+v", a)
 	}
-	if a := send("/reset", ""); a.Err == nil || Classify(a) != TransportError {
+	if a := send("/reset", ""); a.Err == nil || a.ClientTimeout {
 		t.Errorf("reset: %+v, want a transport error", a)
 	}
-	if a := send("/garbage", ""); a.Err == nil || transportDetail(a.Err) != "malformed HTTP response" {
-		t.Errorf("not HTTP: %+v (%q), want a malformed HTTP response", a, transportDetail(a.Err))
+	if a := send("/garbage", ""); a.Err == nil || Detail(a.Err) != "malformed HTTP response" {
+		t.Errorf("not HTTP: %+v (%q), want a malformed HTTP response", a, Detail(a.Err))
 	}
 	a = send("/park", "")
 	<-parked
-	if !a.ClientTimeout || Classify(a) != ClientTimeout {
+	if !a.ClientTimeout || a.Err == nil {
 		t.Errorf("parked past the timeout: %+v, want client_timeout", a)
 	}
 	// After all that, plain answers still work.
@@ -140,7 +141,7 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	// A cancelled run ends a parked request at once, not at its deadline.
 	rctx, cancel := context.WithCancel(context.Background())
 	slow := newWireSender(addr, time.Hour, nil)
-	stop := context.AfterFunc(rctx, slow.closeAll)
+	stop := context.AfterFunc(rctx, slow.Close)
 	defer stop()
 	done := make(chan Answer)
 	go func() {
@@ -203,8 +204,8 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
-	p := &preDialer{addr: addr, dialer: &net.Dialer{}}
-	if err := p.fill(context.Background(), 3, func(string) {}); err != nil {
+	p := NewPredialer(addr, &net.Dialer{})
+	if err := p.Fill(context.Background(), 3, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	s := newWireSender(addr, time.Second, p)
@@ -218,36 +219,7 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	if n := conns.Load(); n != 3 {
 		t.Errorf("server saw %d connections, want the 3 pre-dialled", n)
 	}
-	p.drain()
-}
-
-// The engine's table of rendered requests is shared by actors whose
-// numbers differ by its size: each must still get its own Host.
-func TestWireRequestCacheKeepsActorsApart(t *testing.T) {
-	o := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, ActorCount: 3 * wireCacheSlots,
-		Body: []byte("{}"), Checks: CheckConfig{ShedMax: time.Hour}}
-	if err := o.validate(); err != nil {
-		t.Fatal(err)
-	}
-	e, err := newEngine(&o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	for _, idx := range []int{0, wireCacheSlots, 0, 2 * wireCacheSlots, 7, 7} {
-		wire, err := e.wireRequest(idx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(string(wire))))
-		if err != nil {
-			t.Fatalf("actor %d: %v\n%s", idx, err, wire)
-		}
-		want := e.mustRequest(idx).Host
-		if req.Host != want || req.ContentLength != 2 || req.UserAgent() != "shakectl-parking-probe" {
-			t.Errorf("actor %d: Host %q, length %d, agent %q; want Host %q, length 2, the probe's agent", idx, req.Host, req.ContentLength, req.UserAgent(), want)
-		}
-	}
+	p.Drain()
 }
 
 // A connection the server closed while it sat idle is found before it is
@@ -264,29 +236,17 @@ func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
 		c.Close()
 		closed <- struct{}{}
 	})
-	for _, check := range []bool{true, false} {
-		s := newWireSender(ln.Addr().String(), time.Second, nil)
-		if check {
-			s.staleAfter = 0 // every reused connection is checked
-		} else {
-			s.staleAfter = time.Hour
-		}
-		url := "http://" + ln.Addr().String() + "/"
-		if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
-			t.Fatal(a.Err)
-		}
-		<-closed
-		a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
-		if check && (a.Err != nil || string(a.Body) != "ok") {
-			t.Errorf("after the server closed the idle connection: %+v, want the answer on a new one", a)
-		}
-		if !check && a.Err == nil {
-			t.Errorf("without the check the closed connection was reused and still answered: the test proves nothing")
-		}
-		if check {
-			<-closed // the second connection's
-		}
+	s := newWireSender(ln.Addr().String(), time.Second, nil)
+	url := "http://" + ln.Addr().String() + "/"
+	if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
+		t.Fatal(a.Err)
 	}
+	<-closed
+	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
+	if a.Err != nil || string(a.Body) != "ok" || a.Resends != 0 {
+		t.Errorf("after the server closed the idle connection: %+v, want the answer on a new one, found by the check (no resend)", a)
+	}
+	<-closed // the second connection's
 }
 
 // rawServer serves TCP on loopback with handle, a goroutine per
@@ -362,8 +322,8 @@ func TestWireSenderHandsBackConnectionsWhenDialsAreAtTheirLimit(t *testing.T) {
 }
 
 // Pre-dialled connections the server closed before any request (a header
-// timeout, say) are skipped once they may have gone stale, so a late
-// request of an open run is not a transport error.
+// timeout, say) are skipped, however soon after they were opened, so a
+// burst released after --start-at is not a transport error.
 func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
 	var accepted atomic.Int64
 	closed := make(chan struct{}, 2)
@@ -378,13 +338,12 @@ func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
 		}
 	})
 	addr := ln.Addr().String()
-	p := &preDialer{addr: addr, dialer: &net.Dialer{}}
-	if err := p.fill(context.Background(), 2, func(string) {}); err != nil {
+	p := NewPredialer(addr, &net.Dialer{})
+	if err := p.Fill(context.Background(), 2, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	<-closed
 	<-closed
-	p.filled = time.Now().Add(-predialStaleAfter) // long enough ago to be checked
 	s := newWireSender(addr, time.Second, p)
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, "http://"+addr+"/", "")
 	if a.Err != nil || string(a.Body) != "ok" {
@@ -435,28 +394,4 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatalf("a HEAD answer kept %d body bytes", len(body))
 		}
 	})
-}
-
-// A request larger than the socket's buffer cannot be written in one
-// go without waiting: the wire sender finishes it through the poller and
-// the answer still counts (sender_wire_linux.go's fallback).
-func TestWireSenderWritesRequestsLargerThanTheSocketBuffer(t *testing.T) {
-	const size = 8 << 20
-	var got atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := io.Copy(io.Discard, r.Body)
-		if n == size {
-			got.Add(1)
-		}
-		w.Write([]byte("ok"))
-	}))
-	defer srv.Close()
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, ActorCount: 1,
-		Body: bytes.Repeat([]byte("x"), size), Checks: CheckConfig{ShedMax: time.Hour}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Transport != transportWire || r.count(Served) != 3 || got.Load() != 3 {
-		t.Errorf("transport %s, %d served, %d whole bodies received; want wire, 3 and 3 (outcomes %v)", r.Transport, r.count(Served), got.Load(), r.Outcomes)
-	}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package probe
+package timer
 
 import (
 	"context"
@@ -9,6 +9,6 @@ import (
 
 // newPreciseSleeper has no kernel timer to offer here: open runs wait on
 // the runtime's timer.
-func newPreciseSleeper(context.Context) (sleeper, error) {
+func newPreciseSleeper(context.Context) (Sleeper, error) {
 	return nil, errors.New("no timerfd on this platform")
 }

@@ -1,4 +1,4 @@
-package probe
+package timer
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type timerfdSleeper struct {
 	fallback *timerSleeper
 }
 
-func newPreciseSleeper(ctx context.Context) (sleeper, error) {
+func newPreciseSleeper(ctx context.Context) (Sleeper, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func newPreciseSleeper(ctx context.Context) (sleeper, error) {
 	return s, nil
 }
 
-func (s *timerfdSleeper) sleep(ctx context.Context, d time.Duration) bool {
+func (s *timerfdSleeper) Sleep(ctx context.Context, d time.Duration) bool {
 	// The timer is armed inside the poller's read, after the poller has
 	// forgotten earlier readiness, so its expiry is an edge the poller
 	// sees; and the first, certain-to-fail read is skipped (at 20,000
@@ -58,8 +58,8 @@ func (s *timerfdSleeper) sleep(ctx context.Context, d time.Duration) bool {
 			failed = unix.TimerfdSettime(int(fd), 0, &spec, nil) != nil
 			return failed
 		}
-		// A raw read, like the sender's (rawIO): it cannot block.
-		_, err := rawIO(syscall.SYS_READ, fd, s.buf[:])
+		// The timerfd is non-blocking: this read cannot block.
+		_, err := unix.Read(int(fd), s.buf[:])
 		if err == unix.EAGAIN {
 			return false
 		}
@@ -75,13 +75,13 @@ func (s *timerfdSleeper) sleep(ctx context.Context, d time.Duration) bool {
 	if s.fallback == nil {
 		s.fallback = newTimerSleeper()
 	}
-	return s.fallback.sleep(ctx, d)
+	return s.fallback.Sleep(ctx, d)
 }
 
-func (s *timerfdSleeper) close() {
+func (s *timerfdSleeper) Close() {
 	s.stop()
 	s.f.Close()
 	if s.fallback != nil {
-		s.fallback.close()
+		s.fallback.Close()
 	}
 }

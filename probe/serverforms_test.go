@@ -1,0 +1,378 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/probe/transport"
+)
+
+// senders are the two clients every engine test runs with.
+var senders = []string{transport.Wire, transport.NetHTTP}
+
+// eachSender runs test once with each sender, as a subtest named after it.
+func eachSender(t *testing.T, test func(t *testing.T, kind string)) {
+	for _, kind := range senders {
+		t.Run(strings.ReplaceAll(kind, "/", "-"), func(t *testing.T) { test(t, kind) })
+	}
+}
+
+// rawServer serves TCP on loopback with handle, a goroutine per
+// connection, each closed once handle returns; for answers no HTTP server
+// would give.
+func rawServer(t *testing.T, handle func(net.Conn)) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return ln
+}
+
+// ok200 is a keep-alive answer (no Connection: close).
+const ok200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+// accounted fails t unless the probe counted as requests exactly what the
+// server says it answered, each once, with no transport error (net/http
+// reports none against any of these servers), and its outcomes add up.
+func accounted(t *testing.T, kind string, r *Report, err error, answered int64) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", kind, err)
+	}
+	if r.Transport != kind {
+		t.Errorf("report says transport %q, want %q", r.Transport, kind)
+	}
+	if r.Requests == 0 || r.Requests != answered {
+		t.Errorf("%s: the probe counted %d requests, the server answered %d (resends %d)", kind, r.Requests, answered, r.Resends)
+	}
+	if n := r.count(TransportError) + r.count(ClientTimeout); n != 0 {
+		t.Errorf("%s: %d transport errors or timeouts (%v), want 0", kind, n, r.stats(TransportError).Details)
+	}
+	var total int64
+	for o := range Outcome(numOutcomes) {
+		total += r.count(o)
+	}
+	if total != r.Requests {
+		t.Errorf("%s: outcomes add to %d, requests %d", kind, total, r.Requests)
+	}
+}
+
+func runOpts(kind, target string) Options {
+	return Options{Target: target, Transport: kind, ActorCount: 3, Seed: 1, Timeout: 5 * time.Second,
+		Checks: CheckConfig{ShedMax: time.Hour}}
+}
+
+// A server that answers one request per connection without saying
+// Connection: close, then closes it (the keep-alive-closing server).
+func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
+	for _, mode := range []Mode{Closed, Open, Burst} {
+		t.Run(string(mode), func(t *testing.T) {
+			eachSender(t, func(t *testing.T, kind string) {
+				var answered atomic.Int64
+				ln := rawServer(t, func(c net.Conn) {
+					if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+						return
+					}
+					answered.Add(1)
+					c.Write([]byte(ok200))
+				})
+				o := runOpts(kind, "http://"+ln.Addr().String())
+				o.Mode = mode
+				switch mode {
+				case Closed:
+					o.Concurrency, o.Duration = 4, 300*time.Millisecond
+				case Open:
+					o.Rate, o.Duration = 400, 300*time.Millisecond
+				case Burst:
+					o.Requests = 50
+				}
+				r, err := Run(context.Background(), o)
+				accounted(t, kind, r, err, answered.Load())
+				if r.count(Served) != r.Requests {
+					t.Errorf("%d served of %d", r.count(Served), r.Requests)
+				}
+			})
+		})
+	}
+}
+
+// A server that reads a second request on a kept connection and closes it
+// without answering: the request provably got no answer, so both senders
+// send it again on a new connection, as net/http does for a GET. The
+// report counts each such request once, and its resends apart; a probe
+// that counted a resent request twice fails here.
+func TestResentRequestIsCountedOnce(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		ln := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			answered.Add(1)
+			c.Write([]byte(ok200))
+			// The next request on this connection is read and dropped.
+			http.ReadRequest(br)
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Concurrency, o.Duration = Closed, 2, 300*time.Millisecond
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+		if r.Resends == 0 {
+			t.Errorf("no resends reported against a server that dropped every second request")
+		}
+		if r.Resends > r.Requests*maxResendsPerRequest {
+			t.Errorf("%d resends for %d requests", r.Resends, r.Requests)
+		}
+	})
+}
+
+// maxResendsPerRequest: against TestResentRequestIsCountedOnce's server a
+// request needs at most one resend (the new connection answers).
+const maxResendsPerRequest = 1
+
+// A server that half-closes each connection after its answer (shutdown of
+// its write side) and never reads from it again.
+func TestHalfCloseAfterAnswer(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		hold := make(chan struct{})
+		t.Cleanup(func() { close(hold) })
+		ln := rawServer(t, func(c net.Conn) {
+			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+				return
+			}
+			answered.Add(1)
+			c.Write([]byte(ok200))
+			c.(*net.TCPConn).CloseWrite()
+			<-hold
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Rate, o.Duration = Open, 50, 300*time.Millisecond
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+	})
+}
+
+// Go's server with an idle timeout far under a second: connections close
+// between an open run's sends.
+func TestIdleTimeoutUnderASecond(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			answered.Add(1)
+			w.Write([]byte("ok"))
+		}))
+		srv.Config.IdleTimeout = 10 * time.Millisecond
+		srv.Start()
+		t.Cleanup(srv.Close)
+		o := runOpts(kind, srv.URL)
+		o.Mode, o.Rate, o.Duration = Open, 40, 500*time.Millisecond
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+	})
+}
+
+// A server that sends a body after its answer to HEAD (a late HEAD body):
+// stray bytes on the idle connection are not the next request's answer.
+func TestStrayBytesOnIdleConnection(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		ln := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for {
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				answered.Add(1)
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"))
+				c.Write([]byte("hello"))
+			}
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Rate, o.Duration, o.Method = Open, 40, 500*time.Millisecond, http.MethodHead
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+		if r.count(Served) != r.Requests {
+			t.Errorf("%d served of %d (%v): stray bytes were read as an answer", r.count(Served), r.Requests, r.Outcomes)
+		}
+	})
+}
+
+// A server that answers 408 on a connection idle for 20 ms, then closes it
+// (nginx and others do): the 408 is nobody's answer.
+func TestRequestTimeoutOnIdle(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		ln := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for {
+				c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+				if _, err := br.Peek(1); err != nil {
+					c.Write([]byte("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+					return
+				}
+				c.SetReadDeadline(time.Time{})
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				answered.Add(1)
+				c.Write([]byte(ok200))
+			}
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Rate, o.Duration = Open, 20, 500*time.Millisecond
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+		if r.count(Served) != r.Requests {
+			t.Errorf("%d served of %d (%v): a 408 on idle was read as an answer", r.count(Served), r.Requests, r.Outcomes)
+		}
+	})
+}
+
+// Go's server answers 503 before reading a 4 MB POST body: the probe
+// records the 503, not the reset of its write.
+func TestEarly503BeforeALargeBody(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			answered.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		t.Cleanup(srv.Close)
+		o := runOpts(kind, srv.URL)
+		o.Mode, o.Requests, o.Method, o.Body = Burst, 4, http.MethodPost, make([]byte, 4<<20)
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+		if r.count(Other) != r.Requests {
+			t.Errorf("%v, want every request's 503 (other)", r.Outcomes)
+		}
+	})
+}
+
+// Every request's body reaches the server whole, a body larger than the
+// socket's buffer included, and a burst holds the one body it was given.
+func TestLargeBodiesArriveWhole(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		const size = 8 << 20
+		var whole atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n, _ := io.Copy(io.Discard, r.Body); n == size {
+				whole.Add(1)
+			}
+			w.Write([]byte("ok"))
+		}))
+		t.Cleanup(srv.Close)
+		o := runOpts(kind, srv.URL)
+		o.Mode, o.Requests, o.Method, o.Body = Burst, 3, http.MethodPost, make([]byte, size)
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, whole.Load())
+	})
+}
+
+// A server that closes a connection on which no request came within 50 ms
+// (nginx's client_header_timeout): a burst's pre-dialled connections are
+// closed before its --start-at release.
+func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		ln := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for {
+				c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+				if _, err := br.Peek(1); err != nil {
+					return
+				}
+				c.SetReadDeadline(time.Time{})
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				answered.Add(1)
+				c.Write([]byte(ok200))
+			}
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Requests, o.StartAt = Burst, 20, time.Now().Add(400*time.Millisecond)
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+	})
+}
+
+// A user's own Connection: close is honoured: every request has a
+// connection of its own, though the server would keep it.
+func TestConnectionCloseOnTheRequest(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered, reused atomic.Int64
+		ln := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for n := 0; ; n++ {
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				if n > 0 {
+					reused.Add(1)
+				}
+				answered.Add(1)
+				c.Write([]byte(ok200))
+			}
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Concurrency, o.Duration = Closed, 2, 200*time.Millisecond
+		o.Header = http.Header{"Connection": {"close"}}
+		r, err := Run(context.Background(), o)
+		accounted(t, kind, r, err, answered.Load())
+		if n := reused.Load(); n != 0 {
+			t.Errorf("%d requests came on a connection after a request that said Connection: close", n)
+		}
+	})
+}
+
+// A 101 Switching Protocols answer on a connection the server then holds
+// open: the run ends (by --timeout at the latest), the answer counted.
+func TestSwitchingProtocolsHonoursTheTimeout(t *testing.T) {
+	eachSender(t, func(t *testing.T, kind string) {
+		var answered atomic.Int64
+		hold := make(chan struct{})
+		t.Cleanup(func() { close(hold) })
+		ln := rawServer(t, func(c net.Conn) {
+			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+				return
+			}
+			answered.Add(1)
+			c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"))
+			<-hold
+		})
+		o := runOpts(kind, "http://"+ln.Addr().String())
+		o.Mode, o.Requests, o.Timeout = Burst, 3, 300*time.Millisecond
+		// Bounds a probe that would hang; the run's own end is what counts.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		r, err := Run(ctx, o)
+		if ctx.Err() != nil {
+			t.Fatalf("the run outlived its --timeout on a 101 answer")
+		}
+		accounted(t, kind, r, err, answered.Load())
+	})
+}
