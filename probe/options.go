@@ -338,7 +338,12 @@ func (o *Options) validate() error {
 		return optionErrorf("unknown mode %q: want burst, closed or open", o.Mode)
 	}
 	switch o.Transport {
-	case "", transport.NetHTTP:
+	case "":
+		if o.RoundTripper != nil {
+			// Only the net/http sender sends through a RoundTripper.
+			o.Transport = transport.NetHTTP
+		}
+	case transport.NetHTTP:
 	case transport.Wire:
 		if o.RoundTripper != nil {
 			return optionErrorf("{Transport} wire sends over its own connections, not through {RoundTripper}")

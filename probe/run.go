@@ -255,12 +255,7 @@ func newEngine(o *Options) (*engine, error) {
 		}
 	}
 
-	kind := o.Transport
-	if o.RoundTripper != nil {
-		// validate refused {Transport} wire with a RoundTripper.
-		kind = transport.NetHTTP
-	}
-	if e.transport, err = transport.Choose(kind, scheme, e.addr); err != nil {
+	if e.transport, err = transport.Choose(o.Transport, scheme, e.addr); err != nil {
 		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
 	}
 	if o.Mode != Closed && e.addr != "" && o.RoundTripper == nil {

@@ -74,7 +74,9 @@ func kindServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
+func TestRunClassifiesEveryKindOfAnswer(t *testing.T) { eachSender(t, testRunClassifiesEveryKindOfAnswer) }
+
+func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 	srv := kindServer(t)
 	var actors []string
 	for a := range kindAnswers {
@@ -82,7 +84,7 @@ func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
 	}
 	sort.Strings(actors)
 	actors = append(actors, "transport-error")
-	o := Options{Target: srv.URL, Mode: Burst, Requests: 150, Actors: actors, Seed: 7}
+	o := Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 150, Actors: actors, Seed: 7}
 	r, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -124,11 +126,13 @@ func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
 
 // TestClientTimeout: an answer that never comes is the probe's own
 // client_timeout, after --timeout.
-func TestClientTimeout(t *testing.T) {
+func TestClientTimeout(t *testing.T) { eachSender(t, testClientTimeout) }
+
+func testClientTimeout(t *testing.T, kind string) {
 	srv := kindServer(t)
 	// All-timeout runs are a NoAnswerError (TestAllClientTimeoutsIsNoAnswer);
 	// a served actor beside it keeps this one a report.
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 12, Actors: []string{"client-timeout", "served"}, Seed: 2, Timeout: 200 * time.Millisecond})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 12, Actors: []string{"client-timeout", "served"}, Seed: 2, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,9 @@ func checksByName(r *Report) map[string]Check {
 // TestBurstIsReleasedTogether: the server holds every answer until all N
 // requests are in flight at once, which a loop or a worker pool never
 // achieves.
-func TestBurstIsReleasedTogether(t *testing.T) {
+func TestBurstIsReleasedTogether(t *testing.T) { eachSender(t, testBurstIsReleasedTogether) }
+
+func testBurstIsReleasedTogether(t *testing.T, kind string) {
 	const n = 60
 	var inFlight atomic.Int64
 	all := make(chan struct{})
@@ -168,7 +174,7 @@ func TestBurstIsReleasedTogether(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: n, Actors: GeneratedActors(5)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: n, Actors: GeneratedActors(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +189,9 @@ func TestBurstIsReleasedTogether(t *testing.T) {
 	}
 }
 
-func TestClosedModeHoldsConcurrency(t *testing.T) {
+func TestClosedModeHoldsConcurrency(t *testing.T) { eachSender(t, testClosedModeHoldsConcurrency) }
+
+func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 	var cur, peak atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := cur.Add(1)
@@ -198,7 +206,7 @@ func TestClosedModeHoldsConcurrency(t *testing.T) {
 		fmt.Fprint(w, "ok")
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Closed, Concurrency: 4, Duration: 400 * time.Millisecond, Actors: GeneratedActors(3)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Closed, Concurrency: 4, Duration: 400 * time.Millisecond, Actors: GeneratedActors(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +227,9 @@ func TestClosedModeHoldsConcurrency(t *testing.T) {
 // TestOpenModeMeasuresFromSchedule: a server that answers one request at a
 // time, slower than the schedule, makes a queue; open mode keeps sending on
 // schedule and charges the queueing to latency (no coordinated omission).
-func TestOpenModeMeasuresFromSchedule(t *testing.T) {
+func TestOpenModeMeasuresFromSchedule(t *testing.T) { eachSender(t, testOpenModeMeasuresFromSchedule) }
+
+func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -228,7 +238,7 @@ func TestOpenModeMeasuresFromSchedule(t *testing.T) {
 		fmt.Fprint(w, "ok")
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 100, Duration: 500 * time.Millisecond, Actors: GeneratedActors(3)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Open, Rate: 100, Duration: 500 * time.Millisecond, Actors: GeneratedActors(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +264,9 @@ func TestOpenModeMeasuresFromSchedule(t *testing.T) {
 	}
 }
 
-func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) {
+func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) { eachSender(t, testInterruptCancelsInFlightAndCountsThem) }
+
+func testInterruptCancelsInFlightAndCountsThem(t *testing.T, kind string) {
 	var arrived atomic.Int64
 	allIn := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +282,7 @@ func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) {
 		<-allIn
 		cancel(errStop)
 	}()
-	r, err := Run(ctx, Options{Target: srv.URL, Mode: Burst, Requests: 20, Actors: GeneratedActors(2)})
+	r, err := Run(ctx, Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 20, Actors: GeneratedActors(2)})
 	if !errors.Is(err, errStop) {
 		t.Fatalf("err = %v, want the context's cause", err)
 	}
@@ -296,7 +308,9 @@ func TestInterruptBeforeStartAtSendsNothing(t *testing.T) {
 	}
 }
 
-func TestLostTargetHalfwayStillReports(t *testing.T) {
+func TestLostTargetHalfwayStillReports(t *testing.T) { eachSender(t, testLostTargetHalfwayStillReports) }
+
+func testLostTargetHalfwayStillReports(t *testing.T, kind string) {
 	var n atomic.Int64
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -309,7 +323,7 @@ func TestLostTargetHalfwayStillReports(t *testing.T) {
 		fmt.Fprint(w, "ok")
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 300 * time.Millisecond, Actors: GeneratedActors(2)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 300 * time.Millisecond, Actors: GeneratedActors(2)})
 	if err != nil {
 		t.Fatalf("a run that measured something returned %v", err)
 	}
@@ -338,13 +352,15 @@ func TestUnreachableTarget(t *testing.T) {
 	}
 }
 
-func TestTargetThatIsNotHTTP(t *testing.T) {
+func TestTargetThatIsNotHTTP(t *testing.T) { eachSender(t, testTargetThatIsNotHTTP) }
+
+func testTargetThatIsNotHTTP(t *testing.T, kind string) {
 	ln := rawServer(t, func(c net.Conn) {
 		buf := make([]byte, 1024)
 		c.Read(buf)
 		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
 	})
-	r, err := Run(context.Background(), Options{Target: "http://" + ln.Addr().String(), Requests: 5, Actors: GeneratedActors(1)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: "http://" + ln.Addr().String(), Requests: 5, Actors: GeneratedActors(1)})
 	var na *NoAnswerError
 	if !errors.As(err, &na) {
 		t.Fatalf("err = %v, want NoAnswerError", err)
@@ -395,7 +411,9 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestURLTemplateAndHeaders(t *testing.T) {
+func TestURLTemplateAndHeaders(t *testing.T) { eachSender(t, testURLTemplateAndHeaders) }
+
+func testURLTemplateAndHeaders(t *testing.T, kind string) {
 	type seen struct{ path, host, hdr, method, body string }
 	ch := make(chan seen, 10)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -405,7 +423,7 @@ func TestURLTemplateAndHeaders(t *testing.T) {
 		fmt.Fprint(w, "ok")
 	}))
 	defer srv.Close()
-	_, err := Run(context.Background(), Options{
+	_, err := Run(context.Background(), Options{Transport: kind,
 		Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a1"}, Atespace: "prod",
 		URLTemplate: "/actors/{atespace}/{actor}/hello", Method: "POST",
 		Header: http.Header{"X-Probe": {"yes"}}, Body: []byte("payload"),
@@ -418,7 +436,7 @@ func TestURLTemplateAndHeaders(t *testing.T) {
 	if got != want {
 		t.Errorf("server saw %+v, want %+v", got, want)
 	}
-	_, err = Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a2"}, Atespace: "dev"})
+	_, err = Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a2"}, Atespace: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,12 +445,13 @@ func TestURLTemplateAndHeaders(t *testing.T) {
 	}
 }
 
-// TestClosedWorkersRecoverFromTimeouts: a closed-mode worker reuses its
-// context between answers; after a timeout it must start afresh, so later
-// requests are served, not cancelled.
-func TestClosedWorkersRecoverFromTimeouts(t *testing.T) {
+// TestClosedWorkersRecoverFromTimeouts: after a timeout a closed-mode
+// worker's next requests are served, not cancelled.
+func TestClosedWorkersRecoverFromTimeouts(t *testing.T) { eachSender(t, testClosedWorkersRecoverFromTimeouts) }
+
+func testClosedWorkersRecoverFromTimeouts(t *testing.T, kind string) {
 	srv := kindServer(t)
-	r, err := Run(context.Background(), Options{
+	r, err := Run(context.Background(), Options{Transport: kind,
 		Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 500 * time.Millisecond,
 		Actors: []string{"client-timeout", "served"}, Timeout: 50 * time.Millisecond, Seed: 1,
 	})

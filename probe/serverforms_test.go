@@ -376,3 +376,87 @@ func TestSwitchingProtocolsHonoursTheTimeout(t *testing.T) {
 		accounted(t, kind, r, err, answered.Load())
 	})
 }
+
+// The engine's table of prepared requests is shared by actors whose
+// numbers differ by its size: each must still get its own Host, and every
+// one the run's one body.
+func TestRequestCacheKeepsActorsApart(t *testing.T) {
+	o := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, ActorCount: 3 * requestCacheSlots,
+		Body: []byte("{}"), Checks: CheckConfig{ShedMax: time.Hour}}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	for _, idx := range []int{0, requestCacheSlots, 0, 2 * requestCacheSlots, 7, 7} {
+		r, err := e.request(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if &r.Body()[0] != &o.Body[0] {
+			t.Errorf("actor %d: the request holds a copy of the body", idx)
+		}
+		want := e.mustRequest(idx).Host
+		// The prepared request the wire sender writes names the actor.
+		if srvSeen := sendOnce(t, e, idx); srvSeen != want {
+			t.Errorf("actor %d: Host %q, want %q", idx, srvSeen, want)
+		}
+	}
+}
+
+// sendOnce sends actor idx's prepared request to a loopback server and
+// returns the Host the server saw.
+func sendOnce(t *testing.T, e *engine, idx int) string {
+	t.Helper()
+	hosts := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hosts <- r.Host }))
+	defer srv.Close()
+	r, err := e.request(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := transport.New(transport.Config{Kind: transport.Wire, Addr: srv.Listener.Addr().String(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if a, _ := s.Send(context.Background(), r, func() []byte { return make([]byte, 64) }); a.Err != nil || a.Status != 200 {
+		t.Fatalf("actor %d: %+v", idx, a)
+	}
+	return <-hosts
+}
+
+// A run likely to hold more connections than the open-file limit allows
+// says so through Warn, and changes no limit of the process.
+func TestOpenFileLimitTooLowIsAWarning(t *testing.T) {
+	soft, hard, ok := openFileLimit()
+	if !ok {
+		t.Skip("no open-file limit on this platform")
+	}
+	const likely = 1 << 20 // connections() caps its estimate here
+	if soft >= likely+64 {
+		t.Skipf("the open-file limit %d is above any run's estimate", soft)
+	}
+	var warnings []string
+	o := Options{Target: "http://127.0.0.1:1", Mode: Open, Rate: MaxRate, Duration: time.Hour, ActorCount: 1,
+		Timeout: 2 * time.Hour, Checks: CheckConfig{Budget: time.Hour}, Warn: func(s string) { warnings = append(warnings, s) }}
+	// Nothing listens on port 1: the run ends at its preflight.
+	if _, err := Run(context.Background(), o); err == nil {
+		t.Fatal("a run against a closed port succeeded")
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "open-file limit") || !strings.Contains(warnings[0], "ulimit -n") {
+		t.Errorf("warnings %q, want one about the open-file limit", warnings)
+	}
+	if s, h, _ := openFileLimit(); s != soft || h != hard {
+		t.Errorf("the run changed the open-file limit from %d/%d to %d/%d", soft, hard, s, h)
+	}
+	warnings = nil
+	o.Mode, o.Requests = Burst, 10
+	Run(context.Background(), o)
+	if len(warnings) != 0 {
+		t.Errorf("a 10-request burst warned %q", warnings)
+	}
+}

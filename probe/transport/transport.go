@@ -168,6 +168,18 @@ func Prepare(req *http.Request, body []byte) (*Request, error) {
 		_, b := req.Header["X-Idempotency-Key"]
 		r.replayable = a || b
 	}
+	// What net/http's Transport refuses before sending, both senders
+	// refuse (go1.26 src/net/http/transport.go, roundTrip).
+	for k, vv := range req.Header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, fmt.Errorf("net/http: invalid header field name %q", k)
+		}
+		for _, v := range vv {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return nil, fmt.Errorf("net/http: invalid header field value for %q", k)
+			}
+		}
+	}
 	head, err := renderHead(req, len(body))
 	if err != nil {
 		return nil, err
