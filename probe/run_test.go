@@ -74,7 +74,9 @@ func kindServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func TestRunClassifiesEveryKindOfAnswer(t *testing.T) { eachSender(t, testRunClassifiesEveryKindOfAnswer) }
+func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
+	eachSender(t, testRunClassifiesEveryKindOfAnswer)
+}
 
 func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 	srv := kindServer(t)
@@ -264,7 +266,9 @@ func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 	}
 }
 
-func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) { eachSender(t, testInterruptCancelsInFlightAndCountsThem) }
+func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) {
+	eachSender(t, testInterruptCancelsInFlightAndCountsThem)
+}
 
 func testInterruptCancelsInFlightAndCountsThem(t *testing.T, kind string) {
 	var arrived atomic.Int64
@@ -308,7 +312,9 @@ func TestInterruptBeforeStartAtSendsNothing(t *testing.T) {
 	}
 }
 
-func TestLostTargetHalfwayStillReports(t *testing.T) { eachSender(t, testLostTargetHalfwayStillReports) }
+func TestLostTargetHalfwayStillReports(t *testing.T) {
+	eachSender(t, testLostTargetHalfwayStillReports)
+}
 
 func testLostTargetHalfwayStillReports(t *testing.T, kind string) {
 	var n atomic.Int64
@@ -447,7 +453,9 @@ func testURLTemplateAndHeaders(t *testing.T, kind string) {
 
 // TestClosedWorkersRecoverFromTimeouts: after a timeout a closed-mode
 // worker's next requests are served, not cancelled.
-func TestClosedWorkersRecoverFromTimeouts(t *testing.T) { eachSender(t, testClosedWorkersRecoverFromTimeouts) }
+func TestClosedWorkersRecoverFromTimeouts(t *testing.T) {
+	eachSender(t, testClosedWorkersRecoverFromTimeouts)
+}
 
 func testClosedWorkersRecoverFromTimeouts(t *testing.T, kind string) {
 	srv := kindServer(t)
