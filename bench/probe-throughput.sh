@@ -29,12 +29,12 @@ url="http://127.0.0.1:$port/"
 # $tmp/cpu.NAME: the client's CPU per request is steadier than its rate when the
 # machine is shared, since it does not depend on how much CPU the server got.
 cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@"; awk '{print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
-probe_rps() { # the probe's own choice (its wire sender for http://); SHAKECTL_PROBE_TRANSPORT=net/http for the old path
+probe_rps() { # NAME [FLAGS...]: the probe's own choice (its wire sender for http://) unless FLAGS say --transport
   cpu "${1:-probe}" "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
-    --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" |
+    --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" "${@:2}" |
     jq -r '"\(.requests / .duration_seconds | floor) \(.outcomes.served.count) \(.requests) \(.transport)"'
 }
-nethttp_rps() { SHAKECTL_PROBE_TRANSPORT=net/http probe_rps nethttp | awk '{print $1}'; }
+nethttp_rps() { probe_rps nethttp --transport net/http | awk '{print $1}'; }
 hey_rps() { cpu hey hey -z "${secs}s" -c "$conns" "$url" | awk '/Requests\/sec/ {printf "%d\n", $2}'; }
 wrk_rps() { cpu wrk wrk -t2 -c"$conns" -d"${secs}s" "$url" | awk '/^Requests\/sec/ {printf "%d\n", $2}'; }
 bombardier_rps() { cpu bombardier "$tmp/bombardier" -c "$conns" -d "${secs}s" -p r -o json "$url" | jq -r '.result.rps.mean | floor'; }
