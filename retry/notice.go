@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -14,12 +15,21 @@ type Notice struct {
 	Attempt int           // the attempt about to be sent, 2..MaxAttempts
 	Max     int           // MaxAttempts
 	Left    time.Duration // budget left before this wait
+	// Method and Path name the request being retried when the line is
+	// about someone else's request (the proxy); empty for shakectl's own
+	// calls, whose command already says what it sent.
+	Method string
+	Path   string
 }
 
 // String is the line the command prints, e.g. "capacity refused at stage
 // sufficient_idle_cpu (transient); retrying in 15s (attempt 2/5, 44s left)".
 func (n Notice) String() string {
-	return fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
+	prefix := ""
+	if n.Method != "" || n.Path != "" {
+		prefix = strings.TrimSpace(n.Method+" "+n.Path) + ": "
+	}
+	return prefix + fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
 		n.Stage, roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
 }
 
@@ -48,7 +58,7 @@ func HumanDuration(d time.Duration) string {
 }
 
 // JSON is the notice as one line of JSON, for stderr under -o json, where
-// a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
+// a script parses every line: {"event":"retry",("method":…,"path":…,)"stage":…,"wait_seconds":…,
 // "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}. HTML
 // escaping is off so ">" stays ">".
 func (n Notice) JSON() string {
@@ -57,12 +67,14 @@ func (n Notice) JSON() string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(struct {
 		Event       string  `json:"event"`
+		Method      string  `json:"method,omitempty"`
+		Path        string  `json:"path,omitempty"`
 		Stage       string  `json:"stage"`
 		WaitSeconds float64 `json:"wait_seconds"`
 		Attempt     int     `json:"attempt"`
 		MaxAttempts int     `json:"max_attempts"`
 		LeftSeconds float64 `json:"left_seconds"`
 		Message     string  `json:"message"`
-	}{"retry", n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
+	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }

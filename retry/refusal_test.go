@@ -1,0 +1,85 @@
+package retry
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// The cases a proxy must get right: only the server's own JSON true, with a
+// real stage, on a 507, is replayed.
+func TestClassifyRefusal(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		body      string
+		stage     string
+		transient bool
+	}{
+		{"the contract's transient refusal", 507, `{"error":"no idle cpu","status":507,"stage":"sufficient_idle_cpu","transient":true}`, "sufficient_idle_cpu", true},
+		{"capacity guard", 507, `{"error":"guard","status":507,"stage":"capacity_guard","transient":true}`, "capacity_guard", true},
+		{"whitespace around", 507, " \n{\"stage\":\"queue_state\",\"transient\":true}\n", "queue_state", true},
+		{"structural stage", 507, `{"error":"too big","status":507,"stage":"cpu_max_per_instance","transient":false}`, "cpu_max_per_instance", false},
+		{"CongestedNetwork: no stage or transient", 507, `{"error":"Network is congested","status":507}`, "", false},
+		{"transient without a stage", 507, `{"error":"x","status":507,"transient":true}`, "", false},
+		{"stage unknown is never transient", 507, `{"error":"x","status":507,"stage":"unknown","transient":true}`, "unknown", false},
+		{"transient as a string", 507, `{"stage":"sufficient_idle_cpu","transient":"true"}`, "sufficient_idle_cpu", false},
+		{"transient as a number", 507, `{"stage":"sufficient_idle_cpu","transient":1}`, "sufficient_idle_cpu", false},
+		{"transient null", 507, `{"stage":"sufficient_idle_cpu","transient":null}`, "sufficient_idle_cpu", false},
+		{"stage not a string", 507, `{"stage":7,"transient":true}`, "", false},
+		{"HTML 507 from a proxy", 507, `<html><title>507 Insufficient Storage</title>"transient": true</html>`, "", false},
+		{"plain text", 507, `transient: true`, "", false},
+		{"truncated JSON", 507, `{"stage":"sufficient_idle_cpu","transient":tr`, "", false},
+		{"a JSON array", 507, `[{"stage":"sufficient_idle_cpu","transient":true}]`, "", false},
+		{"two objects", 507, `{"stage":"sufficient_idle_cpu","transient":true}{}`, "", false},
+		{"empty body", 507, ``, "", false},
+		{"503 with a transient body", 503, `{"stage":"sufficient_idle_cpu","transient":true}`, "", false},
+		{"409 affinity", 409, `{"error":"no node satisfies","status":409}`, "", false},
+		{"200", 200, `{"stage":"sufficient_idle_cpu","transient":true}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{"Retry-After": {"15"}}
+			stage, transient := ClassifyRefusal(tt.status, h, []byte(tt.body))
+			if stage != tt.stage || transient != tt.transient {
+				t.Errorf("ClassifyRefusal(%d, %q) = (%q, %v), want (%q, %v)", tt.status, tt.body, stage, transient, tt.stage, tt.transient)
+			}
+		})
+	}
+}
+
+// FuzzClassifyRefusal checks the invariants on any body: only a 507 whose
+// body decodes to an object with the literal true and a usable stage is
+// transient, and the classifier never panics.
+func FuzzClassifyRefusal(f *testing.F) {
+	for _, s := range []string{
+		`{"error":"x","status":507,"stage":"sufficient_idle_cpu","transient":true}`,
+		`{"stage":"unknown","transient":true}`, `{"transient":true}`, `{"stage":"a","transient":"true"}`,
+		`<html>"transient": true</html>`, `{"stage":"a","transient":true`, `[]`, `null`, ``, "\x00{",
+		`{"stage":"a","transient":true,"transient":false}`, `{"stage":"a","stage":"unknown","transient":true}`,
+		`{"stage":"\u0000","transient":true}`, `{"stage":"a","transient":TRUE}`,
+	} {
+		f.Add(507, s)
+		f.Add(200, s)
+	}
+	f.Fuzz(func(t *testing.T, status int, body string) {
+		stage, transient := ClassifyRefusal(status, nil, []byte(body))
+		if !transient {
+			return
+		}
+		if status != 507 {
+			t.Fatalf("status %d classified transient", status)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(bytes.TrimSpace([]byte(body)), &m); err != nil {
+			t.Fatalf("transient body %q is not a JSON object: %v", body, err)
+		}
+		if m["transient"] != true {
+			t.Fatalf("transient body %q has transient %v", body, m["transient"])
+		}
+		if s, _ := m["stage"].(string); s != stage || s == "" || s == "unknown" {
+			t.Fatalf("transient body %q: stage %q, decoded %v", body, stage, m["stage"])
+		}
+	})
+}
