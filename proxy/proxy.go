@@ -299,8 +299,14 @@ func (s *Server) upstreamError(w http.ResponseWriter, r *http.Request, err error
 	if r.Context().Err() != nil {
 		return
 	}
-	s.logEvent(fmt.Sprintf("%s %s: upstream: %v", r.Method, r.URL.Path, err),
-		map[string]any{"event": "upstream_error", "method": r.Method, "path": r.URL.Path, "error": err.Error()})
+	text := fmt.Sprintf("%s %s: upstream: %v", r.Method, r.URL.Path, err)
+	s.logEvent(text, struct {
+		Event   string `json:"event"`
+		Method  string `json:"method"`
+		Path    string `json:"path"`
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}{"upstream_error", r.Method, r.URL.Path, err.Error(), text})
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusBadGateway)
 	fmt.Fprintf(w, "shakectl proxy: no answer from the upstream API: %v\n", err)
@@ -368,7 +374,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // logEvent writes text, or under JSONLines the fields as one JSON object.
-func (s *Server) logEvent(text string, fields map[string]any) {
+func (s *Server) logEvent(text string, fields any) {
 	if s.opts.Log == nil {
 		return
 	}
@@ -531,8 +537,14 @@ func (s *Server) handBack(info *requestInfo, stage string, call *retry.Call, why
 	text := fmt.Sprintf("%s %s: capacity refused at stage %s (transient); handing the refusal back after %d %s, %s: %s",
 		info.method, info.path, stage, call.Attempts(), plural(int64(call.Attempts()), "attempt", "attempts"),
 		retry.HumanDuration(call.Elapsed()), why)
-	s.logEvent(text, map[string]any{
-		"event": "handed_back", "method": info.method, "path": info.path, "stage": stage,
-		"attempts": call.Attempts(), "elapsed_seconds": call.Elapsed().Seconds(), "reason": why, "message": text,
-	})
+	s.logEvent(text, struct {
+		Event          string  `json:"event"`
+		Method         string  `json:"method"`
+		Path           string  `json:"path"`
+		Stage          string  `json:"stage"`
+		Attempts       int     `json:"attempts"`
+		ElapsedSeconds float64 `json:"elapsed_seconds"`
+		Reason         string  `json:"reason"`
+		Message        string  `json:"message"`
+	}{"handed_back", info.method, info.path, stage, call.Attempts(), call.Elapsed().Seconds(), why, text})
 }

@@ -235,3 +235,13 @@ func TestGzipRefusalIsReplayedAndHandedBackCompressed(t *testing.T) {
 		}
 	})
 }
+
+// Under -o json every line the proxy writes is one JSON object, with the
+// request's method and path.
+func TestJSONLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{Budget: 20 * time.Second, JSONLines: true}, alwaysRefuse("15"))
+		r.do(t.Context(), "POST", "/instances", strings.NewReader(createBody))
+		checkGolden(t, "budget-json.txt", r.log.String())
+	})
+}

@@ -58,9 +58,10 @@ func HumanDuration(d time.Duration) string {
 }
 
 // JSON is the notice as one line of JSON, for stderr under -o json, where
-// a script parses every line: {"event":"retry",("method":…,"path":…,)"stage":…,"wait_seconds":…,
-// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}. HTML
-// escaping is off so ">" stays ">".
+// a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
+// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}, with
+// "method" and "path" after "event" when the notice names a request (the
+// proxy's). HTML escaping is off so ">" stays ">".
 func (n Notice) JSON() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

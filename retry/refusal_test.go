@@ -2,9 +2,13 @@ package retry
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The cases a proxy must get right: only the server's own JSON true, with a
@@ -82,4 +86,49 @@ func FuzzClassifyRefusal(f *testing.F) {
 			t.Fatalf("transient body %q: stage %q, decoded %v", body, stage, m["stage"])
 		}
 	})
+}
+
+// Policy.Wait replaces the server's hint, clamped, and is cut to the budget.
+func TestPolicyWaitOverride(t *testing.T) {
+	body := `{"error":"x","status":507,"stage":"sufficient_idle_cpu","transient":true}`
+	for _, tt := range []struct {
+		wait, budget, want time.Duration
+	}{
+		{0, time.Hour, 15 * time.Second},
+		{2 * time.Second, time.Hour, 2 * time.Second},
+		{10 * time.Millisecond, time.Hour, MinWait},
+		{time.Hour, time.Hour, MaxWait},
+		{30 * time.Second, 5 * time.Second, 5 * time.Second},
+	} {
+		var got []Notice
+		c := Policy{Enabled: true, Budget: tt.budget, Wait: tt.wait, Classify: ClassifyRefusal, Notify: func(n Notice) { got = append(got, n) }}.NewCall()
+		resp := &http.Response{StatusCode: 507, Header: http.Header{"Retry-After": {"15"}}, Body: io.NopCloser(strings.NewReader(body))}
+		again, _ := c.CheckRetry(context.Background(), resp, nil)
+		if !again {
+			t.Fatalf("Wait %s: not retried", tt.wait)
+		}
+		w := c.Backoff(0, 0, 0, resp)
+		// The budget is measured from NewCall; a few microseconds pass.
+		if w > tt.want || w < tt.want-time.Second {
+			t.Errorf("Wait %s, budget %s: waited %s, want %s", tt.wait, tt.budget, w, tt.want)
+		}
+		if len(got) != 1 || got[0].Wait != w {
+			t.Errorf("notices %v", got)
+		}
+	}
+}
+
+// A notice about someone else's request names it; shakectl's own do not.
+func TestNoticeNamesTheRequest(t *testing.T) {
+	n := Notice{Stage: "capacity_guard", Wait: 15 * time.Second, Attempt: 2, Max: 5, Left: 45 * time.Second, Method: "POST", Path: "/api/instances"}
+	if got, want := n.String(), "POST /api/instances: capacity refused at stage capacity_guard (transient); retrying in 15s (attempt 2/5, 45s left)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got, want := n.JSON(), `{"event":"retry","method":"POST","path":"/api/instances","stage":"capacity_guard","wait_seconds":15,"attempt":2,"max_attempts":5,"left_seconds":45,"message":"POST /api/instances: capacity refused at stage capacity_guard (transient); retrying in 15s (attempt 2/5, 45s left)"}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	n.Method, n.Path = "", ""
+	if strings.Contains(n.JSON(), "method") || strings.HasPrefix(n.String(), ":") {
+		t.Errorf("own notice names a request: %s / %s", n.String(), n.JSON())
+	}
 }
