@@ -473,12 +473,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body.Close()
 		s.waited.Add(1)
-		body, err := req.GetBody()
-		if err != nil {
-			return nil, err
+		next := req.Clone(ctx)
+		next.Body = nil // a request without a body has no GetBody
+		if req.GetBody != nil {
+			if next.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
 		}
-		req = req.Clone(ctx)
-		req.Body = body
+		req = next
 	}
 }
 
