@@ -173,3 +173,26 @@ func isLocalIP(ip net.IP) bool {
 	}
 	return false
 }
+
+// Run is `shakectl proxy`: it starts the proxy, calls ready with the URL to
+// give clients (the command prints it on stdout), serves until ctx ends
+// (the command cancels it on SIGINT/SIGTERM), then shuts down, handing every
+// waiting client its refusal, and returns what the proxy did.
+func Run(ctx context.Context, o Options, ready func(url string)) (Summary, error) {
+	p, err := New(o)
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := p.Start(); err != nil {
+		return Summary{}, err
+	}
+	if ready != nil {
+		ready(p.URL())
+	}
+	<-ctx.Done()
+	// Waits end at once; this bounds only answers still streaming.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err = p.Shutdown(sctx)
+	return p.Summary(), err
+}

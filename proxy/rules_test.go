@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/shakenfist/shakectl/retry"
 )
 
 // A body over the replay bound streams to the upstream as it is sent (the
@@ -357,5 +359,47 @@ func TestStartServesOnLoopback(t *testing.T) {
 	resp.Body.Close()
 	if string(b) != "GET /api/instances" {
 		t.Errorf("got %q", b)
+	}
+}
+
+// Run serves until its context ends, then hands the waiting client its
+// refusal and reports the summary.
+func TestRunUntilCancelled(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refusal("sufficient_idle_cpu", true, "60", 1)(w)
+	}))
+	defer up.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	urls := make(chan string, 1)
+	waiting := make(chan struct{}, 1)
+	type result struct {
+		s   Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := Run(ctx, Options{Upstream: up.URL, Notify: func(retry.Notice) { waiting <- struct{}{} }}, func(u string) { urls <- u })
+		done <- result{s, err}
+	}()
+	u := <-urls
+	got := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(u+"/instances", "application/json", strings.NewReader(createBody))
+		if err != nil {
+			got <- 0
+			return
+		}
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	<-waiting
+	cancel()
+	if code := <-got; code != 507 {
+		t.Errorf("the waiting client got %d, want its 507", code)
+	}
+	r := <-done
+	if r.err != nil || r.s != (Summary{Requests: 1, HandedBack: 1}) {
+		t.Errorf("Run: %+v, %v", r.s, r.err)
 	}
 }
