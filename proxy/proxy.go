@@ -233,6 +233,9 @@ func (s *Server) upstreamPath(escaped string) string {
 	if escaped == "" || escaped == "/" {
 		return s.prefix + "/"
 	}
+	if !strings.HasPrefix(escaped, "/") {
+		return s.prefix + "/" + escaped
+	}
 	return s.prefix + escaped
 }
 

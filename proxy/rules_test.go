@@ -403,3 +403,32 @@ func TestRunUntilCancelled(t *testing.T) {
 		t.Errorf("Run: %+v, %v", r.s, r.err)
 	}
 }
+
+// FuzzUpstreamPath: whatever path a client sends, the proxy forwards it
+// under the upstream's prefix, and a path already there unchanged.
+func FuzzUpstreamPath(f *testing.F) {
+	for _, p := range []string{"", "/", "/api", "/api/", "/api/auth", "/apiary", "/auth", "//api", "/api//x", "/%2Fapi", "/api%2F", "api"} {
+		f.Add("/api", p)
+		f.Add("", p)
+		f.Add("/a/b", p)
+	}
+	f.Fuzz(func(t *testing.T, prefix, path string) {
+		if prefix != "" && (!strings.HasPrefix(prefix, "/") || strings.HasSuffix(prefix, "/")) {
+			return // New trims the prefix to "" or "/x…" without a trailing slash
+		}
+		s := &Server{prefix: prefix}
+		got := s.upstreamPath(path)
+		if prefix == "" {
+			if got != path {
+				t.Fatalf("no prefix: %q became %q", path, got)
+			}
+			return
+		}
+		if got != prefix && !strings.HasPrefix(got, prefix+"/") {
+			t.Fatalf("prefix %q: %q became %q, outside the prefix", prefix, path, got)
+		}
+		if (path == prefix || strings.HasPrefix(path, prefix+"/")) && got != path {
+			t.Fatalf("prefix %q: %q, already under it, became %q", prefix, path, got)
+		}
+	})
+}
