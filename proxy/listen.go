@@ -52,6 +52,7 @@ func (s *Server) bind(ln net.Listener) (*http.Server, error) {
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          s.rp.ErrorLog,
 	}
 	s.mu.Lock()
@@ -111,10 +112,10 @@ func (s *Server) shuttingDown() bool {
 func checkListen(addr string, allowRemote bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("invalid listen address %q: want HOST:PORT, e.g. %s", addr, DefaultListen)
+		return optionErrorf("invalid listen address %q: want HOST:PORT, e.g. %s", addr, DefaultListen)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("invalid listen address %q: the port must be a number from 0 to 65535", addr)
+		return optionErrorf("invalid listen address %q: the port must be a number from 0 to 65535", addr)
 	}
 	if allowRemote {
 		return nil
@@ -125,7 +126,7 @@ func checkListen(addr string, allowRemote bool) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("listen address %q is not a loopback address: the proxy would relay anyone's requests to the API; give --allow-remote as well to mean it", addr)
+	return optionErrorf("listen address %q is not a loopback address: the proxy would relay anyone's requests to the API; give --allow-remote as well to mean it", addr)
 }
 
 // checkBound refuses a bound address that is not loopback (unless
@@ -137,7 +138,7 @@ func (s *Server) checkBound(a net.Addr) error {
 		return nil // an in-memory listener in tests
 	}
 	if !s.opts.AllowRemote && !ta.IP.IsLoopback() {
-		return fmt.Errorf("the proxy is bound to %s, which is not a loopback address; give --allow-remote to mean it", ta)
+		return optionErrorf("the proxy is bound to %s, which is not a loopback address; give --allow-remote to mean it", ta)
 	}
 	if portOf(s.upstream) != strconv.Itoa(ta.Port) {
 		return nil
@@ -154,7 +155,7 @@ func (s *Server) checkBound(a net.Addr) error {
 	}
 	for _, ip := range ips {
 		if ip.Equal(ta.IP) || (ta.IP.IsUnspecified() && (ip.IsLoopback() || isLocalIP(ip))) {
-			return fmt.Errorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", s.upstream.Redacted(), ta)
+			return optionErrorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", s.upstream.Redacted(), ta)
 		}
 	}
 	return nil

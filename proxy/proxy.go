@@ -23,7 +23,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -77,7 +76,8 @@ type Options struct {
 	// object (-o json).
 	Log       io.Writer
 	JSONLines bool
-	// Notify, if set, is also called before each wait.
+	// Notify, if set, is also called before each wait, from the waiting
+	// request's goroutine (so concurrently for concurrent requests).
 	Notify func(retry.Notice)
 	// Transport carries requests upstream; nil is a clone of
 	// http.DefaultTransport without transparent decompression.
@@ -113,6 +113,17 @@ func plural(n int64, one, many string) string {
 	return many
 }
 
+// OptionError is a proxy option the user must change (a usage error, exit
+// 2): an invalid upstream URL, a bad budget, a listen address that is not
+// loopback without AllowRemote, the proxy as its own upstream.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, a ...any) error {
+	return &OptionError{Msg: fmt.Sprintf(format, a...)}
+}
+
 // Server is the proxy. Its zero value is not usable; build it with New.
 type Server struct {
 	opts     Options
@@ -140,13 +151,13 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	if o.Budget < 0 {
-		return nil, fmt.Errorf("budget %s: want a positive duration", o.Budget)
+		return nil, optionErrorf("budget %s: want a positive duration", o.Budget)
 	}
 	if o.Budget == 0 {
 		o.Budget = DefaultBudget
 	}
 	if o.RetryWait < 0 {
-		return nil, fmt.Errorf("retry wait %s: want a positive duration", o.RetryWait)
+		return nil, optionErrorf("retry wait %s: want a positive duration", o.RetryWait)
 	}
 	if o.MaxReplayBody <= 0 {
 		o.MaxReplayBody = DefaultMaxReplayBody
@@ -190,25 +201,25 @@ func New(o Options) (*Server, error) {
 func parseUpstream(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return nil, errors.New("no upstream API URL: set --api-url or SHAKENFIST_API_URL")
+		return nil, optionErrorf("no upstream API URL: set --api-url or SHAKENFIST_API_URL")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !strings.Contains(raw, "://") {
-		return nil, fmt.Errorf("invalid upstream API URL %q: want http://HOST/api or http://HOST:13000", redact(raw))
+		return nil, optionErrorf("invalid upstream API URL %q: want http://HOST/api or http://HOST:13000", redact(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("invalid upstream API URL %q: want http:// or https://", u.Redacted())
+		return nil, optionErrorf("invalid upstream API URL %q: want http:// or https://", u.Redacted())
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("invalid upstream API URL %q: no host", u.Redacted())
+		return nil, optionErrorf("invalid upstream API URL %q: no host", u.Redacted())
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("invalid upstream API URL %q: no query or fragment expected", u.Redacted())
+		return nil, optionErrorf("invalid upstream API URL %q: no query or fragment expected", u.Redacted())
 	}
 	if u.User != nil {
 		// The proxy holds no credentials; a password in the URL would be
 		// sent on every request.
-		return nil, fmt.Errorf("upstream API URL %q carries credentials; the proxy holds none (clients send their own)", u.Redacted())
+		return nil, optionErrorf("upstream API URL %q carries credentials; the proxy holds none (clients send their own)", u.Redacted())
 	}
 	return u, nil
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -431,4 +432,33 @@ func FuzzUpstreamPath(f *testing.F) {
 			t.Fatalf("prefix %q: %q, already under it, became %q", prefix, path, got)
 		}
 	})
+}
+
+// Bad options are OptionErrors (usage, exit 2) and never repeat a password.
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Upstream: ""},
+		{Upstream: "127.0.0.1:13000"},
+		{Upstream: "ftp://h/api"},
+		{Upstream: "http:///api"},
+		{Upstream: "http://h/api?x=1"},
+		{Upstream: "http://admin:hunter2@h/api"},
+		{Upstream: "http://h/api", Budget: -time.Second},
+		{Upstream: "http://h/api", RetryWait: -time.Second},
+	} {
+		_, err := New(o)
+		var oe *OptionError
+		if !errors.As(err, &oe) {
+			t.Errorf("%+v: %v, want an OptionError", o, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error repeats the password: %v", err)
+		}
+	}
+	p, _ := New(Options{Upstream: "http://h/api", Listen: "0.0.0.0:0"})
+	var oe *OptionError
+	if err := p.Start(); !errors.As(err, &oe) {
+		t.Errorf("non-loopback listen: %v, want an OptionError", err)
+	}
 }
