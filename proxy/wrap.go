@@ -87,7 +87,7 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 		env = os.Environ()
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = withEnv(env, EnvAPIURL, p.URL())
+	cmd.Env = bypassProxyForLoopback(withEnv(env, EnvAPIURL, p.URL()))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	// When ctx ends, ask the command to stop, as a terminal would, before
 	// killing it.
@@ -150,4 +150,35 @@ func withEnv(env []string, key, value string) []string {
 		out = append(out, kv)
 	}
 	return append(out, key+"="+value)
+}
+
+// bypassProxyForLoopback adds 127.0.0.1 to NO_PROXY and no_proxy when the
+// environment names an HTTP proxy: a CI runner behind a corporate proxy
+// would otherwise send the command's calls to 127.0.0.1 through it (Python
+// requests bypasses only what no_proxy lists). Without a proxy variable the
+// environment is left as it was.
+func bypassProxyForLoopback(env []string) []string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	proxied := false
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"} {
+		if vars[k] != "" {
+			proxied = true
+		}
+	}
+	if !proxied {
+		return env
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		v := vars[k]
+		if v != "" {
+			v += ","
+		}
+		env = withEnv(env, k, v+"127.0.0.1")
+	}
+	return env
 }

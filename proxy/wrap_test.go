@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	case "env":
 		fmt.Println(os.Getenv(EnvAPIURL))
 		os.Exit(0)
+	case "noproxy":
+		fmt.Println(os.Getenv("NO_PROXY") + " " + os.Getenv("no_proxy"))
+		os.Exit(0)
 	case "trap":
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
@@ -170,5 +173,33 @@ func TestRunWrappedForwardsSignals(t *testing.T) {
 	r := <-done
 	if r.err != nil || r.res.ExitCode != 42 {
 		t.Errorf("exit %d (%v), want 42: the helper's SIGTERM trap", r.res.ExitCode, r.err)
+	}
+}
+
+// Behind an HTTP proxy, the command is told to call 127.0.0.1 directly.
+func TestRunWrappedBypassesAnHTTPProxyForLoopback(t *testing.T) {
+	for _, tt := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"HTTPS_PROXY=http://192.0.2.1:3128", "NO_PROXY=.corp"}, ".corp,127.0.0.1 127.0.0.1"},
+		{[]string{"http_proxy=http://192.0.2.1:3128"}, "127.0.0.1 127.0.0.1"},
+		{nil, " "},
+	} {
+		argv, env := helper(t, "noproxy")
+		var clean []string
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); !strings.HasSuffix(strings.ToLower(k), "_proxy") {
+				clean = append(clean, kv)
+			}
+		}
+		var stdout bytes.Buffer
+		res, err := RunWrapped(t.Context(), WrapOptions{Proxy: Options{Upstream: "http://192.0.2.7:13000"}, Env: append(clean, tt.extra...)}, argv, Stdio{Stdout: &stdout, Stderr: io.Discard})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("exit %d, %v", res.ExitCode, err)
+		}
+		if got := strings.TrimSuffix(stdout.String(), "\n"); got != tt.want {
+			t.Errorf("env %v: NO_PROXY no_proxy = %q, want %q", tt.extra, got, tt.want)
+		}
 	}
 }
