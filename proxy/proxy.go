@@ -550,8 +550,8 @@ func stopReason(info *requestInfo, call *retry.Call, budget time.Duration) strin
 
 func (s *Server) handBack(info *requestInfo, stage string, call *retry.Call, why string) {
 	s.handedBack.Add(1)
-	text := fmt.Sprintf("%s %s: capacity refused at stage %s (transient); handing the refusal back after %d %s, %s: %s",
-		info.method, info.path, stage, call.Attempts(), plural(int64(call.Attempts()), "attempt", "attempts"),
+	text := fmt.Sprintf("%s %s: %s (transient); handing the refusal back after %d %s, %s: %s",
+		info.method, info.path, retry.RefusedAt(stage), call.Attempts(), plural(int64(call.Attempts()), "attempt", "attempts"),
 		retry.HumanDuration(call.Elapsed()), why)
 	s.logEvent(text, struct {
 		Event          string  `json:"event"`

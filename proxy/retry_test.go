@@ -157,7 +157,7 @@ func TestEverythingElsePassesThroughAtOnce(t *testing.T) {
 		{"unmarked 507", 507, "application/json", `{"error": "too big", "status": 507, "stage": "cpu_max_per_instance", "transient": false}`, ""},
 		{"CongestedNetwork", 507, "application/json", `{"error": "Network is congested", "status": 507}`, ""},
 		{"transient as a string", 507, "application/json", `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu", "transient": "true"}`, "15"},
-		{"stage unknown", 507, "application/json", `{"error": "x", "status": 507, "stage": "unknown", "transient": true}`, "15"},
+		{"transient null", 507, "application/json", `{"error": "x", "status": 507, "stage": "sufficient_idle_cpu", "transient": null}`, "15"},
 		{"HTML 507 from a proxy", 507, "text/html", `<html><head><title>507 Insufficient Storage</title></head><body>"transient": true</body></html>`, "15"},
 		{"503 with Retry-After", 503, "application/json", `{"error": "etcd is sulking", "status": 503}`, "3"},
 		{"409 hard affinity", 409, "application/json", `{"error": "no node satisfies require_with_tag", "status": 409}`, ""},

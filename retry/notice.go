@@ -29,8 +29,18 @@ func (n Notice) String() string {
 	if n.Method != "" || n.Path != "" {
 		prefix = strings.TrimSpace(n.Method+" "+n.Path) + ": "
 	}
-	return prefix + fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
-		n.Stage, roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
+	return prefix + fmt.Sprintf("%s (transient); retrying in %s (attempt %d/%d, %s left)",
+		RefusedAt(n.Stage), roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
+}
+
+// RefusedAt is how a line names a refusal: "capacity refused at stage
+// sufficient_idle_cpu", or "capacity refused" for a transient refusal whose
+// body has no stage (a 2026 server that says the stage only in its text).
+func RefusedAt(stage string) string {
+	if stage == "" {
+		return "capacity refused"
+	}
+	return "capacity refused at stage " + stage
 }
 
 // roundDown renders a wait or the budget left rounded down to the second,

@@ -21,18 +21,16 @@ type refusalBody struct {
 // clients, so the two can never disagree on which answers are replayed. It
 // is a Classifier.
 //
-// An answer is transient only when all of these hold: the status is 507,
-// the body is one JSON object, its "transient" is the JSON literal true
-// (not the string "true", not 1), and its "stage" is a non-empty string
-// other than "unknown" (the contract's defensive stage, "never marked
-// transient"; a body that says transient but names no stage contradicts
-// itself). Nothing else counts: not the status alone, the stage name, the
-// message, nor the Retry-After header, which the contract sends only with
-// transient refusals but which a client must not infer them from.
-//
-// client-python 74d6e129 gates on body.get('transient') being truthy; this
-// is deliberately stricter (the seed says "transient must be a JSON
-// boolean"), so a proxy can never replay what the server did not mark.
+// An answer is transient exactly when the status is 507, the body is one
+// JSON object and its "transient" is the JSON literal true (not the string
+// "true", not 1). The field is the gate (seed 004: "Read this field rather
+// than inferring retry-worthiness from the status code or the stage
+// name"), so a transient refusal without a stage is still transient, as
+// client-python 74d6e129 _request_url retries it, and nothing else counts:
+// not the status alone, the stage, the message, nor the Retry-After header.
+// client-python accepts any truthy value there; the contract says the
+// field is a boolean, so this reader takes only true. The stage is the
+// body's "stage" string, "" when it has none.
 func ClassifyRefusal(status int, _ http.Header, body []byte) (stage string, transient bool) {
 	if status != http.StatusInsufficientStorage {
 		return "", false
@@ -49,6 +47,5 @@ func ClassifyRefusal(status int, _ http.Header, body []byte) (stage string, tran
 	if json.Unmarshal(rb.Stage, &stage) != nil {
 		stage = ""
 	}
-	transient = string(bytes.TrimSpace(rb.Transient)) == "true" && stage != "" && stage != "unknown"
-	return stage, transient
+	return stage, string(bytes.TrimSpace(rb.Transient)) == "true"
 }

@@ -26,12 +26,15 @@ func TestClassifyRefusal(t *testing.T) {
 		{"whitespace around", 507, " \n{\"stage\":\"queue_state\",\"transient\":true}\n", "queue_state", true},
 		{"structural stage", 507, `{"error":"too big","status":507,"stage":"cpu_max_per_instance","transient":false}`, "cpu_max_per_instance", false},
 		{"CongestedNetwork: no stage or transient", 507, `{"error":"Network is congested","status":507}`, "", false},
-		{"transient without a stage", 507, `{"error":"x","status":507,"transient":true}`, "", false},
-		{"stage unknown is never transient", 507, `{"error":"x","status":507,"stage":"unknown","transient":true}`, "unknown", false},
+		// The field is the gate, whatever the stage says (client-python
+		// 74d6e129 retries these too).
+		{"transient without a stage", 507, `{"error":"No nodes remaining at scheduling stage sufficient_idle_cpu","status":507,"transient":true}`, "", true},
+		{"stage unknown", 507, `{"error":"x","status":507,"stage":"unknown","transient":true}`, "unknown", true},
 		{"transient as a string", 507, `{"stage":"sufficient_idle_cpu","transient":"true"}`, "sufficient_idle_cpu", false},
 		{"transient as a number", 507, `{"stage":"sufficient_idle_cpu","transient":1}`, "sufficient_idle_cpu", false},
 		{"transient null", 507, `{"stage":"sufficient_idle_cpu","transient":null}`, "sufficient_idle_cpu", false},
-		{"stage not a string", 507, `{"stage":7,"transient":true}`, "", false},
+		{"stage not a string", 507, `{"stage":7,"transient":true}`, "", true},
+		{"transient false", 507, `{"stage":"sufficient_idle_cpu","transient":false}`, "sufficient_idle_cpu", false},
 		{"HTML 507 from a proxy", 507, `<html><title>507 Insufficient Storage</title>"transient": true</html>`, "", false},
 		{"plain text", 507, `transient: true`, "", false},
 		{"truncated JSON", 507, `{"stage":"sufficient_idle_cpu","transient":tr`, "", false},
@@ -54,8 +57,8 @@ func TestClassifyRefusal(t *testing.T) {
 }
 
 // FuzzClassifyRefusal checks the invariants on any body: only a 507 whose
-// body decodes to an object with the literal true and a usable stage is
-// transient, and the classifier never panics.
+// body decodes to an object with the literal true is transient, the stage
+// is the body's own, and the classifier never panics.
 func FuzzClassifyRefusal(f *testing.F) {
 	for _, s := range []string{
 		`{"error":"x","status":507,"stage":"sufficient_idle_cpu","transient":true}`,
@@ -82,7 +85,7 @@ func FuzzClassifyRefusal(f *testing.F) {
 		if m["transient"] != true {
 			t.Fatalf("transient body %q has transient %v", body, m["transient"])
 		}
-		if s, _ := m["stage"].(string); s != stage || s == "" || s == "unknown" {
+		if s, _ := m["stage"].(string); s != stage {
 			t.Fatalf("transient body %q: stage %q, decoded %v", body, stage, m["stage"])
 		}
 	})
@@ -130,5 +133,13 @@ func TestNoticeNamesTheRequest(t *testing.T) {
 	n.Method, n.Path = "", ""
 	if strings.Contains(n.JSON(), "method") || strings.HasPrefix(n.String(), ":") {
 		t.Errorf("own notice names a request: %s / %s", n.String(), n.JSON())
+	}
+}
+
+// A transient refusal without a stage reads without an empty "at stage".
+func TestNoticeWithoutAStage(t *testing.T) {
+	n := Notice{Wait: 15 * time.Second, Attempt: 2, Max: 5, Left: 45 * time.Second}
+	if got, want := n.String(), "capacity refused (transient); retrying in 15s (attempt 2/5, 45s left)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
