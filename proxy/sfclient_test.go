@@ -19,8 +19,7 @@ import (
 // sfClientDir finds the real sf-client (../shared/peers/sfclient next to
 // the repository, as CI lays it out) and the Debian packages it runs on.
 // On a user's machine without them the test says so and skips; in CI
-// (CI=true) their absence is a failure. SHAKECTL_SHARED_DIR names shared/
-// when the checkout is not next to it, so the interop check cannot
+// (CI=true) their absence is a failure, so the interop check cannot
 // silently stop running.
 func sfClientDir(t *testing.T) (dir, python string) {
 	t.Helper()
@@ -32,28 +31,27 @@ func sfClientDir(t *testing.T) (dir, python string) {
 		}
 		t.Skip(msg + "; see ../shared/peers/README.md")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
+	dir = os.Getenv("SHAKECTL_SFCLIENT_DIR")
+	if dir == "" {
+		// shared/ beside the repository root or one of its ancestors: CI
+		// clones the repository next to shared/; a git worktree under
+		// /work/wt/NAME finds /work/shared. (sim/cluster's interop test
+		// looks the same way.)
+		root, err := filepath.Abs("..")
+		if err != nil {
+			t.Fatal(err)
 		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatal("cannot find the repository root (go.mod)")
+		for range 6 {
+			cand := filepath.Join(filepath.Dir(root), "shared", "peers", "sfclient")
+			if _, err := os.Stat(filepath.Join(cand, "shakenfist_client", "main.py")); err == nil {
+				dir = cand
+				break
+			}
+			root = filepath.Dir(root)
 		}
-		root = parent
 	}
-	shared := filepath.Join(filepath.Dir(root), "shared")
-	if d := os.Getenv("SHAKECTL_SHARED_DIR"); d != "" {
-		// A git worktree elsewhere than next to shared/.
-		shared = d
-	}
-	dir = filepath.Join(shared, "peers", "sfclient")
-	if _, err := os.Stat(filepath.Join(dir, "shakenfist_client", "main.py")); err != nil {
-		missing("%s is absent", dir)
+	if dir == "" {
+		missing("../shared/peers/sfclient is absent (SHAKECTL_SFCLIENT_DIR may name a copy)")
 	}
 	// Debian's python3, where the apt packages are (the README's recipe);
 	// another python3 earlier on PATH would lack them.
@@ -64,6 +62,7 @@ func sfClientDir(t *testing.T) (dir, python string) {
 		}
 	}
 	check := exec.Command(py, "-c", "import click, prettytable, requests, requests_toolbelt, tqdm, pbr, yaml")
+	check.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}
 	if out, err := check.CombinedOutput(); err != nil {
 		missing("python3 lacks sf-client's packages (apt-get install python3-click python3-prettytable python3-requests python3-requests-toolbelt python3-tqdm python3-pbr python3-yaml): %s", strings.TrimSpace(string(out)))
 	}
@@ -79,6 +78,8 @@ func sfClient(t *testing.T, dir, python, apiURL string, args ...string) ([]strin
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + t.TempDir(),
 		"PYTHONPATH=" + dir,
+		// shared/ is read-only material: no __pycache__ written into it.
+		"PYTHONDONTWRITEBYTECODE=1",
 		"PBR_VERSION=0.8.3",
 		"SHAKENFIST_NAMESPACE=system",
 		"SHAKENFIST_KEY=demo",
