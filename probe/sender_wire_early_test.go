@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -151,13 +153,13 @@ func TestOpenRunWritesRequestsLargerThanTheSocketBuffer(t *testing.T) {
 	}))
 	defer srv.Close()
 	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 20, Duration: time.Second, ActorCount: 1,
-		Body: bytes.Repeat([]byte("x"), size), Checks: CheckConfig{ShedMax: time.Hour}})
+		Body: bytes.Repeat([]byte("x"), size), Checks: report.CheckConfig{ShedMax: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Transport != transportWire || r.Requests != 20 || r.count(Served) != 20 || got.Load() != 20 {
+	if r.Transport != transportWire || r.Requests != 20 || r.Count(report.Served) != 20 || got.Load() != 20 {
 		t.Errorf("transport %s, %d requests, %d served, %d whole bodies received; want wire, 20, 20, 20 (outcomes %v)",
-			r.Transport, r.Requests, r.count(Served), got.Load(), r.Outcomes)
+			r.Transport, r.Requests, r.Count(report.Served), got.Load(), r.Outcomes)
 	}
 }
 

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bufio"
 	"context"
 	"net"
@@ -133,21 +135,21 @@ func TestWireSenderCancelEndsParkedRequestsAsCanceled(t *testing.T) {
 		}()
 		t0 := time.Now()
 		r, _ := Run(ctx, Options{Target: srv.URL, Mode: Open, Rate: 500, Duration: 10 * time.Second,
-			Actors: GeneratedActors(50), Timeout: 30 * time.Second, Checks: CheckConfig{ShedMax: time.Hour}})
+			Actors: GeneratedActors(50), Timeout: 30 * time.Second, Checks: report.CheckConfig{ShedMax: time.Hour}})
 		if el := time.Since(t0); el > 3*time.Second {
 			t.Errorf("round %d: Run took %s after cancel", round, el)
 		}
-		st := r.stats(TransportError)
+		st := r.Stats(report.TransportError)
 		t.Logf("round %d: %d requests via %s, details %v", round, r.Requests, r.Transport, st.Details)
 		var total int64
-		for o := range Outcome(numOutcomes) {
-			total += r.count(o)
+		for o := range report.Outcome(report.NumOutcomes) {
+			total += r.Count(o)
 		}
 		if total != r.Requests {
 			t.Errorf("round %d: outcomes %d != requests %d", round, total, r.Requests)
 		}
-		if r.count(TransportError) != r.Requests || len(st.Details) != 1 || st.Details["canceled"] != r.Requests {
-			t.Errorf("round %d: requests %d transport %d details %v", round, r.Requests, r.count(TransportError), st.Details)
+		if r.Count(report.TransportError) != r.Requests || len(st.Details) != 1 || st.Details["canceled"] != r.Requests {
+			t.Errorf("round %d: requests %d transport %d details %v", round, r.Requests, r.Count(report.TransportError), st.Details)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -115,13 +117,13 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	if a := send("/big-body", ""); a.Status != http.StatusTeapot || a.Err != nil || !strings.HasPrefix(string(a.Body), "bbb") && a.Body != nil {
 		t.Errorf("a body over the drain limit: %d %v, want its status", a.Status, a.Err)
 	}
-	if o := Classify(send("/overflow", "")); o != EnvoyOverflow {
-		t.Errorf("503 with x-envoy-overloaded: %v, want %v", o, EnvoyOverflow)
+	if o := Classify(send("/overflow", "")); o != report.EnvoyOverflow {
+		t.Errorf("503 with x-envoy-overloaded: %v, want %v", o, report.EnvoyOverflow)
 	}
-	if o := Classify(send("/proxy", "")); o != ProxyError {
-		t.Errorf("502 with x-envoy-*: %v, want %v", o, ProxyError)
+	if o := Classify(send("/proxy", "")); o != report.ProxyError {
+		t.Errorf("502 with x-envoy-*: %v, want %v", o, report.ProxyError)
 	}
-	if a := send("/reset", ""); a.Err == nil || Classify(a) != TransportError {
+	if a := send("/reset", ""); a.Err == nil || Classify(a) != report.TransportError {
 		t.Errorf("reset: %+v, want a transport error", a)
 	}
 	if a := send("/garbage", ""); a.Err == nil || transportDetail(a.Err) != "malformed HTTP response" {
@@ -129,7 +131,7 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	}
 	a = send("/park", "")
 	<-parked
-	if !a.ClientTimeout || Classify(a) != ClientTimeout {
+	if !a.ClientTimeout || Classify(a) != report.ClientTimeout {
 		t.Errorf("parked past the timeout: %+v, want client_timeout", a)
 	}
 	// After all that, plain answers still work.
@@ -225,7 +227,7 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 // numbers differ by its size: each must still get its own Host.
 func TestWireRequestCacheKeepsActorsApart(t *testing.T) {
 	o := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, ActorCount: 3 * wireCacheSlots,
-		Body: []byte("{}"), Checks: CheckConfig{ShedMax: time.Hour}}
+		Body: []byte("{}"), Checks: report.CheckConfig{ShedMax: time.Hour}}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -452,11 +454,11 @@ func TestWireSenderWritesRequestsLargerThanTheSocketBuffer(t *testing.T) {
 	}))
 	defer srv.Close()
 	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, ActorCount: 1,
-		Body: bytes.Repeat([]byte("x"), size), Checks: CheckConfig{ShedMax: time.Hour}})
+		Body: bytes.Repeat([]byte("x"), size), Checks: report.CheckConfig{ShedMax: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Transport != transportWire || r.count(Served) != 3 || got.Load() != 3 {
-		t.Errorf("transport %s, %d served, %d whole bodies received; want wire, 3 and 3 (outcomes %v)", r.Transport, r.count(Served), got.Load(), r.Outcomes)
+	if r.Transport != transportWire || r.Count(report.Served) != 3 || got.Load() != 3 {
+		t.Errorf("transport %s, %d served, %d whole bodies received; want wire, 3 and 3 (outcomes %v)", r.Transport, r.Count(report.Served), got.Load(), r.Outcomes)
 	}
 }

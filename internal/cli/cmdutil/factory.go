@@ -12,7 +12,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -191,4 +191,4 @@ func Warn(s *output.IOStreams, cfg *Config, msg string) {
 }
 
 // PlotFunc draws a figure as format ("png" or "svg") to w.
-type PlotFunc func(fig *probe.Figure, format string, w io.Writer) error
+type PlotFunc func(fig *report.Figure, format string, w io.Writer) error

@@ -23,6 +23,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // Options are parking-probe's flags, as typed.
@@ -264,9 +265,9 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
 	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
 	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
-	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
+	fl.DurationVar(&opts.budget, "budget", report.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+	fl.DurationVar(&opts.slack, "slack", report.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
+	fl.DurationVar(&opts.shedMax, "shed-max", report.DefaultShedMax, "shed answers' p99 must stay under this")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
 	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
@@ -309,11 +310,11 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 		Timeout:      opts.timeout,
 		MetricsURL:   opts.metricsURL,
 		StatuszURL:   opts.statuszURL,
-		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, SlackSet: fl.Changed("slack"), ShedMax: opts.shedMax},
+		Checks:       report.CheckConfig{Budget: opts.budget, Slack: opts.slack, SlackSet: fl.Changed("slack"), ShedMax: opts.shedMax},
 	}
 	if !fl.Changed("budget") {
 		// probe owns the default: the router's statusz max_wait when
-		// --statusz-url gives one, else probe.DefaultBudget.
+		// --statusz-url gives one, else report.DefaultBudget.
 		po.Checks.Budget = 0
 	}
 	switch po.Mode {
@@ -422,7 +423,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 		}
 		po.StartAt = t
 	}
-	exps, err := probe.ParseExpectations(opts.expect)
+	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
@@ -594,23 +595,23 @@ func probeError(err error) error {
 	if errors.As(err, &oe) {
 		return &cmdutil.UsageError{Msg: oe.Render(FlagName)}
 	}
-	var ee *probe.ExpectError
+	var ee *report.ExpectError
 	if errors.As(err, &ee) {
 		return &cmdutil.UsageError{Msg: ee.Error()}
 	}
 	return err
 }
 
-func checksError(r *probe.Report) error {
+func checksError(r *report.Report) error {
 	if failed := r.Failed(); len(failed) > 0 {
-		return fmt.Errorf("%w: %s", probe.ErrChecksFailed, strings.Join(failed, ", "))
+		return fmt.Errorf("%w: %s", report.ErrChecksFailed, strings.Join(failed, ", "))
 	}
 	return nil
 }
 
 // writeReport prints the report in the configured format and writes
 // the --out and --plot files.
-func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out string, plot *plotFile) error {
+func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out string, plot *plotFile) error {
 	ios := f.IOStreams
 	switch cfg.Output {
 	case "json":
@@ -623,7 +624,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 		}
 	default:
 		cs := output.NewColourScheme(ios.ColourEnabled())
-		if err := probe.WriteText(ios.Out, r, cs); err != nil {
+		if err := report.WriteText(ios.Out, r, cs); err != nil {
 			return err
 		}
 	}
@@ -633,7 +634,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 		}
 	}
 	if plot != nil {
-		fig, err := probe.NewFigure(r)
+		fig, err := report.NewFigure(r)
 		if err != nil {
 			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
 		}
@@ -646,7 +647,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 
 // writeYAML writes the report's JSON form as YAML, so both formats carry the
 // same field names.
-func writeYAML(w io.Writer, r *probe.Report) error {
+func writeYAML(w io.Writer, r *report.Report) error {
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -673,7 +674,7 @@ type progressLine struct {
 func (p *progressLine) show(pr probe.Progress) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\r\x1b[K%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
-	for _, o := range probe.AllOutcomes() {
+	for _, o := range report.AllOutcomes() {
 		if n := pr.Counts[o]; n > 0 {
 			fmt.Fprintf(&b, "  %s %d", o, n)
 		}

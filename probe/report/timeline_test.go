@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"sync"
@@ -60,8 +60,8 @@ func TestNewFigure(t *testing.T) {
 	for i := range 20 {
 		r.samples = append(r.samples, Sample{Sent: time.Duration(i) * 10 * time.Millisecond, Latency: time.Second, Outcome: Served})
 	}
-	h := newHist()
-	recordDuration(h, time.Second)
+	h := NewHistogram()
+	RecordDuration(h, time.Second)
 	r.Outcomes[Served.String()] = &OutcomeStats{Count: 40, lat: h}
 	d, err := NewFigure(r)
 	if err != nil {

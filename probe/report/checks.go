@@ -1,6 +1,7 @@
-package probe
+package report
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -29,9 +30,13 @@ func skipped(name, detail string) Check {
 	return Check{Name: name, OK: true, Status: CheckSkipped, Detail: detail}
 }
 
-// evaluate runs the built-in checks and the user's expectations.
-func (r *Report) evaluate(cfg CheckConfig) {
-	cfg.applyDefaults()
+// Evaluate runs the built-in checks and the user's expectations (cfg's
+// zero fields take the defaults), replacing the report's checks. In the
+// report of one shard of a sharded run the checks that compare the
+// router's figures with the probe's counts are skipped: the router saw
+// every shard's load, so only the merged report can judge them.
+func (r *Report) Evaluate(cfg CheckConfig) {
+	cfg.ApplyDefaults()
 	r.Checks = []Check{
 		r.checkBudgetBound(cfg),
 		r.checkShedFast(cfg),
@@ -46,6 +51,7 @@ func (r *Report) evaluate(cfg CheckConfig) {
 	for _, e := range cfg.Expect {
 		r.Checks = append(r.Checks, r.checkExpectation(e))
 	}
+	r.leaveRouterChecksToMerge()
 }
 
 // checkBudgetBound: the router answers budget_exhausted when the park budget
@@ -53,7 +59,7 @@ func (r *Report) evaluate(cfg CheckConfig) {
 // sent (from when the request was written, not from the burst's release or
 // the open-mode schedule).
 func (r *Report) checkBudgetBound(cfg CheckConfig) Check {
-	s := r.stats(BudgetExhausted)
+	s := r.Stats(BudgetExhausted)
 	bound := cfg.Budget + cfg.Slack
 	if s.Count == 0 {
 		return skipped(CheckBudgetBound, "no budget_exhausted answers")
@@ -73,13 +79,13 @@ func (r *Report) checkBudgetBound(cfg CheckConfig) Check {
 			src = " from the router's statusz max_wait"
 		}
 		return failed(CheckBudgetBound, fmt.Sprintf("%d of %d budget_exhausted answers came later than %s (budget %s%s + slack %s); max %s",
-			late, s.Count, fmtDur(bound), fmtDur(cfg.Budget), src, fmtDur(cfg.Slack), fmtDur(maxD)))
+			late, s.Count, FormatDuration(bound), FormatDuration(cfg.Budget), src, FormatDuration(cfg.Slack), FormatDuration(maxD)))
 	}
 	src := ""
 	if cfg.BudgetSource == BudgetStatusz {
-		src = fmt.Sprintf("budget %s from the router's statusz max_wait; ", fmtDur(cfg.Budget))
+		src = fmt.Sprintf("budget %s from the router's statusz max_wait; ", FormatDuration(cfg.Budget))
 	}
-	return ok(CheckBudgetBound, fmt.Sprintf("all %d budget_exhausted answers within %s (%smax %s)", s.Count, fmtDur(bound), src, fmtDur(maxD)))
+	return ok(CheckBudgetBound, fmt.Sprintf("all %d budget_exhausted answers within %s (%smax %s)", s.Count, FormatDuration(bound), src, FormatDuration(maxD)))
 }
 
 // countAbove counts recorded values certainly above d: those whose
@@ -100,15 +106,15 @@ func usDuration(us int64) time.Duration { return time.Duration(us) * time.Micros
 // checkShedFast: shedding exists to answer at once, so shed answers must be
 // fast.
 func (r *Report) checkShedFast(cfg CheckConfig) Check {
-	s := r.stats(Shed)
+	s := r.Stats(Shed)
 	if s.Count == 0 || s.lat == nil {
 		return skipped(CheckShedFast, "no shed answers")
 	}
 	p99 := usDuration(s.lat.ValueAtQuantile(99))
 	if p99 >= cfg.ShedMax {
-		return failed(CheckShedFast, fmt.Sprintf("shed p99 %s is not under %s (%d shed answers)", fmtDur(p99), fmtDur(cfg.ShedMax), s.Count))
+		return failed(CheckShedFast, fmt.Sprintf("shed p99 %s is not under %s (%d shed answers)", FormatDuration(p99), FormatDuration(cfg.ShedMax), s.Count))
 	}
-	return ok(CheckShedFast, fmt.Sprintf("shed p99 %s under %s (%d shed answers)", fmtDur(p99), fmtDur(cfg.ShedMax), s.Count))
+	return ok(CheckShedFast, fmt.Sprintf("shed p99 %s under %s (%d shed answers)", FormatDuration(p99), FormatDuration(cfg.ShedMax), s.Count))
 }
 
 // checkRejectedMatchesShed: every shed answer is a parking rejection, and a
@@ -129,7 +135,7 @@ func (r *Report) checkRejectedMatchesShed() Check {
 		}
 		return skipped(CheckRejectedMatchesShed, reason)
 	}
-	shed := r.count(Shed)
+	shed := r.Count(Shed)
 	d := *m.RejectedDelta
 	// OpenTelemetry exports an instrument only once used (PR #221
 	// 4a8f978b): absent before means 0, absent after too means never used.
@@ -190,8 +196,8 @@ func (r *Report) activePeak() *float64 {
 // checkNoEnvoyOverflow: an overflow means Envoy's ext_proc breaker sits
 // below the parking lot and silently truncates it.
 func (r *Report) checkNoEnvoyOverflow() Check {
-	n := r.count(EnvoyOverflow)
-	x := r.count(ExtProcError)
+	n := r.Count(EnvoyOverflow)
+	x := r.Count(ExtProcError)
 	switch {
 	case n > 0 && x > 0:
 		return failed(CheckNoEnvoyOverflow, fmt.Sprintf("%d answers were Envoy overflows and %d ext_proc errors (Envoy's empty 500/504): Envoy truncates the parking lot", n, x))
@@ -218,7 +224,7 @@ func (r *Report) checkAllAccounted() Check {
 func (r *Report) checkExpectation(e Expectation) Check {
 	name := "expect " + e.Text
 	if e.Stat != "" {
-		s := r.stats(e.Outcome)
+		s := r.Stats(e.Outcome)
 		if s.Count == 0 || s.lat == nil {
 			return skipped(name, fmt.Sprintf("no %s answers to measure", e.Outcome))
 		}
@@ -229,18 +235,18 @@ func (r *Report) checkExpectation(e Expectation) Check {
 		} else {
 			got = usDuration(s.lat.ValueAtQuantile(q))
 		}
-		detail := fmt.Sprintf("%s(%s) is %s", e.Stat, e.Outcome, fmtDur(got))
+		detail := fmt.Sprintf("%s(%s) is %s", e.Stat, e.Outcome, FormatDuration(got))
 		if compare(float64(got), e.Op, float64(e.Latency)) {
 			return ok(name, detail)
 		}
-		return failed(name, detail+fmt.Sprintf(", want %s %s", e.Op, fmtDur(e.Latency)))
+		return failed(name, detail+fmt.Sprintf(", want %s %s", e.Op, FormatDuration(e.Latency)))
 	}
 	var n int64
 	subject := "requests"
 	if e.Requests {
 		n = r.Requests
 	} else {
-		n = r.count(e.Outcome)
+		n = r.Count(e.Outcome)
 		subject = e.Outcome.String()
 	}
 	if e.IsRatio {
@@ -269,9 +275,9 @@ func fmtPct(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", p), "0"), ".") + "%"
 }
 
-// fmtDur prints a duration at a precision people read: 3 significant
+// FormatDuration prints a duration at a precision people read: 3 significant
 // digits, µs/ms/s as fits.
-func fmtDur(d time.Duration) string {
+func FormatDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "0s"
@@ -318,7 +324,7 @@ func (r *Report) checkWaitMatchesBudgetExhausted() Check {
 	if m.Before == nil || m.After == nil {
 		return skipped(CheckWaitMatchesBudgetExhausted, "a scrape before or after the run failed")
 	}
-	be := r.count(BudgetExhausted)
+	be := r.Count(BudgetExhausted)
 	seed := m.WaitDelta["budget_exhausted"].Count
 	pr := m.WaitDelta["error"].Count
 	switch {
@@ -336,3 +342,7 @@ func (r *Report) checkWaitMatchesBudgetExhausted() Check {
 	}
 	return failed(CheckWaitMatchesBudgetExhausted, fmt.Sprintf("the probe saw %d budget_exhausted answers but the router recorded no parking wait (no parking_wait series grew): it refused without parking", be))
 }
+
+// ErrChecksFailed is returned (wrapped) when a run or a merge made a report
+// and one or more of its checks failed; the command maps it to exit code 3.
+var ErrChecksFailed = errors.New("one or more checks failed")

@@ -1,4 +1,4 @@
-package schema
+package report
 
 import (
 	"encoding/json"
@@ -24,8 +24,8 @@ func TestSchemaFieldAgreesWithCheck(t *testing.T) {
 	if err != nil || doc.Properties.Schema.Pattern == "" {
 		t.Fatalf("pattern %q: %v", doc.Properties.Schema.Pattern, err)
 	}
-	for _, s := range []string{Current, Current + ".0", Current + ".12", "", "parking-probe/v2", "parking-probe/v1x", "other/v1", "parking-probe/v11"} {
-		if got, want := re.MatchString(s), Check(s) == nil; got != want {
+	for _, s := range []string{SchemaVersion, SchemaVersion + ".0", SchemaVersion + ".12", "", "parking-probe/v2", "parking-probe/v1x", "other/v1", "parking-probe/v11"} {
+		if got, want := re.MatchString(s), CheckSchemaVersion(s) == nil; got != want {
 			t.Errorf("%q: schema pattern accepts=%v, Check accepts=%v", s, got, want)
 		}
 	}

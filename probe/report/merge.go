@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"errors"
@@ -11,8 +11,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/shakenfist/shakectl/probe/schema"
 )
 
 // CheckConfigOf returns the check thresholds a report was made with.
@@ -36,7 +34,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
-	cfg.applyDefaults()
+	cfg.ApplyDefaults()
 	first := reports[0]
 	m := &Report{
 		RunInfo:   mergedRunInfo(reports),
@@ -50,15 +48,15 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	m.Load.BudgetSource = cfg.BudgetSource
 	targets := map[string]bool{}
 	end := first.StartedAt
-	var lat, svc [numOutcomes]*hdr.Histogram
-	var counts [numOutcomes]int64
-	var details [numOutcomes]map[string]int64
+	var lat, svc [NumOutcomes]*hdr.Histogram
+	var counts [NumOutcomes]int64
+	var details [NumOutcomes]map[string]int64
 	var rate float64
 	allOpen := true
 	for i, r := range reports {
 		targets[r.Target] = true
 		if r.Mode != m.Mode {
-			m.Mode = "mixed"
+			m.Mode = ModeMixed
 		}
 		if r.StartedAt.Before(m.StartedAt) {
 			m.StartedAt = r.StartedAt
@@ -83,8 +81,8 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 				return nil, fmt.Errorf("unknown outcome %q", name)
 			}
 			counts[o] += s.Count
-			mergeInto(&lat[o], s.lat)
-			mergeInto(&svc[o], s.svc)
+			MergeHistogram(&lat[o], s.lat)
+			MergeHistogram(&svc[o], s.svc)
 			for k, v := range s.Details {
 				if details[o] == nil {
 					details[o] = map[string]int64{}
@@ -98,7 +96,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 			allOpen = false
 		}
 		if r.lateness != nil {
-			mergeInto(&m.lateness, r.lateness)
+			MergeHistogram(&m.lateness, r.lateness)
 		}
 	}
 	var names []string
@@ -109,7 +107,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	m.Target = strings.Join(names, ", ")
 	m.DurationSeconds = end.Sub(m.StartedAt).Seconds()
 	for _, o := range AllOutcomes() {
-		m.setOutcome(o, counts[o], lat[o], svc[o], details[o])
+		m.SetOutcome(o, counts[o], lat[o], svc[o], details[o])
 	}
 	if allOpen {
 		m.AchievedRate = &rate
@@ -140,7 +138,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		// Keep the runs' own expectations.
 		cfg.Expect = sourceExpectations(reports)
 	}
-	m.evaluate(cfg)
+	m.Evaluate(cfg)
 	m.Checks = append(m.Checks, sourcesPassed(reports))
 	return m, nil
 }
@@ -299,7 +297,7 @@ func mergeMetrics(reports []*Report) *MetricsReport {
 	}
 	if out != nil {
 		out.Before, out.After = w.before, w.after
-		out.computeDeltas()
+		out.ComputeDeltas()
 	}
 	return out
 }
@@ -331,7 +329,7 @@ func CheckSchema(r *Report) error {
 	if r.Schema == "" {
 		return nil
 	}
-	return schema.Check(r.Schema)
+	return CheckSchemaVersion(r.Schema)
 }
 
 // CheckRun refuses shards that are not exactly one run: when any report
@@ -406,7 +404,7 @@ func CheckRun(reports []*Report, names []string) error {
 // sources are the shards of one run (with the latest start lateness and
 // the spread of the shards' starts), else only the schema.
 func mergedRunInfo(reports []*Report) RunInfo {
-	ri := RunInfo{Schema: schema.Current}
+	ri := RunInfo{Schema: SchemaVersion}
 	first := reports[0]
 	for _, r := range reports {
 		if r.Shards <= 1 || r.RunID != first.RunID {

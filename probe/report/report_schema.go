@@ -1,6 +1,8 @@
-package probe
+package report
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -170,14 +172,15 @@ func (r *Report) Failed() []string {
 // Samples are the per-request points kept for a plot (Options.KeepSamples).
 func (r *Report) Samples() []Sample { return r.samples }
 
-func (r *Report) count(o Outcome) int64 {
+func (r *Report) Count(o Outcome) int64 {
 	if s := r.Outcomes[o.String()]; s != nil {
 		return s.Count
 	}
 	return 0
 }
 
-func (r *Report) stats(o Outcome) *OutcomeStats {
+// Stats is outcome o's entry, or an empty one when o did not occur.
+func (r *Report) Stats(o Outcome) *OutcomeStats {
 	if s := r.Outcomes[o.String()]; s != nil {
 		return s
 	}
@@ -185,12 +188,66 @@ func (r *Report) stats(o Outcome) *OutcomeStats {
 }
 
 // topDetail is the most frequent detail of an outcome.
-func (r *Report) topDetail(o Outcome) string {
+func (r *Report) TopDetail(o Outcome) string {
 	best, n := "", int64(-1)
-	for k, v := range r.stats(o).Details {
+	for k, v := range r.Stats(o).Details {
 		if v > n || v == n && k < best {
 			best, n = k, v
 		}
 	}
 	return best
 }
+
+// SetSendLateness records an open run's send lateness histogram (how late
+// each send was against the schedule) and its summary.
+func (r *Report) SetSendLateness(h *hdr.Histogram) {
+	r.lateness = h
+	r.SendLateness = summarise(h)
+	r.SendLatenessHDR = encodeHist(h)
+}
+
+// SetPlotData keeps, on a report of a run just made, the per-request
+// samples and the exact timeline its plots draw; a report read back or
+// merged has neither, and its plots use its per-second series.
+func (r *Report) SetPlotData(samples []Sample, tl *Timeline) {
+	r.samples, r.timeline = samples, tl
+}
+
+// SetOutcome fills an outcome's entry from its histograms.
+func (r *Report) SetOutcome(o Outcome, count int64, lat, svc *hdr.Histogram, details map[string]int64) {
+	s := &OutcomeStats{Count: count, lat: lat, svc: svc, Details: details}
+	if r.Requests > 0 {
+		s.Ratio = float64(count) / float64(r.Requests)
+	}
+	s.Latency = summarise(lat)
+	s.HDR = encodeHist(lat)
+	s.ServiceHDR = encodeHist(svc)
+	r.Outcomes[o.String()] = s
+}
+
+// The report's "mode" values: the load shape that ran, or mixed for a
+// merge of runs of different shapes. The engine's Mode constants are these.
+const (
+	ModeBurst  = "burst"
+	ModeClosed = "closed"
+	ModeOpen   = "open"
+	ModeMixed  = "mixed"
+)
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// LatencyHistogram is the outcome's latency histogram (microseconds, from
+// each request's due time), or nil: set on a report just made and on one
+// ReadReport read, whose "hdr" it decodes.
+func (s *OutcomeStats) LatencyHistogram() *hdr.Histogram { return s.lat }
+
+// ServiceHistogram is the histogram of time from each request's write to
+// its answer (burst and open modes), or nil.
+func (s *OutcomeStats) ServiceHistogram() *hdr.Histogram { return s.svc }

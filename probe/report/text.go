@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func WriteText(w io.Writer, r *Report, p Painter) error {
 	b.WriteString(p.Bold("parking-probe " + describeLoad(r)))
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "started %s, ran %s, %d requests, in flight peak %d",
-		r.StartedAt.Format(time.RFC3339), fmtDur(time.Duration(r.DurationSeconds*float64(time.Second))), r.Requests, r.InFlightPeak)
+		r.StartedAt.Format(time.RFC3339), FormatDuration(time.Duration(r.DurationSeconds*float64(time.Second))), r.Requests, r.InFlightPeak)
 	if r.Interrupted {
 		b.WriteString(" " + p.Yellow("(interrupted: partial results)"))
 	}
@@ -91,11 +91,11 @@ func WriteText(w io.Writer, r *Report, p Painter) error {
 func describeLoad(r *Report) string {
 	var shape string
 	switch r.Mode {
-	case string(Burst):
+	case ModeBurst:
 		shape = fmt.Sprintf("burst of %d", r.Load.Requests)
-	case string(Closed):
+	case ModeClosed:
 		shape = fmt.Sprintf("closed, %d workers for %s", r.Load.Concurrency, fmtSec(r.Load.DurationSeconds))
-	case string(Open):
+	case ModeOpen:
 		shape = fmt.Sprintf("open, %s req/s for %s", trimFloat(r.Load.Rate), fmtSec(r.Load.DurationSeconds))
 	default:
 		shape = r.Mode
@@ -103,7 +103,7 @@ func describeLoad(r *Report) string {
 	return fmt.Sprintf("%s → %s (%d actors, %s, seed %d)", shape, r.Target, r.Load.Actors, r.Load.Distribution, r.Load.Seed)
 }
 
-func fmtSec(s float64) string { return fmtDur(time.Duration(s * float64(time.Second))) }
+func fmtSec(s float64) string { return FormatDuration(time.Duration(s * float64(time.Second))) }
 
 func outcomePaint(p Painter, o Outcome, s string) string {
 	switch o {
@@ -122,7 +122,7 @@ func writeOutcomeTable(b *strings.Builder, r *Report, p Painter) {
 	rows := [][]string{}
 	var outs []Outcome
 	for _, o := range AllOutcomes() {
-		s := r.stats(o)
+		s := r.Stats(o)
 		if s.Count == 0 {
 			continue
 		}
@@ -168,7 +168,7 @@ func writeOutcomeTable(b *strings.Builder, r *Report, p Painter) {
 		})
 	}
 	for _, o := range outs {
-		d := r.stats(o).Details
+		d := r.Stats(o).Details
 		if len(d) == 0 {
 			continue
 		}

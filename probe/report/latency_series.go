@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"cmp"
@@ -31,7 +31,7 @@ func LatencyOverTime(r *Report, perOutcome int) []OutcomeSeries {
 			}
 			pts = kept
 		}
-		out = append(out, OutcomeSeries{Outcome: o.String(), Count: r.count(o), Points: pts})
+		out = append(out, OutcomeSeries{Outcome: o.String(), Count: r.Count(o), Points: pts})
 	}
 	return out
 }

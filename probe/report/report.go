@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"encoding/json"
@@ -48,7 +48,7 @@ func decodeHist(s string) (*hdr.Histogram, error) {
 	}
 	if h.LowestTrackableValue() != histLowest || h.HighestTrackableValue() != histHighest || h.SignificantFigures() != histDigits {
 		// Re-bin into the standard geometry so merges stay exact within it.
-		std := newHist()
+		std := NewHistogram()
 		if dropped := std.Merge(h); dropped > 0 {
 			return nil, fmt.Errorf("histogram holds %d values outside 1µs..1h", dropped)
 		}

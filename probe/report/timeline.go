@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"sync"
@@ -18,7 +18,7 @@ type Timeline struct {
 	mu sync.Mutex
 	// answers[i][o] is how many answers of outcome o completed in step i;
 	// sent[i] how many requests were sent in step i.
-	answers [][numOutcomes]int64
+	answers [][NumOutcomes]int64
 	sent    []int64
 	total   int64
 }
@@ -47,14 +47,14 @@ func (t *Timeline) index(d time.Duration) int {
 // Observe records one request, sent at sent and answered at done (both
 // from the start of the run), with outcome o.
 func (t *Timeline) Observe(sent, done time.Duration, o Outcome) {
-	if int(o) < 0 || int(o) >= numOutcomes {
+	if int(o) < 0 || int(o) >= NumOutcomes {
 		o = Other
 	}
 	si, di := t.index(sent), t.index(done)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for len(t.answers) <= max(si, di) {
-		t.answers = append(t.answers, [numOutcomes]int64{})
+		t.answers = append(t.answers, [NumOutcomes]int64{})
 		t.sent = append(t.sent, 0)
 	}
 	t.answers[di][o]++
@@ -63,13 +63,13 @@ func (t *Timeline) Observe(sent, done time.Duration, o Outcome) {
 }
 
 // merge adds o's counts (of the same step) to t.
-func (t *Timeline) merge(o *Timeline) {
+func (t *Timeline) Add(o *Timeline) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for len(t.answers) < len(o.answers) {
-		t.answers = append(t.answers, [numOutcomes]int64{})
+		t.answers = append(t.answers, [NumOutcomes]int64{})
 		t.sent = append(t.sent, 0)
 	}
 	for i := range o.answers {
@@ -84,7 +84,7 @@ func (t *Timeline) merge(o *Timeline) {
 // timelineView is a snapshot of a Timeline for drawing.
 type timelineView struct {
 	step    time.Duration
-	answers [][numOutcomes]int64
+	answers [][NumOutcomes]int64
 	// inFlight[i] is the number sent minus the number answered by the end
 	// of step i.
 	inFlight []int64
@@ -94,7 +94,7 @@ type timelineView struct {
 func (t *Timeline) view() timelineView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := timelineView{step: t.step, answers: append([][numOutcomes]int64(nil), t.answers...), total: t.total}
+	v := timelineView{step: t.step, answers: append([][NumOutcomes]int64(nil), t.answers...), total: t.total}
 	v.inFlight = make([]int64, len(t.answers))
 	var n int64
 	for i := range t.answers {
@@ -121,4 +121,13 @@ func timelineFromSamples(samples []Sample, requests int64) (tl *Timeline, scale 
 		scale = float64(requests) / float64(n)
 	}
 	return tl, scale
+}
+
+// Sample is one request as a plot draws it.
+type Sample struct {
+	// Sent is when the request was due, from the start of the run.
+	Sent time.Duration
+	// Latency is from the due time to the complete answer.
+	Latency time.Duration
+	Outcome Outcome
 }

@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"cmp"
@@ -144,10 +144,10 @@ func NewFigure(r *Report) (*Figure, error) {
 	f.StepSeconds = v.step.Seconds()
 	// Each point starts its step (drawn as steps); a last point closes the
 	// final step.
-	v.answers = append(v.answers, [numOutcomes]int64{})
+	v.answers = append(v.answers, [NumOutcomes]int64{})
 	v.inFlight = append(v.inFlight, 0)
 	for _, o := range AllOutcomes() {
-		if n := r.count(o); n > 0 {
+		if n := r.Count(o); n > 0 {
 			pts := make([]Point, len(v.answers))
 			for i, row := range v.answers {
 				pts[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(row[o]) * f.Scale}
@@ -250,8 +250,8 @@ func (f *Figure) seriesPanels(r *Report) {
 		}
 	}
 	for _, o := range AllOutcomes() {
-		if pts := answers[o.String()]; pts != nil && r.count(o) > 0 {
-			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: r.count(o), Points: pts})
+		if pts := answers[o.String()]; pts != nil && r.Count(o) > 0 {
+			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: r.Count(o), Points: pts})
 		}
 	}
 	f.ParkingActive = parkingActive(r.Series)
