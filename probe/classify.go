@@ -48,8 +48,11 @@ type Answer struct {
 //     cause → ext_proc_error: Envoy's own status_on_error (500) when the
 //     ext_proc stream fails, including its circuit breaker overflowing, or
 //     its message timeout (504; 500 before Envoy's ext_proc_timeout_error
-//     flag). Read from Envoy ext_proc.cc as agent-substrate/substrate PR
-//     #221 (4a8f978b) configures it; see reference/atenet-router.md;
+//     flag). Read from Envoy v1.30's
+//     source/extensions/filters/http/ext_proc/ext_proc.cc, the image
+//     (envoyproxy/envoy:v1.30-latest) and filter that agent-substrate/substrate
+//     PR #221 at 4a8f978b configures (manifests/ate-install/atenet-router.yaml,
+//     cmd/atenet/internal/router.go);
 //   - 502, and 500/503/504 that carry no actor body but come from the proxy
 //     (Envoy's texts such as "no healthy upstream" or "upstream request
 //     timeout", x-envoy-* headers, or any 500/504) → proxy_error;

@@ -44,9 +44,10 @@ func TestClassify(t *testing.T) {
 		{name: "403", status: 403, body: `actor default/a access denied`, want: report.PermissionDenied},
 		{name: "resume error", status: 500, body: `error resuming actor default/actor-0005`, want: report.ResumeError},
 		{name: "routing failed", status: 500, body: `actor default/actor-0005 routing failed`, want: report.RoutingFailed},
-		// Exact bodies of the real router (agent-substrate/substrate PR #221
-		// 4a8f978b, captured; reference/atenet-router.md): the id quoted,
-		// without the atespace.
+		// Exact bodies of the real router, captured from
+		// agent-substrate/substrate PR #221 at 4a8f978b (written by
+		// cmd/atenet/internal/router/errors.go): the id quoted, without the
+		// atespace.
 		{name: "real shed", status: 503, body: `actor "fp-x3" unavailable: router at capacity`, want: report.Shed},
 		{name: "real no free workers (main fails fast with it)", status: 503, body: `actor "fp-c" unavailable: no free workers available`, want: report.BudgetExhausted},
 		{name: "real unavailable", status: 503, body: `actor "unavail-i" unavailable`, want: report.Unavailable},

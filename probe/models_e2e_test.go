@@ -12,9 +12,10 @@ import (
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
-// End to end against `sim router` in each model of a real router
-// (reference/atenet-router.md): substrate main 86e138f6 (no parking),
-// PR #221 head 4a8f978b and the seed 000_ design. The probe's verdict must
+// End to end against `sim router` in each of its models (sim/router):
+// agent-substrate/substrate main at 86e138f6 (no parking), PR #221 at
+// 4a8f978b (cmd/atenet/internal/router/) and the design the simulator
+// implements by default (--model seed). The probe's verdict must
 // be right against each, on the virtual clock.
 
 const pr221HostTemplate = "{actor}.actors.resources.substrate.ate.dev"

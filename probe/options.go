@@ -16,11 +16,11 @@ type Mode string
 
 const (
 	// Burst releases Requests requests together, behind a barrier.
-	Burst Mode = "burst"
+	Burst Mode = report.ModeBurst
 	// Closed runs Concurrency workers back to back for Duration.
-	Closed Mode = "closed"
+	Closed Mode = report.ModeClosed
 	// Open sends Rate requests a second on a fixed schedule for Duration.
-	Open Mode = "open"
+	Open Mode = report.ModeOpen
 )
 
 // Defaults of the options the command exposes.

@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// Answers recorded from the real routers (agent-substrate/substrate main
-// 86e138f6 and PR #221 4a8f978b; reference/atenet-router.md): exact bodies,
-// content-type text/plain and Envoy's server header.
+// Answers recorded from the real routers, agent-substrate/substrate main at
+// 86e138f6 and PR #221 at 4a8f978b (bodies written by
+// cmd/atenet/internal/router/errors.go): exact bodies, content-type
+// text/plain and Envoy's server header.
 const (
 	realNoFreeWorkers = `actor "%s" unavailable: no free workers available`
 	realInvalidHost   = `invalid host "%s": invalid actor_id: must start and end with a lower case alphanumeric character, and consist only of lower case alphanumeric characters or '-'`

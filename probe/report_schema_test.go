@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -187,31 +186,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// TestSchemaNamesEveryOutcome: the schema's outcome names are the probe's,
-// so adding an outcome is a schema change too.
-func TestSchemaNamesEveryOutcome(t *testing.T) {
-	var doc struct {
-		Defs struct {
-			OutcomeName struct {
-				Enum []string `json:"enum"`
-			} `json:"outcomeName"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(report.ReportJSONSchema(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, o := range report.AllOutcomes() {
-		want = append(want, o.String())
-	}
-	got := slices.Clone(doc.Defs.OutcomeName.Enum)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("schema outcomes %v, probe outcomes %v", got, want)
-	}
 }
 
 // TestReportsOfEveryModeFollowSchema runs each load shape against the

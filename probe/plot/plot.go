@@ -20,7 +20,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
 )
 
@@ -223,7 +222,7 @@ func timePlots(f *report.Figure) (ans, inf *gplot.Plot, err error) {
 	}
 	// Both time panels share the axis from 0.
 	xmax := math.Max(ans.X.Max, inf.X.Max)
-	if b := f.BudgetSeconds; b > 0 && f.Mode == string(probe.Burst) {
+	if b := f.BudgetSeconds; b > 0 && f.Mode == report.ModeBurst {
 		xmax = math.Max(xmax, b*1.05)
 		for _, p := range []*gplot.Plot{ans, inf} {
 			ymax := math.Max(p.Y.Max, 1)

@@ -312,10 +312,11 @@ func trimFloat(f float64) string {
 const CheckWaitMatchesBudgetExhausted = "wait_matches_budget_exhausted"
 
 // checkWaitMatchesBudgetExhausted: every budget_exhausted answer was a park
-// that ended, so the wait histogram grew by as many under the seed's label
-// budget_exhausted, or by at least as many under PR #221's label error
-// (4a8f978b records budget exhaustion as outcome="error", with other
-// failures).
+// that ended, so the wait histogram grew by as many under the label budget_exhausted
+// (sim router's default model), or by at least as many under PR #221's
+// label error: agent-substrate/substrate at 4a8f978b records budget
+// exhaustion as outcome="error" together with other failed resumes
+// (parkOutcomeError, cmd/atenet/internal/router/parking.go).
 func (r *Report) checkWaitMatchesBudgetExhausted() Check {
 	m := r.Metrics
 	if m == nil {

@@ -103,8 +103,10 @@ type MetricsReport struct {
 	// WaitDelta is the wait histogram's growth during the run, per outcome.
 	WaitDelta map[string]WaitStats `json:"parking_wait_delta,omitempty"`
 	// WaitBudgetLabel is the outcome label under which the router records
-	// a spent budget, as seen: "budget_exhausted" (seed 000_), "error"
-	// (PR #221) or "" (none seen).
+	// a spent budget, as seen: "budget_exhausted" (sim router's default
+	// model), "error" (agent-substrate/substrate PR #221 at 4a8f978b,
+	// parkOutcomeError in cmd/atenet/internal/router/parking.go) or ""
+	// (none seen).
 	WaitBudgetLabel string `json:"wait_budget_label,omitempty"`
 	// ActivePeak is the highest parking_active seen before, during (every
 	// second) and after the run.
