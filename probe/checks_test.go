@@ -37,7 +37,11 @@ func fakeRun(t *testing.T, o Options, answers []fakeAnswer, setup func(*engine))
 	if o.MetricsURL != "" || o.StatuszURL != "" {
 		e.scr = newScraper(o.MetricsURL, o.StatuszURL, nil)
 	}
+	// The run lasts until its last answer (at least 2s), as a real one
+	// does: a report's series stays within its duration.
+	elapsed := 2 * time.Second
 	for i, a := range answers {
+		elapsed = max(elapsed, time.Duration(i)*10*time.Millisecond+a.lat)
 		svc := a.svc
 		if svc == 0 {
 			svc = a.lat
@@ -50,7 +54,7 @@ func fakeRun(t *testing.T, o Options, answers []fakeAnswer, setup func(*engine))
 	if setup != nil {
 		setup(e)
 	}
-	return e.report(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), 2*time.Second)
+	return e.report(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), elapsed)
 }
 
 func many(o report.Outcome, n int, lat time.Duration) []fakeAnswer {

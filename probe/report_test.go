@@ -198,7 +198,11 @@ func TestJSONReportSchema(t *testing.T) {
 	}
 	for name, s := range r.Outcomes {
 		b := back.Outcomes[name]
-		if b.Count != s.Count || (s.LatencyHistogram() != nil && !s.LatencyHistogram().Equals(b.LatencyHistogram())) {
+		bl, _, err := b.Histograms()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if b.Count != s.Count || (s.LatencyHistogram() != nil && !s.LatencyHistogram().Equals(bl)) {
 			t.Errorf("%s did not survive JSON: %+v vs %+v", name, s, b)
 		}
 	}

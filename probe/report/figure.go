@@ -109,18 +109,20 @@ const spectrumMaxX = 1e5
 // else, for a report read back from JSON or merged, from its per-second
 // series. The spectra use the report's histograms, which merge exactly.
 func NewFigure(r *Report) (*Figure, error) {
+	// The time panels have a point a second of the series: bounded by the
+	// run, as ReadReport and Merge hold it.
+	if err := r.checkSpan(); err != nil {
+		return nil, err
+	}
 	f := &Figure{Version: FigureVersion, Load: describeLoad(r), Mode: r.Mode, BudgetSeconds: r.Load.BudgetSeconds, Scale: 1}
 	for _, o := range AllOutcomes() {
 		st := r.Outcomes[o.String()]
 		if st == nil || st.Count == 0 {
 			continue
 		}
-		h := st.lat
-		if h == nil && st.HDR != "" {
-			var err error
-			if h, err = decodeHist(st.HDR); err != nil {
-				return nil, fmt.Errorf("outcome %s: %w", o, err)
-			}
+		h, _, err := st.Histograms()
+		if err != nil {
+			return nil, fmt.Errorf("outcome %s: %w", o, err)
 		}
 		if h == nil || h.TotalCount() == 0 {
 			continue

@@ -25,7 +25,7 @@ func inFlightAt(f *Figure, x float64) float64 {
 // would stand over the 40 still in flight then.
 func TestFigureDrawsRouterSamplesWhenScraped(t *testing.T) {
 	f64 := func(v float64) *float64 { return &v }
-	r := &Report{Series: []SeriesPoint{
+	r := &Report{DurationSeconds: 3, Series: []SeriesPoint{
 		{Second: 0, InFlight: 40, InFlightPeak: 300, ParkingActive: f64(300), ParkingActiveAt: f64(0.1), Outcomes: map[string]int64{}},
 		{Second: 1, InFlight: 0, InFlightPeak: 40, ParkingActive: f64(12), ParkingActiveAt: f64(1.98), Outcomes: map[string]int64{}},
 		// A report from before the scrape time was kept.

@@ -22,10 +22,69 @@ import (
 // With --prefix every line starts with "[pod/NAME/CONTAINER] " and pods may
 // interleave, so documents are assembled per prefix.
 
-// MaxStreamDocument bounds one document (and one line): a report of a long
-// run with a plot's samples is a few MB; anything larger is dropped and
+// MaxStreamDocument bounds one document (and one line) of a log stream:
+// a report is at most MaxReportBytes; anything larger is dropped and
 // reported, not buffered.
-const MaxStreamDocument = 64 << 20
+const MaxStreamDocument = MaxReportBytes
+
+// StreamLimits bound what ExtractReportsWithin reads and keeps, so a
+// stream with no end (merge - < /dev/zero) or one of many huge documents
+// ends with an error instead of taking the machine's memory.
+type StreamLimits struct {
+	// Document bounds one document and one line.
+	Document int
+	// Held bounds the bytes of the report documents kept and of those
+	// still being assembled, together.
+	Held int64
+	// Stream bounds the bytes read from the stream.
+	Stream int64
+}
+
+// DefaultStreamLimits are those of ExtractReports: a document of
+// MaxReportBytes, 256 MiB of reports held (a few hundred shards of an
+// hour's run), 4 GiB of log read.
+func DefaultStreamLimits() StreamLimits {
+	return StreamLimits{Document: MaxStreamDocument, Held: 256 << 20, Stream: 4 << 30}
+}
+
+// StreamLimitError says a log stream passed one of its StreamLimits.
+type StreamLimitError struct {
+	// What is the stream or the reports it holds; Limit the bound in bytes.
+	What  string
+	Limit int64
+}
+
+func (e *StreamLimitError) Error() string {
+	return fmt.Sprintf("%s more than %s: stopped reading (give the reports as files, or fewer at a time)", e.What, fmtBytes(e.Limit))
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// countingReader fails once more than limit bytes were read.
+type countingReader struct {
+	r        io.Reader
+	n, limit int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.n > c.limit {
+		return 0, &StreamLimitError{What: "the stream holds", Limit: c.limit}
+	}
+	if rest := c.limit + 1 - c.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
 
 // StreamDoc is a report document found in a log stream.
 type StreamDoc struct {
@@ -78,16 +137,29 @@ type pendingDoc struct {
 // that look like parking-probe reports (they have "outcomes" or a
 // parking-probe "schema"), in stream order, and the report documents it
 // could not read whole. Other lines, and JSON that is not a report, are
-// skipped. The error is only a read error of r.
+// skipped. The error is a read error of r or a *StreamLimitError (of
+// DefaultStreamLimits), with what was found before it.
 func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	return ExtractReportsWithin(r, DefaultStreamLimits())
+}
+
+// ExtractReportsWithin is ExtractReports within other limits.
+func ExtractReportsWithin(r io.Reader, lim StreamLimits) ([]StreamDoc, []StreamProblem, error) {
+	br := bufio.NewReaderSize(&countingReader{r: r, limit: lim.Stream}, 64<<10)
+	maxDoc := lim.Document
 	pending := map[string]*pendingDoc{}
 	var docs []StreamDoc
 	var problems []StreamProblem
-	finish := func(source string, p *pendingDoc) {
+	// held counts the bytes of docs and of the pending buffers.
+	var held int64
+	drop := func(source string, p *pendingDoc) {
 		delete(pending, source)
+		held -= int64(len(p.buf))
+	}
+	finish := func(source string, p *pendingDoc) {
+		drop(source, p)
 		if p.tooBig {
-			problems = append(problems, StreamProblem{source, p.line, fmt.Sprintf("document larger than %d MB, skipped", MaxStreamDocument>>20)})
+			problems = append(problems, StreamProblem{source, p.line, fmt.Sprintf("document larger than %s, skipped", fmtBytes(int64(maxDoc)))})
 			return
 		}
 		if !json.Valid(p.buf) {
@@ -97,22 +169,46 @@ func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
 			return
 		}
 		if isReport(p.buf) {
+			held += int64(len(p.buf))
 			docs = append(docs, StreamDoc{Source: source, Line: p.line, Raw: p.buf})
 		}
 	}
 	truncated := func(source string, p *pendingDoc, why string) {
-		delete(pending, source)
 		if p.tooBig {
 			finish(source, p)
 			return
 		}
+		drop(source, p)
 		if looksLikeReport(p.buf) {
 			problems = append(problems, StreamProblem{source, p.line, "truncated report: " + why})
 		}
 	}
+	tooBig := func(p *pendingDoc) {
+		held -= int64(len(p.buf))
+		p.tooBig, p.buf = true, nil
+	}
+	// grow appends b to p's buffer within the limits.
+	grow := func(p *pendingDoc, b ...[]byte) error {
+		n := 0
+		for _, x := range b {
+			n += len(x)
+		}
+		if len(p.buf)+n > maxDoc {
+			tooBig(p)
+			return nil
+		}
+		if held+int64(n) > lim.Held {
+			return &StreamLimitError{What: "the reports in the stream hold", Limit: lim.Held}
+		}
+		for _, x := range b {
+			p.buf = append(p.buf, x...)
+		}
+		held += int64(n)
+		return nil
+	}
 	lineNo := 0
 	for {
-		line, tooLong, err := readLine(br)
+		line, tooLong, err := readLine(br, maxDoc)
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -129,11 +225,11 @@ func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
 		p := pending[source]
 		if tooLong {
 			if p != nil {
-				p.tooBig = true
+				tooBig(p)
 				continue
 			}
 			if len(line) > 0 && line[0] == '{' {
-				problems = append(problems, StreamProblem{source, lineNo, fmt.Sprintf("line longer than %d MB, skipped", MaxStreamDocument>>20)})
+				problems = append(problems, StreamProblem{source, lineNo, fmt.Sprintf("line longer than %s, skipped", fmtBytes(int64(maxDoc)))})
 			}
 			continue
 		}
@@ -151,26 +247,28 @@ func ExtractReports(r io.Reader) ([]StreamDoc, []StreamProblem, error) {
 			continue
 		}
 		end, ok := p.feed(line)
-		if !ok {
+		var gerr error
+		switch {
+		case !ok:
 			// A raw newline inside a string: not JSON as a probe prints it.
-			p.buf = append(p.buf, line...)
-			truncated(source, p, "a line ends inside a string")
-			continue
-		}
-		if end >= 0 {
 			if !p.tooBig {
-				p.buf = append(p.buf, line[:end]...)
+				gerr = grow(p, line)
 			}
-			finish(source, p)
-			continue
+			if gerr == nil {
+				truncated(source, p, "a line ends inside a string")
+			}
+		case end >= 0:
+			if !p.tooBig {
+				gerr = grow(p, line[:end])
+			}
+			if gerr == nil {
+				finish(source, p)
+			}
+		case !p.tooBig:
+			gerr = grow(p, line, []byte{'\n'})
 		}
-		if !p.tooBig {
-			if len(p.buf)+len(line)+1 > MaxStreamDocument {
-				p.tooBig, p.buf = true, nil
-			} else {
-				p.buf = append(p.buf, line...)
-				p.buf = append(p.buf, '\n')
-			}
+		if gerr != nil {
+			return docs, problems, gerr
 		}
 	}
 	for source, p := range pending {
@@ -210,12 +308,12 @@ func (p *pendingDoc) feed(line []byte) (end int, ok bool) {
 }
 
 // readLine reads one line without its line ending; a line longer than
-// MaxStreamDocument is consumed whole and returned cut, with tooLong.
-func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+// maxLine is consumed whole and returned cut, with tooLong.
+func readLine(br *bufio.Reader, maxLine int) (line []byte, tooLong bool, err error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(frag) > MaxStreamDocument {
+			if len(line)+len(frag) > maxLine {
 				// Keep the head: its prefix names the source and its
 				// first byte says whether a document started.
 				tooLong = true

@@ -34,6 +34,12 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
+	// Everything cheap first, before a histogram is decoded or a series
+	// point allocated: the schema, each report's series against its
+	// duration, and the time all of them span.
+	if err := checkMergeSpan(reports); err != nil {
+		return nil, err
+	}
 	cfg.ApplyDefaults()
 	first := reports[0]
 	m := &Report{
@@ -78,11 +84,17 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		for name, s := range r.Outcomes {
 			o, ok := ParseOutcome(name)
 			if !ok {
-				return nil, fmt.Errorf("unknown outcome %q", name)
+				return nil, fmt.Errorf("report %d: unknown outcome %q", i+1, name)
+			}
+			// Decoded one report at a time and not kept: the merge holds
+			// its own sums and one report's histograms.
+			h, sh, err := s.Histograms()
+			if err != nil {
+				return nil, fmt.Errorf("report %d: outcome %s: %v", i+1, name, err)
 			}
 			counts[o] += s.Count
-			MergeHistogram(&lat[o], s.lat)
-			MergeHistogram(&svc[o], s.svc)
+			MergeHistogram(&lat[o], h)
+			MergeHistogram(&svc[o], sh)
 			for k, v := range s.Details {
 				if details[o] == nil {
 					details[o] = map[string]int64{}
@@ -95,9 +107,11 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		} else {
 			allOpen = false
 		}
-		if r.lateness != nil {
-			MergeHistogram(&m.lateness, r.lateness)
+		h, err := r.sendLateness()
+		if err != nil {
+			return nil, fmt.Errorf("report %d: %v", i+1, err)
 		}
+		MergeHistogram(&m.lateness, h)
 	}
 	var names []string
 	for t := range targets {
@@ -141,6 +155,37 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 	m.Evaluate(cfg)
 	m.Checks = append(m.Checks, sourcesPassed(reports))
 	return m, nil
+}
+
+// checkMergeSpan refuses reports whose merge would allocate more than
+// their runs can need: an unknown schema, a series beyond its run's
+// duration, or runs that together span more than MaxRunSeconds (the
+// merged series has a point for every second from the first start to the
+// last end).
+func checkMergeSpan(reports []*Report) error {
+	var first, last time.Time
+	for i, r := range reports {
+		if r == nil {
+			return fmt.Errorf("report %d is missing", i+1)
+		}
+		if err := CheckSchema(r); err != nil {
+			return fmt.Errorf("report %d: %w", i+1, err)
+		}
+		if err := r.checkSpan(); err != nil {
+			return fmt.Errorf("report %d: %w", i+1, err)
+		}
+		if i == 0 || r.StartedAt.Before(first) {
+			first = r.StartedAt
+		}
+		if e := reportEnd(r); i == 0 || e.After(last) {
+			last = e
+		}
+	}
+	if span := last.Sub(first); span < 0 || span.Seconds() > MaxRunSeconds || first.Year() < 1 || last.Year() > 9999 {
+		return &MergeError{Msg: fmt.Sprintf("the reports span %s to %s, more than a day: not one run (merge reports of runs made together)",
+			first.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))}
+	}
+	return nil
 }
 
 // CheckSourcesPassed fails a merged report when one of its runs failed a
@@ -224,13 +269,18 @@ func mergeSeries(start time.Time, reports []*Report) []SeriesPoint {
 		for _, p := range r.Series {
 			s := p.Second + off
 			for len(out) <= s {
-				out = append(out, SeriesPoint{Second: len(out), Outcomes: map[string]int64{}})
+				// Outcomes stays nil until a second has answers; it is
+				// written as {} (SeriesPoint.MarshalJSON).
+				out = append(out, SeriesPoint{Second: len(out)})
 			}
 			q := &out[s]
 			q.Sent += p.Sent
 			q.InFlight += p.InFlight
 			q.InFlightPeak += p.InFlightPeak
 			for k, v := range p.Outcomes {
+				if q.Outcomes == nil {
+					q.Outcomes = map[string]int64{}
+				}
 				q.Outcomes[k] += v
 			}
 			if p.ParkingActive != nil && (q.ParkingActive == nil || *p.ParkingActive > *q.ParkingActive) {
@@ -376,14 +426,25 @@ func CheckRun(reports []*Report, names []string) error {
 		}
 		bySlot[*r.Shard] = append(bySlot[*r.Shard], names[i])
 	}
+	// The shard count is the report's word: list the first few missing
+	// shards and count the rest, without a step for each of a billion.
 	var missing []string
-	for i := range n {
-		switch got := bySlot[i]; {
-		case len(got) == 0:
-			missing = append(missing, strconv.Itoa(i))
-		case len(got) > 1:
-			problems = append(problems, fmt.Sprintf("shard %d appears %d times (%s): merging it twice would double its counts", i, len(got), strings.Join(got, ", ")))
+	present := 0
+	for slot, got := range bySlot {
+		if slot >= 0 && slot < n {
+			present++
 		}
+		if len(got) > 1 {
+			problems = append(problems, fmt.Sprintf("shard %d appears %d times (%s): merging it twice would double its counts", slot, len(got), strings.Join(got, ", ")))
+		}
+	}
+	for i := 0; i < n && len(missing) < maxListed; i++ {
+		if len(bySlot[i]) == 0 {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if more := n - present - len(missing); more > 0 {
+		missing = append(missing, fmt.Sprintf("and %d more", more))
 	}
 	for slot, got := range bySlot {
 		if slot < 0 || slot >= n {
@@ -399,6 +460,9 @@ func CheckRun(reports []*Report, names []string) error {
 	}
 	return nil
 }
+
+// maxListed is how many missing shards an error names.
+const maxListed = 10
 
 // mergedRunInfo names a merged report: the run and shard count when its
 // sources are the shards of one run (with the latest start lateness and

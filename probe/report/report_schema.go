@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +161,18 @@ type SeriesPoint struct {
 	ParkingActiveAt *float64 `json:"parking_active_at,omitempty"`
 }
 
+// MarshalJSON writes a second without answers with "outcomes": {}, as
+// the schema wants, also when Outcomes is nil (a merge leaves it nil in
+// the seconds no source had a point for, so a long merged series is not
+// one map a second).
+func (p SeriesPoint) MarshalJSON() ([]byte, error) {
+	type plain SeriesPoint
+	if p.Outcomes == nil {
+		p.Outcomes = map[string]int64{}
+	}
+	return json.Marshal(plain(p))
+}
+
 // Failed lists the names of failed checks.
 func (r *Report) Failed() []string {
 	var out []string
@@ -246,8 +259,8 @@ func firstLine(s string) string {
 }
 
 // LatencyHistogram is the outcome's latency histogram (microseconds, from
-// each request's due time), or nil: set on a report just made and on one
-// ReadReport read, whose "hdr" it decodes.
+// each request's due time) of a report just made or merged, or nil (a
+// report read back holds it encoded: see Histograms).
 func (s *OutcomeStats) LatencyHistogram() *hdr.Histogram { return s.lat }
 
 // ServiceHistogram is the histogram of time from each request's write to
