@@ -37,6 +37,8 @@ const (
 	BudgetDefault = "default"
 )
 
+// ApplyDefaults fills the zero thresholds with the defaults and says
+// where the budget came from.
 func (c *CheckConfig) ApplyDefaults() {
 	switch {
 	case c.BudgetSource != "":

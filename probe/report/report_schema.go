@@ -187,6 +187,7 @@ func (r *Report) Failed() []string {
 // Samples are the per-request points kept for a plot (Options.KeepSamples).
 func (r *Report) Samples() []Sample { return r.samples }
 
+// Count is how many requests ended in outcome o.
 func (r *Report) Count(o Outcome) int64 {
 	if s := r.Outcomes[o.String()]; s != nil {
 		return s.Count
@@ -202,7 +203,7 @@ func (r *Report) Stats(o Outcome) *OutcomeStats {
 	return &OutcomeStats{}
 }
 
-// topDetail is the most frequent detail of an outcome.
+// TopDetail is the most frequent detail of an outcome.
 func (r *Report) TopDetail(o Outcome) string {
 	best, n := "", int64(-1)
 	for k, v := range r.Stats(o).Details {

@@ -62,7 +62,8 @@ func (t *Timeline) Observe(sent, done time.Duration, o Outcome) {
 	t.total++
 }
 
-// merge adds o's counts (of the same step) to t.
+// Add adds o's counts (of the same step) to t: the engine keeps a
+// timeline per recorder shard and adds them up at the end.
 func (t *Timeline) Add(o *Timeline) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
