@@ -477,7 +477,6 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	return checksError(report)
 }
 
-
 // probeError turns the probe's option errors into usage errors.
 func probeError(err error) error {
 	var oe *probe.OptionError
