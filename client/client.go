@@ -279,14 +279,12 @@ func (c *Client) policy() retry.Policy {
 	return p
 }
 
-// classify is the retry's view of an answer: the same parser that builds
-// the typed error decides whether a 507 is transient.
+// classify is the retry's view of an answer: retry.ClassifyRefusal, the
+// one reader of the 507 body, which the proxy in front of other clients
+// uses too, so shakectl and `shakectl proxy` replay exactly the same
+// answers.
 func classify(status int, header http.Header, body []byte) (string, bool) {
-	cr := NewAPIError("", "", status, header, body, time.Time{}).Capacity()
-	if cr == nil {
-		return "", false
-	}
-	return cr.Stage, cr.Transient
+	return retry.ClassifyRefusal(status, header, body)
 }
 
 // callError turns what retryablehttp returned (a transport error, a failed

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bytes"
 	"net/http"
 	"strings"
@@ -30,77 +32,80 @@ type Answer = transport.Answer
 //     cause → ext_proc_error: Envoy's own status_on_error (500) when the
 //     ext_proc stream fails, including its circuit breaker overflowing, or
 //     its message timeout (504; 500 before Envoy's ext_proc_timeout_error
-//     flag). Read from Envoy ext_proc.cc as agent-substrate/substrate PR
-//     #221 (4a8f978b) configures it; see reference/atenet-router.md;
+//     flag). Read from Envoy v1.30's
+//     source/extensions/filters/http/ext_proc/ext_proc.cc, the image
+//     (envoyproxy/envoy:v1.30-latest) and filter that agent-substrate/substrate
+//     PR #221 at 4a8f978b configures (manifests/ate-install/atenet-router.yaml,
+//     cmd/atenet/internal/router.go);
 //   - 502, and 500/503/504 that carry no actor body but come from the proxy
 //     (Envoy's texts such as "no healthy upstream" or "upstream request
 //     timeout", x-envoy-* headers, or any 500/504) → proxy_error;
 //   - everything else → other.
-func Classify(a Answer) Outcome {
+func Classify(a Answer) report.Outcome {
 	if a.ClientTimeout {
-		return ClientTimeout
+		return report.ClientTimeout
 	}
 	if a.Err != nil {
-		return TransportError
+		return report.TransportError
 	}
 	body := bytes.TrimSpace(a.Body)
 	status := a.Status
 	if status >= 500 && isEnvoyOverflow(status, a.Header, body) {
-		return EnvoyOverflow
+		return report.EnvoyOverflow
 	}
 	switch {
 	case status >= 200 && status < 400:
-		return Served
+		return report.Served
 	case status == http.StatusNotFound:
-		return NotFound
+		return report.NotFound
 	case status == http.StatusUnauthorized:
-		return Unauthenticated
+		return report.Unauthenticated
 	case status == http.StatusForbidden:
-		return PermissionDenied
+		return report.PermissionDenied
 	}
 	kind, reason, isActor := parseActorBody(body)
 	if len(body) == 0 && (status == http.StatusInternalServerError || status == http.StatusGatewayTimeout) {
-		return ExtProcError
+		return report.ExtProcError
 	}
 	switch status {
 	case http.StatusTooManyRequests:
 		if isActor && kind == actorBodyPlain && strings.HasPrefix(reason, "rate limited") {
-			return RateLimited
+			return report.RateLimited
 		}
-		return Other
+		return report.Other
 	case http.StatusServiceUnavailable:
 		if isActor && kind == actorBodyPlain {
 			switch {
 			case strings.HasPrefix(reason, "unavailable: router at capacity"):
-				return Shed
+				return report.Shed
 			case strings.HasPrefix(reason, "unavailable: no free workers available"):
-				return BudgetExhausted
+				return report.BudgetExhausted
 			case reason == "unavailable" || strings.HasPrefix(reason, "unavailable:") || strings.HasPrefix(reason, "unavailable "):
-				return Unavailable
+				return report.Unavailable
 			}
-			return Other
+			return report.Other
 		}
 		if fromProxy(a.Header, body) {
-			return ProxyError
+			return report.ProxyError
 		}
-		return Other
+		return report.Other
 	case http.StatusGatewayTimeout:
 		if isActor {
-			return DeadlineExceeded
+			return report.DeadlineExceeded
 		}
-		return ProxyError
+		return report.ProxyError
 	case http.StatusInternalServerError:
 		if isActor && kind == actorBodyPlain && strings.HasPrefix(reason, "routing failed") {
-			return RoutingFailed
+			return report.RoutingFailed
 		}
 		if isActor {
-			return ResumeError
+			return report.ResumeError
 		}
-		return ProxyError
+		return report.ProxyError
 	case http.StatusBadGateway:
-		return ProxyError
+		return report.ProxyError
 	}
-	return Other
+	return report.Other
 }
 
 // envoyOverflowText is the body Envoy sends when a cluster's circuit breaker

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"errors"
 	"fmt"
@@ -22,66 +24,67 @@ func TestClassify(t *testing.T) {
 		body   string
 		err    error
 		ctmo   bool
-		want   Outcome
+		want   report.Outcome
 	}{
-		{name: "200", status: 200, body: "hello", want: Served},
-		{name: "204 empty", status: 204, want: Served},
-		{name: "302 redirect is the actor's", status: 302, want: Served},
-		{name: "shed quoted", status: 503, body: `actor "default/actor-0001" unavailable: router at capacity`, want: Shed},
-		{name: "shed unquoted", status: 503, body: `actor default/actor-0001 unavailable: router at capacity`, want: Shed},
-		{name: "shed with newline", status: 503, body: "actor \"default/a\" unavailable: router at capacity\n", want: Shed},
-		{name: "shed quoted id with escaped quote", status: 503, body: `actor "default/we\"ird" unavailable: router at capacity`, want: Shed},
-		{name: "budget exhausted unquoted", status: 503, body: `actor default/actor-0002 unavailable: no free workers available`, want: BudgetExhausted},
-		{name: "budget exhausted quoted", status: 503, body: `actor "default/actor-0002" unavailable: no free workers available`, want: BudgetExhausted},
-		{name: "control plane unavailable", status: 503, body: `actor default/actor-0003 unavailable`, want: Unavailable},
-		{name: "other unavailable reason", status: 503, body: `actor default/actor-0003 unavailable: something new`, want: Unavailable},
-		{name: "shed text on a 500 is not shed", status: 500, body: `actor "default/a" unavailable: router at capacity`, want: ResumeError},
-		{name: "not found", status: 404, body: `actor default/actor-9999 not found`, want: NotFound},
-		{name: "404 any body", status: 404, body: `nope`, want: NotFound},
-		{name: "deadline", status: 504, body: `actor default/actor-0004 request timed out`, want: DeadlineExceeded},
-		{name: "envoy upstream timeout", status: 504, body: `upstream request timeout`, want: ProxyError},
-		{name: "401", status: 401, body: `actor default/a authentication required`, want: Unauthenticated},
-		{name: "403", status: 403, body: `actor default/a access denied`, want: PermissionDenied},
-		{name: "resume error", status: 500, body: `error resuming actor default/actor-0005`, want: ResumeError},
-		{name: "routing failed", status: 500, body: `actor default/actor-0005 routing failed`, want: RoutingFailed},
-		// Exact bodies of the real router (agent-substrate/substrate PR #221
-		// 4a8f978b, captured; reference/atenet-router.md): the id quoted,
-		// without the atespace.
-		{name: "real shed", status: 503, body: `actor "fp-x3" unavailable: router at capacity`, want: Shed},
-		{name: "real no free workers (main fails fast with it)", status: 503, body: `actor "fp-c" unavailable: no free workers available`, want: BudgetExhausted},
-		{name: "real unavailable", status: 503, body: `actor "unavail-i" unavailable`, want: Unavailable},
-		{name: "real not found", status: 404, body: `actor "nf-d" not found`, want: NotFound},
-		{name: "real invalid host", status: 404, body: `invalid host "foo.example.com": invalid actor_id: must end with actors.resources.substrate.ate.dev, got "foo.example.com"`, want: NotFound},
-		{name: "real unauthenticated", status: 401, body: `actor "unauth-e" authentication required`, want: Unauthenticated},
-		{name: "real denied", status: 403, body: `actor "deny-f" access denied`, want: PermissionDenied},
-		{name: "real deadline", status: 504, body: `actor "dl-g" request timed out`, want: DeadlineExceeded},
-		{name: "real resume error", status: 500, body: `error resuming actor "int-h"`, want: ResumeError},
-		{name: "real rate limited", status: 429, body: `actor "exh-p" rate limited`, want: RateLimited},
-		{name: "rate limited with atespace", status: 429, body: `actor "default/exh-p" rate limited`, want: RateLimited},
-		{name: "real routing failed", status: 500, body: `actor "badip-k" routing failed`, want: RoutingFailed},
-		{name: "envoy ext_proc stream failure: empty 500", status: 500, header: envoy, body: "", want: ExtProcError},
-		{name: "envoy ext_proc message timeout: empty 504", status: 504, header: envoy, body: "", want: ExtProcError},
-		{name: "empty 503 is not ext_proc", status: 503, body: "", want: Other},
-		{name: "500 without actor body", status: 500, body: `internal server error`, want: ProxyError},
-		{name: "overflow header", status: 503, header: overloaded, body: "", want: EnvoyOverflow},
-		{name: "overflow body", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: overflow`, want: EnvoyOverflow},
-		{name: "overflow header beats actor body", status: 503, header: overloaded, body: `actor default/a unavailable: router at capacity`, want: EnvoyOverflow},
-		{name: "no healthy upstream", status: 503, body: `no healthy upstream`, want: ProxyError},
-		{name: "upstream connect error", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: connection failure`, want: ProxyError},
-		{name: "503 from envoy, odd body", status: 503, header: envoy, body: `¯\_(ツ)_/¯`, want: ProxyError},
-		{name: "503 unknown", status: 503, body: `maintenance`, want: Other},
-		{name: "503 actor body without unavailable", status: 503, body: `actor default/a exploded`, want: Other},
-		{name: "502", status: 502, body: `bad gateway`, want: ProxyError},
-		{name: "429", status: 429, body: `slow down`, want: Other},
-		{name: "400", status: 400, want: Other},
-		{name: "1xx", status: 101, want: Other},
-		{name: "refused", err: &netErr{syscall.ECONNREFUSED}, want: TransportError},
-		{name: "eof", err: io.ErrUnexpectedEOF, want: TransportError},
-		{name: "canceled by interrupt", err: context.Canceled, want: TransportError},
-		{name: "client timeout", err: context.DeadlineExceeded, ctmo: true, want: ClientTimeout},
-		{name: "actor prefix only", status: 503, body: `actor `, want: Other},
-		{name: "actor unterminated quote", status: 503, body: `actor "default/a unavailable: router at capacity`, want: Other},
-		{name: "actor empty quotes", status: 503, body: `actor "" unavailable: router at capacity`, want: Other},
+		{name: "200", status: 200, body: "hello", want: report.Served},
+		{name: "204 empty", status: 204, want: report.Served},
+		{name: "302 redirect is the actor's", status: 302, want: report.Served},
+		{name: "shed quoted", status: 503, body: `actor "default/actor-0001" unavailable: router at capacity`, want: report.Shed},
+		{name: "shed unquoted", status: 503, body: `actor default/actor-0001 unavailable: router at capacity`, want: report.Shed},
+		{name: "shed with newline", status: 503, body: "actor \"default/a\" unavailable: router at capacity\n", want: report.Shed},
+		{name: "shed quoted id with escaped quote", status: 503, body: `actor "default/we\"ird" unavailable: router at capacity`, want: report.Shed},
+		{name: "budget exhausted unquoted", status: 503, body: `actor default/actor-0002 unavailable: no free workers available`, want: report.BudgetExhausted},
+		{name: "budget exhausted quoted", status: 503, body: `actor "default/actor-0002" unavailable: no free workers available`, want: report.BudgetExhausted},
+		{name: "control plane unavailable", status: 503, body: `actor default/actor-0003 unavailable`, want: report.Unavailable},
+		{name: "other unavailable reason", status: 503, body: `actor default/actor-0003 unavailable: something new`, want: report.Unavailable},
+		{name: "shed text on a 500 is not shed", status: 500, body: `actor "default/a" unavailable: router at capacity`, want: report.ResumeError},
+		{name: "not found", status: 404, body: `actor default/actor-9999 not found`, want: report.NotFound},
+		{name: "404 any body", status: 404, body: `nope`, want: report.NotFound},
+		{name: "deadline", status: 504, body: `actor default/actor-0004 request timed out`, want: report.DeadlineExceeded},
+		{name: "envoy upstream timeout", status: 504, body: `upstream request timeout`, want: report.ProxyError},
+		{name: "401", status: 401, body: `actor default/a authentication required`, want: report.Unauthenticated},
+		{name: "403", status: 403, body: `actor default/a access denied`, want: report.PermissionDenied},
+		{name: "resume error", status: 500, body: `error resuming actor default/actor-0005`, want: report.ResumeError},
+		{name: "routing failed", status: 500, body: `actor default/actor-0005 routing failed`, want: report.RoutingFailed},
+		// Exact bodies of the real router, captured from
+		// agent-substrate/substrate PR #221 at 4a8f978b (written by
+		// cmd/atenet/internal/router/errors.go): the id quoted, without the
+		// atespace.
+		{name: "real shed", status: 503, body: `actor "fp-x3" unavailable: router at capacity`, want: report.Shed},
+		{name: "real no free workers (main fails fast with it)", status: 503, body: `actor "fp-c" unavailable: no free workers available`, want: report.BudgetExhausted},
+		{name: "real unavailable", status: 503, body: `actor "unavail-i" unavailable`, want: report.Unavailable},
+		{name: "real not found", status: 404, body: `actor "nf-d" not found`, want: report.NotFound},
+		{name: "real invalid host", status: 404, body: `invalid host "foo.example.com": invalid actor_id: must end with actors.resources.substrate.ate.dev, got "foo.example.com"`, want: report.NotFound},
+		{name: "real unauthenticated", status: 401, body: `actor "unauth-e" authentication required`, want: report.Unauthenticated},
+		{name: "real denied", status: 403, body: `actor "deny-f" access denied`, want: report.PermissionDenied},
+		{name: "real deadline", status: 504, body: `actor "dl-g" request timed out`, want: report.DeadlineExceeded},
+		{name: "real resume error", status: 500, body: `error resuming actor "int-h"`, want: report.ResumeError},
+		{name: "real rate limited", status: 429, body: `actor "exh-p" rate limited`, want: report.RateLimited},
+		{name: "rate limited with atespace", status: 429, body: `actor "default/exh-p" rate limited`, want: report.RateLimited},
+		{name: "real routing failed", status: 500, body: `actor "badip-k" routing failed`, want: report.RoutingFailed},
+		{name: "envoy ext_proc stream failure: empty 500", status: 500, header: envoy, body: "", want: report.ExtProcError},
+		{name: "envoy ext_proc message timeout: empty 504", status: 504, header: envoy, body: "", want: report.ExtProcError},
+		{name: "empty 503 is not ext_proc", status: 503, body: "", want: report.Other},
+		{name: "500 without actor body", status: 500, body: `internal server error`, want: report.ProxyError},
+		{name: "overflow header", status: 503, header: overloaded, body: "", want: report.EnvoyOverflow},
+		{name: "overflow body", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: overflow`, want: report.EnvoyOverflow},
+		{name: "overflow header beats actor body", status: 503, header: overloaded, body: `actor default/a unavailable: router at capacity`, want: report.EnvoyOverflow},
+		{name: "no healthy upstream", status: 503, body: `no healthy upstream`, want: report.ProxyError},
+		{name: "upstream connect error", status: 503, body: `upstream connect error or disconnect/reset before headers. reset reason: connection failure`, want: report.ProxyError},
+		{name: "503 from envoy, odd body", status: 503, header: envoy, body: `¯\_(ツ)_/¯`, want: report.ProxyError},
+		{name: "503 unknown", status: 503, body: `maintenance`, want: report.Other},
+		{name: "503 actor body without unavailable", status: 503, body: `actor default/a exploded`, want: report.Other},
+		{name: "502", status: 502, body: `bad gateway`, want: report.ProxyError},
+		{name: "429", status: 429, body: `slow down`, want: report.Other},
+		{name: "400", status: 400, want: report.Other},
+		{name: "1xx", status: 101, want: report.Other},
+		{name: "refused", err: &netErr{syscall.ECONNREFUSED}, want: report.TransportError},
+		{name: "eof", err: io.ErrUnexpectedEOF, want: report.TransportError},
+		{name: "canceled by interrupt", err: context.Canceled, want: report.TransportError},
+		{name: "client timeout", err: context.DeadlineExceeded, ctmo: true, want: report.ClientTimeout},
+		{name: "actor prefix only", status: 503, body: `actor `, want: report.Other},
+		{name: "actor unterminated quote", status: 503, body: `actor "default/a unavailable: router at capacity`, want: report.Other},
+		{name: "actor empty quotes", status: 503, body: `actor "" unavailable: router at capacity`, want: report.Other},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,16 +158,16 @@ func FuzzClassify(f *testing.F) {
 		if !o.Valid() {
 			t.Fatalf("Classify gave %d, not an outcome", o)
 		}
-		if _, ok := ParseOutcome(o.String()); !ok {
+		if _, ok := report.ParseOutcome(o.String()); !ok {
 			t.Fatalf("outcome %q does not parse back", o)
 		}
-		if timeout && o != ClientTimeout {
+		if timeout && o != report.ClientTimeout {
 			t.Fatalf("a client timeout classified as %s", o)
 		}
-		if failed && !timeout && o != TransportError {
+		if failed && !timeout && o != report.TransportError {
 			t.Fatalf("a transport failure classified as %s", o)
 		}
-		if !failed && !timeout && status >= 200 && status < 400 && o != Served {
+		if !failed && !timeout && status >= 200 && status < 400 && o != report.Served {
 			t.Fatalf("a %d classified as %s", status, o)
 		}
 		_ = answerDetail(o, a)

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +26,7 @@ func BenchmarkClosedMode(b *testing.B) {
 	for b.Loop() {
 		r, err := Run(context.Background(), Options{
 			Target: srv.URL, Mode: Closed, Concurrency: 64, Duration: time.Second,
-			ActorCount: 1, Checks: CheckConfig{ShedMax: time.Hour},
+			ActorCount: 1, Checks: report.CheckConfig{ShedMax: time.Hour},
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -10,21 +10,22 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
 // End to end against the router simulator: the probe and the simulator
 // share no strings, so a mismatch in the wire format shows here.
 
-func checks(r *probe.Report) map[string]probe.Check {
-	m := map[string]probe.Check{}
+func checks(r *report.Report) map[string]report.Check {
+	m := map[string]report.Check{}
 	for _, c := range r.Checks {
 		m[c.Name] = c
 	}
 	return m
 }
 
-func count(r *probe.Report, o probe.Outcome) int64 {
+func count(r *report.Report, o report.Outcome) int64 {
 	if s := r.Outcomes[o.String()]; s != nil {
 		return s.Count
 	}
@@ -66,22 +67,22 @@ func TestSimRouterSaturatedPool(t *testing.T) {
 			Target: "http://router.test", Mode: probe.Burst, Requests: 1, Actors: []string{"actor-0001"},
 			RoundTripper: tr, Seed: 1,
 		})
-		if err != nil || count(warm, probe.Served) != 1 {
+		if err != nil || count(warm, report.Served) != 1 {
 			t.Fatalf("warm-up: %v %+v", err, warm)
 		}
 
-		exps, _ := probe.ParseExpectations([]string{"shed>=1", "budget_exhausted==8", "max(shed)<100ms"})
+		exps, _ := report.ParseExpectations([]string{"shed>=1", "budget_exhausted==8", "max(shed)<100ms"})
 		r, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 20,
 			Actors: []string{"actor-0002", "actor-0003", "actor-0004", "actor-0005"}, Seed: 3,
 			RoundTripper: tr, ScrapeTransport: tr,
 			MetricsURL: "http://metrics.test/metrics", StatuszURL: "http://status.test/statusz",
-			Checks: probe.CheckConfig{Expect: exps},
+			Checks: report.CheckConfig{Expect: exps},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if count(r, probe.BudgetExhausted) != 8 || count(r, probe.Shed) != 12 {
+		if count(r, report.BudgetExhausted) != 8 || count(r, report.Shed) != 12 {
 			t.Fatalf("outcomes %v, want 8 parked until budget_exhausted and 12 shed", summary(r))
 		}
 		be := r.Outcomes["budget_exhausted"].Latency
@@ -89,12 +90,12 @@ func TestSimRouterSaturatedPool(t *testing.T) {
 			t.Errorf("budget_exhausted latency %+v, want about the 5s budget", be)
 		}
 		for _, c := range r.Checks {
-			if c.Status == probe.CheckFailed {
+			if c.Status == report.CheckFailed {
 				t.Errorf("check %s failed: %s", c.Name, c.Detail)
 			}
 		}
-		for _, name := range []string{probe.CheckBudgetBound, probe.CheckShedFast, probe.CheckRejectedMatchesShed, probe.CheckActiveDrains} {
-			if c := checks(r)[name]; c.Status != probe.CheckOK {
+		for _, name := range []string{report.CheckBudgetBound, report.CheckShedFast, report.CheckRejectedMatchesShed, report.CheckActiveDrains} {
+			if c := checks(r)[name]; c.Status != report.CheckOK {
 				t.Errorf("%s = %+v, want ok", name, c)
 			}
 		}
@@ -132,19 +133,19 @@ func TestSimRouterBreakerBelowLot(t *testing.T) {
 		r, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 12, Actors: probe.GeneratedActors(4),
 			RoundTripper: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
-			Checks: probe.CheckConfig{Budget: time.Second},
+			Checks: report.CheckConfig{Budget: time.Second},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if count(r, probe.EnvoyOverflow) == 0 {
+		if count(r, report.EnvoyOverflow) == 0 {
 			t.Fatalf("no envoy_overflow: %v", summary(r))
 		}
-		if c := checks(r)[probe.CheckNoEnvoyOverflow]; c.Status != probe.CheckFailed {
+		if c := checks(r)[report.CheckNoEnvoyOverflow]; c.Status != report.CheckFailed {
 			t.Errorf("no_envoy_overflow = %+v", c)
 		}
 		// Overflows never reach the lot, so they are not parking rejections.
-		if c := checks(r)[probe.CheckRejectedMatchesShed]; c.Status != probe.CheckOK {
+		if c := checks(r)[report.CheckRejectedMatchesShed]; c.Status != report.CheckOK {
 			t.Errorf("rejected_matches_shed = %+v", c)
 		}
 	})
@@ -163,10 +164,10 @@ func TestSimRouterFailFastAnswers(t *testing.T) {
 		s, tr := startMem(t, cfg)
 		defer s.Close()
 		defer tr.CloseIdleConnections()
-		want := map[string]probe.Outcome{
-			"actor-0001": probe.PermissionDenied, "actor-0002": probe.Unauthenticated,
-			"actor-0003": probe.DeadlineExceeded, "actor-0004": probe.ResumeError,
-			"actor-0005": probe.Served, "actor-0099": probe.NotFound,
+		want := map[string]report.Outcome{
+			"actor-0001": report.PermissionDenied, "actor-0002": report.Unauthenticated,
+			"actor-0003": report.DeadlineExceeded, "actor-0004": report.ResumeError,
+			"actor-0005": report.Served, "actor-0099": report.NotFound,
 		}
 		for actor, o := range want {
 			r, err := probe.Run(context.Background(), probe.Options{
@@ -202,27 +203,27 @@ func TestSimRouterOverTCP(t *testing.T) {
 		Target: s.URL(), Mode: probe.Burst, Requests: 40, Actors: probe.GeneratedActors(20), Seed: 5,
 		MetricsURL: s.MetricsURL(), StatuszURL: s.StatusURL(),
 		// Generous bounds: a loaded test machine is not a slow router.
-		Checks: probe.CheckConfig{Budget: 300 * time.Millisecond, Slack: 5 * time.Second, ShedMax: 5 * time.Second},
+		Checks: report.CheckConfig{Budget: 300 * time.Millisecond, Slack: 5 * time.Second, ShedMax: 5 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if count(r, probe.Served) == 0 || count(r, probe.Shed) == 0 || count(r, probe.BudgetExhausted) == 0 {
+	if count(r, report.Served) == 0 || count(r, report.Shed) == 0 || count(r, report.BudgetExhausted) == 0 {
 		t.Errorf("want served, shed and budget_exhausted: %v", summary(r))
 	}
-	if count(r, probe.TransportError) != 0 {
+	if count(r, report.TransportError) != 0 {
 		t.Errorf("transport errors: %v", r.Outcomes["transport_error"].Details)
 	}
 	for _, c := range r.Checks {
-		if c.Status != probe.CheckOK {
+		if c.Status != report.CheckOK {
 			t.Errorf("check %s: %s %s", c.Name, c.Status, c.Detail)
 		}
 	}
 }
 
-func summary(r *probe.Report) string {
+func summary(r *report.Report) string {
 	var parts []string
-	for _, o := range probe.AllOutcomes() {
+	for _, o := range report.AllOutcomes() {
 		if n := count(r, o); n > 0 {
 			parts = append(parts, o.String()+"="+strconv.FormatInt(n, 10))
 		}

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"net"
 	"net/http"
@@ -17,11 +19,11 @@ func TestFaultyRouterEveryRequestAccountedOnce(t *testing.T) {
 	cases := []struct {
 		name    string
 		fault   func(w http.ResponseWriter, r *http.Request)
-		outcome Outcome
+		outcome report.Outcome
 	}{
 		{"stops answering", func(_ http.ResponseWriter, r *http.Request) {
 			<-r.Context().Done() // holds the request until the probe gives up
-		}, ClientTimeout},
+		}, report.ClientTimeout},
 		{"resets connections", func(w http.ResponseWriter, _ *http.Request) {
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err != nil {
@@ -31,7 +33,7 @@ func TestFaultyRouterEveryRequestAccountedOnce(t *testing.T) {
 				_ = tc.SetLinger(0)
 			}
 			_ = conn.Close()
-		}, TransportError},
+		}, report.TransportError},
 	}
 	const requests = 40
 	for _, c := range cases {
@@ -52,10 +54,10 @@ func TestFaultyRouterEveryRequestAccountedOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			served, faulty := r.count(Served), r.count(c.outcome)
+			served, faulty := r.Count(report.Served), r.Count(c.outcome)
 			var sum int64
-			for _, o := range AllOutcomes() {
-				sum += r.count(o)
+			for _, o := range report.AllOutcomes() {
+				sum += r.Count(o)
 			}
 			if sum != requests || served+faulty != requests {
 				t.Errorf("outcomes sum %d (served %d, %s %d), want %d, all served or %s",
@@ -64,7 +66,7 @@ func TestFaultyRouterEveryRequestAccountedOnce(t *testing.T) {
 			if served == 0 || faulty == 0 {
 				t.Errorf("served %d, %s %d: want both", served, c.outcome, faulty)
 			}
-			if ch := checksByName(r)[CheckAllAccounted]; ch.Status != CheckOK {
+			if ch := checksByName(r)[report.CheckAllAccounted]; ch.Status != report.CheckOK {
 				t.Errorf("all_accounted %+v", ch)
 			}
 		})

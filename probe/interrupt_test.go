@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
@@ -26,7 +27,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func wantInterrupted(t *testing.T, r *probe.Report, err error) {
+func wantInterrupted(t *testing.T, r *report.Report, err error) {
 	t.Helper()
 	if !errors.Is(err, errSignal) {
 		t.Errorf("error %v, want one wrapping the signal", err)
@@ -80,7 +81,7 @@ func TestInterruptWaitingForStartAt(t *testing.T) {
 		defer tr.CloseIdleConnections()
 		ctx, cancel := context.WithCancelCause(context.Background())
 		type result struct {
-			r   *probe.Report
+			r   *report.Report
 			err error
 		}
 		done := make(chan result, 1)

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
-// End to end against `sim router` in each model of a real router
-// (reference/atenet-router.md): substrate main 86e138f6 (no parking),
-// PR #221 head 4a8f978b and the seed 000_ design. The probe's verdict must
+// End to end against `sim router` in each of its models (sim/router):
+// agent-substrate/substrate main at 86e138f6 (no parking), PR #221 at
+// 4a8f978b (cmd/atenet/internal/router/) and the design the simulator
+// implements by default (--model seed). The probe's verdict must
 // be right against each, on the virtual clock.
 
 const pr221HostTemplate = "{actor}.actors.resources.substrate.ate.dev"
@@ -50,13 +52,13 @@ func warm(t *testing.T, o probe.Options) {
 	t.Helper()
 	o.Requests, o.Actors, o.MetricsURL, o.StatuszURL = 1, []string{"actor-0001"}, "", ""
 	r, err := probe.Run(context.Background(), o)
-	if err != nil || count(r, probe.Served) != 1 {
+	if err != nil || count(r, report.Served) != 1 {
 		t.Fatalf("warm-up: %v %v", err, summary(r))
 	}
 }
 
 // burst sends 20 requests to four cold actors while the pool is full.
-func burst(t *testing.T, o probe.Options) *probe.Report {
+func burst(t *testing.T, o probe.Options) *report.Report {
 	t.Helper()
 	o.Requests = 20
 	o.Actors = []string{"actor-0002", "actor-0003", "actor-0004", "actor-0005"}
@@ -67,16 +69,16 @@ func burst(t *testing.T, o probe.Options) *probe.Report {
 	return r
 }
 
-func noneFailed(t *testing.T, r *probe.Report) {
+func noneFailed(t *testing.T, r *report.Report) {
 	t.Helper()
 	for _, c := range r.Checks {
-		if c.Status == probe.CheckFailed {
+		if c.Status == report.CheckFailed {
 			t.Errorf("check %s failed: %s", c.Name, c.Detail)
 		}
 	}
 }
 
-func wantStatus(t *testing.T, r *probe.Report, name, status string) probe.Check {
+func wantStatus(t *testing.T, r *report.Report, name, status string) report.Check {
 	t.Helper()
 	c, found := checks(r)[name]
 	if !found || c.Status != status {
@@ -99,10 +101,10 @@ func TestModelMainFailsParked(t *testing.T) {
 		if d := time.Since(start); d >= time.Second {
 			t.Errorf("the run took %s (virtual): main answers at once and has no lot to drain", d)
 		}
-		if count(r, probe.BudgetExhausted) != 20 {
+		if count(r, report.BudgetExhausted) != 20 {
 			t.Fatalf("outcomes %v, want 20 refused with no free workers", summary(r))
 		}
-		c := wantStatus(t, r, probe.CheckParked, probe.CheckFailed)
+		c := wantStatus(t, r, report.CheckParked, report.CheckFailed)
 		if !strings.Contains(c.Detail, "did not park") {
 			t.Errorf("parked detail %q does not say the router did not park", c.Detail)
 		}
@@ -122,20 +124,20 @@ func TestModelPR221WithItsHostForm(t *testing.T) {
 		o.HostTemplate = pr221HostTemplate
 		warm(t, o)
 		r := burst(t, o)
-		if count(r, probe.BudgetExhausted) != 8 || count(r, probe.Shed) != 12 {
+		if count(r, report.BudgetExhausted) != 8 || count(r, report.Shed) != 12 {
 			t.Fatalf("outcomes %v, want 8 parked until budget_exhausted and 12 shed", summary(r))
 		}
 		noneFailed(t, r)
-		if r.Checks == nil || checks(r)[probe.CheckReachedParking].Status != probe.CheckOK {
-			t.Errorf("reached_parking = %+v", checks(r)[probe.CheckReachedParking])
+		if r.Checks == nil || checks(r)[report.CheckReachedParking].Status != report.CheckOK {
+			t.Errorf("reached_parking = %+v", checks(r)[report.CheckReachedParking])
 		}
-		wantStatus(t, r, probe.CheckParked, probe.CheckOK)
+		wantStatus(t, r, report.CheckParked, report.CheckOK)
 		// The budget is PR #221's own, read from statusz as "2s".
-		c := wantStatus(t, r, probe.CheckBudgetBound, probe.CheckOK)
+		c := wantStatus(t, r, report.CheckBudgetBound, report.CheckOK)
 		if !strings.Contains(c.Detail, "statusz") {
 			t.Errorf("budget_bound %q does not say the budget came from statusz", c.Detail)
 		}
-		c = wantStatus(t, r, probe.CheckWaitMatchesBudgetExhausted, probe.CheckOK)
+		c = wantStatus(t, r, report.CheckWaitMatchesBudgetExhausted, report.CheckOK)
 		if !strings.Contains(c.Detail, `outcome="error"`) {
 			t.Errorf("wait check %q does not say it read PR #221's error label", c.Detail)
 		}
@@ -148,10 +150,10 @@ func TestModelPR221DefaultHostFailsReachedParking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, o := modelRouter(t, router.ModelPR221, nil)
 		r := burst(t, o)
-		if count(r, probe.NotFound) != 20 {
+		if count(r, report.NotFound) != 20 {
 			t.Fatalf("outcomes %v, want 20 not_found", summary(r))
 		}
-		c := wantStatus(t, r, probe.CheckReachedParking, probe.CheckFailed)
+		c := wantStatus(t, r, report.CheckReachedParking, report.CheckFailed)
 		if !strings.Contains(c.Detail, pr221HostTemplate) {
 			t.Errorf("reached_parking %q does not suggest --host-template %s", c.Detail, pr221HostTemplate)
 		}
@@ -165,12 +167,12 @@ func TestModelSeedPasses(t *testing.T) {
 		_, o := modelRouter(t, router.ModelSeed, nil)
 		warm(t, o)
 		r := burst(t, o)
-		if count(r, probe.BudgetExhausted) != 8 || count(r, probe.Shed) != 12 {
+		if count(r, report.BudgetExhausted) != 8 || count(r, report.Shed) != 12 {
 			t.Fatalf("outcomes %v, want 8 budget_exhausted and 12 shed", summary(r))
 		}
 		noneFailed(t, r)
-		for _, name := range []string{probe.CheckParked, probe.CheckReachedParking, probe.CheckBudgetBound, probe.CheckShedFast, probe.CheckRejectedMatchesShed, probe.CheckNoEnvoyOverflow} {
-			wantStatus(t, r, name, probe.CheckOK)
+		for _, name := range []string{report.CheckParked, report.CheckReachedParking, report.CheckBudgetBound, report.CheckShedFast, report.CheckRejectedMatchesShed, report.CheckNoEnvoyOverflow} {
+			wantStatus(t, r, name, report.CheckOK)
 		}
 	})
 }
@@ -186,10 +188,10 @@ func TestBreakerBelowLotIsExtProcError(t *testing.T) {
 		})
 		warm(t, o)
 		r := burst(t, o)
-		if count(r, probe.ExtProcError) == 0 || count(r, probe.EnvoyOverflow) != 0 {
+		if count(r, report.ExtProcError) == 0 || count(r, report.EnvoyOverflow) != 0 {
 			t.Fatalf("outcomes %v, want ext_proc_error and no envoy_overflow", summary(r))
 		}
-		c := wantStatus(t, r, probe.CheckNoEnvoyOverflow, probe.CheckFailed)
+		c := wantStatus(t, r, report.CheckNoEnvoyOverflow, report.CheckFailed)
 		if !strings.Contains(c.Detail, "ext_proc") {
 			t.Errorf("no_envoy_overflow %q does not name the ext_proc errors", c.Detail)
 		}

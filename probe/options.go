@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"fmt"
 	"math"
 	"net/http"
@@ -16,20 +18,17 @@ type Mode string
 
 const (
 	// Burst releases Requests requests together, behind a barrier.
-	Burst Mode = "burst"
+	Burst Mode = report.ModeBurst
 	// Closed runs Concurrency workers back to back for Duration.
-	Closed Mode = "closed"
+	Closed Mode = report.ModeClosed
 	// Open sends Rate requests a second on a fixed schedule for Duration.
-	Open Mode = "open"
+	Open Mode = report.ModeOpen
 )
 
 // Defaults of the options the command exposes.
 const (
 	DefaultHostTemplate = "{actor}.{atespace}.actors.resources.substrate.ate.dev"
 	DefaultAtespace     = "default"
-	DefaultBudget       = 5 * time.Second
-	DefaultSlack        = time.Second
-	DefaultShedMax      = 250 * time.Millisecond
 	// MaxActors bounds the actors of a run. Generated names are rendered
 	// on demand; zipf holds a table of MaxZipfActors at most.
 	MaxActors     = 1_000_000_000
@@ -89,7 +88,7 @@ type Options struct {
 	MetricsURL string
 	StatuszURL string
 
-	Checks CheckConfig
+	Checks report.CheckConfig
 
 	// KeepSamples keeps up to this many per-request samples for a plot.
 	KeepSamples int
@@ -126,51 +125,6 @@ type Options struct {
 	// burstFirst is the unsharded number of this shard's first burst
 	// request: the lower shards send the ones before it.
 	burstFirst uint64
-}
-
-// CheckConfig holds the thresholds of the built-in checks and the user's
-// expectations. Its zero value means "defaults"; applyDefaults is the one
-// place that fills them.
-type CheckConfig struct {
-	// Budget is the router's park budget and Slack the grace above it
-	// before a budget_exhausted answer counts as late. A zero Budget takes
-	// the router's own (statusz max_wait) when --statusz-url gives it, else
-	// DefaultBudget.
-	Budget time.Duration
-	Slack  time.Duration
-	// SlackSet says Slack was given, so a zero Slack means no grace rather
-	// than DefaultSlack.
-	SlackSet bool
-	// ShedMax bounds the p99 latency of shed answers (default 250ms).
-	ShedMax time.Duration
-	Expect  []Expectation
-	// BudgetSource says where Budget came from: "given", "statusz
-	// max_wait" or "default"; set by applyDefaults.
-	BudgetSource string
-}
-
-// Where the park budget came from.
-const (
-	BudgetGiven   = "given"
-	BudgetStatusz = "statusz max_wait"
-	BudgetDefault = "default"
-)
-
-func (c *CheckConfig) applyDefaults() {
-	switch {
-	case c.BudgetSource != "":
-	case c.Budget == 0:
-		c.Budget, c.BudgetSource = DefaultBudget, BudgetDefault
-	default:
-		c.BudgetSource = BudgetGiven
-	}
-	if c.Slack == 0 && !c.SlackSet {
-		c.Slack = DefaultSlack
-	}
-	c.SlackSet = true
-	if c.ShedMax == 0 {
-		c.ShedMax = DefaultShedMax
-	}
 }
 
 // OptionError is an invalid option: the caller's mistake, not the target's.
@@ -259,7 +213,7 @@ func (o *Options) EffectiveTimeout() time.Duration {
 	}
 	b := o.Checks.Budget
 	if b == 0 {
-		b = DefaultBudget
+		b = report.DefaultBudget
 	}
 	return b + timeoutOverBudget
 }
@@ -280,7 +234,7 @@ func (o *Options) validate() error {
 		// before applying the defaults.
 		o.budgetFromStatusz = true
 	}
-	o.Checks.applyDefaults()
+	o.Checks.ApplyDefaults()
 	if o.Mode == "" {
 		o.Mode = Burst
 	}

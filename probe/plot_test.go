@@ -13,14 +13,15 @@ import (
 
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
 // plotRun runs one small load against the simulated router (a pool of 2
 // that parks most of a burst) and returns its report with samples kept.
-func plotRun(t *testing.T, mode probe.Mode) *probe.Report {
+func plotRun(t *testing.T, mode probe.Mode) *report.Report {
 	t.Helper()
-	var r *probe.Report
+	var r *report.Report
 	synctest.Test(t, func(t *testing.T) {
 		cfg := router.DefaultConfig()
 		cfg.Workers = 2
@@ -36,7 +37,7 @@ func plotRun(t *testing.T, mode probe.Mode) *probe.Report {
 		o := probe.Options{
 			Target: "http://router.test", Mode: mode, Actors: probe.GeneratedActors(40),
 			RoundTripper: tr, ScrapeTransport: tr, MetricsURL: "http://metrics.test/metrics",
-			Checks: probe.CheckConfig{Budget: time.Second}, KeepSamples: 10_000, Seed: 1,
+			Checks: report.CheckConfig{Budget: time.Second}, KeepSamples: 10_000, Seed: 1,
 		}
 		switch mode {
 		case probe.Burst:
@@ -60,7 +61,7 @@ func TestWritePlotEveryMode(t *testing.T) {
 	for _, mode := range []probe.Mode{probe.Burst, probe.Closed, probe.Open} {
 		t.Run(string(mode), func(t *testing.T) {
 			r := plotRun(t, mode)
-			fig, err := probe.NewFigure(r)
+			fig, err := report.NewFigure(r)
 			if err != nil {
 				t.Fatal(err)
 			}

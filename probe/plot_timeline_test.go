@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"testing"
 )
@@ -21,7 +23,7 @@ func TestPlotCountsExactBeyondKeptSamples(t *testing.T) {
 	if n := int64(len(r.Samples())); n >= r.Requests {
 		t.Fatalf("%d samples kept of %d requests: the run must outgrow KeepSamples", n, r.Requests)
 	}
-	d, err := NewFigure(r)
+	d, err := report.NewFigure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +33,8 @@ func TestPlotCountsExactBeyondKeptSamples(t *testing.T) {
 		for _, p := range s.Points {
 			sum += p.Y
 		}
-		o, _ := ParseOutcome(s.Outcome)
-		if want := float64(r.count(o)); sum != want || s.Count != r.count(o) {
+		o, _ := report.ParseOutcome(s.Outcome)
+		if want := float64(r.Count(o)); sum != want || s.Count != r.Count(o) {
 			t.Errorf("%s: answers over time sum to %v (count %d), want the %v answers", o, sum, s.Count, want)
 		}
 		total += sum

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +15,10 @@ import (
 	"time"
 )
 
-// Answers recorded from the real routers (agent-substrate/substrate main
-// 86e138f6 and PR #221 4a8f978b; reference/atenet-router.md): exact bodies,
-// content-type text/plain and Envoy's server header.
+// Answers recorded from the real routers, agent-substrate/substrate main at
+// 86e138f6 and PR #221 at 4a8f978b (bodies written by
+// cmd/atenet/internal/router/errors.go): exact bodies, content-type
+// text/plain and Envoy's server header.
 const (
 	realNoFreeWorkers = `actor "%s" unavailable: no free workers available`
 	realInvalidHost   = `invalid host "%s": invalid actor_id: must start and end with a lower case alphanumeric character, and consist only of lower case alphanumeric characters or '-'`
@@ -42,11 +45,11 @@ func TestParkedFailsAgainstRouterWithoutParking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(BudgetExhausted) != 20 {
-		t.Fatalf("budget_exhausted = %d, want 20", r.count(BudgetExhausted))
+	if r.Count(report.BudgetExhausted) != 20 {
+		t.Fatalf("budget_exhausted = %d, want 20", r.Count(report.BudgetExhausted))
 	}
-	c := checksByName(r)[CheckParked]
-	if c.Status != CheckFailed || !strings.Contains(c.Detail, "did not park") {
+	c := checksByName(r)[report.CheckParked]
+	if c.Status != report.CheckFailed || !strings.Contains(c.Detail, "did not park") {
 		t.Errorf("parked = %+v, want failed saying the router did not park", c)
 	}
 }
@@ -56,14 +59,14 @@ func TestParkedFailsAgainstRouterWithoutParking(t *testing.T) {
 func TestFlightsTellLateJoinersFromUnparked(t *testing.T) {
 	ev := []flightEvent{
 		// Actor 1: parked 5s from 0; a joiner at 3s shares the flight's end.
-		{actor: 1, outcome: BudgetExhausted, sentMs: 0, doneMs: 5000},
-		{actor: 1, outcome: BudgetExhausted, sentMs: 3000, doneMs: 5001},
+		{actor: 1, outcome: report.BudgetExhausted, sentMs: 0, doneMs: 5000},
+		{actor: 1, outcome: report.BudgetExhausted, sentMs: 3000, doneMs: 5001},
 		// Actor 2: refused at once (main), twice in separate flights.
-		{actor: 2, outcome: BudgetExhausted, sentMs: 10, doneMs: 17},
-		{actor: 2, outcome: BudgetExhausted, sentMs: 100, doneMs: 104},
+		{actor: 2, outcome: report.BudgetExhausted, sentMs: 10, doneMs: 17},
+		{actor: 2, outcome: report.BudgetExhausted, sentMs: 100, doneMs: 104},
 		// Actor 3: served first; its flight is not a refused one.
-		{actor: 3, outcome: Served, sentMs: 0, doneMs: 900},
-		{actor: 3, outcome: BudgetExhausted, sentMs: 800, doneMs: 850},
+		{actor: 3, outcome: report.Served, sentMs: 0, doneMs: 900},
+		{actor: 3, outcome: report.BudgetExhausted, sentMs: 800, doneMs: 850},
 	}
 	f := analyseFlights(ev, 0, 5*time.Second)
 	if f.Flights != 4 || f.RefusedEarly != 2 || f.FastestFirstSeconds != 0.004 {
@@ -86,8 +89,8 @@ func TestNothingReachedParkingFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := checksByName(r)[CheckReachedParking]
-	if c.Status != CheckFailed || !strings.Contains(c.Detail, "{actor}.actors.resources.substrate.ate.dev") {
+	c := checksByName(r)[report.CheckReachedParking]
+	if c.Status != report.CheckFailed || !strings.Contains(c.Detail, "{actor}.actors.resources.substrate.ate.dev") {
 		t.Errorf("reached_parking = %+v, want failed with the PR #221 host form", c)
 	}
 	if len(r.Failed()) == 0 {
@@ -104,7 +107,7 @@ func TestAllClientTimeoutsIsNoAnswer(t *testing.T) {
 	if !errors.As(err, &na) || !strings.Contains(err.Error(), "no answer within") {
 		t.Fatalf("err = %v, want a NoAnswerError", err)
 	}
-	if r == nil || checksByName(r)[CheckReachedParking].Status != CheckFailed {
+	if r == nil || checksByName(r)[report.CheckReachedParking].Status != report.CheckFailed {
 		t.Errorf("reached_parking did not fail: %+v", r)
 	}
 }
@@ -189,16 +192,16 @@ func TestRealMetricsAbsentUntilUsedAndErrorLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	by := checksByName(r)
-	if c := by[CheckRejectedMatchesShed]; c.Status != CheckOK || !strings.Contains(c.Detail, "absent before the run") {
+	if c := by[report.CheckRejectedMatchesShed]; c.Status != report.CheckOK || !strings.Contains(c.Detail, "absent before the run") {
 		t.Errorf("rejected_matches_shed = %+v, want ok saying the series was absent before", c)
 	}
-	if c := by[CheckWaitMatchesBudgetExhausted]; c.Status != CheckOK || !strings.Contains(c.Detail, `outcome="error"`) {
+	if c := by[report.CheckWaitMatchesBudgetExhausted]; c.Status != report.CheckOK || !strings.Contains(c.Detail, `outcome="error"`) {
 		t.Errorf("wait_matches_budget_exhausted = %+v, want ok on the error label", c)
 	}
 	if r.Metrics.WaitBudgetLabel != "error" {
 		t.Errorf("wait_budget_label = %q", r.Metrics.WaitBudgetLabel)
 	}
-	if c := by[CheckActiveDrains]; c.Status != CheckOK {
+	if c := by[report.CheckActiveDrains]; c.Status != report.CheckOK {
 		t.Errorf("active_drains = %+v", c)
 	}
 }
@@ -231,16 +234,16 @@ func TestMainMetricsHaveNoParkingSeries(t *testing.T) {
 	if !r.Statusz.NoParkingCard || len(warnings) == 0 || !strings.Contains(warnings[0], "no parking card") {
 		t.Errorf("no_parking_card = %v, warnings %q", r.Statusz.NoParkingCard, warnings)
 	}
-	if r.Load.BudgetSource != BudgetDefault {
+	if r.Load.BudgetSource != report.BudgetDefault {
 		t.Errorf("budget source %q, want default", r.Load.BudgetSource)
 	}
 	var text strings.Builder
-	if err := WriteText(&text, r, nil); err != nil || !strings.Contains(text.String(), "no parking card") {
+	if err := report.WriteText(&text, r, nil); err != nil || !strings.Contains(text.String(), "no parking card") {
 		t.Errorf("text report does not say there is no parking card (%v):\n%s", err, text.String())
 	}
 	by := checksByName(r)
-	for _, name := range []string{CheckWaitMatchesBudgetExhausted, CheckParked} {
-		if by[name].Status != CheckFailed {
+	for _, name := range []string{report.CheckWaitMatchesBudgetExhausted, report.CheckParked} {
+		if by[name].Status != report.CheckFailed {
 			t.Errorf("%s = %+v, want failed", name, by[name])
 		}
 	}
@@ -255,10 +258,10 @@ func TestBudgetFromStatusz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Load.BudgetSource != BudgetStatusz || r.Load.BudgetSeconds != 3 || r.Load.TimeoutSeconds != 13 {
+	if r.Load.BudgetSource != report.BudgetStatusz || r.Load.BudgetSeconds != 3 || r.Load.TimeoutSeconds != 13 {
 		t.Errorf("budget %gs from %q, timeout %gs; want 3s from statusz, timeout 13s", r.Load.BudgetSeconds, r.Load.BudgetSource, r.Load.TimeoutSeconds)
 	}
-	if c := checksByName(r)[CheckBudgetBound]; !strings.Contains(c.Detail, "from the router's statusz max_wait") {
+	if c := checksByName(r)[report.CheckBudgetBound]; !strings.Contains(c.Detail, "from the router's statusz max_wait") {
 		t.Errorf("budget_bound does not say where the budget came from: %+v", c)
 	}
 	o.Checks.Budget = 7 * time.Second
@@ -266,14 +269,14 @@ func TestBudgetFromStatusz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Load.BudgetSource != BudgetGiven || r.Load.BudgetSeconds != 7 {
+	if r.Load.BudgetSource != report.BudgetGiven || r.Load.BudgetSeconds != 7 {
 		t.Errorf("budget %gs from %q, want the given 7s", r.Load.BudgetSeconds, r.Load.BudgetSource)
 	}
 }
 
 func TestStatuszMaxWaitForms(t *testing.T) {
 	for raw, want := range map[string]time.Duration{`"30s"`: 30 * time.Second, `"1m30s"`: 90 * time.Second, `5`: 5 * time.Second, `2.5`: 2500 * time.Millisecond, `"soon"`: 0, `-1`: 0, `1e300`: 0, `null`: 0} {
-		p := &StatuszParking{MaxWait: []byte(raw)}
+		p := &report.StatuszParking{MaxWait: []byte(raw)}
 		got, ok := p.MaxWaitDuration()
 		if got != want || ok != (want > 0) {
 			t.Errorf("max_wait %s = %s, %v; want %s", raw, got, ok, want)
@@ -310,8 +313,8 @@ func TestHundredMillionActorsAreNamedOnDemand(t *testing.T) {
 		mu.Lock()
 		seen := slices.Clone(hosts)
 		mu.Unlock()
-		if r.Load.Actors != 100_000_000 || r.count(Served) != 5 || len(seen) != 5 {
-			t.Fatalf("%s: actors %d, served %d", d, r.Load.Actors, r.count(Served))
+		if r.Load.Actors != 100_000_000 || r.Count(report.Served) != 5 || len(seen) != 5 {
+			t.Fatalf("%s: actors %d, served %d", d, r.Load.Actors, r.Count(report.Served))
 		}
 		for _, h := range seen {
 			if !strings.HasPrefix(h, "actor-") || len(strings.SplitN(h, ".", 2)[0]) != len("actor-")+9 {

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bytes"
 	"fmt"
 	"math"
@@ -12,60 +14,28 @@ import (
 	"github.com/shakenfist/shakectl/probe/transport"
 )
 
-// Latency histograms record microseconds from 1 µs to 1 hour with three
-// significant digits (0.1% resolution). Every report uses this geometry, so
-// histograms from several machines merge exactly; a longer latency is
-// recorded as 1 hour.
-const (
-	histLowest  = 1
-	histHighest = int64(time.Hour / time.Microsecond)
-	histDigits  = 3
-)
-
-func newHist() *hdr.Histogram { return hdr.New(histLowest, histHighest, histDigits) }
-
-func recordDuration(h *hdr.Histogram, d time.Duration) {
-	us := int64(d / time.Microsecond)
-	if us < histLowest {
-		us = histLowest
-	}
-	if us > histHighest {
-		us = histHighest
-	}
-	_ = h.RecordValue(us)
-}
-
 // maxDetails bounds the distinct detail strings kept per outcome and shard;
 // the rest are counted under "other".
 const maxDetails = 16
-
-// Sample is one request as a plot draws it.
-type Sample struct {
-	// Sent is when the request was due, from the start of the run.
-	Sent time.Duration
-	// Latency is from the due time to the complete answer.
-	Latency time.Duration
-	Outcome Outcome
-}
 
 // shard collects results for a subset of the requests. Workers record into
 // their own shard, so the lock is rarely contended; shards merge once at the
 // end.
 type shard struct {
 	mu      sync.Mutex
-	counts  [numOutcomes]int64
-	lat     [numOutcomes]*hdr.Histogram
-	svc     [numOutcomes]*hdr.Histogram
-	details [numOutcomes]map[string]int64
+	counts  [report.NumOutcomes]int64
+	lat     [report.NumOutcomes]*hdr.Histogram
+	svc     [report.NumOutcomes]*hdr.Histogram
+	details [report.NumOutcomes]map[string]int64
 	// done[s][o] counts answers of outcome o completed in second s; sent[s]
 	// counts requests due in second s.
-	done [][numOutcomes]int64
+	done [][report.NumOutcomes]int64
 	sent []int64
 
 	// Samples are kept for plots, by reservoir sampling once full.
 	keep    int
 	seen    int64
-	samples []Sample
+	samples []report.Sample
 	rng     *rand.Rand
 
 	events        []flightEvent
@@ -74,11 +44,11 @@ type shard struct {
 	// timeline counts every answer per TimelineStep, exactly, for the
 	// plots (samples are only a reservoir on long runs). One per shard
 	// keeps its lock as uncontended as the shard's.
-	timeline *Timeline
+	timeline *report.Timeline
 }
 
 type result struct {
-	outcome Outcome
+	outcome report.Outcome
 	detail  string
 	// due is when the request should have been sent and sentAt when it was,
 	// both from the start of the run; doneAt is when the answer completed.
@@ -94,7 +64,7 @@ const maxFlightEvents = 1 << 18
 // flightEvent is one request as the parked check needs it.
 type flightEvent struct {
 	actor          uint32
-	outcome        Outcome
+	outcome        report.Outcome
 	sentMs, doneMs int32
 }
 
@@ -104,14 +74,14 @@ func (s *shard) record(r result, trackService bool) {
 	o := r.outcome
 	s.counts[o]++
 	if s.lat[o] == nil {
-		s.lat[o] = newHist()
+		s.lat[o] = report.NewHistogram()
 	}
-	recordDuration(s.lat[o], r.doneAt-r.due)
+	report.RecordDuration(s.lat[o], r.doneAt-r.due)
 	if trackService {
 		if s.svc[o] == nil {
-			s.svc[o] = newHist()
+			s.svc[o] = report.NewHistogram()
 		}
-		recordDuration(s.svc[o], r.doneAt-r.sentAt)
+		report.RecordDuration(s.svc[o], r.doneAt-r.sentAt)
 	}
 	if r.detail != "" {
 		if s.details[o] == nil {
@@ -131,7 +101,7 @@ func (s *shard) record(r result, trackService bool) {
 	}
 	doneSec := secondOf(r.doneAt)
 	for len(s.done) <= doneSec {
-		s.done = append(s.done, [numOutcomes]int64{})
+		s.done = append(s.done, [report.NumOutcomes]int64{})
 	}
 	s.done[doneSec][o]++
 	dueSec := secondOf(r.due)
@@ -140,7 +110,7 @@ func (s *shard) record(r result, trackService bool) {
 	}
 	s.sent[dueSec]++
 	if s.keep > 0 {
-		smp := Sample{Sent: r.due, Latency: r.doneAt - r.due, Outcome: o}
+		smp := report.Sample{Sent: r.due, Latency: r.doneAt - r.due, Outcome: o}
 		s.seen++
 		if len(s.samples) < s.keep {
 			s.samples = append(s.samples, smp)
@@ -169,7 +139,7 @@ func newRecorder(n int, trackService bool, keepSamples int, seed uint64) *record
 	}
 	r := &recorder{shards: make([]*shard, n), trackService: trackService}
 	for i := range r.shards {
-		s := &shard{timeline: NewTimeline(0)}
+		s := &shard{timeline: report.NewTimeline(0)}
 		if keepSamples > 0 {
 			s.keep = max(keepSamples/n, 1)
 			s.rng = rand.New(rand.NewPCG(seed, uint64(i)))
@@ -185,28 +155,28 @@ func (r *recorder) record(i uint64, res result) {
 
 // tally is the merged content of all shards.
 type tally struct {
-	counts  [numOutcomes]int64
-	lat     [numOutcomes]*hdr.Histogram
-	svc     [numOutcomes]*hdr.Histogram
-	details [numOutcomes]map[string]int64
-	done    [][numOutcomes]int64
+	counts  [report.NumOutcomes]int64
+	lat     [report.NumOutcomes]*hdr.Histogram
+	svc     [report.NumOutcomes]*hdr.Histogram
+	details [report.NumOutcomes]map[string]int64
+	done    [][report.NumOutcomes]int64
 	sent    []int64
-	samples []Sample
+	samples []report.Sample
 	events  []flightEvent
 	// eventsDropped counts requests beyond the flight records' bound.
 	eventsDropped int64
-	timeline      *Timeline
+	timeline      *report.Timeline
 }
 
 func (r *recorder) merge() *tally {
-	t := &tally{timeline: NewTimeline(0)}
+	t := &tally{timeline: report.NewTimeline(0)}
 	for _, s := range r.shards {
-		t.timeline.merge(s.timeline)
+		t.timeline.Add(s.timeline)
 		s.mu.Lock()
-		for o := range numOutcomes {
+		for o := range report.NumOutcomes {
 			t.counts[o] += s.counts[o]
-			mergeInto(&t.lat[o], s.lat[o])
-			mergeInto(&t.svc[o], s.svc[o])
+			report.MergeHistogram(&t.lat[o], s.lat[o])
+			report.MergeHistogram(&t.svc[o], s.svc[o])
 			for k, v := range s.details[o] {
 				if t.details[o] == nil {
 					t.details[o] = map[string]int64{}
@@ -215,7 +185,7 @@ func (r *recorder) merge() *tally {
 			}
 		}
 		for len(t.done) < len(s.done) {
-			t.done = append(t.done, [numOutcomes]int64{})
+			t.done = append(t.done, [report.NumOutcomes]int64{})
 		}
 		for sec, row := range s.done {
 			for o, n := range row {
@@ -236,16 +206,6 @@ func (r *recorder) merge() *tally {
 	return t
 }
 
-func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
-	if src == nil {
-		return
-	}
-	if *dst == nil {
-		*dst = newHist()
-	}
-	(*dst).Merge(src)
-}
-
 // recordResult records one request's result: into its shard and the
 // shard's timeline, and in the live counts progress shows.
 func (e *engine) recordResult(shard uint64, res result) {
@@ -257,11 +217,11 @@ func (e *engine) recordResult(shard uint64, res result) {
 
 // answerDetail says a little more about answers whose outcome alone is not
 // enough to act on.
-func answerDetail(o Outcome, a Answer) string {
+func answerDetail(o report.Outcome, a Answer) string {
 	switch o {
-	case TransportError:
+	case report.TransportError:
 		return transport.Detail(a.Err)
-	case ProxyError, Other, Unavailable, EnvoyOverflow, ExtProcError:
+	case report.ProxyError, report.Other, report.Unavailable, report.EnvoyOverflow, report.ExtProcError:
 		b := bytes.TrimSpace(a.Body)
 		if len(b) > 60 {
 			b = b[:60]

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -16,17 +15,18 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/shakenfist/shakectl/probe"
-	"github.com/shakenfist/shakectl/probe/schema"
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
-// Issue 16: the JSON report is held to probe/schema/report.v1.schema.json.
+// Issue 16: the JSON report is held to probe/report/report.v1.schema.json.
 // The schema is strict (additionalProperties false), so a field added to
 // the report without a schema change fails here.
 
 func reportSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.ReportJSONSchema()))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.ReportJSONSchema()))
 	if err != nil {
 		t.Fatalf("the schema is not JSON: %v", err)
 	}
@@ -36,10 +36,10 @@ func reportSchema(t *testing.T) *jsonschema.Schema {
 	// strings.
 	c.AssertFormat()
 	c.AssertContent()
-	if err := c.AddResource(schema.ReportSchemaFile, doc); err != nil {
+	if err := c.AddResource(report.ReportSchemaFile, doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile(schema.ReportSchemaFile)
+	s, err := c.Compile(report.ReportSchemaFile)
 	if err != nil {
 		t.Fatalf("the schema does not compile: %v", err)
 	}
@@ -57,7 +57,7 @@ func validate(t *testing.T, s *jsonschema.Schema, what string, doc []byte) {
 	}
 }
 
-func reportJSON(t *testing.T, r *probe.Report) []byte {
+func reportJSON(t *testing.T, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := r.WriteJSON(&buf); err != nil {
@@ -173,7 +173,7 @@ func TestSchemaIsStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	fillPlaceholders(t, doc)
-	doc["schema"], doc["shard"], doc["shards"], doc["run_id"], doc["start_lateness_seconds"] = schema.Current+".2", 3, 4, "r-7f3a", 0.012
+	doc["schema"], doc["shard"], doc["shards"], doc["run_id"], doc["start_lateness_seconds"] = report.SchemaVersion+".2", 3, 4, "r-7f3a", 0.012
 	validate(t, s, "a sharded report", must(json.Marshal(doc)))
 }
 
@@ -186,31 +186,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// TestSchemaNamesEveryOutcome: the schema's outcome names are the probe's,
-// so adding an outcome is a schema change too.
-func TestSchemaNamesEveryOutcome(t *testing.T) {
-	var doc struct {
-		Defs struct {
-			OutcomeName struct {
-				Enum []string `json:"enum"`
-			} `json:"outcomeName"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(schema.ReportJSONSchema(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, o := range probe.AllOutcomes() {
-		want = append(want, o.String())
-	}
-	got := slices.Clone(doc.Defs.OutcomeName.Enum)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("schema outcomes %v, probe outcomes %v", got, want)
-	}
 }
 
 // TestReportsOfEveryModeFollowSchema runs each load shape against the
@@ -228,7 +203,7 @@ func TestReportsOfEveryModeFollowSchema(t *testing.T) {
 		sim, tr := startMem(t, cfg)
 		defer sim.Close()
 		defer tr.CloseIdleConnections()
-		var reports []*probe.Report
+		var reports []*report.Report
 		var names []string
 		for _, o := range []probe.Options{
 			{Mode: probe.Burst, Requests: 30},
@@ -247,7 +222,7 @@ func TestReportsOfEveryModeFollowSchema(t *testing.T) {
 			}
 			doc := reportJSON(t, r)
 			validate(t, s, string(o.Mode)+" report", doc)
-			back, err := probe.ReadReport(bytes.NewReader(doc))
+			back, err := report.ReadReport(bytes.NewReader(doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +232,7 @@ func TestReportsOfEveryModeFollowSchema(t *testing.T) {
 		if !strings.Contains(string(reportJSON(t, reports[2])), `"send_lateness_hdr"`) {
 			t.Error("the open-mode report has no send lateness: the open-mode fields went unchecked")
 		}
-		m, err := probe.Merge(reports, probe.CheckConfigOf(reports[0]))
+		m, err := report.Merge(reports, report.CheckConfigOf(reports[0]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -142,14 +144,14 @@ func latencyPattern(s string) string {
 
 func TestJSONReportSchema(t *testing.T) {
 	srv := fakeRouter(t)
-	exps, _ := ParseExpectations([]string{"served>=0.5", "p99(shed)<1s"})
+	exps, _ := report.ParseExpectations([]string{"served>=0.5", "p99(shed)<1s"})
 	r, err := Run(context.Background(), Options{
 		Target: srv.URL, Mode: Burst, Requests: 24, Seed: 11,
 		Actors:     []string{"served", "shed", "budget-exhausted", "transport-error"},
 		MetricsURL: srv.URL + "/metrics", StatuszURL: srv.URL + "/statusz",
 		// A loaded test machine is not a slow router: keep shed_fast's
 		// verdict stable.
-		Checks: CheckConfig{Expect: exps, ShedMax: 30 * time.Second},
+		Checks: report.CheckConfig{Expect: exps, ShedMax: 30 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +170,7 @@ func TestJSONReportSchema(t *testing.T) {
 	// depends on scheduling; the parked check has its own tests.
 	delete(m, "flights")
 	for _, c := range m["checks"].([]any) {
-		if c := c.(map[string]any); c["name"] == CheckParked {
+		if c := c.(map[string]any); c["name"] == report.CheckParked {
 			c["detail"] = "<parked>"
 		}
 	}
@@ -189,36 +191,40 @@ func TestJSONReportSchema(t *testing.T) {
 	golden(t, "report.golden.json", out.Bytes())
 
 	// And what was written reads back, histograms included.
-	back, err := ReadReport(&buf)
+	back, err := report.ReadReport(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, s := range r.Outcomes {
 		b := back.Outcomes[name]
-		if b.Count != s.Count || (s.lat != nil && !s.lat.Equals(b.lat)) {
+		bl, _, err := b.Histograms()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if b.Count != s.Count || (s.LatencyHistogram() != nil && !s.LatencyHistogram().Equals(bl)) {
 			t.Errorf("%s did not survive JSON: %+v vs %+v", name, s, b)
 		}
 	}
 }
 
 func TestTextReport(t *testing.T) {
-	exps, _ := ParseExpectations([]string{"served>=0.9", "p99(served)<1s"})
-	answers := cat(many(Served, 80, 120*time.Millisecond), many(Shed, 15, 2*time.Millisecond),
-		many(BudgetExhausted, 4, 5010*time.Millisecond), many(BudgetExhausted, 1, 6500*time.Millisecond))
+	exps, _ := report.ParseExpectations([]string{"served>=0.9", "p99(served)<1s"})
+	answers := cat(many(report.Served, 80, 120*time.Millisecond), many(report.Shed, 15, 2*time.Millisecond),
+		many(report.BudgetExhausted, 4, 5010*time.Millisecond), many(report.BudgetExhausted, 1, 6500*time.Millisecond))
 	r := fakeRun(t, Options{
 		MetricsURL: "http://router.test:9090/metrics", StatuszURL: "http://router.test:8081/statusz",
-		Checks: CheckConfig{Expect: exps}, Seed: 4, Actors: GeneratedActors(50),
+		Checks: report.CheckConfig{Expect: exps}, Seed: 4, Actors: GeneratedActors(50),
 	}, answers, func(e *engine) {
-		e.metricsBefore = &RouterMetrics{ParkingRejectedTotal: f64(10), ParkingActive: f64(0)}
-		e.metricsAfter = &RouterMetrics{ParkingRejectedTotal: f64(25), ParkingActive: f64(0),
-			ParkingWait: map[string]WaitStats{"served": {Count: 30, SumSeconds: 15}, "budget_exhausted": {Count: 5, SumSeconds: 25}}}
+		e.metricsBefore = &report.RouterMetrics{ParkingRejectedTotal: f64(10), ParkingActive: f64(0)}
+		e.metricsAfter = &report.RouterMetrics{ParkingRejectedTotal: f64(25), ParkingActive: f64(0),
+			ParkingWait: map[string]report.WaitStats{"served": {Count: 30, SumSeconds: 15}, "budget_exhausted": {Count: 5, SumSeconds: 25}}}
 		e.activePeak = f64(42)
-		e.statuszBefore = &StatuszParking{Enabled: boolp(true), Active: f64(0), MaxParked: f64(1024), MaxWait: json.RawMessage(`5`)}
-		e.statuszAfter = &StatuszParking{Enabled: boolp(true), Active: f64(0), MaxParked: f64(1024), MaxWait: json.RawMessage(`"5s"`)}
+		e.statuszBefore = &report.StatuszParking{Enabled: boolp(true), Active: f64(0), MaxParked: f64(1024), MaxWait: json.RawMessage(`5`)}
+		e.statuszAfter = &report.StatuszParking{Enabled: boolp(true), Active: f64(0), MaxParked: f64(1024), MaxWait: json.RawMessage(`"5s"`)}
 	})
-	r.stats(Served).Details = nil
+	r.Stats(report.Served).Details = nil
 	var buf bytes.Buffer
-	if err := WriteText(&buf, r, nil); err != nil {
+	if err := report.WriteText(&buf, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.golden.txt", buf.Bytes())
@@ -227,53 +233,53 @@ func TestTextReport(t *testing.T) {
 func boolp(b bool) *bool { return &b }
 
 func TestMergeIsExact(t *testing.T) {
-	a := fakeRun(t, Options{Seed: 1}, cat(many(Served, 50, 100*time.Millisecond), many(Shed, 5, time.Millisecond)), func(e *engine) {
+	a := fakeRun(t, Options{Seed: 1}, cat(many(report.Served, 50, 100*time.Millisecond), many(report.Shed, 5, time.Millisecond)), func(e *engine) {
 		e.o.MetricsURL = "http://router.test/metrics"
-		e.metricsBefore = &RouterMetrics{ParkingRejectedTotal: f64(100)}
-		e.metricsAfter = &RouterMetrics{ParkingRejectedTotal: f64(104), ParkingActive: f64(3)}
+		e.metricsBefore = &report.RouterMetrics{ParkingRejectedTotal: f64(100)}
+		e.metricsAfter = &report.RouterMetrics{ParkingRejectedTotal: f64(104), ParkingActive: f64(3)}
 	})
-	b := fakeRun(t, Options{Seed: 2}, cat(many(Served, 30, 300*time.Millisecond), many(Shed, 7, 3*time.Millisecond), many(TransportError, 2, time.Second)), func(e *engine) {
+	b := fakeRun(t, Options{Seed: 2}, cat(many(report.Served, 30, 300*time.Millisecond), many(report.Shed, 7, 3*time.Millisecond), many(report.TransportError, 2, time.Second)), func(e *engine) {
 		e.o.MetricsURL = "http://router.test/metrics"
-		e.metricsBefore = &RouterMetrics{ParkingRejectedTotal: f64(101)}
-		e.metricsAfter = &RouterMetrics{ParkingRejectedTotal: f64(112), ParkingActive: f64(0)}
+		e.metricsBefore = &report.RouterMetrics{ParkingRejectedTotal: f64(101)}
+		e.metricsAfter = &report.RouterMetrics{ParkingRejectedTotal: f64(112), ParkingActive: f64(0)}
 	})
 	b.StartedAt = a.StartedAt.Add(2 * time.Second)
 
 	// Through JSON, as the files from two machines would come.
-	var reports []*Report
-	for _, r := range []*Report{a, b} {
+	var reports []*report.Report
+	for _, r := range []*report.Report{a, b} {
 		var buf bytes.Buffer
 		if err := r.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadReport(&buf)
+		back, err := report.ReadReport(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		reports = append(reports, back)
 	}
-	m, err := Merge(reports, CheckConfig{})
+	m, err := report.Merge(reports, report.CheckConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Requests != 94 || m.count(Served) != 80 || m.count(Shed) != 12 || m.count(TransportError) != 2 {
+	if m.Requests != 94 || m.Count(report.Served) != 80 || m.Count(report.Shed) != 12 || m.Count(report.TransportError) != 2 {
 		t.Fatalf("merged counts: %d requests, %+v", m.Requests, m.Outcomes)
 	}
 	// The merged histogram is exactly the histogram of all the answers.
-	all := newHist()
+	all := report.NewHistogram()
 	for range 50 {
-		recordDuration(all, 100*time.Millisecond)
+		report.RecordDuration(all, 100*time.Millisecond)
 	}
 	for range 30 {
-		recordDuration(all, 300*time.Millisecond)
+		report.RecordDuration(all, 300*time.Millisecond)
 	}
-	if !m.stats(Served).lat.Equals(all) {
+	if !m.Stats(report.Served).LatencyHistogram().Equals(all) {
 		t.Error("merged served histogram differs from recording every answer in one")
 	}
-	if p := m.stats(Served).Latency; p.P50 < 0.0999 || p.P50 > 0.1001 || p.Max < 0.2999 || p.Max > 0.3001 {
+	if p := m.Stats(report.Served).Latency; p.P50 < 0.0999 || p.P50 > 0.1001 || p.Max < 0.2999 || p.Max > 0.3001 {
 		t.Errorf("merged served quantiles %+v", p)
 	}
-	if r := m.stats(Served).Ratio; r != 80.0/94 {
+	if r := m.Stats(report.Served).Ratio; r != 80.0/94 {
 		t.Errorf("served ratio %v", r)
 	}
 	if m.DurationSeconds != 4 {
@@ -287,16 +293,16 @@ func TestMergeIsExact(t *testing.T) {
 	if d := m.Metrics.RejectedDelta; d == nil || *d != 12 {
 		t.Errorf("merged rejected delta %v", d)
 	}
-	wantCheck(t, m, CheckRejectedMatchesShed, CheckOK, "grew by 12")
-	wantCheck(t, m, CheckActiveDrains, CheckOK, "back to 0")
-	wantCheck(t, m, CheckAllAccounted, CheckOK, "94 requests sent, 94 outcomes")
+	wantCheck(t, m, report.CheckRejectedMatchesShed, report.CheckOK, "grew by 12")
+	wantCheck(t, m, report.CheckActiveDrains, report.CheckOK, "back to 0")
+	wantCheck(t, m, report.CheckAllAccounted, report.CheckOK, "94 requests sent, 94 outcomes")
 	if m.Target != a.Target || m.Mode != "burst" {
 		t.Errorf("target %q mode %q", m.Target, m.Mode)
 	}
 }
 
 func TestReadReportRefusesWhatCannotMergeExactly(t *testing.T) {
-	r := fakeRun(t, Options{}, many(Served, 3, time.Millisecond), nil)
+	r := fakeRun(t, Options{}, many(report.Served, 3, time.Millisecond), nil)
 	var buf bytes.Buffer
 	r.WriteJSON(&buf)
 	good := buf.String()
@@ -309,11 +315,11 @@ func TestReadReportRefusesWhatCannotMergeExactly(t *testing.T) {
 		"garbled histogram": strings.Replace(good, `"hdr": "`, `"hdr": "garbage`, 1),
 	}
 	for name, in := range tests {
-		if _, err := ReadReport(strings.NewReader(in)); err == nil {
+		if _, err := report.ReadReport(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := ReadReport(strings.NewReader(good)); err != nil {
+	if _, err := report.ReadReport(strings.NewReader(good)); err != nil {
 		t.Errorf("the good report: %v", err)
 	}
 }
@@ -338,7 +344,7 @@ go_goroutines 12
 	if err != nil {
 		t.Fatal(err)
 	}
-	if val(m.ParkingActive) != 5 || val(m.ParkingRejectedTotal) != 17 {
+	if deref(m.ParkingActive) != 5 || deref(m.ParkingRejectedTotal) != 17 {
 		t.Errorf("active %v rejected %v", m.ParkingActive, m.ParkingRejectedTotal)
 	}
 	w := m.ParkingWait["budget_exhausted"]
@@ -405,14 +411,14 @@ func TestGarbageMetricsURLStopsBeforeLoad(t *testing.T) {
 // A run's figure names every outcome seen, carries the router's
 // parking_active, and survives the JSON trip to shakectl-plot unchanged.
 func TestFigureOfARun(t *testing.T) {
-	answers := cat(many(Served, 50, 100*time.Millisecond), many(Shed, 20, time.Millisecond), many(BudgetExhausted, 5, 5*time.Second))
+	answers := cat(many(report.Served, 50, 100*time.Millisecond), many(report.Shed, 20, time.Millisecond), many(report.BudgetExhausted, 5, 5*time.Second))
 	r := fakeRun(t, Options{KeepSamples: 1000}, answers, func(e *engine) {
 		e.activeSeries[0] = 12
 	})
 	if len(r.Samples()) != len(answers) {
 		t.Fatalf("%d samples kept of %d", len(r.Samples()), len(answers))
 	}
-	fig, err := NewFigure(r)
+	fig, err := report.NewFigure(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,14 +436,14 @@ func TestFigureOfARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Figure
+	var back report.Figure
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(&back, fig) {
 		t.Error("the figure changed on its way through JSON")
 	}
-	if _, err := PlotFormat("x.jpg"); err == nil {
+	if _, err := report.PlotFormat("x.jpg"); err == nil {
 		t.Error("x.jpg accepted as a plot file")
 	}
 }
@@ -445,9 +451,16 @@ func TestFigureOfARun(t *testing.T) {
 func TestSamplesAreBounded(t *testing.T) {
 	rec := newRecorder(2, false, 10, 1)
 	for i := range 1000 {
-		rec.record(uint64(i), result{outcome: Served, doneAt: time.Duration(i) * time.Millisecond})
+		rec.record(uint64(i), result{outcome: report.Served, doneAt: time.Duration(i) * time.Millisecond})
 	}
 	if n := len(rec.merge().samples); n != 10 {
 		t.Errorf("%d samples kept, want the cap of 10", n)
 	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -16,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
 
@@ -25,7 +26,7 @@ type Progress struct {
 	Sent     int64
 	InFlight int64
 	// Counts are the answers so far, by outcome.
-	Counts [numOutcomes]int64
+	Counts [report.NumOutcomes]int64
 }
 
 // NoAnswerError says the target never gave an HTTP answer: every request
@@ -59,7 +60,7 @@ func (e *TargetError) Unwrap() error { return e.Err }
 // requests are cancelled (they count as transport_error, detail
 // "canceled"), and Run returns the partial report with an error wrapping
 // context.Cause(ctx).
-func Run(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	// Ctrl-C before the load gives the (empty) partial report, as it does
 	// at every later stage, so the user always gets a report and exit 130.
-	interruptedBeforeStart := func() (*Report, error) {
+	interruptedBeforeStart := func() (*report.Report, error) {
 		r := e.report(time.Now(), 0)
 		r.Interrupted = true
 		return r, fmt.Errorf("interrupted before the load started: %w", context.Cause(ctx))
@@ -114,7 +115,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return interruptedBeforeStart()
 		}
 		if late := time.Since(o.StartAt); late > 100*time.Millisecond {
-			e.warn(fmt.Sprintf("the load started %s after --start-at", fmtDur(late)))
+			e.warn(fmt.Sprintf("the load started %s after --start-at", report.FormatDuration(late)))
 		}
 	}
 
@@ -129,10 +130,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.Interrupted = true
 		return r, context.Cause(ctx)
 	}
-	if r.Requests > 0 && r.count(TransportError)+r.count(ClientTimeout) == r.Requests {
-		reason := r.topDetail(TransportError)
-		if r.count(ClientTimeout) >= r.count(TransportError) {
-			reason = fmt.Sprintf("no answer within the %s --timeout", fmtDur(e.timeout))
+	if r.Requests > 0 && r.Count(report.TransportError)+r.Count(report.ClientTimeout) == r.Requests {
+		reason := r.TopDetail(report.TransportError)
+		if r.Count(report.ClientTimeout) >= r.Count(report.TransportError) {
+			reason = fmt.Sprintf("no answer within the %s --timeout", report.FormatDuration(e.timeout))
 		}
 		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: reason}
 	}
@@ -183,7 +184,7 @@ type engine struct {
 	inflight atomic.Int64
 	// secPeak is the highest in-flight count since the sampler last read it.
 	secPeak atomic.Int64
-	counts  [numOutcomes]atomic.Int64
+	counts  [report.NumOutcomes]atomic.Int64
 
 	bufs sync.Pool
 
@@ -196,10 +197,10 @@ type engine struct {
 	scrapes        int
 	scrapeErrors   int
 	lastScrapeErr  string
-	metricsBefore  *RouterMetrics
-	metricsAfter   *RouterMetrics
-	statuszBefore  *StatuszParking
-	statuszAfter   *StatuszParking
+	metricsBefore  *report.RouterMetrics
+	metricsAfter   *report.RouterMetrics
+	statuszBefore  *report.StatuszParking
+	statuszAfter   *report.StatuszParking
 	noParkingCard  bool
 	openFiles      uint64
 	lateness       *hdr.Histogram
@@ -294,7 +295,7 @@ func newEngine(o *Options) (*engine, error) {
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
 	if o.Mode == Open {
-		e.lateness = newHist()
+		e.lateness = report.NewHistogram()
 	}
 	if o.MetricsURL != "" || o.StatuszURL != "" {
 		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport)
@@ -498,7 +499,7 @@ func (e *engine) noteSend(r *sentRequest) {
 	r.sentAt = time.Since(r.start)
 	if e.lateness != nil {
 		e.mu.Lock()
-		recordDuration(e.lateness, r.sentAt-r.due)
+		report.RecordDuration(e.lateness, r.sentAt-r.due)
 		e.lastSend = max(e.lastSend, r.sentAt)
 		e.mu.Unlock()
 	}
@@ -517,7 +518,7 @@ func (e *engine) finishSend(r *sentRequest, a Answer) {
 	if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {
 		res.sentAt = wrote
 	}
-	if o == TransportError && ctx.Err() != nil {
+	if o == report.TransportError && ctx.Err() != nil {
 		// The run was interrupted: whatever the transport says, the probe
 		// itself cancelled this request.
 		res.detail = "canceled"

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"errors"
 	"fmt"
@@ -97,11 +99,11 @@ func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 	for i := range o.Requests {
 		want[strings.ReplaceAll(actors[p.index(uint64(i))], "-", "_")]++
 	}
-	for _, oc := range AllOutcomes() {
-		if oc == ClientTimeout {
+	for _, oc := range report.AllOutcomes() {
+		if oc == report.ClientTimeout {
 			continue
 		}
-		if got := r.count(oc); got != want[oc.String()] {
+		if got := r.Count(oc); got != want[oc.String()] {
 			t.Errorf("%s: %d answers, want %d", oc, got, want[oc.String()])
 		}
 		if want[oc.String()] == 0 {
@@ -111,17 +113,17 @@ func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 	if r.Requests != 150 {
 		t.Errorf("requests = %d, want 150", r.Requests)
 	}
-	if d := r.stats(TransportError).Details; d["EOF"] != r.count(TransportError) {
+	if d := r.Stats(report.TransportError).Details; d["EOF"] != r.Count(report.TransportError) {
 		t.Errorf("transport_error details %v", d)
 	}
-	if d := r.stats(Other).Details; d["HTTP 418 I'm a teapot"] != r.count(Other) {
+	if d := r.Stats(report.Other).Details; d["HTTP 418 I'm a teapot"] != r.Count(report.Other) {
 		t.Errorf("other details %v", d)
 	}
 	byName := checksByName(r)
-	if c := byName[CheckNoEnvoyOverflow]; c.Status != CheckFailed {
+	if c := byName[report.CheckNoEnvoyOverflow]; c.Status != report.CheckFailed {
 		t.Errorf("no_envoy_overflow = %+v, want failed", c)
 	}
-	if c := byName[CheckAllAccounted]; c.Status != CheckOK {
+	if c := byName[report.CheckAllAccounted]; c.Status != report.CheckOK {
 		t.Errorf("all_accounted = %+v", c)
 	}
 }
@@ -138,16 +140,16 @@ func testClientTimeout(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(ClientTimeout) == 0 || r.count(ClientTimeout)+r.count(Served) != 12 {
+	if r.Count(report.ClientTimeout) == 0 || r.Count(report.ClientTimeout)+r.Count(report.Served) != 12 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
-	if l := r.stats(ClientTimeout).Latency; l.P50 < 0.2 || l.Max > 3 {
+	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.2 || l.Max > 3 {
 		t.Errorf("client_timeout latency %+v, want about the 200ms timeout", l)
 	}
 }
 
-func checksByName(r *Report) map[string]Check {
-	m := map[string]Check{}
+func checksByName(r *report.Report) map[string]report.Check {
+	m := map[string]report.Check{}
 	for _, c := range r.Checks {
 		m[c.Name] = c
 	}
@@ -180,8 +182,8 @@ func testBurstIsReleasedTogether(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(Served) != n {
-		t.Fatalf("served %d of %d: %+v", r.count(Served), n, r.Outcomes)
+	if r.Count(report.Served) != n {
+		t.Fatalf("served %d of %d: %+v", r.Count(report.Served), n, r.Outcomes)
 	}
 	if r.InFlightPeak != n {
 		t.Errorf("in-flight peak %d, want %d", r.InFlightPeak, n)
@@ -215,8 +217,8 @@ func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 	if peak.Load() != 4 {
 		t.Errorf("the server saw at most %d requests at once, want 4", peak.Load())
 	}
-	if r.Requests < 20 || r.count(Served) != r.Requests {
-		t.Errorf("%d requests, %d served", r.Requests, r.count(Served))
+	if r.Requests < 20 || r.Count(report.Served) != r.Requests {
+		t.Errorf("%d requests, %d served", r.Requests, r.Count(report.Served))
 	}
 	if r.InFlightPeak > 4 {
 		t.Errorf("probe's in-flight peak %d > 4 workers", r.InFlightPeak)
@@ -244,12 +246,12 @@ func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Requests != 50 || r.count(Served) != 50 {
-		t.Fatalf("%d requests, %d served; want 50 (100/s for 0.5s)", r.Requests, r.count(Served))
+	if r.Requests != 50 || r.Count(report.Served) != 50 {
+		t.Fatalf("%d requests, %d served; want 50 (100/s for 0.5s)", r.Requests, r.Count(report.Served))
 	}
 	// 50 answers take ≥ 1s of serial service: the last waits ≈ 0.5s beyond
 	// its schedule. A closed loop would report ≈ 20ms.
-	if l := r.stats(Served).Latency; l.Max < 0.4 {
+	if l := r.Stats(report.Served).Latency; l.Max < 0.4 {
 		t.Errorf("max latency %.3fs, want ≥ 0.4s of queueing", l.Max)
 	}
 	if r.InFlightPeak < 10 {
@@ -261,7 +263,7 @@ func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 	if r.SendLateness == nil || r.SendLateness.Max > 0.2 {
 		t.Errorf("send lateness %+v", r.SendLateness)
 	}
-	if r.stats(Served).svc == nil {
+	if r.Stats(report.Served).ServiceHistogram() == nil {
 		t.Error("open mode keeps no service-time histogram")
 	}
 }
@@ -293,10 +295,10 @@ func testInterruptCancelsInFlightAndCountsThem(t *testing.T, kind string) {
 	if r == nil || !r.Interrupted {
 		t.Fatalf("report %+v, want a partial, interrupted one", r)
 	}
-	if r.Requests != 20 || r.count(TransportError) != 20 || r.stats(TransportError).Details["canceled"] != 20 {
-		t.Fatalf("requests %d, outcomes %+v", r.Requests, r.stats(TransportError))
+	if r.Requests != 20 || r.Count(report.TransportError) != 20 || r.Stats(report.TransportError).Details["canceled"] != 20 {
+		t.Fatalf("requests %d, outcomes %+v", r.Requests, r.Stats(report.TransportError))
 	}
-	if c := checksByName(r)[CheckAllAccounted]; c.Status != CheckOK {
+	if c := checksByName(r)[report.CheckAllAccounted]; c.Status != report.CheckOK {
 		t.Errorf("all_accounted %+v", c)
 	}
 }
@@ -333,10 +335,10 @@ func testLostTargetHalfwayStillReports(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatalf("a run that measured something returned %v", err)
 	}
-	if r.count(Served) < 20 || r.count(TransportError) == 0 {
-		t.Fatalf("served %d, transport errors %d", r.count(Served), r.count(TransportError))
+	if r.Count(report.Served) < 20 || r.Count(report.TransportError) == 0 {
+		t.Fatalf("served %d, transport errors %d", r.Count(report.Served), r.Count(report.TransportError))
 	}
-	if c := checksByName(r)[CheckAllAccounted]; c.Status != CheckOK {
+	if c := checksByName(r)[report.CheckAllAccounted]; c.Status != report.CheckOK {
 		t.Errorf("all_accounted %+v", c)
 	}
 }
@@ -374,7 +376,7 @@ func testTargetThatIsNotHTTP(t *testing.T, kind string) {
 	if !strings.Contains(err.Error(), "malformed HTTP response") {
 		t.Errorf("error %q does not say why", err)
 	}
-	if r == nil || r.count(TransportError) != 5 {
+	if r == nil || r.Count(report.TransportError) != 5 {
 		t.Fatalf("report %+v", r)
 	}
 }
@@ -466,13 +468,13 @@ func testClosedWorkersRecoverFromTimeouts(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(ClientTimeout) == 0 || r.count(Served) < 10 {
+	if r.Count(report.ClientTimeout) == 0 || r.Count(report.Served) < 10 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
-	if r.count(ClientTimeout)+r.count(Served) != r.Requests {
+	if r.Count(report.ClientTimeout)+r.Count(report.Served) != r.Requests {
 		t.Errorf("other outcomes after timeouts: %+v", r.Outcomes)
 	}
-	if l := r.stats(ClientTimeout).Latency; l.P50 < 0.05 || l.P50 > 1 {
+	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.05 || l.P50 > 1 {
 		t.Errorf("client_timeout latency %+v, want about 50ms", l)
 	}
 }
@@ -487,7 +489,7 @@ func TestStartAtDelaysTheLoad(t *testing.T) {
 	if r.StartedAt.Before(at) {
 		t.Errorf("started at %s, before --start-at %s", r.StartedAt, at)
 	}
-	if r.count(Served) != 3 {
+	if r.Count(report.Served) != 3 {
 		t.Errorf("outcomes %+v", r.Outcomes)
 	}
 }
@@ -508,12 +510,12 @@ func TestOpenRunOpensItsConnectionsBeforeTheSchedule(t *testing.T) {
 	defer srv.Close()
 	// 20 requests in all: the run likely holds 20 connections at once.
 	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 100, Duration: 200 * time.Millisecond,
-		Actors: GeneratedActors(1), Checks: CheckConfig{ShedMax: time.Hour}})
+		Actors: GeneratedActors(1), Checks: report.CheckConfig{ShedMax: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.count(Served) != 20 {
-		t.Fatalf("served %d, want 20", r.count(Served))
+	if r.Count(report.Served) != 20 {
+		t.Fatalf("served %d, want 20", r.Count(report.Served))
 	}
 	// 20 pre-dialled, plus the preflight's own connection.
 	if n := atFirst.Load(); n < 20 {

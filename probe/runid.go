@@ -1,37 +1,14 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shakenfist/shakectl/probe/schema"
 )
-
-// RunInfo names a report: its schema, the run it belongs to, and which shard
-// of that run it is (issue 16). It is embedded first in Report, so its
-// fields lead the JSON document.
-type RunInfo struct {
-	// Schema is schema.Current; "parking-probe merge" refuses a major
-	// version it does not know, and reads a report without one as v1.
-	Schema string `json:"schema"`
-	// RunID is shared by every shard of one command line: see RunID.
-	RunID string `json:"run_id,omitempty"`
-	// Shard is this report's shard index (nil in a merged report), Shards
-	// the shard count of the run (1 when not sharded).
-	Shard  *int `json:"shard,omitempty"`
-	Shards int  `json:"shards,omitempty"`
-	// StartLatenessSeconds is how long after --start-at the load started
-	// (a burst's release); in a merged report the latest shard's.
-	StartLatenessSeconds *float64 `json:"start_lateness_seconds,omitempty"`
-	// StartSpreadSeconds, in a merged report, is the time between the
-	// first and the last shard's start.
-	StartSpreadSeconds *float64 `json:"start_spread_seconds,omitempty"`
-}
 
 // RunID is the id every shard of one command line computes alone, with no
 // coordination: the first 12 hex digits of SHA-256 over the seed,
@@ -47,7 +24,7 @@ func (o *Options) RunID() string {
 	}
 	actors := strconv.Itoa(o.ActorCount) + "+" + strings.Join(o.Actors, ",")
 	key := strings.Join([]string{
-		schema.Name, strconv.FormatUint(o.Seed, 10), start, o.Target, o.URLTemplate, o.HostTemplate, o.Atespace,
+		report.SchemaName, strconv.FormatUint(o.Seed, 10), start, o.Target, o.URLTemplate, o.HostTemplate, o.Atespace,
 		string(o.Mode), strconv.Itoa(o.Requests), strconv.Itoa(o.Concurrency),
 		strconv.FormatFloat(o.Rate, 'g', -1, 64), o.Duration.String(),
 		actors, o.Distribution.String(), strconv.Itoa(max(o.Shard.Count, 1)),
@@ -58,51 +35,12 @@ func (o *Options) RunID() string {
 
 // runInfo is what a single run's report says about itself; start is when
 // its load started.
-func (o *Options) runInfo(start time.Time) RunInfo {
+func (o *Options) runInfo(start time.Time) report.RunInfo {
 	idx := o.Shard.Index
-	ri := RunInfo{Schema: schema.Current, RunID: o.runID, Shard: &idx, Shards: max(o.Shard.Count, 1)}
+	ri := report.RunInfo{Schema: report.SchemaVersion, RunID: o.runID, Shard: &idx, Shards: max(o.Shard.Count, 1)}
 	if !o.StartAt.IsZero() && !start.IsZero() {
 		late := max(start.Sub(o.StartAt), 0).Seconds()
 		ri.StartLatenessSeconds = &late
 	}
 	return ri
-}
-
-// routerWideChecks compare the router's own figures with the probe's
-// counts. A shard's scrapes see every shard's load, so it cannot judge
-// them against its own part; merge judges them on the whole run.
-var routerWideChecks = []string{CheckRejectedMatchesShed, CheckActiveDrains, CheckWaitMatchesBudgetExhausted}
-
-// leaveRouterChecksToMerge skips, in one shard's report, the checks only
-// the merged run can judge.
-func (r *Report) leaveRouterChecksToMerge() {
-	if r.Shards <= 1 || r.Shard == nil {
-		return
-	}
-	for i, c := range r.Checks {
-		if c.Status != CheckSkipped && slices.Contains(routerWideChecks, c.Name) {
-			r.Checks[i] = skipped(c.Name, fmt.Sprintf("shard %d of %d: the router's figures include every shard's load; parking-probe merge judges this on the whole run", *r.Shard, r.Shards))
-		}
-	}
-}
-
-// shardLine tells, in text output, which run and shard a report is and
-// how its start went against --start-at; "" for an unsharded run.
-func (r *Report) shardLine() string {
-	if r.Shards <= 1 {
-		return ""
-	}
-	var b strings.Builder
-	if r.Shard != nil {
-		fmt.Fprintf(&b, "shard %d of %d of run %s", *r.Shard, r.Shards, r.RunID)
-	} else {
-		fmt.Fprintf(&b, "all %d shards of run %s", r.Shards, r.RunID)
-	}
-	if l := r.StartLatenessSeconds; l != nil {
-		fmt.Fprintf(&b, ", started %s after --start-at", fmtSec(*l))
-	}
-	if s := r.StartSpreadSeconds; s != nil {
-		fmt.Fprintf(&b, " (starts spread over %s)", fmtSec(*s))
-	}
-	return b.String()
 }

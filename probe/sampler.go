@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"sync"
 	"time"
 )
@@ -81,7 +83,7 @@ func (e *engine) progress(start time.Time) {
 		return
 	}
 	p := Progress{Elapsed: time.Since(start), Sent: e.sent.Load(), InFlight: e.inflight.Load()}
-	for o := range numOutcomes {
+	for o := range report.NumOutcomes {
 		p.Counts[o] = e.counts[o].Load()
 	}
 	e.o.Progress(p)

@@ -1,13 +1,14 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -29,73 +30,19 @@ const (
 	metricRejected = "atenet_router_parking_rejected_total"
 )
 
-// RouterMetrics is what one scrape of the router's /metrics said. A nil
-// field means the metric was absent (an OpenTelemetry instrument that has
-// recorded nothing is not exported, so absent reads as zero in deltas).
-type RouterMetrics struct {
-	ParkingActive        *float64 `json:"parking_active"`
-	ParkingRejectedTotal *float64 `json:"parking_rejected_total"`
-	// ParkingWait is the wait histogram per outcome label.
-	ParkingWait map[string]WaitStats `json:"parking_wait,omitempty"`
-}
-
-// WaitStats is one outcome's series of the wait histogram.
-type WaitStats struct {
-	Count      float64 `json:"count"`
-	SumSeconds float64 `json:"sum_seconds"`
-	// Buckets are cumulative counts by upper bound in seconds.
-	Buckets []Bucket `json:"buckets,omitempty"`
-}
-
-// Bucket is a cumulative histogram bucket.
-type Bucket struct {
-	LE    float64 `json:"le"`
-	Count float64 `json:"count"`
-}
-
-// MarshalJSON writes +Inf bounds as the string "+Inf", which JSON numbers
-// cannot hold.
-func (b Bucket) MarshalJSON() ([]byte, error) {
-	le := any(b.LE)
-	if math.IsInf(b.LE, 1) {
-		le = "+Inf"
-	}
-	return json.Marshal(struct {
-		LE    any     `json:"le"`
-		Count float64 `json:"count"`
-	}{le, b.Count})
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (b *Bucket) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		LE    json.RawMessage `json:"le"`
-		Count float64         `json:"count"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	b.Count = raw.Count
-	if string(raw.LE) == `"+Inf"` {
-		b.LE = math.Inf(1)
-		return nil
-	}
-	return json.Unmarshal(raw.LE, &b.LE)
-}
-
 // maxScrapeBytes bounds what a scrape reads, so a wrong URL serving a huge
 // file cannot exhaust memory.
 const maxScrapeBytes = 16 << 20
 
 // ParseMetrics reads Prometheus text exposition and extracts the parking
 // metrics. Text that is not Prometheus exposition is an error.
-func ParseMetrics(r io.Reader) (*RouterMetrics, error) {
+func ParseMetrics(r io.Reader) (*report.RouterMetrics, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		return nil, fmt.Errorf("not Prometheus text: %s", firstLine(err.Error()))
 	}
-	m := &RouterMetrics{}
+	m := &report.RouterMetrics{}
 	if f := fams[metricActive]; f != nil {
 		v := sumValues(f)
 		m.ParkingActive = &v
@@ -108,7 +55,7 @@ func ParseMetrics(r io.Reader) (*RouterMetrics, error) {
 		}
 	}
 	if f := fams[metricWait]; f != nil && f.GetType() == dto.MetricType_HISTOGRAM {
-		m.ParkingWait = map[string]WaitStats{}
+		m.ParkingWait = map[string]report.WaitStats{}
 		for _, mt := range f.GetMetric() {
 			outcome := labelValue(mt, "outcome")
 			h := mt.GetHistogram()
@@ -122,7 +69,7 @@ func ParseMetrics(r io.Reader) (*RouterMetrics, error) {
 	return m, nil
 }
 
-func addBuckets(acc []Bucket, bs []*dto.Bucket) []Bucket {
+func addBuckets(acc []report.Bucket, bs []*dto.Bucket) []report.Bucket {
 	for _, b := range bs {
 		le := b.GetUpperBound()
 		n := float64(b.GetCumulativeCount())
@@ -135,7 +82,7 @@ func addBuckets(acc []Bucket, bs []*dto.Bucket) []Bucket {
 			}
 		}
 		if !found {
-			acc = append(acc, Bucket{LE: le, Count: n})
+			acc = append(acc, report.Bucket{LE: le, Count: n})
 		}
 	}
 	sort.Slice(acc, func(i, j int) bool { return acc[i].LE < acc[j].LE })
@@ -175,46 +122,16 @@ func firstLine(s string) string {
 	return s
 }
 
-// StatuszParking is the "Request Parking" card of the router's /statusz.
-type StatuszParking struct {
-	Enabled   *bool    `json:"enabled"`
-	Active    *float64 `json:"active"`
-	MaxParked *float64 `json:"max_parked"`
-	// MaxWait is kept as the router wrote it (a duration string or seconds).
-	MaxWait json.RawMessage `json:"max_wait,omitempty"`
-}
-
 // ErrNoParkingCard says statusz answered but has no "parking" card: a router
 // without request parking (agent-substrate/substrate main 86e138f6). It is
 // a finding, not a failure.
 var ErrNoParkingCard = errors.New(`no parking card (a router without request parking, such as atenet main)`)
 
-// MaxWaitDuration reads max_wait as PR #221 writes it (a Go duration
-// string, "30s") or as a number of seconds.
-func (p *StatuszParking) MaxWaitDuration() (time.Duration, bool) {
-	if p == nil || len(p.MaxWait) == 0 {
-		return 0, false
-	}
-	var s string
-	if json.Unmarshal(p.MaxWait, &s) == nil {
-		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil || d <= 0 {
-			return 0, false
-		}
-		return d, true
-	}
-	var f float64
-	if json.Unmarshal(p.MaxWait, &f) == nil && f > 0 && f < float64(math.MaxInt64/int64(time.Second)) {
-		return time.Duration(f * float64(time.Second)), true
-	}
-	return 0, false
-}
-
 // ParseStatusz reads /statusz?format=json and returns its parking card, or
 // ErrNoParkingCard.
-func ParseStatusz(r io.Reader) (*StatuszParking, error) {
+func ParseStatusz(r io.Reader) (*report.StatuszParking, error) {
 	var doc struct {
-		Parking *StatuszParking `json:"parking"`
+		Parking *report.StatuszParking `json:"parking"`
 	}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
@@ -302,7 +219,7 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-func (s *scraper) metrics(ctx context.Context) (*RouterMetrics, error) {
+func (s *scraper) metrics(ctx context.Context) (*report.RouterMetrics, error) {
 	body, err := s.get(ctx, s.metricsURL, "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	if err != nil {
 		return nil, fmt.Errorf("metrics %s: %w", s.metricsURL, err)
@@ -314,7 +231,7 @@ func (s *scraper) metrics(ctx context.Context) (*RouterMetrics, error) {
 	return m, nil
 }
 
-func (s *scraper) statusz(ctx context.Context) (*StatuszParking, error) {
+func (s *scraper) statusz(ctx context.Context) (*report.StatuszParking, error) {
 	body, err := s.get(ctx, s.statuszURL, "application/json")
 	if err != nil {
 		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"errors"
 	"time"
@@ -65,7 +67,7 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 			// No --budget: judge the router by its own budget, and give
 			// its parked requests time to end (the default timeout
 			// follows the budget).
-			e.o.Checks.Budget, e.o.Checks.BudgetSource = d, BudgetStatusz
+			e.o.Checks.Budget, e.o.Checks.BudgetSource = d, report.BudgetStatusz
 			e.timeout = e.o.EffectiveTimeout()
 		}
 	}
@@ -88,8 +90,8 @@ func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 	for {
 		sctx, cancel := context.WithTimeout(base, 3*time.Second)
 		var mErr, sErr error
-		var m *RouterMetrics
-		var p *StatuszParking
+		var m *report.RouterMetrics
+		var p *report.StatuszParking
 		if e.o.MetricsURL != "" {
 			m, mErr = e.scr.metrics(sctx)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
 
@@ -56,7 +57,7 @@ const ok200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 // accounted fails t unless the probe counted as requests exactly what the
 // server says it answered, each once, with no transport error (net/http
 // reports none against any of these servers), and its outcomes add up.
-func accounted(t *testing.T, kind string, r *Report, err error, answered int64) {
+func accounted(t *testing.T, kind string, r *report.Report, err error, answered int64) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", kind, err)
@@ -67,12 +68,12 @@ func accounted(t *testing.T, kind string, r *Report, err error, answered int64) 
 	if r.Requests == 0 || r.Requests != answered {
 		t.Errorf("%s: the probe counted %d requests, the server answered %d (resends %d)", kind, r.Requests, answered, r.Resends)
 	}
-	if n := r.count(TransportError) + r.count(ClientTimeout); n != 0 {
-		t.Errorf("%s: %d transport errors or timeouts (%v), want 0", kind, n, r.stats(TransportError).Details)
+	if n := r.Count(report.TransportError) + r.Count(report.ClientTimeout); n != 0 {
+		t.Errorf("%s: %d transport errors or timeouts (%v), want 0", kind, n, r.Stats(report.TransportError).Details)
 	}
 	var total int64
-	for o := range Outcome(numOutcomes) {
-		total += r.count(o)
+	for o := range report.Outcome(report.NumOutcomes) {
+		total += r.Count(o)
 	}
 	if total != r.Requests {
 		t.Errorf("%s: outcomes add to %d, requests %d", kind, total, r.Requests)
@@ -81,7 +82,7 @@ func accounted(t *testing.T, kind string, r *Report, err error, answered int64) 
 
 func runOpts(kind, target string) Options {
 	return Options{Target: target, Transport: kind, ActorCount: 3, Seed: 1, Timeout: 5 * time.Second,
-		Checks: CheckConfig{ShedMax: time.Hour}}
+		Checks: report.CheckConfig{ShedMax: time.Hour}}
 }
 
 // A server that answers one request per connection without saying
@@ -110,8 +111,8 @@ func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
 				}
 				r, err := Run(context.Background(), o)
 				accounted(t, kind, r, err, answered.Load())
-				if r.count(Served) != r.Requests {
-					t.Errorf("%d served of %d", r.count(Served), r.Requests)
+				if r.Count(report.Served) != r.Requests {
+					t.Errorf("%d served of %d", r.Count(report.Served), r.Requests)
 				}
 			})
 		})
@@ -215,8 +216,8 @@ func TestStrayBytesOnIdleConnection(t *testing.T) {
 		o.Mode, o.Rate, o.Duration, o.Method = Open, 40, 500*time.Millisecond, http.MethodHead
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
-		if r.count(Served) != r.Requests {
-			t.Errorf("%d served of %d (%v): stray bytes were read as an answer", r.count(Served), r.Requests, r.Outcomes)
+		if r.Count(report.Served) != r.Requests {
+			t.Errorf("%d served of %d (%v): stray bytes were read as an answer", r.Count(report.Served), r.Requests, r.Outcomes)
 		}
 	})
 }
@@ -231,7 +232,7 @@ func TestRequestTimeoutOnIdle(t *testing.T) {
 			for {
 				c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 				if _, err := br.Peek(1); err != nil {
-					c.Write([]byte("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+					c.Write([]byte("HTTP/1.1 408 Request report.Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
 					return
 				}
 				c.SetReadDeadline(time.Time{})
@@ -246,8 +247,8 @@ func TestRequestTimeoutOnIdle(t *testing.T) {
 		o.Mode, o.Rate, o.Duration = Open, 20, 500*time.Millisecond
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
-		if r.count(Served) != r.Requests {
-			t.Errorf("%d served of %d (%v): a 408 on idle was read as an answer", r.count(Served), r.Requests, r.Outcomes)
+		if r.Count(report.Served) != r.Requests {
+			t.Errorf("%d served of %d (%v): a 408 on idle was read as an answer", r.Count(report.Served), r.Requests, r.Outcomes)
 		}
 	})
 }
@@ -266,7 +267,7 @@ func TestEarly503BeforeALargeBody(t *testing.T) {
 		o.Mode, o.Requests, o.Method, o.Body = Burst, 4, http.MethodPost, make([]byte, 4<<20)
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
-		if r.count(Other) != r.Requests {
+		if r.Count(report.Other) != r.Requests {
 			t.Errorf("%v, want every request's 503 (other)", r.Outcomes)
 		}
 	})
@@ -382,7 +383,7 @@ func TestSwitchingProtocolsHonoursTheTimeout(t *testing.T) {
 // one the run's one body.
 func TestRequestCacheKeepsActorsApart(t *testing.T) {
 	o := Options{Target: "http://127.0.0.1:1", Mode: Burst, Requests: 1, ActorCount: 3 * requestCacheSlots,
-		Body: []byte("{}"), Checks: CheckConfig{ShedMax: time.Hour}}
+		Body: []byte("{}"), Checks: report.CheckConfig{ShedMax: time.Hour}}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +443,7 @@ func TestOpenFileLimitTooLowIsAWarning(t *testing.T) {
 	}
 	var warnings []string
 	o := Options{Target: "http://127.0.0.1:1", Mode: Open, Rate: MaxRate, Duration: time.Hour, ActorCount: 1,
-		Timeout: 2 * time.Hour, Checks: CheckConfig{Budget: time.Hour}, Warn: func(s string) { warnings = append(warnings, s) }}
+		Timeout: 2 * time.Hour, Checks: report.CheckConfig{Budget: time.Hour}, Warn: func(s string) { warnings = append(warnings, s) }}
 	// Nothing listens on port 1: the run ends at its preflight.
 	if _, err := Run(context.Background(), o); err == nil {
 		t.Fatal("a run against a closed port succeeded")

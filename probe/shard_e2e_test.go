@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
@@ -30,9 +31,9 @@ func shardRouter() router.Config {
 // runSharded runs the command line o as n shards in-process (index i as
 // JOB_COMPLETION_INDEX would give it, one --start-at), or unsharded when n
 // is 0, against a fresh simulated router, on the virtual clock.
-func runSharded(t *testing.T, o probe.Options, n int) []*probe.Report {
+func runSharded(t *testing.T, o probe.Options, n int) []*report.Report {
 	t.Helper()
-	var out []*probe.Report
+	var out []*report.Report
 	synctest.Test(t, func(t *testing.T) {
 		s, tr := startMem(t, shardRouter())
 		defer s.Close()
@@ -48,7 +49,7 @@ func runSharded(t *testing.T, o probe.Options, n int) []*probe.Report {
 			out = append(out, r)
 			return
 		}
-		out = make([]*probe.Report, n)
+		out = make([]*report.Report, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
@@ -68,7 +69,7 @@ func runSharded(t *testing.T, o probe.Options, n int) []*probe.Report {
 
 // logStream prints the shards' reports as kubectl logs would show them:
 // with and without --prefix, among other lines.
-func logStream(t *testing.T, reports []*probe.Report) *bytes.Buffer {
+func logStream(t *testing.T, reports []*report.Report) *bytes.Buffer {
 	t.Helper()
 	var b bytes.Buffer
 	for i, r := range reports {
@@ -94,25 +95,25 @@ func logStream(t *testing.T, reports []*probe.Report) *bytes.Buffer {
 
 // readStream extracts, reads and checks the reports of a stream as
 // "parking-probe merge -" does.
-func readStream(t *testing.T, stream *bytes.Buffer) ([]*probe.Report, []string, error) {
+func readStream(t *testing.T, stream *bytes.Buffer) ([]*report.Report, []string, error) {
 	t.Helper()
-	docs, problems, err := probe.ExtractReports(stream)
+	docs, problems, err := report.ExtractReports(stream)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("extract: %v %v", err, problems)
 	}
-	var reports []*probe.Report
+	var reports []*report.Report
 	var names []string
 	for _, d := range docs {
-		r, err := probe.ReadReport(bytes.NewReader(d.Raw))
+		r, err := report.ReadReport(bytes.NewReader(d.Raw))
 		if err != nil {
 			t.Fatalf("%s: %v", d.Name(), err)
 		}
-		if err := probe.CheckSchema(r); err != nil {
+		if err := report.CheckSchema(r); err != nil {
 			t.Fatal(err)
 		}
 		reports, names = append(reports, r), append(names, d.Name())
 	}
-	return reports, names, probe.CheckRun(reports, names)
+	return reports, names, report.CheckRun(reports, names)
 }
 
 // Three shards of one burst command line, released together, merged from a
@@ -131,7 +132,7 @@ func TestShardedBurstMergesExactly(t *testing.T) {
 	if len(reports) != 3 {
 		t.Fatalf("%d reports in the stream (%v)", len(reports), names)
 	}
-	m, err := probe.Merge(reports, probe.CheckConfigOf(reports[0]))
+	m, err := report.Merge(reports, report.CheckConfigOf(reports[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +164,8 @@ func TestShardedBurstMergesExactly(t *testing.T) {
 	if m.RunID != shards[0].RunID || m.Shards != 3 || m.Shard != nil || m.StartSpreadSeconds == nil {
 		t.Errorf("merged run info %+v", m.RunInfo)
 	}
-	shed := count(m, probe.Shed)
-	if shed == 0 || count(m, probe.BudgetExhausted)+count(m, probe.Served) == 0 {
+	shed := count(m, report.Shed)
+	if shed == 0 || count(m, report.BudgetExhausted)+count(m, report.Served) == 0 {
 		t.Fatalf("outcomes %v: the test wants shed and parked requests", summary(m))
 	}
 	// Each shard's scrapes saw the whole run's rejections; the merge takes
@@ -176,14 +177,14 @@ func TestShardedBurstMergesExactly(t *testing.T) {
 		t.Errorf("merged parking_active peak %v, want at most the lot of 8 (not a sum)", p)
 	}
 	for _, c := range m.Checks {
-		if c.Status == probe.CheckFailed {
+		if c.Status == report.CheckFailed {
 			t.Errorf("merged check %s failed: %s", c.Name, c.Detail)
 		}
 	}
-	if c := checks(m)[probe.CheckRejectedMatchesShed]; c.Status != probe.CheckOK {
+	if c := checks(m)[report.CheckRejectedMatchesShed]; c.Status != report.CheckOK {
 		t.Errorf("merged rejected_matches_shed %+v, want ok", c)
 	}
-	if c := checks(shards[0])[probe.CheckRejectedMatchesShed]; c.Status != probe.CheckSkipped {
+	if c := checks(shards[0])[report.CheckRejectedMatchesShed]; c.Status != report.CheckSkipped {
 		t.Errorf("a shard judged the router-wide rejected_matches_shed: %+v", c)
 	}
 }
@@ -198,13 +199,13 @@ func TestShardedMergeRefusesIncompleteRuns(t *testing.T) {
 
 	for _, c := range []struct {
 		name    string
-		reports []*probe.Report
+		reports []*report.Report
 		want    []string
 	}{
-		{"missing", []*probe.Report{shards[0], shards[2]}, []string{"shard 1 of 3 missing"}},
-		{"duplicate", []*probe.Report{shards[0], shards[1], shards[1], shards[2]}, []string{"shard 1 appears 2 times", "pod/probe-1-x7k2q/probe (line", "document at line"}},
-		{"foreign", []*probe.Report{shards[0], shards[1], foreign[2], shards[2]}, []string{"belongs to run \"" + foreign[2].RunID + "\", not \"" + shards[0].RunID + "\""}},
-		{"missing twice", []*probe.Report{foreign[1]}, []string{"shard 0, 2 of 3 missing"}},
+		{"missing", []*report.Report{shards[0], shards[2]}, []string{"shard 1 of 3 missing"}},
+		{"duplicate", []*report.Report{shards[0], shards[1], shards[1], shards[2]}, []string{"shard 1 appears 2 times", "pod/probe-1-x7k2q/probe (line", "document at line"}},
+		{"foreign", []*report.Report{shards[0], shards[1], foreign[2], shards[2]}, []string{"belongs to run \"" + foreign[2].RunID + "\", not \"" + shards[0].RunID + "\""}},
+		{"missing twice", []*report.Report{foreign[1]}, []string{"shard 0, 2 of 3 missing"}},
 	} {
 		_, _, err := readStream(t, logStream(t, c.reports))
 		if err == nil {
@@ -232,7 +233,7 @@ func TestShardedOpenAndClosedLoadIsTheCommandLine(t *testing.T) {
 		if err != nil || len(reports) != 3 {
 			t.Fatalf("%s: %v %v", base.Mode, names, err)
 		}
-		m, err := probe.Merge(reports, probe.CheckConfigOf(reports[0]))
+		m, err := report.Merge(reports, report.CheckConfigOf(reports[0]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/probe/report"
+
 	"context"
 	"errors"
 	"slices"
@@ -167,14 +169,14 @@ func recordSends(t *testing.T, sh openShape) []uint64 {
 
 func TestTextReportNamesTheShard(t *testing.T) {
 	one, late, spread := 1, 0.012, 0.003
-	r := &Report{RunInfo: RunInfo{Schema: "parking-probe/v1", RunID: "abc", Shard: &one, Shards: 4, StartLatenessSeconds: &late}, Outcomes: map[string]*OutcomeStats{}}
+	r := &report.Report{RunInfo: report.RunInfo{Schema: "parking-probe/v1", RunID: "abc", Shard: &one, Shards: 4, StartLatenessSeconds: &late}, Outcomes: map[string]*report.OutcomeStats{}}
 	var b strings.Builder
-	if err := WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "shard 1 of 4 of run abc, started 12ms after --start-at") {
+	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "shard 1 of 4 of run abc, started 12ms after --start-at") {
 		t.Errorf("%v\n%s", err, b.String())
 	}
 	r.Shard, r.StartSpreadSeconds = nil, &spread
 	b.Reset()
-	if err := WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "all 4 shards of run abc, started 12ms after --start-at (starts spread over 3ms)") {
+	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "all 4 shards of run abc, started 12ms after --start-at (starts spread over 3ms)") {
 		t.Errorf("%v\n%s", err, b.String())
 	}
 }
@@ -203,20 +205,20 @@ func TestOpenShardSizesItsConnections(t *testing.T) {
 // A report from before the schema field is read as v1; another major is
 // refused.
 func TestCheckSchema(t *testing.T) {
-	r, err := ReadReport(strings.NewReader(`{"target":"x","requests":0,"outcomes":{}}`))
+	r, err := report.ReadReport(strings.NewReader(`{"target":"x","requests":0,"outcomes":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckSchema(r); err != nil {
+	if err := report.CheckSchema(r); err != nil {
 		t.Errorf("a report without schema: %v", err)
 	}
 	r.Schema = "parking-probe/v2"
-	if err := CheckSchema(r); err == nil || !strings.Contains(err.Error(), "unknown major version 2") {
+	if err := report.CheckSchema(r); err == nil || !strings.Contains(err.Error(), "unknown major version 2") {
 		t.Errorf("v2: %v", err)
 	}
 	// Unsharded runs are for CheckMergeable, whatever their run ids.
-	a, b := &Report{RunInfo: RunInfo{RunID: "a", Shards: 1}}, &Report{RunInfo: RunInfo{RunID: "b"}}
-	if err := CheckRun([]*Report{a, b}, []string{"a", "b"}); err != nil {
+	a, b := &report.Report{RunInfo: report.RunInfo{RunID: "a", Shards: 1}}, &report.Report{RunInfo: report.RunInfo{RunID: "b"}}
+	if err := report.CheckRun([]*report.Report{a, b}, []string{"a", "b"}); err != nil {
 		t.Errorf("unsharded reports: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -14,13 +15,32 @@ type Notice struct {
 	Attempt int           // the attempt about to be sent, 2..MaxAttempts
 	Max     int           // MaxAttempts
 	Left    time.Duration // budget left before this wait
+	// Method and Path name the request being retried when the line is
+	// about someone else's request (the proxy); empty for shakectl's own
+	// calls, whose command already says what it sent.
+	Method string
+	Path   string
 }
 
 // String is the line the command prints, e.g. "capacity refused at stage
 // sufficient_idle_cpu (transient); retrying in 15s (attempt 2/5, 44s left)".
 func (n Notice) String() string {
-	return fmt.Sprintf("capacity refused at stage %s (transient); retrying in %s (attempt %d/%d, %s left)",
-		n.Stage, roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
+	prefix := ""
+	if n.Method != "" || n.Path != "" {
+		prefix = strings.TrimSpace(n.Method+" "+n.Path) + ": "
+	}
+	return prefix + fmt.Sprintf("%s (transient); retrying in %s (attempt %d/%d, %s left)",
+		RefusedAt(n.Stage), roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
+}
+
+// RefusedAt is how a line names a refusal: "capacity refused at stage
+// sufficient_idle_cpu", or "capacity refused" for a transient refusal whose
+// body has no stage (a 2026 server that says the stage only in its text).
+func RefusedAt(stage string) string {
+	if stage == "" {
+		return "capacity refused"
+	}
+	return "capacity refused at stage " + stage
 }
 
 // roundDown renders a wait or the budget left rounded down to the second,
@@ -49,20 +69,23 @@ func HumanDuration(d time.Duration) string {
 
 // JSON is the notice as one line of JSON, for stderr under -o json, where
 // a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
-// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}. HTML
-// escaping is off so ">" stays ">".
+// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}, with
+// "method" and "path" after "event" when the notice names a request (the
+// proxy's). HTML escaping is off so ">" stays ">".
 func (n Notice) JSON() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(struct {
 		Event       string  `json:"event"`
+		Method      string  `json:"method,omitempty"`
+		Path        string  `json:"path,omitempty"`
 		Stage       string  `json:"stage"`
 		WaitSeconds float64 `json:"wait_seconds"`
 		Attempt     int     `json:"attempt"`
 		MaxAttempts int     `json:"max_attempts"`
 		LeftSeconds float64 `json:"left_seconds"`
 		Message     string  `json:"message"`
-	}{"retry", n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
+	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }

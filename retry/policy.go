@@ -31,6 +31,11 @@ type Policy struct {
 	Budget time.Duration
 	// Notify is called once before each wait.
 	Notify func(Notice)
+	// Wait, when positive, replaces the server's Retry-After hint (still
+	// clamped to [MinWait, MaxWait] and cut to the budget left): the
+	// "different retry delay" seed 004 puts in operator tooling
+	// (`shakectl proxy --retry-wait`). Zero follows the server.
+	Wait time.Duration
 	// Classify decides which 507s are transient; nil retries nothing.
 	Classify Classifier
 	// Now is the wall clock for Retry-After HTTP-dates; nil is time.Now.
@@ -170,7 +175,11 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 	if ctx.Err() != nil {
 		return false, nil
 	}
-	wait := min(ParseRetryAfter(resp.Header.Values("Retry-After"), c.now()), left)
+	hint := ParseRetryAfter(resp.Header.Values("Retry-After"), c.now())
+	if c.p.Wait > 0 {
+		hint = Clamp(c.p.Wait)
+	}
+	wait := min(hint, left)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
 		// The caller's context would end during the sleep, and no request
 		// could follow it: end now with the refusal in hand.

@@ -21,8 +21,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 const usage = `shakectl-plot draws a parking-probe figure as PNG or SVG.
@@ -33,7 +33,7 @@ Usage:
 shakectl runs it for "shakectl parking-probe --plot FILE.png|.svg" and
 "shakectl parking-probe merge --plot FILE"; you do not need to run it
 yourself. The figure is JSON that shakectl prepares from
-its report (probe.Figure, version %d).
+its report (report.Figure, version %d).
 
 Flags:
   --format png|svg   the image format (default png)
@@ -56,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "png", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, usage, probe.FigureVersion)
+			fmt.Fprintf(stdout, usage, report.FigureVersion)
 			return 0
 		}
 		fmt.Fprintf(stderr, "shakectl-plot: %v\nRun 'shakectl-plot --help' for usage.\n", err)
@@ -78,7 +78,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"Run 'shakectl-plot --help' for usage.\n")
 		return 2
 	}
-	var fig probe.Figure
+	var fig report.Figure
 	dec := json.NewDecoder(io.LimitReader(stdin, maxFigureBytes))
 	if err := dec.Decode(&fig); err != nil {
 		fmt.Fprintf(stderr, "shakectl-plot: reading the figure from stdin: %v\n", err)

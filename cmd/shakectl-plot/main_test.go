@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 func figureJSON(t *testing.T) string {
 	t.Helper()
-	f := probe.Figure{
-		Version: probe.FigureVersion, Load: "burst of 3", Mode: "burst", Scale: 1, StepSeconds: 0.1,
-		Spectra:  []probe.OutcomeSeries{{Outcome: "served", Count: 3, Points: []probe.Point{{X: 1, Y: 0.01}, {X: 10, Y: 0.02}}}},
-		Answers:  []probe.OutcomeSeries{{Outcome: "served", Count: 3, Points: []probe.Point{{X: 0, Y: 3}, {X: 0.1, Y: 0}}}},
-		InFlight: []probe.Point{{X: 0, Y: 0}, {X: 0.1, Y: 0}},
+	f := report.Figure{
+		Version: report.FigureVersion, Load: "burst of 3", Mode: "burst", Scale: 1, StepSeconds: 0.1,
+		Spectra:  []report.OutcomeSeries{{Outcome: "served", Count: 3, Points: []report.Point{{X: 1, Y: 0.01}, {X: 10, Y: 0.02}}}},
+		Answers:  []report.OutcomeSeries{{Outcome: "served", Count: 3, Points: []report.Point{{X: 0, Y: 3}, {X: 0.1, Y: 0}}}},
+		InFlight: []report.Point{{X: 0, Y: 0}, {X: 0.1, Y: 0}},
 	}
 	b, err := json.Marshal(f)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // chromium finds Debian's chromium. Outside CI a machine without it skips
@@ -74,7 +74,7 @@ type drawn struct {
 // distinctX counts a line's points at distinct x: what one series of
 // uPlot's aligned columns holds (the spectrum closes with two points at
 // its last x, and the page keeps the later, its maximum).
-func distinctX(pts []probe.Point) int {
+func distinctX(pts []report.Point) int {
 	seen := map[float64]bool{}
 	for _, p := range pts {
 		seen[p.X] = true
@@ -84,7 +84,7 @@ func distinctX(pts []probe.Point) int {
 
 // wantDrawn is, per panel, each series the figure asks for and its points:
 // the three panels of the PNG plot, line for line.
-func wantDrawn(fig *probe.Figure, lot float64, latency []probe.OutcomeSeries) map[string]map[string]int {
+func wantDrawn(fig *report.Figure, lot float64, latency []report.OutcomeSeries) map[string]map[string]int {
 	want := map[string]map[string]int{}
 	add := func(panel, key string, n int) {
 		if n == 0 {
@@ -138,9 +138,9 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 		"<link rel=stylesheet href=" + u + "/s.css><style>@import '" + u + "/i.css'</style><iframe src=" + u + "/f></iframe>"
 
 	type page struct {
-		fig     *probe.Figure
+		fig     *report.Figure
 		lot     float64
-		latency []probe.OutcomeSeries
+		latency []report.OutcomeSeries
 	}
 	pages := map[string]page{}
 	for _, name := range []string{"burst", "closed", "open", "merged"} {
@@ -148,9 +148,9 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 		pages[name] = page{fig, lot, nil}
 	}
 	// A run's own figure has latency over time too (from its samples).
-	pages["hostile"] = page{figure("burst " + bait), 4, []probe.OutcomeSeries{
-		{Outcome: "served", Count: 3, Points: []probe.Point{{X: 0.01, Y: 0.01}, {X: 0.5, Y: 0.5}, {X: 0.6, Y: 0.6}}},
-		{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 0.002, Y: 0.002}, {X: 0.003, Y: 0.003}}},
+	pages["hostile"] = page{figure("burst " + bait), 4, []report.OutcomeSeries{
+		{Outcome: "served", Count: 3, Points: []report.Point{{X: 0.01, Y: 0.01}, {X: 0.5, Y: 0.5}, {X: 0.6, Y: 0.6}}},
+		{Outcome: "shed", Count: 2, Points: []report.Point{{X: 0.002, Y: 0.002}, {X: 0.003, Y: 0.003}}},
 	}}
 
 	dir := t.TempDir()

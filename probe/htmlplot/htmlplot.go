@@ -1,4 +1,4 @@
-// Package htmlplot writes a parking-probe figure (probe.Figure) as one
+// Package htmlplot writes a parking-probe figure (report.Figure) as one
 // self-contained HTML page, the way `vegeta plot` does (tsenart/vegeta
 // lib/plot, cf58112): the figure embedded as JSON, the charting library
 // (uPlot, MIT, vendored under assets/) and the page's own script inlined,
@@ -10,7 +10,7 @@
 // label in the figure can neither run a script nor make the browser call
 // out.
 //
-// It depends only on probe.Figure and the types of its fields, so that the
+// It depends only on report.Figure and the types of its fields, so that the
 // figure can move to the report package without touching the drawing.
 package htmlplot
 
@@ -27,7 +27,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // uplotVersion is the vendored uPlot's version (assets/README.md).
@@ -59,18 +59,18 @@ type Options struct {
 	Lot float64
 	// Latency is each outcome's latency over the run, one point per
 	// answer (X when it arrived, Y its latency, in seconds), as
-	// probe.LatencyOverTime gives from a run's kept samples; nil (a
+	// report.LatencyOverTime gives from a run's kept samples; nil (a
 	// report read back or merged has no samples) leaves the panel out.
-	Latency []probe.OutcomeSeries
+	Latency []report.OutcomeSeries
 }
 
 // pageData is the JSON the page's script draws: the figure as it is, and
 // the options.
 type pageData struct {
-	Title   string                `json:"title"`
-	Lot     float64               `json:"lot,omitempty"`
-	Latency []probe.OutcomeSeries `json:"latency,omitempty"`
-	Figure  *probe.Figure         `json:"figure"`
+	Title   string                 `json:"title"`
+	Lot     float64                `json:"lot,omitempty"`
+	Latency []report.OutcomeSeries `json:"latency,omitempty"`
+	Figure  *report.Figure         `json:"figure"`
 }
 
 // assets are the page's fixed parts, prepared once.
@@ -119,7 +119,7 @@ func scriptHash(s string) string {
 
 // Write writes fig as one HTML page to w. It checks the figure first, and
 // writes nothing when it cannot be drawn.
-func Write(w io.Writer, fig *probe.Figure, opts Options) error {
+func Write(w io.Writer, fig *report.Figure, opts Options) error {
 	if fig == nil {
 		return errors.New("no figure to draw")
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // hostile is what a target URL, a load description or a title could carry
@@ -26,23 +26,23 @@ const hostile = "</script><script src=\"http://203.0.113.7/x.js\">alert(1)</scri
 
 // figure is a small figure with every panel and line: spectra with the
 // budget, answers per step, in flight and the router's parking_active.
-func figure(load string) *probe.Figure {
-	return &probe.Figure{
-		Version: probe.FigureVersion, Load: load, Mode: "burst", BudgetSeconds: 2, Scale: 1, StepSeconds: 0.1,
-		Spectra: []probe.OutcomeSeries{
-			{Outcome: "served", Count: 3, Points: []probe.Point{{X: 1, Y: 0.01}, {X: 10, Y: 0.5}, {X: 10, Y: 0.6}}},
-			{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 1, Y: 0.002}, {X: 10, Y: 0.003}}},
+func figure(load string) *report.Figure {
+	return &report.Figure{
+		Version: report.FigureVersion, Load: load, Mode: "burst", BudgetSeconds: 2, Scale: 1, StepSeconds: 0.1,
+		Spectra: []report.OutcomeSeries{
+			{Outcome: "served", Count: 3, Points: []report.Point{{X: 1, Y: 0.01}, {X: 10, Y: 0.5}, {X: 10, Y: 0.6}}},
+			{Outcome: "shed", Count: 2, Points: []report.Point{{X: 1, Y: 0.002}, {X: 10, Y: 0.003}}},
 		},
-		Answers: []probe.OutcomeSeries{
-			{Outcome: "served", Count: 3, Points: []probe.Point{{X: 0, Y: 1}, {X: 0.1, Y: 2}, {X: 0.2, Y: 0}}},
-			{Outcome: "shed", Count: 2, Points: []probe.Point{{X: 0, Y: 2}, {X: 0.1, Y: 0}, {X: 0.2, Y: 0}}},
+		Answers: []report.OutcomeSeries{
+			{Outcome: "served", Count: 3, Points: []report.Point{{X: 0, Y: 1}, {X: 0.1, Y: 2}, {X: 0.2, Y: 0}}},
+			{Outcome: "shed", Count: 2, Points: []report.Point{{X: 0, Y: 2}, {X: 0.1, Y: 0}, {X: 0.2, Y: 0}}},
 		},
-		InFlight:      []probe.Point{{X: 0, Y: 5}, {X: 1, Y: 0}},
-		ParkingActive: []probe.Point{{X: 0.1, Y: 2}, {X: 1.02, Y: 0}},
+		InFlight:      []report.Point{{X: 0, Y: 5}, {X: 1, Y: 0}},
+		ParkingActive: []report.Point{{X: 0.1, Y: 2}, {X: 1.02, Y: 0}},
 	}
 }
 
-func write(t *testing.T, fig *probe.Figure, opts Options) string {
+func write(t *testing.T, fig *report.Figure, opts Options) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, fig, opts); err != nil {
@@ -142,11 +142,11 @@ func TestPageIsSelfContained(t *testing.T) {
 
 // A figure that cannot be drawn writes nothing.
 func TestWriteRefusesAFigureItCannotDraw(t *testing.T) {
-	for name, fig := range map[string]*probe.Figure{
+	for name, fig := range map[string]*report.Figure{
 		"nil":             nil,
-		"another version": {Version: probe.FigureVersion + 1, StepSeconds: 1, Scale: 1},
-		"no step":         {Version: probe.FigureVersion, Scale: 1},
-		"unknown outcome": {Version: probe.FigureVersion, StepSeconds: 1, Scale: 1, Answers: []probe.OutcomeSeries{{Outcome: "</script>"}}},
+		"another version": {Version: report.FigureVersion + 1, StepSeconds: 1, Scale: 1},
+		"no step":         {Version: report.FigureVersion, Scale: 1},
+		"unknown outcome": {Version: report.FigureVersion, StepSeconds: 1, Scale: 1, Answers: []report.OutcomeSeries{{Outcome: "</script>"}}},
 	} {
 		var buf bytes.Buffer
 		if err := Write(&buf, fig, Options{}); err == nil || buf.Len() != 0 {
@@ -167,18 +167,18 @@ func TestDefaultTitle(t *testing.T) {
 // against `shakectl sim router --workers 2 --actors 50 --actor-idle 100ms
 // --parked-request-max 200 --parked-request-budget 2s`, and makes its
 // figure as `parking-probe merge --plot` does; lot is statusz max_parked.
-func reportFigure(t *testing.T, name string) (*probe.Figure, float64) {
+func reportFigure(t *testing.T, name string) (*report.Figure, float64) {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := probe.ReadReport(f)
+	r, err := report.ReadReport(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig, err := probe.NewFigure(r)
+	fig, err := report.NewFigure(r)
 	if err != nil {
 		t.Fatal(err)
 	}

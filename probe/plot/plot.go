@@ -1,4 +1,4 @@
-// Package plot draws a parking-probe figure (probe.Figure) as PNG or SVG
+// Package plot draws a parking-probe figure (report.Figure) as PNG or SVG
 // with gonum/plot. Only shakectl-plot links it: gonum/plot's root package
 // parses 12 embedded fonts in init, which would cost every shakectl
 // command's start-up about 1 ms (issue 15).
@@ -20,24 +20,24 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // outcomeColour gives each outcome its own colour, the same in every plot.
 func outcomeColour(name string) color.Color {
-	o, _ := probe.ParseOutcome(name)
+	o, _ := report.ParseOutcome(name)
 	switch o {
-	case probe.Served:
+	case report.Served:
 		return color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
-	case probe.Shed:
+	case report.Shed:
 		return color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
-	case probe.BudgetExhausted:
+	case report.BudgetExhausted:
 		return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	case probe.EnvoyOverflow:
+	case report.EnvoyOverflow:
 		return color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
-	case probe.TransportError:
+	case report.TransportError:
 		return color.RGBA{R: 0x11, G: 0x11, B: 0x11, A: 0xff}
-	case probe.ClientTimeout:
+	case report.ClientTimeout:
 		return color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}
 	}
 	return plotutil.Color(int(o))
@@ -51,7 +51,7 @@ func outcomeColour(name string) color.Color {
 // requests in flight per step, with the router's parking_active when it
 // was scraped. In burst mode the budget also marks the time axis, where
 // the burst's parks run out. format is "png" or "svg".
-func Write(w io.Writer, f *probe.Figure, format string) error {
+func Write(w io.Writer, f *report.Figure, format string) error {
 	if err := f.Check(); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ const (
 	legendWidth           = 2.6 * vg.Inch
 )
 
-func xys(pts []probe.Point) plotter.XYs {
+func xys(pts []report.Point) plotter.XYs {
 	out := make(plotter.XYs, len(pts))
 	for i, p := range pts {
 		out[i] = plotter.XY{X: p.X, Y: p.Y}
@@ -125,7 +125,7 @@ func newPanel(title, x, y string) *gplot.Plot {
 	return p
 }
 
-func spectrumPlot(f *probe.Figure) (*gplot.Plot, error) {
+func spectrumPlot(f *report.Figure) (*gplot.Plot, error) {
 	p := newPanel("parking-probe "+f.Load+": latency by percentile", "percentile", "latency (s)")
 	p.X.Scale = gplot.LogScale{}
 	p.X.Tick.Marker = percentileTicks{}
@@ -173,7 +173,7 @@ func budgetLine(pts plotter.XYs) (*plotter.Line, error) {
 	return l, nil
 }
 
-func timePlots(f *probe.Figure) (ans, inf *gplot.Plot, err error) {
+func timePlots(f *report.Figure) (ans, inf *gplot.Plot, err error) {
 	step := f.Step().String()
 	per := "answers per " + step
 	if f.Scale > 1 {
@@ -222,7 +222,7 @@ func timePlots(f *probe.Figure) (ans, inf *gplot.Plot, err error) {
 	}
 	// Both time panels share the axis from 0.
 	xmax := math.Max(ans.X.Max, inf.X.Max)
-	if b := f.BudgetSeconds; b > 0 && f.Mode == string(probe.Burst) {
+	if b := f.BudgetSeconds; b > 0 && f.Mode == report.ModeBurst {
 		xmax = math.Max(xmax, b*1.05)
 		for _, p := range []*gplot.Plot{ans, inf} {
 			ymax := math.Max(p.Y.Max, 1)

@@ -5,37 +5,37 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // figure is a small burst's figure, written out by hand as shakectl would
 // send it to shakectl-plot.
-func figure() *probe.Figure {
-	line := func(ys ...float64) []probe.Point {
-		pts := make([]probe.Point, len(ys))
+func figure() *report.Figure {
+	line := func(ys ...float64) []report.Point {
+		pts := make([]report.Point, len(ys))
 		for i, y := range ys {
-			pts[i] = probe.Point{X: float64(i) / 10, Y: y}
+			pts[i] = report.Point{X: float64(i) / 10, Y: y}
 		}
 		return pts
 	}
-	return &probe.Figure{
-		Version: probe.FigureVersion, Load: "burst of 75 → http://router.test", Mode: "burst",
+	return &report.Figure{
+		Version: report.FigureVersion, Load: "burst of 75 → http://router.test", Mode: "burst",
 		BudgetSeconds: 2, Scale: 1, StepSeconds: 0.1,
-		Spectra: []probe.OutcomeSeries{
-			{Outcome: "served", Count: 50, Points: []probe.Point{{X: 1, Y: 0.1}, {X: 10, Y: 0.2}, {X: 100, Y: 0.3}}},
-			{Outcome: "budget_exhausted", Count: 5, Points: []probe.Point{{X: 1, Y: 2}, {X: 10, Y: 2.01}}},
+		Spectra: []report.OutcomeSeries{
+			{Outcome: "served", Count: 50, Points: []report.Point{{X: 1, Y: 0.1}, {X: 10, Y: 0.2}, {X: 100, Y: 0.3}}},
+			{Outcome: "budget_exhausted", Count: 5, Points: []report.Point{{X: 1, Y: 2}, {X: 10, Y: 2.01}}},
 		},
-		Answers: []probe.OutcomeSeries{
+		Answers: []report.OutcomeSeries{
 			{Outcome: "served", Count: 50, Points: line(0, 20, 30, 0)},
 			{Outcome: "budget_exhausted", Count: 5, Points: line(0, 0, 5, 0)},
 		},
 		InFlight:      line(55, 35, 0, 0),
-		ParkingActive: []probe.Point{{X: 1, Y: 12}},
+		ParkingActive: []report.Point{{X: 1, Y: 12}},
 	}
 }
 
-func draw(t *testing.T, f *probe.Figure, format string) string {
+func draw(t *testing.T, f *report.Figure, format string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := plot.Write(&buf, f, format); err != nil {
@@ -76,14 +76,14 @@ func TestWriteDrawsEveryPart(t *testing.T) {
 // is refused with a reason instead of drawn wrong.
 func TestWriteRefusesAForeignFigure(t *testing.T) {
 	for name, tc := range map[string]struct {
-		change func(*probe.Figure)
+		change func(*report.Figure)
 		format string
 		want   string
 	}{
-		"newer version":   {func(f *probe.Figure) { f.Version = probe.FigureVersion + 1 }, "png", "same release"},
-		"unknown outcome": {func(f *probe.Figure) { f.Answers[0].Outcome = "teleported" }, "svg", `unknown outcome "teleported"`},
-		"no step":         {func(f *probe.Figure) { f.StepSeconds = 0 }, "svg", "no time step"},
-		"format":          {func(*probe.Figure) {}, "jpg", `unknown plot format "jpg"`},
+		"newer version":   {func(f *report.Figure) { f.Version = report.FigureVersion + 1 }, "png", "same release"},
+		"unknown outcome": {func(f *report.Figure) { f.Answers[0].Outcome = "teleported" }, "svg", `unknown outcome "teleported"`},
+		"no step":         {func(f *report.Figure) { f.StepSeconds = 0 }, "svg", "no time step"},
+		"format":          {func(*report.Figure) {}, "jpg", `unknown plot format "jpg"`},
 	} {
 		f := figure()
 		tc.change(f)

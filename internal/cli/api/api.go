@@ -314,14 +314,8 @@ func run(f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	defer s.Close()
-	// As for instance create: under --retry-transient-capacity the retry
-	// budget bounds the waiting and the last request is not cut short.
-	ctx := s.Ctx
-	if s.Cfg.RetryTransientCapacity {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(f.Context)
-		defer cancel()
-	}
+	ctx, cancel := s.RetryContext()
+	defer cancel()
 	resp, callErr := s.Client.Raw(ctx, method, path, body)
 	if resp == nil || len(bytes.TrimSpace(resp.Body)) == 0 {
 		return callErr

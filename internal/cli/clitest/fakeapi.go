@@ -38,17 +38,17 @@ type FakeReply struct {
 	Body   string
 }
 
-type recordedRequest struct {
+type RecordedRequest struct {
 	Method string
 	Path   string
 	Body   string
 	Header http.Header
 }
 
-// fakeAPI speaks the wire contract of /tmp/shakenfist-wire.md, spelt out
+// FakeAPI speaks the wire contract of /tmp/shakenfist-wire.md, spelt out
 // here independently of the client: /auth, instances, networks, nodes and
 // namespaces, with canned replies for the cases under test.
-type fakeAPI struct {
+type FakeAPI struct {
 	t *testing.T
 
 	mu         sync.Mutex
@@ -76,14 +76,14 @@ type fakeAPI struct {
 	// as an expired token is.
 	ExpireTokenOnce bool
 
-	requests []recordedRequest
+	requests []RecordedRequest
 	Logins   int
 	// networkPolls counts the GETs of an initial network.
 	networkPolls int
 }
 
-func NewFakeAPI(t *testing.T) *fakeAPI {
-	return &fakeAPI{
+func NewFakeAPI(t *testing.T) *FakeAPI {
+	return &FakeAPI{
 		t: t,
 		Instances: []json.RawMessage{
 			json.RawMessage(`{"uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","name":"web1","namespace":"ns1","cpus":2,"memory":2048,"disk_spec":[{"size":20,"base":"debian:12","bus":null,"type":"disk"}],"ssh_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake web@example","user_data":"I2Nsb3VkLWNvbmZpZwo=","node":"node1","state":"created","state_updated":1700000100.25,"power_state":"on","error_message":null,"metadata":{"tags":["web","prod"]},"version":14,"interfaces":[{"uuid":"8d2f4b9e-0c1a-4e55-9b7e-1f2a3b4c5d61","state":"created","metadata":{},"version":3,"network_uuid":"2f1e0d9c-1111-4222-8333-444455556601","instance_uuid":"6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","macaddr":"02:00:00:5e:10:01","ipv4":"10.0.0.5","order":0,"model":"virtio","floating":"192.168.1.20"}]}`),
@@ -111,7 +111,7 @@ func NewFakeAPI(t *testing.T) *fakeAPI {
 	}
 }
 
-func (fa *fakeAPI) reply(w http.ResponseWriter, r FakeReply) {
+func (fa *FakeAPI) reply(w http.ResponseWriter, r FakeReply) {
 	for k, v := range r.Header {
 		w.Header().Set(k, v)
 	}
@@ -122,12 +122,12 @@ func (fa *fakeAPI) reply(w http.ResponseWriter, r FakeReply) {
 	io.WriteString(w, r.Body)
 }
 
-func (fa *fakeAPI) errorReply(w http.ResponseWriter, status int, msg string) {
+func (fa *FakeAPI) errorReply(w http.ResponseWriter, status int, msg string) {
 	b, _ := json.Marshal(map[string]any{"error": msg, "status": status})
 	fa.reply(w, FakeReply{Status: status, Body: string(b)})
 }
 
-func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (fa *FakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	fa.mu.Lock()
 	d := fa.Latency[r.Method+" "+r.URL.Path]
@@ -145,7 +145,7 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	fa.mu.Lock()
 	defer fa.mu.Unlock()
-	fa.requests = append(fa.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Body: string(body), Header: r.Header.Clone()})
+	fa.requests = append(fa.requests, RecordedRequest{Method: r.Method, Path: r.URL.Path, Body: string(body), Header: r.Header.Clone()})
 	w.Header().Set("X-Request-ID", fmt.Sprintf("req-%04d", len(fa.requests)))
 
 	if r.Method == http.MethodPost && r.URL.Path == "/auth" {
@@ -284,7 +284,7 @@ func (fa *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (fa *fakeAPI) findLocked(items []json.RawMessage, ref string, keys ...string) int {
+func (fa *FakeAPI) findLocked(items []json.RawMessage, ref string, keys ...string) int {
 	for i, raw := range items {
 		var m map[string]any
 		_ = json.Unmarshal(raw, &m)
@@ -297,14 +297,14 @@ func (fa *fakeAPI) findLocked(items []json.RawMessage, ref string, keys ...strin
 	return -1
 }
 
-func (fa *fakeAPI) Recorded() []recordedRequest {
+func (fa *FakeAPI) Recorded() []RecordedRequest {
 	fa.mu.Lock()
 	defer fa.mu.Unlock()
-	return append([]recordedRequest(nil), fa.requests...)
+	return append([]RecordedRequest(nil), fa.requests...)
 }
 
 // lastRequest is the last request other than the login.
-func (fa *fakeAPI) LastRequest(method, path string) recordedRequest {
+func (fa *FakeAPI) LastRequest(method, path string) RecordedRequest {
 	fa.t.Helper()
 	reqs := fa.Recorded()
 	for i := len(reqs) - 1; i >= 0; i-- {
@@ -313,10 +313,10 @@ func (fa *fakeAPI) LastRequest(method, path string) recordedRequest {
 		}
 	}
 	fa.t.Fatalf("no %s %s request was sent", method, path)
-	return recordedRequest{}
+	return RecordedRequest{}
 }
 
-func (fa *fakeAPI) Count(method, path string) int {
+func (fa *FakeAPI) Count(method, path string) int {
 	n := 0
 	for _, r := range fa.Recorded() {
 		if r.Method == method && r.Path == path {
@@ -376,7 +376,7 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // CmdRun describes one shakectl run against a fake API.
 type CmdRun struct {
-	api       *fakeAPI
+	api       *FakeAPI
 	Url       string            // API URL; "" = start an httptest server for api
 	Transport http.RoundTripper // in-memory transport (synctest)
 	Env       map[string]string
@@ -398,8 +398,8 @@ func (r RunResult) String() string {
 	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.Code, r.Stdout, r.Stderr)
 }
 
-// serve starts an httptest server for the fake API.
-func (fa *fakeAPI) serve() string {
+// Serve starts an httptest server for the fake API.
+func (fa *FakeAPI) Serve() string {
 	srv := httptest.NewServer(fa)
 	fa.t.Cleanup(srv.Close)
 	return srv.URL
@@ -452,7 +452,7 @@ func (c CmdRun) Run(t *testing.T, args ...string) RunResult {
 }
 
 // Against returns a runner for a fake API on a loopback httptest server.
-func Against(fa *fakeAPI) CmdRun { return CmdRun{api: fa, Url: fa.serve()} }
+func Against(fa *FakeAPI) CmdRun { return CmdRun{api: fa, Url: fa.Serve()} }
 
 // golden compares got with testdata/NAME.golden, rewriting it with -update.
 func golden(t *testing.T, name, got string) {
@@ -480,7 +480,7 @@ func golden(t *testing.T, name, got string) {
 // compares the output with testdata/NAME_FORMAT.golden. Table output is
 // taken on a (pretend) terminal without colour; piped, table must print
 // exactly what simple prints.
-func GoldenFormats(t *testing.T, fa *fakeAPI, name string, args ...string) {
+func GoldenFormats(t *testing.T, fa *FakeAPI, name string, args ...string) {
 	t.Helper()
 	r := Against(fa)
 	for _, format := range []string{"table", "simple", "json", "yaml"} {
@@ -509,7 +509,7 @@ func GoldenFormats(t *testing.T, fa *fakeAPI, name string, args ...string) {
 
 // InMemory returns a runner whose API calls never leave the process, for
 // tests on the virtual clock of testing/synctest.
-func InMemory(fa *fakeAPI) CmdRun {
+func InMemory(fa *FakeAPI) CmdRun {
 	return CmdRun{api: fa, Url: "http://sf.test", Transport: handlerTransport{fa}}
 }
 

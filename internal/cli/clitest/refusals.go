@@ -15,6 +15,6 @@ func TransientRefusal(retryAfter string) FakeReply {
 
 // Each create takes the server one (virtual) second, so the budget left
 // before each wait is visibly smaller than the one before.
-func SlowCreates(fa *fakeAPI) {
+func SlowCreates(fa *FakeAPI) {
 	fa.Latency = map[string]time.Duration{"POST /instances": time.Second}
 }

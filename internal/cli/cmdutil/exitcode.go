@@ -10,7 +10,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // Exit codes, as DESIGN.md's table and `shakectl help exit-codes` list them.
@@ -76,7 +76,7 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)):
 		return ExitUsage
-	case errors.Is(err, probe.ErrChecksFailed):
+	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed
 	case errors.As(err, &capacity):
 		if capacity.Transient {

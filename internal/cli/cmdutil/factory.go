@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -56,14 +57,83 @@ type Factory struct {
 	// ErrInterrupted.
 	Context context.Context
 
-	// command is the command that runs, set before its RunE; its flags
+	// Root is the command tree of the run, set by the root command.
+	Root *cobra.Command
+	// Command is the command that runs, set before its RunE; its flags
 	// (the root's, plus the client's on client commands) feed Config.
 	Command *cobra.Command
-	// configResolved is set once Config has run (and printed warnings).
+	// ConfigResolved is set once Config has run (and printed warnings).
 	ConfigResolved bool
-	// catchInterrupts, set by Main, starts cancelling Context on SIGINT
+	// CatchInterrupts, set by Main, starts cancelling Context on SIGINT
 	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
 	CatchInterrupts func() (stop func())
+}
+
+// Wire gives f what commands ask of it, keeping whatever a test already
+// set: a context, a clock and an environment, and Config and Client,
+// resolved once and on demand from the running command's flags (Command,
+// else Root's, else none), the environment and the files. Main and Run
+// call it, and a test that builds one command alone can too.
+func (f *Factory) Wire() {
+	if f.Context == nil {
+		f.Context = context.Background()
+	}
+	if f.Now == nil {
+		f.Now = time.Now
+	}
+	if f.Getenv == nil {
+		f.Getenv = func(string) (string, bool) { return "", false }
+	}
+	if f.Config == nil {
+		f.Config = MemoConfig(f.resolveConfig)
+	}
+	if f.Client == nil {
+		f.Client = ClientFunc(f)
+	}
+}
+
+// LoadConfigQuietly resolves the configuration without applying it to the
+// streams or printing its warnings: for reporting the error of a run that
+// failed before it resolved its configuration.
+func (f *Factory) LoadConfigQuietly() (*Config, error) {
+	return LoadConfig(f.runFlags(), f.Getenv, f.HomeDir, f.SystemConfigFile)
+}
+
+func (f *Factory) runFlags() *pflag.FlagSet {
+	if f.Root == nil && f.Command == nil {
+		return pflag.NewFlagSet("none", pflag.ContinueOnError)
+	}
+	root := f.Root
+	if root == nil {
+		root = f.Command.Root()
+	}
+	return RunFlags(root, f.Command)
+}
+
+// resolveConfig loads the configuration and applies it to the streams:
+// colour, table options, --jq, and its warnings, printed once.
+func (f *Factory) resolveConfig() (*Config, error) {
+	f.ConfigResolved = true
+	cfg, err := f.LoadConfigQuietly()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NoColor {
+		f.IOStreams.SetColour(false)
+	}
+	opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
+	if cfg.JQ != "" {
+		code, err := output.ParseJQ(cfg.JQ)
+		if err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		opts.JQ = code
+	}
+	f.IOStreams.SetTableOptions(opts)
+	for _, w := range cfg.Warnings {
+		Warn(f.IOStreams, cfg, w)
+	}
+	return cfg, nil
 }
 
 // MemoConfig wraps a loader so the configuration is resolved (and its
@@ -191,4 +261,4 @@ func Warn(s *output.IOStreams, cfg *Config, msg string) {
 }
 
 // PlotFunc draws a figure as format ("png" or "svg") to w.
-type PlotFunc func(fig *probe.Figure, format string, w io.Writer) error
+type PlotFunc func(fig *report.Figure, format string, w io.Writer) error

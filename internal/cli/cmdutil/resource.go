@@ -137,7 +137,7 @@ func StateField[T any](name string, value func(*T) string) Column[T] {
 
 // PrintResult prints what a command that waited ended with (v may be nil
 // when nothing is known) and returns the wait's error, or the print's.
-func PrintResult[T any](s *session, detail func(*T) output.Detail, v *T, err error) error {
+func PrintResult[T any](s *Session, detail func(*T) output.Detail, v *T, err error) error {
 	if v != nil {
 		if perr := s.PrintDetail(detail(v)); perr != nil && err == nil {
 			err = perr

@@ -16,9 +16,9 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// session is what an API command starts from: the resolved configuration,
+// Session is what an API command starts from: the resolved configuration,
 // the client, and a context bounded by --timeout.
-type session struct {
+type Session struct {
 	F      *Factory
 	Cfg    *Config
 	Client *client.Client
@@ -29,7 +29,7 @@ type session struct {
 // NewSession resolves the configuration and builds the client. beforeClient,
 // when set, may adjust the configuration first (instance create's
 // --namespace also authenticates when no namespace is configured).
-func NewSession(f *Factory, beforeClient func(*Config)) (*session, error) {
+func NewSession(f *Factory, beforeClient func(*Config)) (*Session, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
@@ -42,22 +42,22 @@ func NewSession(f *Factory, beforeClient func(*Config)) (*session, error) {
 		return nil, err
 	}
 	ctx, cancel := commandContext(f, cfg)
-	return &session{F: f, Cfg: cfg, Client: c, Ctx: ctx, cancel: cancel}, nil
+	return &Session{F: f, Cfg: cfg, Client: c, Ctx: ctx, cancel: cancel}, nil
 }
 
-func (s *session) Close() { s.cancel() }
+func (s *Session) Close() { s.cancel() }
 
-func (s *session) PrintList(l output.List) error {
+func (s *Session) PrintList(l output.List) error {
 	return output.PrintList(s.F.IOStreams, s.Cfg.Output, l)
 }
 
-func (s *session) PrintDetail(d output.Detail) error {
+func (s *Session) PrintDetail(d output.Detail) error {
 	return output.PrintDetail(s.F.IOStreams, s.Cfg.Output, d)
 }
 
 // progress prints a line about a wait on stderr, for people: only when
 // stderr is a terminal and --quiet is off.
-func (s *session) progress(format string, a ...any) {
+func (s *Session) progress(format string, a ...any) {
 	if s.Cfg.Quiet || !s.F.IOStreams.IsStderrTTY() {
 		return
 	}
@@ -138,4 +138,17 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// RetryContext is the context of a request that --retry-transient-capacity
+// may repeat. Under it the deadline bounds the sleeping between attempts,
+// and the request sent after the last sleep keeps its own per-request
+// timeout (seed 004: "the request issued after the last sleep is not itself
+// cut short"), so the request gets the run's context, the retry budget
+// being that deadline; otherwise the session's, bounded by --timeout.
+func (s *Session) RetryContext() (context.Context, context.CancelFunc) {
+	if s.Cfg.RetryTransientCapacity {
+		return context.WithCancel(s.F.Context)
+	}
+	return s.Ctx, func() {}
 }

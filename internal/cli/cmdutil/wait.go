@@ -17,9 +17,9 @@ const (
 	maxPoll   = 3 * time.Second
 )
 
-// watched describes how to poll one kind of resource: the one waiting
+// Watched describes how to poll one kind of resource: the one waiting
 // model of shakectl (instance create/delete/await, network create/delete).
-type watched[T any] struct {
+type Watched[T any] struct {
 	kind  string // "instance", "network"
 	get   func(ctx context.Context, ref string) (*T, error)
 	state func(*T) client.State
@@ -29,8 +29,8 @@ type watched[T any] struct {
 	errorMessage func(*T) string
 }
 
-var WatchedInstance = func(c *client.Client) watched[client.Instance] {
-	return watched[client.Instance]{
+var WatchedInstance = func(c *client.Client) Watched[client.Instance] {
+	return Watched[client.Instance]{
 		kind: "instance", get: c.GetInstance,
 		state:        (*client.Instance).Lifecycle,
 		ident:        func(i *client.Instance) (string, string) { return i.UUID, i.Name },
@@ -38,8 +38,8 @@ var WatchedInstance = func(c *client.Client) watched[client.Instance] {
 	}
 }
 
-var WatchedNetwork = func(c *client.Client) watched[client.Network] {
-	return watched[client.Network]{
+var WatchedNetwork = func(c *client.Client) Watched[client.Network] {
+	return Watched[client.Network]{
 		kind: "network", get: c.GetNetwork,
 		state:        (*client.Network).Lifecycle,
 		ident:        func(n *client.Network) (string, string) { return n.UUID, n.Name },
@@ -89,7 +89,7 @@ func (e *InstanceFailedError) Error() string {
 // (exit 124). An error state, or a deletion while waiting for anything
 // else, ends the wait with *InstanceFailedError. Waiting for "deleted"
 // also ends well when the resource disappears (404).
-func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
+func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
 	budget := s.Cfg.Deadline()
 	ctx, cancel := withDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
 	defer cancel()
@@ -160,14 +160,14 @@ func WaitFor[T any](s *session, w watched[T], start time.Time, last *T, ref stri
 
 // waitEnded explains why a wait stopped: the deadline (a timeout, or for
 // --async pause no error at all) or an interruption.
-func (s *session) waitEnded(ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+func (s *Session) waitEnded(ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
 		return cause
 	}
 	return s.waitTimeout(kind, name, target, state, budget, lenient)
 }
 
-func (s *session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+func (s *Session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	if lenient {
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)

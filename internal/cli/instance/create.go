@@ -191,17 +191,8 @@ func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
 	}
 	defer s.Close()
 
-	// Under --retry-transient-capacity the deadline bounds the sleeping
-	// between attempts, and the request sent after the last sleep keeps its
-	// own per-request timeout (seed 004: "the request issued after the last
-	// sleep is not itself cut short"). So the create does not get the
-	// --timeout context then; the retry budget is that deadline.
-	ctx := s.Ctx
-	if s.Cfg.RetryTransientCapacity {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(f.Context)
-		defer cancel()
-	}
+	ctx, cancel := s.RetryContext()
+	defer cancel()
 	inst, err := s.Client.CreateInstance(ctx, req)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/userfile"
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 type MergeOptions struct {
@@ -67,9 +67,9 @@ per second from the per-second series.`,
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget (default: the first report's)")
-	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "bound on shed p99 (default: the first report's)")
+	fl.DurationVar(&opts.budget, "budget", report.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
+	fl.DurationVar(&opts.slack, "slack", report.DefaultSlack, "grace above --budget (default: the first report's)")
+	fl.DurationVar(&opts.shedMax, "shed-max", report.DefaultShedMax, "bound on shed p99 (default: the first report's)")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
 	fl.StringVar(&opts.plot, "plot", "", "draw the merged report to FILE.png or FILE.svg (its answers and in-flight per second)")
@@ -87,7 +87,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 	if err != nil {
 		return err
 	}
-	exps, err := probe.ParseExpectations(opts.expect)
+	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
 		return &cmdutil.UsageError{Msg: err.Error()}
 	}
@@ -98,7 +98,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 	if err := checkWritableDir("--out", opts.out); err != nil {
 		return err
 	}
-	var reports []*probe.Report
+	var reports []*report.Report
 	if slices.Contains(paths, "-") {
 		if len(paths) > 1 {
 			return cmdutil.UsageErrorf("merge - reads every report from stdin; give no files with it")
@@ -113,7 +113,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 			if err != nil {
 				return &cmdutil.UsageError{Msg: err.Error()}
 			}
-			r, err := probe.ReadReport(bytes.NewReader(raw))
+			r, err := report.ReadReport(bytes.NewReader(raw))
 			if err != nil {
 				return cmdutil.UsageErrorf("report %s: %s", p, err)
 			}
@@ -121,20 +121,20 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		}
 	}
 	for i, r := range reports {
-		if err := probe.CheckSchema(r); err != nil {
+		if err := report.CheckSchema(r); err != nil {
 			return cmdutil.UsageErrorf("report %s: %s", paths[i], err)
 		}
 	}
-	if err := probe.CheckRun(reports, paths); err != nil {
+	if err := report.CheckRun(reports, paths); err != nil {
 		return &cmdutil.UsageError{Msg: err.Error()}
 	}
-	if err := probe.CheckMergeable(reports, paths, opts.allowMixed); err != nil {
+	if err := report.CheckMergeable(reports, paths, opts.allowMixed); err != nil {
 		return &cmdutil.UsageError{Msg: strings.Replace(err.Error(), "the mixed flag", "--allow-mixed", 1)}
 	}
-	cc := probe.CheckConfigOf(reports[0])
+	cc := report.CheckConfigOf(reports[0])
 	fl := c.Flags()
 	if fl.Changed("budget") || cc.Budget <= 0 {
-		cc.Budget, cc.BudgetSource = opts.budget, probe.BudgetGiven
+		cc.Budget, cc.BudgetSource = opts.budget, report.BudgetGiven
 	}
 	if fl.Changed("slack") {
 		cc.Slack, cc.SlackSet = opts.slack, true
@@ -143,7 +143,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		cc.ShedMax = opts.shedMax
 	}
 	cc.Expect = exps
-	merged, err := probe.Merge(reports, cc)
+	merged, err := report.Merge(reports, cc)
 	if err != nil {
 		return err
 	}
@@ -157,8 +157,8 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 // readReportStream reads the reports of a log stream on stdin (merge -),
 // naming each by its kubectl prefix or line. Reports cut off in the stream
 // are said on stderr; if no report is whole, that is the error.
-func readReportStream(f *cmdutil.Factory) ([]*probe.Report, []string, error) {
-	docs, problems, err := probe.ExtractReports(f.IOStreams.In)
+func readReportStream(f *cmdutil.Factory) ([]*report.Report, []string, error) {
+	docs, problems, err := report.ExtractReports(f.IOStreams.In)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading stdin: %w", err)
 	}
@@ -172,10 +172,10 @@ func readReportStream(f *cmdutil.Factory) ([]*probe.Report, []string, error) {
 	if len(docs) == 0 {
 		return nil, nil, cmdutil.UsageErrorf("no whole parking-probe report on stdin (%d cut off): pipe in the probes' -o json output or kubectl logs of their pods", len(problems))
 	}
-	var reports []*probe.Report
+	var reports []*report.Report
 	var names []string
 	for _, d := range docs {
-		r, err := probe.ReadReport(bytes.NewReader(d.Raw))
+		r, err := report.ReadReport(bytes.NewReader(d.Raw))
 		if err != nil {
 			return nil, nil, cmdutil.UsageErrorf("report %s: %s", d.Name(), err)
 		}

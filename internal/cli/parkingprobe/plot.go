@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
-	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // plotFile is a --plot FILE that a run has checked it can write: its
@@ -30,7 +30,7 @@ func checkPlotFile(f *cmdutil.Factory, path string) (*plotFile, error) {
 	if path == "" {
 		return nil, nil
 	}
-	format, err := probe.PlotFormat(path)
+	format, err := report.PlotFormat(path)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
@@ -59,7 +59,7 @@ func HelperPlotter(getenv func(string) (string, bool)) (cmdutil.PlotFunc, error)
 	if err != nil {
 		return nil, err
 	}
-	return func(fig *probe.Figure, format string, w io.Writer) error {
+	return func(fig *report.Figure, format string, w io.Writer) error {
 		in, err := json.Marshal(fig)
 		if err != nil {
 			return err

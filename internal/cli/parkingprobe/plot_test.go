@@ -17,14 +17,14 @@ import (
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/cli/parkingprobe"
 	"github.com/shakenfist/shakectl/internal/cli/root"
-	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // inProcessPlotter draws with the code shakectl-plot runs, without the
 // program: for the tests of everything around the plot.
 func inProcessPlotter() (cmdutil.PlotFunc, error) {
-	return func(fig *probe.Figure, format string, w io.Writer) error { return plot.Write(w, fig, format) }, nil
+	return func(fig *report.Figure, format string, w io.Writer) error { return plot.Write(w, fig, format) }, nil
 }
 
 // countingTarget answers every request with 200 and counts them.

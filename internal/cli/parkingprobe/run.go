@@ -23,34 +23,18 @@ import (
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
-// Options are parking-probe's flags, as typed.
+// Options are what parking-probe's flags hold besides probe.Options: the
+// values the command parses (distribution, headers, body, start, checks)
+// or keeps for itself (output files, shards).
 type Options struct {
-	target       string
-	mode         string
-	requests     int
-	concurrency  int
-	rate         float64
-	duration     time.Duration
-	actors       int
-	actorNames   []string
 	actorsFile   string
 	distribution string
-	seed         uint64
-	hostTemplate string
-	urlTemplate  string
-	atespace     string
-	method       string
 	headers      []string
 	body         string
-	timeout      time.Duration
 	startAt      string
-	metricsURL   string
-	statuszURL   string
-	budget       time.Duration
-	slack        time.Duration
-	shedMax      time.Duration
 	expect       []string
 	out          string
 	plot         string
@@ -204,6 +188,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 // NewCmdWith lets tests replace the run with runF.
 func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *cobra.Command {
 	opts := &Options{}
+	po := &probe.Options{}
 	c := &cobra.Command{
 		Use:   "parking-probe --target URL [flags]",
 		Short: "Load-test an atenet router's request parking and check it behaves as documented",
@@ -230,7 +215,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
   cat shard-*.log | shakectl parking-probe merge -`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			po, err := opts.probeOptions(c, f)
+			po, err := opts.probeOptions(c, f, po)
 			if err != nil {
 				return err
 			}
@@ -240,38 +225,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 			return run(f, po, opts)
 		},
 	}
-	fl := c.Flags()
-	fl.StringVar(&opts.target, "target", "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
-	fl.StringVar(&opts.mode, "mode", "burst", "load shape: burst, closed or open")
-	fl.IntVar(&opts.requests, "requests", 100, "burst: requests released together")
-	fl.IntVar(&opts.concurrency, "concurrency", 16, "closed: workers sending back to back")
-	fl.Float64Var(&opts.rate, "rate", 100, "open: requests a second")
-	fl.DurationVar(&opts.duration, "duration", 10*time.Second, "closed and open: how long to send")
-	fl.IntVar(&opts.actors, "actors", 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
-	fl.StringArrayVar(&opts.actorNames, "actor", nil, "an actor name (repeat)")
-	fl.StringVar(&opts.actorsFile, "actors-file", "", "file of actor names, one a line (- for stdin)")
-	fl.StringVar(&opts.distribution, "distribution", "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
-	fl.Uint64Var(&opts.seed, "seed", 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
-	fl.StringVar(&opts.hostTemplate, "host-template", probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
-	fl.StringVar(&opts.urlTemplate, "url-template", "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
-	fl.StringVar(&opts.atespace, "atespace", probe.DefaultAtespace, "atespace for {atespace}")
-	fl.StringVar(&opts.method, "method", http.MethodGet, "HTTP method")
-	fl.StringArrayVarP(&opts.headers, "header", "H", nil, "request header \"Key: value\" (repeat)")
-	fl.StringVar(&opts.body, "body", "", "request body; @FILE reads it from a file, @- from standard input")
-	// A local --timeout shadows the global one (whole-command deadline):
-	// for parking-probe it is the per-request timeout.
-	fl.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
-	fl.StringVar(&opts.startAt, "start-at", "", "start the load at this RFC 3339 time, so probes on several machines fire together")
-	fl.StringVar(&opts.metricsURL, "metrics-url", "", "router Prometheus endpoint, scraped before, during and after the run")
-	fl.StringVar(&opts.statuszURL, "statusz-url", "", "router /statusz, read as JSON (?format=json) before and after the run")
-	fl.DurationVar(&opts.budget, "budget", probe.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
-	fl.DurationVar(&opts.slack, "slack", probe.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
-	fl.DurationVar(&opts.shedMax, "shed-max", probe.DefaultShedMax, "shed answers' p99 must stay under this")
-	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
-	fl.StringVar(&opts.out, "out", "", "also write the JSON report to FILE (atomically)")
-	fl.StringVar(&opts.plot, "plot", "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
-	fl.IntVar(&opts.shards, "shards", 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
-	fl.IntVar(&opts.shard, "shard", 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
+	bindFlags(c.Flags(), po, opts)
 
 	cmdutil.Must(c.RegisterFlagCompletionFunc("mode", cmdutil.FixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{
 		"burst":  "--requests released together",
@@ -293,38 +247,25 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 
 // probeOptions turns the flags into probe options, refusing bad input as
 // usage errors.
-func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.Options, error) {
+func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *probe.Options) (*probe.Options, error) {
 	fl := c.Flags()
-	po := &probe.Options{
-		Target:       opts.target,
-		Mode:         probe.Mode(strings.ToLower(opts.mode)),
-		Requests:     opts.requests,
-		Concurrency:  opts.concurrency,
-		Rate:         opts.rate,
-		Duration:     opts.duration,
-		Atespace:     opts.atespace,
-		HostTemplate: opts.hostTemplate,
-		URLTemplate:  opts.urlTemplate,
-		Method:       strings.ToUpper(opts.method),
-		Timeout:      opts.timeout,
-		MetricsURL:   opts.metricsURL,
-		StatuszURL:   opts.statuszURL,
-		Checks:       probe.CheckConfig{Budget: opts.budget, Slack: opts.slack, SlackSet: fl.Changed("slack"), ShedMax: opts.shedMax},
-	}
+	po.Mode = probe.Mode(strings.ToLower(string(po.Mode)))
+	po.Method = strings.ToUpper(po.Method)
+	po.Checks.SlackSet = fl.Changed("slack")
 	if !fl.Changed("budget") {
 		// probe owns the default: the router's statusz max_wait when
-		// --statusz-url gives one, else probe.DefaultBudget.
+		// --statusz-url gives one, else report.DefaultBudget.
 		po.Checks.Budget = 0
 	}
 	switch po.Mode {
 	case probe.Burst, probe.Closed, probe.Open:
 	default:
-		return nil, cmdutil.UsageErrorf("unknown --mode %q: want burst, closed or open", opts.mode)
+		return nil, cmdutil.UsageErrorf("unknown --mode %q: want burst, closed or open", fl.Lookup("mode").Value)
 	}
 	if fl.Changed("url-template") && fl.Changed("host-template") {
 		return nil, cmdutil.UsageErrorf("--host-template and --url-template are exclusive: the actor goes in the Host header or in the URL")
 	}
-	if opts.urlTemplate != "" {
+	if po.URLTemplate != "" {
 		po.HostTemplate = ""
 	}
 	// Flags of another load shape would be silently ignored: refuse them.
@@ -353,7 +294,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 	for _, z := range []struct {
 		flag string
 		zero bool
-	}{{"budget", opts.budget == 0}, {"shed-max", opts.shedMax == 0}, {"timeout", opts.timeout == 0}, {"actors", opts.actors == 0}} {
+	}{{"budget", po.Checks.Budget == 0}, {"shed-max", po.Checks.ShedMax == 0}, {"timeout", po.Timeout == 0}, {"actors", po.ActorCount == 0}} {
 		if z.zero && fl.Changed(z.flag) {
 			return nil, cmdutil.UsageErrorf("--%s must be positive, got 0 (leave the flag out for its default)", z.flag)
 		}
@@ -364,27 +305,23 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
 	po.Distribution = d
-	if fl.Changed("seed") {
-		po.Seed = opts.seed
-	} else {
+	if !fl.Changed("seed") {
 		po.Seed = rand.Uint64N(1 << 31)
 	}
 
 	// Actors: named ones, then generated ones when --actors is given or
 	// nothing else is.
-	var actors []string
-	actors = append(actors, opts.actorNames...)
 	if opts.actorsFile != "" {
 		names, err := readActorsFile(f, opts.actorsFile)
 		if err != nil {
 			return nil, err
 		}
-		actors = append(actors, names...)
+		po.Actors = append(po.Actors, names...)
 	}
-	po.Actors = actors
-	if fl.Changed("actors") || len(actors) == 0 {
-		// Named on demand, not a slice of every name.
-		po.ActorCount = opts.actors
+	if !fl.Changed("actors") && len(po.Actors) > 0 {
+		// Generated actors (named on demand) only when --actors is
+		// given or nothing else is.
+		po.ActorCount = 0
 	}
 
 	if len(opts.headers) > 0 {
@@ -422,7 +359,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory) (*probe.
 		}
 		po.StartAt = t
 	}
-	exps, err := probe.ParseExpectations(opts.expect)
+	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
@@ -540,77 +477,29 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	return checksError(report)
 }
 
-// FlagName names the flag that sets a probe.Options field: the probe
-// reports invalid options by field ({Requests}), the command by flag.
-func FlagName(field string) string {
-	switch field {
-	case "Requests":
-		return "--requests"
-	case "Concurrency":
-		return "--concurrency"
-	case "Duration":
-		return "--duration"
-	case "Rate":
-		return "--rate"
-	case "Timeout":
-		return "--timeout"
-	case "ActorCount":
-		return "--actors"
-	case "Actors":
-		return "--actor"
-	case "ActorsFile":
-		return "--actors-file"
-	case "Target":
-		return "--target"
-	case "MetricsURL":
-		return "--metrics-url"
-	case "StatuszURL":
-		return "--statusz-url"
-	case "URLTemplate":
-		return "--url-template"
-	case "HostTemplate":
-		return "--host-template"
-	case "Method":
-		return "--method"
-	case "StartAt":
-		return "--start-at"
-	case "Shard.Count":
-		return "--shards"
-	case "Shard.Index":
-		return "--shard"
-	case "Checks.Budget":
-		return "--budget"
-	case "Checks.Slack":
-		return "--slack"
-	case "Checks.ShedMax":
-		return "--shed-max"
-	}
-	return ""
-}
-
 // probeError turns the probe's option errors into usage errors.
 func probeError(err error) error {
 	var oe *probe.OptionError
 	if errors.As(err, &oe) {
 		return &cmdutil.UsageError{Msg: oe.Render(FlagName)}
 	}
-	var ee *probe.ExpectError
+	var ee *report.ExpectError
 	if errors.As(err, &ee) {
 		return &cmdutil.UsageError{Msg: ee.Error()}
 	}
 	return err
 }
 
-func checksError(r *probe.Report) error {
+func checksError(r *report.Report) error {
 	if failed := r.Failed(); len(failed) > 0 {
-		return fmt.Errorf("%w: %s", probe.ErrChecksFailed, strings.Join(failed, ", "))
+		return fmt.Errorf("%w: %s", report.ErrChecksFailed, strings.Join(failed, ", "))
 	}
 	return nil
 }
 
 // writeReport prints the report in the configured format and writes
 // the --out and --plot files.
-func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out string, plot *plotFile) error {
+func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out string, plot *plotFile) error {
 	ios := f.IOStreams
 	switch cfg.Output {
 	case "json":
@@ -623,7 +512,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 		}
 	default:
 		cs := output.NewColourScheme(ios.ColourEnabled())
-		if err := probe.WriteText(ios.Out, r, cs); err != nil {
+		if err := report.WriteText(ios.Out, r, cs); err != nil {
 			return err
 		}
 	}
@@ -633,7 +522,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 		}
 	}
 	if plot != nil {
-		fig, err := probe.NewFigure(r)
+		fig, err := report.NewFigure(r)
 		if err != nil {
 			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
 		}
@@ -646,7 +535,7 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *probe.Report, out s
 
 // writeYAML writes the report's JSON form as YAML, so both formats carry the
 // same field names.
-func writeYAML(w io.Writer, r *probe.Report) error {
+func writeYAML(w io.Writer, r *report.Report) error {
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -673,7 +562,7 @@ type progressLine struct {
 func (p *progressLine) show(pr probe.Progress) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\r\x1b[K%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
-	for _, o := range probe.AllOutcomes() {
+	for _, o := range report.AllOutcomes() {
 		if n := pr.Counts[o]; n > 0 {
 			fmt.Fprintf(&b, "  %s %d", o, n)
 		}

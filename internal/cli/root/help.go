@@ -122,35 +122,25 @@ func levenshteinClose(a, b string) bool {
 	return prev[len(b)] <= 2
 }
 
-// listHelpTopics adds the help topics to the root's help, between its
-// commands and its flags. Cobra's usage text is a Go function unless a
-// template replaces it; parsing and running that template cost `shakectl
-// --help` about a third of a millisecond and 300 KiB of memory (issue 15),
-// so the topics are spliced into Cobra's own text instead.
+// listHelpTopics lists the help topics in the root's help, between its
+// commands and its flags (gh lists its topics the same way), with Cobra's
+// own usage template and one section more. The topics are known when the
+// tree is built, so the section is plain text in the template.
 func listHelpTopics(root *cobra.Command) {
-	cobraHelp := root.HelpFunc()
-	root.SetHelpFunc(func(c *cobra.Command, args []string) {
-		if c != root {
-			cobraHelp(c, args)
-			return
+	var topics strings.Builder
+	for _, t := range root.Commands() {
+		if t.Annotations[topicAnnotation] == "true" {
+			fmt.Fprintf(&topics, "\n  %-*s %s", t.NamePadding(), t.Name(), t.Short)
 		}
-		var b strings.Builder
-		out := c.OutOrStdout()
-		c.SetOut(&b)
-		cobraHelp(c, args)
-		c.SetOut(out)
-		topics := "\n\nHelp topics (shakectl help TOPIC):"
-		for _, t := range root.Commands() {
-			if t.Annotations[topicAnnotation] == "true" {
-				topics += fmt.Sprintf("\n  %-*s %s", t.NamePadding(), t.Name(), t.Short)
-			}
-		}
-		text := b.String()
-		if i := strings.Index(text, "\n\nFlags:\n"); i >= 0 {
-			text = text[:i] + topics + text[i:]
-		}
-		fmt.Fprint(out, text)
-	})
+	}
+	const flags = "{{if .HasAvailableLocalFlags}}"
+	tmpl := root.UsageTemplate()
+	i := strings.Index(tmpl, flags)
+	if i < 0 {
+		return // a Cobra whose template has no flags section: no topics
+	}
+	section := "{{if not .HasParent}}\n\nHelp topics (shakectl help TOPIC):" + topics.String() + "{{end}}"
+	root.SetUsageTemplate(tmpl[:i] + section + tmpl[i:])
 }
 
 // topicAnnotation marks a help topic command.

@@ -77,15 +77,7 @@ func printsOnly(root *cobra.Command, args []string) bool {
 // Run executes one command line with the given factory and returns its exit
 // code, rendering any error on stderr. Tests call it directly.
 func Run(f *cmdutil.Factory, args []string) int {
-	if f.Context == nil {
-		f.Context = context.Background()
-	}
-	if f.Now == nil {
-		f.Now = time.Now
-	}
-	if f.Getenv == nil {
-		f.Getenv = func(string) (string, bool) { return "", false }
-	}
+	f.Wire()
 	f.IOStreams.SerialiseErrOut()
 	root := NewCmdRoot(f)
 	if f.CatchInterrupts != nil && !printsOnly(root, args) {
@@ -115,9 +107,7 @@ func Run(f *cmdutil.Factory, args []string) int {
 	jsonOut := false
 	load := f.Config
 	if !f.ConfigResolved {
-		load = func() (*cmdutil.Config, error) {
-			return cmdutil.LoadConfig(cmdutil.RunFlags(root, f.Command), f.Getenv, f.HomeDir, f.SystemConfigFile)
-		}
+		load = f.LoadConfigQuietly
 	}
 	if cfg, cerr := load(); cerr == nil {
 		jsonOut = cfg.JSONOutput()

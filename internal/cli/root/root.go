@@ -20,7 +20,6 @@ import (
 	"github.com/shakenfist/shakectl/internal/cli/parkingprobe"
 	"github.com/shakenfist/shakectl/internal/cli/sim"
 	"github.com/shakenfist/shakectl/internal/cli/version"
-	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdRoot builds the whole command tree for one run.
@@ -75,32 +74,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	// Every setting's flag, from the one table (cmdutil.Settings).
 	cmdutil.AddSettingFlags(root, f)
 
-	f.Config = cmdutil.MemoConfig(func() (*cmdutil.Config, error) {
-		f.ConfigResolved = true
-		cfg, err := cmdutil.LoadConfig(cmdutil.RunFlags(root, f.Command), f.Getenv, f.HomeDir, f.SystemConfigFile)
-		if err != nil {
-			return nil, err
-		}
-		if cfg.NoColor {
-			f.IOStreams.SetColour(false)
-		}
-		opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
-		if cfg.JQ != "" {
-			code, err := output.ParseJQ(cfg.JQ)
-			if err != nil {
-				return nil, &cmdutil.UsageError{Msg: err.Error()}
-			}
-			opts.JQ = code
-		}
-		f.IOStreams.SetTableOptions(opts)
-		for _, w := range cfg.Warnings {
-			cmdutil.Warn(f.IOStreams, cfg, w)
-		}
-		return cfg, nil
-	})
-	if f.Client == nil {
-		f.Client = cmdutil.ClientFunc(f)
-	}
+	// Each tree resolves its own configuration, from its own flags.
+	f.Root, f.Config = root, nil
+	f.Wire()
 	if f.Plotter == nil {
 		f.Plotter = func() (cmdutil.PlotFunc, error) { return parkingprobe.HelperPlotter(f.Getenv) }
 	}

@@ -1,0 +1,137 @@
+package parkingprobe
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakenfist/shakectl/probe"
+	"github.com/shakenfist/shakectl/probe/report"
+)
+
+// probeFlag is one of parking-probe's flags. Most write straight into a
+// probe.Options field (as sim router's flags write into router.Config), so
+// no copy of the options stands between the flags and the probe; the rest
+// write into Options, what the command parses or keeps itself. field is
+// the name the probe's option errors give the value ({Requests},
+// {Checks.Budget}), so an error names the flag the user typed.
+//
+// This table is the one place to add a flag when probe.Options grows a
+// field: one entry, its define binding the field.
+type probeFlag struct {
+	field  string // "" when the probe's errors never name it
+	name   string
+	define func(fl *pflag.FlagSet, name string, po *probe.Options, o *Options)
+}
+
+func probeFlags() []probeFlag {
+	type (
+		fs = *pflag.FlagSet
+		po = *probe.Options
+		op = *Options
+	)
+	return []probeFlag{
+		{"Target", "target", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.Target, n, "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
+		}},
+		{"", "mode", func(fl fs, n string, p po, _ op) {
+			fl.StringVar((*string)(&p.Mode), n, string(probe.Burst), "load shape: burst, closed or open")
+		}},
+		{"Requests", "requests", func(fl fs, n string, p po, _ op) {
+			fl.IntVar(&p.Requests, n, 100, "burst: requests released together")
+		}},
+		{"Concurrency", "concurrency", func(fl fs, n string, p po, _ op) {
+			fl.IntVar(&p.Concurrency, n, 16, "closed: workers sending back to back")
+		}},
+		{"Rate", "rate", func(fl fs, n string, p po, _ op) { fl.Float64Var(&p.Rate, n, 100, "open: requests a second") }},
+		{"Duration", "duration", func(fl fs, n string, p po, _ op) {
+			fl.DurationVar(&p.Duration, n, 10*time.Second, "closed and open: how long to send")
+		}},
+		{"ActorCount", "actors", func(fl fs, n string, p po, _ op) {
+			fl.IntVar(&p.ActorCount, n, 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
+		}},
+		{"Actors", "actor", func(fl fs, n string, p po, _ op) { fl.StringArrayVar(&p.Actors, n, nil, "an actor name (repeat)") }},
+		{"ActorsFile", "actors-file", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.actorsFile, n, "", "file of actor names, one a line (- for stdin)")
+		}},
+		{"", "distribution", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.distribution, n, "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
+		}},
+		{"", "seed", func(fl fs, n string, p po, _ op) {
+			fl.Uint64Var(&p.Seed, n, 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
+		}},
+		{"HostTemplate", "host-template", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
+		}},
+		{"URLTemplate", "url-template", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.URLTemplate, n, "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
+		}},
+		{"", "atespace", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.Atespace, n, probe.DefaultAtespace, "atespace for {atespace}")
+		}},
+		{"Method", "method", func(fl fs, n string, p po, _ op) { fl.StringVar(&p.Method, n, http.MethodGet, "HTTP method") }},
+		{"", "header", func(fl fs, n string, _ po, o op) {
+			fl.StringArrayVarP(&o.headers, n, "H", nil, "request header \"Key: value\" (repeat)")
+		}},
+		{"", "body", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.body, n, "", "request body; @FILE reads it from a file, @- from standard input")
+		}},
+		// A local --timeout shadows the global one (whole-command
+		// deadline): for parking-probe it is the per-request timeout.
+		{"Timeout", "timeout", func(fl fs, n string, p po, _ op) {
+			fl.DurationVar(&p.Timeout, n, 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
+		}},
+		{"StartAt", "start-at", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.startAt, n, "", "start the load at this RFC 3339 time, so probes on several machines fire together")
+		}},
+		{"MetricsURL", "metrics-url", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.MetricsURL, n, "", "router Prometheus endpoint, scraped before, during and after the run")
+		}},
+		{"StatuszURL", "statusz-url", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.StatuszURL, n, "", "router /statusz, read as JSON (?format=json) before and after the run")
+		}},
+		{"Checks.Budget", "budget", func(fl fs, n string, p po, _ op) {
+			fl.DurationVar(&p.Checks.Budget, n, report.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+		}},
+		{"Checks.Slack", "slack", func(fl fs, n string, p po, _ op) {
+			fl.DurationVar(&p.Checks.Slack, n, report.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
+		}},
+		{"Checks.ShedMax", "shed-max", func(fl fs, n string, p po, _ op) {
+			fl.DurationVar(&p.Checks.ShedMax, n, report.DefaultShedMax, "shed answers' p99 must stay under this")
+		}},
+		{"", "expect", func(fl fs, n string, _ po, o op) {
+			fl.StringArrayVar(&o.expect, n, nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
+		}},
+		{"", "out", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.out, n, "", "also write the JSON report to FILE (atomically)")
+		}},
+		{"", "plot", func(fl fs, n string, _ po, o op) {
+			fl.StringVar(&o.plot, n, "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
+		}},
+		{"Shard.Count", "shards", func(fl fs, n string, _ po, o op) {
+			fl.IntVar(&o.shards, n, 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
+		}},
+		{"Shard.Index", "shard", func(fl fs, n string, _ po, o op) {
+			fl.IntVar(&o.shard, n, 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
+		}},
+	}
+}
+
+// bindFlags defines every flag on fl, bound into po and o.
+func bindFlags(fl *pflag.FlagSet, po *probe.Options, o *Options) {
+	for _, f := range probeFlags() {
+		f.define(fl, f.name, po, o)
+	}
+}
+
+// FlagName is the flag for a field the probe's option errors name, "" for
+// none.
+func FlagName(field string) string {
+	for _, f := range probeFlags() {
+		if f.field != "" && f.field == field {
+			return "--" + f.name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// FigureVersion is the version of Figure's JSON form. shakectl-plot draws
+// only the version it was built with: the two programs ship together.
+const FigureVersion = 1
+
+// Figure is what a --plot file draws, prepared from a report: three panels'
+// points, their labels and the facts of the run they mark. It is also the
+// JSON that shakectl hands to shakectl-plot, which draws it with
+// gonum/plot. The plotting library lives in that second program because
+// linking it costs every command's start-up about 1 ms: its root package
+// parses 12 embedded fonts in init (issue 15).
+type Figure struct {
+	Version int `json:"version"`
+	// Load names the run in the first panel's title.
+	Load string `json:"load"`
+	Mode string `json:"mode"`
+	// BudgetSeconds is the park budget (0: unknown).
+	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
+	// Scale is how many requests one sample stands for (1: every request
+	// was counted).
+	Scale float64 `json:"scale"`
+	// StepSeconds is the width of one step of the time panels.
+	StepSeconds float64 `json:"step_seconds"`
+	// Spectra holds each outcome's latency percentile spectrum: X is
+	// 1/(1-p), Y the latency in seconds.
+	Spectra []OutcomeSeries `json:"spectra"`
+	// Answers holds each outcome's answers per step; X is the step's start
+	// in seconds.
+	Answers []OutcomeSeries `json:"answers"`
+	// InFlight is the most requests in flight within each second of the
+	// report's series (so its highest point is the report's
+	// in_flight_peak), each point starting its second; a last point closes
+	// the final one. Only a report without a series has the timeline's
+	// count at the end of each step instead.
+	InFlight []Point `json:"in_flight"`
+	// ParkingActive is the router's gauge, at the time of each kept
+	// scrape (one a second), when scraped: the router's parked count next
+	// to the probe's in flight at the moment it was read.
+	ParkingActive []Point `json:"parking_active,omitempty"`
+}
+
+// OutcomeSeries is one outcome's line, in the order of AllOutcomes.
+type OutcomeSeries struct {
+	Outcome string  `json:"outcome"`
+	Count   int64   `json:"count"`
+	Points  []Point `json:"points"`
+}
+
+// Point is one point of a line.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// Step is StepSeconds as a duration, for labels.
+func (f *Figure) Step() time.Duration {
+	return time.Duration(math.Round(f.StepSeconds * float64(time.Second)))
+}
+
+// Check says whether a figure read from JSON can be drawn.
+func (f *Figure) Check() error {
+	if f.Version != FigureVersion {
+		return fmt.Errorf("figure version %d, this build draws version %d: use the shakectl-plot of the same release as shakectl", f.Version, FigureVersion)
+	}
+	if f.StepSeconds <= 0 || f.Scale <= 0 {
+		return errors.New("figure has no time step or scale")
+	}
+	for _, set := range [][]OutcomeSeries{f.Spectra, f.Answers} {
+		for _, s := range set {
+			if _, ok := ParseOutcome(s.Outcome); !ok {
+				return fmt.Errorf("figure names an unknown outcome %q", s.Outcome)
+			}
+		}
+	}
+	return nil
+}
+
+// PlotFormat returns "png" or "svg" from a file name, or an error.
+func PlotFormat(path string) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		return "png", nil
+	case ".svg":
+		return "svg", nil
+	}
+	return "", fmt.Errorf("--plot %q: want a .png or .svg file name", path)
+}
+
+// spectrumMaxX bounds the spectrum's x axis at the 99.999th percentile.
+const spectrumMaxX = 1e5
+
+// NewFigure prepares what a --plot file draws from a report. The time
+// panels count every answer: from the run's own timeline (100 ms steps),
+// else from kept samples (Scale says how many requests each stands for),
+// else, for a report read back from JSON or merged, from its per-second
+// series. The spectra use the report's histograms, which merge exactly.
+func NewFigure(r *Report) (*Figure, error) {
+	// The time panels have a point a second of the series: bounded by the
+	// run, as ReadReport and Merge hold it.
+	if err := r.checkSpan(); err != nil {
+		return nil, err
+	}
+	f := &Figure{Version: FigureVersion, Load: describeLoad(r), Mode: r.Mode, BudgetSeconds: r.Load.BudgetSeconds, Scale: 1}
+	for _, o := range AllOutcomes() {
+		st := r.Outcomes[o.String()]
+		if st == nil || st.Count == 0 {
+			continue
+		}
+		h, _, err := st.Histograms()
+		if err != nil {
+			return nil, fmt.Errorf("outcome %s: %w", o, err)
+		}
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		f.Spectra = append(f.Spectra, OutcomeSeries{Outcome: o.String(), Count: st.Count, Points: spectrum(h)})
+	}
+	if r.timeline == nil && len(r.samples) == 0 && len(r.Series) == 0 && len(f.Spectra) == 0 {
+		return nil, errors.New("nothing to plot: the report has no samples")
+	}
+	if r.timeline == nil && len(r.samples) == 0 {
+		// A report read back from JSON, or merged: its per-second series
+		// counts every answer, at a coarser step.
+		f.seriesPanels(r)
+		return f, nil
+	}
+	tl := r.timeline
+	if tl == nil {
+		tl, f.Scale = timelineFromSamples(r.samples, r.Requests)
+	}
+	v := tl.view()
+	f.StepSeconds = v.step.Seconds()
+	// Each point starts its step (drawn as steps); a last point closes the
+	// final step.
+	v.answers = append(v.answers, [NumOutcomes]int64{})
+	v.inFlight = append(v.inFlight, 0)
+	for _, o := range AllOutcomes() {
+		if n := r.Count(o); n > 0 {
+			pts := make([]Point, len(v.answers))
+			for i, row := range v.answers {
+				pts[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(row[o]) * f.Scale}
+			}
+			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: n, Points: pts})
+		}
+	}
+	if f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds); f.InFlight == nil {
+		f.InFlight = make([]Point, len(v.inFlight))
+		for i, n := range v.inFlight {
+			f.InFlight[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(n) * f.Scale}
+		}
+	}
+	f.ParkingActive = parkingActive(r.Series)
+	return f, nil
+}
+
+// inFlightPeaks draws the series' in-flight peaks, one step a second: the
+// timeline's steps only know the count at their end, which in a burst is
+// far below the peak the report prints (the requests sent and the first
+// answers fall in one step). A merged report's peaks are the sums of its
+// shards' in each second, as its in_flight_peak is. The last point closes
+// the final second at the end of the run (duration, in seconds), when that
+// falls within it: a run of 2.01 s had nothing in flight at 2.9 s.
+func inFlightPeaks(series []SeriesPoint, duration float64) []Point {
+	if len(series) == 0 {
+		return nil
+	}
+	last := -1
+	for _, p := range series {
+		last = max(last, p.Second)
+	}
+	pts := make([]Point, last+2)
+	for i := range pts {
+		pts[i].X = float64(i)
+	}
+	for _, p := range series {
+		if p.Second >= 0 {
+			pts[p.Second].Y = float64(p.InFlightPeak)
+			if p.Second == last {
+				pts[last+1].Y = float64(p.InFlight)
+			}
+		}
+	}
+	if end := &pts[last+1]; duration > float64(last) && duration < end.X {
+		end.X = duration
+	}
+	return pts
+}
+
+// parkingActive places each of the router's samples when it was scraped;
+// a report from before that was kept has the end of the sample's second,
+// when the sampler reads it.
+func parkingActive(series []SeriesPoint) []Point {
+	var pts []Point
+	for _, p := range series {
+		if p.ParkingActive == nil {
+			continue
+		}
+		x := float64(p.Second) + 1
+		if p.ParkingActiveAt != nil {
+			x = *p.ParkingActiveAt
+		}
+		pts = append(pts, Point{X: x, Y: *p.ParkingActive})
+	}
+	// A merged second may keep a sample read before the previous one's.
+	slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+	return pts
+}
+
+// seriesPanels fills the time panels from the report's per-second series:
+// the answers of each outcome in each second, and the requests in flight
+// at the end of it. Like the run's own timeline, each point starts its
+// step and a last point closes the final one.
+func (f *Figure) seriesPanels(r *Report) {
+	f.StepSeconds = 1
+	last := -1
+	for _, p := range r.Series {
+		last = max(last, p.Second)
+	}
+	// One point per second, and one to close the last.
+	seconds := func() []Point {
+		pts := make([]Point, last+2)
+		for i := range pts {
+			pts[i].X = float64(i)
+		}
+		return pts
+	}
+	answers := map[string][]Point{}
+	f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds)
+	for _, p := range r.Series {
+		if p.Second < 0 {
+			continue
+		}
+		for name, c := range p.Outcomes {
+			if answers[name] == nil {
+				answers[name] = seconds()
+			}
+			answers[name][p.Second].Y += float64(c)
+		}
+	}
+	for _, o := range AllOutcomes() {
+		if pts := answers[o.String()]; pts != nil && r.Count(o) > 0 {
+			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: r.Count(o), Points: pts})
+		}
+	}
+	f.ParkingActive = parkingActive(r.Series)
+}
+
+// spectrum samples a histogram's percentiles evenly on a log scale of
+// 1/(1-p), up to the point where one request is the whole tail.
+func spectrum(h *hdr.Histogram) []Point {
+	n := float64(h.TotalCount())
+	// Up to the next power of ten, so the axis ends on a labelled
+	// percentile; beyond n the curve is flat at the maximum.
+	limit := math.Min(spectrumMaxX, math.Pow(10, math.Ceil(math.Log10(math.Max(n, 10)))))
+	var pts []Point
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/20)
+		if x > limit {
+			break
+		}
+		q := 100 * (1 - 1/x)
+		pts = append(pts, Point{X: x, Y: float64(h.ValueAtQuantile(q)) / 1e6})
+	}
+	return append(pts, Point{X: limit, Y: float64(h.Max()) / 1e6})
+}

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The report's vocabulary, defined once: every outcome and every check with
+// a one-line meaning. The parking-probe help (OutcomeHelp, CheckHelp), the
+// README's tables (OutcomeMarkdown, CheckMarkdown; a test keeps README.md in
+// step) and the JSON Schema's enums (a test compares report.v1.schema.json
+// with OutcomeNames and CheckNames) all come from these tables, so a new
+// outcome or check is one line here, and the tests say what else to update.
+//
+// The answers named are those of agent-substrate/substrate's atenet router:
+// PR #221 at 4a8f978b7f492cc44f83729eb28d82715367760f
+// (cmd/atenet/internal/router/errors.go writes "actor %q unavailable: router
+// at capacity" and, through the control API's
+// cmd/ateapi/internal/controlapi/workflow_resume.go, "no free workers
+// available"), and main at 86e138f628e419426be5ac9bbc68507e8333a4c4, which
+// does not park. The meanings name no flag: which flag sets a threshold is
+// the command's business.
+
+// Term is one word of the vocabulary and what it means.
+type Term struct {
+	Name    string
+	Meaning string
+}
+
+// outcomeTerms is indexed by Outcome: the order is the report's.
+var outcomeTerms = [NumOutcomes]Term{
+	Served:           {"served", "2xx or 3xx: the actor answered"},
+	Shed:             {"shed", `503 "actor … unavailable: router at capacity": the parking lot was full`},
+	BudgetExhausted:  {"budget_exhausted", `503 "actor … unavailable: no free workers available": the park budget ran out (a router without parking answers so at once)`},
+	Unavailable:      {"unavailable", `any other 503 "actor … unavailable"`},
+	NotFound:         {"not_found", `404, including the router's "invalid host"`},
+	DeadlineExceeded: {"deadline_exceeded", "504 with an actor body"},
+	Unauthenticated:  {"unauthenticated", "401"},
+	PermissionDenied: {"permission_denied", "403"},
+	ResumeError:      {"resume_error", `500 "error resuming actor …"`},
+	RateLimited:      {"rate_limited", `429 "actor … rate limited"`},
+	RoutingFailed:    {"routing_failed", `500 "actor … routing failed"`},
+	ExtProcError:     {"ext_proc_error", "500 or 504 with an empty body: Envoy's own answer when the ext_proc stream fails or times out"},
+	EnvoyOverflow:    {"envoy_overflow", `503 with x-envoy-overloaded, or "reset reason: overflow": Envoy's circuit breaker`},
+	ProxyError:       {"proxy_error", "502, or 500/503/504 from the proxy without an actor body (no healthy upstream, upstream request timeout)"},
+	ClientTimeout:    {"client_timeout", "the probe's own request timeout fired before the answer was complete"},
+	TransportError:   {"transport_error", "no HTTP answer: refused, reset, EOF…; also requests cancelled by an interrupt (detail canceled)"},
+	Other:            {"other", "any other answer"},
+}
+
+// CheckExpectPrefix starts the name of a check made from a user's
+// expectation: "expect served>=0.95".
+const CheckExpectPrefix = "expect "
+
+// checkTerms are the built-in checks in the order a report lists them;
+// sources_passed is added by Merge only.
+var checkTerms = []Term{
+	{CheckBudgetBound, "no budget_exhausted answer came later than the park budget plus slack after its request was written"},
+	{CheckShedFast, "the p99 latency of shed answers is under the shed bound (" + DefaultShedMax.String() + " unless set)"},
+	{CheckRejectedMatchesShed, "the router's parking_rejected_total grew by exactly the shed count (needs its metrics)"},
+	{CheckActiveDrains, "the router's parking_active is back to 0 after the run (needs its metrics or statusz)"},
+	{CheckNoEnvoyOverflow, "no envoy_overflow and no ext_proc_error answers: Envoy would truncate the parking lot"},
+	{CheckAllAccounted, "the outcomes add up to the requests sent"},
+	{CheckWaitMatchesBudgetExhausted, `the router's parking_wait grew by the budget_exhausted count (label budget_exhausted), or by at least it (PR #221's label error); needs its metrics`},
+	{CheckParked, "no per-actor flight's first request was refused in under half the park budget (a router that does not park refuses at once)"},
+	{CheckReachedParking, "some answer came from the parking path (served, shed or budget_exhausted); a run of only 404s, timeouts or transport errors fails"},
+	{CheckSourcesPassed, "merge only: every merged run passed its own checks"},
+}
+
+// expectTerm describes the checks the user's expectations make.
+var expectTerm = Term{CheckExpectPrefix + "EXPR", "a user expectation, such as served>=0.95 or p99(served)<6s"}
+
+// OutcomeTerms lists the outcomes with their meanings, in report order.
+func OutcomeTerms() []Term { return append([]Term(nil), outcomeTerms[:]...) }
+
+// CheckTerms lists the built-in checks with their meanings, in report
+// order, then the expectation checks' form (expect EXPR).
+func CheckTerms() []Term { return append(append([]Term(nil), checkTerms...), expectTerm) }
+
+// CheckNames lists the built-in checks' names, in report order; a check's
+// name is one of these or starts with CheckExpectPrefix.
+func CheckNames() []string {
+	out := make([]string, len(checkTerms))
+	for i, t := range checkTerms {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// helpWidth is the width the command's help is laid out for.
+const helpWidth = 80
+
+// OutcomeHelp is the outcome table of the parking-probe help: each
+// outcome, indented, with its meaning wrapped under itself.
+func OutcomeHelp() string { return helpTable(OutcomeTerms()) }
+
+// CheckHelp is the check table of the parking-probe help.
+func CheckHelp() string { return helpTable(CheckTerms()) }
+
+func helpTable(terms []Term) string {
+	const indent = "  "
+	width := 0
+	for _, t := range terms {
+		width = max(width, len(t.Name))
+	}
+	// A name much longer than the rest goes on its own line, so one long
+	// name does not push every meaning to the right.
+	col := min(width, 22)
+	var b strings.Builder
+	for _, t := range terms {
+		lines := wrap(t.Meaning, helpWidth-len(indent)-col-2)
+		if len(t.Name) > col {
+			fmt.Fprintf(&b, "%s%s\n", indent, t.Name)
+		} else {
+			fmt.Fprintf(&b, "%s%-*s  %s\n", indent, col, t.Name, lines[0])
+			lines = lines[1:]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "%s%*s  %s\n", indent, col, "", l)
+		}
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width runes, at spaces.
+func wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) > width:
+			lines = append(lines, line)
+			line = w
+		default:
+			line += " " + w
+		}
+	}
+	return append(lines, line)
+}
+
+// OutcomeMarkdown is the README's outcome table.
+func OutcomeMarkdown() string { return markdownTable("outcome", OutcomeTerms()) }
+
+// CheckMarkdown is the README's check table.
+func CheckMarkdown() string { return markdownTable("check", CheckTerms()) }
+
+func markdownTable(what string, terms []Term) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| %s | meaning |\n|---|---|\n", what)
+	for _, t := range terms {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", t.Name, strings.ReplaceAll(t.Meaning, "|", `\|`))
+	}
+	return b.String()
+}

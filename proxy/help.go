@@ -1,0 +1,54 @@
+package proxy
+
+// Help texts for `shakectl proxy` and `shakectl wrap`, kept next to the
+// behaviour they describe so that a change to a rule changes its help in
+// the same commit. The command tree (internal/cli/…) pastes them into
+// cobra.Command's Short, Long and Example.
+
+const ProxyShort = "Give any Shakenfist client the transient-capacity retry, as a local proxy"
+
+const ProxyLong = `Listen on a loopback address in front of the configured API URL (--api-url,
+SHAKENFIST_API_URL or the context) and forward every request and answer
+unchanged, streaming both. Point any client at the URL it prints (the
+upstream's /api prefix is kept); the client's own credentials pass through,
+the proxy holds none.
+
+An answer that is a 507 whose JSON body says "transient": true is not passed
+on: the proxy waits the server's Retry-After (clamped to 1s..60s; --retry-wait
+replaces it) and replays the identical request, at most 5 attempts, within
+--budget per request (default 60s; the last wait is cut to what is left, then
+one more attempt). Then the client gets the server's own last answer, byte
+for byte. Everything else passes through at once: other 507s, HTML pages,
+every other status, connection errors. Request bodies up to 1 MiB are
+replayed; larger or chunked ones stream and are never replayed.
+
+Every wait is one line on stderr (JSON lines with -o json) and a summary is
+printed on exit. --listen must be a loopback address unless --allow-remote is
+given too. SIGINT or SIGTERM stops accepting, hands each waiting client the
+refusal it is waiting on, and exits 130 or 143.`
+
+const ProxyExample = `  # Terraform or Ansible against a busy cloud, retrying for every create:
+  shakectl proxy --listen 127.0.0.1:13001 --budget 10m &
+  SHAKENFIST_API_URL=http://127.0.0.1:13001/api terraform apply
+
+  # Wait 5s between attempts instead of the server's Retry-After (15s):
+  shakectl proxy --retry-wait 5s -o json 2>retries.jsonl`
+
+const WrapShort = "Run a command with the transient-capacity retry in front of its API calls"
+
+const WrapLong = `Start the proxy of "shakectl proxy" on a free loopback port, run COMMAND with
+SHAKENFIST_API_URL pointing at it (the upstream's /api prefix kept), and exit
+with COMMAND's exit status (128+N if a signal N ended it). SIGINT and SIGTERM
+are passed on to COMMAND.
+
+The rules are the proxy's: only a 507 marked "transient": true is waited out
+and replayed, at most 5 attempts within --budget (default 60s) per request,
+and then COMMAND sees the server's own answer. The proxy's lines go to
+stderr, before COMMAND's own. A client whose own timeout is shorter than the
+budget gives up first and reports its own timeout.`
+
+const WrapExample = `  # A CI step that survives a briefly full cluster:
+  shakectl wrap -- sf-client instance create web-1 1 1024 -d 8@debian:12
+
+  # A longer budget for a whole playbook:
+  shakectl wrap --budget 5m -- ansible-playbook site.yml`

@@ -1,0 +1,566 @@
+// Package proxy gives clients other than shakectl the transient-capacity
+// retry (issue 26): a reverse proxy on a loopback address in front of a
+// Shakenfist API that forwards every request and answer unchanged and
+// replays only a 507 the server marked "transient": true, with the same
+// policy (package retry) and the same classifier (retry.ClassifyRefusal)
+// as shakectl's own calls. RunWrapped runs one command behind it.
+//
+// Forwarding is net/http/httputil.ReverseProxy: it already strips
+// hop-by-hop headers, streams both bodies, handles 1xx answers, trailers
+// and protocol upgrades, and copies the answer's headers and bytes as they
+// came. The replay is a hand-written loop in its Transport (retryTransport)
+// rather than go-retryablehttp's Client, which shakectl's own calls use:
+// retryablehttp drains and discards a refusal before it waits, so a
+// shutdown could not hand the waiting client the refusal it is waiting on
+// byte for byte, and its RoundTripper reads every request body into memory,
+// where an upload must stream. The loop asks retry.Call's CheckRetry and
+// Backoff for every decision, so the two share one policy: the attempt cap,
+// the [1 s, 60 s] clamp and the budget with its shortened last wait.
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shakenfist/shakectl/retry"
+)
+
+const (
+	// DefaultBudget bounds the waiting of one request: client-python's
+	// ASYNC_PAUSE budget, and shakectl's --timeout default for a create.
+	DefaultBudget = 60 * time.Second
+	// DefaultMaxReplayBody is the largest request body buffered so that it
+	// can be replayed; larger ones (uploads) stream and are never replayed.
+	DefaultMaxReplayBody = 1 << 20
+	// DefaultListen is a loopback address with a port the kernel picks.
+	DefaultListen = "127.0.0.1:0"
+	// maxRefusalBody bounds how much of a 507 is read to classify it; a
+	// larger 507 is not a scheduling refusal and passes through unread.
+	// The same bound as shakectl's own reading of error answers
+	// (client.MaxErrorBody).
+	maxRefusalBody = 64 << 10
+)
+
+// Options configure a Server.
+type Options struct {
+	// Upstream is the API URL the proxy stands in front of:
+	// http://HOST/api (behind Apache) or http://HOST:13000.
+	Upstream string
+	// Listen is the address to listen on; "" is DefaultListen. It must be
+	// a loopback address unless AllowRemote is set.
+	Listen      string
+	AllowRemote bool
+	// Budget bounds the waiting of one request; 0 is DefaultBudget.
+	Budget time.Duration
+	// RetryWait, when positive, replaces the server's Retry-After (still
+	// clamped to [1 s, 60 s]).
+	RetryWait time.Duration
+	// MaxReplayBody is the largest request body buffered for replay; 0 is
+	// DefaultMaxReplayBody.
+	MaxReplayBody int64
+	// Log receives one line per wait and per refusal handed back, and
+	// upstream errors; nil is silent. JSONLines makes every line one JSON
+	// object (-o json).
+	Log       io.Writer
+	JSONLines bool
+	// Notify, if set, is also called before each wait, from the waiting
+	// request's goroutine (so concurrently for concurrent requests).
+	Notify func(retry.Notice)
+	// Transport carries requests upstream; nil is a clone of
+	// http.DefaultTransport without transparent decompression.
+	Transport http.RoundTripper
+	// Now is the wall clock for Retry-After dates; nil is time.Now.
+	Now func() time.Time
+}
+
+// Summary is what the proxy did, for the line printed on exit.
+type Summary struct {
+	// Requests is the number of client requests forwarded.
+	Requests int64
+	// Waited is the number of transient refusals waited out: each was
+	// followed by a replay of the request.
+	Waited int64
+	// HandedBack is the number of transient refusals given to the client
+	// because the attempt cap, the budget, a shutdown or a streamed body
+	// stopped the replay.
+	HandedBack int64
+}
+
+func (s Summary) String() string {
+	return fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
+		s.Requests, plural(s.Requests, "request", "requests"),
+		s.Waited, plural(s.Waited, "refusal", "refusals"),
+		s.HandedBack, plural(s.HandedBack, "refusal", "refusals"))
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// OptionError is a proxy option the user must change (a usage error, exit
+// 2): an invalid upstream URL, a bad budget, a listen address that is not
+// loopback without AllowRemote, the proxy as its own upstream.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, a ...any) error {
+	return &OptionError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// Server is the proxy. Its zero value is not usable; build it with New.
+type Server struct {
+	opts     Options
+	upstream *url.URL
+	prefix   string // the upstream's path prefix without a trailing slash: "/api" or ""
+	rp       *httputil.ReverseProxy
+	logMu    sync.Mutex
+
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+
+	requests, waited, handedBack atomic.Int64
+
+	mu      sync.Mutex
+	httpSrv *http.Server
+	addr    net.Addr
+	served  chan struct{}
+}
+
+// New checks the options and builds a proxy without listening: ServeHTTP
+// serves it, Start or Serve listen.
+func New(o Options) (*Server, error) {
+	up, err := parseUpstream(o.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	if o.Budget < 0 {
+		return nil, optionErrorf("budget %s: want a positive duration", o.Budget)
+	}
+	if o.Budget == 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.RetryWait < 0 {
+		return nil, optionErrorf("retry wait %s: want a positive duration", o.RetryWait)
+	}
+	if o.MaxReplayBody <= 0 {
+		o.MaxReplayBody = DefaultMaxReplayBody
+	}
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Transport == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// The answer goes to the client as the server sent it: no
+		// transparent gzip, which would hand back decoded bytes without
+		// their Content-Encoding.
+		t.DisableCompression = true
+		t.MaxIdleConnsPerHost = 64
+		o.Transport = t
+	}
+	s := &Server{
+		opts:     o,
+		upstream: up,
+		prefix:   strings.TrimRight(up.EscapedPath(), "/"),
+		shutdown: make(chan struct{}),
+	}
+	errLog := io.Discard
+	if o.Log != nil && !o.JSONLines {
+		errLog = o.Log
+	}
+	s.rp = &httputil.ReverseProxy{
+		Rewrite:        s.rewrite,
+		Transport:      &retryTransport{s: s, next: o.Transport},
+		FlushInterval:  -1, // stream: every write of the answer reaches the client at once
+		ModifyResponse: s.rewriteLocation,
+		ErrorHandler:   s.upstreamError,
+		ErrorLog:       log.New(&lockedWriter{mu: &s.logMu, w: errLog}, "proxy: ", 0),
+	}
+	return s, nil
+}
+
+func parseUpstream(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, optionErrorf("no upstream API URL: set --api-url or SHAKENFIST_API_URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !strings.Contains(raw, "://") {
+		return nil, optionErrorf("invalid upstream API URL %q: want http://HOST/api or http://HOST:13000", redact(raw))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, optionErrorf("invalid upstream API URL %q: want http:// or https://", u.Redacted())
+	}
+	if u.Host == "" {
+		return nil, optionErrorf("invalid upstream API URL %q: no host", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, optionErrorf("invalid upstream API URL %q: no query or fragment expected", u.Redacted())
+	}
+	if u.User != nil {
+		// The proxy holds no credentials; a password in the URL would be
+		// sent on every request.
+		return nil, optionErrorf("upstream API URL %q carries credentials; the proxy holds none (clients send their own)", u.Redacted())
+	}
+	return u, nil
+}
+
+func redact(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return "[redacted]@" + s[i+1:]
+	}
+	return s
+}
+
+// upstreamPath maps a client's path to the upstream's. The proxy answers
+// under the upstream's own prefix (the URL clients are given, URL(), keeps
+// it), so a path already under the prefix goes as is; a client configured
+// with the proxy's bare root (http://127.0.0.1:PORT) in front of
+// http://HOST/api gets the prefix added. The prefix matches whole
+// segments: "/apiary" is not under "/api".
+func (s *Server) upstreamPath(escaped string) string {
+	if s.prefix == "" || escaped == s.prefix || strings.HasPrefix(escaped, s.prefix+"/") {
+		return escaped
+	}
+	if escaped == "" || escaped == "/" {
+		return s.prefix + "/"
+	}
+	if !strings.HasPrefix(escaped, "/") {
+		return s.prefix + "/" + escaped
+	}
+	return s.prefix + escaped
+}
+
+func (s *Server) rewrite(pr *httputil.ProxyRequest) {
+	out := pr.Out
+	esc := s.upstreamPath(pr.In.URL.EscapedPath())
+	if p, err := url.PathUnescape(esc); err == nil {
+		out.URL.Path, out.URL.RawPath = p, esc
+	}
+	out.URL.Scheme = s.upstream.Scheme
+	out.URL.Host = s.upstream.Host
+	// The Host header is the upstream's, as if the client had called it.
+	out.Host = ""
+	// ReverseProxy strips the client's forwarding headers before Rewrite;
+	// this proxy adds none of its own and passes the client's unchanged.
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok {
+			out.Header[h] = v
+		}
+	}
+}
+
+// rewriteLocation points a redirect to the upstream back at the proxy:
+// sf-client probes the API root and adopts the Location it is sent as its
+// new base URL (client-python 6c25293c apiclient.py _request_url), which
+// would otherwise leave the proxy behind for the rest of the run.
+func (s *Server) rewriteLocation(resp *http.Response) error {
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return nil
+	}
+	u, err := url.Parse(loc)
+	if err != nil || !strings.EqualFold(u.Scheme, s.upstream.Scheme) || !sameHost(u, s.upstream) {
+		return nil
+	}
+	info := requestInfoFrom(resp.Request.Context())
+	if info == nil || info.host == "" {
+		return nil
+	}
+	u.Scheme = "http"
+	u.Host = info.host
+	resp.Header.Set("Location", u.String())
+	return nil
+}
+
+func sameHost(a, b *url.URL) bool {
+	return strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// upstreamError answers a request that got no answer from upstream (or
+// whose client went away) at once: a 502, as any reverse proxy does, and
+// one line on the log. A client that has gone gets nothing.
+func (s *Server) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return
+	}
+	text := fmt.Sprintf("%s %s: upstream: %v", r.Method, r.URL.Path, err)
+	s.logEvent(text, struct {
+		Event   string `json:"event"`
+		Method  string `json:"method"`
+		Path    string `json:"path"`
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}{"upstream_error", r.Method, r.URL.Path, err.Error(), text})
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusBadGateway)
+	fmt.Fprintf(w, "shakectl proxy: no answer from the upstream API: %v\n", err)
+}
+
+type ctxKey struct{}
+
+// requestInfo travels with a request from ServeHTTP to the transport.
+type requestInfo struct {
+	method, path string
+	host         string // the Host the client addressed the proxy as
+	replayable   bool   // the body is buffered and GetBody replays it
+	streamedWhy  string // why not, for the log
+}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(ctxKey{}).(*requestInfo)
+	return ri
+}
+
+// ServeHTTP forwards one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	info := &requestInfo{method: r.Method, path: r.URL.Path, host: r.Host}
+	switch {
+	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:
+		info.replayable = true
+	case r.ContentLength < 0:
+		info.streamedWhy = "the request body was sent chunked and streamed"
+	case r.ContentLength > s.opts.MaxReplayBody:
+		info.streamedWhy = fmt.Sprintf("the request body (%d bytes) is over %d bytes and was streamed", r.ContentLength, s.opts.MaxReplayBody)
+	default:
+		body, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength+1))
+		if err != nil {
+			// The client went away or sent less than it announced: the
+			// server would see the same broken request; answer as a
+			// proxy does.
+			if r.Context().Err() == nil {
+				http.Error(w, "shakectl proxy: reading the request body: "+err.Error(), http.StatusBadRequest)
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		info.replayable = true
+	}
+	s.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
+}
+
+// Summary reports what the proxy has done so far.
+func (s *Server) Summary() Summary {
+	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load()}
+}
+
+// lockedWriter keeps concurrent lines whole.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// logEvent writes text, or under JSONLines the fields as one JSON object.
+func (s *Server) logEvent(text string, fields any) {
+	if s.opts.Log == nil {
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(fields)
+	s.logLine(text, strings.TrimRight(b.String(), "\n"))
+}
+
+func (s *Server) logLine(text, jsonLine string) {
+	if s.opts.Log == nil {
+		return
+	}
+	line := text
+	if s.opts.JSONLines {
+		line = jsonLine
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintln(s.opts.Log, line)
+}
+
+// retryTransport sends a request upstream and, for a request whose body
+// is buffered, replays it while the answer is a transient refusal and
+// retry.Call allows it.
+type retryTransport struct {
+	s    *Server
+	next http.RoundTripper
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	s := t.s
+	info := requestInfoFrom(req.Context())
+	if info == nil {
+		info = &requestInfo{method: req.Method, path: req.URL.Path}
+	}
+	policy := retry.Policy{
+		Enabled:   info.replayable,
+		Budget:    s.opts.Budget,
+		Wait:      s.opts.RetryWait,
+		Classify:  retry.ClassifyRefusal,
+		Now:       s.opts.Now,
+		ReadLimit: maxRefusalBody,
+		Notify: func(n retry.Notice) {
+			n.Method, n.Path = info.method, info.path
+			s.logLine(n.String(), n.JSON())
+			if s.opts.Notify != nil {
+				s.opts.Notify(n)
+			}
+		},
+	}
+	call := policy.NewCall()
+	ctx := req.Context()
+	for {
+		resp, err := t.next.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		stage, transient, sent, plain, err := classifyAnswer(resp)
+		if err != nil {
+			return nil, err
+		}
+		if sent != nil {
+			resp.Body = io.NopCloser(bytes.NewReader(plain))
+		}
+		// retry.Call decides, as it does for shakectl's own calls.
+		again, _ := call.CheckRetry(ctx, resp, nil)
+		if sent != nil {
+			// Whatever the decision, the bytes handed on are the server's.
+			resp.Body = io.NopCloser(bytes.NewReader(sent))
+		}
+		if !again {
+			if transient {
+				s.handBack(info, stage, call, stopReason(info, call, s.opts.Budget))
+			}
+			return resp, nil
+		}
+		if s.shuttingDown() {
+			s.handBack(info, stage, call, "the proxy is shutting down")
+			return resp, nil
+		}
+		wait := call.Backoff(0, 0, 0, resp)
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			// The client went away: stop waiting, send nothing more.
+			timer.Stop()
+			resp.Body.Close()
+			return nil, ctx.Err()
+		case <-s.shutdown:
+			timer.Stop()
+			s.handBack(info, stage, call, "the proxy is shutting down")
+			return resp, nil
+		}
+		resp.Body.Close()
+		s.waited.Add(1)
+		next := req.Clone(ctx)
+		next.Body = nil // a request without a body has no GetBody
+		if req.GetBody != nil {
+			if next.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		req = next
+	}
+}
+
+// classifyAnswer reads a 507's body (bounded) so it can be classified and
+// still handed back byte for byte, and classifies it; any other answer is
+// left untouched, still streaming. A gzip-encoded refusal (an Apache front
+// end with mod_deflate) is decoded for the classifier only: the client gets
+// the bytes as sent. sent is the buffered body, plain what the classifier
+// reads; both nil when the body was not buffered.
+func classifyAnswer(resp *http.Response) (stage string, transient bool, sent, plain []byte, err error) {
+	if resp.StatusCode != http.StatusInsufficientStorage || resp.Body == nil {
+		return "", false, nil, nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRefusalBody+1))
+	if err != nil {
+		resp.Body.Close()
+		return "", false, nil, nil, err
+	}
+	if len(b) > maxRefusalBody {
+		// Not a scheduling refusal: pass it on, the part read in front.
+		resp.Body = &multiReadCloser{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), Closer: resp.Body}
+		return "", false, nil, nil, nil
+	}
+	resp.Body.Close()
+	plain = b
+	if strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		plain = nil
+		if zr, zerr := gzip.NewReader(bytes.NewReader(b)); zerr == nil {
+			plain, _ = io.ReadAll(io.LimitReader(zr, maxRefusalBody))
+		}
+	}
+	stage, transient = retry.ClassifyRefusal(resp.StatusCode, resp.Header, plain)
+	return stage, transient, b, plain, nil
+}
+
+type multiReadCloser struct {
+	io.Reader
+	io.Closer
+}
+
+func stopReason(info *requestInfo, call *retry.Call, budget time.Duration) string {
+	switch {
+	case !info.replayable:
+		return info.streamedWhy + ", so it cannot be replayed"
+	case call.Attempts() >= retry.MaxAttempts:
+		return fmt.Sprintf("%d of %d attempts sent", call.Attempts(), retry.MaxAttempts)
+	case call.Elapsed() >= budget:
+		return fmt.Sprintf("the budget of %s is spent", retry.HumanDuration(budget))
+	default:
+		return "the client's request ended"
+	}
+}
+
+func (s *Server) handBack(info *requestInfo, stage string, call *retry.Call, why string) {
+	s.handedBack.Add(1)
+	text := fmt.Sprintf("%s %s: %s (transient); handing the refusal back after %d %s, %s: %s",
+		info.method, info.path, retry.RefusedAt(stage), call.Attempts(), plural(int64(call.Attempts()), "attempt", "attempts"),
+		retry.HumanDuration(call.Elapsed()), why)
+	s.logEvent(text, struct {
+		Event          string  `json:"event"`
+		Method         string  `json:"method"`
+		Path           string  `json:"path"`
+		Stage          string  `json:"stage"`
+		Attempts       int     `json:"attempts"`
+		ElapsedSeconds float64 `json:"elapsed_seconds"`
+		Reason         string  `json:"reason"`
+		Message        string  `json:"message"`
+	}{"handed_back", info.method, info.path, stage, call.Attempts(), call.Elapsed().Seconds(), why, text})
+}

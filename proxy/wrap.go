@@ -1,0 +1,184 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// EnvAPIURL is the variable sf-client and shakectl read the API URL from.
+const EnvAPIURL = "SHAKENFIST_API_URL"
+
+// WrapOptions configure RunWrapped.
+type WrapOptions struct {
+	// Proxy configures the proxy; Listen is forced to an ephemeral
+	// loopback port, and Log defaults to the command's stderr.
+	Proxy Options
+	// Env is the command's environment before SHAKENFIST_API_URL is set;
+	// nil is this process's environment.
+	Env []string
+	// Signals, if set, are forwarded to the command as they arrive. The
+	// caller subscribes (signal.Notify) so that this package changes no
+	// process state.
+	Signals <-chan os.Signal
+	// KillDelay is how long the command has to exit after ctx ends (it is
+	// sent SIGTERM first) before it is killed; 0 is 10 s.
+	KillDelay time.Duration
+}
+
+// Stdio are the command's standard streams.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// WrapResult is how the command ended and what the proxy did meanwhile.
+type WrapResult struct {
+	// ExitCode is the command's exit status; 128+N when it died of signal
+	// N (130 for SIGINT, 143 for SIGTERM), as a shell reports it; 127 when
+	// it could not be found and 126 when it could not be run.
+	ExitCode int
+	Summary  Summary
+}
+
+// RunWrapped starts the proxy on an ephemeral loopback port, runs argv with
+// SHAKENFIST_API_URL pointing at it (with the upstream's path prefix, so
+// http://HOST/api becomes http://127.0.0.1:PORT/api), forwards signals,
+// waits for it, shuts the proxy down and returns the command's exit
+// status. The error is non-nil only when the proxy or the command could
+// not be started; a command that ran and failed is ExitCode, not an error.
+func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdio) (WrapResult, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return WrapResult{ExitCode: 2}, errors.New("no command to run: give it after --, e.g. shakectl wrap -- sf-client instance list")
+	}
+	po := opts.Proxy
+	po.Listen = DefaultListen
+	po.AllowRemote = false
+	if _, isFile := stdio.Stderr.(*os.File); !isFile && stdio.Stderr != nil {
+		// The proxy's lines and the command's stderr (copied by an exec
+		// goroutine) would otherwise write to one writer at once.
+		stdio.Stderr = &lockedWriter{mu: new(sync.Mutex), w: stdio.Stderr}
+	}
+	if po.Log == nil {
+		po.Log = stdio.Stderr
+	}
+	p, err := New(po)
+	if err != nil {
+		return WrapResult{ExitCode: 2}, err
+	}
+	if err := p.Start(); err != nil {
+		return WrapResult{ExitCode: 1}, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		p.Shutdown(sctx) //nolint:errcheck // the command has exited; nothing is waiting
+	}()
+
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = bypassProxyForLoopback(withEnv(env, EnvAPIURL, p.URL()))
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	// When ctx ends, ask the command to stop, as a terminal would, before
+	// killing it.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = opts.KillDelay
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = 10 * time.Second
+	}
+	if err := cmd.Start(); err != nil {
+		code := 126
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			code = 127
+		}
+		return WrapResult{ExitCode: code, Summary: p.Summary()}, fmt.Errorf("cannot run %s: %w", argv[0], err)
+	}
+	done := make(chan struct{})
+	if opts.Signals != nil {
+		go func() {
+			for {
+				select {
+				case sig := <-opts.Signals:
+					// The command may already have exited; then there
+					// is nobody to tell.
+					_ = cmd.Process.Signal(sig)
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
+	werr := cmd.Wait()
+	close(done)
+	res := WrapResult{ExitCode: exitCode(cmd.ProcessState), Summary: p.Summary()}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) && cmd.ProcessState == nil {
+		return res, werr
+	}
+	return res, nil
+}
+
+// exitCode is the status a shell would report: the exit code, or 128 plus
+// the signal that killed the command.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// withEnv returns env with key set to value, once.
+func withEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k == key {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, key+"="+value)
+}
+
+// bypassProxyForLoopback adds 127.0.0.1 to NO_PROXY and no_proxy when the
+// environment names an HTTP proxy: a CI runner behind a corporate proxy
+// would otherwise send the command's calls to 127.0.0.1 through it (Python
+// requests bypasses only what no_proxy lists). Without a proxy variable the
+// environment is left as it was.
+func bypassProxyForLoopback(env []string) []string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	proxied := false
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"} {
+		if vars[k] != "" {
+			proxied = true
+		}
+	}
+	if !proxied {
+		return env
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		v := vars[k]
+		if v != "" {
+			v += ","
+		}
+		env = withEnv(env, k, v+"127.0.0.1")
+	}
+	return env
+}
