@@ -300,7 +300,7 @@ func (o *Options) validate() error {
 	case transport.NetHTTP:
 	case transport.Wire:
 		if o.RoundTripper != nil {
-			return optionErrorf("{Transport} wire sends over its own connections, not through {RoundTripper}")
+			return optionErrorf("{Transport} wire sends over its own connections, not through Options.RoundTripper")
 		}
 	default:
 		return optionErrorf("unknown {Transport} %q: want %s or %s", o.Transport, transport.Wire, transport.NetHTTP)

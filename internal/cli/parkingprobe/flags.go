@@ -70,6 +70,9 @@ func probeFlags() []probeFlag {
 		{"", "atespace", func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.Atespace, n, probe.DefaultAtespace, "atespace for {atespace}")
 		}},
+		{"Transport", "transport", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.Transport, n, "", "HTTP client: wire (the probe's own connections; the default for http:// to one address) or net/http (Go's client; the default for https:// and actor-in-host URL templates)")
+		}},
 		{"Method", "method", func(fl fs, n string, p po, _ op) { fl.StringVar(&p.Method, n, http.MethodGet, "HTTP method") }},
 		{"", "header", func(fl fs, n string, _ po, o op) {
 			fl.StringArrayVarP(&o.headers, n, "H", nil, "request header \"Key: value\" (repeat)")

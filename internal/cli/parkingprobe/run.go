@@ -24,6 +24,7 @@ import (
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
+	"github.com/shakenfist/shakectl/probe/transport"
 )
 
 // Options are what parking-probe's flags hold besides probe.Options: the
@@ -231,6 +232,10 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 		"burst":  "--requests released together",
 		"closed": "--concurrency workers back to back for --duration",
 		"open":   "--rate requests a second for --duration",
+	})))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("transport", cmdutil.FixedWithDesc([]string{transport.Wire, transport.NetHTTP}, map[string]string{
+		transport.Wire:    "the probe's own connections (plain http:// to one address)",
+		transport.NetHTTP: "Go's net/http client (https://, actor-in-host URLs)",
 	})))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("distribution", cmdutil.CompleteDistribution))
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))

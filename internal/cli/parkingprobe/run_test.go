@@ -517,3 +517,37 @@ func TestParkingProbeBodyFromStdin(t *testing.T) {
 		t.Errorf("the refused run sent %d requests", n-3)
 	}
 }
+
+// --transport picks the HTTP client, the report says which one ran, and an
+// unknown one is a usage error naming the flag before any load is sent.
+func TestParkingProbeTransportFlag(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	for _, kind := range []string{"wire", "net/http"} {
+		f, out, errOut := probeTestFactory(t, context.Background())
+		code := root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "2", "--actors", "1",
+			"--transport", kind, "-o", "json"})
+		if code != cmdutil.ExitOK {
+			t.Fatalf("--transport %s: exit %d: %s", kind, code, errOut)
+		}
+		var rep struct {
+			Transport string `json:"transport"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Transport != kind {
+			t.Errorf("--transport %s: report transport %q (%v)", kind, rep.Transport, err)
+		}
+	}
+	before := hits.Load()
+	f, _, errOut := probeTestFactory(t, context.Background())
+	code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "2", "--transport", "curl"})
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "--transport") {
+		t.Errorf("--transport curl: exit %d, %s", code, errOut)
+	}
+	if hits.Load() != before {
+		t.Errorf("the refused run sent %d requests", hits.Load()-before)
+	}
+}
