@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/proxy"
 )
 
 // DescribeError turns an error into what the user reads: one line of
@@ -26,8 +27,12 @@ func DescribeError(err error) output.ErrorReport {
 		waited    *WaitTimeoutError
 	)
 	switch {
+	case errors.Is(err, ErrTerminated):
+		r.Message = "terminated"
 	case errors.Is(err, ErrInterrupted):
 		r.Message = "interrupted"
+	case errors.As(err, new(*proxy.OptionError)):
+		r.Hint = "see --help for usage"
 	case errors.As(err, &usage):
 		r.Message = usage.Msg
 		switch {

@@ -11,6 +11,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe/report"
+	"github.com/shakenfist/shakectl/proxy"
 )
 
 // Exit codes, as DESIGN.md's table and `shakectl help exit-codes` list them.
@@ -25,11 +26,35 @@ const (
 	ExitCapacityTransient = 75
 	ExitTimeout           = 124
 	ExitInterrupted       = 130
+	ExitTerminated        = 143
 )
 
 // ErrInterrupted is the cause of the run context's cancellation on
 // SIGINT/SIGTERM.
 var ErrInterrupted = errors.New("interrupted")
+
+// ErrTerminated is the cause on SIGTERM. It wraps ErrInterrupted, so every
+// check for a stopped run holds for it; only the exit code differs, 143
+// (128+15) as a shell reports a process that SIGTERM ended.
+var ErrTerminated = fmt.Errorf("terminated: %w", ErrInterrupted)
+
+// ExitStatusError ends the run with Code: `shakectl wrap` exits with its
+// command's status. Err, when set, is printed (the command could not be
+// started); without it nothing is, as the command has said on its own
+// stderr why it failed.
+type ExitStatusError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitStatusError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+func (e *ExitStatusError) Unwrap() error { return e.Err }
 
 // ErrTimeout marks the command's own --timeout elapsing with no answer.
 var ErrTimeout = errors.New("timed out")
@@ -71,10 +96,15 @@ func ExitCode(err error) int {
 		capacity *client.CapacityRefusal
 		netErr   net.Error
 	)
+	var status *ExitStatusError
 	switch {
+	case errors.As(err, &status):
+		return status.Code
+	case errors.Is(err, ErrTerminated):
+		return ExitTerminated
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)):
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)), errors.As(err, new(*proxy.OptionError)):
 		return ExitUsage
 	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed
@@ -133,6 +163,10 @@ const ExitCodeTopic = `shakectl's exit status tells a script what happened:
        without --retry-transient-capacity
   124  --timeout (or a wait's --async budget) ran out with no answer
   130  interrupted (Ctrl-C); a probe still prints what it measured
+  143  terminated (SIGTERM)
+
+shakectl wrap exits with its command's own status instead (128+N when
+signal N ended the command).
 
 For example, to wait out a full cluster in a script:
 

@@ -42,8 +42,12 @@ func cancelOnSignal(ctx context.Context, cancel context.CancelCauseFunc) (stop f
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
-		case <-sigs:
-			cancel(cmdutil.ErrInterrupted)
+		case sig := <-sigs:
+			cause := cmdutil.ErrInterrupted
+			if sig == syscall.SIGTERM {
+				cause = cmdutil.ErrTerminated
+			}
+			cancel(cause)
 		case <-ctx.Done():
 		}
 	}()
@@ -74,13 +78,22 @@ func printsOnly(root *cobra.Command, args []string) bool {
 	return target.Name() == "version" || target.Name() == "help" || target.Annotations[topicAnnotation] == "true"
 }
 
+// handlesSignals says whether the command subscribes to SIGINT and SIGTERM
+// itself (wrap, which passes them to its command): the run's context must
+// then not be cancelled too, or the command would be sent SIGTERM a second
+// time when wrap's context ends.
+func handlesSignals(root *cobra.Command, args []string) bool {
+	target, _, err := root.Find(args)
+	return err == nil && target.Annotations[cmdutil.HandlesSignalsAnnotation] == "true"
+}
+
 // Run executes one command line with the given factory and returns its exit
 // code, rendering any error on stderr. Tests call it directly.
 func Run(f *cmdutil.Factory, args []string) int {
 	f.Wire()
 	f.IOStreams.SerialiseErrOut()
 	root := NewCmdRoot(f)
-	if f.CatchInterrupts != nil && !printsOnly(root, args) {
+	if f.CatchInterrupts != nil && !printsOnly(root, args) && !handlesSignals(root, args) {
 		defer f.CatchInterrupts()()
 	}
 	root.SetArgs(args)
@@ -88,8 +101,13 @@ func Run(f *cmdutil.Factory, args []string) int {
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	if cause := context.Cause(f.Context); errors.Is(cause, cmdutil.ErrInterrupted) && !errors.Is(err, cmdutil.ErrInterrupted) {
-		err = errors.Join(cmdutil.ErrInterrupted, err)
+	var status *cmdutil.ExitStatusError
+	if errors.As(err, &status) && status.Err == nil {
+		// wrap's command failed and said why itself.
+		return status.Code
+	}
+	if cause := context.Cause(f.Context); errors.Is(cause, cmdutil.ErrInterrupted) && !errors.Is(err, cause) {
+		err = errors.Join(cause, err)
 	}
 	// A usage error raised inside a command's run (a probe flag out of
 	// range, a config value) names no command; the one that ran is it, and

@@ -18,6 +18,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/cli/network"
 	"github.com/shakenfist/shakectl/internal/cli/node"
 	"github.com/shakenfist/shakectl/internal/cli/parkingprobe"
+	cliproxy "github.com/shakenfist/shakectl/internal/cli/proxy"
 	"github.com/shakenfist/shakectl/internal/cli/sim"
 	"github.com/shakenfist/shakectl/internal/cli/version"
 )
@@ -115,6 +116,14 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	}
 	root.AddCommand(clientGroups...)
 	root.AddCommand(clicontext.NewCmd(f))
+	// proxy and wrap stand in front of the API for other clients: they
+	// take its URL, never credentials, and print no API objects.
+	for _, c := range []*cobra.Command{cliproxy.NewCmdProxy(f), cliproxy.NewCmdWrap(f)} {
+		setAnnotation(c, cmdutil.ClientAnnotation, cliproxy.ClientSettings)
+		setAnnotation(c, cmdutil.OutputsAnnotation, "table,json")
+		setAnnotation(c, cmdutil.NoFiltersAnnotation, "true")
+		root.AddCommand(c)
+	}
 	simCmd := sim.NewCmd(f)
 	root.AddCommand(simCmd)
 	probeCmd := parkingprobe.NewCmd(f)
