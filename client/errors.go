@@ -129,12 +129,13 @@ func pathOf(u string) string {
 }
 
 // errorBody is the wire shape of an error answer: {"error", "status"} and,
-// on a scheduling 507, "stage" and "transient". Raw messages keep the
-// distinction between a missing field, false, and a value of the wrong type.
+// on a scheduling 507, "transient", read here only to say whether it is
+// malformed (retry.ClassifyRefusal reads the stage and the mark). Raw
+// messages keep the distinction between a missing field, false, and a
+// value of the wrong type.
 type errorBody struct {
 	Error     json.RawMessage `json:"error"`
 	Status    json.RawMessage `json:"status"`
-	Stage     json.RawMessage `json:"stage"`
 	Transient json.RawMessage `json:"transient"`
 }
 
@@ -159,14 +160,11 @@ func NewAPIError(method, url string, status int, header http.Header, body []byte
 		e.Message = excerpt(body)
 	}
 	if status == http.StatusInsufficientStorage && isJSON {
-		stage := stringOf(eb.Stage)
-		cr := &CapacityRefusal{
-			Stage: stage,
-			// Only the JSON literal true counts ("true" the string does
-			// not), whatever the stage says.
-			Transient: string(bytes.TrimSpace(eb.Transient)) == "true",
-			Message:   e.Message,
-		}
+		// The one reader of the refusal's stage and transient mark, the
+		// one the retry and the proxy decide with: what shakectl reports
+		// (and its exit code) is what it retried.
+		stage, transient := retry.ClassifyRefusal(status, header, body)
+		cr := &CapacityRefusal{Stage: stage, Transient: transient, Message: e.Message}
 		if t := string(bytes.TrimSpace(eb.Transient)); t != "" && t != "true" && t != "false" {
 			cr.MalformedTransient = true
 		}
