@@ -3,14 +3,13 @@ package cluster
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/sfclienttest"
 )
 
 // The real sf-client (shakenfist/client-python 6c25293c, the 2024 command
@@ -18,79 +17,16 @@ import (
 // its namespace and key commands must work as they do against a real 2024
 // server, and fail where a real one fails (update-key).
 
-// findSFClient looks for shared/peers/sfclient beside the repository or
-// one of its ancestors (the lead's tree is /work/main, worktrees are
-// /work/wt/NAME; both have /work/shared), or at $SHAKECTL_SFCLIENT_DIR.
-func findSFClient() string {
-	if d := os.Getenv("SHAKECTL_SFCLIENT_DIR"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for range 6 {
-		dir = filepath.Dir(dir)
-		cand := filepath.Join(dir, "shared", "peers", "sfclient")
-		if st, err := os.Stat(filepath.Join(cand, "shakenfist_client", "main.py")); err == nil && !st.IsDir() {
-			return cand
-		}
-	}
-	return ""
-}
-
-// sfClientOrSkip finds sf-client and a python3 with its Debian packages.
-// Outside CI a missing piece skips the test with what to install; in CI
-// (CI=true) it fails, so the interoperability check cannot silently stop.
-func sfClientOrSkip(t *testing.T) (python, dir string) {
-	t.Helper()
-	missing := func(why string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s", why)
-		}
-		t.Skipf("sf-client interoperability test skipped: %s (CI runs it)", why)
-	}
-	dir = findSFClient()
-	if dir == "" {
-		missing("../shared/peers/sfclient is not present (set SHAKECTL_SFCLIENT_DIR to a copy)")
-	}
-	// Debian's python3 is the one the packages install into (a python3
-	// earlier on PATH, e.g. /usr/local/bin's, would not see them).
-	python = "/usr/bin/python3"
-	if _, err := os.Stat(python); err != nil {
-		p, err := exec.LookPath("python3")
-		if err != nil {
-			missing("python3 is not installed")
-		}
-		python = p
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	probe := exec.CommandContext(ctx, python, "-c", "import click, prettytable, requests, requests_toolbelt, tqdm, pbr, yaml")
-	probe.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}
-	if out, err := probe.CombinedOutput(); err != nil {
-		missing("sf-client's python packages are missing (apt-get install -y python3-click python3-prettytable python3-requests python3-requests-toolbelt python3-tqdm python3-pbr python3-yaml): " + strings.TrimSpace(string(out)))
-	}
-	return python, dir
-}
-
 type sfResult struct {
 	code           int
 	stdout, stderr string
 }
 
-func runSFClient(t *testing.T, python, dir, url, ns, key string, args ...string) sfResult {
+func runSFClient(t *testing.T, sf sfclienttest.Client, url, ns, key string, args ...string) sfResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	argv := append([]string{"-c", `import sys; sys.argv[0] = "sf-client"; from shakenfist_client.main import cli; cli()`}, args...)
-	cmd := exec.CommandContext(ctx, python, argv...)
-	cmd.Dir = dir
-	// A fresh HOME so no ~/.shakenfist of the machine is read; no
-	// bytecode written into the shared copy.
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1", "PBR_VERSION=0.8.3",
-		"SHAKENFIST_API_URL=" + url, "SHAKENFIST_NAMESPACE=" + ns, "SHAKENFIST_KEY=" + key,
-	}
+	cmd := sf.Command(ctx, t, url, ns, key, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -108,13 +44,13 @@ func runSFClient(t *testing.T, python, dir, url, ns, key string, args ...string)
 // Each sf-client run costs seconds of Python start-up on a small machine,
 // so every command runs once and its effect is read back through the API.
 func TestSFClientNamespaceCommands2024(t *testing.T) {
-	python, dir := sfClientOrSkip(t)
+	sfc := sfclienttest.Find(t)
 	t.Parallel()
 	srv, c := startSim(t, nil) // Generation2024
 	url := srv.URL()
 	sf := func(args ...string) sfResult {
 		t.Helper()
-		return runSFClient(t, python, dir, url, "system", "demo", args...)
+		return runSFClient(t, sfc, url, "system", "demo", args...)
 	}
 	ok := func(args ...string) string {
 		t.Helper()
@@ -146,7 +82,7 @@ func TestSFClientNamespaceCommands2024(t *testing.T) {
 	}
 	// The new key works: sf-client logs in as team with it, and team
 	// sees only itself.
-	r := runSFClient(t, python, dir, url, "team", "s3cret", "--json", "namespace", "list")
+	r := runSFClient(t, sfc, url, "team", "s3cret", "--json", "namespace", "list")
 	var list []map[string]any
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 1 || list[0]["name"] != "team" {
 		t.Errorf("namespace list as team: exit %d %s %s", r.code, r.stdout, r.stderr)
