@@ -44,7 +44,7 @@ func TestManPagesOnePerCommandPlusTopics(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("pages\n%v\nwant\n%v", got, want)
 	}
-	for _, must := range []string{"shakectl.1", "shakectl-version.1", "shakectl-completion.1", "shakectl-exit-codes.1"} {
+	for _, must := range []string{"shakectl.1", "shakectl-version.1", "shakectl-completion.1", "shakectl-exit-codes.1", "shakectl-proxy.1", "shakectl-wrap.1"} {
 		if !contains(got, must) {
 			t.Errorf("no %s", must)
 		}

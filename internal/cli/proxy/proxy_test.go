@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -307,6 +308,29 @@ func TestOnlyWrapHandlesItsOwnSignals(t *testing.T) {
 		<-done
 		if caught != tt.catch {
 			t.Errorf("shakectl %s: the run caught the signals itself: %v, want %v", tt.args[0], caught, tt.catch)
+		}
+	}
+}
+
+// The shell completes both commands and their flags; after wrap's "--" it
+// offers the shell's own completion (files, and commands in the first
+// word), as after sudo or env, not shakectl's.
+func TestProxyAndWrapComplete(t *testing.T) {
+	for _, tt := range []struct {
+		args      []string
+		want      string
+		directive string
+	}{
+		{[]string{"pro"}, "proxy", clitest.NoFileCompLine},
+		{[]string{"wr"}, "wrap", clitest.NoFileCompLine},
+		{[]string{"proxy", "--allow"}, "--allow-remote", clitest.NoFileCompLine},
+		{[]string{"wrap", "--bud"}, "--budget", clitest.NoFileCompLine},
+		{[]string{"wrap", "--", ""}, "", ":0"},
+	} {
+		f, out, _ := clitest.CompletionTestFactory(t)
+		names, directive := clitest.RunComplete(t, f, out, tt.args...)
+		if (tt.want != "" && !slices.Contains(names, tt.want)) || (tt.want == "" && len(names) != 0) || directive != tt.directive {
+			t.Errorf("__complete %q: %q %s, want %q and %s", tt.args, names, directive, tt.want, tt.directive)
 		}
 	}
 }
