@@ -29,7 +29,8 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Use:   "shakectl <command> <subcommand> [flags]",
 		Short: "Shakenfist cloud client and atenet request-parking probe",
 		Long: `shakectl talks to a Shakenfist cloud (instances, networks, nodes,
-namespaces, raw API calls), load-tests the atenet router's request parking
+namespaces, raw API calls), gives other clients its transient-capacity retry
+(wrap, proxy), load-tests the atenet router's request parking
 (parking-probe), and runs local simulators of both servers (sim, demo).
 
 Settings come from flags, then the environment, then
