@@ -164,13 +164,16 @@ func TestWrapGivesItsCommandTheRetry(t *testing.T) {
 
 // wrap exits with its command's status and adds no error of its own: the
 // command has said why on its own stderr. A command that cannot be run is
-// wrap's error, with a shell's 127.
+// wrap's error, with a shell's 127. It needs no namespace or key.
 func TestWrapExitsWithItsCommandsStatus(t *testing.T) {
 	up, _ := refusingAPI(t, 0)
-	run := clitest.CmdRun{Url: up.URL}
+	run := clitest.CmdRun{Url: up.URL, Env: map[string]string{"SHAKENFIST_NAMESPACE": "", "SHAKENFIST_KEY": ""}}
 	res := run.Run(t, append([]string{"wrap", "--"}, helperArgv(t, "exit-7")...)...)
 	if res.Code != 7 || strings.Contains(res.Stderr, "error:") {
 		t.Errorf("a command exiting 7: %s", res)
+	}
+	if res = run.Run(t, append([]string{"wrap", "--"}, helperArgv(t, "exit-0")...)...); res.Code != 0 || res.Stderr != "proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back\n" {
+		t.Errorf("a command exiting 0, with no namespace or key configured: %s", res)
 	}
 	res = run.Run(t, "wrap", "--", t.TempDir()+"/no-such-command")
 	if res.Code != 127 || !strings.Contains(res.Stderr, "error: cannot run") {
