@@ -25,6 +25,9 @@ func DescribeError(err error) output.ErrorReport {
 		respErr   *client.ResponseError
 		failed    *InstanceFailedError
 		waited    *WaitTimeoutError
+		cusage    *client.UsageError
+		unsup     *client.NotSupportedError
+		opFailed  *client.ClusterOperationFailed
 	)
 	switch {
 	case errors.Is(err, ErrTerminated):
@@ -42,6 +45,15 @@ func DescribeError(err error) output.ErrorReport {
 		default:
 			r.Hint = "see --help for usage"
 		}
+	case errors.As(err, &cusage):
+		r.Hint = "see --help for the values this takes"
+	case errors.As(err, &unsup):
+		// Before the APIError case: a missing route is the server's
+		// generation, not a failure to explain by its status.
+		r.Message = unsup.Error()
+		r.Hint = "this needs a newer Shakenfist server (the 2026 develop generation); \"shakectl help generations\" says what each offers"
+	case errors.As(err, &opFailed):
+		r.Hint = fmt.Sprintf("\"shakectl cluster-operation show %s/%s\" shows the operation, and \"shakectl cluster-operation show --chain %s\" what it depended on", opFailed.Handle.OpType, opFailed.Handle.OpUUID, opFailed.Handle.OpUUID)
 	case errors.As(err, &apiErr):
 		describeAPIError(&r, apiErr)
 		if errors.As(err, &capacity) {

@@ -104,7 +104,10 @@ func ExitCode(err error) int {
 		return ExitTerminated
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)), errors.As(err, new(*proxy.OptionError)):
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)), errors.As(err, new(*proxy.OptionError)), errors.As(err, new(*client.UsageError)):
+		// A client.UsageError is a request the client refused to send
+		// because the server would refuse it for the same reason (an
+		// events limit outside 1–1000): the user's input is wrong.
 		return ExitUsage
 	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed

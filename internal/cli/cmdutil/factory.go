@@ -183,9 +183,9 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		NotReadyBudget: cfg.Deadline(),
 	}
 	if !cfg.Quiet {
-		errOut := f.IOStreams.ErrOut
+		ios := f.IOStreams
 		opts.NotReadyNotify = func(msg string, left time.Duration) {
-			fmt.Fprintf(errOut, "%s; retrying in %s (%s left)\n", msg, client.NotReadyPause, left.Round(time.Second))
+			Note(ios, cfg, "not_ready", fmt.Sprintf("%s; retrying in %s (%s left)", msg, client.NotReadyPause, left.Round(time.Second)))
 		}
 	}
 	if cfg.Debug {
@@ -194,13 +194,13 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
 		// A person at a terminal learns after a second what shakectl is
 		// waiting for; --request-timeout bounds the wait.
-		errOut := f.IOStreams.ErrOut
+		ios := f.IOStreams
 		timeout := cfg.RequestTimeout
 		if timeout == 0 {
 			timeout = client.DefaultTimeout
 		}
 		opts.Waiting = func(method, url string) {
-			fmt.Fprintf(errOut, "waiting for an answer to %s %s (giving up after %s; --request-timeout)\n", method, url, timeout)
+			Note(ios, cfg, "waiting", fmt.Sprintf("waiting for an answer to %s %s (giving up after %s; --request-timeout)", method, url, timeout))
 		}
 	}
 	if cfg.RetryTransientCapacity {
@@ -258,6 +258,19 @@ func Warn(s *output.IOStreams, cfg *Config, msg string) {
 		return
 	}
 	fmt.Fprintln(s.ErrOut, "warning: "+msg)
+}
+
+// Note prints a line about what a command did or is doing on stderr:
+// the text for people, and under -o json a {"event": …, "message": …}
+// object, so that every stderr line a script reads stays parseable (issue
+// 25: instance create's lenient wait printed plain text among the JSON
+// retry lines). Callers check --quiet themselves.
+func Note(s *output.IOStreams, cfg *Config, event, msg string) {
+	if cfg.JSONOutput() {
+		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"event": event, "message": msg}))
+		return
+	}
+	fmt.Fprintln(s.ErrOut, msg)
 }
 
 // PlotFunc draws a figure as format ("png" or "svg") to w.

@@ -61,7 +61,16 @@ func (s *Session) progress(format string, a ...any) {
 	if s.Cfg.Quiet || !s.F.IOStreams.IsStderrTTY() {
 		return
 	}
-	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
+	Note(s.F.IOStreams, s.Cfg, "progress", fmt.Sprintf(format, a...))
+}
+
+// Note prints a line about what the command did on stderr (unless
+// --quiet), as a JSON object under -o json.
+func (s *Session) Note(event, format string, a ...any) {
+	if s.Cfg.Quiet {
+		return
+	}
+	Note(s.F.IOStreams, s.Cfg, event, fmt.Sprintf(format, a...))
 }
 
 // RawOf is the server's object for json/yaml output; types without a kept
@@ -151,4 +160,10 @@ func (s *Session) RetryContext() (context.Context, context.CancelFunc) {
 		return context.WithCancel(s.F.Context)
 	}
 	return s.Ctx, func() {}
+}
+
+// WithDeadline bounds ctx by d (none when d is 0); on expiry its cause is a
+// *TimeoutError, so the command ends with exit code 124.
+func WithDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return withDeadline(ctx, d)
 }

@@ -177,7 +177,7 @@ func (s *Session) waitTimeout(kind, name string, target, state client.State, bud
 					how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
 				}
 			}
-			fmt.Fprintf(s.F.IOStreams.ErrOut, "%s %s is still %s after %s; %s\n", kind, name, OrUnknown(string(state)), budget, how)
+			Note(s.F.IOStreams, s.Cfg, "still_waiting", fmt.Sprintf("%s %s is still %s after %s; %s", kind, name, OrUnknown(string(state)), budget, how))
 		}
 		return nil
 	}

@@ -23,9 +23,7 @@ func runPower(f *cmdutil.Factory, ref string, action client.PowerAction) error {
 		return err
 	}
 	if inst == nil {
-		if !s.Cfg.Quiet {
-			fmt.Fprintf(s.F.IOStreams.ErrOut, "instance %s: %s done\n", ref, action)
-		}
+		s.Note("done", "instance %s: %s done", ref, action)
 		return nil
 	}
 	return s.PrintDetail(instanceDetail(inst))

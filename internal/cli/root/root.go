@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/api"
+	"github.com/shakenfist/shakectl/internal/cli/clusteroperation"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/cli/completion"
 	cliconfig "github.com/shakenfist/shakectl/internal/cli/config"
@@ -109,6 +110,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		network.NewCmd(f),
 		node.NewCmd(f),
 		namespace.NewCmd(f),
+		clusteroperation.NewCmd(f),
 		apiCmd,
 		cliconfig.NewCmd(f),
 	}

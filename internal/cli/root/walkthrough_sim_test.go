@@ -18,12 +18,21 @@ import (
 // from the server's source, agree with each other end to end: the network
 // starts initial and must be waited for, power actions answer null, the
 // reboot of a powered-off instance is a 409, deletes answer 200.
+//
+// It runs against both server generations (issue 25): the one visible
+// difference is network delete, which a 2026 server answers with a
+// cluster operation that shakectl follows to "complete" and prints, and a
+// 2024 server with the network, which shakectl waits for until "deleted".
 func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) { walkThroughAgainstSim(t, gen) })
+	}
+}
+
+func walkThroughAgainstSim(t *testing.T, gen string) {
 	cfg := cluster.DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
-	// The 2024 server until network delete follows a 2026 delete's cluster
-	// operation (issue 25); then this walk-through runs against both.
-	cfg.Generation = cluster.Generation2024
+	cfg.Generation = gen
 	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
 	cfg.CreateTime = 50 * time.Millisecond
 	cfg.NetworkDeployTime = 300 * time.Millisecond
@@ -69,8 +78,17 @@ func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
 	if res := step(0, "instance", "delete", "web1", "-o", "simple"); !strings.Contains(res.Stdout, "state\tdeleted\n") {
 		t.Errorf("instance delete:\n%s", res)
 	}
-	if res := step(0, "network", "delete", "mynet", "-o", "simple"); !strings.Contains(res.Stdout, "state\tdeleted\n") {
-		t.Errorf("network delete:\n%s", res)
+	res = step(0, "network", "delete", "mynet", "-o", "simple")
+	want := "state\tdeleted\n"
+	if gen == cluster.Generation2026 {
+		// The operation, followed to its end.
+		want = "state\tcomplete\n"
+		if !strings.Contains(res.Stdout, "operation_type\tnet_op\n") {
+			t.Errorf("network delete does not print the operation:\n%s", res)
+		}
+	}
+	if !strings.Contains(res.Stdout, want) {
+		t.Errorf("network delete: want %q\n%s", want, res)
 	}
 	if res := step(0, "network", "list", "-o", "json"); strings.TrimSpace(res.Stdout) != "[]" {
 		t.Errorf("network list after delete: %q", res.Stdout)
