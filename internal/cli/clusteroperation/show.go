@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +14,7 @@ import (
 
 // NewCmdShow builds `shakectl cluster-operation show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
-	var chain bool
+	var chain, wait bool
 	c := &cobra.Command{
 		Use:   "show OP_TYPE/OP_UUID | OP_TYPE OP_UUID | --chain OP_UUID",
 		Short: "Show one cluster operation, or the chain of operations it depends on",
@@ -23,10 +24,16 @@ state (complete, error and abort are final) and tasks. The handle
 "network delete --async continue" prints names both parts; they may be
 given as one argument, OP_TYPE/OP_UUID, as shakectl's messages write it.
 
+--wait follows the operation until it is final, within --timeout or the
+--async budget (pause 60s, then it prints what it saw; block 1h, then exit
+124), and fails (exit 1) when it ends in error or abort, as "network
+delete" does.
+
 --chain lists the operation and every operation it depends on, newest
 first (GET /clusteroperations/OP_UUID/chain; only the uuid is needed).
 An operation of a namespace the key cannot see is refused (403, exit 4).`,
 		Example: `  shakectl cluster-operation show net_op/1f0e…
+  shakectl cluster-operation show --wait net_op/1f0e… --async block
   shakectl cluster-operation show --chain 1f0e… -o json`,
 		Args: func(c *cobra.Command, args []string) error {
 			switch {
@@ -45,6 +52,10 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 				return err
 			}
 			defer s.Close()
+			if chain && wait {
+				return &cmdutil.UsageError{Msg: "--chain and --wait do not go together", Command: c.CommandPath()}
+			}
+			start := time.Now()
 			if chain {
 				ops, err := s.Client.ClusterOperationChain(s.Ctx, h.OpUUID)
 				if err != nil {
@@ -55,6 +66,9 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 			if err := requireOperations(s); err != nil {
 				return err
 			}
+			if wait {
+				return Follow(s, start, "as asked", h)
+			}
 			op, err := s.Client.GetClusterOperation(s.Ctx, h)
 			if err != nil {
 				return unsupported(err, "GET /clusteroperations/{op_type}/{op_uuid}")
@@ -62,6 +76,7 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 			return s.PrintDetail(operationResource.Detail(op))
 		},
 	}
+	c.Flags().BoolVar(&wait, "wait", false, "wait until the operation is complete, or fail when it ends in error or abort")
 	c.Flags().BoolVar(&chain, "chain", false, "list the operation and the operations it depends on, newest first")
 	return c
 }

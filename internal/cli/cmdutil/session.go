@@ -64,6 +64,9 @@ func (s *Session) progress(format string, a ...any) {
 	Note(s.F.IOStreams, s.Cfg, "progress", fmt.Sprintf(format, a...))
 }
 
+// Progress is progress for a command's own waits (see progress).
+func (s *session) Progress(format string, a ...any) { s.progress(format, a...) }
+
 // Note prints a line about what the command did on stderr (unless
 // --quiet), as a JSON object under -o json.
 func (s *Session) Note(event, format string, a ...any) {

@@ -1,9 +1,6 @@
 package network
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,7 +57,7 @@ stage).`,
 				return err
 			}
 			if d.Operation != nil {
-				return followDeleteOperation(s, start, args[0], *d.Operation)
+				return clusteroperation.Follow(s, start, "deleting network "+args[0], *d.Operation)
 			}
 			n := d.Network
 			if n == nil {
@@ -74,54 +71,4 @@ stage).`,
 			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
 		},
 	}
-}
-
-// followDeleteOperation waits for a 2026 network delete's cluster
-// operation within the command's deadline, as client-python 74d6e129
-// delete_network does (poll GET /clusteroperations/{op_type}/{op_uuid}
-// until complete; raise ClusterOperationFailed on error or abort), and
-// prints what it ended with: the operation, or under --async continue the
-// handle. A failed operation is printed too (it is the data a script
-// wants) before its error ends the command non-zero.
-func followDeleteOperation(s *cmdutil.Session, start time.Time, ref string, h client.OperationHandle) error {
-	budget := s.Cfg.Deadline()
-	if budget <= 0 {
-		// --async continue without --timeout: do not wait.
-		s.Note("operation_started", "network %s is being deleted by cluster operation %s/%s; \"shakectl cluster-operation show %s/%s\" follows it", ref, h.OpType, h.OpUUID, h.OpType, h.OpUUID)
-		return s.PrintDetail(clusteroperation.HandleDetail(h))
-	}
-	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
-	defer cancel()
-	op, err := s.Client.WaitClusterOperation(ctx, h)
-	var failed *client.ClusterOperationFailed
-	switch {
-	case err == nil, errors.As(err, &failed):
-	case ctx.Err() != nil && s.F.Context.Err() == nil:
-		// The deadline, not the server: pause gives up quietly with
-		// what it saw, block fails with exit 124.
-		if !errors.Is(context.Cause(ctx), cmdutil.ErrTimeout) {
-			return context.Cause(ctx)
-		}
-		state := ""
-		if op != nil {
-			state = op.State
-		}
-		if s.Cfg.Async != "pause" {
-			err = &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (deleting network %s) did not complete", h.OpType, h.OpUUID, ref), State: client.State(state), Budget: budget}
-			break
-		}
-		err = nil
-		s.Note("still_waiting", "cluster operation %s/%s (deleting network %s) is still %s after %s; \"shakectl cluster-operation show %s/%s\" shows it", h.OpType, h.OpUUID, ref, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)
-		if op == nil {
-			return s.PrintDetail(clusteroperation.HandleDetail(h))
-		}
-	default:
-		return err
-	}
-	if op != nil {
-		if perr := s.PrintDetail(clusteroperation.Detail(op)); perr != nil && err == nil {
-			err = perr
-		}
-	}
-	return err
 }
