@@ -84,12 +84,14 @@ func New(o Options) (*Client, error) {
 	return c, nil
 }
 
-// APIURLForms names the two API URLs a real deployment answers on:
-// gunicorn serves the routes at / on port 13000, and the Apache front end
-// proxies /api to it (shakenfist da448b1a,
-// deploy/ansible/files/apache-site-primary.conf). "http://host:13000/api"
-// is neither.
-const APIURLForms = "http://HOST/api (behind Apache) or http://HOST:13000 (the API server itself)"
+// APIURLForms names the API URLs a real deployment answers on: gunicorn
+// serves the routes at / on port 13000; a 2024 deployment's bundled Apache
+// front end proxies /api to it (shakenfist da448b1a,
+// deploy/ansible/files/apache-site-primary.conf), and 2026 removed that
+// front end for the operator's own load balancer, whose path is the
+// operator's choice (PLAN-remove-apache-lb, docs/plans/index.md
+// @0107dd7c). "http://host:13000/api" is none of them.
+const APIURLForms = "http://HOST:13000 (the API server itself), or the URL your load balancer serves it at (http://HOST/api behind a 2024 deployment's Apache)"
 
 // redactBare drops a "user:password@" from a URL without a scheme.
 func redactBare(s string) string {

@@ -31,7 +31,7 @@ func (e *APIError) Hint() string {
 	case e.IsHTML() && code < 500:
 		return NotAnAPIHint
 	case code == http.StatusForbidden:
-		return "this namespace's key is not allowed to do that; use a key of the owning namespace (or system)"
+		return forbiddenHint(msg)
 	case code == http.StatusNotFound:
 		return notFoundHint(msg)
 	case code == http.StatusConflict:
@@ -41,7 +41,16 @@ func (e *APIError) Hint() string {
 	case code >= 300 && code < 400:
 		return "the API URL must point at the Shakenfist API itself (" + APIURLForms + "); an expired session on a login proxy also redirects"
 	case code == http.StatusBadRequest:
+		// A 2026 server names the parameter: "<parameter>: <reason>"
+		// (PLAN-api-input-validation decision D4).
+		if p, _, ok := strings.Cut(e.Message, ": "); ok && isParameterName(p) {
+			return fmt.Sprintf("the server refused the parameter %s; see --help for what it takes", p)
+		}
 		return "the server refused the request's parameters"
+	case code == http.StatusInternalServerError && strings.Contains(msg, "failed to power"):
+		// 2026: 500 "instance failed to power on: <hypervisor error>"
+		// (tests/external_api/test_instance_power.py @12f0a5ee).
+		return "the hypervisor could not carry out the power action (its error follows the colon); \"shakectl instance events INSTANCE\" shows what happened, and trying again may work"
 	case code >= 500 && code != http.StatusInsufficientStorage:
 		if e.RequestID != "" {
 			return "the server failed; try again, and quote request id " + e.RequestID + " when reporting it"
@@ -60,6 +69,37 @@ func (e *APIError) IsAffinityConflict() bool {
 	return e.StatusCode == http.StatusConflict && mentionsAffinity(strings.ToLower(e.Message))
 }
 
+// isParameterName says p looks like a 2026 validation error's parameter:
+// a key, or a path into one ("disk[0].size").
+func isParameterName(p string) bool {
+	if p == "" || len(p) > 64 {
+		return false
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.[]-", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// forbiddenHint reads a 403. A 2024 server sends one for another
+// namespace's object; a 2026 server also for a scoped token asked to do
+// what its scopes do not cover (scopes "<family>.<verb>": read for
+// GET/HEAD, write for POST/PUT/PATCH, delete for DELETE; external_api/
+// scopes.py @451a0ef2), and for an admin route without the cluster-admin
+// scope ("token is not scoped for administrative operations",
+// docs/developer_guide/authentication.md @00b8f3e2).
+func forbiddenHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "administrative"):
+		return "this token is not scoped for administrative operations: admin routes need a key of the system namespace that carries the cluster-admin scope"
+	case strings.Contains(msg, "scope"):
+		return "this key's scopes do not cover that request: a scoped key needs <family>.<verb> for it (e.g. network.delete, instance.write; read is GET, write POST/PUT, delete DELETE); use a key with that scope, or an unscoped one"
+	}
+	return "the key is not allowed to do that: use a key of the owning namespace (or system); on a 2026 server a scoped key also needs the scope for it (<family>.<verb>, e.g. instance.write)"
+}
+
 func mentionsAffinity(msg string) bool {
 	return strings.Contains(msg, "affinity") || strings.Contains(msg, "require_with")
 }
@@ -73,8 +113,15 @@ func conflictHint(msg string) string {
 		return "a hard placement constraint (affinity require_with_tag / require_without_tag) cannot be met by any node; the cluster is not full, relax the constraint"
 	case strings.Contains(msg, "in use"):
 		return "that fixed address is already taken on the network; choose another with -n NET@ADDR, or leave the address out"
+	case strings.Contains(msg, "lifecycle state") && strings.Contains(msg, "paused"):
+		// 2026: "Invalid lifecycle state: you cannot power on a paused
+		// instance; unpause it instead" (test_instance_power.py
+		// @12f0a5ee).
+		return "the instance is paused: \"shakectl instance unpause\" it instead"
+	case strings.Contains(msg, "lifecycle state") && strings.Contains(msg, "powered off"):
+		return "the instance is powered off: \"shakectl instance poweron\" it first"
 	case strings.Contains(msg, "lifecycle state"):
-		return "the instance's power state does not allow that (e.g. it is powered off); \"shakectl instance poweron\" first"
+		return "the instance's power state does not allow that; \"shakectl instance show\" shows its power state"
 	}
 	return "the request conflicts with the resource's current state"
 }
@@ -100,27 +147,68 @@ func notFoundHint(msg string) string {
 // Hint says whether waiting can help a capacity refusal, and what else
 // would, given how many attempts were already made.
 func (c *CapacityRefusal) Hint(attempts int) string {
+	stage := c.Stage
+	if stage == "" {
+		stage = c.TextStage
+	}
 	switch {
 	case c.Transient:
+		at := "at stage " + stage
+		if stage == "" {
+			at = "(the server named no stage)"
+		}
 		if attempts >= retry.MaxAttempts {
-			return fmt.Sprintf("the cluster is still short of capacity at stage %s after %d attempts, the most --retry-transient-capacity sends; try again later", c.Stage, attempts)
+			return fmt.Sprintf("the cluster is still short of capacity %s after %d attempts, the most --retry-transient-capacity sends; try again later", at, attempts)
 		}
 		if attempts > 1 {
-			return fmt.Sprintf("the cluster is still short of capacity at stage %s; try again later or give a longer --timeout", c.Stage)
+			return fmt.Sprintf("the cluster is still short of capacity %s; try again later or give a longer --timeout", at)
 		}
-		return fmt.Sprintf("the cluster is short of capacity at stage %s right now; --retry-transient-capacity waits and retries as the server suggests", c.Stage)
-	case c.Stage == "cpu_max_per_instance":
+		return fmt.Sprintf("the cluster is short of capacity %s right now; --retry-transient-capacity waits and retries as the server suggests", at)
+	case c.MalformedTransient:
+		return fmt.Sprintf("the server's \"transient\" field is not a JSON true or false, so whether waiting helps at stage %s is unknown and shakectl does not retry; report the malformed answer to the cluster's operators", OrNone(stage))
+	case c.Stage == "" && c.TextStage != "" && TransientStage(c.TextStage):
+		return fmt.Sprintf("the cluster is short of capacity at scheduling stage %s, which waiting usually fixes; this server (older than the stage/transient contract) does not mark it, so --retry-transient-capacity does not retry it: try again later", c.TextStage)
+	case stage == "cpu_max_per_instance":
 		return "no node in the cluster hosts that many vCPUs; ask for fewer vCPUs"
-	case c.Stage == "is_hypervisor":
+	case stage == "is_hypervisor":
 		return "no candidate node is a hypervisor; check --placement and \"shakectl node list\""
-	case c.Stage == "pre_schedule":
+	case stage == "pre_schedule":
 		return "there were no candidate nodes to place on; check --placement and \"shakectl node list\""
-	case c.Stage == "":
+	case stage == "":
 		return schedulerMessageHint(strings.ToLower(c.Message))
-	case c.Stage == "unknown":
+	case stage == "unknown":
 		return "the server gave no stage for this refusal, which should not happen; report it to the cluster's operators"
 	}
-	return fmt.Sprintf("waiting will not fix a refusal at stage %s; change the request", c.Stage)
+	return fmt.Sprintf("waiting will not fix a refusal at stage %s; change the request", stage)
+}
+
+// OrNone is s, or "(none)" when it is empty.
+func OrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// TransientStage says a 2026 server classes the scheduling stage as
+// transient: TRANSIENT_CAPACITY_STAGES in shakenfist
+// external_api/base.py @565e36e6e. It reads a stage named only in the
+// refusal's text (TextStage) for the hint and the exit code; it never
+// decides a retry, which only the body's transient field does.
+func TransientStage(stage string) bool {
+	switch stage {
+	case "sufficient_idle_cpu", "sufficient_idle_memory", "sufficient_free_disk",
+		"sufficient_idle_disk", "queue_state", "capacity_guard":
+		return true
+	}
+	return false
+}
+
+// WaitMayHelp says a refusal is one that waiting can fix, for the exit
+// code (75 rather than 69): the body says transient, or a 2026 server
+// older than the contract names a transient stage in its text.
+func (c *CapacityRefusal) WaitMayHelp() bool {
+	return c.Transient || (c.Stage == "" && !c.MalformedTransient && TransientStage(c.TextStage))
 }
 
 // schedulerMessageHint reads a 507 without a stage by its message: servers

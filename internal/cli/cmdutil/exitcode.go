@@ -112,7 +112,7 @@ func ExitCode(err error) int {
 	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed
 	case errors.As(err, &capacity):
-		if capacity.Transient {
+		if capacity.WaitMayHelp() {
 			return ExitCapacityTransient
 		}
 		return ExitCapacityPermanent
@@ -163,7 +163,11 @@ const ExitCodeTopic = `shakectl's exit status tells a script what happened:
        exhausted; a seed server's 409 hard-affinity conflict). Other 409s
        (address in use, invalid lifecycle state) are exit 1.
   75   transient capacity refusal (507 with "transient": true), with or
-       without --retry-transient-capacity
+       without --retry-transient-capacity; also a 507 without the field
+       whose text names a stage the 2026 server classes as transient
+       ("No nodes remaining at scheduling stage sufficient_idle_cpu", sent
+       by 2026 servers older than the stage/transient contract), which is
+       never retried
   124  --timeout (or a wait's --async budget) ran out with no answer
   130  interrupted (Ctrl-C); a probe still prints what it measured
   143  terminated (SIGTERM)

@@ -65,7 +65,7 @@ func (s *Session) progress(format string, a ...any) {
 }
 
 // Progress is progress for a command's own waits (see progress).
-func (s *session) Progress(format string, a ...any) { s.progress(format, a...) }
+func (s *Session) Progress(format string, a ...any) { s.progress(format, a...) }
 
 // Note prints a line about what the command did on stderr (unless
 // --quiet), as a JSON object under -o json.

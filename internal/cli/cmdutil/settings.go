@@ -87,7 +87,7 @@ var AsyncModes = []string{"continue", "pause", "block"}
 func Settings() []Setting {
 	return []Setting{
 		{Name: "api-url", Scope: ClientCommands, Contextual: true,
-			Usage: "Shakenfist API URL: http://HOST/api (behind Apache) or http://HOST:13000 (client commands)",
+			Usage: "Shakenfist API URL: http://HOST:13000, or where your load balancer serves it (2024's Apache: http://HOST/api) (client commands)",
 			Env:   []string{"SHAKECTL_API_URL", "SHAKENFIST_API_URL"}, Complete: noFiles,
 			Apply: func(c *Config, raw any) error {
 				c.APIURL = strings.TrimRight(strings.TrimSpace(stringOf(raw)), "/")

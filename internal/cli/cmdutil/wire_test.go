@@ -73,7 +73,7 @@ func TestHTMLAnswerIsNotAShakenfistAPI(t *testing.T) {
 	defer srv.Close()
 	res := clitest.CmdRun{Url: srv.URL + "/api"}.Run(t, "instance", "list")
 	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "hint: this is not a Shakenfist API") ||
-		!strings.Contains(res.Stderr, "http://HOST/api (behind Apache) or http://HOST:13000") {
+		!strings.Contains(res.Stderr, "http://HOST:13000 (the API server itself), or the URL your load balancer serves it at") {
 		t.Fatal(res)
 	}
 }

@@ -33,7 +33,8 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 		{"unknown", clitest.Refusal("unknown", "false", nil), 69, "unknown", "the server gave no stage for this refusal", false},
 		{"no stage (address pool, CongestedNetwork)", clitest.FakeReply{Status: 507, Body: `{"error": "Network is congested: no free addresses", "status": 507}`}, 69, "", "the network's address pool is exhausted: add address space or free a network", false},
 		{"no transient field on a transient stage", clitest.FakeReply{Status: 507, Body: `{"error": "no capacity", "status": 507, "stage": "sufficient_idle_cpu"}`, Header: transientHeader}, 69, "sufficient_idle_cpu", "waiting will not fix a refusal at stage sufficient_idle_cpu", false},
-		{"transient as a string", clitest.Refusal("capacity_guard", `"true"`, transientHeader), 69, "capacity_guard", "waiting will not fix", false},
+		// Issue 25: a malformed field is said to be malformed, not permanent.
+		{"transient as a string", clitest.Refusal("capacity_guard", `"true"`, transientHeader), 69, "capacity_guard", "is not a JSON true or false, so whether waiting helps at stage capacity_guard is unknown", false},
 		{"transient false on a transient stage", clitest.Refusal("sufficient_idle_memory", "false", nil), 69, "sufficient_idle_memory", "waiting will not fix", false},
 		{"non-JSON body", clitest.FakeReply{Status: 507, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><title>507 Insufficient Storage</title></html>"}, 69, "", "without saying where", false},
 		{"409 hard affinity", clitest.FakeReply{Status: 409, Body: `{"error": "no node satisfies require_with_tag [gpu]", "status": 409}`}, 69, "", "cannot be met by any node; the cluster is not full", false},
