@@ -170,3 +170,14 @@ func (s *Session) RetryContext() (context.Context, context.CancelFunc) {
 func WithDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return withDeadline(ctx, d)
 }
+
+// CheckEventsLimit refuses an events --limit the server would refuse: a
+// 2026 server validates it to 1–1000 (shakenfist-2026.md 2.4), and a 2024
+// one took any integer, so the tighter bound holds for both. An unset flag
+// leaves the server's default (100).
+func CheckEventsLimit(c *cobra.Command, limit int) error {
+	if !c.Flags().Changed("limit") || (limit >= 1 && limit <= client.MaxEventsLimit) {
+		return nil
+	}
+	return &UsageError{Msg: fmt.Sprintf("--limit %d is outside 1-%d, the events a server sends at most", limit, client.MaxEventsLimit), Command: c.CommandPath()}
+}

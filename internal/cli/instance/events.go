@@ -57,16 +57,16 @@ extra detail. Timestamps are RFC 3339 in UTC. -o json prints the server's
 objects as sent.
 
 --type asks the server for one type of event (audit, mutate, status, usage,
-resources, prune, historic); --limit for at most that many (the server's
-default is 100).`,
+resources, prune, historic); --limit for at most that many, 1 to 1000 (the
+bounds a 2026 server enforces; its default is 100).`,
 		Example: `  shakectl instance events web1
   shakectl instance events web1 --type audit --limit 10
   shakectl instance events web1 -o json | jq -r '.[].message'`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if q.Limit < 0 {
-				return cmdutil.UsageErrorf("--limit must be at least 1")
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := cmdutil.CheckEventsLimit(c, q.Limit); err != nil {
+				return err
 			}
 			if q.Type != "" && !slices.Contains(eventTypes, q.Type) {
 				return cmdutil.UsageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(eventTypes, ", "))
@@ -84,7 +84,7 @@ default is 100).`,
 		},
 	}
 	c.Flags().StringVar(&q.Type, "type", "", "only events of this type (the server's event_type)")
-	c.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events (the server's limit; default 100)")
+	c.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events, 1-1000 (the server's default: 100)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(eventTypes, cobra.ShellCompDirectiveNoFileComp)))
 	return c
 }
