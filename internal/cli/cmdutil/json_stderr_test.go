@@ -66,3 +66,44 @@ func TestJSONWarnings(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25: under -o json instance create's lenient wait (--async pause
+// running out) and the 406 repeat said so in plain text among the JSON
+// lines; every stderr line is now a JSON object, and the same facts are
+// still plain text without -o json.
+func TestJSONStderrForWaitsAndRepeats(t *testing.T) {
+	run := func(t *testing.T, format string) clitest.RunResult {
+		fa := clitest.NewFakeAPI(t)
+		if res := clitest.InMemory(fa).Run(t, "network", "create", "mynet", "10.0.0.0/24", "--quiet"); res.Code != 0 {
+			t.Fatal(res)
+		}
+		fa.CreateState = "creating"
+		fa.CreateReplies = []clitest.FakeReply{{Status: 406, Body: `{"error": "network mynet is not ready (initial)", "status": 406}`}}
+		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "-n", "mynet", "-o", format)
+		if res.Code != 0 {
+			t.Fatal(res)
+		}
+		return res
+	}
+	synctest.Test(t, func(t *testing.T) {
+		res := run(t, "json")
+		lines := strings.Split(strings.TrimRight(res.Stderr, "\n"), "\n")
+		events := []string{}
+		for i, l := range lines {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(l), &obj); err != nil {
+				t.Fatalf("line %d is not JSON: %q", i+1, l)
+			}
+			events = append(events, obj["event"].(string))
+		}
+		if strings.Join(events, ",") != "not_ready,still_waiting" {
+			t.Errorf("events %v\n%s", events, res.Stderr)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		res := run(t, "table")
+		if !strings.Contains(res.Stderr, "network mynet is not ready (initial); retrying in 1s") || !strings.Contains(res.Stderr, "instance web1 is still creating after 1m0s") {
+			t.Errorf("plain stderr:\n%s", res.Stderr)
+		}
+	})
+}
