@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // CreateOptions are the arguments and flags of `instance create`,
@@ -203,5 +204,12 @@ func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
 	case "block":
 		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, cmdutil.UntilState(client.StateCreated), false)
 	}
-	return cmdutil.PrintResult(s, instanceDetail, inst, err)
+	// The node a 2026 server names by UUID is shown with its name.
+	return cmdutil.PrintResult(s, func(i *client.Instance) output.Detail {
+		var names nodeNames
+		if rendersFields(s) {
+			names = resolveNodeNames(s, *i)
+		}
+		return instanceResourceWith(names).Detail(i)
+	}, inst, err)
 }

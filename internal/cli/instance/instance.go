@@ -44,43 +44,105 @@ its UUID or its name.`,
 
 // instanceResource is the instance view of shakenfist da448b1a
 // (external_api/instance.py): interfaces carry the addresses.
-var instanceResource = cmdutil.Resource[client.Instance]{
-	Singular: "instance", Plural: "instances",
-	Columns: []cmdutil.Column[client.Instance]{
-		cmdutil.Field("UUID", func(i *client.Instance) string { return i.UUID }),
-		cmdutil.Field("NAME", func(i *client.Instance) string { return i.Name }),
-		cmdutil.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
-		cmdutil.Field("CPUS", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-		cmdutil.Field("MEMORY", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
-		cmdutil.Field("NODE", func(i *client.Instance) string { return i.Node }),
-		cmdutil.StateField("STATE", func(i *client.Instance) string { return i.State }),
-		cmdutil.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
-		cmdutil.Field("ADDRESSES", instanceAddresses),
-	},
-	Fields: []cmdutil.Column[client.Instance]{
-		cmdutil.Field("uuid", func(i *client.Instance) string { return i.UUID }),
-		cmdutil.Field("name", func(i *client.Instance) string { return i.Name }),
-		cmdutil.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
-		cmdutil.Field("cpus", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-		cmdutil.Field("memory", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
-		cmdutil.Field("disk", instanceDisks),
-		cmdutil.Field("node", func(i *client.Instance) string { return i.Node }),
-		cmdutil.StateField("state", func(i *client.Instance) string { return i.State }),
-		cmdutil.StateField("power_state", func(i *client.Instance) string { return i.PowerState }),
-		{Name: "error_message", Value: func(i *client.Instance) string { return i.ErrorMessage },
-			Paint: func(c output.ColourScheme, s string) string { return c.Red(s) }, OmitEmpty: true},
-		{Name: "interfaces", Value: instanceInterfaces, OmitEmpty: true},
-		cmdutil.Field("metadata", func(i *client.Instance) string { return cmdutil.CompactJSON(i.Metadata) }),
-		{Name: "ssh_key", Value: func(i *client.Instance) string { return i.SSHKey }, OmitEmpty: true},
-		{Name: "user_data", Value: func(i *client.Instance) string {
-			if i.UserData == "" {
-				return ""
+var instanceResource = instanceResourceWith(nil)
+
+// nodeNames maps a 2026 instance's node UUID to the node's name, as far as
+// the client could resolve it (client.NodeName: listing nodes needs an
+// admin token).
+type nodeNames map[string]string
+
+// name is the node's name, or the reference as the server sent it.
+func (n nodeNames) name(ref string) string {
+	if name, ok := n[ref]; ok {
+		return name
+	}
+	return ref
+}
+
+// resolveNodeNames resolves the node UUIDs of 2026 instances
+// (placement['node'] "holds a node UUID", instance.py VDI helper comment)
+// to names, once per command. A 2024 instance names its node already, so
+// nothing that is not a UUID is looked up, and a 2024 command sends no
+// extra request; an unresolvable UUID (a token that may not list nodes)
+// is shown as it is.
+func resolveNodeNames(s *cmdutil.Session, insts ...client.Instance) nodeNames {
+	names := nodeNames{}
+	for _, i := range insts {
+		if _, done := names[i.Node]; done || !looksLikeUUID(i.Node) {
+			continue
+		}
+		if n, err := s.Client.NodeName(s.Ctx, i.Node); err == nil && n != i.Node {
+			names[i.Node] = n
+		}
+	}
+	return names
+}
+
+func looksLikeUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for k, r := range s {
+		switch {
+		case k == 8 || k == 13 || k == 18 || k == 23:
+			if r != '-' {
+				return false
 			}
-			return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
-		}, OmitEmpty: true},
-		cmdutil.Field("version", func(i *client.Instance) string { return cmdutil.Itoa(i.Version) }),
-	},
-	Raw: func(i *client.Instance) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
+		case !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'):
+			return false
+		}
+	}
+	return true
+}
+
+// instanceResourceWith is the instance view with node names resolved: the
+// NODE column shows the name (what a 2024 server sends, and what people
+// read), show keeps the server's node (a UUID on 2026) and adds node_name.
+func instanceResourceWith(nodes nodeNames) cmdutil.Resource[client.Instance] {
+	return cmdutil.Resource[client.Instance]{
+		Singular: "instance", Plural: "instances",
+		Columns: []cmdutil.Column[client.Instance]{
+			cmdutil.Field("UUID", func(i *client.Instance) string { return i.UUID }),
+			cmdutil.Field("NAME", func(i *client.Instance) string { return i.Name }),
+			cmdutil.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
+			cmdutil.Field("CPUS", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
+			cmdutil.Field("MEMORY", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			cmdutil.Field("NODE", func(i *client.Instance) string { return nodes.name(i.Node) }),
+			cmdutil.StateField("STATE", func(i *client.Instance) string { return i.State }),
+			cmdutil.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
+			cmdutil.Field("ADDRESSES", instanceAddresses),
+		},
+		Fields: []cmdutil.Column[client.Instance]{
+			cmdutil.Field("uuid", func(i *client.Instance) string { return i.UUID }),
+			cmdutil.Field("name", func(i *client.Instance) string { return i.Name }),
+			cmdutil.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
+			cmdutil.Field("cpus", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
+			cmdutil.Field("memory", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			cmdutil.Field("disk", instanceDisks),
+			cmdutil.Field("node", func(i *client.Instance) string { return i.Node }),
+			{Name: "node_name", Value: func(i *client.Instance) string {
+				if n := nodes.name(i.Node); n != i.Node {
+					return n
+				}
+				return ""
+			}, OmitEmpty: true},
+			cmdutil.StateField("state", func(i *client.Instance) string { return i.State }),
+			cmdutil.StateField("power_state", func(i *client.Instance) string { return i.PowerState }),
+			{Name: "error_message", Value: func(i *client.Instance) string { return i.ErrorMessage },
+				Paint: func(c output.ColourScheme, s string) string { return c.Red(s) }, OmitEmpty: true},
+			{Name: "interfaces", Value: instanceInterfaces, OmitEmpty: true},
+			cmdutil.Field("metadata", func(i *client.Instance) string { return cmdutil.CompactJSON(i.Metadata) }),
+			{Name: "ssh_key", Value: func(i *client.Instance) string { return i.SSHKey }, OmitEmpty: true},
+			{Name: "user_data", Value: func(i *client.Instance) string {
+				if i.UserData == "" {
+					return ""
+				}
+				return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
+			}, OmitEmpty: true},
+			cmdutil.Field("version", func(i *client.Instance) string { return cmdutil.Itoa(i.Version) }),
+		},
+		Raw: func(i *client.Instance) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
+	}
 }
 
 func instanceDisks(i *client.Instance) string {
