@@ -100,7 +100,7 @@ var jsonMetadataKeys = map[string]func(any) bool{
 
 var jsonMetadataExample = map[string]string{
 	"tags":     `tags=["web","prod"]`,
-	"affinity": `affinity={"fastdisk":10}`,
+	"affinity": `affinity={"prefer_with_tag":["fastdisk"]}`,
 }
 
 // ParseMetadata reads -m arguments, "KEY=VALUE" each. Values are strings,

@@ -27,6 +27,10 @@ type CreateOptions struct {
 	UserDataFile       string
 	Placement          string
 	Namespace          string
+	// The affinity flags: tags a node must have, must not have, should
+	// have, should not have (the 2026 binary form's require_with_tag,
+	// require_without_tag, prefer_with_tag, prefer_without_tag).
+	RequireTags, ForbidTags, PreferTags, AvoidTags []string
 
 	// In is where -u - reads user data from.
 	In io.Reader
@@ -63,6 +67,17 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 	if req.Metadata, err = client.ParseMetadata(o.Metadata); err != nil {
 		return req, cmdutil.UsageErrorf("-m: %s", err)
 	}
+	if aff, err := o.binaryAffinity(); err != nil {
+		return req, err
+	} else if aff != nil {
+		if _, dup := req.Metadata["affinity"]; dup {
+			return req, cmdutil.UsageErrorf("give affinity either as -m affinity=… or with --require-tag/--forbid-tag/--prefer-tag/--avoid-tag, not both")
+		}
+		if req.Metadata == nil {
+			req.Metadata = map[string]any{}
+		}
+		req.Metadata["affinity"] = aff
+	}
 	if o.SSHKeyFile != "" {
 		raw, err := userfile.Read(o.Context, o.In, o.SSHKeyFile, userfile.Bound{Flag: "--ssh-key-file", Max: maxSSHKey})
 		if err != nil {
@@ -83,6 +98,58 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		}
 	}
 	return req, nil
+}
+
+// binaryAffinity is the affinity flags in the 2026 binary form (server
+// docs/developer_guide/api_reference/instances.md @0228e1d7: each key a
+// list of non-empty tags; the require_* pair is hard, refused with 409
+// when no node meets it), nil when no flag was given.
+func (o *CreateOptions) binaryAffinity() (map[string]any, error) {
+	out := map[string]any{}
+	for _, f := range []struct {
+		flag, key string
+		tags      []string
+	}{
+		{"--require-tag", "require_with_tag", o.RequireTags},
+		{"--forbid-tag", "require_without_tag", o.ForbidTags},
+		{"--prefer-tag", "prefer_with_tag", o.PreferTags},
+		{"--avoid-tag", "prefer_without_tag", o.AvoidTags},
+	} {
+		if len(f.tags) == 0 {
+			continue
+		}
+		list := make([]any, 0, len(f.tags))
+		for _, t := range f.tags {
+			if strings.TrimSpace(t) == "" || strings.ContainsAny(t, " \t\r\n") {
+				return nil, cmdutil.UsageErrorf("%s %q: want a node tag (no spaces)", f.flag, t)
+			}
+			list = append(list, t)
+		}
+		out[f.key] = list
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// weightedAffinity rewrites the binary form for a 2024 server, which takes
+// only integer weights per tag ({"webserver": -1}: shakenfist da448b1a
+// external_api/instance.py; they rank nodes, nothing is hard): a
+// preferred tag weighs 1, an avoided one -1. Hard constraints have no 2024
+// form, so they are refused rather than sent as a preference.
+func weightedAffinity(aff map[string]any) (map[string]any, error) {
+	if aff["require_with_tag"] != nil || aff["require_without_tag"] != nil {
+		return nil, &client.NotSupportedError{Feature: "hard affinity (--require-tag, --forbid-tag): a 2024 server only ranks nodes by weighted tags"}
+	}
+	out := map[string]any{}
+	for key, weight := range map[string]int{"prefer_with_tag": 1, "prefer_without_tag": -1} {
+		tags, _ := aff[key].([]any)
+		for _, t := range tags {
+			out[t.(string)] = weight
+		}
+	}
+	return out, nil
 }
 
 func positiveInt(s, name, want string) (int, error) {
@@ -112,12 +179,23 @@ Disks, networks and metadata repeat:
   -n NET[@ADDR]    an interface on network NET (uuid or name), optionally
                    with a fixed IP address
   -m KEY=VALUE     metadata; "tags" takes a JSON list of strings and
-                   "affinity" a JSON object of integer weights per tag
-                   (soft: they rank nodes, e.g. {"fastdisk":10}); servers
-                   that follow the capacity-refusal contract also take hard
-                   constraints (require_with_tag, require_without_tag),
-                   refused with 409 when no node meets them. Anything else
-                   is a string
+                   "affinity" a JSON object (below). Anything else is a
+                   string
+
+Affinity places the instance by node tags. The flags repeat:
+  --require-tag TAG  only on a node with TAG       (require_with_tag)
+  --forbid-tag TAG   never on a node with TAG      (require_without_tag)
+  --prefer-tag TAG   rather on a node with TAG     (prefer_with_tag)
+  --avoid-tag TAG    rather not on a node with TAG (prefer_without_tag)
+They send the 2026 binary form, metadata.affinity = {"require_with_tag":
+["gpu"], …}, the same as -m 'affinity={"require_with_tag":["gpu"]}'. A
+hard constraint no node meets is refused with 409 (exit 69), checked after
+the resource stages, so a full cluster answers 507 first. The older
+weighted form, -m 'affinity={"fastdisk":10}', is deprecated on 2026 servers
+(accepted, the weight ignored); it is all a 2024 server takes, so for a
+2024 server (told by its capabilities) --prefer-tag and --avoid-tag are
+sent as weights 1 and -1, and --require-tag/--forbid-tag are refused: a
+2024 server has no hard affinity.
 
 A network named with -n must be created: while it is still initial the
 server answers 406, and shakectl repeats the create once a second within
@@ -144,9 +222,9 @@ shakectl also authenticates to it.`,
 		Example: `  shakectl instance create web1 2 2048 -d 20@debian:12 -n net1
   shakectl instance create db1 4 8192 -d 50@debian:12 -d 200 -n net1@10.0.0.5 \
       -i ~/.ssh/id_ed25519.pub -u cloud-init.yaml -m 'tags=["db","prod"]'
-  shakectl instance create web3 2 2048 -d 20@debian:12 -m 'affinity={"fastdisk":10}'
+  shakectl instance create web3 2 2048 -d 20@debian:12 --prefer-tag fastdisk
   shakectl instance create gpu1 8 16384 -d 40@ubuntu:24.04 \
-      -m 'affinity={"require_with_tag":["gpu"]}' --async block   # seed servers
+      --require-tag gpu --forbid-tag db --async block
   shakectl instance create web2 2 2048 -d 20@debian:12 --retry-transient-capacity --timeout 2m`,
 		Args: func(c *cobra.Command, args []string) error {
 			return cmdutil.RefArgs("NAME", "CPUS", "MEMORY")(c, args)
@@ -165,15 +243,26 @@ shakectl also authenticates to it.`,
 	fl.StringArrayVarP(&o.Metadata, "metadata", "m", nil, "metadata KEY=VALUE; tags and affinity take JSON (repeat for more)")
 	fl.StringVarP(&o.SSHKeyFile, "ssh-key-file", "i", "", "a public SSH key file to put into the instance")
 	fl.StringVarP(&o.UserDataFile, "user-data-file", "u", "", "a cloud-init user data file (sent base64-encoded; - reads stdin)")
-	fl.StringVarP(&o.Placement, "placement", "p", "", "the node to place the instance on")
+	fl.StringVarP(&o.Placement, "placement", "p", "", "the node to place the instance on (name; a 2026 server also takes its UUID)")
+	fl.StringArrayVar(&o.RequireTags, "require-tag", nil, "place only on a node with this tag (hard affinity; repeat)")
+	fl.StringArrayVar(&o.ForbidTags, "forbid-tag", nil, "never place on a node with this tag (hard affinity; repeat)")
+	fl.StringArrayVar(&o.PreferTags, "prefer-tag", nil, "rather place on a node with this tag (soft affinity; repeat)")
+	fl.StringArrayVar(&o.AvoidTags, "avoid-tag", nil, "rather not place on a node with this tag (soft affinity; repeat)")
 	fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("network", cmdutil.CompleteNetworkNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("placement", cmdutil.CompleteNodeNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("metadata", cobra.NoFileCompletions))
+	for _, name := range []string{"require-tag", "forbid-tag", "prefer-tag", "avoid-tag"} {
+		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+	}
 	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
+}
+
+func (o *CreateOptions) usesAffinityFlags() bool {
+	return len(o.RequireTags)+len(o.ForbidTags)+len(o.PreferTags)+len(o.AvoidTags) > 0
 }
 
 func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
@@ -191,6 +280,20 @@ func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
 		return err
 	}
 	defer s.Close()
+
+	if aff, ok := req.Metadata["affinity"].(map[string]any); ok && o.usesAffinityFlags() {
+		// The flags speak the 2026 binary form; a 2024 server wants
+		// weights. Its capabilities tell the generations apart: only a
+		// 2026 server advertises network-delete-async (external_api/app.py,
+		// 2026 public copy). A server whose page cannot be read gets the
+		// binary form, and its own answer decides.
+		caps, err := s.Client.Capabilities(s.Ctx)
+		if err == nil && caps.Known && !caps.Has(client.CapNetworkDeleteAsync) {
+			if req.Metadata["affinity"], err = weightedAffinity(aff); err != nil {
+				return err
+			}
+		}
+	}
 
 	ctx, cancel := s.RetryContext()
 	defer cancel()
