@@ -38,6 +38,10 @@ Settings come from flags, then the environment, then
 $XDG_CONFIG_HOME/shakectl/config.yaml, then sf-client's files; see
 "shakectl help configuration" and "shakectl config view".
 
+It speaks both Shakenfist server generations, the 2024 release
+(develop da448b1a, v0.8) and today's 2026 develop, reading what the server
+says it can do; "shakectl help generations" says what differs.
+
 Try "shakectl demo" for a tour against the embedded simulators, and
 "shakectl help exit-codes" for what the exit status means.`,
 		SilenceUsage:  true,
@@ -100,6 +104,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		version.NewCmd(f),
 		newHelpTopic("exit-codes", "What shakectl's exit status means", cmdutil.ExitCodeTopic),
 		newHelpTopic("configuration", "Where settings come from, and in which order", cliconfig.Topic()),
+		newHelpTopic("generations", "The Shakenfist server generations shakectl speaks, and what differs", generationsTopic),
 	)
 	// Command groups register here, one constructor each. The client's
 	// flags (--api-url, --key, --timeout …) apply to these groups only:

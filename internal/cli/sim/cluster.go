@@ -29,24 +29,40 @@ func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
 		Long: `Serve part of the Shakenfist REST API (/, /auth, /auth/namespaces, /instances
 with events, interfaces, power actions and metadata, /networks, /interfaces,
-/nodes) over a few simulated hypervisors with CPU, memory and disk accounting,
-until Ctrl-C or SIGTERM. Routes, request fields, validation messages, answer
-shapes and status codes follow the Shakenfist server's source, in one of two
-generations (--server): 2026 (develop, the default: the capacity-refusal
-contract, async network deletes with cluster operations, capacity claims,
-scoped tokens, node UUIDs, health probes) or 2024 (develop da448b1a, the code
-behind the v0.8 releases, which the released sf-client speaks). What each
-sends and accepts is in docs/shakenfist-generations.md. It is a simulator, not the
-server: see "Cluster simulator" in the README for where it differs. Both API
-roots real deployments use work: http://HOST:PORT and http://HOST:PORT/api.
+/nodes, and on 2026 /clusteroperations) over a few simulated hypervisors with
+CPU, memory and disk accounting, until Ctrl-C or SIGTERM. Routes, request
+fields, validation messages, answer shapes and status codes follow the
+Shakenfist server's source. It is a simulator, not the server: see "Cluster
+simulator" in the README for where it differs. Both API roots real
+deployments use work: http://HOST:PORT and http://HOST:PORT/api.
+
+Server generations (--server; "shakectl help generations" for what a client
+sees differ, docs/shakenfist-generations.md for every answer and its commit):
+
+  2026 (default)  today's develop: 507s with stage and transient ("No nodes
+                  remaining at scheduling stage <stage>"), the capacity guard,
+                  hard affinity (binary require_*/prefer_* form) checked after
+                  the resource stages, DELETE /networks answered 202 with a
+                  cluster operation (GET /clusteroperations/...), node UUIDs,
+                  400s naming the parameter, 411/413 for bodies, scoped
+                  tokens, capacity claims, /livez /readyz /healthz, a 409 for
+                  powering on a paused instance
+  2024            develop da448b1a, the v0.8 releases, which the released
+                  sf-client speaks: 507 texts such as "No nodes with enough
+                  idle CPU", synchronous network deletes, node names,
+                  integer affinity weights
+
+2026-only knobs: --auth-scopes (what the key's tokens may do; others get 403),
+--network-op-errors N (the next N network delete operations end in "error"),
+--power-fault TEXT (power on/off answer 500).
 
 The API URL goes to stdout; how to authenticate goes to stderr, followed by
 one line per request (--quiet turns both off).
 
 Creates are scheduled with the 2024 scheduler's arithmetic (vCPUs up to
 cores × --cpu-overcommit 16; memory less --ram-reservation 2 GiB, within
---ram-overcommit 3; disk while --min-free-disk 20 GiB stays free), and by
-default refused as the newer capacity-refusal contract says:
+--ram-overcommit 3; disk while --min-free-disk 20 GiB stays free), and
+refused as the capacity-refusal contract says:
 
   507 stage sufficient_idle_cpu / _memory / sufficient_free_disk, transient,
       Retry-After: 15 (--retry-after)       no node has the room right now
@@ -59,10 +75,12 @@ default refused as the newer capacity-refusal contract says:
                                             cannot be met by any node
   404                                       placed_on names an unknown node
 
---legacy-refusals (with --server 2024 only) refuses as servers before that
-contract do: every scheduler
-refusal a 507 {"error", "status"} with no stage, transient or Retry-After, and
-affinity only soft (integer weights; no hard affinity 409).
+With --server 2024 the same stages are sent over the 2024 texts (how shakectl
+rehearsed the contract before 2026 was simulated), unless --legacy-refusals:
+then exactly as the 2024 server, every scheduler refusal a 507 {"error",
+"status"} with no stage, transient or Retry-After, and affinity only soft
+(integer weights; no hard affinity 409). --legacy-refusals with --server 2026
+is refused: a 2026 server always sends the contract.
 
 New networks read "initial" for --network-deploy-time before "created"; an
 instance create on an initial network is refused 406.
@@ -90,7 +108,13 @@ order, then normal scheduling resumes:
   shakectl instance create web1 2 2048 -d 20@debian:12
 
   # Rehearse a CI pipeline against two transient refusals
-  shakectl sim cluster --script refusals.yaml --node-tags node1=ssd,gpu`,
+  shakectl sim cluster --script refusals.yaml --node-tags node1=ssd,gpu
+
+  # The 2024 server, as the released sf-client knows it
+  shakectl sim cluster --server 2024 --legacy-refusals
+
+  # A 2026 network delete whose operation fails
+  shakectl sim cluster --network-op-errors 1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runCluster(f, opts)
