@@ -38,7 +38,7 @@ func TestManPagesOnePerCommandPlusTopics(t *testing.T) {
 	if err := WriteManPages(Root(), dir, ManOptions{Date: releaseDate, Version: "1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
-	want := append(wantPages(Root()), "shakectl-exit-codes.1", "shakectl-configuration.1")
+	want := append(wantPages(Root()), "shakectl-exit-codes.1", "shakectl-configuration.1", "shakectl-generations.1")
 	sort.Strings(want)
 	got := dirNames(t, dir)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
