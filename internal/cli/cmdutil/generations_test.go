@@ -112,3 +112,21 @@ func TestForbiddenHintsSpeakOfScopes(t *testing.T) {
 		}
 	}
 }
+
+// A 2026 validation 400 names the parameter ("<parameter>: <reason>",
+// PLAN-api-input-validation D4; the documented example from the 2026 API
+// reference is "disk[0].size: Not a valid integer."), and the hint says
+// which; a 2024 TypeError text gets the general hint.
+func TestBadRequestHintNamesTheParameter(t *testing.T) {
+	for msg, want := range map[string]string{
+		"disk[0].size: Not a valid integer.":                                "the server refused the parameter disk[0].size",
+		"foo: Unknown field.":                                               "the server refused the parameter foo",
+		"InstancesEndpoint.post() got an unexpected keyword argument 'foo'": "the server refused the request's parameters",
+	} {
+		body, _ := json.Marshal(map[string]any{"error": msg, "status": 400})
+		err := client.NewAPIError("POST", "http://sf:13000/instances", 400, http.Header{}, body, time.Now())
+		if r := cmdutil.DescribeError(err); !strings.HasPrefix(r.Hint, want) {
+			t.Errorf("%q: hint %q, want %q", msg, r.Hint, want)
+		}
+	}
+}
