@@ -59,7 +59,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 type tooLargeError struct{ max int64 }
 
-func (e *tooLargeError) Error() string { return ErrTooLarge.Error() }
+func (e *tooLargeError) Error() string        { return ErrTooLarge.Error() }
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // Read reads the whole of arg, a path or "-" (stdin), refusing more than
