@@ -29,7 +29,6 @@ build() { CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/$1" "$2"; 
 build shakectl .
 floors=(hello required api linked)
 for f in "${floors[@]}"; do build "$f" "./bench/startupfloor/$f"; done
-build shakectl-plot ./cmd/shakectl-plot
 ls -l "$work" | awk 'NR > 1 {printf "%-10s %5.1f MB\n", $9, $5 / 1e6}'
 
 cmds=()

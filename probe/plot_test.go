@@ -3,16 +3,15 @@ package probe_test
 import (
 	"bytes"
 	"context"
-	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/shakenfist/shakectl/probe"
-	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/htmlplot"
+	"github.com/shakenfist/shakectl/probe/htmlplot/htmlplottest"
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
@@ -55,8 +54,9 @@ func plotRun(t *testing.T, mode probe.Mode) *report.Report {
 	return r
 }
 
-// Every mode gives a readable PNG and an SVG with the three panels, the
-// outcomes seen and the park budget. PLOT_DIR=dir keeps the PNGs to look at.
+// Every mode gives a page that loads nothing and carries the three time
+// panels' data, the outcomes seen, the park budget and the latency over
+// time. PLOT_DIR=dir keeps the pages to look at.
 func TestWritePlotEveryMode(t *testing.T) {
 	for _, mode := range []probe.Mode{probe.Burst, probe.Closed, probe.Open} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -65,29 +65,33 @@ func TestWritePlotEveryMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pngBuf bytes.Buffer
-			if err := plot.Write(&pngBuf, fig, "png"); err != nil {
+			var buf bytes.Buffer
+			if err := htmlplot.Write(&buf, fig, htmlplot.Options{Latency: report.LatencyOverTime(r, 0)}); err != nil {
 				t.Fatal(err)
-			}
-			img, err := png.Decode(bytes.NewReader(pngBuf.Bytes()))
-			if err != nil {
-				t.Fatalf("not a PNG: %v", err)
-			}
-			if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 800 {
-				t.Errorf("image %v too small to read", b)
 			}
 			if dir := os.Getenv("PLOT_DIR"); dir != "" {
-				_ = os.WriteFile(filepath.Join(dir, string(mode)+".png"), pngBuf.Bytes(), 0o644)
+				_ = os.WriteFile(filepath.Join(dir, string(mode)+".html"), buf.Bytes(), 0o644)
 			}
-			var svg bytes.Buffer
-			if err := plot.Write(&svg, fig, "svg"); err != nil {
+			d, err := htmlplottest.Check(buf.String())
+			if err != nil {
 				t.Fatal(err)
 			}
-			text := svg.String()
-			for _, want := range []string{"latency by percentile", "answers over time", "requests in flight", "park budget 1s", "99%", "served"} {
-				if !strings.Contains(text, want) {
-					t.Errorf("SVG lacks %q", want)
+			if d.Figure.BudgetSeconds != 1 || len(d.Figure.InFlight) == 0 || len(d.Figure.ParkingActive) == 0 {
+				t.Errorf("budget %v, %d in-flight and %d parking_active points: want the 1s budget and both lines",
+					d.Figure.BudgetSeconds, len(d.Figure.InFlight), len(d.Figure.ParkingActive))
+			}
+			var answered, latency int64
+			for _, s := range d.Figure.Answers {
+				for _, p := range s.Points {
+					answered += int64(p.Y)
 				}
+			}
+			for _, s := range d.Latency {
+				latency += int64(len(s.Points))
+			}
+			if answered != r.Requests || latency != r.Requests || d.Figure.Answers[0].Outcome != "served" {
+				t.Errorf("the page's answers add up to %d and its latency panel has %d points, want the %d requests, served first (%v)",
+					answered, latency, r.Requests, d.Figure.Answers)
 			}
 		})
 	}

@@ -242,9 +242,6 @@ XDG_CONFIG_HOME
 NO_COLOR, CLICOLOR_FORCE
 : never colour, or colour even when piped.
 
-SHAKECTL_PLOT
-: the shakectl-plot program that draws parking-probe --plot files, instead of the one next to shakectl or on PATH.
-
 Precedence, highest first: flags, environment, the config file, sf-client's files, defaults.
 `
 

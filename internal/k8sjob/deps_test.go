@@ -12,8 +12,6 @@ import (
 // (The OTel Prometheus exporter and prometheus/client_golang are linked:
 // `sim router` serves /metrics through them as the real router does;
 // issue 23 retired the start-up ratio that kept them out.)
-// gonum/plot and its fonts, LaTeX and PDF packages are shakectl-plot's:
-// the root package parses 12 fonts in init, another 1 ms of every command.
 func TestBinaryLinksNoTestOnlyModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -31,10 +29,9 @@ func TestBinaryLinksNoTestOnlyModule(t *testing.T) {
 		t.Fatalf("go list -deps gave %d packages without this one: not the binary's list", len(deps))
 	}
 	for _, p := range deps {
-		for _, banned := range []string{"k8s.io/", "sigs.k8s.io/", "github.com/santhosh-tekuri/",
-			"gonum.org/v1/plot", "codeberg.org/go-fonts/", "codeberg.org/go-latex/", "codeberg.org/go-pdf/"} {
+		for _, banned := range []string{"k8s.io/", "sigs.k8s.io/", "github.com/santhosh-tekuri/"} {
 			if strings.HasPrefix(p, banned) {
-				t.Errorf("shakectl links %s, a dependency only its tests or shakectl-plot may have", p)
+				t.Errorf("shakectl links %s, a dependency only its tests may have", p)
 			}
 		}
 	}

@@ -2,9 +2,6 @@ package htmlplot
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"html"
 	"os"
 	"path/filepath"
@@ -13,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakenfist/shakectl/probe/htmlplot/htmlplottest"
 	"github.com/shakenfist/shakectl/probe/report"
 )
 
@@ -51,20 +49,13 @@ func write(t *testing.T, fig *report.Figure, opts Options) string {
 	return buf.String()
 }
 
-// pageJSON returns the data the page's script reads: the text of the
-// <script type="application/json"> element, up to the first "</script"
-// in any case, as an HTML parser ends it.
-func pageJSON(t *testing.T, page string) pageData {
+// pageJSON returns the data the page's script reads, as htmlplottest
+// reads it for every writer of a page.
+func pageJSON(t *testing.T, page string) *htmlplottest.Page {
 	t.Helper()
-	const open = `<script type="application/json" id="plot-data">`
-	_, rest, ok := strings.Cut(page, open)
-	if !ok {
-		t.Fatal("no data element in the page")
-	}
-	end := strings.Index(strings.ToLower(rest), "</script")
-	var d pageData
-	if err := json.Unmarshal([]byte(rest[:end]), &d); err != nil {
-		t.Fatalf("the data element, cut where a browser ends it, is not the JSON written: %v", err)
+	d, err := htmlplottest.Data(page)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }
@@ -108,31 +99,8 @@ func TestHostileStringsStayData(t *testing.T) {
 // script, forbids every load and allows exactly its two inline scripts.
 func TestPageIsSelfContained(t *testing.T) {
 	page := write(t, figure("burst of 3 → a target"), Options{})
-	for _, re := range []string{`(?i)\b(https?|wss?|ftp|file|data|blob|javascript):`, `(?i)\b(src|href|srcset|action)\s*=`, `(?i)url\(`, `(?i)@import`, `//[a-z0-9.-]+\.[a-z]{2,}/`} {
-		if loc := regexp.MustCompile(re).FindStringIndex(page); loc != nil {
-			t.Errorf("the page has %q (%s), which could make a browser fetch", page[max(0, loc[0]-20):min(len(page), loc[1]+20)], re)
-		}
-	}
-	m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatchIndex(page)
-	if m == nil {
-		t.Fatal("no Content-Security-Policy meta element")
-	}
-	if m[0] > strings.Index(page, "<script") {
-		t.Error("the policy comes after a script: it would not govern it")
-	}
-	csp := html.UnescapeString(page[m[2]:m[3]])
-	if !strings.HasPrefix(csp, "default-src 'none';") {
-		t.Errorf("policy %q does not start by forbidding every load", csp)
-	}
-	// Every script that runs is allowed by its hash, and nothing else.
-	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(page, -1)
-	var hashes []string
-	for _, s := range scripts {
-		h := sha256.Sum256([]byte(s[1]))
-		hashes = append(hashes, "'sha256-"+base64.StdEncoding.EncodeToString(h[:])+"'")
-	}
-	if want := "script-src " + strings.Join(hashes, " ") + ";"; len(scripts) != 2 || !strings.Contains(csp, want) {
-		t.Errorf("policy %q: want %q for the page's %d scripts", csp, want, len(scripts))
+	if err := htmlplottest.CheckSelfContained(page); err != nil {
+		t.Error(err)
 	}
 	// The library's licence travels with it.
 	if !strings.Contains(page, "Copyright (c) 2022 Leon Sorokin") || !strings.Contains(page, "uPlot v"+uplotVersion) {

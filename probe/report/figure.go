@@ -5,24 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// FigureVersion is the version of Figure's JSON form. shakectl-plot draws
-// only the version it was built with: the two programs ship together.
+// FigureVersion is the version of Figure's JSON form, which the HTML
+// page's script (probe/htmlplot) reads; the page is written by the same
+// build, so a figure of another version is a bug, not a user's mistake.
 const FigureVersion = 1
 
-// Figure is what a --plot file draws, prepared from a report: three panels'
-// points, their labels and the facts of the run they mark. It is also the
-// JSON that shakectl hands to shakectl-plot, which draws it with
-// gonum/plot. The plotting library lives in that second program because
-// linking it costs every command's start-up about 1 ms: its root package
-// parses 12 embedded fonts in init (issue 15).
+// Figure is what a --plot page draws, prepared from a report: three panels'
+// points, their labels and the facts of the run they mark. It travels into
+// the page as JSON (probe/htmlplot), so it holds plain numbers only.
 type Figure struct {
 	Version int `json:"version"`
 	// Load names the run in the first panel's title.
@@ -74,7 +70,7 @@ func (f *Figure) Step() time.Duration {
 // Check says whether a figure read from JSON can be drawn.
 func (f *Figure) Check() error {
 	if f.Version != FigureVersion {
-		return fmt.Errorf("figure version %d, this build draws version %d: use the shakectl-plot of the same release as shakectl", f.Version, FigureVersion)
+		return fmt.Errorf("figure version %d, this build draws version %d", f.Version, FigureVersion)
 	}
 	if f.StepSeconds <= 0 || f.Scale <= 0 {
 		return errors.New("figure has no time step or scale")
@@ -87,17 +83,6 @@ func (f *Figure) Check() error {
 		}
 	}
 	return nil
-}
-
-// PlotFormat returns "png" or "svg" from a file name, or an error.
-func PlotFormat(path string) (string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png":
-		return "png", nil
-	case ".svg":
-		return "svg", nil
-	}
-	return "", fmt.Errorf("--plot %q: want a .png or .svg file name", path)
 }
 
 // spectrumMaxX bounds the spectrum's x axis at the 99.999th percentile.

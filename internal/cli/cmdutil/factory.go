@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -42,11 +40,6 @@ type Factory struct {
 	// per run and only when a command asks for it (version and help never
 	// do). The root command sets it unless a test already has.
 	Client func() (*client.Client, error)
-
-	// Plotter finds what draws --plot files, only when a run asks for
-	// one: shakectl-plot by default (the root command sets that unless a
-	// test already set one), so shakectl itself does not link gonum/plot.
-	Plotter func() (PlotFunc, error)
 
 	// Transport, when set, carries the API client's requests instead of a
 	// network transport: tests inject an in-memory RoundTripper (for
@@ -272,6 +265,3 @@ func Note(s *output.IOStreams, cfg *Config, event, msg string) {
 	}
 	fmt.Fprintln(s.ErrOut, msg)
 }
-
-// PlotFunc draws a figure as format ("png" or "svg") to w.
-type PlotFunc func(fig *report.Figure, format string, w io.Writer) error

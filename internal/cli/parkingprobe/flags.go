@@ -110,7 +110,7 @@ func probeFlags() []probeFlag {
 			fl.StringVar(&o.out, n, "", "also write the JSON report to FILE (atomically)")
 		}},
 		{"", "plot", func(fl fs, n string, _ po, o op) {
-			fl.StringVar(&o.plot, n, "", "draw latency by percentile, answers and in-flight over time to FILE.png or FILE.svg")
+			fl.StringVar(&o.plot, n, "", "write the run as one self-contained HTML page, FILE.html: latency, answers and in-flight over time")
 		}},
 		{"Shard.Count", "shards", func(fl fs, n string, _ po, o op) {
 			fl.IntVar(&o.shards, n, 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")

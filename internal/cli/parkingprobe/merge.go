@@ -54,12 +54,13 @@ before and the latest after, never a sum over shards. A report whose
 schema has a major version this shakectl does not know is refused; one
 without a schema is read as parking-probe/v1.
 
---plot FILE.png|.svg draws the merged report as a run's --plot does (with
-shakectl-plot), from what the reports carry: each outcome's latency by
-percentile from the merged histograms, and answers and requests in flight
-per second from the per-second series.`,
+--plot FILE.html writes the merged report as one self-contained HTML page,
+as a run's --plot does, from what the reports carry: each outcome's latency
+by percentile from the merged histograms, and answers and requests in
+flight per second from the per-second series (a merge keeps no per-request
+samples, so the latency-over-time panel is left out).`,
 		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'
-  shakectl parking-probe merge run.json --plot run.png    # draw a saved report
+  shakectl parking-probe merge run.json --plot run.html    # draw a saved report
   kubectl logs -l job-name=probe --tail=-1 --max-log-requests=16 --prefix | shakectl parking-probe merge -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -72,10 +73,10 @@ per second from the per-second series.`,
 	fl.DurationVar(&opts.shedMax, "shed-max", report.DefaultShedMax, "bound on shed p99 (default: the first report's)")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
-	fl.StringVar(&opts.plot, "plot", "", "draw the merged report to FILE.png or FILE.svg (its answers and in-flight per second)")
+	fl.StringVar(&opts.plot, "plot", "", "write the merged report as one self-contained HTML page, FILE.html")
 	fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))
-	cmdutil.Must(c.MarkFlagFilename("plot", "png", "svg"))
+	cmdutil.Must(c.MarkFlagFilename("plot", "html"))
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
 	}
@@ -91,8 +92,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 	if err != nil {
 		return &cmdutil.UsageError{Msg: err.Error()}
 	}
-	plot, err := checkPlotFile(f, opts.plot)
-	if err != nil {
+	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return err
 	}
 	if err := checkWritableDir("--out", opts.out); err != nil {
@@ -148,7 +148,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		return err
 	}
 	merged.Sources = paths
-	if err := writeReport(f, cfg, merged, opts.out, plot); err != nil {
+	if err := writeReport(f, cfg, merged, opts.out, opts.plot); err != nil {
 		return err
 	}
 	return checksError(merged)

@@ -7,6 +7,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/cli/clitest"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/cli/root"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // parking-probe against `shakectl sim router --model main` (substrate main
@@ -30,20 +31,26 @@ func TestParkingProbeAgainstSimMainExits3(t *testing.T) {
 	}
 }
 
-// --help says what --plot draws now: percentiles per outcome with the
-// budget, and answers and in-flight per 100 ms, not latency over send time.
-func TestParkingProbeHelpDescribesPlots(t *testing.T) {
+// --help says what --plot writes (an HTML page that loads nothing, with
+// latency over time and by percentile, and parked against the lot), and
+// its outcome and check tables are the report's vocabulary, word for word.
+func TestParkingProbeHelpDescribesPlotAndVocabulary(t *testing.T) {
 	f, out, _ := probeTestFactory(t, t.Context())
 	if code := root.Run(f, []string{"parking-probe", "--help"}); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	help := out.String()
-	for _, want := range []string{"latency by percentile", "park budget", "per 100 ms"} {
+	for _, want := range []string{"--plot FILE.html", "self-contained HTML page", "fetches nothing",
+		"latency over time and by percentile", "park budget", "max_parked",
+		"OUTCOMES (every request lands in exactly one)\n" + report.OutcomeHelp(),
+		"CHECKS (exit 3 when one fails)\n" + report.CheckHelp()} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
-	if strings.Contains(help, "latency over time") {
-		t.Error("--help still says --plot draws latency over time")
+	for _, gone := range []string{"shakectl-plot", "SHAKECTL_PLOT", ".png", ".svg"} {
+		if strings.Contains(help, gone) {
+			t.Errorf("--help still mentions %q", gone)
+		}
 	}
 }

@@ -1,31 +1,22 @@
 package parkingprobe_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
-	"github.com/shakenfist/shakectl/internal/cli/parkingprobe"
 	"github.com/shakenfist/shakectl/internal/cli/root"
-	"github.com/shakenfist/shakectl/probe/plot"
+	"github.com/shakenfist/shakectl/probe/htmlplot/htmlplottest"
 	"github.com/shakenfist/shakectl/probe/report"
+	"github.com/shakenfist/shakectl/sim/router"
 )
-
-// inProcessPlotter draws with the code shakectl-plot runs, without the
-// program: for the tests of everything around the plot.
-func inProcessPlotter() (cmdutil.PlotFunc, error) {
-	return func(fig *report.Figure, format string, w io.Writer) error { return plot.Write(w, fig, format) }, nil
-}
 
 // countingTarget answers every request with 200 and counts them.
 func countingTarget(t *testing.T) (*httptest.Server, *atomic.Int64) {
@@ -39,158 +30,169 @@ func countingTarget(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	return srv, &hits
 }
 
-func withEnv(f *cmdutil.Factory, env map[string]string) {
-	f.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-}
-
-// buildPlotHelper builds cmd/shakectl-plot, as the release does, into dir.
-func buildPlotHelper(t *testing.T, dir string) string {
+// startSimRouter runs `sim router` on loopback: a pool of 2 that parks
+// part of a burst and sheds the rest, with its metrics and statusz.
+func startSimRouter(t *testing.T) *router.Server {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds shakectl-plot")
-	}
-	goCmd, err := exec.LookPath("go")
+	cfg := router.DefaultConfig()
+	cfg.Listen, cfg.MetricsListen, cfg.StatusListen = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Workers = 2
+	cfg.Actors = 20
+	cfg.ActorIdle = 50 * time.Millisecond
+	cfg.ServiceTime = 10 * time.Millisecond
+	cfg.ResumeLatency = 20 * time.Millisecond
+	cfg.ParkedRequestMax = 10
+	cfg.ParkedRequestBudget = 300 * time.Millisecond
+	cfg.Seed = 1
+	s, err := router.Start(context.Background(), cfg)
 	if err != nil {
-		t.Skip("no go command")
+		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, parkingprobe.PlotHelper)
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	if out, err := exec.Command(goCmd, "build", "-o", bin, "github.com/shakenfist/shakectl/cmd/shakectl-plot").CombinedOutput(); err != nil {
-		t.Fatalf("go build shakectl-plot: %v\n%s", err, out)
-	}
-	return bin
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
-// --plot runs the real shakectl-plot: the figure crosses as JSON, the
-// image comes back and lands in the file.
-func TestPlotThroughTheHelperProgram(t *testing.T) {
-	bin := buildPlotHelper(t, t.TempDir())
-	srv, _ := countingTarget(t)
-	for _, name := range []string{"p.png", "p.svg"} {
-		f, _, errOut := probeTestFactory(t, context.Background())
-		withEnv(f, map[string]string{parkingprobe.PlotHelperEnv: bin})
-		file := filepath.Join(t.TempDir(), name)
-		if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "20", "--shed-max", "1h", "--plot", file}); code != cmdutil.ExitOK {
-			t.Fatalf("%s: exit %d, %s", name, code, errOut)
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		magic := map[string]string{"p.png": "\x89PNG", "p.svg": "<?xml"}[name]
-		if !bytes.HasPrefix(b, []byte(magic)) || !bytes.Contains(b, []byte("served")) && name == "p.svg" {
-			t.Errorf("%s: %d bytes starting %q", name, len(b), b[:min(8, len(b))])
-		}
+// readPage reads a --plot file and holds it to htmlplot's checks: it
+// loads nothing and its data is a figure that can be drawn.
+func readPage(t *testing.T, path string) *htmlplottest.Page {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	d, err := htmlplottest.Check(string(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return d
 }
 
-// A helper that fails passes its own complaint on, and one that exits 0
-// but prints nothing drew no plot: both are errors, and neither leaves a
-// half-written or empty file where the plot should be.
-func TestPlotHelperFailuresLeaveNoFile(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("shell scripts stand in for the helper")
+// answered adds up the answers the page draws.
+func answered(d *htmlplottest.Page) (n int64) {
+	for _, s := range d.Figure.Answers {
+		for _, p := range s.Points {
+			n += int64(p.Y)
+		}
 	}
-	srv, _ := countingTarget(t)
-	for _, tc := range []struct{ name, script, want string }{
-		{"fails", "printf 'partial'; echo 'figure version 9, this build draws version 1' >&2; exit 1", "figure version 9"},
-		{"draws nothing", "cat >/dev/null; exit 0", "drew nothing"},
+	return n
+}
+
+// --plot run.html writes one page for each load shape, against the
+// simulated router: every request is drawn (the answers add up to the
+// requests the report counts), with the router's lot from statusz, its
+// parking_active from the scrapes, and each outcome's latency over time.
+// A merge of the runs' reports draws the merged report, from the
+// per-second series the reports carry.
+func TestPlotPageForEveryModeAndAMerge(t *testing.T) {
+	s := startSimRouter(t)
+	dir := t.TempDir()
+	var reports []string
+	for _, load := range [][]string{
+		{"--mode", "burst", "--requests", "40"},
+		{"--mode", "closed", "--concurrency", "4", "--duration", "400ms"},
+		{"--mode", "open", "--rate", "50", "--duration", "400ms"},
 	} {
-		dir := t.TempDir()
-		fake := filepath.Join(dir, "fake-plot")
-		if err := os.WriteFile(fake, []byte("#!/bin/sh\n"+tc.script+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, _, errOut := probeTestFactory(t, context.Background())
-		withEnv(f, map[string]string{parkingprobe.PlotHelperEnv: fake})
-		file := filepath.Join(dir, "p.png")
-		code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", file})
-		if code != cmdutil.ExitFailure || !strings.Contains(errOut.String(), "writing --plot "+file) || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("%s: exit %d, stderr %s", tc.name, code, errOut)
-		}
-		if _, err := os.Stat(file); !os.IsNotExist(err) {
-			t.Errorf("%s: a failed plot left %s behind (%v)", tc.name, file, err)
-		}
+		mode := load[1]
+		t.Run(mode, func(t *testing.T) {
+			f, _, errOut := probeTestFactory(t, context.Background())
+			page, out := filepath.Join(dir, mode+".html"), filepath.Join(dir, mode+".json")
+			args := append([]string{"parking-probe", "--target", s.URL(), "--actors", "20", "--seed", "3",
+				"--metrics-url", s.MetricsURL(), "--statusz-url", s.StatusURL(), "--budget", "300ms",
+				"--shed-max", "1h", "-o", "json", "--out", out, "--plot", page}, load...)
+			// Exit 3 (a check failed) still writes the page: the plot is of
+			// the run, whatever its verdict.
+			if code := root.Run(f, args); code != cmdutil.ExitOK && code != cmdutil.ExitChecksFailed {
+				t.Fatalf("exit %d, %s", code, errOut)
+			}
+			reports = append(reports, out)
+			d := readPage(t, page)
+			r := readReportFile(t, out)
+			if d.Figure.Mode != mode || answered(d) != r.Requests || r.Requests == 0 {
+				t.Errorf("page of mode %q draws %d answers; the %s report counts %d requests", d.Figure.Mode, answered(d), mode, r.Requests)
+			}
+			if d.Lot != 10 || len(d.Figure.ParkingActive) == 0 || d.Figure.BudgetSeconds != 0.3 {
+				t.Errorf("lot %v, %d parking_active points, budget %vs: want statusz's lot 10, the scrapes, the 300ms budget",
+					d.Lot, len(d.Figure.ParkingActive), d.Figure.BudgetSeconds)
+			}
+			var latency int64
+			for _, o := range d.Latency {
+				latency += int64(len(o.Points))
+			}
+			if latency != r.Requests {
+				t.Errorf("the latency panel has %d points for %d requests", latency, r.Requests)
+			}
+		})
+	}
+
+	// Runs of different modes merge with --allow-mixed; the merged page
+	// draws every request of the three.
+	f, _, errOut := probeTestFactory(t, context.Background())
+	page := filepath.Join(dir, "merged.html")
+	args := append([]string{"parking-probe", "merge", "--allow-mixed", "--plot", page, "-o", "json"}, reports...)
+	if code := root.Run(f, args); code != cmdutil.ExitOK && code != cmdutil.ExitChecksFailed {
+		t.Fatalf("merge: exit %d, %s", code, errOut)
+	}
+	var want int64
+	for _, p := range reports {
+		want += readReportFile(t, p).Requests
+	}
+	if d := readPage(t, page); answered(d) != want || d.Latency != nil {
+		t.Errorf("merged page draws %d answers (latency panel %v), want the runs' %d and no latency panel (a merge keeps no samples)", answered(d), d.Latency != nil, want)
 	}
 }
 
-// Without shakectl-plot, --plot is refused before any load is sent, with
-// where to get the program.
-func TestPlotWithoutTheHelperFailsBeforeTheLoad(t *testing.T) {
-	t.Setenv("PATH", t.TempDir())
+// A --plot that is not an .html file name is a usage error that says so,
+// before any request is sent or any report read; so is one in a directory
+// that does not exist.
+func TestPlotNotHTMLIsRefusedBeforeTheLoad(t *testing.T) {
 	srv, hits := countingTarget(t)
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{nil, "go install github.com/shakenfist/shakectl/cmd/shakectl-plot@latest"},
-		{map[string]string{parkingprobe.PlotHelperEnv: filepath.Join(t.TempDir(), "missing")}, parkingprobe.PlotHelperEnv + "="},
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, want string }{
+		{filepath.Join(dir, "p.png"), "want a file name ending in .html"},
+		{filepath.Join(dir, "p.svg"), "want a file name ending in .html"},
+		{filepath.Join(dir, "plot"), "want a file name ending in .html"},
+		{filepath.Join(dir, "missing", "p.html"), "cannot write --plot"},
 	} {
 		f, _, errOut := probeTestFactory(t, context.Background())
-		withEnv(f, tc.env)
-		code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", filepath.Join(t.TempDir(), "p.png")})
+		code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", tc.name})
 		if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("env %v: exit %d, stderr %s", tc.env, code, errOut)
+			t.Errorf("run --plot %s: exit %d, stderr %s", tc.name, code, errOut)
+		}
+		f, _, errOut = probeTestFactory(t, context.Background())
+		// The report does not exist: the plot's name is refused first.
+		code = root.Run(f, []string{"parking-probe", "merge", filepath.Join(dir, "none.json"), "--plot", tc.name})
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("merge --plot %s: exit %d, stderr %s", tc.name, code, errOut)
+		}
+		if _, err := os.Stat(tc.name); !os.IsNotExist(err) {
+			t.Errorf("%s exists after a refused --plot (%v)", tc.name, err)
 		}
 	}
 	if n := hits.Load(); n != 0 {
-		t.Errorf("%d requests sent although the plot could not be drawn", n)
+		t.Errorf("%d requests sent although --plot was refused", n)
+	}
+	// Upper case is still an HTML page.
+	f, _, errOut := probeTestFactory(t, context.Background())
+	page := filepath.Join(dir, "P.HTML")
+	if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", page}); code != cmdutil.ExitOK {
+		t.Fatalf("--plot P.HTML: exit %d, %s", code, errOut)
+	}
+	if d := readPage(t, page); answered(d) != 5 {
+		t.Errorf("page draws %d answers of 5", answered(d))
 	}
 }
 
-// A shakectl-plot next to shakectl that cannot be run is passed over when
-// the helper is looked for, so --plot is refused before the load rather
-// than failing after it.
-func TestPlotHelperThatCannotRunIsPassedOver(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("executable bits")
-	}
-	exe, err := os.Executable()
+// readReportFile reads a report the command wrote with --out.
+func readReportFile(t *testing.T, path string) *report.Report {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
-	exe, _ = filepath.EvalSymlinks(exe)
-	stray := filepath.Join(filepath.Dir(exe), parkingprobe.PlotHelper)
-	if err := os.WriteFile(stray, []byte("not a program"), 0o644); err != nil {
-		t.Skipf("cannot write next to the test binary: %v", err)
+	defer f.Close()
+	r, err := report.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(stray) })
-	t.Setenv("PATH", t.TempDir())
-	srv, hits := countingTarget(t)
-	f, _, errOut := probeTestFactory(t, context.Background())
-	code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--plot", filepath.Join(t.TempDir(), "p.png")})
-	if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "--plot needs shakectl-plot") || hits.Load() != 0 {
-		t.Errorf("exit %d, %d requests sent, stderr %s", code, hits.Load(), errOut)
-	}
-}
-
-// merge --plot draws a saved or merged report; without the helper it is
-// refused before any report is read.
-func TestMergeDrawsTheMergedReport(t *testing.T) {
-	srv, _ := countingTarget(t)
-	dir := t.TempDir()
-	report := filepath.Join(dir, "run.json")
-	f, _, errOut := probeTestFactory(t, context.Background())
-	if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "30", "--shed-max", "1h", "--out", report}); code != cmdutil.ExitOK {
-		t.Fatalf("run: exit %d, %s", code, errOut)
-	}
-	plot := filepath.Join(dir, "merged.svg")
-	f, _, errOut = probeTestFactory(t, context.Background())
-	f.Plotter = inProcessPlotter
-	if code := root.Run(f, []string{"parking-probe", "merge", report, "--plot", plot}); code != cmdutil.ExitOK {
-		t.Fatalf("merge --plot: exit %d, %s", code, errOut)
-	}
-	b, err := os.ReadFile(plot)
-	if err != nil || !bytes.Contains(b, []byte("answers per 1s")) || !bytes.Contains(b, []byte("served (30)")) {
-		t.Errorf("merged plot (%v): %d bytes, want the per-second panels and served (30)", err, len(b))
-	}
-
-	t.Setenv("PATH", t.TempDir())
-	f, _, errOut = probeTestFactory(t, context.Background())
-	code := root.Run(f, []string{"parking-probe", "merge", filepath.Join(dir, "missing.json"), "--plot", filepath.Join(dir, "m.png")})
-	if code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "--plot needs shakectl-plot") {
-		t.Errorf("merge --plot without the helper: exit %d, %s", code, errOut)
-	}
+	return r
 }

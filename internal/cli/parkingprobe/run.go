@@ -39,12 +39,14 @@ type Options struct {
 	expect       []string
 	out          string
 	plot         string
-	plotFile     *plotFile
 	shards       int
 	shard        int
 }
 
-const longHelp = `Send real HTTP load at an atenet router and classify every answer, then
+// longHelp is the command's help. The outcome and check tables come from
+// probe/report's vocabulary, the one definition the README and the schema
+// share.
+var longHelp = `Send real HTTP load at an atenet router and classify every answer, then
 check that request parking behaves as documented: served vs shed vs budget
 exhausted, how long each took, and whether the router's own metrics agree.
 
@@ -78,55 +80,15 @@ ADDRESSING
   seed sends the same actors in the same order.
 
 OUTCOMES (every request lands in exactly one)
-  served              2xx/3xx
-  shed                503 actor … unavailable: router at capacity
-  budget_exhausted    503 actor … unavailable: no free workers available
-  unavailable         other 503 actor … unavailable
-  not_found           404
-  deadline_exceeded   504 with an actor body
-  unauthenticated     401
-  permission_denied   403
-  resume_error        500 error resuming actor …
-  rate_limited        429 actor … rate limited
-  routing_failed      500 actor … routing failed
-  ext_proc_error      500 or 504 with an EMPTY body: Envoy's own answer when
-                      the ext_proc stream fails (its breaker overflowing
-                      too) or times out (max-wait + 5s)
-  envoy_overflow      503 with x-envoy-overloaded, or "reset reason: overflow"
-  proxy_error         502; 500/503/504 from the proxy (no healthy upstream,
-                      upstream request timeout, no actor body)
-  The actor id may be quoted or not, with or without the atespace
+` + report.OutcomeHelp() + `  The actor id may be quoted or not, with or without the atespace
   (actor "x" …, actor "ns/x" …, actor ns/x …).
   A router without parking (atenet main) answers a full pool at once with
   the budget_exhausted text; the parked check tells the two apart.
-  client_timeout      this probe's --timeout fired
-  transport_error     refused, reset, EOF…; also requests cancelled by Ctrl-C
-                      (detail "canceled")
-  other               anything else
 
 CHECKS (exit 3 when one fails)
-  budget_bound           no budget_exhausted later than --budget + --slack after
-                         it was sent
-  shed_fast              shed p99 under --shed-max
-  rejected_matches_shed  parking_rejected_total grew by the shed count (--metrics-url)
-  active_drains          parking_active back to 0 after the run (--metrics-url
-                         or --statusz-url)
-  no_envoy_overflow      no envoy_overflow and no ext_proc_error: Envoy
-                         truncates the lot
-  all_accounted          the outcomes add up to the requests sent
-  wait_matches_budget_exhausted
-                         parking_wait grew by the budget_exhausted count
-                         (label budget_exhausted), or by at least it (PR
-                         #221's label error); series absent before the run
-                         count from 0 (--metrics-url)
-  parked                 per-actor flights (requests to one actor that
-                         overlap in time): no flight's FIRST request refused
-                         in under half the budget; late joiners may be
-                         refused sooner
-  reached_parking        some answer came from the parking path (served,
-                         shed or budget_exhausted): a run of only 404s,
-                         timeouts or transport errors proves nothing and
-                         FAILS (exit 3; with no HTTP answer at all, exit 1)
+` + report.CheckHelp() + `  The thresholds: budget_bound's budget is --budget, its slack --slack;
+  shed_fast's bound is --shed-max; the router's metrics come from
+  --metrics-url, its parking card from --statusz-url.
   A check with nothing to judge is skipped, which does not fail the run;
   reached_parking makes sure a run is never passed on skips alone.
   Without --budget the budget is the router's statusz max_wait (PR #221
@@ -172,11 +134,18 @@ OUTPUT
   send_lateness_seconds (open mode), in_flight_peak, metrics, statusz,
   checks[{name, ok, status, detail}], series (per second). --out FILE writes
   that JSON atomically; "parking-probe merge" combines such files from several
-  machines. --plot FILE.png|.svg draws each outcome's latency by percentile
-  (log scale) with the park budget as a line, and the answers per outcome and
-  the requests in flight per 100 ms; the program shakectl-plot draws it, found
-  next to shakectl, else on PATH (or SHAKECTL_PLOT). A live progress line
-  goes to stderr on a terminal.
+  machines. A live progress line goes to stderr on a terminal.
+
+PLOT
+  --plot FILE.html writes the run as one self-contained HTML page, as
+  vegeta plot does: the data embedded as JSON and the charting library
+  (uPlot) inlined, so the page opens offline and fetches nothing. It draws
+  each outcome's latency over time and by percentile (with the park
+  budget), the answers by outcome over time, and the requests in flight
+  (the peak of each step, as in_flight_peak) against the router's
+  parking_active at its scrape times and its lot (statusz max_parked).
+  Any other file name is a usage error, refused before any load is sent.
+  "parking-probe merge --plot" draws a saved or merged report the same way.
 
 Ctrl-C cancels the requests in flight (counted as transport_error,
 "canceled"), prints and writes the partial report, and exits 130.`
@@ -239,7 +208,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	})))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("distribution", cmdutil.CompleteDistribution))
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))
-	cmdutil.Must(c.MarkFlagFilename("plot", "png", "svg"))
+	cmdutil.Must(c.MarkFlagFilename("plot", "html"))
 	cmdutil.Must(c.MarkFlagFilename("actors-file"))
 	for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
 		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
@@ -369,10 +338,11 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
 	po.Checks.Expect = exps
-	if opts.plotFile, err = checkPlotFile(f, opts.plot); err != nil {
+	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return nil, err
 	}
-	if opts.plotFile != nil {
+	if opts.plot != "" {
+		// The page's latency-over-time panel draws kept samples.
 		po.KeepSamples = 200_000
 	}
 	if err := opts.shardOptions(c, f, po); err != nil {
@@ -470,7 +440,7 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	if report == nil {
 		return probeError(runErr)
 	}
-	if err := writeReport(f, cfg, report, opts.out, opts.plotFile); err != nil {
+	if err := writeReport(f, cfg, report, opts.out, opts.plot); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -504,7 +474,7 @@ func checksError(r *report.Report) error {
 
 // writeReport prints the report in the configured format and writes
 // the --out and --plot files.
-func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out string, plot *plotFile) error {
+func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out, plot string) error {
 	ios := f.IOStreams
 	switch cfg.Output {
 	case "json":
@@ -526,14 +496,8 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out 
 			return fmt.Errorf("writing --out %s: %w", out, err)
 		}
 	}
-	if plot != nil {
-		fig, err := report.NewFigure(r)
-		if err != nil {
-			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
-		}
-		if err := atomicfile.Write(plot.path, 0o644, func(w io.Writer) error { return plot.draw(fig, plot.format, w) }); err != nil {
-			return fmt.Errorf("writing --plot %s: %w", plot.path, err)
-		}
+	if plot != "" {
+		return writePlot(plot, r)
 	}
 	return nil
 }

@@ -138,7 +138,7 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--actors-file", "/nonexistent/actors"}, "cannot read --actors-file /nonexistent/actors: no such file or directory"},
 		{[]string{"--expect", "served>=x"}, `invalid --expect "served>=x" at column 9`},
 		{[]string{"--expect", "p99(served)<6"}, "duration with a unit"},
-		{[]string{"--plot", "latency.jpg"}, ".png or .svg"},
+		{[]string{"--plot", "latency.jpg"}, "want a file name ending in .html"},
 		{[]string{"--start-at", "tomorrow"}, "RFC 3339"},
 		{[]string{"--start-at", "2001-01-01T00:00:00Z"}, "in the past"},
 		{[]string{"--header", "nocolon"}, `invalid --header "nocolon"`},
@@ -161,7 +161,7 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 		{[]string{"--mode", "closed", "--rate", "5"}, "--rate does not apply to --mode closed"},
 		{[]string{"--mode", "open", "--concurrency", "5"}, "--concurrency does not apply to --mode open"},
 		{[]string{"--out", "/nonexistent/dir/r.json"}, "cannot write --out /nonexistent/dir/r.json: no such file or directory"},
-		{[]string{"--plot", "/nonexistent/dir/p.png"}, "cannot write --plot /nonexistent/dir/p.png"},
+		{[]string{"--plot", "/nonexistent/dir/p.html"}, "cannot write --plot /nonexistent/dir/p.html"},
 	}
 	for _, tt := range tests {
 		f, out, errOut := probeTestFactory(t, context.Background())
@@ -372,8 +372,7 @@ func TestParkingProbeProgressAndPlot(t *testing.T) {
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	f.IOStreams.SetTTY(false, true)
-	f.Plotter = inProcessPlotter
-	plot := filepath.Join(t.TempDir(), "latency.svg")
+	plot := filepath.Join(t.TempDir(), "latency.html")
 	code := root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--mode", "closed", "--concurrency", "2", "--duration", "600ms", "--actors", "2", "--plot", plot})
 	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, %s", code, errOut)
@@ -381,8 +380,8 @@ func TestParkingProbeProgressAndPlot(t *testing.T) {
 	if s := errOut.String(); !strings.Contains(s, "\r\x1b[K") || !strings.Contains(s, "sent ") || !strings.HasSuffix(s, "\r\x1b[K") {
 		t.Errorf("progress line on a terminal's stderr: %q", s)
 	}
-	if b, err := os.ReadFile(plot); err != nil || !bytes.Contains(b, []byte("<svg")) {
-		t.Errorf("plot: %v", err)
+	if d := readPage(t, plot); d.Figure.Mode != "closed" {
+		t.Errorf("plot of mode %q", d.Figure.Mode)
 	}
 	if !strings.Contains(out.String(), "closed, 2 workers") {
 		t.Errorf("report:\n%s", out)

@@ -84,9 +84,6 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	// Each tree resolves its own configuration, from its own flags.
 	f.Root, f.Config = root, nil
 	f.Wire()
-	if f.Plotter == nil {
-		f.Plotter = func() (cmdutil.PlotFunc, error) { return parkingprobe.HelperPlotter(f.Getenv) }
-	}
 
 	// Flag errors are usage errors typed where Cobra reports them, naming
 	// the command whose --help explains the flags.
