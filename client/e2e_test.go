@@ -119,7 +119,9 @@ func TestE2ERetryRidesOutATeardown(t *testing.T) {
 	}
 }
 
-// TestE2ERefusalKinds provokes the refusal kinds of seed 004 that a real
+// TestE2ERefusalKinds provokes the refusal kinds of the capacity-refusal
+// contract (shakenfist/shakenfist docs/operator_guide/capacity_refusals.md
+// at 0c24a714) that a real
 // request can cause on the simulator, with the retry on, and checks how the
 // client classifies them: non-transient kinds are sent exactly once.
 // (sufficient_idle_cpu is the teardown test above; the rest below.)

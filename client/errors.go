@@ -44,7 +44,8 @@ type CapacityRefusal struct {
 	// (address-pool exhaustion, CongestedNetwork).
 	Stage string
 	// Transient is the body's "transient" == true (the JSON boolean).
-	// The field is the gate (seed 004: "Read this field rather than
+	// The field is the gate (shakenfist capacity_refusals.md at
+	// 0c24a714, external_api/base.py at 565e36e6e: "Read this field rather than
 	// inferring retry-worthiness from the status code or the stage
 	// name"): a transient refusal without a stage is still transient, as
 	// client-python 74d6e129 _request_url retries it. Nothing else makes

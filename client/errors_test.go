@@ -15,7 +15,8 @@ import (
 
 var errNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// TestCapacityRefusalBodies walks the 507 bodies of seed 004, "Which
+// TestCapacityRefusalBodies walks the 507 bodies of shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md (0c24a714), "Which
 // refusals are transient" and "The response body".
 func TestCapacityRefusalBodies(t *testing.T) {
 	transientHdr := http.Header{"Retry-After": {"15"}}
@@ -41,7 +42,7 @@ func TestCapacityRefusalBodies(t *testing.T) {
 		{"is_hypervisor", http.Header{}, body("is_hypervisor", false), true, false, "is_hypervisor", 0},
 		{"pre_schedule", http.Header{}, body("pre_schedule", false), true, false, "pre_schedule", 0},
 		{"unknown", http.Header{}, body("unknown", false), true, false, "unknown", 0},
-		// The field is the gate (seed 004; client-python 74d6e129 retries any
+		// The field is the gate (capacity_refusals.md; client-python 74d6e129 retries any
 		// transient body): the stage does not veto it.
 		{"unknown claiming transient", transientHdr, body("unknown", true), true, true, "unknown", 15 * time.Second},
 		{"CongestedNetwork: no stage, no transient", http.Header{}, `{"error": "CongestedNetwork: address pool exhausted", "status": 507}`, true, false, "", 0},

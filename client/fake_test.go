@@ -204,7 +204,8 @@ func newClient(t *testing.T, f http.RoundTripper, retryBudget time.Duration, n *
 	return c
 }
 
-// refusal507 is a scheduling 507 as seed 004 describes it.
+// refusal507 is a scheduling 507 as shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md (0c24a714) describes it.
 func refusal507(stage string, transient bool, retryAfter string) answer {
 	a := answer{status: 507, body: fmt.Sprintf(`{"error": "no candidates at stage %s", "status": 507, "stage": %q, "transient": %t}`, stage, stage, transient)}
 	if retryAfter != "" {

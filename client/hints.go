@@ -10,8 +10,9 @@ import (
 
 // What the server's answers mean. The server says little beyond a status and
 // a message; these read the message the way shakenfist da448b1a words it
-// (external_api/*.py, scheduler.py) and seed 004's capacity-refusal
-// contract does, and say what to do next. They sit beside the typed errors
+// (external_api/*.py, scheduler.py) and the capacity-refusal contract
+// (docs/operator_guide/capacity_refusals.md at 0c24a714, external_api/base.py
+// at 565e36e6e) does, and say what to do next. They sit beside the typed errors
 // so that every command, and anything else built on the client, explains a
 // refusal the same way.
 
@@ -64,7 +65,7 @@ func (e *APIError) Hint() string {
 }
 
 // IsAffinityConflict says a 409 is a seed server's hard-affinity refusal
-// (seed 004): the only 409 that is a capacity refusal.
+// (capacity_refusals.md): the only 409 that is a capacity refusal.
 func (e *APIError) IsAffinityConflict() bool {
 	return e.StatusCode == http.StatusConflict && mentionsAffinity(strings.ToLower(e.Message))
 }
@@ -212,7 +213,7 @@ func (c *CapacityRefusal) WaitMayHelp() bool {
 }
 
 // schedulerMessageHint reads a 507 without a stage by its message: servers
-// before seed 004 (shakenfist da448b1a scheduler.py) send every refusal
+// before the capacity-refusal contract (shakenfist da448b1a scheduler.py) send every refusal
 // that way, and only "No free addresses on network" (CongestedNetwork) is
 // about the address pool.
 func schedulerMessageHint(msg string) string {

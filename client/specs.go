@@ -78,7 +78,7 @@ func ParseNetworkSpec(s string) (NetworkRequest, error) {
 // server reads structure from them: "tags" (a list of strings) and
 // "affinity" (an object: integer weights per tag on shakenfist da448b1a,
 // which only rank nodes; hard require_with_tag/require_without_tag rules on
-// servers that follow seed 004).
+// servers that follow shakenfist's capacity_refusals.md, 0c24a714).
 var jsonMetadataKeys = map[string]func(any) bool{
 	"tags": func(v any) bool {
 		list, ok := v.([]any)

@@ -4,8 +4,7 @@ import "strings"
 
 // State is an object's lifecycle state as the server reports it: the
 // instance states of shakenfist da448b1a (objects/instance.py) and the
-// network states of objects/network.py (see
-// shared/reference/shakenfist-api.md, "instance view" and "network view").
+// network states of objects/network.py.
 type State string
 
 // The lifecycle states. Instances use all of them; networks use initial,

@@ -54,8 +54,8 @@ type Options struct {
 	OperationPoll time.Duration
 }
 
-// RetryOptions configures --retry-transient-capacity (seed 004,
-// "Client-side retry").
+// RetryOptions configures --retry-transient-capacity (shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md at 0c24a714, "Client-side retry").
 type RetryOptions struct {
 	// Budget bounds the sleeping between attempts (--timeout, else the
 	// async budget: pause 60s, block 1h, continue 0 = never retry).

@@ -15,8 +15,7 @@ import (
 )
 
 // The answers in testdata/ are the shapes of the real server (shakenfist
-// da448b1a, external_api/*.py, as shared/reference/shakenfist-api.md
-// records them), not of our simulator.
+// da448b1a, shakenfist/external_api/*.py), not of our simulator.
 func golden(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

@@ -33,7 +33,8 @@ type Policy struct {
 	Notify func(Notice)
 	// Wait, when positive, replaces the server's Retry-After hint (still
 	// clamped to [MinWait, MaxWait] and cut to the budget left): the
-	// "different retry delay" seed 004 puts in operator tooling
+	// "different retry delay" that shakenfist capacity_refusals.md
+	// (0c24a714) puts in operator tooling
 	// (`shakectl proxy --retry-wait`). Zero follows the server.
 	Wait time.Duration
 	// Classify decides which 507s are transient; nil retries nothing.

@@ -6,8 +6,8 @@ import (
 	"net/http"
 )
 
-// refusalBody is the wire shape of a scheduling 507 (seed 004, "The
-// response body"): {"error", "status", "stage", "transient"}. Raw messages
+// refusalBody is the wire shape of a scheduling 507 (shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md at 0c24a714, "The response body"): {"error", "status", "stage", "transient"}. Raw messages
 // keep a missing field, false, and a value of the wrong type apart.
 type refusalBody struct {
 	Error     json.RawMessage `json:"error"`
@@ -23,7 +23,7 @@ type refusalBody struct {
 //
 // An answer is transient exactly when the status is 507, the body is one
 // JSON object and its "transient" is the JSON literal true (not the string
-// "true", not 1). The field is the gate (seed 004: "Read this field rather
+// "true", not 1). The field is the gate (capacity_refusals.md: "Read this field rather
 // than inferring retry-worthiness from the status code or the stage
 // name"), so a transient refusal without a stage is still transient, as
 // client-python 74d6e129 _request_url retries it, and nothing else counts:

@@ -1,5 +1,6 @@
 // Package retry implements the opt-in transient-capacity retry of the
-// Shakenfist capacity-refusal contract (seed 004, "Client-side retry") on
+// Shakenfist capacity-refusal contract (shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md at 0c24a714, "Client-side retry") on
 // go-retryablehttp's hooks: which answers are retried, how long to wait, how
 // many attempts, and the caller's deadline.
 package retry

@@ -8,7 +8,8 @@
 //
 //   - "2024": shakenfist/shakenfist develop da448b1a (2024-10-24) with
 //     shakenfist-utilities 0.6.9; scheduler refusals follow the newer
-//     capacity-refusal contract (seed 004: 507 with stage, transient and
+//     capacity-refusal contract (shakenfist docs/operator_guide/
+//     capacity_refusals.md at 0c24a714: 507 with stage, transient and
 //     Retry-After, capacity_guard, hard affinity 409) over the 2024 texts,
 //     unless LegacyRefusals asks for the 2024 server's plain
 //     {"error","status"}.
@@ -76,7 +77,7 @@ type Config struct {
 	MinFreeDiskGiB    int
 
 	// Generation is the server the simulator speaks: Generation2026 (the
-	// default, develop in 2026, where seed 004's contract lives) or
+	// default, develop in 2026, where the capacity-refusal contract lives) or
 	// Generation2024 (develop da448b1a, October 2024, the code behind the
 	// v0.8 releases). docs/shakenfist-generations.md lists what differs.
 	Generation string

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Contract tests written from /work/shared/reference/shakenfist-api.md and
-// the server's source (shakenfist/shakenfist da448b1a), not from shakectl's
+// Contract tests written from the server's API reference and
+// source (shakenfist/shakenfist da448b1a), not from shakectl's
 // client: every route's answer shape and status code.
 
 func keysOf(m map[string]any) []string {

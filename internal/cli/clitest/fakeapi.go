@@ -521,7 +521,7 @@ func WriteFile(t *testing.T, path, content string) {
 }
 
 // ReadGolden reads a recorded real-shape answer of client/testdata (the
-// shapes of shakenfist da448b1a, see shared/reference/shakenfist-api.md).
+// shapes of shakenfist/shakenfist da448b1a, shakenfist/external_api/*.py).
 func ReadGolden(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "client", "testdata", name))

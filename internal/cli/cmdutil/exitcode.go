@@ -14,7 +14,7 @@ import (
 	"github.com/shakenfist/shakectl/proxy"
 )
 
-// Exit codes, as DESIGN.md's table and `shakectl help exit-codes` list them.
+// Exit codes, as `shakectl help exit-codes` and the README list them.
 const (
 	ExitOK                = 0
 	ExitFailure           = 1

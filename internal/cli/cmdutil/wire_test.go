@@ -12,7 +12,8 @@ import (
 )
 
 // Each error body of client/testdata/errors.json is what the real server
-// (shakenfist da448b1a) or a seed-004 server sends; the hint and the exit
+// (shakenfist da448b1a) or a server of the capacity-refusal
+// contract (capacity_refusals.md at 0c24a714) sends; the hint and the exit
 // code come from the body, not from the status alone.
 func TestRealErrorBodiesChooseHintAndExitCode(t *testing.T) {
 	var cases []struct {

@@ -8,7 +8,8 @@ import (
 	"github.com/shakenfist/shakectl/internal/cli/clitest"
 )
 
-// The 507 bodies of seed 004 ("Capacity refusals"), each sent to a real
+// The 507 bodies of shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md at 0c24a714 ("Capacity refusals"), each sent to a real
 // `instance create` run: exit code 75 only for "transient": true, 69 for
 // every refusal waiting will not fix, and a hint that says what to do.
 func TestInstanceCreateCapacityRefusals(t *testing.T) {

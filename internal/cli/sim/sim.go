@@ -16,8 +16,10 @@ without a real cluster or router. Each follows the real server's source where
 it can and says where it differs (see its --help):
 
   cluster  the Shakenfist REST API of shakenfist/shakenfist da448b1a (2024),
-           with the capacity-refusal contract (seed 004) on top by default;
-  router   the atenet router with request parking as seed 000 designs it;
+           with the capacity-refusal contract of its docs/operator_guide/
+           capacity_refusals.md (0c24a714) on top by default;
+  router   the atenet router with request parking as agent-substrate/substrate's
+           docs/request-parking.md (8a346bde) designs it;
            --model main and --model pr221 rehearse the real routers.
 
 Simulators listen on loopback by default and shut down cleanly on Ctrl-C
