@@ -157,7 +157,7 @@ func TestCheckActiveDrains(t *testing.T) {
 		e.metricsAfter = &report.RouterMetrics{ParkingActive: f64(0)}
 		e.activePeak = f64(12)
 	})
-	wantCheck(t, r, report.CheckActiveDrains, report.CheckOK, "parking_active back to 0 after the run (peak 12)")
+	wantCheck(t, r, report.CheckActiveDrains, report.CheckOK, "parking_active back to 0 after the run (highest scraped 12)")
 	r = fakeRun(t, withMetrics, many(report.Served, 2, time.Millisecond), func(e *engine) {
 		e.metricsBefore = &report.RouterMetrics{}
 		e.metricsAfter = &report.RouterMetrics{ParkingActive: f64(3)}

@@ -110,8 +110,9 @@ type MetricsReport struct {
 	// parkOutcomeError in cmd/atenet/internal/router/parking.go) or ""
 	// (none seen).
 	WaitBudgetLabel string `json:"wait_budget_label,omitempty"`
-	// ActivePeak is the highest parking_active seen before, during (every
-	// second) and after the run.
+	// ActivePeak is the highest parking_active scraped before, during
+	// (four times a second) and after the run: a lower bound of the
+	// router's own peak, which can fall between two scrapes.
 	ActivePeak   *float64 `json:"parking_active_peak"`
 	ScrapeErrors int      `json:"scrape_errors"`
 	LastError    string   `json:"last_error,omitempty"`
@@ -122,8 +123,9 @@ type StatuszReport struct {
 	URL    string          `json:"url"`
 	Before *StatuszParking `json:"before"`
 	After  *StatuszParking `json:"after"`
-	// ActivePeak is set when statusz (not metrics) was polled during the
-	// run.
+	// ActivePeak is the highest statusz active read, set when statusz
+	// (not metrics) was polled during the run: a lower bound of the
+	// router's own peak.
 	ActivePeak *float64 `json:"active_peak,omitempty"`
 	// NoParkingCard says statusz answered without a parking card: the
 	// router does not park (atenet main).

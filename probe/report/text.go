@@ -214,7 +214,7 @@ func writeRouterView(b *strings.Builder, r *Report) {
 			parts = append(parts, fmt.Sprintf("parking_rejected +%s", formatFloat(*m.RejectedDelta)))
 		}
 		if m.ActivePeak != nil {
-			s := fmt.Sprintf("parking_active peak %s", formatFloat(*m.ActivePeak))
+			s := fmt.Sprintf("parking_active highest scraped %s", formatFloat(*m.ActivePeak))
 			if m.After != nil {
 				s += fmt.Sprintf(", %s after", formatFloat(val(m.After.ParkingActive)))
 			}
@@ -254,6 +254,11 @@ func writeRouterView(b *strings.Builder, r *Report) {
 			// atenet main: statusz without a parking card.
 			b.WriteString("  no parking card: this router does not park requests\n")
 		}
+		if r.ParkingOff() {
+			// PR #221 --parking-enabled=false: the card shows the lot and
+			// max wait it was configured with, none of which applies.
+			b.WriteString("  parking is OFF (enabled: false): the router parks nothing; the checks about parking are skipped\n")
+		}
 		for _, e := range []struct {
 			when string
 			p    *StatuszParking
@@ -268,7 +273,7 @@ func writeRouterView(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "  %s: %s\n", e.when, describeParking(e.p))
 		}
 		if s.ActivePeak != nil {
-			fmt.Fprintf(b, "  active peak %s\n", formatFloat(*s.ActivePeak))
+			fmt.Fprintf(b, "  active, highest scraped %s\n", formatFloat(*s.ActivePeak))
 		}
 	}
 }
