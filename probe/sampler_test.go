@@ -44,7 +44,7 @@ func TestSamplerSeesAShortPeak(t *testing.T) {
 		})
 		r, err := probe.Run(context.Background(), probe.Options{
 			Target: "http://router.test", Mode: probe.Burst, Requests: 40, Actors: probe.GeneratedActors(4),
-			Transport: target, ScrapeTransport: metrics, MetricsURL: "http://metrics.test/metrics",
+			RoundTripper: target, ScrapeTransport: metrics, MetricsURL: "http://metrics.test/metrics",
 			Checks: report.CheckConfig{Budget: time.Second}, Seed: 1,
 		})
 		if err != nil {

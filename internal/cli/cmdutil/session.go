@@ -155,8 +155,8 @@ func sortedKeys(m map[string]any) []string {
 // RetryContext is the context of a request that --retry-transient-capacity
 // may repeat. Under it the deadline bounds the sleeping between attempts,
 // and the request sent after the last sleep keeps its own per-request
-// timeout (shakenfist capacity_refusals.md at 0c24a714: "the request issued after the last sleep is not itself
-// cut short"), so the request gets the run's context, the retry budget
+// timeout (shakenfist capacity_refusals.md at 0c24a714: "the request
+// issued after the last sleep is not itself cut short"), so the request gets the run's context, the retry budget
 // being that deadline; otherwise the session's, bounded by --timeout.
 func (s *Session) RetryContext() (context.Context, context.CancelFunc) {
 	if s.Cfg.RetryTransientCapacity {
