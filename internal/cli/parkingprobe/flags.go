@@ -112,6 +112,11 @@ func probeFlags() []probeFlag {
 		{"", "plot", func(fl fs, n string, _ po, o op) {
 			fl.StringVar(&o.plot, n, "", "write the run as one self-contained HTML page, FILE.html: latency, answers and in-flight over time")
 		}},
+		// The command's, not the probe's: the library changes no process
+		// setting, so the run's CPU count is set (and restored) in run.
+		{"", "procs", func(fl fs, n string, _ po, o op) {
+			fl.IntVar(&o.procs, n, 0, "CPUs to run the load on (GOMAXPROCS for the run, as vegeta's -cpus); 0 leaves Go's default, all of them")
+		}},
 		{"Shard.Count", "shards", func(fl fs, n string, _ po, o op) {
 			fl.IntVar(&o.shards, n, 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
 		}},

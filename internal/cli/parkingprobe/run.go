@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ type Options struct {
 	plot         string
 	shards       int
 	shard        int
+	procs        int
 }
 
 // longHelp is the command's help. The outcome and check tables come from
@@ -62,6 +64,19 @@ LOAD SHAPES
                                      from each request's scheduled time, and
                                      in-flight requests are never capped (a 5 s
                                      park at R req/s holds 5R connections).
+
+HTTP CLIENT AND CPUS
+  --transport wire      the probe's own connections, with net/http's codec:
+                        a parked request costs a goroutine and a small
+                        buffer; the default for http:// to one address.
+  --transport net/http  Go's net/http client; the default for https:// and
+                        for --url-template URLs that put the actor in the
+                        host name. The report's transport field says which
+                        ran, and resends counts requests sent again because
+                        they provably never reached the server.
+  --procs N             run the load on N CPUs (GOMAXPROCS, as vegeta's
+                        -cpus), restored when the run ends; 0 (the default)
+                        leaves Go's, every CPU the process may use.
 
 ADDRESSING
   The actor goes in the Host header, rendered from --host-template (default
@@ -338,6 +353,9 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
 	po.Checks.Expect = exps
+	if opts.procs < 0 {
+		return nil, cmdutil.UsageErrorf("--procs must be 0 (Go's default) or more, got %d", opts.procs)
+	}
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return nil, err
 	}
@@ -434,6 +452,12 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 		if d := po.StartAt.Sub(f.Now()); d > 0 {
 			fmt.Fprintf(ios.ErrOut, "waiting until %s (%s from now) to start the load\n", po.StartAt.Format(time.RFC3339), d.Round(time.Second))
 		}
+	}
+	if opts.procs > 0 {
+		// As vegeta's -cpus (tsenart/vegeta attack.go): the command, not
+		// the library, sets the process's CPU count, and puts it back so
+		// a caller that runs more than this command keeps its own.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(opts.procs))
 	}
 	report, runErr := probe.Run(f.Context, *po)
 	prog.clear()

@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -548,5 +550,41 @@ func TestParkingProbeTransportFlag(t *testing.T) {
 	}
 	if hits.Load() != before {
 		t.Errorf("the refused run sent %d requests", hits.Load()-before)
+	}
+}
+
+// --procs N runs the load with GOMAXPROCS N, set by the command and put
+// back when the run ends; a negative count is refused before any load.
+// (Not parallel: it changes the test process's GOMAXPROCS for the run.)
+func TestParkingProbeProcs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	var during atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		during.Store(int64(runtime.GOMAXPROCS(0)))
+		w.Write([]byte("hello"))
+	}))
+	t.Cleanup(srv.Close)
+	want := 1
+	if before == 1 {
+		want = 2
+	}
+	f, _, errOut := probeTestFactory(t, context.Background())
+	if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--procs", strconv.Itoa(want)}); code != cmdutil.ExitOK {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	if got := during.Load(); got != int64(want) {
+		t.Errorf("GOMAXPROCS %d during the run, want --procs %d", got, want)
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the run, want the %d it was before", got, before)
+	}
+
+	during.Store(0)
+	f, _, errOut = probeTestFactory(t, context.Background())
+	if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "5", "--shed-max", "1h", "--procs", "-1"}); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "--procs must be 0") {
+		t.Errorf("--procs -1: exit %d, %s", code, errOut)
+	}
+	if during.Load() != 0 {
+		t.Error("a request was sent although --procs was refused")
 	}
 }
