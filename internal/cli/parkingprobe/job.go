@@ -105,7 +105,7 @@ var jobOwnedFlags = map[string]string{
 	"output":      "the Job sets -o json, one report per pod log",
 	"jq":          "merge reads the pods' JSON reports whole",
 	"out":         "a pod's report goes to its log; merge reads it from there",
-	"plot":        "a pod's files are lost with it; draw the merged report with \"parking-probe merge - --plot FILE\"",
+	"plot":        "a pod's files are lost with it; draw the merged report with \"parking-probe merge - --plot FILE.html\"",
 	"actors-file": "a pod has no file of yours; pass the actors with --actor or --actors",
 }
 

@@ -109,6 +109,17 @@ CHECKS (exit 3 when one fails)
   Without --budget the budget is the router's statusz max_wait (PR #221
   writes it "30s"; seconds are read too), else 5s; the report says which.
   A statusz without a parking card (atenet main) is reported, not an error.
+  A statusz card with "enabled": false (PR #221 --parking-enabled=false,
+  which still shows its configured lot and max_wait) is reported as parking
+  off, and the checks about parking (budget_bound, rejected_matches_shed,
+  active_drains, wait_matches_budget_exhausted, parked) are skipped with
+  that reason: a router that parks nothing cannot be judged on them.
+  parking_active is read four times a second during the run; the report
+  prints the highest value read as the highest scraped, a lower bound of
+  the router's own peak. PR #221 records a spent budget as
+  parking_wait{outcome="error"}, shared with NotFound, 401 and 403, so
+  wait_matches_budget_exhausted judges that series as at least the
+  budget_exhausted count.
 
 EXPECTATIONS (--expect, repeat or separate with commas)
   OUTCOME OP NUMBER       served>=0.95  shed==0  budget_exhausted<=10
