@@ -33,6 +33,19 @@ func TestAWrittenPagePasses(t *testing.T) {
 	}
 }
 
+// The run's own strings are data: a target URL in the load and the title
+// is text in the page, not a load, and passes.
+func TestURLsInTheRunsStringsAreData(t *testing.T) {
+	fig := &report.Figure{Version: report.FigureVersion, Load: "burst of 2 → http://203.0.113.7:8080 src=x", Mode: "burst", Scale: 1, StepSeconds: 1}
+	var b bytes.Buffer
+	if err := htmlplot.Write(&b, fig, htmlplot.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := htmlplottest.Check(b.String()); err != nil {
+		t.Error(err)
+	}
+}
+
 // Each way a page could load something or lose its data is caught.
 func TestBrokenPagesFail(t *testing.T) {
 	good := page(t)
