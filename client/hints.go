@@ -41,6 +41,10 @@ func (e *APIError) Hint() string {
 		return "something the request depends on is not ready yet (a network still initial, an instance not created); wait for it, or give a longer --timeout or --async block"
 	case code >= 300 && code < 400:
 		return "the API URL must point at the Shakenfist API itself (" + APIURLForms + "); an expired session on a login proxy also redirects"
+	case code == http.StatusBadRequest && strings.Contains(msg, "delete a namespace with"):
+		// auth.py@da448b1a AuthNamespaceEndpoint.delete refuses while the
+		// namespace holds live instances or networks.
+		return "the namespace still holds instances or networks; \"shakectl namespace clean NAMESPACE --yes\" deletes them, then delete the namespace"
 	case code == http.StatusBadRequest:
 		// A 2026 server names the parameter: "<parameter>: <reason>"
 		// (PLAN-api-input-validation decision D4).
@@ -243,4 +247,18 @@ func (e *ResponseError) Hint() string {
 		return "the answer was cut short: a proxy or the server may have failed mid-answer; try again"
 	}
 	return "the server's answer is not what the Shakenfist API sends; check the API URL and the server's version"
+}
+
+// Hint says what to do about a capacity claim's refusal (shakenfist 2026
+// auth.py CLAIM_REFUSAL_*).
+func (e *ClaimRefusal) Hint() string {
+	switch e.Kind {
+	case ClaimNoCapacity:
+		return "the cluster cannot promise that much: ask for smaller limits; waiting will not help"
+	case ClaimRetryLater:
+		return "the cluster asks to be asked again: retry in a moment"
+	case ClaimAlreadyHeld:
+		return "a namespace holds one claim at a time: \"shakectl namespace claim list NAMESPACE\" shows it, and \"namespace claim update\" changes its limits"
+	}
+	return "the claim cannot change that way now: it cannot shrink below what it uses, and an expired or released claim cannot be updated"
 }

@@ -20,6 +20,7 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
 	colour    bool
@@ -36,6 +37,7 @@ func System(env Env) *IOStreams {
 		In:        os.Stdin,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 	}
@@ -72,6 +74,14 @@ func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
 func (s *IOStreams) SetTTY(stdout, stderr bool) {
 	s.stdoutTTY, s.stderrTTY = stdout, stderr
 }
+
+// SetStdinTTY pretends (in tests) that stdin is or is not a terminal.
+func (s *IOStreams) SetStdinTTY(on bool) { s.stdinTTY = on }
+
+// IsStdinTTY reports whether stdin is a terminal: a person who can answer
+// a confirmation question, and who must not be asked for a secret there
+// without being told what is read.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
 
 // SetColour forces the colour decision; --no-color calls it with false.
 func (s *IOStreams) SetColour(on bool) { s.colour = on }

@@ -413,6 +413,7 @@ func (c CmdRun) Run(t *testing.T, args ...string) RunResult {
 	in.WriteString(c.Stdin)
 	if c.Tty {
 		ios.SetTTY(true, true)
+		ios.SetStdinTTY(true)
 		ios.SetWidth(c.Width)
 	}
 	ios.SetColour(c.Colour)

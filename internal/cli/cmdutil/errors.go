@@ -20,6 +20,7 @@ func DescribeError(err error) output.ErrorReport {
 	var (
 		apiErr    *client.APIError
 		capacity  *client.CapacityRefusal
+		claim     *client.ClaimRefusal
 		usage     *UsageError
 		transport *client.TransportError
 		respErr   *client.ResponseError
@@ -52,6 +53,9 @@ func DescribeError(err error) output.ErrorReport {
 		// generation, not a failure to explain by its status.
 		r.Message = unsup.Error()
 		r.Hint = "this needs a newer Shakenfist server (the 2026 develop generation); \"shakectl help generations\" says what each offers"
+		if unsup.Route == "GET /admin/resources" {
+			r.Hint = "the 2024 release never routes /admin/resources; \"shakectl node events NODE --type resources\" shows what each node reported"
+		}
 	case errors.As(err, &opFailed):
 		r.Hint = fmt.Sprintf("\"shakectl cluster-operation show %s/%s\" shows the operation, and \"shakectl cluster-operation show --chain %s\" what it depended on", opFailed.Handle.OpType, opFailed.Handle.OpUUID, opFailed.Handle.OpUUID)
 	case errors.As(err, &apiErr):
@@ -61,6 +65,11 @@ func DescribeError(err error) output.ErrorReport {
 			t := capacity.Transient
 			r.Transient = &t
 			r.Hint = capacity.Hint(apiErr.Attempts)
+		}
+		if errors.As(err, &claim) {
+			t := claim.Transient()
+			r.Transient = &t
+			r.Hint = claim.Hint()
 		}
 	case errors.As(err, &waited):
 		r.Hint = "give the wait more time with --timeout (or --async block, up to 1h)"

@@ -84,6 +84,17 @@ func UsageErrorf(format string, a ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, a...)}
 }
 
+// NotFoundError is something shakectl looked for in an answer and did not
+// find (exit 5, as the server's own 404 is).
+type NotFoundError struct{ Msg string }
+
+func (e *NotFoundError) Error() string { return e.Msg }
+
+// NotFoundf makes a *NotFoundError.
+func NotFoundf(format string, a ...any) error {
+	return &NotFoundError{Msg: fmt.Sprintf(format, a...)}
+}
+
 // ExitCode maps an error to the process exit code. It is the only place that
 // does: commands return typed errors and never choose a code themselves.
 func ExitCode(err error) int {
@@ -94,6 +105,7 @@ func ExitCode(err error) int {
 		usage    *UsageError
 		apiErr   *client.APIError
 		capacity *client.CapacityRefusal
+		claim    *client.ClaimRefusal
 		netErr   net.Error
 	)
 	var status *ExitStatusError
@@ -109,6 +121,12 @@ func ExitCode(err error) int {
 		// because the server would refuse it for the same reason (an
 		// events limit outside 1–1000): the user's input is wrong.
 		return ExitUsage
+	case errors.As(err, new(*NotFoundError)):
+		return ExitNotFound
+	case errors.As(err, new(*client.NotSupportedError)):
+		// The server lacks the route or the capability: no retry or other
+		// key changes that.
+		return ExitFailure
 	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed
 	case errors.As(err, &capacity):
@@ -116,6 +134,15 @@ func ExitCode(err error) int {
 			return ExitCapacityTransient
 		}
 		return ExitCapacityPermanent
+	case errors.As(err, &claim):
+		// A claim's 507 carries no transient marker: permanent (issue 24).
+		switch claim.Kind {
+		case client.ClaimNoCapacity:
+			return ExitCapacityPermanent
+		case client.ClaimRetryLater:
+			return ExitCapacityTransient
+		}
+		return ExitFailure
 	case errors.As(err, &apiErr):
 		switch {
 		case apiErr.IsHTML() && apiErr.StatusCode < 500:
@@ -162,12 +189,13 @@ const ExitCodeTopic = `shakectl's exit status tells a script what happened:
        including every 507 of servers that send no stage; address pool
        exhausted; a seed server's 409 hard-affinity conflict). Other 409s
        (address in use, invalid lifecycle state) are exit 1.
+       A capacity claim's 507 is exit 69 too; its 409s are exit 1.
   75   transient capacity refusal (507 with "transient": true), with or
        without --retry-transient-capacity; also a 507 without the field
        whose text names a stage the 2026 server classes as transient
        ("No nodes remaining at scheduling stage sufficient_idle_cpu", sent
        by 2026 servers older than the stage/transient contract), which is
-       never retried
+       never retried; and a capacity claim's 503 ("please retry")
   124  --timeout (or a wait's --async budget) ran out with no answer
   130  interrupted (Ctrl-C); a probe still prints what it measured
   143  terminated (SIGTERM)

@@ -21,7 +21,15 @@ import (
 type CreateOptions struct {
 	Name, CPUs, Memory string
 	Disks              []string
+	DiskSpecs          []string
 	Networks           []string
+	NetworkSpecs       []string
+	Floated            []string
+	VideoSpec          string
+	ConfigDrive        string
+	UEFI, SecureBoot   bool
+	NVRAMTemplate      string
+	SideChannels       []string
 	Metadata           []string
 	SSHKeyFile         string
 	UserDataFile       string
@@ -57,13 +65,50 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		}
 		req.Disk = append(req.Disk, disk)
 	}
-	for _, n := range o.Networks {
-		nw, err := client.ParseNetworkSpec(n)
+	for _, d := range o.DiskSpecs {
+		disk, err := client.ParseDiskSpecLong(d)
 		if err != nil {
-			return req, cmdutil.UsageErrorf("-n: %s", err)
+			return req, cmdutil.UsageErrorf("-D: %s", err)
 		}
-		req.Network = append(req.Network, nw)
+		req.Disk = append(req.Disk, disk)
 	}
+	// sf-client's order (client-python 6c25293c instance_create): floated
+	// interfaces first, then -n, then -N.
+	for _, nets := range []struct {
+		flag  string
+		specs []string
+		parse func(string) (client.NetworkRequest, error)
+	}{
+		{"-f", o.Floated, client.ParseFloatedSpec},
+		{"-n", o.Networks, client.ParseNetworkSpec},
+		{"-N", o.NetworkSpecs, client.ParseNetworkSpecLong},
+	} {
+		for _, n := range nets.specs {
+			nw, err := nets.parse(n)
+			if err != nil {
+				return req, cmdutil.UsageErrorf("%s: %s", nets.flag, err)
+			}
+			req.Network = append(req.Network, nw)
+		}
+	}
+	if o.VideoSpec != "" {
+		v, err := client.ParseVideoSpec(o.VideoSpec)
+		if err != nil {
+			return req, cmdutil.UsageErrorf("-V: %s", err)
+		}
+		req.Video = &v
+	}
+	switch o.ConfigDrive {
+	case "", "openstack-disk", "none":
+		req.ConfigDrive = o.ConfigDrive
+	default:
+		return req, cmdutil.UsageErrorf("--configdrive %q: want openstack-disk or none", o.ConfigDrive)
+	}
+	// sf-client's help says --secure-boot implies UEFI boot; the server
+	// refuses secure boot without it.
+	req.UEFI, req.SecureBoot = o.UEFI || o.SecureBoot, o.SecureBoot
+	req.NVRAMTemplate = o.NVRAMTemplate
+	req.SideChannels = o.SideChannels
 	if req.Metadata, err = client.ParseMetadata(o.Metadata); err != nil {
 		return req, cmdutil.UsageErrorf("-m: %s", err)
 	}
@@ -176,8 +221,13 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Co
 Disks, networks and metadata repeat:
   -d SIZE[@BASE]   a disk of SIZE GiB, optionally from a base image
                    (e.g. 20@debian:12, or a URL)
+  -D KEY=V,...     a disk in sf-client's long form: size, base, bus
+                   (virtio, sata, scsi, usb, nvme), type (disk, cdrom)
   -n NET[@ADDR]    an interface on network NET (uuid or name), optionally
                    with a fixed IP address
+  -f NET[@ADDR]    the same, with a floating address
+  -N KEY=V,...     an interface in long form: network_uuid (required),
+                   address, macaddress, model, float=true
   -m KEY=VALUE     metadata; "tags" takes a JSON list of strings and
                    "affinity" a JSON object (below). Anything else is a
                    string
@@ -196,6 +246,11 @@ weighted form, -m 'affinity={"fastdisk":10}', is deprecated on 2026 servers
 2024 server (told by its capabilities) --prefer-tag and --avoid-tag are
 sent as weights 1 and -1, and --require-tag/--forbid-tag are refused: a
 2024 server has no hard affinity.
+
+--uefi, --secure-boot (which implies --uefi), --nvram-template,
+-V/--videospec, --configdrive and -s/--side-channel are sf-client's; left
+out, the server's defaults apply (BIOS boot, a cirrus card with 16 MiB,
+an openstack-disk config drive, the sf-agent side channel).
 
 A network named with -n must be created: while it is still initial the
 server answers 406, and shakectl repeats the create once a second within
@@ -239,7 +294,16 @@ shakectl also authenticates to it.`,
 	}
 	fl := c.Flags()
 	fl.StringArrayVarP(&o.Disks, "disk", "d", nil, "a disk, SIZE[@BASE] in GiB (repeat for more)")
+	fl.StringArrayVarP(&o.DiskSpecs, "diskspec", "D", nil, "a disk in long form, size=GiB,base=IMAGE,bus=virtio,type=disk (repeat for more)")
 	fl.StringArrayVarP(&o.Networks, "network", "n", nil, "a network interface, NET[@ADDR] (repeat for more)")
+	fl.StringArrayVarP(&o.NetworkSpecs, "networkspec", "N", nil, "an interface in long form, network_uuid=NET,address=IP,macaddress=MAC,model=virtio,float=true (repeat)")
+	fl.StringArrayVarP(&o.Floated, "floated", "f", nil, "as -n, with a floating address (repeat for more)")
+	fl.StringVarP(&o.VideoSpec, "videospec", "V", "", "the video card, model=cirrus,memory=16384[,vdi=spice]")
+	fl.StringVar(&o.ConfigDrive, "configdrive", "", "the config drive: openstack-disk (the server's default) or none")
+	fl.BoolVar(&o.UEFI, "uefi", false, "boot with UEFI instead of BIOS")
+	fl.BoolVar(&o.SecureBoot, "secure-boot", false, "UEFI secure boot (implies --uefi)")
+	fl.StringVar(&o.NVRAMTemplate, "nvram-template", "", "a label or blob UUID to use as the UEFI NVRAM template")
+	fl.StringArrayVarP(&o.SideChannels, "side-channel", "s", nil, "a named side channel inside the guest, e.g. sf-agent (repeat for more)")
 	fl.StringArrayVarP(&o.Metadata, "metadata", "m", nil, "metadata KEY=VALUE; tags and affinity take JSON (repeat for more)")
 	fl.StringVarP(&o.SSHKeyFile, "ssh-key-file", "i", "", "a public SSH key file to put into the instance")
 	fl.StringVarP(&o.UserDataFile, "user-data-file", "u", "", "a cloud-init user data file (sent base64-encoded; - reads stdin)")
@@ -250,6 +314,11 @@ shakectl also authenticates to it.`,
 	fl.StringArrayVar(&o.AvoidTags, "avoid-tag", nil, "rather not place on a node with this tag (soft affinity; repeat)")
 	fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("network", cmdutil.CompleteNetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("floated", cmdutil.CompleteNetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("configdrive", cobra.FixedCompletions([]string{"openstack-disk", "none"}, cobra.ShellCompDirectiveNoFileComp)))
+	for _, name := range []string{"diskspec", "networkspec", "videospec", "nvram-template", "side-channel"} {
+		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
+	}
 	cmdutil.Must(c.RegisterFlagCompletionFunc("placement", cmdutil.CompleteNodeNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))

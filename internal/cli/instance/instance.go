@@ -38,7 +38,15 @@ its UUID or its name.`,
 		NewCmdReboot(f),
 		newCmdAction(f, "pause", "Pause an instance (it keeps its memory, its vCPUs stop)", client.Pause),
 		newCmdAction(f, "unpause", "Unpause a paused instance", client.Unpause),
+		NewCmdDeleteAll(f),
+		NewCmdConsoleData(f),
+		NewCmdSnapshot(f),
 	)
+	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
+		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),
+		Get: (*client.Client).GetInstanceMetadata, Set: (*client.Client).SetInstanceMetadata,
+		Delete: (*client.Client).DeleteInstanceMetadata,
+	})...)
 	return c
 }
 

@@ -13,14 +13,15 @@ import (
 // NewCmdCreate builds `shakectl network create`.
 func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 	var (
-		dhcp, nat bool
-		namespace string
+		dhcp, nat, dns bool
+		namespace      string
 	)
 	c := &cobra.Command{
 		Use:   "create NAME NETBLOCK",
 		Short: "Create a virtual network",
 		Long: `Create a virtual network NAME with the address block NETBLOCK (CIDR, e.g.
-10.0.0.0/24). The network provides DHCP unless --dhcp=false says otherwise.
+10.0.0.0/24). The network provides DHCP unless --no-dhcp says otherwise, and
+DNS only with --dns (sent only to a server that advertises provide-dns).
 (Shakenfist turns provide_nat=false into true: --nat=false is sent, but a
 real server gives the network NAT anyway.)
 
@@ -54,7 +55,7 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 			defer s.Close()
 			start := time.Now()
 			n, err := s.Client.CreateNetwork(s.Ctx, client.CreateNetworkRequest{
-				Name: args[0], Netblock: prefix.String(), ProvideDHCP: dhcp, ProvideNAT: nat, Namespace: namespace,
+				Name: args[0], Netblock: prefix.String(), ProvideDHCP: dhcp, ProvideNAT: nat, ProvideDNS: dns, Namespace: namespace,
 			})
 			if err != nil {
 				return err
@@ -67,6 +68,20 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 	}
 	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
 	c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
+	c.Flags().BoolVar(&dns, "dns", false, "serve DNS for the network's instances (servers with provide-dns)")
+	// sf-client spells the negations --no-dhcp, --no-nat and --no-dns.
+	var noDHCP, noNAT, noDNS bool
+	c.Flags().BoolVar(&noDHCP, "no-dhcp", false, "the same as --dhcp=false")
+	c.Flags().BoolVar(&noNAT, "no-nat", false, "the same as --nat=false")
+	c.Flags().BoolVar(&noDNS, "no-dns", false, "the same as --dns=false (the default)")
+	c.MarkFlagsMutuallyExclusive("dhcp", "no-dhcp")
+	c.MarkFlagsMutuallyExclusive("nat", "no-nat")
+	c.MarkFlagsMutuallyExclusive("dns", "no-dns")
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		dhcp, nat, dns = dhcp && !noDHCP, nat && !noNAT, dns && !noDNS
+		return run(cmd, args)
+	}
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
 	c.ValidArgsFunction = cobra.NoFileCompletions

@@ -20,12 +20,15 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 (hypervisor, network node, etcd master, event log node, cluster maintainer),
 the Shakenfist release they run, when they were last seen, and their state.
 
-The Shakenfist API does not expose per-node capacity: when a create is
-refused with HTTP 507, the refusal's message says what ran short.`,
+"node resources" shows the scheduler's view of each node's free capacity
+where the server routes /admin/resources (2026); when a create is refused
+with HTTP 507, the refusal's message says what ran short.`,
 		Example: `  shakectl node list
-  shakectl node show sf-1 -o json`,
+  shakectl node show sf-1 -o json
+  shakectl node events sf-1 --type resources
+  shakectl node resources`,
 	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f))
+	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdEvents(f), NewCmdResources(f))
 	return c
 }
 

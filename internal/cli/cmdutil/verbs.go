@@ -1,0 +1,278 @@
+package cmdutil
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// VerbSpec describes a command that acts on named objects: its positional
+// arguments (each completed by the function at its position, nil for
+// none) and what it does with a session. The generic builder does the
+// argument checks, the session and the completion, so each verb is its
+// own few lines of intent.
+type VerbSpec struct {
+	Use, Short, Long, Example string
+	// Args names the positional arguments, all required.
+	Args []string
+	// Optional names trailing positional arguments that may be left out.
+	Optional []string
+	// Complete completes the argument at each position.
+	Complete []cobra.CompletionFunc
+	Run      func(s *Session, args []string) error
+}
+
+// NewVerbCmd builds a command from a VerbSpec.
+func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
+	use := spec.Use
+	for _, a := range spec.Args {
+		use += " " + a
+	}
+	for _, a := range spec.Optional {
+		use += " [" + a + "]"
+	}
+	return &cobra.Command{
+		Use:               use,
+		Short:             spec.Short,
+		Long:              spec.Long,
+		Example:           spec.Example,
+		Args:              optionalArgs(spec.Args, spec.Optional),
+		ValidArgsFunction: ArgsAccepted(CompletePositions(spec.Complete...)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			s, err := NewSession(f, nil)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return spec.Run(s, args)
+		},
+	}
+}
+
+// optionalArgs checks the required arguments as RefArgs does and allows
+// up to len(optional) more.
+func optionalArgs(required, optional []string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		n := len(args)
+		if n > len(required) && n <= len(required)+len(optional) {
+			n = len(required)
+		}
+		return RefArgs(required...)(c, args[:n:n])
+	}
+}
+
+// CompletePositions completes each positional argument with the function
+// at its position (none past the end, or where the function is nil).
+func CompletePositions(fns ...cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= len(fns) || fns[len(args)] == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fns[len(args)](c, args, toComplete)
+	}
+}
+
+// RefListSpec is a list of things that belong to one object: a network's
+// interfaces, an instance's snapshots, a namespace's claims.
+type RefListSpec[T any] struct {
+	Use, Arg, Short, Long, Example string
+	Complete                       cobra.CompletionFunc
+	Fetch                          func(c *client.Client, ctx context.Context, ref string) ([]T, error)
+}
+
+// NewRefListCmd builds "<noun> <use> REF", printing r's list.
+func NewRefListCmd[T any](f *Factory, r Resource[T], spec RefListSpec[T]) *cobra.Command {
+	return NewVerbCmd(f, VerbSpec{
+		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
+		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
+		Run: func(s *Session, args []string) error {
+			items, err := spec.Fetch(s.Client, s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return s.PrintList(r.List(items))
+		},
+	})
+}
+
+// Confirm asks a person at a terminal to type yes before something that
+// cannot be undone; anywhere else --yes must have said so already. The
+// question goes to stderr, so stdout stays data.
+func Confirm(s *Session, yes bool, question string) error {
+	if yes {
+		return nil
+	}
+	ios := s.F.IOStreams
+	if !ios.IsStdinTTY() || !ios.IsStderrTTY() {
+		return &UsageError{Msg: question + ": not on a terminal, so pass --yes to confirm", Command: s.F.Command.CommandPath()}
+	}
+	fmt.Fprintf(ios.ErrOut, "%s? Type yes to go on: ", question)
+	line, err := bufio.NewReader(ios.In).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return err
+	}
+	if strings.TrimSpace(line) != "yes" {
+		return &UsageError{Msg: "not confirmed; nothing was deleted"}
+	}
+	return nil
+}
+
+// DeleteAllSpec is a namespace-wide delete: what it deletes (for the
+// question and the help) and the call.
+type DeleteAllSpec struct {
+	Plural, Long, Example string
+	Delete                func(s *Session, namespace string) (output.Detail, error)
+}
+
+// NewDeleteAllCmd builds "<noun> delete-all": every object of one
+// namespace (--namespace, else the configured one), after a confirmation.
+func NewDeleteAllCmd(f *Factory, spec DeleteAllSpec) *cobra.Command {
+	var (
+		yes       bool
+		namespace string
+	)
+	c := NewVerbCmd(f, VerbSpec{
+		Use: "delete-all", Short: "Delete every " + strings.TrimSuffix(spec.Plural, "s") + " of a namespace",
+		Long: spec.Long + `
+
+It asks for confirmation on a terminal; anywhere else --yes must be given.`,
+		Example: spec.Example,
+		Run: func(s *Session, _ []string) error {
+			ns := namespace
+			if ns == "" {
+				ns = s.Cfg.Namespace
+			}
+			if err := Confirm(s, yes, fmt.Sprintf("Delete ALL %s of namespace %q", spec.Plural, ns)); err != nil {
+				return err
+			}
+			d, err := spec.Delete(s, ns)
+			if perr := s.PrintDetail(d); perr != nil && err == nil {
+				err = perr
+			}
+			return err
+		},
+	})
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVar(&yes, "confirm", false, "the same as --yes (sf-client's spelling)")
+	c.Flags().StringVar(&namespace, "namespace", "", "the namespace whose "+spec.Plural+" to delete (default: the one you authenticate to)")
+	Must(c.RegisterFlagCompletionFunc("namespace", CompleteNamespaceNames(f)))
+	return c
+}
+
+// NetworksDeletedFields shows what DELETE /networks did: the networks
+// deleted and those still in use. A 2024 server answers the second case
+// with a 403 (network.py@da448b1a NetworksEndpoint.delete), which is not a
+// refused key: it becomes an ordinary failure (exit 1) that says what to do.
+func NetworksDeletedFields(n *client.NetworksDeleted, err error) ([]output.Field, error) {
+	if n == nil {
+		return nil, err
+	}
+	fields := []output.Field{{Name: "networks", Value: strings.Join(n.Deleted, ",")}}
+	if len(n.Unable) > 0 {
+		fields = append(fields, output.Field{Name: "networks_in_use", Value: strings.Join(n.Unable, ",")})
+		err = fmt.Errorf("%d network%s still in use were not deleted (%s); delete their instances first, or use \"shakectl namespace clean\"",
+			len(n.Unable), plural(len(n.Unable)), strings.Join(n.Unable, ", "))
+	}
+	return fields, err
+}
+
+// MetadataSpec is the metadata of one kind of object: its argument and
+// the three calls.
+type MetadataSpec struct {
+	Noun, Arg string
+	Complete  cobra.CompletionFunc
+	Get       func(c *client.Client, ctx context.Context, ref string) (map[string]any, error)
+	Set       func(c *client.Client, ctx context.Context, ref, key string, value any) error
+	Delete    func(c *client.Client, ctx context.Context, ref, key string) error
+}
+
+// NewMetadataCmds builds get-metadata, set-metadata and delete-metadata
+// for one kind of object, as sf-client has them for namespaces, instances
+// and networks (client-python 6c25293c commandline/*.py).
+func NewMetadataCmds(f *Factory, spec MetadataSpec) []*cobra.Command {
+	ref := []cobra.CompletionFunc{spec.Complete}
+	get := NewVerbCmd(f, VerbSpec{
+		Use: "get-metadata", Short: "Show a " + spec.Noun + "'s metadata",
+		Long: `Show the metadata of a ` + spec.Noun + `, one KEY VALUE line per item (values as
+JSON); -o json prints the server's object.`,
+		Example: "  shakectl " + spec.Noun + " get-metadata " + exampleRef(spec.Noun),
+		Args:    []string{spec.Arg}, Complete: ref,
+		Run: func(s *Session, args []string) error {
+			md, err := spec.Get(s.Client, s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return s.PrintDetail(MetadataDetail(md))
+		},
+	})
+	set := NewVerbCmd(f, VerbSpec{
+		Use: "set-metadata", Short: "Set one metadata item of a " + spec.Noun,
+		Long: `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE. As with create's -m,
+"tags" takes a JSON list of strings and "affinity" a JSON object; any other
+value is sent as a string. The server refuses an empty value.`,
+		Example: "  shakectl " + spec.Noun + " set-metadata " + exampleRef(spec.Noun) + " owner team-a\n" +
+			"  shakectl " + spec.Noun + " set-metadata " + exampleRef(spec.Noun) + ` tags '["web","prod"]'`,
+		Args: []string{spec.Arg, "KEY", "VALUE"}, Complete: ref,
+		Run: func(s *Session, args []string) error {
+			md, err := client.ParseMetadata([]string{args[1] + "=" + args[2]})
+			if err != nil {
+				return UsageErrorf("%s", err)
+			}
+			return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
+		},
+	})
+	del := NewVerbCmd(f, VerbSpec{
+		Use: "delete-metadata", Short: "Delete one metadata item of a " + spec.Noun,
+		Example: "  shakectl " + spec.Noun + " delete-metadata " + exampleRef(spec.Noun) + " owner",
+		Args:    []string{spec.Arg, "KEY"}, Complete: ref,
+		Run: func(s *Session, args []string) error {
+			return spec.Delete(s.Client, s.Ctx, args[0], args[1])
+		},
+	})
+	return []*cobra.Command{get, set, del}
+}
+
+// MetadataDetail shows metadata as sorted KEY VALUE lines, values as
+// compact JSON, strings bare.
+func MetadataDetail(md map[string]any) output.Detail {
+	d := output.Detail{Raw: RawOf(nil, md)}
+	for _, k := range sortedKeys(md) {
+		v := md[k]
+		text, ok := v.(string)
+		if !ok {
+			b, _ := json.Marshal(v)
+			text = string(b)
+		}
+		d.Fields = append(d.Fields, output.Field{Name: k, Value: text})
+	}
+	return d
+}
+
+func exampleRef(noun string) string {
+	switch noun {
+	case "instance":
+		return "web1"
+	case "network":
+		return "net1"
+	}
+	return "ci"
+}
+
+// WithRawField adds key: value to a detail's raw object (the server's
+// object, kept as sent otherwise), for a show that fetched more.
+func WithRawField(raw json.RawMessage, key string, value any) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	m[key] = RawOf(nil, value)
+	return RawOf(nil, m)
+}

@@ -1,0 +1,95 @@
+package claim
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+)
+
+// NewCmd groups the claim commands.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:     "claim <command>",
+		Aliases: []string{"claims"},
+		Short:   "Capacity claims: capacity promised to a namespace (2026 servers)",
+		Long: `A capacity claim promises a namespace up to --cpus vCPUs, --memory MiB and
+--disk GB until it expires (shakenfist 2026 auth.py; system namespace
+only). A namespace holds at most one active claim.
+
+The server's refusals have exit codes of their own: a 507 (the cluster
+cannot promise that much; the claim routes send no transient marker) is
+permanent, exit 69; a 503 ("please retry") is transient, exit 75; a 409
+says the namespace already holds a claim, or that an update would shrink
+the claim below what it uses (exit 1).`,
+		Example: `  shakectl namespace claim create ci --cpus 40 --memory 81920 --disk 2000 --expiry 24h
+  shakectl namespace claim list ci
+  shakectl namespace claim update ci 0b2b4f76-0a1b-4d0f-8b3f-6f1a2c4d5e6f --cpus 48`,
+	}
+	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdUpdate(f), NewCmdDelete(f))
+	return c
+}
+
+// claimResource is 2026 auth.py's claim_example: limits, use, coverage
+// and expiry.
+var claimResource = cmdutil.Resource[client.Claim]{
+	Singular: "claim", Plural: "claims",
+	Columns: []cmdutil.Column[client.Claim]{
+		cmdutil.Field("UUID", func(c *client.Claim) string { return c.UUID }),
+		cmdutil.StateField("STATE", func(c *client.Claim) string { return c.State }),
+		cmdutil.Field("COVERAGE", func(c *client.Claim) string { return c.CoverageState }),
+		cmdutil.Field("CPUS", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
+		cmdutil.Field("MEMORY_MB", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
+		cmdutil.Field("DISK_GB", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
+		cmdutil.Field("EXPIRES", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
+	},
+	Fields: []cmdutil.Column[client.Claim]{
+		cmdutil.Field("uuid", func(c *client.Claim) string { return c.UUID }),
+		cmdutil.Field("namespace", func(c *client.Claim) string { return c.Namespace }),
+		cmdutil.StateField("state", func(c *client.Claim) string { return c.State }),
+		cmdutil.Field("coverage_state", func(c *client.Claim) string { return c.CoverageState }),
+		cmdutil.Field("cpus", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
+		cmdutil.Field("memory_mb", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
+		cmdutil.Field("disk_gb", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
+		cmdutil.Field("expires_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
+		cmdutil.Field("updated_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.UpdatedAt) }),
+	},
+	Raw: func(c *client.Claim) json.RawMessage { return cmdutil.RawOf(c.Raw, c) },
+}
+
+// usedOf shows use against limit, "12/40"; the use may carry a fraction.
+func usedOf(used float64, limit int) string {
+	return strconv.FormatFloat(used, 'f', -1, 64) + "/" + strconv.Itoa(limit)
+}
+
+// limitFlags are create's and update's limits. Unset ones are left out of
+// an update's field mask.
+type limitFlags struct {
+	cpus, memory, disk int
+	expiry             time.Duration
+}
+
+func (l *limitFlags) add(c *cobra.Command, required bool) {
+	fl := c.Flags()
+	fl.IntVar(&l.cpus, "cpus", 0, "the vCPUs promised")
+	fl.IntVar(&l.memory, "memory", 0, "the memory promised, in MiB")
+	fl.IntVar(&l.disk, "disk", 0, "the disk promised, in GB")
+	fl.DurationVar(&l.expiry, "expiry", 0, "how long the claim lasts from now, e.g. 24h (the cluster's clock)")
+	if required {
+		for _, name := range []string{"cpus", "memory", "disk", "expiry"} {
+			cmdutil.Must(c.MarkFlagRequired(name))
+		}
+	}
+}
+
+func claimArgs(f *cmdutil.Factory) []cobra.CompletionFunc {
+	return []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f)}
+}
+
+func printClaim(s *cmdutil.Session, c *client.Claim) error {
+	return s.PrintDetail(claimResource.Detail(c))
+}

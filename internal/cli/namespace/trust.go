@@ -1,0 +1,43 @@
+package namespace
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+)
+
+// newTrustCmd builds add-trust or remove-trust: both answer the namespace
+// as it now is, which is printed.
+func newTrustCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
+	spec.Args = []string{"NAMESPACE", "TRUSTED_NAMESPACE"}
+	spec.Complete = []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f), cmdutil.CompleteNamespaceNames(f)}
+	spec.Run = func(s *cmdutil.Session, args []string) error {
+		ns, err := call(s.Client, s.Ctx, args[0], args[1])
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(namespaceResource.Detail(ns))
+	}
+	return cmdutil.NewVerbCmd(f, spec)
+}
+
+// NewCmdAddTrust builds `shakectl namespace add-trust`.
+func NewCmdAddTrust(f *cmdutil.Factory) *cobra.Command {
+	return newTrustCmd(f, cmdutil.VerbSpec{
+		Use: "add-trust", Short: "Let another namespace see this one's objects",
+		Long:    `Trust TRUSTED_NAMESPACE to see NAMESPACE's objects (sf-client add-trust), and print NAMESPACE.`,
+		Example: `  shakectl namespace add-trust ci ops`,
+	}, (*client.Client).AddNamespaceTrust)
+}
+
+// NewCmdRemoveTrust builds `shakectl namespace remove-trust`.
+func NewCmdRemoveTrust(f *cmdutil.Factory) *cobra.Command {
+	return newTrustCmd(f, cmdutil.VerbSpec{
+		Use: "remove-trust", Short: "Withdraw another namespace's view of this one",
+		Long:    `Stop trusting TRUSTED_NAMESPACE with NAMESPACE's objects, and print NAMESPACE.`,
+		Example: `  shakectl namespace remove-trust ci ops`,
+	}, (*client.Client).RemoveNamespaceTrust)
+}
