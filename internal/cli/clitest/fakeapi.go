@@ -72,6 +72,9 @@ type FakeAPI struct {
 	Latency map[string]time.Duration
 	// override answers a "METHOD /path" before anything else.
 	Override map[string]FakeReply
+	// RootPage, when set, is the unauthenticated GET / page, which lists
+	// the server's capabilities (client.Capabilities reads it).
+	RootPage string
 	// expireTokenOnce answers the next authenticated request with a 401,
 	// as an expired token is.
 	ExpireTokenOnce bool
@@ -148,6 +151,10 @@ func (fa *FakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fa.requests = append(fa.requests, RecordedRequest{Method: r.Method, Path: r.URL.Path, Body: string(body), Header: r.Header.Clone()})
 	w.Header().Set("X-Request-ID", fmt.Sprintf("req-%04d", len(fa.requests)))
 
+	if r.Method == http.MethodGet && r.URL.Path == "/" && fa.RootPage != "" {
+		fa.reply(w, FakeReply{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: fa.RootPage})
+		return
+	}
 	if r.Method == http.MethodPost && r.URL.Path == "/auth" {
 		var creds struct{ Namespace, Key string }
 		if json.Unmarshal(body, &creds) != nil || creds.Namespace != TestNamespace || creds.Key != TestKey {
@@ -277,11 +284,28 @@ func (fa *FakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fa.reply(w, FakeReply{Status: 200, Body: string(fa.Nodes[i])})
-	case r.URL.Path == "/auth/namespaces":
+	case r.URL.Path == "/auth/namespaces" && r.Method == http.MethodGet:
 		fa.reply(w, FakeReply{Status: 200, Body: string(JoinRaw(fa.namespaces))})
+	case len(parts) == 3 && parts[0] == "auth" && parts[1] == "namespaces" && r.Method == http.MethodGet:
+		i := fa.findLocked(fa.namespaces, parts[2], "name")
+		if i < 0 {
+			fa.errorReply(w, 404, "namespace not found")
+			return
+		}
+		fa.reply(w, FakeReply{Status: 200, Body: string(fa.namespaces[i])})
 	default:
 		fa.errorReply(w, 404, "no such route")
 	}
+}
+
+// Reply answers "METHOD /path" with status and body from now on.
+func (fa *FakeAPI) Reply(method, path string, status int, body string) {
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	if fa.Override == nil {
+		fa.Override = map[string]FakeReply{}
+	}
+	fa.Override[method+" "+path] = FakeReply{Status: status, Body: body}
 }
 
 func (fa *FakeAPI) findLocked(items []json.RawMessage, ref string, keys ...string) int {
@@ -525,7 +549,23 @@ func WriteFile(t *testing.T, path, content string) {
 // shapes of shakenfist/shakenfist da448b1a, shakenfist/external_api/*.py).
 func ReadGolden(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "client", "testdata", name))
+	// The module root is the nearest directory up with a go.mod: tests of
+	// nested packages (namespace/claim) read the same files.
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "client", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package clitest
 
 import (
+	"encoding/json"
+	"testing"
 	"time"
 )
 
@@ -17,4 +19,27 @@ func TransientRefusal(retryAfter string) FakeReply {
 // before each wait is visibly smaller than the one before.
 func SlowCreates(fa *FakeAPI) {
 	fa.Latency = map[string]time.Duration{"POST /instances": time.Second}
+}
+
+// RecordedRefusal is the row named name of client/testdata/FILE (sf2024/
+// refusals.json or sf2026/refusals.json): a real server's refusal, with
+// the source it was recorded from.
+func RecordedRefusal(t *testing.T, file, name string) FakeReply {
+	t.Helper()
+	var rows []struct {
+		Name   string            `json:"name"`
+		Status int               `json:"status"`
+		Header map[string]string `json:"header"`
+		Body   json.RawMessage   `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(ReadGolden(t, file)), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Name == name {
+			return FakeReply{Status: r.Status, Header: r.Header, Body: string(r.Body)}
+		}
+	}
+	t.Fatalf("%s has no row %q", file, name)
+	return FakeReply{}
 }

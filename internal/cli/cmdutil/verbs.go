@@ -45,7 +45,7 @@ func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
 		Long:              spec.Long,
 		Example:           spec.Example,
 		Args:              optionalArgs(spec.Args, spec.Optional),
-		ValidArgsFunction: ArgsAccepted(CompletePositions(spec.Complete...)),
+		ValidArgsFunction: CompletePositions(spec.Complete...),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := NewSession(f, nil)
 			if err != nil {

@@ -54,7 +54,7 @@ var namespaceResource = cmdutil.Resource[client.Namespace]{
 		cmdutil.Field("name", func(n *client.Namespace) string { return n.Name }),
 		cmdutil.StateField("state", func(n *client.Namespace) string { return n.State }),
 		cmdutil.Field("keys", namespaceKeys),
-		cmdutil.Field("trusted_by", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
+		cmdutil.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
 		cmdutil.Field("metadata", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
 		cmdutil.Field("version", func(n *client.Namespace) string { return cmdutil.Itoa(n.Version) }),
 	},

@@ -3,6 +3,7 @@ package claim
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,17 +74,29 @@ type limitFlags struct {
 	expiry             time.Duration
 }
 
-func (l *limitFlags) add(c *cobra.Command, required bool) {
+var limitNames = []string{"cpus", "memory", "disk", "expiry"}
+
+func (l *limitFlags) add(c *cobra.Command) {
 	fl := c.Flags()
 	fl.IntVar(&l.cpus, "cpus", 0, "the vCPUs promised")
 	fl.IntVar(&l.memory, "memory", 0, "the memory promised, in MiB")
 	fl.IntVar(&l.disk, "disk", 0, "the disk promised, in GB")
 	fl.DurationVar(&l.expiry, "expiry", 0, "how long the claim lasts from now, e.g. 24h (the cluster's clock)")
-	if required {
-		for _, name := range []string{"cpus", "memory", "disk", "expiry"} {
-			cmdutil.Must(c.MarkFlagRequired(name))
+}
+
+// missing names the limit flags not given, as a usage error (exit 2)
+// before anything is sent.
+func missing(c *cobra.Command) error {
+	var out []string
+	for _, name := range limitNames {
+		if !c.Flags().Changed(name) {
+			out = append(out, "--"+name)
 		}
 	}
+	if len(out) == 0 {
+		return nil
+	}
+	return cmdutil.UsageErrorf("a claim needs every limit and its expiry: missing %s", strings.Join(out, ", "))
 }
 
 func claimArgs(f *cmdutil.Factory) []cobra.CompletionFunc {

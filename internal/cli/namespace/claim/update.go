@@ -29,7 +29,7 @@ past what the cluster can promise is a 507 (exit 69).`,
 			}
 			upd.LimitCPUs, upd.LimitMemoryMB, upd.LimitDiskGB = set("cpus", l.cpus), set("memory", l.memory), set("disk", l.disk)
 			upd.ExpiresInSeconds = set("expiry", client.ExpiresIn(l.expiry))
-			if upd == (client.ClaimUpdate{}) {
+			if upd == (client.ClaimUpdate{}) { // the server would 400
 				return cmdutil.UsageErrorf("nothing to change: give --cpus, --memory, --disk or --expiry")
 			}
 			claim, err := s.Client.UpdateNamespaceClaim(s.Ctx, args[0], args[1], upd)
@@ -39,6 +39,6 @@ past what the cluster can promise is a 507 (exit 69).`,
 			return printClaim(s, claim)
 		},
 	})
-	l.add(c, false)
+	l.add(c)
 	return c
 }
