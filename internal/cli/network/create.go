@@ -74,11 +74,13 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 	c.Flags().BoolVar(&noDHCP, "no-dhcp", false, "the same as --dhcp=false")
 	c.Flags().BoolVar(&noNAT, "no-nat", false, "the same as --nat=false")
 	c.Flags().BoolVar(&noDNS, "no-dns", false, "the same as --dns=false (the default)")
-	c.MarkFlagsMutuallyExclusive("dhcp", "no-dhcp")
-	c.MarkFlagsMutuallyExclusive("nat", "no-nat")
-	c.MarkFlagsMutuallyExclusive("dns", "no-dns")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		for _, name := range []string{"dhcp", "nat", "dns"} {
+			if cmd.Flags().Changed(name) && cmd.Flags().Changed("no-"+name) {
+				return cmdutil.UsageErrorf("--%s and --no-%s contradict each other", name, name)
+			}
+		}
 		dhcp, nat, dns = dhcp && !noDHCP, nat && !noNAT, dns && !noDNS
 		return run(cmd, args)
 	}
