@@ -135,6 +135,12 @@ func conflictHint(msg string) string {
 // not find (shakenfist da448b1a).
 func notFoundHint(msg string) string {
 	switch {
+	case strings.Contains(msg, "key name") || strings.Contains(msg, "key does not exist"):
+		// auth.py: "key name not found in namespace" (2024), "key does
+		// not exist" (2026 PUT).
+		return "the namespace has no key of that name; \"shakectl namespace show NAMESPACE\" lists its keys"
+	case strings.Contains(msg, "claim"):
+		return "the namespace has no claim with that UUID; \"shakectl namespace claim list NAMESPACE\" shows its claims"
 	case strings.Contains(msg, "namespace"):
 		return "the namespace does not exist or does not trust yours; \"shakectl namespace list\" shows the namespaces you can see"
 	case strings.Contains(msg, "network"):

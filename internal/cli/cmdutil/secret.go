@@ -1,14 +1,15 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -19,19 +20,20 @@ const maxSecret = 64 << 10
 // never from argv, where other users of the machine could read it (ps,
 // /proc). At a terminal it prompts on stderr and does not echo. Trailing
 // line ends are dropped, as `echo KEY |` adds one.
-func ReadSecret(ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
+func ReadSecret(ctx context.Context, ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
 	in, errOut := ios.In, ios.ErrOut
 	var raw []byte
 	var err error
 	switch {
-	case keyFile != "" && keyFile != "-":
-		f, oerr := os.Open(keyFile)
-		if oerr != nil {
-			return client.Secret{}, UsageErrorf("--key-file: cannot read %s: %s", keyFile, PathErrReason(oerr))
+	case keyFile != "" && keyFile != userfile.Stdin, !ios.IsStdinTTY():
+		if keyFile == "" {
+			keyFile = userfile.Stdin
 		}
-		defer f.Close()
-		raw, err = io.ReadAll(io.LimitReader(f, maxSecret+1))
-	case ios.IsStdinTTY():
+		raw, err = userfile.Read(ctx, in, keyFile, userfile.Bound{Flag: "--key-file", Max: maxSecret})
+		if err != nil {
+			return client.Secret{}, UsageErrorf("%s", err)
+		}
+	default:
 		fmt.Fprintf(errOut, "%s (not echoed): ", what)
 		file, ok := in.(*os.File)
 		if !ok {
@@ -39,17 +41,9 @@ func ReadSecret(ios *output.IOStreams, keyFile, what string) (client.Secret, err
 		}
 		raw, err = term.ReadPassword(int(file.Fd()))
 		fmt.Fprintln(errOut)
-	default:
-		if in == nil {
-			return client.Secret{}, UsageErrorf("no standard input to read the key from; use --key-file")
+		if err != nil {
+			return client.Secret{}, fmt.Errorf("reading the key: %w", err)
 		}
-		raw, err = io.ReadAll(io.LimitReader(in, maxSecret+1))
-	}
-	if err != nil {
-		return client.Secret{}, fmt.Errorf("reading the key: %w", err)
-	}
-	if len(raw) > maxSecret {
-		return client.Secret{}, UsageErrorf("the key is longer than %d bytes; is that the right file?", maxSecret)
 	}
 	s := strings.TrimRight(string(raw), "\r\n")
 	switch {

@@ -201,3 +201,45 @@ func (e *WaitTimeoutError) Error() string {
 }
 
 func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// WaitUntil polls done, as WaitFor polls one object, until it says yes,
+// within the run's async budget (--timeout, else 60s for pause and 1h for
+// block; --async continue looks once). what is what is awaited, for the
+// messages. lenient is --async pause's promise, as for WaitFor.
+func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
+	budget := s.Cfg.Deadline()
+	ctx, cancel := withDeadline(s.F.Context, max(budget, time.Nanosecond))
+	defer cancel()
+	poll := firstPoll
+	for {
+		ok, left, err := done(ctx)
+		switch {
+		case err != nil && ctx.Err() != nil && s.F.Context.Err() == nil:
+		case err != nil:
+			return err
+		case ok:
+			return nil
+		}
+		if budget <= 0 {
+			return nil
+		}
+		timer := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
+				return cause
+			}
+			if lenient {
+				if !s.Cfg.Quiet {
+					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s: still %s after %s\n", what, left, budget)
+				}
+				return nil
+			}
+			return &WaitTimeoutError{What: what + " (still " + left + ")", Budget: budget}
+		case <-timer.C:
+		}
+		poll = min(poll*3/2, maxPoll)
+		s.progress("%s: %s", what, left)
+	}
+}

@@ -30,7 +30,7 @@ func newKeyCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, send keyVerb) *cobra.C
 		if err != nil {
 			return err
 		}
-		secret, err := cmdutil.ReadSecret(s.F.IOStreams, kf.keyFile, "key for "+args[0]+"/"+args[1])
+		secret, err := cmdutil.ReadSecret(s.Ctx, s.F.IOStreams, kf.keyFile, "key for "+args[0]+"/"+args[1])
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,125 @@
+package root_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/internal/cli/clitest"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+// startOperatorSim starts `sim cluster` of one server generation on
+// loopback, with the test's key as the system namespace's.
+func startOperatorSim(t *testing.T, generation string) clitest.CmdRun {
+	t.Helper()
+	cfg := cluster.DefaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.Generation = generation
+	cfg.AuthNamespace, cfg.AuthKey = "system", clitest.TestKey
+	cfg.CreateTime = 20 * time.Millisecond
+	cfg.NetworkDeployTime = 50 * time.Millisecond
+	cfg.TeardownLag = 20 * time.Millisecond
+	sim, err := cluster.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}
+}
+
+func stepper(t *testing.T, r clitest.CmdRun) func(want int, args ...string) clitest.RunResult {
+	return func(want int, args ...string) clitest.RunResult {
+		t.Helper()
+		res := r.Run(t, args...)
+		if res.Code != want {
+			t.Fatalf("shakectl %s: exit %d, want %d\n%s", strings.Join(args, " "), res.Code, want, res)
+		}
+		return res
+	}
+}
+
+const deployKey = "d3ploy-key-of-namespace-ci-41c7"
+
+// TestREADMEOperatorWalkThroughAgainstSimCluster is the README's operator
+// walk-through (a namespace with a key, metadata, trust and a capacity
+// claim, used and then cleaned away) against the 2026 simulator, and the
+// parts a 2024 server has against the 2024 one.
+func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			r := startOperatorSim(t, gen)
+			step := stepper(t, r)
+			step(0, "namespace", "create", "ci")
+			add := r
+			add.Stdin = deployKey + "\n"
+			expiry := []string{}
+			if gen == cluster.Generation2026 {
+				expiry = []string{"--expiry", "720h"}
+			}
+			if res := add.Run(t, append([]string{"namespace", "add-key", "ci", "deploy"}, expiry...)...); res.Code != 0 || strings.Contains(res.Stdout+res.Stderr, deployKey) {
+				t.Fatal(res)
+			}
+			if gen == cluster.Generation2024 {
+				// A 2024 server has no key expiry: said before anything is sent.
+				if res := add.Run(t, "namespace", "add-key", "ci", "other", "--expiry", "720h"); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "expiry") {
+					t.Fatal(res)
+				}
+			}
+			if res := step(0, "namespace", "show", "ci", "-o", "simple"); !strings.Contains(res.Stdout, "keys\tdeploy\n") {
+				t.Fatalf("the key is not listed:\n%s", res)
+			}
+			step(0, "namespace", "set-metadata", "ci", "owner", "team-a")
+			if res := step(0, "namespace", "get-metadata", "ci", "--jq", ".owner"); res.Stdout != "team-a\n" {
+				t.Fatal(res)
+			}
+			step(0, "namespace", "create", "ops")
+			if res := step(0, "namespace", "add-trust", "ci", "ops", "-o", "json", "--jq", ".trust.full | join(\",\")"); !strings.Contains(res.Stdout, "ops") {
+				t.Fatal(res)
+			}
+			step(0, "namespace", "remove-trust", "ci", "ops")
+
+			// The key works: a network and an instance in ci, made with it.
+			asCI := r
+			asCI.Env = map[string]string{"SHAKENFIST_NAMESPACE": "ci", "SHAKENFIST_KEY": deployKey}
+			ciStep := stepper(t, asCI)
+			ciStep(0, "network", "create", "cinet", "10.5.0.0/24")
+			ciStep(0, "instance", "create", "ci1", "1", "1024", "-d", "8@debian:12", "-n", "cinet", "--async", "block")
+			if res := ciStep(0, "instance", "list", "-o", "json", "--jq", ".[].namespace"); res.Stdout != "ci\n" {
+				t.Fatal(res)
+			}
+
+			if gen == cluster.Generation2026 {
+				res := step(0, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h", "-o", "json")
+				var claim struct{ UUID string }
+				if json.Unmarshal([]byte(res.Stdout), &claim) != nil || claim.UUID == "" {
+					t.Fatal(res)
+				}
+				if res := step(cmdutil.ExitFailure, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h"); !strings.Contains(res.Stderr, "already holds") {
+					t.Fatal(res)
+				}
+				if res := step(cmdutil.ExitCapacityPermanent, "namespace", "claim", "create", "ops", "--cpus", "100000", "--memory", "1", "--disk", "1", "--expiry", "1h"); !strings.Contains(res.Stderr, "capacity to promise") {
+					t.Fatal(res)
+				}
+				if res := step(0, "namespace", "claim", "update", "ci", claim.UUID, "--cpus", "8", "-o", "simple"); !strings.Contains(res.Stdout, "/8\n") {
+					t.Fatal(res)
+				}
+				if res := step(0, "namespace", "claim", "list", "ci", "-o", "columns=UUID"); !strings.Contains(res.Stdout, claim.UUID) {
+					t.Fatal(res)
+				}
+				step(0, "namespace", "claim", "delete", "ci", claim.UUID)
+			}
+
+			if res := step(cmdutil.ExitFailure, "namespace", "delete", "ci"); !strings.Contains(res.Stderr, "namespace clean") {
+				t.Fatalf("delete of a namespace with instances:\n%s", res)
+			}
+			step(0, "namespace", "clean", "ci", "--yes")
+			step(0, "namespace", "delete", "ci")
+			if res := step(cmdutil.ExitNotFound, "namespace", "delete-key", "system", "nosuch"); !strings.Contains(res.Stderr, "no key of that name") {
+				t.Fatal(res)
+			}
+		})
+	}
+}
