@@ -123,3 +123,62 @@ func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorInstanceNetworkNodeCommandsAgainstSimCluster runs the
+// instance, network and node operator commands against both simulator
+// generations: what the client sends and how the simulator (written from
+// the server's source) answers must agree.
+func TestOperatorInstanceNetworkNodeCommandsAgainstSimCluster(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			r := startOperatorSim(t, gen)
+			step := stepper(t, r)
+			step(0, "network", "create", "opnet", "10.7.0.0/24", "--dns")
+			step(0, "instance", "create", "op1", "1", "1024", "-D", "size=8,base=debian:12,bus=virtio", "-f", "opnet",
+				"-V", "model=qxl,memory=65536", "--uefi", "-s", "sf-agent", "--async", "block")
+
+			step(0, "instance", "set-metadata", "op1", "tags", `["ops"]`)
+			if res := step(0, "instance", "get-metadata", "op1", "--jq", ".tags[0]"); res.Stdout != "ops\n" {
+				t.Fatal(res)
+			}
+			step(0, "instance", "delete-metadata", "op1", "tags")
+			step(0, "instance", "consoledata", "op1", "--length", "512")
+			if res := step(0, "instance", "snapshot", "op1", "-o", "json", "--jq", ".[0].device"); res.Stdout != "vda\n" {
+				t.Fatal(res)
+			}
+			if res := step(0, "instance", "show", "op1", "--snapshots", "-o", "json", "--jq", ".snapshots | length"); res.Stdout != "1\n" {
+				t.Fatal(res)
+			}
+
+			if res := step(0, "network", "instances", "opnet", "-o", "json", "--jq", ".[0].floating != null"); res.Stdout != "true\n" {
+				t.Fatal(res)
+			}
+			if res := step(0, "network", "addresses", "opnet", "-o", "json", "--jq", "length > 0"); res.Stdout != "true\n" {
+				t.Fatal(res)
+			}
+			if res := step(0, "network", "events", "opnet", "-o", "json", "--jq", "length > 0"); res.Stdout != "true\n" {
+				t.Fatal(res)
+			}
+			step(0, "network", "ping", "opnet", "10.7.0.1")
+			step(0, "network", "set-metadata", "opnet", "owner", "ops")
+			step(0, "network", "delete-metadata", "opnet", "owner")
+
+			res := step(0, "node", "list", "-o", "json", "--jq", ".[0].name")
+			node := strings.TrimSpace(res.Stdout)
+			step(0, "node", "events", node, "--limit", "1")
+			if gen == cluster.Generation2026 {
+				if res := step(0, "node", "resources", "-o", "json", "--jq", "length > 0"); res.Stdout != "true\n" {
+					t.Fatal(res)
+				}
+			} else if res := step(cmdutil.ExitFailure, "node", "resources"); !strings.Contains(res.Stderr, "does not support cluster resources") {
+				t.Fatal(res)
+			}
+
+			step(cmdutil.ExitUsage, "instance", "delete-all")
+			if res := step(0, "instance", "delete-all", "--namespace", "system", "--yes", "-o", "json", "--jq", "length"); res.Stdout != "1\n" {
+				t.Fatal(res)
+			}
+			step(0, "network", "delete-all", "--namespace", "system", "--yes", "--wait-for-interfaces")
+		})
+	}
+}
