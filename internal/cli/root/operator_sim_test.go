@@ -11,23 +11,29 @@ import (
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-// startOperatorSim starts `sim cluster` of one server generation on
-// loopback, with the test's key as the system namespace's.
-func startOperatorSim(t *testing.T, generation string) clitest.CmdRun {
+// startSim starts `sim cluster` of one server generation on loopback,
+// with the test's key as namespace's, and returns a runner logged in to it.
+func startSim(t *testing.T, generation, namespace string, networkDeploy time.Duration) clitest.CmdRun {
 	t.Helper()
 	cfg := cluster.DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Generation = generation
-	cfg.AuthNamespace, cfg.AuthKey = "system", clitest.TestKey
-	cfg.CreateTime = 20 * time.Millisecond
-	cfg.NetworkDeployTime = 50 * time.Millisecond
-	cfg.TeardownLag = 20 * time.Millisecond
+	cfg.AuthNamespace, cfg.AuthKey = namespace, clitest.TestKey
+	cfg.CreateTime = 50 * time.Millisecond
+	cfg.NetworkDeployTime = networkDeploy
+	cfg.TeardownLag = 50 * time.Millisecond
 	sim, err := cluster.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}
+	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": namespace}}
+}
+
+// startOperatorSim is startSim for the operator commands: the system
+// namespace's key.
+func startOperatorSim(t *testing.T, generation string) clitest.CmdRun {
+	return startSim(t, generation, "system", 50*time.Millisecond)
 }
 
 func stepper(t *testing.T, r clitest.CmdRun) func(want int, args ...string) clitest.RunResult {
@@ -81,6 +87,23 @@ func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
 			}
 			step(0, "namespace", "remove-trust", "ci", "ops")
 
+			// The README's order: the claim, then the instance it covers.
+			var claim struct{ UUID string }
+			if gen == cluster.Generation2026 {
+				res := step(0, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h", "-o", "json")
+				if json.Unmarshal([]byte(res.Stdout), &claim) != nil || claim.UUID == "" {
+					t.Fatal(res)
+				}
+				if res := step(0, "namespace", "claim", "list", "ci", "-o", "columns=UUID,CPUS"); !strings.Contains(res.Stdout, claim.UUID) || !strings.Contains(res.Stdout, "0/4") {
+					t.Fatal(res)
+				}
+				if res := step(cmdutil.ExitFailure, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h"); !strings.Contains(res.Stderr, "already holds") {
+					t.Fatal(res)
+				}
+				if res := step(cmdutil.ExitCapacityPermanent, "namespace", "claim", "create", "ops", "--cpus", "100000", "--memory", "1", "--disk", "1", "--expiry", "1h"); !strings.Contains(res.Stderr, "capacity to promise") {
+					t.Fatal(res)
+				}
+			}
 			// The key works: a network and an instance in ci, made with it.
 			asCI := r
 			asCI.Env = map[string]string{"SHAKENFIST_NAMESPACE": "ci", "SHAKENFIST_KEY": deployKey}
@@ -92,22 +115,12 @@ func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
 			}
 
 			if gen == cluster.Generation2026 {
-				res := step(0, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h", "-o", "json")
-				var claim struct{ UUID string }
-				if json.Unmarshal([]byte(res.Stdout), &claim) != nil || claim.UUID == "" {
-					t.Fatal(res)
-				}
-				if res := step(cmdutil.ExitFailure, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h"); !strings.Contains(res.Stderr, "already holds") {
-					t.Fatal(res)
-				}
-				if res := step(cmdutil.ExitCapacityPermanent, "namespace", "claim", "create", "ops", "--cpus", "100000", "--memory", "1", "--disk", "1", "--expiry", "1h"); !strings.Contains(res.Stderr, "capacity to promise") {
-					t.Fatal(res)
-				}
 				if res := step(0, "namespace", "claim", "update", "ci", claim.UUID, "--cpus", "8", "-o", "simple"); !strings.Contains(res.Stdout, "/8\n") {
 					t.Fatal(res)
 				}
-				if res := step(0, "namespace", "claim", "list", "ci", "-o", "columns=UUID"); !strings.Contains(res.Stdout, claim.UUID) {
-					t.Fatal(res)
+				// The instance made with ci's key counts against its claim.
+				if res := step(0, "namespace", "claim", "list", "ci", "-o", "columns=CPUS", "--no-headers"); res.Stdout != "1/8\n" {
+					t.Fatalf("%q", res.Stdout)
 				}
 				step(0, "namespace", "claim", "delete", "ci", claim.UUID)
 			}

@@ -30,27 +30,8 @@ func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
 }
 
 func walkThroughAgainstSim(t *testing.T, gen string) {
-	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Generation = gen
-	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
-	cfg.CreateTime = 50 * time.Millisecond
-	cfg.NetworkDeployTime = 300 * time.Millisecond
-	cfg.TeardownLag = 50 * time.Millisecond
-	sim, err := cluster.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	r := clitest.CmdRun{Url: sim.URL()}
-	step := func(want int, args ...string) clitest.RunResult {
-		t.Helper()
-		res := r.Run(t, args...)
-		if res.Code != want {
-			t.Fatalf("shakectl %s: exit %d, want %d\n%s", strings.Join(args, " "), res.Code, want, res)
-		}
-		return res
-	}
+	r := startSim(t, gen, clitest.TestNamespace, 300*time.Millisecond)
+	step := stepper(t, r)
 
 	if res := step(0, "network", "create", "mynet", "10.0.0.0/24", "-o", "simple"); !strings.Contains(res.Stdout, "state\tcreated\n") {
 		t.Fatalf("network create did not wait for created:\n%s", res)
