@@ -190,12 +190,17 @@ type WaitTimeoutError struct {
 	What   string
 	State  client.State
 	Budget time.Duration
+	// Left says what was still to happen, when that is not a state.
+	Left string
 }
 
 func (e *WaitTimeoutError) Error() string {
 	msg := fmt.Sprintf("%s within %s", e.What, e.Budget)
 	if e.State != "" {
 		msg += fmt.Sprintf(" (last state: %s)", e.State)
+	}
+	if e.Left != "" {
+		msg += " (" + e.Left + ")"
 	}
 	return msg
 }
@@ -204,7 +209,8 @@ func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // WaitUntil polls done, as WaitFor polls one object, until it says yes,
 // within the run's async budget (--timeout, else 60s for pause and 1h for
-// block; --async continue looks once). what is what is awaited, for the
+// block; --async continue looks once). what says what did not happen
+// ("namespace ci was not emptied") and done what is left, for the
 // messages. lenient is --async pause's promise, as for WaitFor.
 func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
 	budget := s.Cfg.Deadline()
@@ -232,14 +238,14 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 			}
 			if lenient {
 				if !s.Cfg.Quiet {
-					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s: still %s after %s\n", what, left, budget)
+					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s within %s (%s)\n", what, budget, left)
 				}
 				return nil
 			}
-			return &WaitTimeoutError{What: what + " (still " + left + ")", Budget: budget}
+			return &WaitTimeoutError{What: what, Budget: budget, Left: left}
 		case <-timer.C:
 		}
 		poll = min(poll*3/2, maxPoll)
-		s.progress("%s: %s", what, left)
+		s.progress("still %s", left)
 	}
 }

@@ -44,7 +44,7 @@ deadline, until the namespace holds no instances and no networks, so that
 			nets, err = cmdutil.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async != "continue" {
-				err = cmdutil.WaitUntil(s, "namespace "+args[0], s.Cfg.Async == "pause", emptied(s, args[0]))
+				err = cmdutil.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async == "pause", emptied(s, args[0]))
 			}
 			if perr := s.PrintDetail(d); perr != nil && err == nil {
 				err = perr

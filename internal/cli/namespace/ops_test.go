@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/clitest"
@@ -60,6 +61,10 @@ func TestNamespaceAddKeyReadsStdinAndNeverPrintsIt(t *testing.T) {
 		}
 		if strings.Contains(res.Stdout+res.Stderr, keySecret) {
 			t.Fatalf("-o %s printed the key:\n%s", format, res)
+		}
+		// --debug shows the request, with the secret redacted.
+		if !strings.Contains(res.Stderr, "debug: > POST "+r.Url+"/auth/namespaces/ci/keys") || !strings.Contains(res.Stderr, `"key":"[redacted]"`) {
+			t.Errorf("--debug:\n%s", res.Stderr)
 		}
 	}
 	var body map[string]any
@@ -203,11 +208,13 @@ func TestNamespaceCleanNeedsConfirmation(t *testing.T) {
 	if res := tty.Run(t, "namespace", "clean", "ns1"); res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "Type yes") || fa.Count("DELETE", "/instances") != 0 {
 		t.Fatal(res)
 	}
+	// (--async continue: the fake does not delete what DELETE /instances
+	// names; waiting for the namespace to empty is the sim cluster test's.)
 	tty.Stdin = "yes\n"
-	if res := tty.Run(t, "namespace", "clean", "ns1"); res.Code != 0 || !strings.Contains(res.Stdout, "6a4e1a57") {
+	if res := tty.Run(t, "namespace", "clean", "ns1", "--async", "continue"); res.Code != 0 || !strings.Contains(res.Stdout, "6a4e1a57") {
 		t.Fatal(res)
 	}
-	res = clitest.Against(fa).Run(t, "namespace", "clean", "ns1", "--yes", "-o", "json")
+	res = clitest.Against(fa).Run(t, "namespace", "clean", "ns1", "--yes", "-o", "json", "--async", "continue")
 	if res.Code != 0 || !strings.Contains(res.Stdout, `"instances": [`) {
 		t.Fatal(res)
 	}
@@ -227,4 +234,19 @@ func TestNamespaceCompletesNames(t *testing.T) {
 	if strings.Join(names, " ") != "ns1 system" || directive != clitest.NoFileCompLine {
 		t.Fatalf("names %q directive %q", names, directive)
 	}
+}
+
+// A clean that cannot empty the namespace within --timeout says what is
+// left (exit 124) under --async block.
+func TestNamespaceCleanWaitRunsOut(t *testing.T) {
+	fa := clitest.NewFakeAPI(t)
+	fa.Reply("DELETE", "/instances", 200, `["6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01"]`)
+	fa.Reply("DELETE", "/networks", 200, `[]`)
+	// On the virtual clock: the ten seconds cost nothing.
+	synctest.Test(t, func(t *testing.T) {
+		res := clitest.InMemory(fa).Run(t, "namespace", "clean", "ns1", "--yes", "--async", "block", "--timeout", "10s")
+		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "namespace ns1 was not emptied within 10s (3 instances and 2 networks left)") {
+			t.Fatal(res)
+		}
+	})
 }

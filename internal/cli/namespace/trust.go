@@ -23,21 +23,3 @@ func newTrustCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Cl
 	}
 	return cmdutil.NewVerbCmd(f, spec)
 }
-
-// NewCmdAddTrust builds `shakectl namespace add-trust`.
-func NewCmdAddTrust(f *cmdutil.Factory) *cobra.Command {
-	return newTrustCmd(f, cmdutil.VerbSpec{
-		Use: "add-trust", Short: "Let another namespace see this one's objects",
-		Long:    `Trust TRUSTED_NAMESPACE to see NAMESPACE's objects (sf-client add-trust), and print NAMESPACE.`,
-		Example: `  shakectl namespace add-trust ci ops`,
-	}, (*client.Client).AddNamespaceTrust)
-}
-
-// NewCmdRemoveTrust builds `shakectl namespace remove-trust`.
-func NewCmdRemoveTrust(f *cmdutil.Factory) *cobra.Command {
-	return newTrustCmd(f, cmdutil.VerbSpec{
-		Use: "remove-trust", Short: "Withdraw another namespace's view of this one",
-		Long:    `Stop trusting TRUSTED_NAMESPACE with NAMESPACE's objects, and print NAMESPACE.`,
-		Example: `  shakectl namespace remove-trust ci ops`,
-	}, (*client.Client).RemoveNamespaceTrust)
-}
