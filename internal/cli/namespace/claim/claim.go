@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -101,6 +102,20 @@ func missing(c *cobra.Command) error {
 
 func claimArgs(f *cmdutil.Factory) []cobra.CompletionFunc {
 	return []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f)}
+}
+
+// newClaimCmd builds a verb on NAMESPACE CLAIM that prints the claim the
+// call answers (show, delete).
+func newClaimCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Claim, error)) *cobra.Command {
+	spec.Args, spec.Complete = []string{"NAMESPACE", "CLAIM"}, claimArgs(f)
+	spec.Run = func(s *cmdutil.Session, args []string) error {
+		c, err := call(s.Client, s.Ctx, args[0], args[1])
+		if err != nil {
+			return err
+		}
+		return printClaim(s, c)
+	}
+	return cmdutil.NewVerbCmd(f, spec)
 }
 
 func printClaim(s *cmdutil.Session, c *client.Claim) error {

@@ -3,21 +3,14 @@ package claim
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 )
 
 // NewCmdShow builds `shakectl namespace claim show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return newClaimCmd(f, cmdutil.VerbSpec{
 		Use: "show", Short: "Show one capacity claim",
 		Example: `  shakectl namespace claim show ci 0b2b4f76-0a1b-4d0f-8b3f-6f1a2c4d5e6f -o json`,
-		Args:    []string{"NAMESPACE", "CLAIM"}, Complete: claimArgs(f),
-		Run: func(s *cmdutil.Session, args []string) error {
-			c, err := s.Client.GetNamespaceClaim(s.Ctx, args[0], args[1])
-			if err != nil {
-				return err
-			}
-			return printClaim(s, c)
-		},
-	})
+	}, (*client.Client).GetNamespaceClaim)
 }
