@@ -276,3 +276,14 @@ func WithRawField(raw json.RawMessage, key string, value any) json.RawMessage {
 	m[key] = RawOf(nil, value)
 	return RawOf(nil, m)
 }
+
+// PrintsText marks a verb whose table and simple output is text it
+// relays (a console log, ping's lines), not columns: -o columns= is
+// refused there rather than ignored.
+func PrintsText(c *cobra.Command) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[OutputsAnnotation] = strings.Join(output.Formats, ",")
+	return c
+}

@@ -49,7 +49,7 @@ guest cannot drive your terminal. -o json and -o yaml print
 		},
 	})
 	c.Flags().IntVar(&length, "length", 0, "how many bytes from the end of the console log (default 10240)")
-	return c
+	return cmdutil.PrintsText(c)
 }
 
 // printConsole writes console bytes: raw to a pipe or file, with control

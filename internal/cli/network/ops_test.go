@@ -58,6 +58,9 @@ func TestNetworkPing(t *testing.T) {
 	if res := clitest.Against(fa).Run(t, "network", "ping", "net1", "10.0.0.187", "--jq", ".stdout | length"); res.Code != 0 || res.Stdout != "16\n" {
 		t.Fatal(res)
 	}
+	if res := clitest.Against(fa).Run(t, "network", "ping", "net1", "10.0.0.187", "-o", "columns=STDOUT"); res.Code != cmdutil.ExitUsage {
+		t.Fatal(res)
+	}
 	// Not an address: refused before anything is sent.
 	if res := clitest.Against(fa).Run(t, "network", "ping", "net1", "10.0.0.187/../../x"); res.Code != cmdutil.ExitUsage {
 		t.Fatal(res)

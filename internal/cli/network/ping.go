@@ -12,7 +12,7 @@ import (
 
 // NewCmdPing builds `shakectl network ping`.
 func NewCmdPing(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return cmdutil.PrintsText(cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
 		Use: "ping", Short: "Ping an address from inside a network",
 		Long: `Ping ADDRESS ten times from the network's namespace on its network node, and
 print ping's output. The address must be inside the network's netblock.
@@ -39,7 +39,7 @@ print ping's output. The address must be inside the network's netblock.
 			}
 			return nil
 		},
-	})
+	}))
 }
 
 func blankControls(s string) string {
