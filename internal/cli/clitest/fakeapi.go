@@ -45,7 +45,8 @@ type RecordedRequest struct {
 	Header http.Header
 }
 
-// FakeAPI speaks the wire contract of /tmp/shakenfist-wire.md, spelt out
+// FakeAPI speaks the Shakenfist wire contract (external_api/*.py at develop
+// da448b1a; client/testdata/SOURCES.md names each recorded answer), spelt out
 // here independently of the client: /auth, instances, networks, nodes and
 // namespaces, with canned replies for the cases under test.
 type FakeAPI struct {
