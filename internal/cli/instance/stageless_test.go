@@ -10,7 +10,8 @@ import (
 )
 
 // Issue 25: a 507 marked "transient": true without a stage is retried
-// (the field is the gate, seed 004), and what the user reads names the
+// (the field is the gate: shakenfist/shakenfist
+// docs/operator_guide/capacity_refusals.md @0c24a714), and what the user reads names the
 // stage the text gives instead of an empty one. The body is the recorded
 // row "507 transient true without a stage" of client/testdata/sf2026.
 func TestStagelessTransientRefusalIsRetriedAndNamed(t *testing.T) {
