@@ -192,14 +192,6 @@ func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, cal
 
 // --- snapshots (external_api/snapshot.py and Instance.snapshot, da448b1a) ---
 
-// artifactRec is a snapshot artifact with its one blob.
-type artifactRec struct {
-	uuid, name, namespace, sourceURL, instance, blobUUID string
-	seq                                                  uint64
-	size                                                 int64
-	created                                              float64
-}
-
 // maxArtifacts bounds the snapshots a client can make the simulator hold.
 const maxArtifacts = 4096
 
@@ -235,29 +227,18 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request, caller s
 			size, _ := pyInt(dm["size"])
 			s.seq++
 			a := &artifactRec{
-				uuid: newUUID(), name: i.uuid + "/" + dev, namespace: i.namespace,
-				sourceURL: "sf://instance/" + i.uuid + "/" + dev, instance: i.uuid, blobUUID: newUUID(),
-				seq: s.seq, size: size << 30, created: epoch(time.Now()),
+				uuid: newUUID(), name: i.uuid + "/" + dev, namespace: i.namespace, artifactType: "snapshot",
+				sourceURL: "sf://instance/" + i.uuid + "/" + dev, instance: i.uuid,
+				seq: s.seq, created: epoch(time.Now()), state: stateCreated, metadata: map[string]any{},
 			}
 			s.artifacts = append(s.artifacts, a)
-			out[dev] = map[string]any{"source_url": a.sourceURL, "artifact_uuid": a.uuid, "blob_uuid": a.blobUUID}
+			v := s.addVersion(a, s.newBlob(size<<30, nil))
+			out[dev] = map[string]any{"source_url": a.sourceURL, "artifact_uuid": a.uuid, "blob_uuid": v.blob}
 		}
 		s.addEvent(i, apiFQDN, "snapshot", out)
 		return out, nil
 	})
 }
-
-// artifactView approximates Artifact.external_view_without_index
-// (artifact.py da448b1a): the simulator keeps only snapshot artifacts.
-func artifactView(a *artifactRec) map[string]any {
-	return map[string]any{
-		"uuid": a.uuid, "state": stateCreated, "metadata": map[string]any{}, "version": artifactVersion,
-		"artifact_type": "snapshot", "source_url": a.sourceURL, "name": a.name, "namespace": a.namespace,
-		"max_versions": 0, "shared": false,
-	}
-}
-
-const artifactVersion = 6
 
 // handleListSnapshots is InstanceSnapshotEndpoint.get: one entry per blob
 // of each snapshot artifact of the instance, the artifact's view merged
@@ -269,29 +250,16 @@ func (s *Server) handleListSnapshots(w http.ResponseWriter, r *http.Request, cal
 			if a.instance != i.uuid {
 				continue
 			}
-			v := artifactView(a)
-			v["blob_uuid"], v["size"], v["instances"] = a.blobUUID, a.size, []string{}
-			v["reference_count"], v["fetched_at"], v["depends_on"] = 1, a.created, nil
-			out = append(out, v)
+			for _, ver := range a.versions {
+				b := s.blobs[ver.blob]
+				v := s.artifactView(a)
+				v["blob_uuid"], v["size"], v["instances"] = b.uuid, b.size, []string{}
+				v["reference_count"], v["fetched_at"], v["depends_on"] = b.refs, b.created, nil
+				out = append(out, v)
+			}
 		}
 		return out, nil
 	})
-}
-
-func (s *Server) handleListArtifacts(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "ArtifactsEndpoint.get", "node"); err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	out := []map[string]any{}
-	for _, a := range s.artifacts {
-		if visible(caller, a.namespace) {
-			out = append(out, artifactView(a))
-		}
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
 }
 
 // handleDeleteAllArtifacts is ArtifactsEndpoint.delete (sf-client's
@@ -309,16 +277,15 @@ func (s *Server) handleDeleteAllArtifacts(w http.ResponseWriter, r *http.Request
 		writeError(w, err)
 		return
 	}
+	// Artifacts([namespace_exact_filter]) has no active prefilter: every
+	// artifact of the namespace, deleted ones too, is named in the answer.
 	out := []string{}
-	keep := s.artifacts[:0:0]
 	for _, a := range s.artifacts {
 		if a.namespace == ns {
 			out = append(out, a.uuid)
-		} else {
-			keep = append(keep, a)
+			s.deleteArtifact(a)
 		}
 	}
-	s.artifacts = keep
 	writeJSON(w, http.StatusOK, out)
 }
 

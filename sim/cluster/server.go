@@ -34,6 +34,9 @@ type Server struct {
 	namespaces map[string]*namespaceRec
 	ops        map[string]*clusterOp
 	artifacts  []*artifactRec
+	blobs      map[string]*blobRec   // artifacts.go
+	uploads    map[string]*uploadRec // artifacts.go
+	spool      string                // upload files, removed at Close
 	opErrors   int
 	instances  map[string]*instance
 	deleted    []string // deleted instance uuids, oldest first
@@ -218,6 +221,7 @@ func (s *Server) close() error {
 		delete(s.timers, id)
 	}
 	s.mu.Unlock()
+	defer s.removeSpool()
 	if s.httpSrv == nil {
 		return nil
 	}
@@ -419,7 +423,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if r.Body == nil { // a Handler called directly, not by net/http's server
 			r.Body = http.NoBody
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		limit := int64(maxBodyBytes)
+		if strings.HasPrefix(r.URL.Path, "/upload/") {
+			limit = maxUploadChunkBytes // an upload's data (artifacts.go)
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
