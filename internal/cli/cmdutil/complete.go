@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -260,4 +261,53 @@ func onNode(node string) string {
 		return ""
 	}
 	return "on " + node
+}
+
+// CompleteArtifactNames offers the names of the artifacts the caller can
+// see (labels left out: they have their own commands), for `artifact show
+// <TAB>` and the other artifact verbs.
+func CompleteArtifactNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListArtifacts(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, a := range list {
+			if a.ArtifactType != client.ArtifactTypeLabel {
+				items = append(items, namedItem{a.Name(), describe(a.ArtifactType, a.State)})
+			}
+		}
+		return items, err
+	})
+}
+
+// CompleteLabelNames offers the labels' names, for `label update <TAB>`.
+func CompleteLabelNames(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListLabels(ctx, false)
+		items := make([]namedItem, 0, len(list))
+		for _, a := range list {
+			items = append(items, namedItem{a.Name(), describe(a.Namespace, a.State)})
+		}
+		return items, err
+	})
+}
+
+// CompleteBlobUUIDs offers the blobs of the artifacts the caller can see
+// (GET /blobs is admin only; every caller can list artifacts), described
+// by the artifact and version naming them.
+func CompleteBlobUUIDs(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListArtifacts(ctx, false)
+		var items []namedItem
+		seen := map[string]bool{}
+		for _, a := range list {
+			for _, idx := range a.VersionIndexes() {
+				b := a.Blobs[strconv.Itoa(idx)]
+				if !seen[b.UUID] {
+					seen[b.UUID] = true
+					items = append(items, namedItem{b.UUID, describe(a.Name(), "v"+strconv.Itoa(idx))})
+				}
+			}
+		}
+		return items, err
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/api"
+	"github.com/shakenfist/shakectl/internal/cli/artifact"
+	"github.com/shakenfist/shakectl/internal/cli/blob"
 	"github.com/shakenfist/shakectl/internal/cli/clusteroperation"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/cli/completion"
@@ -15,6 +17,7 @@ import (
 	clicontext "github.com/shakenfist/shakectl/internal/cli/context"
 	"github.com/shakenfist/shakectl/internal/cli/demo"
 	"github.com/shakenfist/shakectl/internal/cli/instance"
+	"github.com/shakenfist/shakectl/internal/cli/label"
 	"github.com/shakenfist/shakectl/internal/cli/namespace"
 	"github.com/shakenfist/shakectl/internal/cli/network"
 	"github.com/shakenfist/shakectl/internal/cli/node"
@@ -113,6 +116,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		node.NewCmd(f),
 		namespace.NewCmd(f),
 		clusteroperation.NewCmd(f),
+		artifact.NewCmd(f),
+		blob.NewCmd(f),
+		label.NewCmd(f),
 		apiCmd,
 		cliconfig.NewCmd(f),
 	}

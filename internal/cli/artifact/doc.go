@@ -1,0 +1,2 @@
+// Package artifact is `shakectl artifact`: one file per verb.
+package artifact

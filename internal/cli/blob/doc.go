@@ -1,0 +1,2 @@
+// Package blob is `shakectl blob`: one file per verb.
+package blob

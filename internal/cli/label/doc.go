@@ -1,0 +1,2 @@
+// Package label is `shakectl label`: one file per verb.
+package label
