@@ -29,7 +29,7 @@ numbered by an index that only grows.`,
   shakectl artifact versions debian-12.qcow2
   shakectl artifact delete debian-12.qcow2`,
 	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f),
+	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f), NewCmdUpload(f), NewCmdDownload(f),
 		NewCmdDelete(f), NewCmdDeleteVersion(f), NewCmdMaxVersions(f), NewCmdShare(f), NewCmdUnshare(f),
 		NewCmdSetMetadata(f), NewCmdDeleteMetadata(f))
 	return c
