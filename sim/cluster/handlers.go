@@ -54,6 +54,9 @@ func (s *Server) routes() http.Handler {
 		{"/blob_checksums/{algorithm}/{hash}", m{"GET": s.authed(s.handleBlobChecksum)}},
 		{"/label/{label_name...}", m{"GET": s.authed(s.handleLabel), "POST": s.authed(s.handleLabel), "DELETE": s.authed(s.handleLabel)}},
 		{"/upload", m{"POST": s.authed(s.handleCreateUpload)}},
+		// Agent execute and operations (instance.py, agentoperation.py); agent.go.
+		{"/instances/{ref}/agent/execute", m{"POST": s.authed(s.handleAgentExecute)}},
+		{"/agentoperations/{operation_uuid}", m{"GET": s.authed(s.handleShowAgentOp)}},
 		{"/upload/{upload_uuid}", m{"POST": s.authed(s.handleUploadData)}},
 		{"/upload/{upload_uuid}/truncate/{offset}", m{"POST": s.authed(s.handleUploadTruncate)}},
 		{"/instances", m{"GET": s.authed(s.handleListInstances), "POST": s.authed(s.handleCreateInstance), "DELETE": s.authed(s.handleDeleteAllInstances)}},

@@ -37,6 +37,7 @@ type Server struct {
 	blobs      map[string]*blobRec   // artifacts.go
 	uploads    map[string]*uploadRec // artifacts.go
 	spool      string                // upload files, removed at Close
+	agentOps   map[string]*agentOp   // agent.go
 	opErrors   int
 	instances  map[string]*instance
 	deleted    []string // deleted instance uuids, oldest first

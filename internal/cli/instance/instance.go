@@ -41,6 +41,7 @@ its UUID or its name.`,
 		NewCmdDeleteAll(f),
 		NewCmdConsoleData(f),
 		NewCmdSnapshot(f),
+		NewCmdExecute(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),

@@ -1,0 +1,119 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Agent operations: shakenfist da448b1a external_api/instance.py
+// InstanceAgentExecuteEndpoint (POST /instances/{ref}/agent/execute
+// {command_line}) and agentoperation.py (GET /agentoperations/{uuid});
+// the 2026 deadline fields of PLAN-agent-operation-deadlines
+// (capability agentoperation-deadlines: deadline_seconds, terminal state
+// expired with expiry_reason deadline|progress).
+
+// AgentOperation is AgentOperation.external_view.
+type AgentOperation struct {
+	UUID         string                        `json:"uuid"`
+	State        string                        `json:"state"`
+	Namespace    string                        `json:"namespace"`
+	InstanceUUID string                        `json:"instance_uuid"`
+	Results      map[string]AgentCommandResult `json:"results"`
+	ExpiryReason *string                       `json:"expiry_reason"`
+	Raw          json.RawMessage               `json:"-"`
+}
+
+func (o *AgentOperation) keepRaw(r json.RawMessage) { o.Raw = r }
+
+// AgentCommandResult is one command's result (agentoperation_get_example).
+type AgentCommandResult struct {
+	CommandLine string `json:"command-line"`
+	Result      bool   `json:"result"`
+	ReturnCode  int    `json:"return-code"`
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+}
+
+// Agent operation states that end it.
+const (
+	AgentOpComplete = "complete"
+	AgentOpExpired  = "expired"
+	AgentOpError    = "error"
+	AgentOpDeleted  = "deleted"
+)
+
+// Terminal reports whether the operation has ended.
+func (o *AgentOperation) Terminal() bool {
+	switch o.State {
+	case AgentOpComplete, AgentOpExpired, AgentOpError, AgentOpDeleted:
+		return true
+	}
+	return false
+}
+
+// ExecuteRequest is what InstanceExecute sends. Deadline, when set, is
+// deadline_seconds (2026 only: the client refuses it before sending to a
+// server without agentoperation-deadlines); 0 means no deadline.
+type ExecuteRequest struct {
+	CommandLine string
+	Deadline    *time.Duration
+}
+
+// CapabilityAgentDeadlines is the 2026 capability of deadline_seconds.
+const CapabilityAgentDeadlines = "agentoperation-deadlines"
+
+// InstanceExecute queues a command line for the instance's agent.
+func (c *Client) InstanceExecute(ctx context.Context, ref string, req ExecuteRequest) (*AgentOperation, error) {
+	p, err := instancePath(ref, "agent", "execute")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.CommandLine) == "" {
+		return nil, &UsageError{Field: "command_line", Problem: "no command"}
+	}
+	body := map[string]any{"command_line": req.CommandLine}
+	if req.Deadline != nil {
+		if err := c.require(ctx, CapabilityAgentDeadlines, "agent operation deadlines"); err != nil {
+			return nil, err
+		}
+		body["deadline_seconds"] = int64((*req.Deadline + time.Second - 1) / time.Second)
+	}
+	o, _, err := getOne[AgentOperation](c, ctx, http.MethodPost, p, body)
+	return o, err
+}
+
+// GetAgentOperation is GET /agentoperations/{uuid}.
+func (c *Client) GetAgentOperation(ctx context.Context, id string) (*AgentOperation, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, &UsageError{Field: "agent operation", Problem: "empty uuid"}
+	}
+	o, _, err := getOne[AgentOperation](c, ctx, http.MethodGet, "/agentoperations/"+url.PathEscape(id), nil)
+	return o, err
+}
+
+// WaitAgentOperation reads the operation every poll until it ends or ctx
+// does, as sf-client's _await_agentop polls.
+func (c *Client) WaitAgentOperation(ctx context.Context, o *AgentOperation, poll time.Duration) (*AgentOperation, error) {
+	if poll <= 0 {
+		poll = time.Second
+	}
+	for !o.Terminal() {
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return o, context.Cause(ctx)
+		case <-t.C:
+		}
+		next, err := c.GetAgentOperation(ctx, o.UUID)
+		if err != nil {
+			return o, err
+		}
+		o = next
+	}
+	return o, nil
+}

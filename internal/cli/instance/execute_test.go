@@ -1,0 +1,96 @@
+package instance_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shakenfist/shakectl/internal/cli/clitest"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+// inProcess carries requests straight to the simulator's handler, so the
+// whole run stays inside a synctest bubble.
+type inProcess struct{ h http.Handler }
+
+func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// simRun is a runner against an in-process simulator of generation gen
+// with one created instance, web1.
+func simRun(t *testing.T, gen string) clitest.CmdRun {
+	t.Helper()
+	cfg := cluster.DefaultConfig()
+	cfg.Generation = gen
+	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
+	cfg.CreateTime = time.Second
+	sim, err := cluster.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	r := clitest.CmdRun{Url: "http://sf.test", Transport: inProcess{sim.Handler()}}
+	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
+		t.Fatalf("create: %s", res)
+	}
+	return r
+}
+
+// TestExecuteOutputAndExitCode: the guest command's stdout and stderr are
+// shakectl's, and its exit code is shakectl's (both generations).
+func TestExecuteOutputAndExitCode(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := simRun(t, gen)
+				if res := r.Run(t, "instance", "execute", "web1", "--", "echo", "hello", "it's me"); res.Code != 0 || res.Stdout != "hello it's me\n" || res.Stderr != "" {
+					t.Errorf("echo: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "sh", "-c", "exit 3"); res.Code != 3 || res.Stderr != "" {
+					t.Errorf("exit 3: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "cat", "/etc/hostname"); res.Code != 1 || res.Stderr != "cat: /etc/hostname: No such file or directory\n" {
+					t.Errorf("cat: %s", res)
+				}
+				start := time.Now()
+				if res := r.Run(t, "instance", "execute", "web1", "--", "sleep", "5"); res.Code != 0 || time.Since(start) < 5*time.Second {
+					t.Errorf("sleep 5 took %s: %s", time.Since(start), res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "-o", "json", "--jq", ".results[\"0\"][\"return-code\"]", "--", "exit", "7"); res.Code != 7 || strings.TrimSpace(res.Stdout) != "7" {
+					t.Errorf("-o json: %s", res)
+				}
+			})
+		})
+	}
+}
+
+// TestExecuteDeadline: past --deadline a 2026 operation is expired and
+// shakectl exits 124 naming the reason; a 2024 server is refused the flag
+// before anything is sent.
+func TestExecuteDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := simRun(t, cluster.Generation2026)
+		start := time.Now()
+		res := r.Run(t, "instance", "execute", "web1", "--deadline", "2s", "--", "sleep", "60")
+		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "expired (deadline)") || time.Since(start) > 10*time.Second {
+			t.Errorf("deadline: after %s %s", time.Since(start), res)
+		}
+		if res := r.Run(t, "instance", "execute", "web1", "--deadline", "0", "--", "sleep", "700"); res.Code != 0 {
+			t.Errorf("--deadline 0 is no deadline: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		r := simRun(t, cluster.Generation2024)
+		res := r.Run(t, "instance", "execute", "web1", "--deadline", "2s", "--", "echo", "x")
+		if res.Code == 0 || !strings.Contains(res.Stderr, "agentoperation-deadlines") || res.Stdout != "" {
+			t.Errorf("2024 --deadline: %s", res)
+		}
+	})
+}
