@@ -25,9 +25,11 @@
 //
 // Where it differs from a real server (see also README "Cluster
 // simulator"): tokens are opaque strings, not JWTs; keys are kept in
-// memory as sent, not bcrypt-hashed; no images, blobs, uploads, consoles
-// other than the serial log, agent operations or federation; snapshots
-// are records only; IPv4 networks only; instances use all the RAM they ask
+// memory as sent, not bcrypt-hashed; artifacts, blobs, labels and uploads
+// are kept (artifacts.go) but a cached URL fetches nothing and instances
+// never boot from a blob; the agent runs a fixed set of commands
+// (agent.go); no consoles other than the serial log, no federation; IPv4
+// networks only; instances use all the RAM they ask
 // for (no KSM sharing); the scheduler picks the node with the most idle
 // vCPUs (after 2026's soft preferences) instead of ranking by load and
 // shuffling; power actions, teardowns and cluster operations take
