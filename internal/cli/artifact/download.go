@@ -1,11 +1,8 @@
 package artifact
 
 import (
-	"crypto/sha512"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,54 +67,13 @@ is replaced only by a complete file.`,
 			if b.SHA512 != nil {
 				want = *b.SHA512
 			}
-			got, n, err := download(s, cur.UUID, b.Size, want, dest)
+			got, n, err := cmdutil.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
 			if err != nil {
 				return err
 			}
 			return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
 		},
 	}
-}
-
-// download streams the blob into a temporary file beside dest and, when
-// it is complete and its sha512 is want (when want is known), renames it
-// to dest. It returns the bytes' sha512.
-func download(s *cmdutil.Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
-	dir, base := filepath.Dir(dest), filepath.Base(dest)
-	tmp, err := os.CreateTemp(dir, "."+base+".shakectl-*.part")
-	if err != nil {
-		return "", 0, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	h := sha512.New()
-	m := meter(s, "download", dest, size, 0)
-	n, err = s.Client.DownloadBlob(s.Ctx, blobUUID, size, io.MultiWriter(tmp, h), client.DownloadBlobOptions{Progress: m.Update})
-	m.Finish(n, err == nil)
-	if err != nil {
-		return "", n, err
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	if want != "" && want != sum {
-		return "", n, fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; nothing was written to %s", blobUUID, want, sum, dest)
-	}
-	if err := tmp.Sync(); err != nil {
-		return "", n, err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", n, err
-	}
-	done = true
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		os.Remove(tmp.Name())
-		return "", n, err
-	}
-	return sum, n, nil
 }
 
 func downloadDetail(a *client.Artifact, blobUUID, dest string, n int64, sum string, verified bool) output.Detail {

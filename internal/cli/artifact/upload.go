@@ -2,7 +2,6 @@ package artifact
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -55,82 +54,22 @@ again.`,
 			if containsSlash(name) {
 				return cmdutil.UsageErrorf("NAME %q holds a /; an artifact name may not (the server's route cannot carry it)", name)
 			}
-			file, err := os.Open(path)
-			if err != nil {
-				return cmdutil.UsageErrorf("FILE: %v", err)
-			}
-			defer file.Close()
-			st, err := file.Stat()
+			file, size, err := cmdutil.OpenUpload(path)
 			if err != nil {
 				return err
 			}
-			if !st.Mode().IsRegular() {
-				return cmdutil.UsageErrorf("FILE %q is not a regular file", path)
-			}
-			size := st.Size()
+			defer file.Close()
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-
-			sumMeter := meter(s, "checksum", path, size, 0)
-			sum, err := client.FileSHA512(s.Ctx, file, sumMeter.Update)
-			sumMeter.Finish(size, err == nil)
+			a, err := cmdutil.UploadFile(s, name, file, path, size, req, resume, reupload,
+				func(id string) string {
+					return fmt.Sprintf("shakectl artifact upload %s %s --resume %s", name, path, id)
+				})
 			if err != nil {
 				return err
-			}
-			if resume == "" && !reupload && s.Client.HasCapability(s.Ctx, "blob-search-by-hash") {
-				b, err := s.Client.BlobBySHA512(s.Ctx, sum)
-				if err != nil {
-					return err
-				}
-				if b != nil {
-					say(s, "the cluster already holds this file (blob %s, sha512 %s…); not sending it again", b.UUID, sum[:16])
-					r := req
-					r.BlobUUID = b.UUID
-					a, err := s.Client.ArtifactFromUpload(s.Ctx, name, r)
-					if err != nil {
-						return err
-					}
-					return s.PrintDetail(artifactResource.Detail(a))
-				}
-			}
-
-			id, from := resume, int64(0)
-			if id == "" {
-				u, err := s.Client.CreateUpload(s.Ctx)
-				if err != nil {
-					return err
-				}
-				id = u.UUID
-			} else {
-				if from, err = s.Client.UploadSize(s.Ctx, id); err != nil {
-					return err
-				}
-				if from > size {
-					return fmt.Errorf("upload %s holds %d bytes, more than %s's %d: not an upload of this file", id, from, path, size)
-				}
-				say(s, "resuming upload %s at %d of %d bytes", id, from, size)
-			}
-			m := meter(s, "upload", path, size, from)
-			held, err := s.Client.SendUploadFile(s.Ctx, id, file, size, client.UploadFileOptions{From: from, Progress: m.Update})
-			m.Finish(held, err == nil)
-			if err != nil {
-				if !s.Cfg.Quiet {
-					fmt.Fprintf(s.F.IOStreams.ErrOut, "upload %s stopped at %d of %d bytes; the server keeps it. Resume with:\n  shakectl artifact upload %s %s --resume %s\n",
-						id, held, size, name, path, id)
-				}
-				return err
-			}
-			r := req
-			r.UploadUUID = id
-			a, err := s.Client.ArtifactFromUpload(s.Ctx, name, r)
-			if err != nil {
-				return err
-			}
-			if b, err := s.Client.GetBlob(s.Ctx, a.BlobUUID); err == nil && b.SHA512 != nil && *b.SHA512 != "" && *b.SHA512 != sum {
-				return fmt.Errorf("the server's blob %s has sha512 %s, the file %s: the upload is corrupt", b.UUID, *b.SHA512, sum)
 			}
 			return s.PrintDetail(artifactResource.Detail(a))
 		},

@@ -1,0 +1,153 @@
+package cmdutil
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/progress"
+)
+
+// TransferMeter starts the progress report of a transfer on stderr: a bar
+// on a terminal, JSON lines with -o json, nothing when piped or --quiet.
+func TransferMeter(s *Session, op, name string, total, from int64) *progress.Meter {
+	mode := progress.Choose(s.Cfg.Quiet, s.Cfg.Output, s.F.IOStreams.IsStderrTTY())
+	return progress.New(s.F.IOStreams.ErrOut, mode, op, name, total, from, s.F.Now)
+}
+
+// Say prints a line for people on stderr, unless --quiet or -o json.
+func Say(s *Session, format string, a ...any) {
+	if s.Cfg.Quiet || s.Cfg.JSONOutput() {
+		return
+	}
+	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
+}
+
+// DownloadBlobTo streams the blob into a temporary file beside dest and, when
+// it is complete and its sha512 is want (when want is known), renames it
+// to dest. It returns the bytes' sha512.
+func DownloadBlobTo(s *Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
+	dir, base := filepath.Dir(dest), filepath.Base(dest)
+	tmp, err := os.CreateTemp(dir, "."+base+".shakectl-*.part")
+	if err != nil {
+		return "", 0, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha512.New()
+	m := TransferMeter(s, "download", dest, size, 0)
+	n, err = s.Client.DownloadBlob(s.Ctx, blobUUID, size, io.MultiWriter(tmp, h), client.DownloadBlobOptions{Progress: m.Update})
+	m.Finish(n, err == nil)
+	if err != nil {
+		return "", n, err
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	if want != "" && want != sum {
+		return "", n, fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; nothing was written to %s", blobUUID, want, sum, dest)
+	}
+	if err := tmp.Sync(); err != nil {
+		return "", n, err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", n, err
+	}
+	done = true
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		os.Remove(tmp.Name())
+		return "", n, err
+	}
+	return sum, n, nil
+}
+
+// OpenUpload opens the regular file to upload and returns its size.
+func OpenUpload(path string) (*os.File, int64, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, 0, UsageErrorf("FILE: %v", err)
+	}
+	st, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		file.Close()
+		return nil, 0, UsageErrorf("FILE %q is not a regular file", path)
+	}
+	return file, st.Size(), nil
+}
+
+// UploadFile makes the file the newest version of the artifact name: the
+// blob the cluster already holds with its sha512 (unless reupload or a
+// resume), else a chunked upload, new or resumed, verified at the end.
+// resumeCmd names the command line that resumes an interrupted upload.
+func UploadFile(s *Session, name string, file *os.File, path string, size int64, req client.ArtifactUploadRequest, resume string, reupload bool, resumeCmd func(id string) string) (*client.Artifact, error) {
+	sumMeter := TransferMeter(s, "checksum", path, size, 0)
+	sum, err := client.FileSHA512(s.Ctx, file, sumMeter.Update)
+	sumMeter.Finish(size, err == nil)
+	if err != nil {
+		return nil, err
+	}
+	if resume == "" && !reupload && s.Client.HasCapability(s.Ctx, "blob-search-by-hash") {
+		b, err := s.Client.BlobBySHA512(s.Ctx, sum)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			Say(s, "the cluster already holds this file (blob %s, sha512 %s…); not sending it again", b.UUID, sum[:16])
+			r := req
+			r.BlobUUID = b.UUID
+			a, err := s.Client.ArtifactFromUpload(s.Ctx, name, r)
+			if err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
+	}
+
+	id, from := resume, int64(0)
+	if id == "" {
+		u, err := s.Client.CreateUpload(s.Ctx)
+		if err != nil {
+			return nil, err
+		}
+		id = u.UUID
+	} else {
+		if from, err = s.Client.UploadSize(s.Ctx, id); err != nil {
+			return nil, err
+		}
+		if from > size {
+			return nil, fmt.Errorf("upload %s holds %d bytes, more than %s's %d: not an upload of this file", id, from, path, size)
+		}
+		Say(s, "resuming upload %s at %d of %d bytes", id, from, size)
+	}
+	m := TransferMeter(s, "upload", path, size, from)
+	held, err := s.Client.SendUploadFile(s.Ctx, id, file, size, client.UploadFileOptions{From: from, Progress: m.Update})
+	m.Finish(held, err == nil)
+	if err != nil {
+		if !s.Cfg.Quiet {
+			fmt.Fprintf(s.F.IOStreams.ErrOut, "upload %s stopped at %d of %d bytes; the server keeps it. Resume with:\n  %s\n",
+				id, held, size, resumeCmd(id))
+		}
+		return nil, err
+	}
+	r := req
+	r.UploadUUID = id
+	a, err := s.Client.ArtifactFromUpload(s.Ctx, name, r)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := s.Client.GetBlob(s.Ctx, a.BlobUUID); err == nil && b.SHA512 != nil && *b.SHA512 != "" && *b.SHA512 != sum {
+		return nil, fmt.Errorf("the server's blob %s has sha512 %s, the file %s: the upload is corrupt", b.UUID, *b.SHA512, sum)
+	}
+	return a, nil
+}
