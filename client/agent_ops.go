@@ -36,6 +36,10 @@ type AgentCommandResult struct {
 	ReturnCode  int    `json:"return-code"`
 	Stdout      string `json:"stdout"`
 	Stderr      string `json:"stderr"`
+	// ContentBlob is a get's file, as a blob (sf-client 6c25293
+	// instance download reads results["0"]["content_blob"]).
+	ContentBlob string `json:"content_blob"`
+	Message     string `json:"message"`
 }
 
 // Agent operation states that end it.
@@ -116,4 +120,59 @@ func (c *Client) WaitAgentOperation(ctx context.Context, o *AgentOperation, poll
 		o = next
 	}
 	return o, nil
+}
+
+// TransferRequest is what InstancePut and InstanceGet send beyond their
+// own fields: the 2026 deadline_seconds and progress_timeout_seconds
+// (refused before sending to a server without agentoperation-deadlines).
+type TransferRequest struct {
+	Deadline        *time.Duration
+	ProgressTimeout *time.Duration
+}
+
+func (c *Client) deadlineFields(ctx context.Context, body map[string]any, t TransferRequest) error {
+	if t.Deadline == nil && t.ProgressTimeout == nil {
+		return nil
+	}
+	if err := c.require(ctx, CapabilityAgentDeadlines, "agent operation deadlines"); err != nil {
+		return err
+	}
+	secs := func(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
+	if t.Deadline != nil {
+		body["deadline_seconds"] = secs(*t.Deadline)
+	}
+	if t.ProgressTimeout != nil {
+		body["progress_timeout_seconds"] = secs(*t.ProgressTimeout)
+	}
+	return nil
+}
+
+// InstancePut is POST /instances/{ref}/agent/put {blob_uuid, path, mode}:
+// the agent writes the blob at path and chmods it.
+func (c *Client) InstancePut(ctx context.Context, ref, blobUUID, path, mode string, t TransferRequest) (*AgentOperation, error) {
+	p, err := instancePath(ref, "agent", "put")
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"blob_uuid": blobUUID, "path": path, "mode": mode}
+	if err := c.deadlineFields(ctx, body, t); err != nil {
+		return nil, err
+	}
+	o, _, err := getOne[AgentOperation](c, ctx, http.MethodPost, p, body)
+	return o, err
+}
+
+// InstanceGet is POST /instances/{ref}/agent/get {path}: the agent sends
+// the file back as a blob (the result's content_blob).
+func (c *Client) InstanceGet(ctx context.Context, ref, path string, t TransferRequest) (*AgentOperation, error) {
+	p, err := instancePath(ref, "agent", "get")
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"path": path}
+	if err := c.deadlineFields(ctx, body, t); err != nil {
+		return nil, err
+	}
+	o, _, err := getOne[AgentOperation](c, ctx, http.MethodPost, p, body)
+	return o, err
 }

@@ -3,7 +3,9 @@ package cluster
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +20,13 @@ import (
 // 86400; terminal state expired with expiry_reason).
 //
 // What the simulated agent can do: run one command line of a fixed set,
-// "echo ARGS", "cat PATH" (no file exists in the guest: cat fails),
-// "sleep SECONDS", "exit N", "true", "false", and "sh -c 'LINE'" of any of
-// those; anything else is "not found" (127). It cannot run real programs,
-// hold files (agent put and get are not simulated), or screenshot. The
+// "echo ARGS", "cat PATH" (of a file put into the guest, its first 64 KiB;
+// any other fails), "sleep SECONDS", "exit N", "true", "false", and
+// "sh -c 'LINE'" of any of those; anything else is "not found" (127).
+// agent/put keeps a blob under a path, agent/get gives it back as
+// content_blob; there is no other file. It cannot run real programs,
+// screenshot, or make a transfer stall (progress_timeout is accepted and
+// never expires one). The
 // agent is ready once the instance is created (the instance view still
 // reads agent_state null). A command takes no time but its sleep; the
 // operation's state is worked out when it is read.
@@ -33,6 +38,11 @@ type agentOp struct {
 	deadline                               int64 // seconds, 0: none (2026)
 	rc                                     int
 	stdout, stderr                         string
+	// commands and results, when set, are a put or get's (not execute's).
+	commands []any
+	results  map[string]any
+	// preflight is the first state a put answers with.
+	preflight bool
 }
 
 // maxAgentOps bounds the operations a client can make the simulator hold.
@@ -42,7 +52,8 @@ const maxAgentOps = 4096
 const defaultAgentDeadline = 600
 
 // runAgentCommand is the simulated agent's shell.
-func runAgentCommand(line string) (rc int, stdout, stderr string, runs time.Duration) {
+// read, when set, gives the content of a file put into the guest.
+func runAgentCommand(line string, read func(path string) (string, bool)) (rc int, stdout, stderr string, runs time.Duration) {
 	words, ok := shellWords(line)
 	if !ok {
 		return 2, "", "sh: syntax error: unterminated quoted string\n", 0
@@ -53,7 +64,7 @@ func runAgentCommand(line string) (rc int, stdout, stderr string, runs time.Dura
 	switch words[0] {
 	case "sh", "bash":
 		if len(words) >= 3 && words[1] == "-c" {
-			return runAgentCommand(words[2])
+			return runAgentCommand(words[2], read)
 		}
 	case "echo":
 		return 0, strings.Join(words[1:], " ") + "\n", "", 0
@@ -79,14 +90,19 @@ func runAgentCommand(line string) (rc int, stdout, stderr string, runs time.Dura
 		}
 		return 1, "", "sleep: invalid time interval\n", 0
 	case "cat":
-		var errs strings.Builder
+		var outs, errs strings.Builder
+		rc := 0
 		for _, p := range words[1:] {
+			if read != nil {
+				if content, ok := read(p); ok {
+					outs.WriteString(content)
+					continue
+				}
+			}
 			fmt.Fprintf(&errs, "cat: %s: No such file or directory\n", p)
+			rc = 1
 		}
-		if len(words) == 1 {
-			return 0, "", "", 0
-		}
-		return 1, "", errs.String(), 0
+		return rc, outs.String(), errs.String(), 0
 	}
 	return 127, "", "sh: 1: " + words[0] + ": not found\n", 0
 }
@@ -174,7 +190,7 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 		if len(s.agentOps) >= maxAgentOps {
 			return nil, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("agent operation quota exceeded: the simulator holds at most %d", maxAgentOps)}
 		}
-		rc, out, errOut, runs := runAgentCommand(line)
+		rc, out, errOut, runs := runAgentCommand(line, func(path string) (string, bool) { return s.readGuestFile(i.uuid, path) })
 		op := &agentOp{uuid: newUUID(), namespace: i.namespace, instance: i.uuid, commandLine: line,
 			started: time.Now(), runs: runs, deadline: deadline, rc: rc, stdout: out, stderr: errOut}
 		if s.agentOps == nil {
@@ -190,7 +206,10 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 // then executing until the command's time is up, then complete (or, in
 // 2026, expired past its deadline).
 func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
-	commands := []any{map[string]any{"command": "execute", "commandline": op.commandLine, "block-for-result": true}}
+	commands := op.commands
+	if commands == nil {
+		commands = []any{map[string]any{"command": "execute", "commandline": op.commandLine, "block-for-result": true}}
+	}
 	out := map[string]any{
 		"uuid": op.uuid, "namespace": op.namespace, "instance_uuid": op.instance, "metadata": map[string]any{},
 		"version": 1, "commands": commands, "results": map[string]any{},
@@ -198,12 +217,16 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 	el := time.Since(op.started)
 	deadline := time.Duration(op.deadline) * time.Second
 	switch {
+	case justQueued && op.preflight:
+		out["state"] = "preflight"
 	case justQueued:
 		out["state"] = "queued"
 	case op.deadline > 0 && op.runs > deadline && el >= deadline:
 		out["state"], out["expiry_reason"] = "expired", "deadline"
 	case el < op.runs:
 		out["state"] = "executing"
+	case op.results != nil:
+		out["state"], out["results"] = "complete", op.results
 	default:
 		out["state"] = "complete"
 		out["results"] = map[string]any{"0": map[string]any{
@@ -241,4 +264,166 @@ func (s *Server) handleShowAgentOp(w http.ResponseWriter, r *http.Request, calle
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// guestFile is a file put into a guest: a blob and a mode.
+type guestFile struct{ blob, mode string }
+
+// maxGuestFileRead bounds what cat prints of a put file.
+const maxGuestFileRead = 64 << 10
+
+func (s *Server) readGuestFile(instance, path string) (string, bool) {
+	g, ok := s.guestFiles[instance][path]
+	if !ok {
+		return "", false
+	}
+	b := s.blobTable()[g.blob]
+	if b == nil {
+		return "", false
+	}
+	var r interface{ Read([]byte) (int, error) }
+	if b.path != "" {
+		f, err := os.Open(b.path)
+		if err != nil {
+			return "", false
+		}
+		defer f.Close()
+		r = f
+	} else {
+		r = &syntheticReader{end: b.size}
+	}
+	buf := make([]byte, min(b.size, maxGuestFileRead))
+	n, _ := io.ReadFull(r.(io.Reader), buf)
+	return string(buf[:n]), true
+}
+
+// agentParams reads the 2026 deadline fields of a put, get or execute
+// (PLAN-agent-operation-deadlines): deadline_seconds 0-86400 (default
+// 600), progress_timeout_seconds for put and get.
+func agentDeadline(p map[string]any) (int64, *apiError) {
+	deadline := int64(defaultAgentDeadline)
+	for _, k := range []string{"deadline_seconds", "progress_timeout_seconds"} {
+		v, ok := p[k]
+		if !ok {
+			continue
+		}
+		num, isNum := v.(json.Number)
+		n, err := num.Int64()
+		if !isNum || err != nil {
+			return 0, badRequest("%s: Not a valid integer.", k)
+		}
+		if n < 0 || n > 86400 {
+			return 0, badRequest("%s: Must be greater than or equal to 0 and less than or equal to 86400.", k)
+		}
+		if k == "deadline_seconds" {
+			deadline = n
+		}
+	}
+	return deadline, nil
+}
+
+func (s *Server) newAgentOp(i *instance, commands []any, results map[string]any, deadline int64) (*agentOp, *apiError) {
+	if len(s.agentOps) >= maxAgentOps {
+		return nil, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("agent operation quota exceeded: the simulator holds at most %d", maxAgentOps)}
+	}
+	op := &agentOp{uuid: newUUID(), namespace: i.namespace, instance: i.uuid, started: time.Now(),
+		deadline: deadline, commands: commands, results: results}
+	if s.agentOps == nil {
+		s.agentOps = map[string]*agentOp{}
+	}
+	s.agentOps[op.uuid] = op
+	return op, nil
+}
+
+func agentReady(i *instance) *apiError {
+	if i.state != stateCreated {
+		if i.state == stateDeleted || strings.HasSuffix(i.state, "-error") {
+			return notFound("instance not found")
+		}
+		return badRequest("instance agent not ready")
+	}
+	return nil
+}
+
+// handleAgentPut is InstanceAgentPutEndpoint.post: int(mode) or a
+// symbolic mode, else 406; the blob must exist (404). It answers in
+// preflight; the file is in the guest once the operation is read.
+func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller string) {
+	accepted := []string{"blob_uuid", "path", "mode"}
+	if s.is2026() {
+		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
+	}
+	s.withInstance(w, r, caller, "InstanceAgentPutEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
+		if e := agentReady(i); e != nil {
+			return nil, e
+		}
+		mode := fmt.Sprint(p["mode"])
+		if _, err := strconv.Atoi(strings.TrimSpace(mode)); err != nil && strings.Trim(mode, "ugoa+-=rwxXst,") != "" {
+			return nil, &apiError{status: http.StatusNotAcceptable, msg: "invalid mode: " + mode}
+		}
+		blobUUID, _ := p["blob_uuid"].(string)
+		path, _ := p["path"].(string)
+		if s.blobTable()[blobUUID] == nil {
+			return nil, notFound("blob not found")
+		}
+		deadline := int64(0)
+		if s.is2026() {
+			var e *apiError
+			if deadline, e = agentDeadline(p); e != nil {
+				return nil, e
+			}
+		}
+		commands := []any{
+			map[string]any{"command": "put-blob", "blob_uuid": blobUUID, "path": path},
+			map[string]any{"command": "chmod", "path": path, "mode": mode},
+		}
+		results := map[string]any{"0": map[string]any{"result": true}, "1": map[string]any{"result": true}}
+		op, e := s.newAgentOp(i, commands, results, deadline)
+		if e != nil {
+			return nil, e
+		}
+		op.preflight = true
+		if s.guestFiles == nil {
+			s.guestFiles = map[string]map[string]guestFile{}
+		}
+		if s.guestFiles[i.uuid] == nil {
+			s.guestFiles[i.uuid] = map[string]guestFile{}
+		}
+		s.guestFiles[i.uuid][path] = guestFile{blob: blobUUID, mode: mode}
+		s.addEvent(i, apiFQDN, "agent operation put-blob request from REST API", nil)
+		return s.agentOpView(op, true), nil
+	})
+}
+
+// handleAgentGet is InstanceAgentGetEndpoint.post: the file's content
+// comes back as a blob, results["0"]["content_blob"]; a file the guest
+// does not have is a failed result.
+func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller string) {
+	accepted := []string{"path"}
+	if s.is2026() {
+		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
+	}
+	s.withInstance(w, r, caller, "InstanceAgentGetEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
+		if e := agentReady(i); e != nil {
+			return nil, e
+		}
+		path, _ := p["path"].(string)
+		deadline := int64(0)
+		if s.is2026() {
+			var e *apiError
+			if deadline, e = agentDeadline(p); e != nil {
+				return nil, e
+			}
+		}
+		result := map[string]any{"result": false, "message": "No such file or directory: " + path}
+		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
+			result = map[string]any{"result": true, "content_blob": g.blob}
+		}
+		op, e := s.newAgentOp(i, []any{map[string]any{"command": "get-file", "path": path}}, map[string]any{"0": result}, deadline)
+		if e != nil {
+			return nil, e
+		}
+		s.addEvent(i, apiFQDN, "agent operation get-file request from REST API", nil)
+		return s.agentOpView(op, true), nil
+	})
 }

@@ -34,7 +34,7 @@ func FuzzShellWords(f *testing.F) {
 
 func TestAgentCommands(t *testing.T) {
 	for line, want := range map[string]int{"echo a": 0, "sh -c 'exit 3'": 3, "exit 300": 44, "false": 1, "cat /x": 1, "rm -rf /": 127, `echo "x`: 2} {
-		if rc, _, _, _ := runAgentCommand(line); rc != want {
+		if rc, _, _, _ := runAgentCommand(line, nil); rc != want {
 			t.Errorf("%s: rc %d, want %d", line, rc, want)
 		}
 	}

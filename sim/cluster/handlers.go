@@ -56,6 +56,8 @@ func (s *Server) routes() http.Handler {
 		{"/upload", m{"POST": s.authed(s.handleCreateUpload)}},
 		// Agent execute and operations (instance.py, agentoperation.py); agent.go.
 		{"/instances/{ref}/agent/execute", m{"POST": s.authed(s.handleAgentExecute)}},
+		{"/instances/{ref}/agent/put", m{"POST": s.authed(s.handleAgentPut)}},
+		{"/instances/{ref}/agent/get", m{"POST": s.authed(s.handleAgentGet)}},
 		{"/agentoperations/{operation_uuid}", m{"GET": s.authed(s.handleShowAgentOp)}},
 		{"/upload/{upload_uuid}", m{"POST": s.authed(s.handleUploadData)}},
 		{"/upload/{upload_uuid}/truncate/{offset}", m{"POST": s.authed(s.handleUploadTruncate)}},

@@ -38,6 +38,7 @@ type Server struct {
 	uploads    map[string]*uploadRec // artifacts.go
 	spool      string                // upload files, removed at Close
 	agentOps   map[string]*agentOp   // agent.go
+	guestFiles map[string]map[string]guestFile
 	opErrors   int
 	instances  map[string]*instance
 	deleted    []string // deleted instance uuids, oldest first

@@ -3,6 +3,8 @@ package instance_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -93,4 +95,43 @@ func TestExecuteDeadline(t *testing.T) {
 			t.Errorf("2024 --deadline: %s", res)
 		}
 	})
+}
+
+// TestUploadCatDownload: a file copied in is what `cat` prints inside and
+// what comes back out; 2024 is refused --progress-timeout before anything
+// is sent, 2026 takes it.
+func TestUploadCatDownload(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := simRun(t, gen)
+				dir := t.TempDir()
+				src := filepath.Join(dir, "test.sh")
+				clitest.WriteFile(t, src, "#!/bin/sh\necho from the guest\n")
+				if res := r.Run(t, "instance", "upload", "web1", src, "/tmp/test.sh"); res.Code != 0 {
+					t.Fatalf("upload: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "cat", "/tmp/test.sh"); res.Code != 0 || res.Stdout != "#!/bin/sh\necho from the guest\n" {
+					t.Errorf("cat of the uploaded file: %s", res)
+				}
+				back := filepath.Join(dir, "back.sh")
+				if res := r.Run(t, "instance", "download", "web1", "/tmp/test.sh", back); res.Code != 0 {
+					t.Fatalf("download: %s", res)
+				}
+				if b, _ := os.ReadFile(back); string(b) != "#!/bin/sh\necho from the guest\n" {
+					t.Errorf("downloaded %q", b)
+				}
+				if res := r.Run(t, "instance", "download", "web1", "/nosuch", filepath.Join(dir, "x")); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "No such file") {
+					t.Errorf("download of a missing file: %s", res)
+				}
+				res := r.Run(t, "instance", "download", "web1", "/tmp/test.sh", filepath.Join(dir, "y"), "--progress-timeout", "30s")
+				if gen == cluster.Generation2024 && (res.Code == 0 || !strings.Contains(res.Stderr, "agentoperation-deadlines")) {
+					t.Errorf("2024 --progress-timeout: %s", res)
+				}
+				if gen == cluster.Generation2026 && res.Code != 0 {
+					t.Errorf("2026 --progress-timeout: %s", res)
+				}
+			})
+		})
+	}
 }

@@ -42,6 +42,8 @@ its UUID or its name.`,
 		NewCmdConsoleData(f),
 		NewCmdSnapshot(f),
 		NewCmdExecute(f),
+		NewCmdUpload(f),
+		NewCmdDownload(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),
