@@ -56,7 +56,11 @@ func TestSimRouterSaturatedPool(t *testing.T) {
 		cfg.Actors = 10
 		cfg.ActorIdle = 0 // the first actor resumed never lets its worker go
 		cfg.ParkedRequestMax = 8
-		cfg.ExtprocMaxRequests = 16
+		// The breaker stays above the burst: with 16, how many of the 20
+		// requests are in the router at once depends on how fast the
+		// shed ones are answered, and 1-3 became ext_proc errors in some
+		// runs. This test is about parking and shedding, not the breaker.
+		cfg.ExtprocMaxRequests = 32
 		cfg.Seed = 1
 		s, tr := startMem(t, cfg)
 		defer s.Close()
