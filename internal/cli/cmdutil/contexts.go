@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shakenfist/shakectl/internal/atomicfile"
+	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
@@ -137,7 +137,13 @@ func WriteDoc(path string, all map[string]any, doc ConfigDoc) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
+	// A symlinked config (a dotfile manager's) stays a link: the file it
+	// points to is the one replaced.
+	out, err := outfile.Check("config file", path, 0o600)
+	if err != nil {
+		return err
+	}
+	return out.Private().Write(context.Background(), nil, nil, func(w io.Writer) error {
 		_, err := w.Write(raw)
 		return err
 	})

@@ -95,7 +95,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return err
 	}
-	if err := checkWritableDir("--out", opts.out); err != nil {
+	if _, err := checkOutput("--out", opts.out); err != nil {
 		return err
 	}
 	var reports []*report.Report

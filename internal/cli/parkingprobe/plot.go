@@ -1,12 +1,12 @@
 package parkingprobe
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
-	"github.com/shakenfist/shakectl/internal/atomicfile"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/probe/htmlplot"
 	"github.com/shakenfist/shakectl/probe/report"
@@ -34,18 +34,20 @@ func checkPlotFile(flag, path string) error {
 	return checkWritableDir(flag, path)
 }
 
-// writePlot writes r's page to path atomically: a failed plot leaves no
-// half-written file where the page should be.
-func writePlot(path string, r *report.Report) error {
-	fig, err := report.NewFigure(r)
-	if err == nil {
-		opts := htmlplot.Options{Lot: parkingLot(r), Latency: report.LatencyOverTime(r, latencyPointsPerOutcome)}
-		err = atomicfile.Write(path, 0o644, func(w io.Writer) error { return htmlplot.Write(w, fig, opts) })
+// writePlot writes r's page to path by internal/outfile's rule (atomically
+// for a file, so a failed plot leaves no half-written page; in place for a
+// FIFO; - for stdout), saying so on note.
+func writePlot(ctx context.Context, path string, r *report.Report, stdout, note io.Writer) error {
+	p, err := checkOutput("--plot", path)
+	if err != nil {
+		return err
 	}
+	fig, err := report.NewFigure(r)
 	if err != nil {
 		return fmt.Errorf("writing --plot %s: %w", path, err)
 	}
-	return nil
+	opts := htmlplot.Options{Lot: parkingLot(r), Latency: report.LatencyOverTime(r, latencyPointsPerOutcome)}
+	return p.Write(ctx, stdout, note, func(w io.Writer) error { return htmlplot.Write(w, fig, opts) })
 }
 
 // parkingLot is the router's lot as its statusz gave it (max_parked), read

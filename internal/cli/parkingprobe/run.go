@@ -2,14 +2,13 @@ package parkingprobe
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,8 +18,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shakenfist/shakectl/internal/atomicfile"
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
@@ -412,20 +411,22 @@ func (opts *Options) shardOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	return nil
 }
 
-// checkWritableDir refuses an output file whose directory does not exist.
+// checkWritableDir checks an output flag's FILE before any load (a
+// directory, a missing or closed directory fails now, not after the run),
+// by the one rule of internal/outfile (issue 28, item 1).
 func checkWritableDir(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
+	_, err := checkOutput(flag, path)
+	return err
+}
+
+// checkOutput is checkWritableDir's checked path, to write; "" is no
+// output (nil).
+func checkOutput(flag, path string) (*outfile.Path, error) {
+	p, err := outfile.Check(flag, path, 0o644)
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot write %s %s: %s", flag, path, cmdutil.PathErrReason(err))
+		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
-	if !st.IsDir() {
-		return cmdutil.UsageErrorf("cannot write %s %s: %s is not a directory", flag, path, dir)
-	}
-	return nil
+	return p, nil
 }
 
 func readActorsFile(f *cmdutil.Factory, path string) ([]string, error) {
@@ -526,13 +527,22 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out,
 			return err
 		}
 	}
-	if out != "" {
-		if err := atomicfile.Write(out, 0o644, r.WriteJSON); err != nil {
-			return fmt.Errorf("writing --out %s: %w", out, err)
+	// The report is written after Ctrl-C too (it is the partial result);
+	// a second Ctrl-C ends the process if a FIFO's reader never comes.
+	ctx := context.WithoutCancel(f.Context)
+	var note io.Writer = ios.ErrOut
+	if cfg.Quiet {
+		note = nil
+	}
+	if p, err := checkOutput("--out", out); err != nil {
+		return err
+	} else if p != nil {
+		if err := p.Write(ctx, ios.Out, note, r.WriteJSON); err != nil {
+			return err
 		}
 	}
 	if plot != "" {
-		return writePlot(plot, r)
+		return writePlot(ctx, plot, r, ios.Out, note)
 	}
 	return nil
 }

@@ -379,7 +379,10 @@ func TestParkingProbeProgressAndPlot(t *testing.T) {
 	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
-	if s := errOut.String(); !strings.Contains(s, "\r\x1b[K") || !strings.Contains(s, "sent ") || !strings.HasSuffix(s, "\r\x1b[K") {
+	// The progress line is cleared before the one line saying the plot
+	// was written.
+	if s := errOut.String(); !strings.Contains(s, "\r\x1b[K") || !strings.Contains(s, "sent ") ||
+		!strings.Contains(s, "\r\x1b[Kwrote --plot "+plot+", ") || !strings.HasSuffix(s, " bytes\n") {
 		t.Errorf("progress line on a terminal's stderr: %q", s)
 	}
 	if d := readPage(t, plot); d.Figure.Mode != "closed" {

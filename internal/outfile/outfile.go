@@ -1,0 +1,280 @@
+// Package outfile writes the files a user names for output (--out, --plot,
+// the config file the context commands edit), by one rule for every flag:
+//
+//   - "-" is standard output;
+//   - anything that is not a regular file (a device, a FIFO, a terminal,
+//     /dev/stdout) is written in place, never replaced: replacing /dev/null
+//     with a regular file, as a rename over it does when run as root, breaks
+//     the machine (issue 28);
+//   - a regular file, or a name not yet taken, is replaced atomically through
+//     a temporary file in the same directory, so a reader or a crash never
+//     sees it half-written;
+//   - a symbolic link is followed and the file it points to is replaced (in
+//     that file's directory), so a dotfile manager's link stays a link and
+//     the real file is the one updated;
+//   - every path is checked by Check before the command's work (a load test
+//     of minutes) starts, so a directory, a missing parent or a directory
+//     that refuses a new file fails at once instead of losing the result.
+package outfile
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Stdout is the argument that names standard output.
+const Stdout = "-"
+
+type kind int
+
+const (
+	toStdout kind = iota // "-"
+	inPlace              // a device, FIFO, terminal or /dev/stdout: opened and written
+	replace              // a regular file or a new name: temporary file, then rename
+)
+
+// Path is an output a command has checked it can write.
+type Path struct {
+	Flag string // the flag that named it, for messages: "--out"
+	Arg  string // as the user gave it
+
+	kind   kind
+	target string      // the file written: Arg with its symbolic links followed
+	perm   os.FileMode // a replaced file keeps its mode; a new one gets the default
+	fifo   bool
+}
+
+// Error is an output that cannot be written; it names the flag and the path.
+type Error struct {
+	Flag, Arg string
+	Writing   bool // the write failed (else the check refused the path)
+	Err       error
+}
+
+func (e *Error) Error() string {
+	reason := e.Err.Error()
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		reason = pe.Err.Error()
+	}
+	if e.Writing {
+		return fmt.Sprintf("writing %s %s: %s", e.Flag, e.Arg, reason)
+	}
+	return fmt.Sprintf("cannot write %s %s: %s", e.Flag, e.Arg, reason)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// maxLinks bounds a chain of symbolic links, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// Check resolves arg and checks that it can be written, without writing it:
+// not a directory, its directory exists and takes a new file, a device or
+// FIFO is writable. perm is the mode of a file that does not exist yet. An
+// empty arg is no output (nil, nil).
+func Check(flag, arg string, perm os.FileMode) (*Path, error) {
+	if arg == "" {
+		return nil, nil
+	}
+	p := &Path{Flag: flag, Arg: arg, perm: perm}
+	fail := func(err error) (*Path, error) { return nil, &Error{Flag: flag, Arg: arg, Err: err} }
+	if arg == Stdout {
+		p.kind = toStdout
+		return p, nil
+	}
+	target, viaProc, err := resolve(arg)
+	if err != nil {
+		return fail(err)
+	}
+	p.target = target
+	st, err := os.Stat(arg)
+	switch {
+	case err == nil && st.IsDir():
+		return fail(errors.New("is a directory"))
+	case err == nil && st.Mode()&fs.ModeSocket != 0:
+		return fail(errors.New("is a socket"))
+	case err == nil && (!st.Mode().IsRegular() || viaProc):
+		// A device or FIFO; or a regular file reached through /dev/stdout
+		// or /proc/self/fd, which is this process's own open file (a shell
+		// redirection): replacing it would lose what was already written.
+		p.kind, p.target = inPlace, arg
+		p.fifo = st.Mode()&fs.ModeNamedPipe != 0
+		if err := checkWritable(arg); err != nil {
+			return fail(err)
+		}
+		return p, nil
+	case err == nil:
+		p.kind = replace
+		p.perm = st.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		p.kind = replace
+	default:
+		return fail(err)
+	}
+	if err := checkDir(filepath.Dir(target)); err != nil {
+		return fail(err)
+	}
+	return p, nil
+}
+
+// Private makes a replaced file mode 0600 whatever its mode was: a file
+// holding keys (the config file) is never left readable by others.
+func (p *Path) Private() *Path {
+	p.perm = 0o600
+	return p
+}
+
+// resolve follows arg's symbolic links to the file that is to be written,
+// which may not exist yet (a dangling link names the file it will create).
+// viaProc says the chain went through /proc or /dev/fd, whose links name a
+// process's open files rather than paths.
+func resolve(arg string) (target string, viaProc bool, err error) {
+	p := arg
+	for range maxLinks {
+		if isProcPath(p) {
+			viaProc = true
+		}
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, viaProc, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return p, viaProc, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", false, fmt.Errorf("more than %d symbolic links", maxLinks)
+}
+
+func isProcPath(p string) bool {
+	p = filepath.Clean(p)
+	return strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/fd/") ||
+		p == "/dev/stdout" || p == "/dev/stderr"
+}
+
+// checkDir checks that dir exists and takes a new file, by making (and
+// removing) one there: the one test that sees permissions, ACLs, read-only
+// mounts and root alike, and the very call the write will make.
+func checkDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".shakectl-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// Write writes the output through write: to stdout for "-", in place for a
+// device or FIFO, else atomically. ctx ends a wait for a FIFO's reader. One
+// line saying what was written goes to note (nil: none; nothing for "-",
+// whose data is the output itself).
+func (p *Path) Write(ctx context.Context, stdout, note io.Writer, write func(io.Writer) error) error {
+	n, err := p.write(ctx, stdout, write)
+	if err != nil {
+		return &Error{Flag: p.Flag, Arg: p.Arg, Writing: true, Err: err}
+	}
+	if note != nil && p.kind != toStdout {
+		where := p.Arg
+		if p.kind == replace && p.target != p.Arg {
+			where = fmt.Sprintf("%s (through %s)", p.target, p.Arg)
+		}
+		fmt.Fprintf(note, "wrote %s %s, %d bytes\n", p.Flag, where, n)
+	}
+	return nil
+}
+
+func (p *Path) write(ctx context.Context, stdout io.Writer, write func(io.Writer) error) (int64, error) {
+	switch p.kind {
+	case toStdout:
+		return copyTo(stdout, write)
+	case inPlace:
+		f, err := openInPlace(ctx, p.target, p.fifo)
+		if err != nil {
+			return 0, err
+		}
+		n, err := copyTo(f, write)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return n, err
+	}
+	return replaceFile(p.target, p.perm, write)
+}
+
+// copyTo runs write through a buffer onto w, counting the bytes.
+func copyTo(w io.Writer, write func(io.Writer) error) (int64, error) {
+	cw := &counter{w: w}
+	bw := bufio.NewWriter(cw)
+	if err := write(bw); err != nil {
+		return cw.n, err
+	}
+	err := bw.Flush()
+	return cw.n, err
+}
+
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// replaceFile writes path through a temporary file in its directory, synced
+// and renamed into place. The temporary file is 0600 from its creation
+// (os.CreateTemp), so a file meant to stay private (a config holding a key)
+// is never readable by others, not even half-written.
+func replaceFile(path string, perm os.FileMode, write func(io.Writer) error) (n int64, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return 0, err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if n, err = copyTo(f, write); err != nil {
+		return n, err
+	}
+	if err = f.Sync(); err != nil {
+		return n, err
+	}
+	if err = f.Close(); err != nil {
+		return n, err
+	}
+	if err = os.Chmod(tmp, perm); err != nil {
+		return n, err
+	}
+	return n, os.Rename(tmp, path)
+}
