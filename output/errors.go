@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // ErrorReport is what a failed command tells its user: one line of message,
@@ -34,9 +36,10 @@ func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 		}
 	}
 	c := NewColourScheme(s.ColourEnabled())
-	fmt.Fprintf(s.ErrOut, "%s %s\n", c.Red("error:"), r.Message)
+	// A message or hint may quote the server (a 507's stage, a body).
+	fmt.Fprintf(s.ErrOut, "%s %s\n", c.Red("error:"), termtext.Line(r.Message))
 	if r.Hint != "" {
-		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), r.Hint)
+		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), termtext.Line(r.Hint))
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // The output formats of -o.
@@ -138,6 +140,11 @@ func PrintJSONBody(s *IOStreams, format string, body []byte, pretty bool) error 
 		return nil
 	}
 	if !json.Valid(body) {
+		// An HTML error page or plain text: the server's bytes, kept
+		// for a pipe, made harmless for a terminal.
+		if s.IsStdoutTTY() {
+			body = []byte(termtext.Block(string(body)))
+		}
 		_, err := s.Out.Write(body)
 		return err
 	}
@@ -318,19 +325,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 
 // flatten keeps a cell on one line and strips control characters a hostile
 // server could use to rewrite the terminal.
-func flatten(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+func flatten(s string) string { return termtext.Line(s) }
 
 // StatePainter colours resource states the way people scan them: green for
 // working, red for broken, yellow for in progress, grey for gone.

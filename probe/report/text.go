@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Painter colours text for a terminal; output.ColourScheme satisfies it.
@@ -17,6 +19,11 @@ type Painter interface {
 	Gray(string) string
 	Bold(string) string
 }
+
+// safe is the one terminal-text sanitiser (output/termtext): a report's
+// strings come from servers (bodies, statusz, metrics) and, for merge, from
+// files anyone could have written (issue 28, item 11).
+func safe(s string) string { return termtext.Line(s) }
 
 type noPaint struct{}
 
@@ -43,10 +50,10 @@ func WriteText(w io.Writer, r *Report, p Painter) error {
 	}
 	b.WriteString("\n")
 	if len(r.Sources) > 0 {
-		fmt.Fprintf(&b, "merged from %s\n", strings.Join(r.Sources, ", "))
+		fmt.Fprintf(&b, "merged from %s\n", safe(strings.Join(r.Sources, ", ")))
 	}
 	if l := r.shardLine(); l != "" {
-		b.WriteString(l + "\n")
+		b.WriteString(safe(l) + "\n")
 	}
 	b.WriteString("\n")
 	writeOutcomeTable(&b, r, p)
@@ -71,11 +78,11 @@ func WriteText(w io.Writer, r *Report, p Painter) error {
 			name := c.Name + strings.Repeat(" ", width-len(c.Name))
 			switch c.Status {
 			case CheckOK:
-				fmt.Fprintf(&b, "  %s %s  %s\n", p.Green("✓"), name, c.Detail)
+				fmt.Fprintf(&b, "  %s %s  %s\n", p.Green("✓"), safe(name), safe(c.Detail))
 			case CheckFailed:
-				fmt.Fprintf(&b, "  %s %s  %s\n", p.Red("✗"), p.Red(name), c.Detail)
+				fmt.Fprintf(&b, "  %s %s  %s\n", p.Red("✗"), p.Red(safe(name)), safe(c.Detail))
 			default:
-				fmt.Fprintf(&b, "  %s %s  %s\n", p.Gray("-"), p.Gray(name), p.Gray("skipped: "+c.Detail))
+				fmt.Fprintf(&b, "  %s %s  %s\n", p.Gray("-"), p.Gray(safe(name)), p.Gray("skipped: "+safe(c.Detail)))
 			}
 		}
 		if f := r.Failed(); len(f) > 0 {
@@ -98,9 +105,9 @@ func describeLoad(r *Report) string {
 	case ModeOpen:
 		shape = fmt.Sprintf("open, %s req/s for %s", trimFloat(r.Load.Rate), fmtSec(r.Load.DurationSeconds))
 	default:
-		shape = r.Mode
+		shape = safe(r.Mode)
 	}
-	return fmt.Sprintf("%s → %s (%d actors, %s, seed %d)", shape, r.Target, r.Load.Actors, r.Load.Distribution, r.Load.Seed)
+	return fmt.Sprintf("%s → %s (%d actors, %s, seed %d)", shape, safe(r.Target), r.Load.Actors, safe(r.Load.Distribution), r.Load.Seed)
 }
 
 func fmtSec(s float64) string { return FormatDuration(time.Duration(s * float64(time.Second))) }
@@ -201,14 +208,14 @@ func formatDetails(d map[string]int64) string {
 			parts = append(parts, fmt.Sprintf("… %d more", len(list)-5))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s ×%d", e.k, e.v))
+		parts = append(parts, fmt.Sprintf("%s ×%d", safe(e.k), e.v))
 	}
 	return strings.Join(parts, ", ")
 }
 
 func writeRouterView(b *strings.Builder, r *Report) {
 	if m := r.Metrics; m != nil {
-		fmt.Fprintf(b, "\nrouter metrics (%s):\n", m.URL)
+		fmt.Fprintf(b, "\nrouter metrics (%s):\n", safe(m.URL))
 		var parts []string
 		if m.RejectedDelta != nil {
 			parts = append(parts, fmt.Sprintf("parking_rejected +%s", formatFloat(*m.RejectedDelta)))
@@ -236,20 +243,20 @@ func writeRouterView(b *strings.Builder, r *Report) {
 				if w.Count > 0 {
 					mean = fmt.Sprintf(" (mean %s)", fmtSec(w.SumSeconds/w.Count))
 				}
-				ws = append(ws, fmt.Sprintf("%s %s%s", k, formatFloat(w.Count), mean))
+				ws = append(ws, fmt.Sprintf("%s %s%s", safe(k), formatFloat(w.Count), mean))
 			}
 			fmt.Fprintf(b, "  parking wait: %s\n", strings.Join(ws, ", "))
 		}
 		if m.ScrapeErrors > 0 {
 			fmt.Fprintf(b, "  %d scrapes failed", m.ScrapeErrors)
 			if m.LastError != "" {
-				fmt.Fprintf(b, " (last: %s)", m.LastError)
+				fmt.Fprintf(b, " (last: %s)", safe(m.LastError))
 			}
 			b.WriteString("\n")
 		}
 	}
 	if s := r.Statusz; s != nil {
-		fmt.Fprintf(b, "\nrouter statusz (%s):\n", s.URL)
+		fmt.Fprintf(b, "\nrouter statusz (%s):\n", safe(s.URL))
 		if s.NoParkingCard {
 			// atenet main: statusz without a parking card.
 			b.WriteString("  no parking card: this router does not park requests\n")
@@ -299,7 +306,7 @@ func describeParking(p *StatuszParking) string {
 		if secs, err := strconv.ParseFloat(string(p.MaxWait), 64); err == nil {
 			parts = append(parts, "max wait "+fmtSec(secs))
 		} else {
-			parts = append(parts, "max wait "+strings.Trim(string(p.MaxWait), `"`))
+			parts = append(parts, "max wait "+safe(strings.Trim(string(p.MaxWait), `"`)))
 		}
 	}
 	if len(parts) == 0 {

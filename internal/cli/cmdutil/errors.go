@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/proxy"
 )
 
@@ -141,13 +142,7 @@ func RoundDuration(d time.Duration) string {
 // oneLineMessage keeps an error to one line of printable text, whatever the
 // server or the operating system put into it.
 func oneLineMessage(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
 // pathOf is the path of a URL, for messages.

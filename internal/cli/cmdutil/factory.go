@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -182,7 +183,8 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		}
 	}
 	if cfg.Debug {
-		opts.Debug = f.IOStreams.ErrOut
+		// Bodies and headers under --debug are the server's text.
+		opts.Debug = termtext.Writer(f.IOStreams.ErrOut)
 	}
 	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
 		// A person at a terminal learns after a second what shakectl is
@@ -211,7 +213,8 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 					// Under -o json every stderr line is a JSON object.
 					fmt.Fprintln(errOut, n.JSON())
 				default:
-					fmt.Fprintln(errOut, n.String())
+					// The stage is the server's text.
+					fmt.Fprintln(errOut, termtext.Line(n.String()))
 				}
 			},
 		}
@@ -250,7 +253,7 @@ func Warn(s *output.IOStreams, cfg *Config, msg string) {
 		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"warning": msg}))
 		return
 	}
-	fmt.Fprintln(s.ErrOut, "warning: "+msg)
+	fmt.Fprintln(s.ErrOut, "warning: "+termtext.Line(msg))
 }
 
 // Note prints a line about what a command did or is doing on stderr:
@@ -263,5 +266,6 @@ func Note(s *output.IOStreams, cfg *Config, event, msg string) {
 		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"event": event, "message": msg}))
 		return
 	}
-	fmt.Fprintln(s.ErrOut, msg)
+	// A note may quote the server (a 406's message, a URL).
+	fmt.Fprintln(s.ErrOut, termtext.Line(msg))
 }
