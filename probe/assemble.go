@@ -1,9 +1,10 @@
 package probe
 
 import (
-	"github.com/shakenfist/shakectl/probe/report"
-
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/redact"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // Assembly of a Report from a finished run: the recorder's tally, the
@@ -15,7 +16,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	t := e.rec.merge()
 	r := &report.Report{
 		RunInfo:         o.runInfo(start),
-		Target:          o.Target,
+		Target:          redact.URL(o.Target), // the report is printed and shared: no password
 		Transport:       e.transport,
 		Mode:            string(o.Mode),
 		StartedAt:       start.UTC(),
@@ -38,7 +39,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	}
 	r.SetPlotData(t.samples, t.timeline)
 	if r.Target == "" {
-		r.Target = o.URLTemplate
+		r.Target = redact.URL(o.URLTemplate)
 	}
 	if o.URLTemplate != "" {
 		r.Load.Addressing = "url " + o.URLTemplate
@@ -72,7 +73,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 		r.InFlightPeak = max(r.InFlightPeak, p.InFlightPeak)
 	}
 	if o.MetricsURL != "" {
-		m := &report.MetricsReport{URL: o.MetricsURL, Before: e.metricsBefore, After: e.metricsAfter, ActivePeak: e.activePeak,
+		m := &report.MetricsReport{URL: redact.URL(o.MetricsURL), Before: e.metricsBefore, After: e.metricsAfter, ActivePeak: e.activePeak,
 			ScrapeErrors: e.scrapeErrors, LastError: e.lastScrapeErr}
 		m.ComputeDeltas()
 		r.Metrics = m

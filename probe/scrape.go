@@ -19,6 +19,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
 
@@ -222,11 +224,11 @@ func truncate(b []byte, n int) []byte {
 func (s *scraper) metrics(ctx context.Context) (*report.RouterMetrics, error) {
 	body, err := s.get(ctx, s.metricsURL, "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", s.metricsURL, err)
+		return nil, fmt.Errorf("metrics %s: %w", redact.URL(s.metricsURL), err)
 	}
 	m, err := ParseMetrics(bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", s.metricsURL, err)
+		return nil, fmt.Errorf("metrics %s: %w", redact.URL(s.metricsURL), err)
 	}
 	return m, nil
 }
@@ -234,14 +236,14 @@ func (s *scraper) metrics(ctx context.Context) (*report.RouterMetrics, error) {
 func (s *scraper) statusz(ctx context.Context) (*report.StatuszParking, error) {
 	body, err := s.get(ctx, s.statuszURL, "application/json")
 	if err != nil {
-		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
+		return nil, fmt.Errorf("statusz %s: %w", redact.URL(s.statuszURL), err)
 	}
 	p, err := ParseStatusz(bytes.NewReader(body))
 	if errors.Is(err, ErrNoParkingCard) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("statusz %s: %w", s.statuszURL, err)
+		return nil, fmt.Errorf("statusz %s: %w", redact.URL(s.statuszURL), err)
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
@@ -195,7 +196,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 			timeout = client.DefaultTimeout
 		}
 		opts.Waiting = func(method, url string) {
-			Note(ios, cfg, "waiting", fmt.Sprintf("waiting for an answer to %s %s (giving up after %s; --request-timeout)", method, url, timeout))
+			Note(ios, cfg, "waiting", fmt.Sprintf("waiting for an answer to %s %s (giving up after %s; --request-timeout)", method, redact.URL(url), timeout))
 		}
 	}
 	if cfg.RetryTransientCapacity {

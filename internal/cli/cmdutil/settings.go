@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Every global setting is declared once, here: its flag, the environment
@@ -93,7 +95,8 @@ func Settings() []Setting {
 				c.APIURL = strings.TrimRight(strings.TrimSpace(stringOf(raw)), "/")
 				return nil
 			},
-			Show: func(c *Config) string { return c.APIURL }},
+			// A password in the URL is a secret too (issue 28, item 10).
+			Show: func(c *Config) string { return redact.URL(c.APIURL) }},
 		{Name: "namespace", Scope: ClientCommands, Contextual: true,
 			Usage: "namespace to authenticate to (client commands)",
 			Env:   []string{"SHAKECTL_NAMESPACE", "SHAKENFIST_NAMESPACE"}, Complete: CompleteNamespaceNames,

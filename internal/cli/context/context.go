@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // contextFile is the file the context commands edit: --config, else
@@ -67,5 +68,5 @@ func read(c *cobra.Command, f *cmdutil.Factory) (string, cmdutil.ConfigDoc, *cmd
 
 // contextJSON is a context for -o json, the key reduced to key_set.
 func contextJSON(name string, ctx map[string]string, active bool) []byte {
-	return cmdutil.RawOf(nil, map[string]any{"name": name, "api_url": ctx["api-url"], "namespace": ctx["namespace"], "key_set": ctx["key"] != "", "active": active})
+	return cmdutil.RawOf(nil, map[string]any{"name": name, "api_url": redact.URL(ctx["api-url"]), "namespace": ctx["namespace"], "key_set": ctx["key"] != "", "active": active})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -31,7 +32,7 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 					active = "*"
 				}
 				ctx := doc.Contexts[n]
-				l.Rows = append(l.Rows, []string{active, n, ctx["api-url"], ctx["namespace"]})
+				l.Rows = append(l.Rows, []string{active, n, redact.URL(ctx["api-url"]), ctx["namespace"]})
 				l.Raw = append(l.Raw, contextJSON(n, ctx, n == doc.CurrentContext))
 			}
 			return output.PrintList(f.IOStreams, cfg.Output, l)

@@ -62,3 +62,26 @@ func TestRouterAndReportTextReachTheTerminalHarmless(t *testing.T) {
 	assertTerminalSafe(t, "merge stdout", out.String())
 	assertTerminalSafe(t, "merge stderr", errOut.String())
 }
+
+// Issue 28, item 10: a password in --target or --metrics-url stays out of
+// the report, in text and JSON, and out of --out.
+func TestProbeReportRedactsURLPasswords(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			io.WriteString(w, "atenet_router_parking_active 0\n")
+			return
+		}
+		io.WriteString(w, "hello")
+	}))
+	t.Cleanup(srv.Close)
+	withPassword := strings.Replace(srv.URL, "http://", "http://alice:pw-s3cret@", 1)
+	out := filepath.Join(t.TempDir(), "r.json")
+	for _, format := range []string{"table", "json"} {
+		f, stdout, errOut := probeTestFactory(t, context.Background())
+		root.Run(f, []string{"parking-probe", "--target", withPassword, "--metrics-url", withPassword + "/metrics", "--requests", "2", "--shed-max", "1h", "-o", format, "--out", out})
+		saved, _ := os.ReadFile(out)
+		if s := stdout.String() + errOut.String() + string(saved); strings.Contains(s, "pw-s3cret") || !strings.Contains(stdout.String(), "alice:xxxxx@") {
+			t.Errorf("-o %s: the password was printed, or the redacted URL not shown:\n%s", format, s)
+		}
+	}
+}
