@@ -146,9 +146,9 @@ func (o *Options) Request() (method, path string, body []byte, err error) {
 		if len(o.Fields) > 0 {
 			return "", "", nil, cmdutil.UsageErrorf("--input and -F/-f both give the body; use one")
 		}
-		raw, err := userfile.Read(o.Context, o.In, o.Input, userfile.Bound{Flag: "--input"})
+		raw, err := userfile.Read(o.Context, o.In, o.Input, userfile.Body("--input"))
 		if err != nil {
-			return "", "", nil, &cmdutil.UsageError{Msg: err.Error()}
+			return "", "", nil, cmdutil.ReadFileError(err)
 		}
 		if !json.Valid(raw) {
 			return "", "", nil, cmdutil.UsageErrorf("--input %s is not valid JSON", o.Input)
@@ -292,7 +292,7 @@ func typedFieldValue(ctx context.Context, s string, in io.Reader) (any, error) {
 		return nil, nil
 	}
 	if strings.HasPrefix(s, "@") {
-		raw, err := userfile.Read(ctx, in, s[1:], userfile.Bound{Flag: "-F"})
+		raw, err := userfile.Read(ctx, in, s[1:], userfile.Body("-F"))
 		if err != nil {
 			return nil, err
 		}

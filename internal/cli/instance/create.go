@@ -124,9 +124,9 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		req.Metadata["affinity"] = aff
 	}
 	if o.SSHKeyFile != "" {
-		raw, err := userfile.Read(o.Context, o.In, o.SSHKeyFile, userfile.Bound{Flag: "--ssh-key-file", Max: maxSSHKey})
+		raw, err := userfile.Read(o.Context, o.In, o.SSHKeyFile, userfile.SSHKey("--ssh-key-file"))
 		if err != nil {
-			return req, &cmdutil.UsageError{Msg: err.Error()}
+			return req, cmdutil.ReadFileError(err)
 		}
 		req.SSHKey = strings.TrimSpace(string(raw))
 		if req.SSHKey == "" || strings.Contains(req.SSHKey, "PRIVATE KEY") {
@@ -134,9 +134,9 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 		}
 	}
 	if o.UserDataFile != "" {
-		raw, err := userfile.Read(o.Context, o.In, o.UserDataFile, userfile.Bound{Flag: "--user-data-file"})
+		raw, err := userfile.Read(o.Context, o.In, o.UserDataFile, userfile.UserData("--user-data-file"))
 		if err != nil {
-			return req, &cmdutil.UsageError{Msg: err.Error()}
+			return req, cmdutil.ReadFileError(err)
 		}
 		if len(raw) > 0 {
 			req.UserData = base64.StdEncoding.EncodeToString(raw)
@@ -204,10 +204,6 @@ func positiveInt(s, name, want string) (int, error) {
 	}
 	return n, nil
 }
-
-// maxSSHKey bounds --ssh-key-file: a public key is one line; a file far
-// larger is not one.
-const maxSSHKey = 64 << 10
 
 // NewCmdCreate builds `shakectl instance create`. runF, when not
 // nil, replaces the run (tests of the flag parsing).

@@ -111,7 +111,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		for _, p := range paths {
 			raw, err := userfile.Read(f.Context, nil, p, userfile.Bound{Flag: "report", Max: maxReport})
 			if err != nil {
-				return &cmdutil.UsageError{Msg: err.Error()}
+				return cmdutil.ReadFileError(err)
 			}
 			r, err := report.ReadReport(bytes.NewReader(raw))
 			if err != nil {

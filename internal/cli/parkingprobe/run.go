@@ -336,9 +336,9 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	}
 	if strings.HasPrefix(opts.body, "@") {
 		// @FILE, and @- for standard input, as api --body and -F read.
-		b, err := userfile.Read(f.Context, f.IOStreams.In, opts.body[1:], userfile.Bound{Flag: "--body"})
+		b, err := userfile.Read(f.Context, f.IOStreams.In, opts.body[1:], userfile.Body("--body"))
 		if err != nil {
-			return nil, &cmdutil.UsageError{Msg: err.Error()}
+			return nil, cmdutil.ReadFileError(err)
 		}
 		po.Body = b
 	} else if opts.body != "" {
@@ -430,9 +430,9 @@ func checkOutput(flag, path string) (*outfile.Path, error) {
 }
 
 func readActorsFile(f *cmdutil.Factory, path string) ([]string, error) {
-	raw, err := userfile.Read(f.Context, f.IOStreams.In, path, userfile.Bound{Flag: "--actors-file"})
+	raw, err := userfile.Read(f.Context, f.IOStreams.In, path, userfile.Actors("--actors-file"))
 	if err != nil {
-		return nil, &cmdutil.UsageError{Msg: err.Error()}
+		return nil, cmdutil.ReadFileError(err)
 	}
 	names, err := probe.ReadActors(bytes.NewReader(raw))
 	if err != nil {

@@ -161,9 +161,9 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		cfg.NodeTags = tags
 	}
 	if opts.scriptPath != "" {
-		raw, err := userfile.Read(f.Context, f.IOStreams.In, opts.scriptPath, userfile.Bound{Flag: "--script"})
+		raw, err := userfile.Read(f.Context, f.IOStreams.In, opts.scriptPath, userfile.Script("--script"))
 		if err != nil {
-			return &cmdutil.UsageError{Msg: err.Error()}
+			return cmdutil.ReadFileError(err)
 		}
 		script, err := cluster.ParseScript(raw)
 		if err != nil {
