@@ -79,7 +79,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 		r.Metrics = m
 	}
 	if o.StatuszURL != "" {
-		s := &report.StatuszReport{URL: e.scr.statuszURL, Before: e.statuszBefore, After: e.statuszAfter, NoParkingCard: e.noParkingCard}
+		s := &report.StatuszReport{URL: redact.URL(e.scr.statuszURL), Before: e.statuszBefore, After: e.statuszAfter, NoParkingCard: e.noParkingCard}
 		if o.MetricsURL == "" {
 			s.ActivePeak = e.activePeak
 		}
