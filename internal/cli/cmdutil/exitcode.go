@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
@@ -29,8 +31,10 @@ const (
 	ExitTerminated        = 143
 )
 
-// ErrInterrupted is the cause of the run context's cancellation on
-// SIGINT/SIGTERM.
+// ErrInterrupted is the cause of the run context's cancellation on SIGINT
+// (Ctrl-C). Every check for an interrupted run (a probe keeping its partial
+// result, a read giving up) asks errors.Is(err, ErrInterrupted), which
+// ErrTerminated also answers.
 var ErrInterrupted = errors.New("interrupted")
 
 // ErrTerminated is the cause on SIGTERM. It wraps ErrInterrupted, so every
@@ -55,6 +59,15 @@ func (e *ExitStatusError) Error() string {
 }
 
 func (e *ExitStatusError) Unwrap() error { return e.Err }
+
+// SignalCause is the run context's cancellation cause for a signal: the one
+// mapping from signals to errors (and so to exit codes: 130, 143).
+func SignalCause(sig os.Signal) error {
+	if sig == syscall.SIGTERM {
+		return ErrTerminated
+	}
+	return ErrInterrupted
+}
 
 // ErrTimeout marks the command's own --timeout elapsing with no answer.
 var ErrTimeout = errors.New("timed out")

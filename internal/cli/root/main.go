@@ -35,19 +35,20 @@ func Main() int {
 	return Run(f, os.Args[1:])
 }
 
-// cancelOnSignal cancels the run's context with cause ErrInterrupted on
-// SIGINT or SIGTERM, until stop is called.
+// cancelOnSignal cancels the run's context on the first SIGINT or SIGTERM,
+// with the signal's cause (cmdutil.SignalCause: exit 130 or 143), until
+// stop is called. The first signal also stops the catching, so a second
+// one gets the default action and ends the process at once, whatever the
+// command is still doing (a write to a FIFO nobody reads, a slow helper):
+// the promise of issue 28, item 8.
 func cancelOnSignal(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case sig := <-sigs:
-			cause := cmdutil.ErrInterrupted
-			if sig == syscall.SIGTERM {
-				cause = cmdutil.ErrTerminated
-			}
-			cancel(cause)
+			signal.Stop(sigs)
+			cancel(cmdutil.SignalCause(sig))
 		case <-ctx.Done():
 		}
 	}()
@@ -101,11 +102,9 @@ func Run(f *cmdutil.Factory, args []string) int {
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	var status *cmdutil.ExitStatusError
-	if errors.As(err, &status) && status.Err == nil {
-		// wrap's command failed and said why itself.
-		return status.Code
-	}
+	// A run a signal cancelled ends with that signal's code, whatever error
+	// the command made of the cancellation (SIGTERM's 143 even when the
+	// command returned ErrInterrupted).
 	if cause := context.Cause(f.Context); errors.Is(cause, cmdutil.ErrInterrupted) && !errors.Is(err, cause) {
 		err = errors.Join(cause, err)
 	}
