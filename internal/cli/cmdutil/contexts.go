@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
@@ -115,36 +111,4 @@ func ReadDoc(path string) (map[string]any, ConfigDoc, error) {
 		return nil, doc, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
 	}
 	return all, doc, nil
-}
-
-// WriteDoc writes the file atomically with mode 600: it may hold keys, and
-// a file readable by others is never left behind.
-func WriteDoc(path string, all map[string]any, doc ConfigDoc) error {
-	if doc.CurrentContext == "" {
-		delete(all, "current-context")
-	} else {
-		all["current-context"] = doc.CurrentContext
-	}
-	if len(doc.Contexts) == 0 {
-		delete(all, "contexts")
-	} else {
-		all["contexts"] = doc.Contexts
-	}
-	raw, err := yaml.Marshal(all)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	// A symlinked config (a dotfile manager's) stays a link: the file it
-	// points to is the one replaced.
-	out, err := outfile.Check("config file", path, 0o600)
-	if err != nil {
-		return err
-	}
-	return out.Private().Write(context.Background(), nil, nil, func(w io.Writer) error {
-		_, err := w.Write(raw)
-		return err
-	})
 }

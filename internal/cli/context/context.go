@@ -40,15 +40,13 @@ func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.
 	if err != nil {
 		return err
 	}
-	all, doc, err := cmdutil.ReadDoc(path)
-	if err != nil {
-		return err
-	}
-	if _, ok := doc.Contexts[name]; !ok {
-		return cmdutil.UsageErrorf("no context %q in %s", name, path)
-	}
-	edit(&doc)
-	return cmdutil.WriteDoc(path, all, doc)
+	return cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+		if _, ok := doc.Contexts[name]; !ok {
+			return cmdutil.UsageErrorf("no context %q in %s", name, path)
+		}
+		edit(doc)
+		return nil
+	})
 }
 
 // read is where list and show start: the file, its contexts and

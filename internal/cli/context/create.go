@@ -60,21 +60,20 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			all, doc, err := cmdutil.ReadDoc(path)
+			err = cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+				if _, exists := doc.Contexts[name]; exists {
+					return cmdutil.UsageErrorf("context %q exists; delete it first", name)
+				}
+				if doc.Contexts == nil {
+					doc.Contexts = map[string]map[string]string{}
+				}
+				doc.Contexts[name] = ctx
+				if use {
+					doc.CurrentContext = name
+				}
+				return nil
+			})
 			if err != nil {
-				return err
-			}
-			if _, exists := doc.Contexts[name]; exists {
-				return cmdutil.UsageErrorf("context %q exists; delete it first", name)
-			}
-			if doc.Contexts == nil {
-				doc.Contexts = map[string]map[string]string{}
-			}
-			doc.Contexts[name] = ctx
-			if use {
-				doc.CurrentContext = name
-			}
-			if err := cmdutil.WriteDoc(path, all, doc); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)

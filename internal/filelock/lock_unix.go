@@ -1,0 +1,23 @@
+//go:build unix
+
+package filelock
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+func tryLock(f *os.File) (bool, error) {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.EWOULDBLOCK), errors.Is(err, unix.EINTR):
+		return false, nil
+	}
+	return false, err
+}
+
+func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
