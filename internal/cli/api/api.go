@@ -317,6 +317,7 @@ func run(f *cmdutil.Factory, o *Options) error {
 	ctx, cancel := s.RetryContext()
 	defer cancel()
 	resp, callErr := s.Client.Raw(ctx, method, path, body)
+	callErr = cmdutil.AsRouteNotFound(callErr, method, path)
 	if resp == nil || len(bytes.TrimSpace(resp.Body)) == 0 {
 		return callErr
 	}

@@ -61,6 +61,10 @@ func DescribeError(err error) output.ErrorReport {
 		r.Hint = fmt.Sprintf("\"shakectl cluster-operation show %s/%s\" shows the operation, and \"shakectl cluster-operation show --chain %s\" what it depended on", opFailed.Handle.OpType, opFailed.Handle.OpUUID, opFailed.Handle.OpUUID)
 	case errors.As(err, &apiErr):
 		describeAPIError(&r, apiErr)
+		var route *RouteNotFoundError
+		if errors.As(err, &route) {
+			r.Hint = route.Hint()
+		}
 		if errors.As(err, &capacity) {
 			r.Stage = capacity.Stage
 			t := capacity.Transient

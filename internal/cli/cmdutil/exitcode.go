@@ -140,6 +140,8 @@ func ExitCode(err error) int {
 		// The server lacks the route or the capability: no retry or other
 		// key changes that.
 		return ExitFailure
+	case errors.As(err, new(*RouteNotFoundError)):
+		return ExitNotFound
 	case errors.Is(err, report.ErrChecksFailed):
 		return ExitChecksFailed
 	case errors.As(err, &capacity):
