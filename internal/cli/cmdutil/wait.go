@@ -168,7 +168,11 @@ func (s *Session) waitEnded(ctx context.Context, kind, name string, target, stat
 }
 
 func (s *Session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
-	if lenient {
+	// --async pause forgives running out of its own budget only: a
+	// --timeout the user gave is a promise the README keeps, exit 124
+	// whatever --async is, so a script can tell that the wait did not end
+	// (issue 28, item 14).
+	if lenient && s.Cfg.Timeout == 0 {
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
 			if kind == "instance" {

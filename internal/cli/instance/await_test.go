@@ -35,8 +35,9 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 			"error: instance web1 is in state creating-error\nhint: \"shakectl instance events web1\" shows what happened\n"},
 		{"block times out with 124", []string{"--async", "block", "--timeout", "10s"}, []string{"creating"}, 124, 10 * time.Second, "creating",
 			"error: instance web1 did not reach state created within 10s (last state: creating)\nhint: give the wait more time with --timeout (or --async block, up to 1h)\n"},
-		{"pause with --timeout", []string{"--timeout", "5s"}, []string{"creating"}, 0, 5 * time.Second, "creating",
-			"instance web1 is still creating after 5s; \"shakectl instance await web1\" waits for it\n"},
+		// An explicit --timeout is kept whatever --async is (issue 28).
+		{"pause with --timeout exits 124", []string{"--timeout", "5s"}, []string{"creating"}, 124, 5 * time.Second, "creating",
+			"error: instance web1 did not reach state created within 5s (last state: creating)\nhint: give the wait more time with --timeout (or --async block, up to 1h)\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -33,6 +33,17 @@ func TestNetworkDeleteWaitsThroughDeleteWait(t *testing.T) {
 			t.Fatalf("pause: %s", res)
 		}
 	})
+	// Issue 28, item 14: an explicit --timeout that runs out exits 124
+	// under the default --async pause too, so a script knows the network
+	// still exists.
+	synctest.Test(t, func(t *testing.T) {
+		fa := clitest.NewFakeAPI(t)
+		fa.Override = map[string]clitest.FakeReply{"DELETE /networks/net1": deleteWait, get: deleteWait}
+		res := clitest.InMemory(fa).Run(t, "network", "delete", "net1", "--timeout", "3s")
+		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "did not reach state deleted within 3s") {
+			t.Fatalf("pause with --timeout: %s", res)
+		}
+	})
 	synctest.Test(t, func(t *testing.T) {
 		fa := clitest.NewFakeAPI(t)
 		fa.Override = map[string]clitest.FakeReply{"DELETE /networks/net1": deleteWait, get: {Status: 404, Body: `{"error":"network not found","status":404}`}}
