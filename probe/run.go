@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
@@ -587,6 +588,16 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	if h := o.Header.Get("Host"); h != "" {
 		req.Host = h
 		req.Header.Del("Host")
+	}
+	// newEngine renders the first and last actor's request before any
+	// load: a Host that is not one ("{actor} evil.com") is refused there,
+	// instead of every request going out with an empty Host (issue 28,
+	// item 15). net/http's own check, httpguts, is the rule.
+	if req.Host != "" && !httpguts.ValidHostHeader(req.Host) {
+		if o.Header.Get("Host") != "" {
+			return nil, optionErrorf("invalid Host header %q for actor %q: not a valid Host", req.Host, a)
+		}
+		return nil, optionErrorf("invalid {HostTemplate} %q for actor %q: %q is not a valid Host", o.HostTemplate, a, req.Host)
 	}
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "shakectl-parking-probe")
