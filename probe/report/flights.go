@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,6 +69,14 @@ func (r *Report) checkReachedParking() Check {
 	for _, o := range parkingPathOutcomes {
 		n += r.Count(o)
 	}
+	if nf := r.Count(NotFound); n > 0 && float64(nf) > MaxNotFoundShare*float64(r.Requests) {
+		// The README's first example (--actors 200 against sim router's
+		// 100) got 52% not_found and passed every check (issue 28, item
+		// 12): half the load never reached an actor, which says nothing
+		// of parking.
+		return failed(CheckReachedParking, fmt.Sprintf("%d of %d answers (%s) were not_found, more than %s: %s",
+			nf, r.Requests, fmtPct(float64(nf)/float64(r.Requests)), fmtPct(MaxNotFoundShare), r.notFoundCause()))
+	}
 	if n > 0 {
 		return ok(CheckReachedParking, fmt.Sprintf("%d of %d answers came from the parking path (served, shed or budget_exhausted)", n, r.Requests))
 	}
@@ -89,4 +98,22 @@ func (r *Report) checkReachedParking() Check {
 		detail += " (" + d + ")"
 	}
 	return failed(CheckReachedParking, detail+hint)
+}
+
+// MaxNotFoundShare is the most not_found answers reached_parking lets pass
+// as a share of the requests: a few unknown actors may be meant, a fifth is
+// a load aimed wrong.
+const MaxNotFoundShare = 0.2
+
+// notFoundCause names the likely reason for many not_found answers from
+// the router's own words.
+func (r *Report) notFoundCause() string {
+	d := r.TopDetail(NotFound)
+	switch {
+	case strings.Contains(d, "invalid host"):
+		return "the router does not read the Host header as an actor's (" + d + "): check --host-template (PR #221 wants '{actor}.actors.resources.substrate.ate.dev') or --atespace"
+	case r.Count(NotFound) == r.Requests:
+		return "the router knows none of the actors: check --atespace, the actor names and the Host form (--host-template)"
+	}
+	return fmt.Sprintf("the router does not know some of the %d actors: check --actors (or --actors-file) against the actors the router has, and --atespace", r.Load.Actors)
 }
