@@ -2,12 +2,15 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/itchyny/gojq"
 	"golang.org/x/term"
@@ -28,6 +31,10 @@ type TableOptions struct {
 	Columns []string
 	// JQ filters JSON output (--jq); nil means none.
 	JQ *gojq.Code
+	// Context ends a --jq evaluation (the run's: Ctrl-C); nil for none.
+	Context context.Context
+	// JQLimits bound a --jq evaluation; zero fields take the defaults.
+	JQLimits JQLimits
 }
 
 // SetTableOptions records the run's table choices.
@@ -79,10 +86,50 @@ func ParseJQ(expr string) (*gojq.Code, error) {
 	return code, nil
 }
 
+// JQLimits bound one --jq evaluation, so an expression that never ends
+// (until(false; .)), never stops producing (repeat(1)) or builds an
+// endless value ([range(1e9)]) ends with a clear error instead of growing
+// to gigabytes deaf to Ctrl-C (issue 28, item 5). Zero fields take the
+// defaults.
+type JQLimits struct {
+	MaxOutput int64         // bytes of results written
+	MaxTime   time.Duration // time to evaluate
+	MaxHeap   uint64        // the process's live heap while evaluating
+}
+
+// The default --jq bounds: far beyond any filter of an API answer.
+const (
+	DefaultJQMaxOutput = 256 << 20
+	DefaultJQMaxTime   = 30 * time.Second
+	DefaultJQMaxHeap   = 1 << 30
+)
+
+func (l JQLimits) withDefaults() JQLimits {
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = DefaultJQMaxOutput
+	}
+	if l.MaxTime <= 0 {
+		l.MaxTime = DefaultJQMaxTime
+	}
+	if l.MaxHeap == 0 {
+		l.MaxHeap = DefaultJQMaxHeap
+	}
+	return l
+}
+
+// JQLimitError is a --jq evaluation stopped by one of its bounds.
+type JQLimitError struct{ Reason string }
+
+func (e *JQLimitError) Error() string { return "--jq stopped: " + e.Reason }
+
+// heapPoll is how often a --jq evaluation's memory is looked at.
+const heapPoll = 20 * time.Millisecond
+
 // writeJQ runs the --jq filter over a JSON document and prints each result
-// on its own line: strings bare (as gh --jq does, ready for a shell loop),
-// anything else as compact JSON.
-func writeJQ(w io.Writer, code *gojq.Code, raw json.RawMessage) error {
+// on its own line as it is produced: strings bare (as gh --jq does, ready
+// for a shell loop), anything else as compact JSON. The evaluation stops
+// when the run's context ends (Ctrl-C), and at the bounds of limits.
+func writeJQ(ctx context.Context, w io.Writer, code *gojq.Code, raw json.RawMessage, limits JQLimits) error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -90,33 +137,87 @@ func writeJQ(w io.Writer, code *gojq.Code, raw json.RawMessage) error {
 		return fmt.Errorf("the API answered with invalid JSON: %w", err)
 	}
 	v = normaliseNumbers(v)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	l := limits.withDefaults()
+	// gojq checks its context at every step of the evaluation, so one
+	// cancellation serves Ctrl-C, the time bound and the memory bound.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(l.MaxTime, func() {
+		cancel(&JQLimitError{fmt.Sprintf("it ran for %s, the most --jq may take (does the expression end? until(false; .) never does)", l.MaxTime)})
+	})
+	defer timer.Stop()
+	go watchHeap(ctx, l.MaxHeap, cancel)
+
+	var written int64
 	var b bytes.Buffer
-	iter := code.Run(v)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	iter := code.RunWithContext(ctx, v)
 	for {
 		x, ok := iter.Next()
 		if !ok {
-			break
+			return nil
 		}
 		if err, isErr := x.(error); isErr {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
 			if h, halt := err.(*gojq.HaltError); halt && h.Value() == nil {
-				break
+				return nil
 			}
 			return fmt.Errorf("--jq: %w", err)
 		}
+		b.Reset()
 		if s, isStr := x.(string); isStr {
 			b.WriteString(s)
-		} else {
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(x); err != nil {
-				return fmt.Errorf("--jq: %w", err)
-			}
-			b.Truncate(b.Len() - 1)
+			b.WriteByte('\n')
+		} else if err := enc.Encode(x); err != nil {
+			return fmt.Errorf("--jq: %w", err)
 		}
-		b.WriteByte('\n')
+		written += int64(b.Len())
+		if written > l.MaxOutput {
+			return &JQLimitError{fmt.Sprintf("its results passed %s, the most --jq writes (does the expression end? repeat(1) never does)", sizeOf(l.MaxOutput))}
+		}
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return err
+		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+}
+
+// watchHeap cancels ctx once the process's live heap passes max, until ctx
+// ends. runtime/metrics reads it without stopping the world.
+func watchHeap(ctx context.Context, max uint64, cancel context.CancelCauseFunc) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	t := time.NewTicker(heapPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > max {
+			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", sizeOf(int64(max)))})
+			return
+		}
+	}
+}
+
+// sizeOf says a bound the way a person reads it.
+func sizeOf(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // normaliseNumbers turns json.Number into the int or float64 gojq works

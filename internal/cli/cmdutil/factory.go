@@ -116,7 +116,8 @@ func (f *Factory) resolveConfig() (*Config, error) {
 	if cfg.NoColor {
 		f.IOStreams.SetColour(false)
 	}
-	opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns}
+	// The run's context ends a --jq evaluation on Ctrl-C.
+	opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns, Context: f.Context}
 	if cfg.JQ != "" {
 		code, err := output.ParseJQ(cfg.JQ)
 		if err != nil {

@@ -77,7 +77,7 @@ func TestREADMEFirstProbeExampleReachesParking(t *testing.T) {
 		Outcomes map[string]struct {
 			Count int `json:"count"`
 		} `json:"outcomes"`
-		Checks   []struct {
+		Checks []struct {
 			Name   string `json:"name"`
 			Status string `json:"status"`
 			Detail string `json:"detail"`
