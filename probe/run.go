@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -206,6 +207,7 @@ type engine struct {
 	openFiles      uint64
 	lateness       *hdr.Histogram
 	lastSend       time.Duration
+	lateWarned     atomic.Bool // the behind-schedule notice was given
 }
 
 func newEngine(o *Options) (*engine, error) {
@@ -499,12 +501,24 @@ func (e *engine) noteSend(r *sentRequest) {
 	e.notePeak(e.inflight.Add(1))
 	r.sentAt = time.Since(r.start)
 	if e.lateness != nil {
+		late := r.sentAt - r.due
 		e.mu.Lock()
-		report.RecordDuration(e.lateness, r.sentAt-r.due)
+		report.RecordDuration(e.lateness, late)
 		e.lastSend = max(e.lastSend, r.sentAt)
 		e.mu.Unlock()
+		// Said while the run goes on, once: an overloaded open run ran
+		// 12.8s of a 3s schedule with no word that the rate was out of
+		// reach (issue 28, item 8).
+		if late > LateSendNotice && e.lateWarned.CompareAndSwap(false, true) {
+			e.warn(fmt.Sprintf("open run behind its schedule: a request went out %s late, %s into the run; %s req/s may be more than this machine can send (the report's send lateness says how far)",
+				late.Round(time.Millisecond), r.sentAt.Round(100*time.Millisecond), strconv.FormatFloat(e.o.Rate, 'f', -1, 64)))
+		}
 	}
 }
+
+// LateSendNotice is how late an open run's send may be before the run
+// says, while it runs, that the rate is out of reach.
+const LateSendNotice = 500 * time.Millisecond
 
 // finishSend classifies r's answer a and records it in r's shard.
 func (e *engine) finishSend(r *sentRequest, a Answer) {
