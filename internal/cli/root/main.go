@@ -102,6 +102,11 @@ func Run(f *cmdutil.Factory, args []string) int {
 	if err == nil {
 		return cmdutil.ExitOK
 	}
+	var status *cmdutil.ExitStatusError
+	if errors.As(err, &status) && status.Err == nil {
+		// wrap's command failed and said why itself.
+		return status.Code
+	}
 	// A run a signal cancelled ends with that signal's code, whatever error
 	// the command made of the cancellation (SIGTERM's 143 even when the
 	// command returned ErrInterrupted).
