@@ -274,3 +274,21 @@ func size(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Stream wraps a reader that a command reads as it goes (merge - reads a
+// log stream of any length): each read first checks ctx, so Ctrl-C stops
+// an endless input (/dev/zero) between chunks, with the context's cause.
+// A read that blocks (a quiet pipe) is the second Ctrl-C's to end.
+func Stream(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, cause(c.ctx)
+	}
+	return c.r.Read(p)
+}

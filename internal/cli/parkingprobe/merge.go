@@ -2,6 +2,7 @@ package parkingprobe
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -158,7 +159,12 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 // naming each by its kubectl prefix or line. Reports cut off in the stream
 // are said on stderr; if no report is whole, that is the error.
 func readReportStream(f *cmdutil.Factory) ([]*report.Report, []string, error) {
-	docs, problems, err := report.ExtractReports(f.IOStreams.In)
+	// Ctrl-C stops an endless stream (merge - < /dev/zero spun deaf to
+	// SIGINT and SIGTERM: issue 28, item 4) between reads.
+	docs, problems, err := report.ExtractReports(userfile.Stream(f.Context, f.IOStreams.In))
+	if f.Context.Err() != nil {
+		return nil, nil, context.Cause(f.Context)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading stdin: %w", err)
 	}
