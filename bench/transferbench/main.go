@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shakenfist/shakectl/sim/cluster"
@@ -129,8 +128,7 @@ func timed(env []string, bin string, args ...string) (time.Duration, int64, erro
 	if err := cmd.Run(); err != nil {
 		return 0, 0, fmt.Errorf("%s %v: %v: %s", bin, args, err, errb.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return time.Since(start), ru.Maxrss, nil
+	return time.Since(start), peakRSSKiB(cmd.ProcessState), nil
 }
 
 func blobOf(env []string, bin, name string) (string, error) {
