@@ -154,3 +154,28 @@ func (c *Client) DeleteAllInstances(ctx context.Context, namespace string) ([]st
 	}
 	return ids, nil
 }
+
+// AddInstanceInterface hot-plugs a network interface into an instance:
+// POST /instances/{ref}/interfaces {"network": networkspec}, as
+// client-python 6c25293c apiclient.py add_instance_interface sends it,
+// after the same capability check (hot-plug-interface). The answer is the
+// new interface's view (shakenfist da448b1a InstanceInterfacesEndpoint.post,
+// instance_interface_create_example; the 2026 handler answers the same
+// view). The server refuses a deleted or failed instance with 406, and
+// checks the network as a create does (404, 406 not ready, 409 address in
+// use, 507 congested); a 406 "network X is not ready" is repeated as a
+// create's is, within Options.NotReadyBudget.
+func (c *Client) AddInstanceInterface(ctx context.Context, ref string, spec NetworkRequest) (*Interface, error) {
+	if spec.NetworkUUID == "" {
+		return nil, &UsageError{Field: "network", Problem: "no network name or uuid"}
+	}
+	p, err := instancePath(ref, "interfaces")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.require(ctx, "hot-plug-interface", "hot plugging an interface into an instance"); err != nil {
+		return nil, err
+	}
+	v, _, err := getOne[Interface](c, ctx, http.MethodPost, p, awaitingNetworks{map[string]any{"network": spec}})
+	return v, err
+}

@@ -99,3 +99,20 @@ func (c *Client) NodeName(ctx context.Context, ref string) (string, error) {
 	}
 	return ref, nil
 }
+
+// DeleteNode removes a node from the cluster (admin): DELETE /nodes/{node},
+// as client-python 6c25293c apiclient.py delete_node sends it. The server
+// marks the node deleted and answers its view, now in state "deleted"
+// (shakenfist da448b1a external_api/node.py NodeEndpoint.delete,
+// node_delete_example); an unknown node is a 404 "node not found".
+func (c *Client) DeleteNode(ctx context.Context, node string) (*Node, error) {
+	if node == "" {
+		return nil, &UsageError{Field: "node", Problem: "empty node name"}
+	}
+	p, err := refPath("nodes", node)
+	if err != nil {
+		return nil, err
+	}
+	v, _, err := getOne[Node](c, ctx, http.MethodDelete, p, nil)
+	return v, err
+}
