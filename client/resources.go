@@ -55,6 +55,13 @@ func (c *Client) call(ctx context.Context, method, path string, params any) (*Re
 // (client-python 6c25293c, apiclient.py _request_url).
 const NotReadyPause = time.Second
 
+// hotPlugRefused is the 406 an interface hot-plug gets for an instance
+// that is deleted or in an error state (shakenfist da448b1a
+// InstanceInterfacesEndpoint.post; the 2026 handler: a terminal state).
+// Those states are final, so no wait makes the request succeed: it is not
+// repeated, although sf-client repeats every 406.
+const hotPlugRefused = "instance in invalid state for hot plug"
+
 // doWhenReady sends one call. When repeat is set, a 406 ("network X is not
 // ready (initial)") is repeated every NotReadyPause while
 // Options.NotReadyBudget lasts, as sf-client does within its --async
@@ -70,7 +77,7 @@ func (c *Client) doWhenReady(ctx context.Context, method, path string, body []by
 		var apiErr *APIError
 		left := c.opts.NotReadyBudget - call.Elapsed()
 		if !repeat || err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
-			left < NotReadyPause {
+			left < NotReadyPause || apiErr.Message == hotPlugRefused {
 			return resp, err
 		}
 		if c.opts.NotReadyNotify != nil {

@@ -44,6 +44,7 @@ its UUID or its name.`,
 		NewCmdExecute(f),
 		NewCmdUpload(f),
 		NewCmdDownload(f),
+		NewCmdAddInterface(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),

@@ -15,7 +15,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "node <command>",
 		Aliases: []string{"nodes"},
-		Short:   "List and inspect the cluster's nodes",
+		Short:   "List, inspect and remove the cluster's nodes",
 		Long: `Inspect the cluster's nodes (admin only: the system namespace): their roles
 (hypervisor, network node, etcd master, event log node, cluster maintainer),
 the Shakenfist release they run, when they were last seen, and their state.
@@ -26,9 +26,10 @@ with HTTP 507, the refusal's message says what ran short.`,
 		Example: `  shakectl node list
   shakectl node show sf-1 -o json
   shakectl node events sf-1 --type resources
-  shakectl node resources`,
+  shakectl node resources
+  shakectl node delete sf-3 --yes`,
 	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdEvents(f), NewCmdResources(f))
+	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdEvents(f), NewCmdResources(f), NewCmdDelete(f))
 	return c
 }
 
