@@ -72,6 +72,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	// the client's flags exist only on the client command groups.
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		f.Command = c
+		if err := validateFlagRules(c); err != nil {
+			return err
+		}
 		if err := cmdutil.CheckClientFlags(c); err != nil {
 			return err
 		}
@@ -222,4 +225,20 @@ func setAnnotation(c *cobra.Command, key, value string) {
 		c.Annotations = map[string]string{}
 	}
 	c.Annotations[key] = value
+}
+
+// validateFlagRules runs Cobra's own required-flag and flag-group checks
+// (MarkFlagRequired, MarkFlagsOneRequired, MarkFlagsMutuallyExclusive,
+// MarkFlagsRequiredTogether) here, before any command runs, so that their
+// errors are usage errors (exit 2) naming the command. Cobra 1.10 makes
+// the same checks after the pre-run hooks and returns them as plain
+// errors, bypassing SetFlagErrorFunc: run later, they would exit 1. When
+// these pass, Cobra's own run of them passes too.
+func validateFlagRules(c *cobra.Command) error {
+	for _, check := range []func() error{c.ValidateRequiredFlags, c.ValidateFlagGroups} {
+		if err := check(); err != nil {
+			return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
+		}
+	}
+	return nil
 }
