@@ -173,6 +173,19 @@ func TestOperatorInstanceNetworkNodeCommandsAgainstSimCluster(t *testing.T) {
 				t.Fatal(res)
 			}
 			step(0, "network", "ping", "opnet", "10.7.0.1")
+			// A second interface, hot-plugged (sf-client's add-interface),
+			// on its own network with the address asked for.
+			step(0, "network", "create", "opnet2", "10.8.0.0/24")
+			if res := step(0, "instance", "add-interface", "op1", "-n", "opnet2@10.8.0.9", "-o", "json", "--jq", ".ipv4"); res.Stdout != "10.8.0.9\n" {
+				t.Fatal(res)
+			}
+			if res := step(0, "instance", "show", "op1", "-o", "json", "--jq", "[.interfaces[].order] | map(tostring) | join(\",\")"); res.Stdout != "0,1\n" {
+				t.Fatal(res)
+			}
+			if res := step(cmdutil.ExitUsage, "instance", "add-interface", "op1", "-n", "opnet2", "-N", "network_uuid=opnet2"); !strings.Contains(res.Stderr, "none of the others can be") {
+				t.Fatal(res)
+			}
+			step(cmdutil.ExitNotFound, "instance", "add-interface", "op1", "-f", "nosuchnet")
 			step(0, "network", "set-metadata", "opnet", "owner", "ops")
 			step(0, "network", "delete-metadata", "opnet", "owner")
 
@@ -186,6 +199,16 @@ func TestOperatorInstanceNetworkNodeCommandsAgainstSimCluster(t *testing.T) {
 			} else if res := step(cmdutil.ExitFailure, "node", "resources"); !strings.Contains(res.Stderr, "does not support cluster resources") {
 				t.Fatal(res)
 			}
+
+			// node delete (admin): confirmed with --yes, the node comes back
+			// deleted; an unknown node is exit 5.
+			res = step(0, "node", "list", "-o", "json", "--jq", ".[-1].name")
+			last := strings.TrimSpace(res.Stdout)
+			step(cmdutil.ExitUsage, "node", "delete", last)
+			if res := step(0, "node", "delete", last, "--yes", "-o", "json", "--jq", ".state"); res.Stdout != "deleted\n" {
+				t.Fatal(res)
+			}
+			step(cmdutil.ExitNotFound, "node", "delete", "no-such-node", "--yes")
 
 			step(cmdutil.ExitUsage, "instance", "delete-all")
 			if res := step(0, "instance", "delete-all", "--namespace", "system", "--yes", "-o", "json", "--jq", "length"); res.Stdout != "1\n" {
