@@ -17,38 +17,11 @@ import (
 // handle. A failed operation is printed too (it is the data a script
 // wants) before its error ends the command non-zero.
 func Follow(s *cmdutil.Session, start time.Time, what string, h client.OperationHandle) error {
-	budget := s.Cfg.Deadline()
-	if budget <= 0 {
-		// --async continue without --timeout: do not wait.
-		s.Note("operation_started", "cluster operation %s/%s started (%s); \"shakectl cluster-operation show --wait %s/%s\" follows it", h.OpType, h.OpUUID, what, h.OpType, h.OpUUID)
+	op, err := Await(s, start, what, h)
+	if err == nil && op == nil {
 		return s.PrintDetail(HandleDetail(h))
 	}
-	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
-	defer cancel()
-	op, err := wait(ctx, s, what, h)
-	var failed *client.ClusterOperationFailed
-	switch {
-	case err == nil, errors.As(err, &failed):
-	case ctx.Err() != nil && s.F.Context.Err() == nil:
-		// The deadline, not the server: pause gives up quietly with
-		// what it saw, block fails with exit 124.
-		if !errors.Is(context.Cause(ctx), cmdutil.ErrTimeout) {
-			return context.Cause(ctx)
-		}
-		state := ""
-		if op != nil {
-			state = op.State
-		}
-		if s.Cfg.Async != "pause" {
-			err = &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (%s) did not complete", h.OpType, h.OpUUID, what), State: client.State(state), Budget: budget}
-			break
-		}
-		err = nil
-		s.Note("still_waiting", "cluster operation %s/%s (%s) is still %s after %s; \"shakectl cluster-operation show --wait %s/%s\" waits for it", h.OpType, h.OpUUID, what, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)
-		if op == nil {
-			return s.PrintDetail(HandleDetail(h))
-		}
-	default:
+	if !Printable(err) {
 		return err
 	}
 	if op != nil {
@@ -57,6 +30,55 @@ func Follow(s *cmdutil.Session, start time.Time, what string, h client.Operation
 		}
 	}
 	return err
+}
+
+// Printable says whether Await's outcome is worth printing: success, an
+// operation that failed, or a wait that ran out (--async block); not a
+// request that failed or an interrupted run.
+func Printable(err error) bool {
+	return err == nil || errors.As(err, new(*client.ClusterOperationFailed)) || errors.As(err, new(*cmdutil.WaitTimeoutError))
+}
+
+// Await waits for a cluster operation within the command's deadline,
+// counted from start (so several operations share one budget), and
+// returns it as last seen. A nil operation and no error mean nothing was
+// seen and the handle is all there is: --async continue without --timeout
+// (no wait), or pause's budget ran out before the first answer. The error
+// is a *client.ClusterOperationFailed when it ended in error or abort, a
+// *cmdutil.WaitTimeoutError when --async block's budget ran out; pause
+// gives up quietly (a note on stderr, no error).
+func Await(s *cmdutil.Session, start time.Time, what string, h client.OperationHandle) (*client.ClusterOperation, error) {
+	budget := s.Cfg.Deadline()
+	if budget <= 0 {
+		// --async continue without --timeout: do not wait.
+		s.Note("operation_started", "cluster operation %s/%s started (%s); \"shakectl cluster-operation show --wait %s/%s\" follows it", h.OpType, h.OpUUID, what, h.OpType, h.OpUUID)
+		return nil, nil
+	}
+	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
+	defer cancel()
+	op, err := wait(ctx, s, what, h)
+	var failed *client.ClusterOperationFailed
+	switch {
+	case err == nil, errors.As(err, &failed):
+		return op, err
+	case ctx.Err() != nil && s.F.Context.Err() == nil:
+		// The deadline, not the server: pause gives up quietly with
+		// what it saw, block fails with exit 124.
+		if !errors.Is(context.Cause(ctx), cmdutil.ErrTimeout) {
+			return nil, context.Cause(ctx)
+		}
+		state := ""
+		if op != nil {
+			state = op.State
+		}
+		if s.Cfg.Async != "pause" {
+			return op, &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (%s) did not complete", h.OpType, h.OpUUID, what), State: client.State(state), Budget: budget}
+		}
+		s.Note("still_waiting", "cluster operation %s/%s (%s) is still %s after %s; \"shakectl cluster-operation show --wait %s/%s\" waits for it", h.OpType, h.OpUUID, what, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)
+		return op, nil
+	default:
+		return op, err
+	}
 }
 
 // waitOperation polls the operation until it is final, as the client's

@@ -96,11 +96,22 @@ func TestNetworkDeleteAll(t *testing.T) {
 	// 2026: one cluster operation per network.
 	fa = clitest.NewFakeAPI(t)
 	fa.Reply("DELETE", "/networks", 202, clitest.ReadGolden(t, "sf2026/networks_delete_all_202.json"))
-	res = clitest.Against(fa).Run(t, "network", "delete-all", "--yes", "--wait-for-interfaces", "-o", "json")
-	if res.Code != 0 || !strings.Contains(res.Stdout, `"op_uuid": "op-b"`) {
+	// --async continue: the handles, not followed.
+	res = clitest.Against(fa).Run(t, "network", "delete-all", "--yes", "--wait-for-interfaces", "--async", "continue", "-o", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"op_uuid": "op-b"`) || fa.Count("GET", "/clusteroperations/net_op/op-a") != 0 {
 		t.Fatal(res)
 	}
-	if res := clitest.Against(fa).Run(t, "network", "delete-all"); res.Code != cmdutil.ExitUsage || fa.Count("DELETE", "/networks") != 1 {
+	// Otherwise each operation is followed (client-python 74d6e129's
+	// recorded answers); one that ends in error fails the command, after
+	// both are shown.
+	fa.Reply("GET", "/clusteroperations/net_op/op-a", 200, clitest.ReadGolden(t, "sf2026/clusteroperation_complete.json"))
+	fa.Reply("GET", "/clusteroperations/net_op/op-b", 200, clitest.ReadGolden(t, "sf2026/clusteroperation_error.json"))
+	res = clitest.Against(fa).Run(t, "network", "delete-all", "--yes", "-o", "simple")
+	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stdout, "net_op/op-a net-a complete; net_op/op-b net-b error") ||
+		fa.Count("GET", "/clusteroperations/net_op/op-b") != 1 {
+		t.Fatal(res)
+	}
+	if res := clitest.Against(fa).Run(t, "network", "delete-all"); res.Code != cmdutil.ExitUsage || fa.Count("DELETE", "/networks") != 2 {
 		t.Fatal(res)
 	}
 }
