@@ -34,6 +34,14 @@ func TestOperatorCommandsCompleteNames(t *testing.T) {
 		{[]string{"namespace", "add-trust", "ns1", ""}, "system"},
 		{[]string{"namespace", "claim", "list", ""}, "ns1 system"},
 		{[]string{"instance", "delete-all", "--namespace", ""}, "ns1 system"},
+		// One of -n/-f/-N is required (a flag group), so Cobra offers them
+		// beside the names, and alone once the instance is given.
+		{[]string{"instance", "add-interface", ""}, "--floated -f --network -n --networkspec -N batch db-with-a-long-name web1"},
+		{[]string{"instance", "add-interface", "web1", ""}, "--floated -f --network -n --networkspec -N"},
+		{[]string{"instance", "add-interface", "web1", "-n", ""}, "isolated net1"},
+		{[]string{"instance", "add-interface", "web1", "--floated", "n"}, "net1"},
+		{[]string{"node", "delete", ""}, "db0 node1 node2"},
+		{[]string{"node", "delete", "node1", ""}, ""},
 	} {
 		f, out, _ := clitest.CompletionTestFactory(t)
 		f.Client = func() (*client.Client, error) {
