@@ -15,10 +15,9 @@ import (
 // NewCmd groups the artifact commands, the verbs of sf-client's artifact
 // group (client-python 6c25293 commandline/artifact.py).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "artifact <command>",
-		Aliases: []string{"artifacts"},
-		Short:   "List, inspect, cache, version, share and delete artifacts (images)",
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "artifact",
+		Short: "List, inspect, cache, version, share and delete artifacts (images)",
 		Long: `Work with Shakenfist artifacts: images fetched from a URL or uploaded,
 snapshots of instance disks, and labels. An artifact is named by its UUID
 or its name (the last element of its source URL); its versions are blobs,
@@ -28,8 +27,7 @@ numbered by an index that only grows.`,
   shakectl artifact show debian-12.qcow2
   shakectl artifact versions debian-12.qcow2
   shakectl artifact delete debian-12.qcow2`,
-	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f), NewCmdUpload(f), NewCmdDownload(f),
+	}, NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f), NewCmdUpload(f), NewCmdDownload(f),
 		NewCmdDelete(f), NewCmdDeleteVersion(f), NewCmdMaxVersions(f), NewCmdShare(f), NewCmdUnshare(f),
 		NewCmdSetMetadata(f), NewCmdDeleteMetadata(f))
 	return c

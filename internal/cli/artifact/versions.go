@@ -2,7 +2,6 @@ package artifact
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,34 +28,13 @@ var versionResource = cmdutil.Resource[client.Blob]{
 
 // NewCmdVersions builds `shakectl artifact versions`.
 func NewCmdVersions(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "versions ARTIFACT",
-		Short: "List an artifact's versions",
+	return cmdutil.NewRefListCmd(f, versionResource, cmdutil.RefListSpec[client.Blob]{
+		Use: "versions", Arg: "ARTIFACT", Short: "List an artifact's versions",
 		Long: `List the versions of an artifact, oldest first: each one's index, its blob,
 size, format, state, reference count and the instances using it. -o json
 prints the server's blob views, each with its "index".`,
-		Example:           `  shakectl artifact versions debian-12.qcow2`,
-		Args:              cmdutil.RefArgs("ARTIFACT"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			vers, err := s.Client.ArtifactVersions(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintList(versionResource.List(vers))
-		},
-	}
-}
-
-// alreadyDeleted says on stderr that a delete found nothing to do (the
-// server's 200 null).
-func alreadyDeleted(s *cmdutil.Session, what string) {
-	if !s.Cfg.Quiet {
-		fmt.Fprintf(s.F.IOStreams.ErrOut, "%s was already deleted\n", what)
-	}
+		Example:  `  shakectl artifact versions debian-12.qcow2`,
+		Complete: cmdutil.CompleteArtifactNames(f),
+		Fetch:    (*client.Client).ArtifactVersions,
+	})
 }

@@ -103,26 +103,10 @@ type ShowSpec[T any] struct {
 
 // NewShowCmd builds "<resource> show REF".
 func NewShowCmd[T any](f *Factory, r Resource[T], spec ShowSpec[T]) *cobra.Command {
-	return &cobra.Command{
-		Use:               "show " + spec.Arg,
-		Short:             spec.Short,
-		Long:              spec.Long,
-		Example:           spec.Example,
-		Args:              RefArgs(spec.Arg),
-		ValidArgsFunction: ArgsAccepted(spec.Complete),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			v, err := spec.Get(s.Client, s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(r.Detail(v))
-		},
-	}
+	return NewRefDetailCmd(f, r, RefDetailSpec[T]{
+		Use: "show", Arg: spec.Arg, Short: spec.Short, Long: spec.Long, Example: spec.Example,
+		Complete: spec.Complete, Call: spec.Get,
+	})
 }
 
 // Field is a column of a plain string.

@@ -27,7 +27,10 @@ type VerbSpec struct {
 	Optional []string
 	// Complete completes the argument at each position.
 	Complete []cobra.CompletionFunc
-	Run      func(s *Session, args []string) error
+	// Check, when set, judges the arguments before any session: what it
+	// refuses is a usage error with nothing sent.
+	Check func(args []string) error
+	Run   func(s *Session, args []string) error
 }
 
 // NewVerbCmd builds a command from a VerbSpec.
@@ -47,6 +50,11 @@ func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
 		Args:              optionalArgs(spec.Args, spec.Optional),
 		ValidArgsFunction: CompletePositions(spec.Complete...),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if spec.Check != nil {
+				if err := spec.Check(args); err != nil {
+					return err
+				}
+			}
 			s, err := NewSession(f, nil)
 			if err != nil {
 				return err
@@ -54,6 +62,71 @@ func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
 			defer s.Close()
 			return spec.Run(s, args)
 		},
+	}
+}
+
+// GroupSpec is a noun's command group: "<noun> <command>", also spelled
+// as the plural.
+type GroupSpec struct {
+	Noun, Short, Long, Example string
+}
+
+// NewGroupCmd builds the group of a noun's verbs.
+func NewGroupCmd(spec GroupSpec, verbs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{
+		Use:     spec.Noun + " <command>",
+		Aliases: []string{spec.Noun + "s"},
+		Short:   spec.Short,
+		Long:    spec.Long,
+		Example: spec.Example,
+	}
+	c.AddCommand(verbs...)
+	return c
+}
+
+// RefDetailSpec is a verb on one object that prints the object the server
+// answers with: show, share, unshare, delete.
+type RefDetailSpec[T any] struct {
+	Use, Arg, Short, Long, Example string
+	Complete                       cobra.CompletionFunc
+	// Check, when set, judges the reference before any request.
+	Check func(ref string) error
+	Call  func(c *client.Client, ctx context.Context, ref string) (*T, error)
+	// Gone names the object when the server may answer nothing (a delete's
+	// 200 null): that prints nothing and says "<Gone> REF was already
+	// deleted" on stderr.
+	Gone string
+}
+
+// NewRefDetailCmd builds "<noun> <use> REF", printing r's detail of what
+// the call answers.
+func NewRefDetailCmd[T any](f *Factory, r Resource[T], spec RefDetailSpec[T]) *cobra.Command {
+	v := VerbSpec{
+		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
+		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
+		Run: func(s *Session, args []string) error {
+			obj, err := spec.Call(s.Client, s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if obj == nil && spec.Gone != "" {
+				AlreadyDeleted(s, spec.Gone+" "+args[0])
+				return nil
+			}
+			return s.PrintDetail(r.Detail(obj))
+		},
+	}
+	if spec.Check != nil {
+		v.Check = func(args []string) error { return spec.Check(args[0]) }
+	}
+	return NewVerbCmd(f, v)
+}
+
+// AlreadyDeleted says on stderr (unless --quiet) that a delete found
+// nothing to do: the server's 200 null.
+func AlreadyDeleted(s *Session, what string) {
+	if !s.Cfg.Quiet {
+		fmt.Fprintf(s.F.IOStreams.ErrOut, "%s was already deleted\n", what)
 	}
 }
 

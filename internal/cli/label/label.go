@@ -15,10 +15,9 @@ import (
 // commandline/label.py has update; list and delete follow the server's
 // label.py, GET /artifacts and DELETE /label/<name>).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "label <command>",
-		Aliases: []string{"labels"},
-		Short:   "List, point and delete labels: named, versioned pointers to blobs",
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "label",
+		Short: "List, point and delete labels: named, versioned pointers to blobs",
 		Long: `A label is an artifact of type "label" whose versions are blobs you choose:
 "label update prod BLOB" makes prod's newest version that blob, so an
 instance created from the label boots the blob. A label is NAME (in your
@@ -26,8 +25,7 @@ namespace) or NAMESPACE/NAME.`,
 		Example: `  shakectl label list
   shakectl label update debian-prod 578da8b6-eb98-4e10-bb36-e4d4d763d312
   shakectl label delete debian-prod`,
-	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdUpdate(f), NewCmdDelete(f))
+	}, NewCmdList(f), NewCmdShow(f), NewCmdUpdate(f), NewCmdDelete(f))
 	return c
 }
 
