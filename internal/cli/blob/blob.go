@@ -13,17 +13,15 @@ import (
 // NewCmd groups the blob commands (client-python 6c25293
 // commandline/blob.py: list, show).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "blob <command>",
-		Aliases: []string{"blobs"},
-		Short:   "List and inspect blobs, the stored bytes behind artifact versions",
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "blob",
+		Short: "List and inspect blobs, the stored bytes behind artifact versions",
 		Long: `A blob is one stored file: each version of an artifact (an image, a
 snapshot, a label) is a blob, and one blob may be the version of several
 artifacts. Blobs are named by UUID.`,
 		Example: `  shakectl blob list
   shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
-	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f))
+	}, NewCmdList(f), NewCmdShow(f))
 	return c
 }
 

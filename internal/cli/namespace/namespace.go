@@ -13,10 +13,9 @@ import (
 
 // NewCmd groups the namespace commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "namespace <command>",
-		Aliases: []string{"namespaces"},
-		Short:   "Create, inspect and delete namespaces, their keys, trust, metadata and claims",
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "namespace",
+		Short: "Create, inspect and delete namespaces, their keys, trust, metadata and claims",
 		Long: `Work with Shakenfist namespaces (the units of ownership and authentication):
 create and delete them, manage their keys (a key's secret is read from stdin
 or a file, never from the command line, and never printed), who they trust,
@@ -26,8 +25,7 @@ the system namespace's key.`,
   shakectl namespace create ci
   printf %s "$SECRET" | shakectl namespace add-key ci deploy
   shakectl namespace claim create ci --cpus 40 --memory 81920 --disk 2000 --expiry 24h`,
-	}
-	c.AddCommand(
+	},
 		NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdClean(f),
 		NewCmdAddKey(f), NewCmdUpdateKey(f), NewCmdDeleteKey(f),
 		NewCmdAddTrust(f), NewCmdRemoveTrust(f),

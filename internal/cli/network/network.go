@@ -11,17 +11,15 @@ import (
 
 // NewCmd groups the network commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "network <command>",
-		Aliases: []string{"networks"},
-		Short:   "List, inspect, create and delete virtual networks",
-		Long:    `Work with Shakenfist virtual networks. A network is named by its UUID or its name.`,
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "network",
+		Short: "List, inspect, create and delete virtual networks",
+		Long:  `Work with Shakenfist virtual networks. A network is named by its UUID or its name.`,
 		Example: `  shakectl network list
   shakectl network create net1 10.0.0.0/24
   shakectl network show net1 -o yaml
   shakectl network delete net1`,
-	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdDeleteAll(f),
+	}, NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdDeleteAll(f),
 		NewCmdEvents(f), NewCmdInstances(f), NewCmdAddresses(f), NewCmdPing(f))
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "network", Arg: "NETWORK", Complete: cmdutil.CompleteNetworkNames(f),

@@ -15,10 +15,9 @@ import (
 
 // NewCmd groups the claim commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := &cobra.Command{
-		Use:     "claim <command>",
-		Aliases: []string{"claims"},
-		Short:   "Capacity claims: capacity promised to a namespace (2026 servers)",
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "claim",
+		Short: "Capacity claims: capacity promised to a namespace (2026 servers)",
 		Long: `A capacity claim promises a namespace up to --cpus vCPUs, --memory MiB and
 --disk GB until it expires (shakenfist 2026 auth.py; system namespace
 only). A namespace holds at most one active claim.
@@ -31,8 +30,7 @@ the claim below what it uses (exit 1).`,
 		Example: `  shakectl namespace claim create ci --cpus 40 --memory 81920 --disk 2000 --expiry 24h
   shakectl namespace claim list ci
   shakectl namespace claim update ci 0b2b4f76-0a1b-4d0f-8b3f-6f1a2c4d5e6f --cpus 48`,
-	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdUpdate(f), NewCmdDelete(f))
+	}, NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdUpdate(f), NewCmdDelete(f))
 	return c
 }
 
