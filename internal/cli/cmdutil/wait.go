@@ -253,3 +253,14 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 		s.progress("still %s", left)
 	}
 }
+
+// AwaitAsync waits as --async says until last (the server's answer about
+// ref) reaches target: pause waits leniently, block strictly, continue not
+// at all; an answer already at target is not polled. Instance and network
+// delete share it.
+func AwaitAsync[T any](s *Session, w Watched[T], start time.Time, last *T, ref string, target client.State) (*T, error) {
+	if s.Cfg.Async == "continue" || w.state(last) == target {
+		return last, nil
+	}
+	return WaitFor(s, w, start, last, ref, target, UntilState(target), s.Cfg.Async == "pause")
+}

@@ -11,9 +11,8 @@ import (
 
 // NewCmdDelete builds `shakectl instance delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "delete INSTANCE",
-		Short: "Delete an instance",
+	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "delete", Short: "Delete an instance",
 		Long: `Delete an instance, named by UUID or name, and print it.
 
 The server answers with the instance as it was and deletes it in the
@@ -23,23 +22,15 @@ pause and 1h for block); with --async continue, return as soon as the
 server accepted the delete.`,
 		Example: `  shakectl instance delete web1
   shakectl instance delete web1 --async continue`,
-		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Run: func(s *cmdutil.Session, args []string) error {
 			start := time.Now()
 			inst, err := s.Client.DeleteInstance(s.Ctx, args[0])
 			if err != nil {
 				return err
 			}
-			if s.Cfg.Async != "continue" && inst.Lifecycle() != client.StateDeleted {
-				inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted, cmdutil.UntilState(client.StateDeleted), s.Cfg.Async == "pause")
-			}
+			inst, err = cmdutil.AwaitAsync(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted)
 			return cmdutil.PrintResult(s, instanceDetail, inst, err)
 		},
-	}
+	})
 }

@@ -12,9 +12,8 @@ import (
 
 // NewCmdDelete builds `shakectl network delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "delete NETWORK",
-		Short: "Delete a virtual network (and wait for it, within --async)",
+	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "delete", Short: "Delete a virtual network (and wait for it, within --async)",
 		Long: `Delete a network, named by UUID or name.
 
 The server's answer decides what happens next (both generations are spoken;
@@ -43,14 +42,8 @@ stage).`,
 		Example: `  shakectl network delete net1
   shakectl network delete net1 --async block --timeout 5m
   shakectl network delete net1 --async continue -o json   # the operation handle`,
-		Args:              cmdutil.RefArgs("NETWORK"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteNetworkNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Args: []string{"NETWORK"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNetworkNames(f)},
+		Run: func(s *cmdutil.Session, args []string) error {
 			start := time.Now()
 			d, err := s.Client.StartNetworkDelete(s.Ctx, args[0])
 			if err != nil {
@@ -65,10 +58,8 @@ stage).`,
 				s.Note("already_deleted", "network %s was already deleted", args[0])
 				return nil
 			}
-			if s.Cfg.Async != "continue" && n.Lifecycle() != client.StateDeleted {
-				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted, cmdutil.UntilState(client.StateDeleted), s.Cfg.Async == "pause")
-			}
+			n, err = cmdutil.AwaitAsync(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted)
 			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
 		},
-	}
+	})
 }
