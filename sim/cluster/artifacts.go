@@ -278,30 +278,19 @@ func isUUID(s string) bool {
 // shared artifact is a 404 to every namespace but its own and system,
 // and an unshared one of another namespace is not refused.
 func (s *Server) withArtifact(w http.ResponseWriter, r *http.Request, caller, handler string, owner bool, accepted []string, fn func(a *artifactRec, p map[string]any) (any, *apiError)) {
-	p, err := s.params(r, handler, accepted...)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	a, err := s.findArtifact(r.PathValue("ref"), caller)
-	if err == nil {
-		if owner && !s.trusted(a.namespace, caller) {
-			err = notFound("artifact not found")
-		} else if !owner && a.shared && caller != a.namespace && caller != adminNamespace {
-			err = notFound("artifact not found")
+	answerOne(s, w, r, handler, accepted, func() (*artifactRec, *apiError) {
+		a, err := s.findArtifact(r.PathValue("ref"), caller)
+		if err != nil {
+			return nil, err
 		}
-	}
-	var out any
-	if err == nil {
-		out, err = fn(a, p)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+		if owner && !s.trusted(a.namespace, caller) {
+			return nil, notFound("artifact not found")
+		}
+		if !owner && a.shared && caller != a.namespace && caller != adminNamespace {
+			return nil, notFound("artifact not found")
+		}
+		return a, nil
+	}, fn)
 }
 
 // handleListArtifacts is ArtifactsEndpoint.get: active artifacts passing

@@ -415,23 +415,9 @@ func (s *Server) ownedNamespace(name, caller string) (*namespaceRec, *apiError) 
 // the caller may see it, and runs fn under the lock; fn's answer is sent
 // as JSON (nil is Python's None: 200 null).
 func (s *Server) withNamespace(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(n *namespaceRec, p map[string]any) (any, *apiError)) {
-	p, err := s.params(r, handler, accepted...)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	var out any
-	n, err := s.ownedNamespace(r.PathValue("namespace"), caller)
-	if err == nil {
-		out, err = fn(n, p)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	answerOne(s, w, r, handler, accepted, func() (*namespaceRec, *apiError) {
+		return s.ownedNamespace(r.PathValue("namespace"), caller)
+	}, fn)
 }
 
 func (s *Server) handleShowNamespace(w http.ResponseWriter, r *http.Request, caller string) {

@@ -293,23 +293,9 @@ func (s *Server) handleDeleteAllArtifacts(w http.ResponseWriter, r *http.Request
 
 // withNetwork runs fn on the network the path names, under the lock.
 func (s *Server) withNetwork(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(n *network, p map[string]any) (any, *apiError)) {
-	p, err := s.params(r, handler, accepted...)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	var out any
-	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	if err == nil {
-		out, err = fn(n, p)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	answerOne(s, w, r, handler, accepted, func() (*network, *apiError) {
+		return s.findNetwork(r.PathValue("ref"), caller, true)
+	}, fn)
 }
 
 func (s *Server) handleNetworkEvents(w http.ResponseWriter, r *http.Request, caller string) {

@@ -330,23 +330,9 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 // withInstance runs fn on the instance the path names, under the lock,
 // after the body passed params' check.
 func (s *Server) withInstance(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(i *instance, p map[string]any) (any, *apiError)) {
-	p, err := s.params(r, handler, accepted...)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	var out any
-	i, err := s.findInstance(r.PathValue("ref"), caller)
-	if err == nil {
-		out, err = fn(i, p)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	answerOne(s, w, r, handler, accepted, func() (*instance, *apiError) {
+		return s.findInstance(r.PathValue("ref"), caller)
+	}, fn)
 }
 
 func (s *Server) handleShowInstance(w http.ResponseWriter, r *http.Request, caller string) {
