@@ -28,3 +28,25 @@ func answerOne[T any](s *Server, w http.ResponseWriter, r *http.Request, handler
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// withDeleteAll is the shape of the namespace-wide deletes (InstancesEndpoint,
+// NetworksEndpoint and ArtifactsEndpoint .delete, da448b1a): the body is
+// checked, then, holding the lock until the answer is written, the scope
+// (confirm, namespace) is judged and fn deletes; fn answers the status and
+// the body.
+func (s *Server) withDeleteAll(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(ns string, p map[string]any) (int, any)) {
+	p, err := s.params(r, handler, accepted...)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.deleteAllScope(p, caller)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	status, out := fn(ns, p)
+	writeJSON(w, status, out)
+}

@@ -88,32 +88,22 @@ func (s *Server) nsExists(name string) bool { return s.namespaces[name] != nil }
 // handleDeleteAllInstances answers the UUIDs of the namespace's instances
 // that are now being deleted; each is deleted as DELETE /instances/{ref}.
 func (s *Server) handleDeleteAllInstances(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := s.params(r, "InstancesEndpoint.delete", "confirm", "namespace")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ns, err := s.deleteAllScope(p, caller)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	var list []*instance
-	for _, i := range s.instances {
-		if i.namespace == ns && i.state != stateDeleted {
-			list = append(list, i)
+	s.withDeleteAll(w, r, caller, "InstancesEndpoint.delete", []string{"confirm", "namespace"}, func(ns string, _ map[string]any) (int, any) {
+		var list []*instance
+		for _, i := range s.instances {
+			if i.namespace == ns && i.state != stateDeleted {
+				list = append(list, i)
+			}
 		}
-	}
-	sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
-	out := []string{}
-	for _, i := range list {
-		s.addEvent(i, apiFQDN, "delete request via delete all from REST API", nil)
-		s.deleteInstance(i, "delete request via delete all from REST API")
-		out = append(out, i.uuid)
-	}
-	writeJSON(w, http.StatusOK, out)
+		sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
+		out := []string{}
+		for _, i := range list {
+			s.addEvent(i, apiFQDN, "delete request via delete all from REST API", nil)
+			s.deleteInstance(i, "delete request via delete all from REST API")
+			out = append(out, i.uuid)
+		}
+		return http.StatusOK, out
+	})
 }
 
 // --- console data (InstanceConsoleDataEndpoint, da448b1a) ---
@@ -265,28 +255,18 @@ func (s *Server) handleListSnapshots(w http.ResponseWriter, r *http.Request, cal
 // handleDeleteAllArtifacts is ArtifactsEndpoint.delete (sf-client's
 // namespace clean calls it after the instances and networks).
 func (s *Server) handleDeleteAllArtifacts(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := s.params(r, "ArtifactsEndpoint.delete", "confirm", "namespace")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ns, err := s.deleteAllScope(p, caller)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	// Artifacts([namespace_exact_filter]) has no active prefilter: every
-	// artifact of the namespace, deleted ones too, is named in the answer.
-	out := []string{}
-	for _, a := range s.artifacts {
-		if a.namespace == ns {
-			out = append(out, a.uuid)
-			s.deleteArtifact(a)
+	s.withDeleteAll(w, r, caller, "ArtifactsEndpoint.delete", []string{"confirm", "namespace"}, func(ns string, _ map[string]any) (int, any) {
+		// Artifacts([namespace_exact_filter]) has no active prefilter: every
+		// artifact of the namespace, deleted ones too, is named in the answer.
+		out := []string{}
+		for _, a := range s.artifacts {
+			if a.namespace == ns {
+				out = append(out, a.uuid)
+				s.deleteArtifact(a)
+			}
 		}
-	}
-	writeJSON(w, http.StatusOK, out)
+		return http.StatusOK, out
+	})
 }
 
 // --- networks: events, interfaces, addresses, ping, delete-all ---
@@ -410,45 +390,34 @@ func (s *Server) handleNetworkPing(w http.ResponseWriter, r *http.Request, calle
 // per network, {"network_uuid", "op_type", "op_uuid"} (PLAN-network-facade
 // phase 7, shakenfist-2026.md 2.5).
 func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := s.params(r, "NetworksEndpoint.delete", "confirm", "namespace", "clean_wait")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ns, err := s.deleteAllScope(p, caller)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	var list []*network
-	for _, n := range s.networks {
-		if n.namespace == ns && (n.state == stateInitial || n.state == stateCreated) {
-			list = append(list, n)
+	s.withDeleteAll(w, r, caller, "NetworksEndpoint.delete", []string{"confirm", "namespace", "clean_wait"}, func(ns string, p map[string]any) (int, any) {
+		var list []*network
+		for _, n := range s.networks {
+			if n.namespace == ns && (n.state == stateInitial || n.state == stateCreated) {
+				list = append(list, n)
+			}
 		}
-	}
-	sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
-	deleted, unable := []string{}, []string{}
-	handles := []map[string]any{}
-	for _, n := range list {
-		if n.holders() > 0 && !truthy(p["clean_wait"]) {
-			unable = append(unable, n.uuid)
-			continue
+		sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
+		deleted, unable := []string{}, []string{}
+		handles := []map[string]any{}
+		for _, n := range list {
+			if n.holders() > 0 && !truthy(p["clean_wait"]) {
+				unable = append(unable, n.uuid)
+				continue
+			}
+			if op := s.deleteNetwork(n); op != nil {
+				handles = append(handles, map[string]any{"network_uuid": n.uuid, "op_type": op.opType, "op_uuid": op.uuid})
+			}
+			deleted = append(deleted, n.uuid)
 		}
-		if op := s.deleteNetwork(n); op != nil {
-			handles = append(handles, map[string]any{"network_uuid": n.uuid, "op_type": op.opType, "op_uuid": op.uuid})
+		switch {
+		case len(unable) > 0:
+			return http.StatusForbidden, map[string]any{"error": map[string]any{"deleted": deleted, "unable": unable}, "status": http.StatusForbidden}
+		case s.is2026():
+			return http.StatusAccepted, handles
 		}
-		deleted = append(deleted, n.uuid)
-	}
-	switch {
-	case len(unable) > 0:
-		writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{"deleted": deleted, "unable": unable}, "status": http.StatusForbidden})
-	case s.is2026():
-		writeJSON(w, http.StatusAccepted, handles)
-	default:
-		writeJSON(w, http.StatusOK, deleted)
-	}
+		return http.StatusOK, deleted
+	})
 }
 
 // --- nodes: events and the resource summary ---
