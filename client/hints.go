@@ -96,13 +96,12 @@ func isParameterName(p string) bool {
 // scope ("token is not scoped for administrative operations",
 // docs/developer_guide/authentication.md @00b8f3e2).
 func forbiddenHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "administrative"):
-		return "this token is not scoped for administrative operations: admin routes need a key of the system namespace that carries the cluster-admin scope"
-	case strings.Contains(msg, "scope"):
-		return "this key's scopes do not cover that request: a scoped key needs <family>.<verb> for it (e.g. network.delete, instance.write; read is GET, write POST/PUT, delete DELETE); use a key with that scope, or an unscoped one"
-	}
-	return "the key is not allowed to do that: use a key of the owning namespace (or system); on a 2026 server a scoped key also needs the scope for it (<family>.<verb>, e.g. instance.write)"
+	return hintByMessage(msg, forbiddenHints, "the key is not allowed to do that: use a key of the owning namespace (or system); on a 2026 server a scoped key also needs the scope for it (<family>.<verb>, e.g. instance.write)")
+}
+
+var forbiddenHints = []messageHint{
+	{[]string{"administrative"}, "this token is not scoped for administrative operations: admin routes need a key of the system namespace that carries the cluster-admin scope"},
+	{[]string{"scope"}, "this key's scopes do not cover that request: a scoped key needs <family>.<verb> for it (e.g. network.delete, instance.write; read is GET, write POST/PUT, delete DELETE); use a key with that scope, or an unscoped one"},
 }
 
 func mentionsAffinity(msg string) bool {
@@ -134,25 +133,19 @@ func conflictHint(msg string) string {
 // notFoundHint reads a 404 by its message: the server names what it could
 // not find (shakenfist da448b1a).
 func notFoundHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "key name") || strings.Contains(msg, "key does not exist"):
-		// auth.py: "key name not found in namespace" (2024), "key does
-		// not exist" (2026 PUT).
-		return "the namespace has no key of that name; \"shakectl namespace show NAMESPACE\" lists its keys"
-	case strings.Contains(msg, "claim"):
-		return "the namespace has no claim with that UUID; \"shakectl namespace claim list NAMESPACE\" shows its claims"
-	case strings.Contains(msg, "namespace"):
-		return "the namespace does not exist or does not trust yours; \"shakectl namespace list\" shows the namespaces you can see"
-	case strings.Contains(msg, "network"):
-		return "no network of yours has that name or UUID; \"shakectl network list\" shows them"
-	case strings.Contains(msg, "node"):
-		return "the node (--placement) does not exist, is not ready, or is not a candidate; \"shakectl node list\" shows the nodes"
-	case strings.Contains(msg, "label") || strings.Contains(msg, "artifact") || strings.Contains(msg, "blob"):
-		return "the disk's base image (label or artifact) was not found; check the BASE of -d SIZE@BASE"
-	case strings.Contains(msg, "instance"):
-		return "no instance of yours has that name or UUID; \"shakectl instance list\" shows them"
-	}
-	return "nothing has that name or UUID; the list commands show what exists"
+	return hintByMessage(msg, notFoundHints, "nothing has that name or UUID; the list commands show what exists")
+}
+
+var notFoundHints = []messageHint{
+	// auth.py: "key name not found in namespace" (2024), "key does
+	// not exist" (2026 PUT).
+	{[]string{"key name", "key does not exist"}, "the namespace has no key of that name; \"shakectl namespace show NAMESPACE\" lists its keys"},
+	{[]string{"claim"}, "the namespace has no claim with that UUID; \"shakectl namespace claim list NAMESPACE\" shows its claims"},
+	{[]string{"namespace"}, "the namespace does not exist or does not trust yours; \"shakectl namespace list\" shows the namespaces you can see"},
+	{[]string{"network"}, "no network of yours has that name or UUID; \"shakectl network list\" shows them"},
+	{[]string{"node"}, "the node (--placement) does not exist, is not ready, or is not a candidate; \"shakectl node list\" shows the nodes"},
+	{[]string{"label", "artifact", "blob"}, "the disk's base image (label or artifact) was not found; check the BASE of -d SIZE@BASE"},
+	{[]string{"instance"}, "no instance of yours has that name or UUID; \"shakectl instance list\" shows them"},
 }
 
 // Hint says whether waiting can help a capacity refusal, and what else
@@ -227,21 +220,16 @@ func (c *CapacityRefusal) WaitMayHelp() bool {
 // that way, and only "No free addresses on network" (CongestedNetwork) is
 // about the address pool.
 func schedulerMessageHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "free addresses") || strings.Contains(msg, "address pool") || strings.Contains(msg, "congested"):
-		return "the network's address pool is exhausted: add address space or free a network; retrying will not help"
-	case strings.Contains(msg, "vcpu limit"):
-		return "no node in the cluster hosts that many vCPUs; ask for fewer vCPUs"
-	case strings.Contains(msg, "with metrics"):
-		return "no hypervisor has reported its metrics (none is up, or --placement names a node that is not one); \"shakectl node list\" shows the nodes"
-	case strings.Contains(msg, "idle cpu"):
-		return "no node has enough idle vCPUs for the request; ask for fewer vCPUs or free some instances"
-	case strings.Contains(msg, "idle ram"):
-		return "no node has enough free memory for the request; ask for less memory or free some instances"
-	case strings.Contains(msg, "disk space"):
-		return "no node has enough free disk for the request (the scheduler keeps 20 GiB free); ask for smaller disks or free some instances"
-	}
-	return "the cluster refused for lack of capacity; this server does not say whether waiting helps"
+	return hintByMessage(msg, schedulerMessageHints, "the cluster refused for lack of capacity; this server does not say whether waiting helps")
+}
+
+var schedulerMessageHints = []messageHint{
+	{[]string{"free addresses", "address pool", "congested"}, "the network's address pool is exhausted: add address space or free a network; retrying will not help"},
+	{[]string{"vcpu limit"}, "no node in the cluster hosts that many vCPUs; ask for fewer vCPUs"},
+	{[]string{"with metrics"}, "no hypervisor has reported its metrics (none is up, or --placement names a node that is not one); \"shakectl node list\" shows the nodes"},
+	{[]string{"idle cpu"}, "no node has enough idle vCPUs for the request; ask for fewer vCPUs or free some instances"},
+	{[]string{"idle ram"}, "no node has enough free memory for the request; ask for less memory or free some instances"},
+	{[]string{"disk space"}, "no node has enough free disk for the request (the scheduler keeps 20 GiB free); ask for smaller disks or free some instances"},
 }
 
 // Hint says what an answer that is not the API's JSON most likely means.
@@ -267,4 +255,24 @@ func (e *ClaimRefusal) Hint() string {
 		return "a namespace holds one claim at a time: \"shakectl namespace claim list NAMESPACE\" shows it, and \"namespace claim update\" changes its limits"
 	}
 	return "the claim cannot change that way now: it cannot shrink below what it uses, and an expired or released claim cannot be updated"
+}
+
+// messageHint is one reading of a server message: the hint for a message
+// that contains any of the words.
+type messageHint struct {
+	anyOf []string
+	hint  string
+}
+
+// hintByMessage is the hint of the first reading that matches msg, in the
+// table's order (more specific words first), else the fallback.
+func hintByMessage(msg string, table []messageHint, fallback string) string {
+	for _, h := range table {
+		for _, w := range h.anyOf {
+			if strings.Contains(msg, w) {
+				return h.hint
+			}
+		}
+	}
+	return fallback
 }
