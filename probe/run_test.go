@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/internal/rawserver"
 	"github.com/shakenfist/shakectl/probe/report"
 
 	"context"
@@ -363,7 +364,7 @@ func TestUnreachableTarget(t *testing.T) {
 func TestTargetThatIsNotHTTP(t *testing.T) { eachSender(t, testTargetThatIsNotHTTP) }
 
 func testTargetThatIsNotHTTP(t *testing.T, kind string) {
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		buf := make([]byte, 1024)
 		c.Read(buf)
 		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/rawserver"
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
@@ -24,31 +25,6 @@ func eachSender(t *testing.T, test func(t *testing.T, kind string)) {
 	for _, kind := range senders {
 		t.Run(strings.ReplaceAll(kind, "/", "-"), func(t *testing.T) { test(t, kind) })
 	}
-}
-
-// rawServer serves TCP on loopback with handle, a goroutine per
-// connection, each closed once handle returns; for answers no HTTP server
-// would give.
-func rawServer(t *testing.T, handle func(net.Conn)) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return ln
 }
 
 // ok200 is a keep-alive answer (no Connection: close).
@@ -92,7 +68,7 @@ func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			eachSender(t, func(t *testing.T, kind string) {
 				var answered atomic.Int64
-				ln := rawServer(t, func(c net.Conn) {
+				ln := rawserver.Serve(t, func(c net.Conn) {
 					if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
 						return
 					}
@@ -127,7 +103,7 @@ func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
 func TestResentRequestIsCountedOnce(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
 			if _, err := http.ReadRequest(br); err != nil {
 				return
@@ -161,7 +137,7 @@ func TestHalfCloseAfterAnswer(t *testing.T) {
 		var answered atomic.Int64
 		hold := make(chan struct{})
 		t.Cleanup(func() { close(hold) })
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
 				return
 			}
@@ -201,7 +177,7 @@ func TestIdleTimeoutUnderASecond(t *testing.T) {
 func TestStrayBytesOnIdleConnection(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
 			for {
 				if _, err := http.ReadRequest(br); err != nil {
@@ -227,7 +203,7 @@ func TestStrayBytesOnIdleConnection(t *testing.T) {
 func TestRequestTimeoutOnIdle(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
 			for {
 				c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -299,7 +275,7 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
 			for {
 				c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
@@ -326,7 +302,7 @@ func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 func TestConnectionCloseOnTheRequest(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered, reused atomic.Int64
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
 			for n := 0; ; n++ {
 				if _, err := http.ReadRequest(br); err != nil {
@@ -357,7 +333,7 @@ func TestSwitchingProtocolsHonoursTheTimeout(t *testing.T) {
 		var answered atomic.Int64
 		hold := make(chan struct{})
 		t.Cleanup(func() { close(hold) })
-		ln := rawServer(t, func(c net.Conn) {
+		ln := rawserver.Serve(t, func(c net.Conn) {
 			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
 				return
 			}

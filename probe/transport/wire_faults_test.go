@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/rawserver"
 )
 
 // An idle connection whose previous request's deadline has passed is still
@@ -42,7 +44,7 @@ func TestWireSenderIdleConnPastOldDeadlineIsReused(t *testing.T) {
 // the wire sender never reuses it.
 func TestWireSenderSwitchingProtocolsConnIsNotReused(t *testing.T) {
 	var accepted atomic.Int64
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		n := accepted.Add(1)
 		br := bufio.NewReader(c)
 		if _, err := http.ReadRequest(br); err != nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/rawserver"
 )
 
 // A server that half-closes an idle keep-alive connection (shutdown of its
@@ -22,7 +24,7 @@ func TestWireSenderHalfClosedIdleConnIsNotReused(t *testing.T) {
 	shut := make(chan struct{}, 1)
 	hold := make(chan struct{})
 	defer close(hold)
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		if _, err := http.ReadRequest(br); err != nil {
 			return

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/rawserver"
 )
 
 // bodyPrefix is the engine's body prefix size.
@@ -162,7 +164,7 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 // left with unread bytes is not either: the next request gets a fresh one.
 func TestWireSenderDropsConnectionsItCannotReuse(t *testing.T) {
 	var accepted atomic.Int64
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		n := accepted.Add(1)
 		br := bufio.NewReader(c)
 		for {
@@ -227,7 +229,7 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 // a transport error (net/http retries the same case).
 func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
 	closed := make(chan struct{}, 1)
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		if _, err := http.ReadRequest(br); err == nil {
 			// Keep-alive by its headers, then closed while idle.
@@ -247,31 +249,6 @@ func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
 		t.Errorf("after the server closed the idle connection: %+v, want the answer on a new one, found by the check (no resend)", a)
 	}
 	<-closed // the second connection's
-}
-
-// rawServer serves TCP on loopback with handle, a goroutine per
-// connection, each closed once handle returns; for answers no HTTP server
-// would give.
-func rawServer(t *testing.T, handle func(net.Conn)) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return ln
 }
 
 // With its dials at their limit, a request takes the first connection
@@ -327,7 +304,7 @@ func TestWireSenderHandsBackConnectionsWhenDialsAreAtTheirLimit(t *testing.T) {
 func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
 	var accepted atomic.Int64
 	closed := make(chan struct{}, 2)
-	ln := rawServer(t, func(c net.Conn) {
+	ln := rawserver.Serve(t, func(c net.Conn) {
 		if accepted.Add(1) <= 2 {
 			c.Close() // the two pre-dialled ones: closed unused
 			closed <- struct{}{}
