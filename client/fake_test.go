@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -158,24 +157,6 @@ func (n *notices) all() []retry.Notice {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]retry.Notice(nil), n.list...)
-}
-
-// syncBuffer is a debug writer safe for concurrent calls.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newClient builds a client on the fake; retryBudget < 0 leaves the retry

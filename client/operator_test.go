@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // The operator methods against an httptest server that replays the real
@@ -364,7 +365,7 @@ func TestAKeyBeingAddedIsNeitherLoggedNorEchoed(t *testing.T) {
 	generation(t, s, "2024")
 	// A hostile or broken server echoes the key in its error.
 	s.handle("POST /auth/namespaces/ci/keys", reply(403, `{"error": "illegal key `+secretKey+`", "status": 403}`))
-	var debug syncBuffer
+	var debug syncbuf.Buffer
 	c := sfClient(t, s, &debug)
 	_, err := c.AddNamespaceKey(t.Context(), "ci", "_service_key", client.NewSecret(secretKey), time.Time{})
 	var apiErr *client.APIError

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // TestSecretsNeverLeak drives every path that writes a debug line or builds
@@ -29,7 +30,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	s.handle("GET /nodes", reply(200, `[]`, "X-Request-ID", "rid-0"))
 	s.handle("GET /instances/web1", echo(500))
 	s.handle("POST /instances", echo(507))
-	var debug syncBuffer
+	var debug syncbuf.Buffer
 	c := sfClient(t, s, &debug)
 	var errs []error
 	call := func(err error) {
@@ -102,7 +103,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 func TestDebugShowsEveryAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"))
-		var debug syncBuffer
+		var debug syncbuf.Buffer
 		c := newClient(t, f, 20*time.Second, nil, &debug)
 		_, _ = c.CreateInstance(t.Context(), createReq)
 		out := debug.String()

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // memListener is an in-memory listener of net.Pipe connections, so the
@@ -138,27 +139,9 @@ type rig struct {
 	t      *testing.T
 	up     *upstream
 	proxy  *Server
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	client *http.Client
 	base   string // the proxy's URL as clients use it
-}
-
-// syncBuffer is a goroutine-safe buffer for the proxy's log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newRig(t *testing.T, opts Options, answer func(n int, w http.ResponseWriter, r *http.Request)) *rig {
@@ -173,7 +156,7 @@ func newRig(t *testing.T, opts Options, answer func(n int, w http.ResponseWriter
 	}
 	upTransport := &http.Transport{DialContext: upLn.dial, DisableCompression: true}
 	opts.Transport = upTransport
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	if opts.Log == nil {
 		opts.Log = log
 	}
