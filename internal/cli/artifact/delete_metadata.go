@@ -14,7 +14,7 @@ func NewCmdDeleteMetadata(f *cmdutil.Factory) *cobra.Command {
 		Long:              `Remove KEY from the artifact's metadata. Prints nothing.`,
 		Example:           `  shakectl artifact delete-metadata debian-12.qcow2 owner`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "KEY"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {

@@ -18,7 +18,7 @@ print the artifact. Deleting its last version deletes the artifact. An
 index the artifact does not have is not found (exit 5).`,
 		Example:           `  shakectl artifact delete-version debian-12.qcow2 3`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "INDEX"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			idx, err := strconv.Atoi(args[1])
 			if err != nil || idx < 0 {

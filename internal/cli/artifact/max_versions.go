@@ -18,7 +18,7 @@ more, the oldest go. As shakenfist da448b1a has it, lowering the limit
 removes nothing until the next version is added. Prints nothing.`,
 		Example:           `  shakectl artifact max-versions debian-12.qcow2 5`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "N"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			n, err := strconv.Atoi(args[1])
 			if err != nil || n < 1 {

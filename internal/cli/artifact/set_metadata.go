@@ -15,7 +15,7 @@ func NewCmdSetMetadata(f *cmdutil.Factory) *cobra.Command {
 prints it. The server refuses an empty value. Prints nothing.`,
 		Example:           `  shakectl artifact set-metadata debian-12.qcow2 owner ci`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "KEY", "VALUE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {

@@ -123,4 +123,18 @@ func TestArtifactNameCompletion(t *testing.T) {
 	if !slices.Equal(got, []string{"debian-12.qcow2"}) || directive != clitest.NoFileCompLine {
 		t.Errorf("completion %q %s", got, directive)
 	}
+	// A verb with more arguments completes the artifact at its first
+	// position, and offers no names for the key or value after it.
+	for _, verb := range []string{"set-metadata", "delete-metadata", "max-versions", "delete-version"} {
+		f, out, _ := clitest.CompletionTestFactory(t)
+		f.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		if got, _ := clitest.RunComplete(t, f, out, "artifact", verb, ""); !slices.Equal(got, []string{"debian-12.qcow2"}) {
+			t.Errorf("artifact %s <TAB>: %q, want the artifact name", verb, got)
+		}
+		f, out, _ = clitest.CompletionTestFactory(t)
+		f.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		if got, _ := clitest.RunComplete(t, f, out, "artifact", verb, "debian-12.qcow2", ""); len(got) != 0 {
+			t.Errorf("artifact %s debian-12.qcow2 <TAB>: %q, want nothing", verb, got)
+		}
+	}
 }

@@ -29,7 +29,7 @@ servers (expired: exit 124 with the reason); a 2024 server is refused them
 before anything is sent.`,
 		Example:           `  shakectl instance download ci1 /var/log/test.log ./test.log`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := af.request(c)
 			if err != nil {

@@ -30,7 +30,7 @@ before anything is sent.`,
 		Example: `  shakectl instance upload ci1 ./test.sh /tmp/test.sh
   shakectl instance upload ci1 ./big.tar /srv/big.tar --progress-timeout 1m`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := af.request(c)
 			if err != nil {
