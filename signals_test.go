@@ -110,3 +110,68 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 		t.Errorf("want the second SIGINT's default action (killed by SIGINT), got %v", c.ProcessState)
 	}
 }
+
+// Issue 28, item 4: --config naming a FIFO waited for its writer's data
+// whatever the signal, because the config read had no context. Now the
+// run's context reaches it: SIGINT ends the read at once with 130 and
+// SIGTERM with 143, and a context create saves nothing. The test holds the
+// FIFO's write end open and writes nothing, so without the fix the read
+// never returns and the exit bound fails the test.
+func TestSignalEndsConfigReadFromFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or SIGINT")
+	}
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		want int
+		args []string
+	}{
+		{"instance list, SIGTERM", syscall.SIGTERM, cmdutil.ExitTerminated, []string{"instance", "list"}},
+		{"context create, SIGINT", syscall.SIGINT, 130, []string{"context", "create", "lab", "--api-url", "http://127.0.0.1:1/api", "--namespace", "lab"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "config.yaml")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, stderr, stdout := shakectl(t, nil, append([]string{"--config", fifo}, tc.args...)...)
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			// Opening the write end returns once shakectl has opened the
+			// read end: it is then inside the config read, signals caught.
+			opened := make(chan *os.File, 1)
+			go func() {
+				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err == nil {
+					opened <- w
+				}
+			}()
+			select {
+			case w := <-opened:
+				t.Cleanup(func() { _ = w.Close() })
+			case <-time.After(30 * time.Second):
+				t.Fatal("shakectl never opened the config FIFO")
+			}
+			if err := c.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, c, 20*time.Second); code != tc.want {
+				t.Fatalf("exit %d after %v, want %d", code, tc.sig, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout after an interrupted config read: %q", stdout)
+			}
+			// Nothing saved beside the FIFO: no temporary file, no new config.
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if e.Name() != "config.yaml" && e.Name() != "config.yaml.lock" {
+					t.Errorf("left %s in the config directory", e.Name())
+				}
+			}
+		})
+	}
+}

@@ -102,8 +102,10 @@ func (c *Config) JSONOutput() bool { return c.Output == "json" }
 // setting, layeredValue) over the selected context and the config file
 // (one map, read and parsed once) over sf-client's files and the table's
 // defaults. systemFile is sf-client's system-wide file, "" for
-// /etc/sf/shakenfist.json.
-func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
+// /etc/sf/shakenfist.json. ctx is the run's: a config file that is a FIFO
+// or a device waits for a writer, and Ctrl-C or SIGTERM must end that wait
+// at once with the signal's exit code (issue 28, item 4).
+func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
 	cfg := &Config{Sources: map[string]string{}}
 	settings := Settings()
@@ -118,7 +120,10 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	// never mixed with the other: a system key must not be sent to the URL a
 	// user's own file names. An unreadable file counts as absent.
 	for _, p := range sfClientFiles(home, systemFile) {
-		sf, ok, warning := readSFClientFile(p)
+		sf, ok, warning, err := readSFClientFile(ctx, p)
+		if err != nil {
+			return nil, err
+		}
 		if warning != "" {
 			cfg.Warnings = append(cfg.Warnings, warning)
 		}
@@ -142,8 +147,11 @@ func LoadConfig(flags *pflag.FlagSet, env func(string) (string, bool), home, sys
 	// and in it the selected context.
 	path, explicit := ConfigPath(flags, env, home)
 	if path != "" {
-		raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
+		raw, err := userfile.Read(ctx, nil, path, configFileBound)
 		switch {
+		case interrupted(err):
+			// The signal's error, not a usage error: exit 130 or 143.
+			return nil, err
 		case err == nil:
 			file, err := parseConfigFile(path, raw)
 			if err != nil {
@@ -351,15 +359,27 @@ func sfClientFiles(home, systemFile string) []string {
 // readSFClientFile reads one sf-client file. A file that does not exist or
 // cannot be read counts as absent; one that exists but is not the expected
 // JSON is ignored with a warning, since sf-client would refuse it too.
-func readSFClientFile(path string) (sf sfClientFile, ok bool, warning string) {
-	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
+//
+// Its error is only ever a read that ctx ended.
+func readSFClientFile(ctx context.Context, path string) (sf sfClientFile, ok bool, warning string, err error) {
+	raw, err := userfile.Read(ctx, nil, path, configFileBound)
+	if interrupted(err) {
+		return sf, false, "", err
+	}
 	if err != nil {
-		return sf, false, ""
+		return sf, false, "", nil
 	}
 	if err := json.Unmarshal(raw, &sf); err != nil {
-		return sf, false, fmt.Sprintf("ignoring %s: not valid JSON (%s)", path, firstLine(err.Error()))
+		return sf, false, fmt.Sprintf("ignoring %s: not valid JSON (%s)", path, firstLine(err.Error())), nil
 	}
-	return sf, true, ""
+	return sf, true, "", nil
+}
+
+// interrupted reports whether a userfile read ended because the run's
+// context did; such a read is never "absent" nor a usage error.
+func interrupted(err error) bool {
+	var ue *userfile.Error
+	return errors.As(err, &ue) && ue.Interrupted()
 }
 
 func Contains(list []string, s string) bool {

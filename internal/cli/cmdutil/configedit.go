@@ -41,7 +41,7 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 	}
 	defer lock.Unlock()
 
-	root, err := readDocNode(path)
+	root, err := readDocNode(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -75,10 +75,12 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 
 // readDocNode reads the file as a document whose root is a mapping (an
 // empty one for a file that does not exist or holds nothing).
-func readDocNode(path string) (*yaml.Node, error) {
-	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
+func readDocNode(ctx context.Context, path string) (*yaml.Node, error) {
+	raw, err := userfile.Read(ctx, nil, path, configFileBound)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, &UsageError{Msg: err.Error()}
+		// Ctrl-C during the read is the signal's error, and nothing is
+		// written (the edit never runs).
+		return nil, ReadFileError(err)
 	}
 	var root yaml.Node
 	if len(bytes.TrimSpace(raw)) > 0 {

@@ -91,15 +91,15 @@ func docOf(file map[string]any) (ConfigDoc, error) {
 
 // ReadDoc reads the whole file as a map, so editing contexts keeps the
 // other keys, and as a ConfigDoc.
-func ReadDoc(path string) (map[string]any, ConfigDoc, error) {
+func ReadDoc(ctx context.Context, path string) (map[string]any, ConfigDoc, error) {
 	all := map[string]any{}
 	var doc ConfigDoc
-	raw, err := userfile.Read(context.Background(), nil, path, configFileBound)
+	raw, err := userfile.Read(ctx, nil, path, configFileBound)
 	if errors.Is(err, fs.ErrNotExist) {
 		return all, doc, nil
 	}
 	if err != nil {
-		return nil, doc, &UsageError{Msg: err.Error()}
+		return nil, doc, ReadFileError(err)
 	}
 	if err := yaml.Unmarshal(raw, &all); err != nil {
 		return nil, doc, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))

@@ -91,7 +91,7 @@ func (f *Factory) Wire() {
 // streams or printing its warnings: for reporting the error of a run that
 // failed before it resolved its configuration.
 func (f *Factory) LoadConfigQuietly() (*Config, error) {
-	return LoadConfig(f.runFlags(), f.Getenv, f.HomeDir, f.SystemConfigFile)
+	return LoadConfig(f.Context, f.runFlags(), f.Getenv, f.HomeDir, f.SystemConfigFile)
 }
 
 func (f *Factory) runFlags() *pflag.FlagSet {

@@ -56,7 +56,7 @@ func read(c *cobra.Command, f *cmdutil.Factory) (string, cmdutil.ConfigDoc, *cmd
 	if err != nil {
 		return "", cmdutil.ConfigDoc{}, nil, err
 	}
-	_, doc, err := cmdutil.ReadDoc(path)
+	_, doc, err := cmdutil.ReadDoc(f.Context, path)
 	if err != nil {
 		return "", cmdutil.ConfigDoc{}, nil, err
 	}
