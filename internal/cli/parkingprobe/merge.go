@@ -209,5 +209,9 @@ func isHeaderName(k string) bool {
 }
 
 // maxReport bounds one report file merge reads: a report of the longest
-// run with every per-second point is a few MiB.
-const maxReport = 256 << 20
+// run with every per-second point is a few MiB, and report.Read refuses
+// more than MaxReportBytes anyway. It was 256 MiB, so "merge /dev/zero"
+// read 256 MiB (1 GB resident) and a 200 MB file 729 MB before that
+// refusal (issue 28, "never exceeds a few hundred MiB"); now a larger
+// regular file is refused by its size, unread.
+const maxReport = report.MaxReportBytes
