@@ -101,7 +101,10 @@ type JQLimits struct {
 const (
 	DefaultJQMaxOutput = 256 << 20
 	DefaultJQMaxTime   = 30 * time.Second
-	DefaultJQMaxHeap   = 1 << 30
+	// The heap bound counts the parsed answer too; 256 MiB holds the JSON of
+	// tens of thousands of instances and keeps a runaway filter within "a
+	// few hundred MiB" (issue 28).
+	DefaultJQMaxHeap = 256 << 20
 )
 
 func (l JQLimits) withDefaults() JQLimits {
