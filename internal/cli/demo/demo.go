@@ -47,7 +47,11 @@ this process, then run real shakectl commands against them while narrating:
      structural 507, exit 69), then delete an instance and create again with
      --retry-transient-capacity, which rides out the refusals until the
      deleted instance's capacity comes back;
-  2. fire a burst at the router with parking-probe: requests are parked,
+  2. a pipeline that tests an image: upload it as an artifact, make room
+     and boot from it with --retry-transient-capacity, copy a file into the
+     guest, run a command there (shakectl exits with its code), copy the
+     file back out, and delete everything it made;
+  3. fire a burst at the router with parking-probe: requests are parked,
      shed when the parking lot is full, or run out of park budget.
 
 Everything listens on loopback and is gone when the demo ends. It takes
@@ -66,6 +70,9 @@ type demoStep struct {
 	say  string
 	args []string
 	want int
+	// uuid, when set, receives the uuid field of the command's table
+	// output, for the steps after it.
+	uuid *string
 }
 
 func runTour(f *cmdutil.Factory, opts Options) error {
@@ -87,6 +94,9 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 	ccfg.RetryAfter = opts.RetryAfter
 	ccfg.TeardownLag = opts.TeardownLag
 	ccfg.CreateTime = 200 * time.Millisecond
+	// Not the default key "demo": shakectl masks the key wherever it
+	// appears in output, and it would mask the instances' names too.
+	ccfg.AuthKey = "sim-demo-key"
 	sim, err := cluster.Start(ctx, ccfg)
 	if err != nil {
 		return fmt.Errorf("starting the simulated cluster: %w", err)
@@ -109,11 +119,28 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 		if s.say != "" {
 			fmt.Fprintln(out, cs.Cyan("# "+s.say))
 		}
-		fmt.Fprintln(out, cs.Bold("$ shakectl "+strings.Join(s.args, " ")))
-		code := opts.Run(demoChild(f, env), s.args)
+		child := demoChild(f, env)
+		var captured strings.Builder
+		if s.uuid != nil {
+			streams := *f.IOStreams
+			streams.Out = io.MultiWriter(out, &captured)
+			child.IOStreams = &streams
+		}
+		fmt.Fprintln(out, cs.Bold("$ shakectl "+shellQuote(s.args)))
+		code := opts.Run(child, s.args)
+		if s.uuid != nil {
+			for _, line := range strings.Split(captured.String(), "\n") {
+				if v, ok := strings.CutPrefix(line, "uuid\t"); ok {
+					*s.uuid = strings.TrimSpace(v)
+				}
+			}
+			if code == s.want && *s.uuid == "" {
+				return fmt.Errorf("the demo found no uuid in the output of `shakectl %s`", shellQuote(s.args))
+			}
+		}
 		fmt.Fprintln(out, cs.Gray(fmt.Sprintf("(exit %d)", code)))
 		if code != s.want {
-			return fmt.Errorf("the demo expected `shakectl %s` to exit %d, it exited %d", strings.Join(s.args, " "), s.want, code)
+			return fmt.Errorf("the demo expected `shakectl %s` to exit %d, it exited %d", shellQuote(s.args), s.want, code)
 		}
 		return nil
 	}
@@ -137,6 +164,9 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 			return err
 		}
 	}
+	if err := demoPipeline(out, cs, opts, run); err != nil {
+		return err
+	}
 
 	if !opts.SkipRouter {
 		if err := demoRouter(ctx, f, opts, out, cs); err != nil {
@@ -148,10 +178,93 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 	fmt.Fprintln(out, cs.Bold("Summary"))
 	fmt.Fprintln(out, "  - a transient 507 exits 75 and a structural one 69, so scripts can tell them apart;")
 	fmt.Fprintln(out, "  - --retry-transient-capacity waited as the server asked, at most 5 attempts, within the deadline;")
+	fmt.Fprintln(out, "  - the pipeline's upload was checked against the server's sha512, and execute exited with the guest command's code;")
 	if !opts.SkipRouter {
 		fmt.Fprintln(out, "  - parking-probe classified every answer of the router and checked its parking behaviour;")
 	}
 	fmt.Fprintf(out, "  - try `shakectl sim cluster` and `shakectl sim router` to rehearse by hand. (%s)\n", cmdutil.RoundDuration(f.Now().Sub(started)))
+	return nil
+}
+
+// demoPipeline is the second act: what a CI job does with an image. The
+// files live in a temporary folder removed at the end; the simulated
+// agent holds only what is put into the guest (sim/cluster/agent.go), so
+// the file copied out is one copied in.
+func demoPipeline(out io.Writer, cs output.ColourScheme, opts Options, run func(demoStep) error) error {
+	dir, err := os.MkdirTemp("", "shakectl-demo-")
+	if err != nil {
+		return fmt.Errorf("making the demo's temporary folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	image := filepath.Join(dir, "ci-image.qcow2")
+	script := filepath.Join(dir, "run-tests.sh")
+	back := filepath.Join(dir, "run-tests.back")
+	// A small stand-in image: the simulator never boots it, it only
+	// stores, checksums and serves it.
+	if err := os.WriteFile(image, []byte(strings.Repeat("QFI\xfb shakectl demo image\n", 4096)), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho all tests passed\n"), 0o700); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, cs.Bold("Act 2: a pipeline that tests an image"))
+	fmt.Fprintf(out, "Files under %s, removed when the demo ends.\n", dir)
+	// The refused creates the retry rode out leave error records named
+	// ci1 for a while (as Shakenfist does), so a name would be ambiguous:
+	// the pipeline goes on with the UUID, as a script should.
+	var id string
+	steps := []func() demoStep{
+		func() demoStep {
+			return demoStep{say: "Upload the image under test (chunked, verified against the sha512 the server computes):",
+				args: []string{"artifact", "upload", "ci-image", image}}
+		},
+		func() demoStep {
+			return demoStep{say: "Make room: delete the first act's instances (the server deletes them in the background).",
+				args: []string{"instance", "delete-all", "--namespace", "system", "--yes"}}
+		},
+		func() demoStep {
+			return demoStep{say: fmt.Sprintf("Boot from the image; the freed capacity comes back after the %s teardown lag, and the retry waits for it:", opts.TeardownLag),
+				args: []string{"--retry-transient-capacity", "--timeout", "30s", "instance", "create", "ci1", "2", "1024", "-d", "8@ci-image", "--async", "block"},
+				uuid: &id}
+		},
+		func() demoStep {
+			return demoStep{say: "Copy the test script into the guest through its agent:",
+				args: []string{"instance", "upload", id, script, "/opt/run-tests.sh"}}
+		},
+		func() demoStep {
+			return demoStep{say: "Run a command in the guest: its output is shakectl's, and so is its exit code.",
+				args: []string{"instance", "execute", id, "--", "cat", "/opt/run-tests.sh"}}
+		},
+		func() demoStep {
+			return demoStep{say: "A failing command fails the step (the simulated agent runs echo, cat, sleep, exit N):",
+				args: []string{"instance", "execute", id, "--", "sh", "-c", "exit 3"}, want: 3}
+		},
+		func() demoStep {
+			return demoStep{say: "Copy a file out of the guest (renamed into place only when complete and verified):",
+				args: []string{"instance", "download", id, "/opt/run-tests.sh", back}}
+		},
+		func() demoStep {
+			return demoStep{say: "Delete everything the pipeline made: the instance, the image, and the blob's carrier artifact.",
+				args: []string{"instance", "delete", id}}
+		},
+		func() demoStep { return demoStep{args: []string{"artifact", "delete", "ci-image"}} },
+		func() demoStep { return demoStep{args: []string{"artifact", "delete", "upload-to-" + id}} },
+	}
+	for _, step := range steps {
+		if err := run(step()); err != nil {
+			return err
+		}
+	}
+	got, err := os.ReadFile(back)
+	if err != nil {
+		return fmt.Errorf("the file copied out of the guest is missing: %w", err)
+	}
+	want, _ := os.ReadFile(script)
+	if string(got) != string(want) {
+		return fmt.Errorf("the file copied out of the guest differs from the one copied in")
+	}
 	return nil
 }
 
@@ -175,7 +288,7 @@ func demoRouter(ctx context.Context, f *cmdutil.Factory, opts Options, out io.Wr
 	defer srv.Close()
 
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, cs.Bold("Act 2: an atenet router that parks requests"))
+	fmt.Fprintln(out, cs.Bold("Act 3: an atenet router that parks requests"))
 	fmt.Fprintf(out, "A simulated router is listening at %s: %d workers for %d suspended actors,\n", srv.URL(), rcfg.Workers, rcfg.Actors)
 	fmt.Fprintf(out, "a parking lot of %d and a park budget of %s.\n", rcfg.ParkedRequestMax, rcfg.ParkedRequestBudget)
 	args := []string{"parking-probe", "--target", srv.URL(), "--mode", "burst", "--requests", "60", "--actors", "30",
@@ -210,4 +323,18 @@ func demoChild(f *cmdutil.Factory, env map[string]string) *cmdutil.Factory {
 			return v, ok
 		},
 	}
+}
+
+// shellQuote shows a command line as one would type it: words that need
+// it in single quotes.
+func shellQuote(words []string) string {
+	out := make([]string, len(words))
+	for k, w := range words {
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`|&;<>()*?[]#~!{}") {
+			out[k] = w
+			continue
+		}
+		out[k] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
