@@ -145,7 +145,7 @@ func (m *Meter) json(done int64, final bool) {
 func (m *Meter) bar(done int64) {
 	rate := m.rate(done)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s  %s", m.op, m.name, Size(done))
+	b.WriteString(Size(done))
 	if m.total > 0 {
 		fmt.Fprintf(&b, " / %s %3d%%", Size(m.total), m.percent(done))
 		const cells = 20
@@ -159,10 +159,20 @@ func (m *Meter) bar(done int64) {
 			fmt.Fprintf(&b, "  %s left", left.Round(time.Second))
 		}
 	}
-	line := b.String()
-	if len(line) > m.width-1 {
-		line = line[:m.width-1]
+	figures := b.String()
+	// A long name is shortened from the left, not the line from the
+	// right: the figures (rate, time left) are what the bar is for, and
+	// a path's end is the part that tells files apart.
+	name := []rune(m.name)
+	room := m.width - 1 - len(m.op) - 1 - 2 - len(figures)
+	if len(name) > room {
+		if room < 2 {
+			name = nil
+		} else {
+			name = append([]rune("…"), name[len(name)-(room-1):]...)
+		}
 	}
+	line := m.op + " " + string(name) + "  " + figures
 	// \r and clear to the end of the line: the bar is redrawn in place.
 	fmt.Fprintf(m.w, "\r%s\x1b[K", line)
 }

@@ -59,3 +59,20 @@ func TestNoneWritesNothing(t *testing.T) {
 		t.Error("Choose")
 	}
 }
+
+// TestBarLongNameKeepsTheFigures: a path too long for the line is
+// shortened from its start, so the rate and the time left still show
+// (a temp-dir path once cut the bar off after its first digit).
+func TestBarLongNameKeepsTheFigures(t *testing.T) {
+	var buf bytes.Buffer
+	name := "/tmp/" + strings.Repeat("very-long-folder/", 10) + "disk.qcow2"
+	m := New(&buf, Bar, "upload", name, 100<<20, 0, fakeClock(time.Second))
+	m.Update(25 << 20)
+	line := strings.TrimSuffix(strings.TrimPrefix(buf.String(), "\r"), "\x1b[K")
+	if !strings.HasPrefix(line, "upload …") || !strings.Contains(line, "folder/disk.qcow2  25.0 MiB") || !strings.HasSuffix(line, " left") {
+		t.Errorf("bar %q lost its name's end or its figures", line)
+	}
+	if n := len([]rune(line)); n > 119 {
+		t.Errorf("bar is %d runes, wider than the 120-column line", n)
+	}
+}
