@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -175,4 +176,35 @@ func (c *Client) InstanceGet(ctx context.Context, ref, path string, t TransferRe
 	}
 	o, _, err := getOne[AgentOperation](c, ctx, http.MethodPost, p, body)
 	return o, err
+}
+
+// CapabilityInstanceScreenshot is the capability sf-client checks before
+// asking for a screenshot (apiclient.py get_screenshot).
+const CapabilityInstanceScreenshot = "instance-screenshot"
+
+// InstanceScreenshot is GET /instances/{ref}/screenshot: the server
+// captures the instance's console into a new blob and answers that blob's
+// UUID as a JSON string (shakenfist da448b1a InstanceScreenshotEndpoint.get
+// and Instance.get_screenshot; the same in the 2026 tree at 00c15b80). A
+// server without the capability is refused before anything is sent.
+func (c *Client) InstanceScreenshot(ctx context.Context, ref string) (string, error) {
+	p, err := instancePath(ref, "screenshot")
+	if err != nil {
+		return "", err
+	}
+	if !c.HasCapability(ctx, CapabilityInstanceScreenshot) {
+		return "", &NotSupportedError{Feature: "instance screenshots", Capability: CapabilityInstanceScreenshot}
+	}
+	resp, u, err := c.call(ctx, http.MethodGet, p, nil)
+	if err != nil {
+		return "", err
+	}
+	var blob string
+	if err := json.Unmarshal(resp.Body, &blob); err != nil || blob == "" {
+		if err == nil {
+			err = errors.New("empty blob UUID")
+		}
+		return "", decodeError(resp, http.MethodGet, u, err)
+	}
+	return blob, nil
 }

@@ -24,9 +24,11 @@ import (
 // any other fails), "sleep SECONDS", "exit N", "true", "false", and
 // "sh -c 'LINE'" of any of those; anything else is "not found" (127).
 // agent/put keeps a blob under a path, agent/get gives it back as
-// content_blob; there is no other file. It cannot run real programs,
-// screenshot, or make a transfer stall (progress_timeout is accepted and
-// never expires one). The
+// content_blob; there is no other file. It cannot run real programs. A
+// transfer completes at once unless Config.AgentTransferStall makes put
+// and get stall: then a 2026 one expires after progress_timeout_seconds
+// (default 30) with expiry_reason "progress" (screenshots: screenshot.go).
+// The
 // agent is ready once the instance is created (the instance view still
 // reads agent_state null). A command takes no time but its sleep; the
 // operation's state is worked out when it is read.
@@ -36,6 +38,11 @@ type agentOp struct {
 	started                                time.Time
 	runs                                   time.Duration
 	deadline                               int64 // seconds, 0: none (2026)
+	// progressTimeout is a put or get's progress_timeout_seconds (2026;
+	// -1 for execute, which has none); stalled, a transfer that makes no
+	// progress (Config.AgentTransferStall).
+	progressTimeout int64
+	stalled         bool
 	rc                                     int
 	stdout, stderr                         string
 	// commands and results, when set, are a put or get's (not execute's).
@@ -221,6 +228,12 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 		out["state"] = "preflight"
 	case justQueued:
 		out["state"] = "queued"
+	case op.stalled && op.progressTimeout > 0 && (op.deadline == 0 || op.progressTimeout <= op.deadline) && el >= time.Duration(op.progressTimeout)*time.Second:
+		out["state"], out["expiry_reason"] = "expired", "progress"
+	case op.stalled && op.deadline > 0 && el >= deadline:
+		out["state"], out["expiry_reason"] = "expired", "deadline"
+	case op.stalled:
+		out["state"] = "executing"
 	case op.deadline > 0 && op.runs > deadline && el >= deadline:
 		out["state"], out["expiry_reason"] = "expired", "deadline"
 	case el < op.runs:
@@ -236,6 +249,9 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 	if s.is2026() {
 		out["deadline"] = op.deadline
 		out["progress_timeout"] = nil
+		if op.commands != nil { // put and get
+			out["progress_timeout"] = op.progressTimeout
+		}
 		out["attempts"] = 1
 		out["last_progress"] = epoch(op.started)
 		if _, ok := out["expiry_reason"]; !ok {
@@ -300,8 +316,8 @@ func (s *Server) readGuestFile(instance, path string) (string, bool) {
 // agentParams reads the 2026 deadline fields of a put, get or execute
 // (PLAN-agent-operation-deadlines): deadline_seconds 0-86400 (default
 // 600), progress_timeout_seconds for put and get.
-func agentDeadline(p map[string]any) (int64, *apiError) {
-	deadline := int64(defaultAgentDeadline)
+func agentDeadline(p map[string]any) (deadline, progress int64, e *apiError) {
+	deadline, progress = defaultAgentDeadline, defaultProgressTimeout
 	for _, k := range []string{"deadline_seconds", "progress_timeout_seconds"} {
 		v, ok := p[k]
 		if !ok {
@@ -310,17 +326,22 @@ func agentDeadline(p map[string]any) (int64, *apiError) {
 		num, isNum := v.(json.Number)
 		n, err := num.Int64()
 		if !isNum || err != nil {
-			return 0, badRequest("%s: Not a valid integer.", k)
+			return 0, 0, badRequest("%s: Not a valid integer.", k)
 		}
 		if n < 0 || n > 86400 {
-			return 0, badRequest("%s: Must be greater than or equal to 0 and less than or equal to 86400.", k)
+			return 0, 0, badRequest("%s: Must be greater than or equal to 0 and less than or equal to 86400.", k)
 		}
 		if k == "deadline_seconds" {
 			deadline = n
+		} else {
+			progress = n
 		}
 	}
-	return deadline, nil
+	return deadline, progress, nil
 }
+
+// defaultProgressTimeout is progress_timeout_seconds' default (2026).
+const defaultProgressTimeout = 30
 
 func (s *Server) newAgentOp(i *instance, commands []any, results map[string]any, deadline int64) (*agentOp, *apiError) {
 	if len(s.agentOps) >= maxAgentOps {
@@ -366,10 +387,10 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 		if s.blobTable()[blobUUID] == nil {
 			return nil, notFound("blob not found")
 		}
-		deadline := int64(0)
+		deadline, progress := int64(0), int64(0)
 		if s.is2026() {
 			var e *apiError
-			if deadline, e = agentDeadline(p); e != nil {
+			if deadline, progress, e = agentDeadline(p); e != nil {
 				return nil, e
 			}
 		}
@@ -383,13 +404,16 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 			return nil, e
 		}
 		op.preflight = true
+		s.stallTransfer(op, progress)
 		if s.guestFiles == nil {
 			s.guestFiles = map[string]map[string]guestFile{}
 		}
 		if s.guestFiles[i.uuid] == nil {
 			s.guestFiles[i.uuid] = map[string]guestFile{}
 		}
-		s.guestFiles[i.uuid][path] = guestFile{blob: blobUUID, mode: mode}
+		if !s.cfg.AgentTransferStall { // a stalled put never lands
+			s.guestFiles[i.uuid][path] = guestFile{blob: blobUUID, mode: mode}
+		}
 		s.addEvent(i, apiFQDN, "agent operation put-blob request from REST API", nil)
 		return s.agentOpView(op, true), nil
 	})
@@ -408,10 +432,10 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 			return nil, e
 		}
 		path, _ := p["path"].(string)
-		deadline := int64(0)
+		deadline, progress := int64(0), int64(0)
 		if s.is2026() {
 			var e *apiError
-			if deadline, e = agentDeadline(p); e != nil {
+			if deadline, progress, e = agentDeadline(p); e != nil {
 				return nil, e
 			}
 		}
@@ -423,7 +447,15 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 		if e != nil {
 			return nil, e
 		}
+		s.stallTransfer(op, progress)
 		s.addEvent(i, apiFQDN, "agent operation get-file request from REST API", nil)
 		return s.agentOpView(op, true), nil
 	})
+}
+
+// stallTransfer records a put or get's progress timeout and, with
+// Config.AgentTransferStall, makes it stall.
+func (s *Server) stallTransfer(op *agentOp, progress int64) {
+	op.progressTimeout = progress
+	op.stalled = s.cfg.AgentTransferStall
 }

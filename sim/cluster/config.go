@@ -145,6 +145,14 @@ type Config struct {
 	// instance-teardown horizon.
 	AddressHalo time.Duration
 
+	// AgentTransferStall makes the simulated agent's put and get (2026)
+	// stall: they stay executing with no progress, so
+	// progress_timeout_seconds (default 30) ends them expired with
+	// expiry_reason "progress", or, with it 0, deadline_seconds with
+	// "deadline". A 2024 server has no expiry: a stalled operation
+	// executes until the client gives up.
+	AgentTransferStall bool
+
 	// CapacityGuard switches on the capacity admission guard model: the
 	// scheduler's resource filters read the nodes' measured usage, which
 	// does not yet include instances still being created, while the guard

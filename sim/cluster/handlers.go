@@ -58,6 +58,7 @@ func (s *Server) routes() http.Handler {
 		{"/instances/{ref}/agent/execute", m{"POST": s.authed(s.handleAgentExecute)}},
 		{"/instances/{ref}/agent/put", m{"POST": s.authed(s.handleAgentPut)}},
 		{"/instances/{ref}/agent/get", m{"POST": s.authed(s.handleAgentGet)}},
+		{"/instances/{ref}/screenshot", m{"GET": s.authed(s.handleScreenshot)}},
 		{"/agentoperations/{operation_uuid}", m{"GET": s.authed(s.handleShowAgentOp)}},
 		{"/upload/{upload_uuid}", m{"POST": s.authed(s.handleUploadData)}},
 		{"/upload/{upload_uuid}/truncate/{offset}", m{"POST": s.authed(s.handleUploadTruncate)}},

@@ -45,6 +45,7 @@ its UUID or its name.`,
 		NewCmdUpload(f),
 		NewCmdDownload(f),
 		NewCmdAddInterface(f),
+		NewCmdScreenshot(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),
