@@ -43,8 +43,8 @@ type agentOp struct {
 	// progress (Config.AgentTransferStall).
 	progressTimeout int64
 	stalled         bool
-	rc                                     int
-	stdout, stderr                         string
+	rc              int
+	stdout, stderr  string
 	// commands and results, when set, are a put or get's (not execute's).
 	commands []any
 	results  map[string]any
