@@ -26,7 +26,7 @@ image's format is the hypervisor's (libvirt's screenshot; PNG from the
 simulator). An instance that is not created is refused (406).`,
 		Example:           `  shakectl instance screenshot web1 ./web1.png`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
