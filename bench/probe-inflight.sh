@@ -14,8 +14,8 @@ lot=$((n + 2000))
 . bench/lib.sh
 
 go build -o "$tmp/shakectl" .
-# The router needs descriptors for n connections too.
-ulimit -n "$((n * 2 + 1000))" 2>/dev/null || true
+# The router and the probe each need a descriptor per connection.
+raise_nofile "$((n + 1000))"
 "$tmp/shakectl" sim router --quiet --workers 1 --actors 1000 --actor-idle 0 \
   --parked-request-max "$lot" --extproc-max-requests "$lot" \
   --listen 127.0.0.1:18280 --metrics-listen 127.0.0.1:18281 --status-listen 127.0.0.1:18282 >/dev/null & pids+=($!)
@@ -32,6 +32,6 @@ set +e
 code=$?
 set -e
 cat "$tmp/time.txt"
-jq -r '"exit '"$code"': \(.requests) requests, in flight peak \(.in_flight_peak), router parking_active peak \(.metrics.parking_active_peak), rejected +\(.metrics.parking_rejected_delta)",
+jq -r '"exit '"$code"': \(.transport) transport, \(.requests) requests, in flight peak \(.in_flight_peak), router parking_active peak \(.metrics.parking_active_peak), rejected +\(.metrics.parking_rejected_delta)",
   (.outcomes | to_entries[] | select(.value.count > 0) | "  \(.key): \(.value.count), p50 \(.value.latency_seconds.p50)s, max \(.value.latency_seconds.max)s \(.value.details // "")"),
   (.checks[] | "  \(.status) \(.name): \(.detail)")' "$tmp/inflight.json"

@@ -9,7 +9,8 @@
 #     within 1 % of the asked one (vegeta reports no lateness of its own).
 # Rungs alternate tool by tool, so drift in the machine's load hits both.
 # Every run waits until the sockets earlier runs left in TIME_WAIT are
-# gone (wait_timewait in lib.sh), so no run is failed by another's ports.
+# to the server's port are gone (wait_timewait in lib.sh), so no run is
+# failed by another's ports.
 # A tool holds a rung when TRIES runs (default 3) pass by a majority: on two
 # shared cores one noisy second otherwise ends a ladder, for either tool.
 #
@@ -33,7 +34,7 @@ done
 go build -o "$tmp/shakectl" .
 go build -o "$tmp/hello" ./bench/hello
 GOBIN="$tmp" GOFLAGS= go install github.com/tsenart/vegeta/v12@v12.13.0
-ulimit -n 65536 2>/dev/null || true
+raise_nofile 65536
 "$tmp/hello" -listen "127.0.0.1:$port" >/dev/null 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$port/"
 url="http://127.0.0.1:$port/"
@@ -42,7 +43,7 @@ within() { # within ACHIEVED ASKED PERCENT -> exit 0 when |a-r|/r <= p/100
   [ "$(echo "a=$1-$2; if (a<0) a=-a; a*100 <= $3*$2" | bc)" = 1 ]
 }
 probe_rung() { # prints "achieved p99_us ok|FAIL"
-  wait_timewait
+  wait_timewait "$port"
   "$tmp/shakectl" parking-probe --target "$url" --mode open --rate "$1" --duration "${secs}s" \
     --actors 10 --shed-max 1h -o json --out "$tmp/p.json" >/dev/null 2>"$tmp/p.err" || true
   local a p99
@@ -51,7 +52,7 @@ probe_rung() { # prints "achieved p99_us ok|FAIL"
   if within "$a" "$1" 1 && [ "$p99" -le 2000 ]; then echo "$a ${p99}µs ok"; else echo "$a ${p99}µs FAIL"; fi
 }
 vegeta_rung() { # prints "achieved ok|FAIL"
-  wait_timewait
+  wait_timewait "$port"
   echo "GET $url" | "$tmp/vegeta" attack -rate="$1/s" -duration="${secs}s" >"$tmp/v.bin"
   local a
   a=$("$tmp/vegeta" report -type=json <"$tmp/v.bin" | jq -r '.rate | round')

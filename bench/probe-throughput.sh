@@ -42,7 +42,7 @@ bombardier_rps() { cpu bombardier "$tmp/bombardier" -c "$conns" -d "${secs}s" -p
 echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 row() { printf '%-6s %-9s %-9s %-9s %-9s %-11s %-10s %-10s %-10s %-10s\n' "$@"; }
 ratio() { echo "scale=2; $1/$2" | bc; }
-row round probe net/http hey wrk bombardier probe/hey probe/wrk probe/bomb fast/net
+row round probe net/http hey wrk bombardier probe/hey probe/wrk probe/bomb wire/net
 : >"$tmp/rows"; : >"$tmp/cpurows"
 for r in $(seq 1 "$rounds"); do
   read -r p served sent transport < <(probe_rps)
