@@ -290,7 +290,10 @@ func newEngine(o *Options) (*engine, error) {
 	case Open:
 		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil}
 	}
-	shards := runtime.GOMAXPROCS(0) * 4
+	// Recorder shards spread the answers' writers: four per CPU the
+	// machine has (more than the run's Ps when --procs lowers them, which
+	// costs a few idle shards and nothing else).
+	shards := runtime.NumCPU() * 4
 	if o.Mode == Closed && o.Concurrency < shards {
 		shards = o.Concurrency
 	}
