@@ -294,6 +294,18 @@ func (s *Server) requireAdmin(w http.ResponseWriter, r *http.Request, caller str
 	return true
 }
 
+// adminRequest checks an admin route's request as the server's decorators
+// do, in their order: the endpoint's parameters first (a 400 names the
+// key), then the caller (requireAdmin). It has answered when it returns
+// false.
+func (s *Server) adminRequest(w http.ResponseWriter, r *http.Request, caller, endpoint string) bool {
+	if _, err := s.params(r, endpoint); err != nil {
+		writeError(w, err)
+		return false
+	}
+	return s.requireAdmin(w, r, caller)
+}
+
 // --- /auth/namespaces ---
 
 func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request, caller string) {
@@ -431,11 +443,7 @@ func (s *Server) handleShowNamespace(w http.ResponseWriter, r *http.Request, cal
 // (so a refused create's initial-error record blocks it too), or a
 // network that is not dead (deleted, delete-wait or error).
 func (s *Server) handleDeleteNamespace(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "AuthNamespaceEndpoint.delete"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if !s.requireAdmin(w, r, caller) {
+	if !s.adminRequest(w, r, caller, "AuthNamespaceEndpoint.delete") {
 		return
 	}
 	name := r.PathValue("namespace")

@@ -456,11 +456,7 @@ func (s *Server) handleNodeEvents(w http.ResponseWriter, r *http.Request, caller
 // da448b1a), routed in 2026: totals and per hypervisor node (keyed by node
 // UUID, as 2026 metrics are) what is still available.
 func (s *Server) handleAdminResources(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "AdminResourcesEndpoint.get"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if !s.requireAdmin(w, r, caller) {
+	if !s.adminRequest(w, r, caller, "AdminResourcesEndpoint.get") {
 		return
 	}
 	s.mu.Lock()
@@ -536,11 +532,7 @@ func nodeState(n *node) string {
 // marked deleted and its view, now deleted, is the answer. The simulator
 // then never schedules on it; instances already there stay.
 func (s *Server) handleDeleteNode(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "NodeEndpoint.delete"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if !s.requireAdmin(w, r, caller) {
+	if !s.adminRequest(w, r, caller, "NodeEndpoint.delete") {
 		return
 	}
 	s.mu.Lock()

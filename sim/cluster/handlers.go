@@ -731,11 +731,7 @@ func (s *Server) nodeView(n *node, k int, withMaintainer bool) map[string]any {
 }
 
 func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "NodesEndpoint.get"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if !s.requireAdmin(w, r, caller) {
+	if !s.adminRequest(w, r, caller, "NodesEndpoint.get") {
 		return
 	}
 	s.mu.Lock()
@@ -748,11 +744,7 @@ func (s *Server) handleListNodes(w http.ResponseWriter, r *http.Request, caller 
 }
 
 func (s *Server) handleShowNode(w http.ResponseWriter, r *http.Request, caller string) {
-	if _, err := s.params(r, "NodeEndpoint.get"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if !s.requireAdmin(w, r, caller) {
+	if !s.adminRequest(w, r, caller, "NodeEndpoint.get") {
 		return
 	}
 	s.mu.Lock()
