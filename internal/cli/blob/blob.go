@@ -11,7 +11,7 @@ import (
 )
 
 // NewCmd groups the blob commands (client-python 6c25293
-// commandline/blob.py: list, show).
+// commandline/blob.py: list, show, sha512).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
 		Noun:  "blob",
@@ -20,8 +20,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 snapshot, a label) is a blob, and one blob may be the version of several
 artifacts. Blobs are named by UUID.`,
 		Example: `  shakectl blob list
-  shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
-	}, NewCmdList(f), NewCmdShow(f))
+  shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312
+  sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512`,
+	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f))
 	return c
 }
 
