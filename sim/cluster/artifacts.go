@@ -601,7 +601,11 @@ func (s *Server) handleShowBlob(w http.ResponseWriter, r *http.Request, _ string
 
 // handleBlobChecksum is BlobChecksumsEndpoint.get: the created blob with
 // that sha512, or 200 null. As at da448b1a, whatever the algorithm named
-// (sha1, sha512, xxh128), the hash is matched against sha512.
+// (sha1, sha512, xxh128), the hash is matched against sha512. Several
+// blobs may hold the same bytes (two screenshots of one console); the
+// server answers the first its hash cache lists, the first hashed
+// (cache.py search_blob_hash_cache), so the simulator answers the oldest,
+// the same one every time.
 func (s *Server) handleBlobChecksum(w http.ResponseWriter, r *http.Request, _ string) {
 	if _, err := s.params(r, "BlobChecksumsEndpoint.get"); err != nil {
 		writeError(w, err)
@@ -615,12 +619,18 @@ func (s *Server) handleBlobChecksum(w http.ResponseWriter, r *http.Request, _ st
 	}
 	hash := r.PathValue("hash")
 	s.mu.Lock()
-	var out any
+	var found *blobRec
 	for _, b := range s.blobTable() {
-		if b.sha512 != "" && b.sha512 == hash {
-			out = s.blobView(b)
-			break
+		if b.sha512 == "" || b.sha512 != hash {
+			continue
 		}
+		if found == nil || b.created < found.created || (b.created == found.created && b.uuid < found.uuid) {
+			found = b
+		}
+	}
+	var out any
+	if found != nil {
+		out = s.blobView(found)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)

@@ -34,7 +34,8 @@ func recorded(t *testing.T, name string) []byte {
 // refusal of an instance not created is requires_instance_active's 406
 // with the same fields and text (sf2024/screenshot_not_ready.json); and
 // the instance's events gain Instance.get_screenshot's audit event naming
-// the blob.
+// the blob. Two shots of one console are two blobs with one sha512, and
+// the search by it always names the first.
 func TestScreenshotSendsTheRecordedForms(t *testing.T) {
 	for _, gen := range []string{Generation2024, Generation2026} {
 		t.Run(gen, func(t *testing.T) {
@@ -90,6 +91,21 @@ func TestScreenshotSendsTheRecordedForms(t *testing.T) {
 				}
 				if strings.Count(string(c.do("GET", "/instances/web1/events", nil).raw), "screenshot request from REST API") != 1 {
 					t.Error("no screenshot request event")
+				}
+
+				// A second shot of the same console is a second blob with
+				// the same bytes; the checksum search names the first,
+				// every time, as the real hash cache lists it first.
+				time.Sleep(time.Second)
+				var second string
+				if a := c.do("GET", "/instances/web1/screenshot", nil); json.Unmarshal(a.raw, &second) != nil || second == blob {
+					t.Fatalf("second screenshot: %s", a.raw)
+				}
+				sum, _ := view.obj(t)["sha512"].(string)
+				for range 10 {
+					if got := c.do("GET", "/blob_checksums/sha512/"+sum, nil).obj(t)["uuid"]; got != blob {
+						t.Fatalf("blob_checksums names %v, want the first screenshot's %s (the second is %s)", got, blob, second)
+					}
 				}
 			})
 		})
