@@ -106,6 +106,7 @@ func (s *Server) routes() http.Handler {
 			route{"/admin/resources", m{"GET": s.authed(s.handleAdminResources)}},
 		)
 	}
+	rs = append(rs, s.blobMetadataRoutes()...) // blob_metadata.go
 	for action, name := range powerEndpoints {
 		rs = append(rs, route{"/instances/{ref}/" + action, map[string]http.HandlerFunc{"POST": s.authed(s.handlePowerAction(action, name))}})
 	}

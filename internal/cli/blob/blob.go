@@ -11,7 +11,7 @@ import (
 )
 
 // NewCmd groups the blob commands (client-python 6c25293
-// commandline/blob.py: list, show, sha512).
+// commandline/blob.py: list, show, sha512, set-metadata, delete-metadata).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
 		Noun:  "blob",
@@ -22,7 +22,7 @@ artifacts. Blobs are named by UUID.`,
 		Example: `  shakectl blob list
   shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312
   sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512`,
-	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f))
+	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f), NewCmdSetMetadata(f), NewCmdDeleteMetadata(f))
 	return c
 }
 

@@ -25,7 +25,9 @@ import (
 // 2024 simulator on loopback: `instance screenshot REF DEST` saves the same
 // bytes from both, and `blob sha512 H` of those bytes names the same blob,
 // the server's object being what both print as JSON. Where they differ by
-// design: no match is sf-client's "null" and exit 0, shakectl's exit 5.
+// design: no match is sf-client's "null" and exit 0, shakectl's exit 5;
+// sf-client's blob set-metadata fails (it sends the instance route), and
+// shakectl's sets the blob's key.
 func TestRealSFClientScreenshotAndBlobSHA512(t *testing.T) {
 	sfc := sfclienttest.Find(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // bounds a runaway client
@@ -41,19 +43,27 @@ func TestRealSFClientScreenshotAndBlobSHA512(t *testing.T) {
 	}
 	t.Cleanup(func() { sim.Close() })
 	r := clitest.CmdRun{Url: sim.URL(), Ctx: ctx, Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}
-	sf := func(args ...string) string {
+	run := func(args ...string) (code int, stdout, stderr string) {
 		t.Helper()
 		cmd := sfc.Command(ctx, t, sim.URL(), "system", clitest.TestKey, args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil {
-			code := -1
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatalf("sf-client %s: %v", strings.Join(args, " "), err)
 			}
-			t.Fatalf("sf-client %s: exit %d (%v)\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, err, stdout.String(), stderr.String())
+			code = ee.ExitCode()
 		}
-		return stdout.String()
+		return code, out.String(), errOut.String()
+	}
+	sf := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(args...)
+		if code != 0 {
+			t.Fatalf("sf-client %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, stdout, stderr)
+		}
+		return stdout
 	}
 
 	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
@@ -94,5 +104,20 @@ func TestRealSFClientScreenshotAndBlobSHA512(t *testing.T) {
 	}
 	if res := r.Run(t, "blob", "sha512", none); res.Code != cmdutil.ExitNotFound {
 		t.Errorf("shakectl blob sha512 of no blob: %s", res)
+	}
+
+	// sf-client 6c25293c's blob set-metadata sends PUT
+	// /instances/BLOB/metadata/KEY (set_instance_metadata_item): no
+	// instance has the blob's UUID, so it fails and the blob is unchanged.
+	// shakectl's sends the blob's route.
+	blob := ourBlob["uuid"].(string)
+	if code, stdout, stderr := run("blob", "set-metadata", blob, "built-by", "sf-client"); code == 0 || !strings.Contains(stderr, "instance not found") {
+		t.Errorf("sf-client blob set-metadata: exit %d, want its failure on the instance route: %s %s", code, stdout, stderr)
+	}
+	if res := r.Run(t, "blob", "set-metadata", blob, "built-by", "shakectl"); res.Code != 0 {
+		t.Fatalf("shakectl blob set-metadata: %s", res)
+	}
+	if got := strings.TrimSpace(r.Run(t, "blob", "show", blob, "-o", "json", "--jq", `.metadata["built-by"]`).Stdout); got != "shakectl" {
+		t.Errorf("the blob's built-by is %q, want shakectl's value alone", got)
 	}
 }
