@@ -18,6 +18,9 @@ import (
 // console is captured into a new blob and the answer is that blob's UUID
 // as a JSON string (Instance.get_screenshot). The simulated console is a
 // small PNG; a real one is whatever libvirt's virDomainScreenshot gives.
+// The blob's sha512 is set at once; get_screenshot does not verify the
+// checksum, so on a real server it is null until the checksums daemon
+// (daemons/checksums.py) has hashed the blob.
 func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceScreenshotEndpoint.get", nil, func(i *instance, _ map[string]any) (any, *apiError) {
 		if i.state != stateCreated {

@@ -82,11 +82,17 @@ func TestBlobMetadataAgainstSimCluster(t *testing.T) {
 			if got := strings.TrimSpace(r.Run(t, "blob", "show", blob, "-o", "json", "--jq", `.metadata["built-by"]`).Stdout); got != "ci" {
 				t.Errorf("metadata after set: %s", got)
 			}
+			if out := r.Run(t, "blob", "show", blob, "-o", "simple").Stdout; !strings.Contains(out, "\nmetadata\t{\"built-by\":\"ci\"}\n") {
+				t.Errorf("blob show does not print the metadata:\n%s", out)
+			}
 			if res := r.Run(t, "blob", "delete-metadata", blob, "built-by"); res.Code != 0 {
 				t.Fatalf("delete-metadata: %s", res)
 			}
 			if got := strings.TrimSpace(r.Run(t, "blob", "show", blob, "-o", "json", "--jq", ".metadata").Stdout); got != "{}" {
 				t.Errorf("metadata after delete: %s", got)
+			}
+			if out := r.Run(t, "blob", "show", blob, "-o", "simple").Stdout; strings.Contains(out, "metadata") {
+				t.Errorf("blob show prints empty metadata:\n%s", out)
 			}
 			if res := r.Run(t, "blob", "set-metadata", "6c72c98e-e579-48c0-afd5-e1d02a834b99", "built-by", "ci"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "blob not found") {
 				t.Errorf("unknown blob: %s", res)

@@ -36,6 +36,7 @@ var blobDetail = cmdutil.Resource[referencedBlob]{
 		cmdutil.Field("fetched_at", func(b *referencedBlob) string { return cmdutil.FormatUnix(b.FetchedAt) }),
 		cmdutil.Field("reference_count", func(b *referencedBlob) string { return cmdutil.Itoa(b.ReferenceCount) }),
 		cmdutil.Field("locations", func(b *referencedBlob) string { return strings.Join(b.Locations, ",") }),
+		{Name: "metadata", Value: func(b *referencedBlob) string { return cmdutil.CompactJSON(b.Metadata) }, OmitEmpty: true},
 		cmdutil.Field("instances", func(b *referencedBlob) string { return strings.Join(b.Instances, ",") }),
 		cmdutil.Field("artifacts", func(b *referencedBlob) string {
 			var out []string
