@@ -25,17 +25,18 @@ var sha512Detail = cmdutil.Resource[referencedBlob]{
 // the server would look it up and answer 200 null, a "not found" that
 // hides a typo or a sha256 pasted by mistake.
 func checkSHA512(hash string) error {
-	if len(hash) != 128 || strings.Trim(strings.ToLower(hash), "0123456789abcdef") != "" {
-		what := "not hex"
-		if strings.Trim(strings.ToLower(hash), "0123456789abcdef") == "" {
-			what = cmdutil.Itoa(len(hash)) + " hex digits"
-			if len(hash) == 64 {
-				what += ", a sha256"
-			}
-		}
-		return cmdutil.UsageErrorf("HASH is not a sha512 (%s): a sha512 is 128 hex digits, as sha512sum prints", what)
+	isHex := strings.Trim(strings.ToLower(hash), "0123456789abcdef") == ""
+	if isHex && len(hash) == 128 {
+		return nil
 	}
-	return nil
+	what := "not hex"
+	switch {
+	case isHex && len(hash) == 64:
+		what = "64 hex digits, a sha256"
+	case isHex:
+		what = cmdutil.Itoa(len(hash)) + " hex digits"
+	}
+	return cmdutil.UsageErrorf("HASH is not a sha512 (%s): a sha512 is 128 hex digits, as sha512sum prints", what)
 }
 
 // NewCmdSHA512 builds `shakectl blob sha512`, sf-client's `blob sha512
