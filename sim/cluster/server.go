@@ -476,12 +476,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	for k, v := range e.header {
 		w.Header()[k] = v
 	}
-	body := map[string]any{"error": e.msg, "status": e.status}
-	if e.hasStage {
-		body["stage"] = e.stage
-		body["transient"] = e.transient
-	}
-	writeJSON(w, e.status, body)
+	writePyError(w, e)
 }
 
 func newUUID() string {

@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The simulator's error bodies are the real server's bytes: the recorded
+// 406 (client/testdata/sf2024/screenshot_not_ready.json, json.dumps form)
+// and the 2026 capacity refusal's key order and separators (shakenfist
+// base.py @565e36e6e capacity_error).
+func TestErrorBodiesAreTheServersBytes(t *testing.T) {
+	recorded, err := os.ReadFile("../../client/testdata/sf2024/screenshot_not_ready.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Error  string `json:"error"`
+		Status int    `json:"status"`
+	}
+	if err := json.Unmarshal(recorded, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(pyErrorBody(&apiError{status: rec.Status, msg: rec.Error})); got != strings.TrimRight(string(recorded), "\n") {
+		t.Errorf("error body\n got %s\nwant %s", got, recorded)
+	}
+	capacity := &apiError{status: 507, msg: "No nodes remaining at scheduling stage sufficient_idle_cpu", stage: "sufficient_idle_cpu", hasStage: true, transient: true}
+	want := `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "stage": "sufficient_idle_cpu", "transient": true}`
+	if got := string(pyErrorBody(capacity)); got != want {
+		t.Errorf("507 body\n got %s\nwant %s", got, want)
+	}
+}
+
+// pyString agrees with Python's json.dumps on the characters where Go's
+// encoder and Python's differ: HTML characters, DEL, controls, non-ASCII
+// and astral runes. Where python3 is installed (CI installs it for
+// sf-client), the texts are checked against it; otherwise against the
+// forms Python documents.
+func TestPyStringIsJSONDumps(t *testing.T) {
+	cases := map[string]string{
+		`plain`:              `"plain"`,
+		"<&>'":               `"<&>'"`,
+		"quote\" back\\":     `"quote\" back\\"`,
+		"\n\r\t\b\f\x01\x7f": `"\n\r\t\b\f\u0001\u007f"`,
+		"é€😀":                `"\u00e9\u20ac\ud83d\ude00"`,
+		"\x1b]0;title\a":     `"\u001b]0;title\u0007"`,
+	}
+	for in, want := range cases {
+		if got := pyString(in); got != want {
+			t.Errorf("pyString(%q) = %s, want %s", in, got, want)
+		}
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Log("no python3: checked against the documented forms only")
+		return
+	}
+	for in, want := range cases {
+		cmd := exec.Command(py, "-c", "import json,sys; sys.stdout.write(json.dumps(sys.stdin.read()))")
+		cmd.Stdin = strings.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != want {
+			t.Errorf("python3 json.dumps(%q) = %s; the table says %s", in, out, want)
+		}
+	}
+}
+
+// Over HTTP: no trailing newline, the length it declares.
+func TestErrorBodyOverHTTP(t *testing.T) {
+	srv, _ := startSim(t, nil)
+	resp, err := http.Get(srv.URL() + "/instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 401 || !strings.HasPrefix(string(b), `{"error": "`) || !strings.HasSuffix(string(b), `, "status": 401}`) {
+		t.Errorf("%d %q", resp.StatusCode, b)
+	}
+}
