@@ -18,8 +18,13 @@ import (
 // Artifacts, blobs, labels and uploads as shakenfist/shakenfist develop
 // da448b1a has them: external_api/artifact.py, blob.py, label.py and
 // upload.py, routed in app.py; the objects of artifact.py, blob.py and
-// upload.py. Both generations are served the same way: the 2026 copies of
-// these files in the public code index were not compared route by route.
+// upload.py. The 2026 route table (app.py, code index id 59153739580) was
+// compared route by route with da448b1a's (client/testdata/sf2024/
+// routes.txt, sf2026/routes.txt): 2026 adds /blobs/{uuid}/events,
+// /blobs/{uuid}/checksum/{algorithm} and /artifacts/{ref}/clusteroperations
+// and types the truncate offset (<int:offset>); blob_routes.go serves
+// those. The 2026 handler files are not in the index, so everything else
+// here answers as da448b1a does in both generations.
 //
 // What the simulator keeps: artifacts with their versions (index -> blob),
 // max_versions, shared, metadata and events; blobs with size, sha512,
@@ -42,6 +47,9 @@ type artifactRec struct {
 	events      []event
 	seq         uint64
 	created     float64
+	// fetching counts the queued fetches of the artifact's URL
+	// (FetchImageTask) not yet done: artifact_fetch.go.
+	fetching int
 }
 
 type artifactIndex struct {
@@ -59,6 +67,10 @@ type blobRec struct {
 	created  float64
 	path     string
 	metadata map[string]any
+	// events is the blob's trail (BlobEventsEndpoint, 2026): its creation,
+	// reference count changes and metadata requests, as blob.py da448b1a
+	// records them.
+	events []event
 }
 
 // uploadRec is an upload in progress (upload.py Upload).
@@ -95,6 +107,7 @@ func (s *Server) newBlob(size int64, upload *uploadRec) *blobRec {
 	if upload != nil {
 		b.path = upload.path
 	}
+	b.events = appendEvent(b.events, apiFQDN, "db record created", nil)
 	s.blobTable()[b.uuid] = b
 	return b
 }
@@ -113,7 +126,7 @@ func (s *Server) addVersion(a *artifactRec, b *blobRec) artifactIndex {
 	a.highest++
 	v := artifactIndex{index: a.highest, blob: b.uuid}
 	a.versions = append(a.versions, v)
-	b.refs++
+	b.refInc(a.uuid)
 	a.events = appendEvent(a.events, apiFQDN, "added index to artifact", map[string]any{"index": v.index})
 	max := a.maxVersions
 	if max <= 0 {
@@ -129,8 +142,8 @@ func (s *Server) delVersion(a *artifactRec, index int) bool {
 	for k, v := range a.versions {
 		if v.index == index {
 			a.versions = append(a.versions[:k:k], a.versions[k+1:]...)
-			if b := s.blobTable()[v.blob]; b != nil && b.refs > 0 {
-				b.refs--
+			if b := s.blobTable()[v.blob]; b != nil {
+				b.refDec(a.uuid)
 			}
 			a.events = appendEvent(a.events, apiFQDN, "deleted index from artifact", map[string]any{"index": index})
 			return true
@@ -182,6 +195,8 @@ func (s *Server) artifactView(a *artifactRec) map[string]any {
 	}
 	if n := len(a.versions); n > 0 {
 		out["index"], out["blob_uuid"] = a.versions[n-1].index, a.versions[n-1].blob
+	} else {
+		out["index"] = 0 // most_recent_index of no index is {'index': 0}
 	}
 	out["blobs"] = blobs
 	return out
@@ -316,9 +331,13 @@ func (s *Server) handleListArtifacts(w http.ResponseWriter, r *http.Request, cal
 const syntheticImageSize = 4 << 20
 
 // handleCacheArtifact is ArtifactsEndpoint.post: the image artifact of
-// url (found, or made), shared only by system. The real server queues a
-// FetchImageTask; the simulator "fetches" at once, a blob of synthetic
-// bytes, so the artifact answers created.
+// url (found, or made "initial"), shared only by system, and a queued
+// fetch (FetchImageTask). The answer is the artifact as it is before the
+// fetch: a new one is "initial", with index 0 and no blobs. The fetch
+// (artifact_fetch.go) takes Config.ArtifactFetchTime; with 0 it is done
+// before the answer. A 403 for --shared comes after the artifact is made
+// and before the fetch is queued, as at da448b1a: such an artifact stays
+// "initial".
 func (s *Server) handleCacheArtifact(w http.ResponseWriter, r *http.Request, caller string) {
 	p, err := s.params(r, "ArtifactsEndpoint.post", "url", "shared", "namespace")
 	if err != nil {
@@ -347,8 +366,6 @@ func (s *Server) handleCacheArtifact(w http.ResponseWriter, r *http.Request, cal
 			return
 		}
 		a = s.newArtifact("image", url, lastElem(url), ns)
-		s.addVersion(a, s.newBlob(syntheticImageSize, nil))
-		a.state = stateCreated
 	}
 	a.events = appendEvent(a.events, apiFQDN, "creation request from REST API", nil)
 	if truthy(p["shared"]) {
@@ -358,6 +375,7 @@ func (s *Server) handleCacheArtifact(w http.ResponseWriter, r *http.Request, cal
 		}
 		a.shared = true
 	}
+	s.queueFetch(a)
 	writeJSON(w, http.StatusOK, s.artifactView(a))
 }
 
@@ -798,8 +816,8 @@ func (s *Server) handleLabel(w http.ResponseWriter, r *http.Request, caller stri
 			a.state = stateDeleted
 			a.events = appendEvent(a.events, apiFQDN, "delete request from REST API", nil)
 			for _, v := range a.versions {
-				if b := s.blobTable()[v.blob]; b != nil && b.refs > 0 {
-					b.refs--
+				if b := s.blobTable()[v.blob]; b != nil {
+					b.refDec(a.uuid)
 				}
 			}
 		}
@@ -896,16 +914,30 @@ func (s *Server) handleUploadData(w http.ResponseWriter, r *http.Request, _ stri
 }
 
 // handleUploadTruncate is UploadTruncateEndpoint.post: os.truncate to
-// offset; 200 null.
+// offset; 200 null. At da448b1a the route is /upload/<upload_uuid>/
+// truncate/<offset>: the upload is looked up first (404), then int(offset)
+// of a non-number (or os.truncate of a negative one) raises out of the
+// handler, a 500. The 2026 route is <int:offset> (app.py, code index id
+// 59153739580): Werkzeug's IntegerConverter (\d+) matches no other
+// segment, so anything but digits is the unrouted path's HTML 404, before
+// the token or the upload is looked at (truncateOffsetRouted).
 func (s *Server) handleUploadTruncate(w http.ResponseWriter, r *http.Request, _ string) {
+	raw := r.PathValue("offset")
 	u := s.upload(r.PathValue("upload_uuid"))
 	if u == nil {
 		writeError(w, notFound("upload not found"))
 		return
 	}
-	n, err := strconv.ParseInt(r.PathValue("offset"), 10, 64)
-	if err != nil || n < 0 {
-		writeError(w, &apiError{status: http.StatusInternalServerError, msg: "server error: invalid literal for int()"})
+	n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	switch {
+	case err != nil && allDigits(raw):
+		writeError(w, &apiError{status: http.StatusInternalServerError, msg: "server error: OverflowError: Python int too large to convert to C long"})
+		return
+	case err != nil:
+		writeError(w, &apiError{status: http.StatusInternalServerError, msg: fmt.Sprintf("server error: invalid literal for int() with base 10: '%s'", raw)})
+		return
+	case n < 0:
+		writeError(w, &apiError{status: http.StatusInternalServerError, msg: "server error: [Errno 22] Invalid argument"})
 		return
 	}
 	f, err := os.OpenFile(u.path, os.O_CREATE|os.O_WRONLY, 0o600)
@@ -920,18 +952,30 @@ func (s *Server) handleUploadTruncate(w http.ResponseWriter, r *http.Request, _ 
 	writeJSON(w, http.StatusOK, nil)
 }
 
+// truncateOffsetRouted is the route's converter: 2026's <int:offset>
+// routes digits only; 2024's bare <offset> routes any segment.
+func (s *Server) truncateOffsetRouted(r *http.Request) bool {
+	return !s.is2026() || allDigits(r.PathValue("offset"))
+}
+
+// allDigits is the IntegerConverter's regex, \d+, over ASCII digits (Python's
+// \d also matches other scripts' digits; shakectl never sends them).
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // handleArtifactUpload is ArtifactUploadEndpoint.post: turn an upload (or
 // name an existing blob) into a new version of the artifact NAME, whose
 // source_url defaults to sf://upload/<caller>/<name>. The upload's file
 // becomes the blob and its sha512 is computed (verify_checksum).
-func (s *Server) handleArtifactUploadRoute(w http.ResponseWriter, r *http.Request, caller string) {
-	if r.PathValue("ref") != "upload" {
-		writeError(w, notFound("The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."))
-		return
-	}
-	s.handleArtifactUpload(w, r, caller)
-}
-
 func (s *Server) handleArtifactUpload(w http.ResponseWriter, r *http.Request, caller string) {
 	p, err := s.params(r, "ArtifactUploadEndpoint.post", "upload_uuid", "blob_uuid", "source_url", "shared", "namespace", "artifact_type")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"strings"
 )
 
 // blobMetadataRoutes are blob.py's BlobMetadatasEndpoint and
@@ -11,8 +12,8 @@ import (
 // /blobs/<blob_uuid>/metadata/<key>; the same in the 2026 tree). Their
 // swagger says admin only, but no decorator enforces it (verify_token,
 // arg_is_blob_uuid, log_token_use), so any namespace's token may.
-// The audit events the real handlers add to the blob are not kept: the
-// simulator's blobs have no event log here.
+// The audit events the real handlers add to the blob are kept in its
+// trail (blob_routes.go; GET /blobs/{uuid}/events in 2026).
 func (s *Server) blobMetadataRoutes() []route {
 	return []route{
 		{"/blobs/{blob_uuid}/metadata", map[string]http.HandlerFunc{
@@ -72,11 +73,13 @@ func (s *Server) blobMetadataLocked(r *http.Request, key string, value any) (any
 		md = map[string]any{}
 	}
 	if r.Method == http.MethodDelete {
+		b.events = appendEvent(b.events, apiFQDN, "delete metadata key request from REST API", map[string]any{"key": key})
 		delete(md, key)
 	} else {
 		if !truthy(value) {
 			return nil, badRequest("no value specified")
 		}
+		b.events = appendEvent(b.events, apiFQDN, "set metadata key request from REST API", map[string]any{"key": key, "value": value, "method": strings.ToLower(r.Method)})
 		md[key] = value
 	}
 	b.metadata = md

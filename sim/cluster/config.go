@@ -144,6 +144,11 @@ type Config struct {
 	// deletion halo), so an exhausted pool does not recover on an
 	// instance-teardown horizon.
 	AddressHalo time.Duration
+	// ArtifactFetchTime is how long a queued image fetch (POST /artifacts,
+	// FetchImageTask) takes before the artifact reads "created" with its
+	// first version; 0 fetches before the answer. A URL whose host is
+	// under .invalid cannot be fetched (artifact_fetch.go).
+	ArtifactFetchTime time.Duration
 
 	// AgentTransferStall makes the simulated agent's put and get (2026)
 	// stall: they stay executing with no progress, so
@@ -193,6 +198,7 @@ func DefaultConfig() Config {
 		CreateTime:        time.Second,
 		ErrorCleanup:      2 * time.Second,
 		AddressHalo:       time.Minute,
+		ArtifactFetchTime: 500 * time.Millisecond,
 	}
 }
 
@@ -317,7 +323,7 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}} {
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}} {
 		if v.d < 0 || v.d > maxSimDuration {
 			return fmt.Errorf("invalid %s %s: want 0 to %s", v.name, v.d, maxSimDuration)
 		}

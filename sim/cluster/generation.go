@@ -133,6 +133,11 @@ func requiredScope(r *http.Request) string {
 		"auth": "auth", "instances": "instance", "networks": "network", "nodes": "node",
 		"interfaces": "interface", "clusteroperations": "clusteroperation", "admin": "admin",
 		"artifacts": "artifact",
+		// The blob, label and upload families (shakenfist-2026.md 2.2 lists
+		// them); /blob_checksums is BlobChecksumsEndpoint's, so blob, and
+		// /artifacts/upload/<name> ArtifactUploadEndpoint's, so artifact.
+		"blobs": "blob", "blob_checksums": "blob", "label": "label", "upload": "upload",
+		"agentoperations": "agentoperation",
 	}[first]
 	if family == "" {
 		return ""

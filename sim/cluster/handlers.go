@@ -39,7 +39,7 @@ func (s *Server) routes() http.Handler {
 		// artifact.py, blob.py, label.py, upload.py (app.py da448b1a); artifacts.go.
 		// /artifacts/upload/<artifact_name>: Go's mux finds it ambiguous
 		// beside /artifacts/{ref}/events, so it is matched here.
-		{"/artifacts/{ref}/{artifact_name}", m{"POST": s.authed(s.handleArtifactUploadRoute)}},
+		{"/artifacts/{ref}/{artifact_name}", m{"POST": s.authed(s.handleArtifactUpload)}},
 		{"/artifacts/{ref}", m{"GET": s.authed(s.handleShowArtifact), "DELETE": s.authed(s.handleDeleteArtifact)}},
 		{"/artifacts/{ref}/events", m{"GET": s.authed(s.handleArtifactEvents)}},
 		{"/artifacts/{ref}/metadata", m{"GET": s.authed(s.handleArtifactMetadata("ArtifactMetadatasEndpoint.get")), "POST": s.authed(s.handleArtifactMetadata("ArtifactMetadatasEndpoint.post"))}},
@@ -104,11 +104,24 @@ func (s *Server) routes() http.Handler {
 			// Routed in 2026 (capability cluster-resources); at da448b1a
 			// AdminREsourcesEndpoint existed but app.py never routed it.
 			route{"/admin/resources", m{"GET": s.authed(s.handleAdminResources)}},
+			// New in the 2026 app.py (code index id 59153739580); blob_routes.go.
+			route{"/blobs/{blob_uuid}/events", m{"GET": s.authed(s.handleBlobEvents)}},
+			route{"/blobs/{blob_uuid}/checksum/{algorithm}", m{"GET": s.authed(s.handleBlobSingleChecksum)}},
+			route{"/artifacts/{ref}/clusteroperations", m{"GET": s.authed(s.handleArtifactOperations)}},
 		)
 	}
 	rs = append(rs, s.blobMetadataRoutes()...) // blob_metadata.go
 	for action, name := range powerEndpoints {
 		rs = append(rs, route{"/instances/{ref}/" + action, map[string]http.HandlerFunc{"POST": s.authed(s.handlePowerAction(action, name))}})
+	}
+	// A Werkzeug converter's test of a path's segments: a path it refuses
+	// is unrouted (HTML 404), whatever the method or token.
+	converters := map[string]func(*http.Request) bool{
+		"/upload/{upload_uuid}/truncate/{offset}": s.truncateOffsetRouted,
+		// /artifacts/upload/<artifact_name> is a static "upload": any other
+		// second segment is no route of app.py (e.g. 2024's
+		// /artifacts/<ref>/clusteroperations).
+		"/artifacts/{ref}/{artifact_name}": func(r *http.Request) bool { return r.PathValue("ref") == "upload" },
 	}
 	for _, rt := range rs {
 		allow := make([]string, 0, len(rt.methods)+2)
@@ -120,8 +133,12 @@ func (s *Server) routes() http.Handler {
 		}
 		allow = append(allow, "OPTIONS")
 		sort.Strings(allow)
-		methods := rt.methods
+		methods, match := rt.methods, converters[rt.path]
 		mux.HandleFunc(rt.path, func(w http.ResponseWriter, r *http.Request) {
+			if match != nil && !match(r) {
+				writeFlask404(w)
+				return
+			}
 			m := r.Method
 			if m == http.MethodHead {
 				m = http.MethodGet

@@ -27,6 +27,7 @@ func testConfig() Config {
 	cfg.ErrorCleanup = time.Hour
 	cfg.AddressHalo = time.Hour
 	cfg.NetworkDeployTime = 0
+	cfg.ArtifactFetchTime = 0
 	// No overcommit, reservation or free-disk floor: capacities in these
 	// tests are the node sizes. The contract tests restore the real
 	// arithmetic with realScheduler.
