@@ -21,8 +21,10 @@ snapshot, a label) is a blob, and one blob may be the version of several
 artifacts. Blobs are named by UUID.`,
 		Example: `  shakectl blob list
   shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312
-  sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512`,
-	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f), NewCmdSetMetadata(f), NewCmdDeleteMetadata(f))
+  sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512
+  shakectl blob events 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
+	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f), NewCmdSetMetadata(f), NewCmdDeleteMetadata(f),
+		NewCmdEvents(f)) // events.go (2026 servers)
 	return c
 }
 
