@@ -46,6 +46,9 @@ What differs, as a user of shakectl sees it:
   403                2026: also a scoped token outside its scopes
                      (<family>.<verb>), or an admin route without the
                      cluster-admin scope. 2024: another namespace's object.
+  blob events        2026 only (capability blob-events): "shakectl blob
+                     events UUID". A 2024 server has no such route (exit 1,
+                     "does not support blob events").
   events --limit     1 to 1000 (2026 validates it; the bound holds for both)
   validation         2026: 400 "<parameter>: <reason>" naming the key.
   API URL            2026 has no bundled Apache front end: the API is at
