@@ -3,6 +3,7 @@ package client_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -143,4 +144,32 @@ func TestBlobEventsRefusedBefore2026(t *testing.T) {
 			t.Errorf("sent %s %s", r.method, r.path)
 		}
 	}
+}
+
+// FuzzArtifactFetchOutcome feeds hostile event trails (extras of the wrong
+// type, huge or null, messages in any order) to the reader: it must not
+// panic, and a fetch never fails without having ended.
+func FuzzArtifactFetchOutcome(f *testing.F) {
+	recorded, err := os.ReadFile("testdata/sf2024/artifact_events.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(recorded, "initial")
+	f.Add([]byte(`[{"message": "set attribute", "extra": null}, {"message": "creation request from REST API"}]`), "error")
+	f.Add([]byte(`[{"message": "set attribute", "extra": {"attribute": ["error"], "message": 7}}]`), "error")
+	f.Add([]byte(`[{"message": "updating image failed, using already cached version", "extra": "DNS error"}]`), "created")
+	f.Add([]byte(`[{"message": "set attribute", "extra": {"attribute": "state", "value": {"nested": true}}}, {"message": "creation request from REST API"}]`), "deleted")
+	f.Fuzz(func(t *testing.T, data []byte, state string) {
+		var events []client.Event
+		if json.Unmarshal(data, &events) != nil {
+			return
+		}
+		got := client.ArtifactFetchOutcome(&client.Artifact{State: state}, events)
+		if got.Failed && !got.Done {
+			t.Errorf("failed but not done: %+v", got)
+		}
+		if got.KeptCached && !got.Failed {
+			t.Errorf("kept a cached copy without failing: %+v", got)
+		}
+	})
 }

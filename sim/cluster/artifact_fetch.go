@@ -49,13 +49,11 @@ func fetchFails(raw string) bool {
 // queueFetch queues the artifact's fetch (etcd.enqueue of a
 // FetchImageTask); callers hold s.mu.
 func (s *Server) queueFetch(a *artifactRec) {
-	a.fetching++
 	s.afterOrNow(s.cfg.ArtifactFetchTime, func() { s.finishFetch(a) })
 }
 
 // finishFetch is image_fetch for one queued task; callers hold s.mu.
 func (s *Server) finishFetch(a *artifactRec) {
-	a.fetching--
 	if !a.active() {
 		// Deleted while queued: the real task's state change would raise
 		// (objects do not undelete); nothing a client sees changes.

@@ -47,9 +47,6 @@ type artifactRec struct {
 	events      []event
 	seq         uint64
 	created     float64
-	// fetching counts the queued fetches of the artifact's URL
-	// (FetchImageTask) not yet done: artifact_fetch.go.
-	fetching int
 }
 
 type artifactIndex struct {
