@@ -79,8 +79,8 @@ func awaitFetch(s *cmdutil.Session, a *client.Artifact) (*client.Artifact, error
 	last := a
 	var outcome client.FetchOutcome
 	// --async pause forgives running out of its own 60s, never a --timeout
-	// the user gave (exit 124), as WaitFor does.
-	lenient := s.Cfg.Async == "pause" && s.Cfg.Timeout == 0
+	// the user gave (exit 124): WaitUntil sees to the second.
+	lenient := s.Cfg.Async == "pause"
 	err := cmdutil.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), lenient, func(ctx context.Context) (bool, string, error) {
 		got, err := s.Client.GetArtifact(ctx, a.UUID)
 		if err != nil {

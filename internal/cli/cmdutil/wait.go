@@ -215,7 +215,8 @@ func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }
 // within the run's async budget (--timeout, else 60s for pause and 1h for
 // block; --async continue looks once). what says what did not happen
 // ("namespace ci was not emptied") and done what is left, for the
-// messages. lenient is --async pause's promise, as for WaitFor.
+// messages. lenient is --async pause's promise, as for WaitFor: it
+// forgives the async budget, never an explicit --timeout.
 func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
 	budget := s.Cfg.Deadline()
 	ctx, cancel := withDeadline(s.F.Context, max(budget, time.Nanosecond))
@@ -240,7 +241,9 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 			if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
 				return cause
 			}
-			if lenient {
+			// An explicit --timeout is never forgiven (exit 124), as in
+			// waitTimeout: a script that set one must learn it ran out.
+			if lenient && s.Cfg.Timeout == 0 {
 				if !s.Cfg.Quiet {
 					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s within %s (%s)\n", what, budget, left)
 				}
