@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/shakenfist/shakectl/internal/nobodytest"
 )
 
 // Every test works in t.TempDir(): never on the machine's own files (no
@@ -300,19 +302,57 @@ func TestRefusedBeforeAnyWrite(t *testing.T) {
 	}
 }
 
-// A directory that refuses new files. Root's writes ignore permission bits,
-// so as root (the usual test container) this case cannot be made; the
-// probing file that Check creates is what catches it for everyone else.
+// A directory that refuses new files is refused by Check, before any
+// write; the probing file that Check creates is what catches it. Root's
+// writes ignore permission bits, so as root (the usual test container)
+// the case is made for nobody and the test re-run as nobody
+// (internal/nobodytest); as anyone else it runs here.
 func TestReadOnlyDirectoryIsRefusedBeforeAnyWrite(t *testing.T) {
-	if os.Geteuid() == 0 || runtime.GOOS == "windows" {
-		t.Skip("root writes into a read-only directory")
+	if dir, child := nobodytest.Arg(); child {
+		checkReadOnlyRefused(t, dir)
+		return
 	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the read-only case is made on Linux")
+	}
+	if os.Geteuid() == 0 {
+		s := nobodytest.New(t)
+		s.Run(t, s.Mkdir(t, "ro", 0o555))
+		return
+	}
+	dir := readOnlyDir(t)
+	checkReadOnlyRefused(t, dir)
+}
+
+// readOnlyDir makes a read-only directory of the user's own, and skips
+// when this user writes into it anyway (a capability such as
+// CAP_DAC_OVERRIDE without being root).
+func readOnlyDir(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "ro")
-	os.Mkdir(dir, 0o500)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	_, err := Check("--out", filepath.Join(dir, "x.json"), 0o644)
-	if err == nil || !strings.Contains(err.Error(), "permission denied") {
-		t.Errorf("want permission denied, got %v", err)
+	if f, err := os.CreateTemp(dir, "probe-"); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.Skip("this user writes into a read-only directory")
+	}
+	return dir
+}
+
+func checkReadOnlyRefused(t *testing.T, dir string) {
+	t.Helper()
+	arg := filepath.Join(dir, "x.json")
+	_, err := Check("--out", arg, 0o644)
+	if err == nil || !strings.Contains(err.Error(), "permission denied") || !strings.Contains(err.Error(), "--out "+arg) {
+		t.Errorf("want the flag, the path and permission denied, got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in the read-only directory: %v", entries)
 	}
 }
 
