@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // authTransport puts the bearer token on every request, logs in when it has
@@ -185,7 +186,7 @@ func (t *authTransport) tokens() []string {
 // being added or rotated) from every error and debug line, as it does the
 // login key.
 func (c *Client) addSecret(s string) {
-	if len(s) < 4 {
+	if s == "" {
 		return
 	}
 	c.extraMu.Lock()
@@ -194,10 +195,7 @@ func (c *Client) addSecret(s string) {
 }
 
 func (c *Client) redact(s string) string {
-	for _, secret := range c.secretStrings() {
-		s = strings.ReplaceAll(s, secret, "[redacted]")
-	}
-	return s
+	return redact.Secrets(s, c.secretStrings()...)
 }
 
 // drain reads a little of a body we are done with, so the connection can be

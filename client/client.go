@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -372,25 +373,23 @@ func (e *ResponseError) Error() string {
 func (e *ResponseError) Unwrap() error { return e.Err }
 
 // scrub removes the key and any bearer token from an error the server sent
-// back, in case a broken or hostile server echoes them.
+// back, in case a broken or hostile server echoes them, by redact.Secrets'
+// rule: a short key ("demo") only where it stands as a word, so a name
+// holding it ("sim-demo-net") is printed whole.
 func (c *Client) scrub(e *APIError) {
-	for _, s := range c.secretStrings() {
-		e.Message = strings.ReplaceAll(e.Message, s, "[redacted]")
-		if bytes.Contains(e.Body, []byte(s)) {
-			e.Body = bytes.ReplaceAll(e.Body, []byte(s), []byte("[redacted]"))
-		}
+	secrets := c.secretStrings()
+	e.Message = redact.Secrets(e.Message, secrets...)
+	if b := redact.Secrets(string(e.Body), secrets...); b != string(e.Body) {
+		e.Body = []byte(b)
 	}
 }
 
+// secretStrings are the strings scrubbed: the key, the tokens, the keys
+// being added. Short ones too: redact.Secrets masks them as words, where
+// a substring rule had to skip keys under four bytes.
 func (c *Client) secretStrings() []string {
-	var out []string
 	c.extraMu.Lock()
 	extra := append([]string(nil), c.extra...)
 	c.extraMu.Unlock()
-	for _, s := range append(append([]string{c.opts.Key}, c.auth.tokens()...), extra...) {
-		if len(s) >= 4 {
-			out = append(out, s)
-		}
-	}
-	return out
+	return append(append([]string{c.opts.Key}, c.auth.tokens()...), extra...)
 }

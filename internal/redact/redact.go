@@ -1,7 +1,9 @@
-// Package redact removes the secrets a URL may carry before shakectl prints
-// it: a password in its userinfo ("http://alice:pw@host/") becomes "xxxxx",
-// as url.URL.Redacted writes it (issue 28, item 10: config view and the
-// context commands printed it whole although they claim to redact secrets).
+// Package redact removes secrets from what shakectl prints. URL removes the
+// password a URL may carry in its userinfo ("http://alice:pw@host/" becomes
+// "xxxxx", as url.URL.Redacted writes it; issue 28, item 10: config view and
+// the context commands printed it whole although they claim to redact
+// secrets). Secrets masks keys and tokens a server echoes into errors and
+// --debug lines, a short key only as a word so names holding it stay whole.
 package redact
 
 import (
