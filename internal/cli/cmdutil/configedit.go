@@ -43,30 +43,14 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 	}
 	defer lock.Unlock()
 
-	root, err := readDocNode(ctx, path)
+	raw, err := userfile.Read(ctx, nil, path, configFileBound)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Ctrl-C during the read is the signal's error, and nothing is
+		// written (the edit never runs).
+		return ReadFileError(err)
+	}
+	text, err := editDoc(path, raw, edit)
 	if err != nil {
-		return err
-	}
-	// Decoded twice: before is the file as it was, doc is what edit
-	// changes; only the difference is written back into the tree.
-	var before, doc ConfigDoc
-	if err := root.Content[0].Decode(&before); err != nil {
-		return UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
-	}
-	if err := root.Content[0].Decode(&doc); err != nil {
-		return UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
-	}
-	if err := edit(&doc); err != nil {
-		return err
-	}
-	syncDoc(root.Content[0], before, doc)
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
 		return err
 	}
 	out, err := outfile.Check("config file", path, 0o600)
@@ -75,20 +59,48 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 	}
 	// Mode 600 whatever the file's was: it may hold keys.
 	return out.Private().Write(ctx, nil, nil, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
+		_, err := w.Write(text)
 		return err
 	})
 }
 
-// readDocNode reads the file as a document whose root is a mapping (an
-// empty one for a file that does not exist or holds nothing).
-func readDocNode(ctx context.Context, path string) (*yaml.Node, error) {
-	raw, err := userfile.Read(ctx, nil, path, configFileBound)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		// Ctrl-C during the read is the signal's error, and nothing is
-		// written (the edit never runs).
-		return nil, ReadFileError(err)
+// editDoc is UpdateDoc's work on the file's bytes (raw; nil for a file
+// that does not exist): edit changes the contexts, and only the difference
+// is written back into the file's node tree, which is returned encoded.
+func editDoc(path string, raw []byte, edit func(*ConfigDoc) error) ([]byte, error) {
+	root, err := parseDocNode(path, raw)
+	if err != nil {
+		return nil, err
 	}
+	// Decoded twice: before is the file as it was, doc is what edit
+	// changes.
+	var before, doc ConfigDoc
+	if err := root.Content[0].Decode(&before); err != nil {
+		return nil, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+	}
+	if err := root.Content[0].Decode(&doc); err != nil {
+		return nil, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+	}
+	if err := edit(&doc); err != nil {
+		return nil, err
+	}
+	syncDoc(root.Content[0], before, doc)
+	keepAliasTargets(root)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// parseDocNode reads raw as a document whose root is a mapping (an empty
+// one for a file that does not exist or holds nothing).
+func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := yaml.Unmarshal(raw, &root); err != nil {
@@ -129,14 +141,16 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 	if maps.EqualFunc(before.Contexts, after.Contexts, maps.Equal) {
 		return
 	}
-	cs := valueNode(m, "contexts")
+	ck, cs := keyValue(m, "contexts")
 	if cs.Kind != yaml.MappingNode {
 		*cs = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: cs.LineComment}
 	}
+	defer emptyMapLineComment(ck, cs)
 	if len(cs.Content) == 0 {
 		// "contexts: {}", as a delete of the last one leaves it, grows
 		// back in block style, not as {new: {api-url: ...}}.
 		cs.Style &^= yaml.FlowStyle
+		blockMapLineComment(ck, cs)
 	}
 	for _, name := range keysOf(cs) {
 		if _, keep := after.Contexts[name]; !keep {
@@ -149,10 +163,11 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		if had && maps.Equal(old, want) {
 			continue
 		}
-		c := valueNode(cs, name)
+		nameKey, c := keyValue(cs, name)
 		if c.Kind != yaml.MappingNode {
 			*c = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: c.LineComment}
 		}
+		blockMapLineComment(nameKey, c)
 		for _, k := range keysOf(c) {
 			if _, keep := want[k]; !keep {
 				removeEntry(c, k)
@@ -167,7 +182,129 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 			}
 			setScalar(valueNode(c, k), want[k])
 		}
+		emptyMapLineComment(nameKey, c)
 	}
+}
+
+// keepAliasTargets keeps the file valid YAML when an entry removed held an
+// anchor that an alias elsewhere still names ("lab-2: *lab" after "context
+// delete lab"): written as it was, the next command would refuse the file
+// ("unknown anchor"). The first such alias, in document order, becomes a
+// copy of what it named, and later ones name that copy (which keeps the
+// anchor only then); so every remaining context keeps the values it had.
+func keepAliasTargets(root *yaml.Node) {
+	present := map[*yaml.Node]bool{}
+	var mark func(*yaml.Node)
+	mark = func(n *yaml.Node) {
+		present[n] = true
+		for _, c := range n.Content {
+			mark(c)
+		}
+	}
+	mark(root)
+	// refs counts the aliases left to each removed node.
+	refs := map[*yaml.Node]int{}
+	for n := range present {
+		if n.Kind == yaml.AliasNode && n.Alias != nil && !present[n.Alias] {
+			refs[n.Alias]++
+		}
+	}
+	if len(refs) == 0 {
+		return
+	}
+	moved := map[*yaml.Node]*yaml.Node{} // a removed anchored node: its copy
+	var fix func(*yaml.Node)
+	fix = func(n *yaml.Node) {
+		for i, c := range n.Content {
+			if c.Kind == yaml.AliasNode && c.Alias != nil && !present[c.Alias] {
+				if to, ok := moved[c.Alias]; ok {
+					c.Alias, c.Value = to, to.Anchor
+				} else {
+					orig, head, line, foot := c.Alias, c.HeadComment, c.LineComment, c.FootComment
+					refs[orig]-- // this alias is the copy
+					*c = *copyTree(orig, moved, refs)
+					if c.Anchor != "" {
+						moved[orig] = c // c itself, not the copy it was set from
+					}
+					c.HeadComment, c.LineComment, c.FootComment = head, line, foot
+					if n.Kind == yaml.MappingNode && i%2 == 1 {
+						copiedValueComment(n.Content[i-1], c)
+					}
+				}
+			}
+			fix(c)
+		}
+	}
+	fix(root)
+}
+
+// copyTree copies n's tree. An anchored node keeps its anchor only when
+// aliases are left to it, noting its copy in moved; aliases inside stay
+// aliases.
+func copyTree(n *yaml.Node, moved map[*yaml.Node]*yaml.Node, refs map[*yaml.Node]int) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, sub := range n.Content {
+		c.Content[i] = copyTree(sub, moved, refs)
+	}
+	if n.Anchor != "" {
+		if refs[n] > 0 {
+			moved[n] = &c
+		} else {
+			c.Anchor = ""
+		}
+	}
+	return &c
+}
+
+// copiedValueComment places the line comment of an alias replaced by a
+// copy ("lab-2: *lab # note") where yaml.v3 prints a valid file: on the
+// key's line above a block, but above the key when the block keeps an
+// anchor (yaml.v3 writes "key: # note", then "&lab" on a line of its own).
+func copiedValueComment(key, v *yaml.Node) {
+	if v.LineComment == "" || v.Style&yaml.FlowStyle != 0 || len(v.Content) == 0 {
+		return
+	}
+	if v.Anchor != "" {
+		key.HeadComment = joinComments(key.HeadComment, v.LineComment)
+		v.LineComment = ""
+		return
+	}
+	blockLineComment(key, v)
+}
+
+// blockMapLineComment and emptyMapLineComment keep a mapping's line
+// comment ("contexts: # mine") where yaml.v3 prints it well: on the key
+// while the mapping has entries (on the mapping, it lands after the last
+// entry's value), on the mapping once it is empty ("contexts: {} # mine";
+// on the key, "{}" goes to a line of its own, which is not YAML).
+func blockMapLineComment(key, m *yaml.Node) {
+	if len(m.Content) == 0 {
+		blockLineComment(key, m)
+	}
+}
+
+// blockLineComment moves the line comment of a value about to be printed
+// as a block (a mapping or sequence with entries) onto its key.
+func blockLineComment(key, v *yaml.Node) {
+	if v.LineComment != "" && v.Style&yaml.FlowStyle == 0 {
+		key.LineComment = joinLine(key.LineComment, v.LineComment)
+		v.LineComment = ""
+	}
+}
+
+func emptyMapLineComment(key, m *yaml.Node) {
+	if key.LineComment != "" && len(m.Content) == 0 {
+		m.LineComment = joinLine(key.LineComment, m.LineComment)
+		key.LineComment = ""
+	}
+}
+
+func joinLine(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + " " + b
 }
 
 // removeEntry deletes key and its value from the mapping m, with the
@@ -261,15 +398,21 @@ func rank(k string) int {
 // valueNode returns the value node of key in mapping m, adding the key (with
 // an empty value) at the end when it is missing.
 func valueNode(m *yaml.Node, key string) *yaml.Node {
+	_, v := keyValue(m, key)
+	return v
+}
+
+// keyValue is valueNode with the key's node.
+func keyValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i+1]
+			return m.Content[i], m.Content[i+1]
 		}
 	}
 	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
 	v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 	m.Content = append(m.Content, k, v)
-	return v
+	return k, v
 }
 
 func keysOf(m *yaml.Node) []string {

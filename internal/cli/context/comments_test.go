@@ -31,6 +31,14 @@ func TestConfigWritesKeepCommentsNotAboutTheRemovedEntry(t *testing.T) {
 		{"delete-all", "hand", [][]string{{"delete", "lab"}, {"delete", "old"}, {"delete", "prod"}}},
 		// The emptied section grows back as a block, after its comments.
 		{"delete-all-create", "hand", [][]string{{"delete", "lab"}, {"delete", "old"}, {"delete", "prod"}, {"create", "new", "--api-url", "http://new/api"}}},
+		// An alias to a removed anchor becomes a copy of what it named:
+		// written as it was, the file is no longer YAML.
+		{"delete-anchored", "anchors", [][]string{{"delete", "lab"}}},
+		// An emptied section keeps its line comment on its line
+		// ("contexts: # x" over "{}" is not YAML), and takes it back
+		// when it grows again.
+		{"delete-all-line-comment", "anchors", [][]string{{"delete", "lab"}, {"delete", "lab-2"}}},
+		{"delete-all-line-comment-create", "anchors", [][]string{{"delete", "lab"}, {"delete", "lab-2"}, {"create", "new", "--api-url", "http://new/api"}}},
 		// A create rewrites nothing it did not change: old's empty
 		// "key:" stays as written.
 		{"create", "hand", [][]string{{"create", "new", "--api-url", "http://new/api"}}},
