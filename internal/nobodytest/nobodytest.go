@@ -14,6 +14,7 @@ package nobodytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -181,7 +182,12 @@ func (s *Scratch) Run(t *testing.T, arg string) {
 	cmd.SysProcAttr = credential(UID, GID)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
 	switch {
+	case err != nil && !errors.As(err, &exit):
+		// It never started: a user namespace without uid 65534 mapped,
+		// or a seccomp profile that refuses setuid.
+		t.Errorf("cannot start the re-run as uid %d: %v", UID, err)
 	case err != nil:
 		t.Errorf("the re-run as uid %d: %v\n%s", UID, err, out)
 	case !strings.Contains(string(out), "--- PASS: "+t.Name()+" "):
