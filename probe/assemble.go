@@ -63,10 +63,10 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if o.Mode == Open && r.Requests > 0 {
-		window := e.lastSend.Seconds() + 1/o.Rate
+		window := t.lastSend.Seconds() + 1/o.Rate
 		rate := float64(r.Requests) / window
 		r.AchievedRate = &rate
-		r.SetSendLateness(e.lateness)
+		r.SetSendLateness(t.lateness)
 	}
 	r.Series = buildSeries(t, e.inflightSeries, e.activeSeries, e.activeAt)
 	for _, p := range r.Series {

@@ -4,15 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // Issue 28, item 8: an open run whose sends fall behind the schedule says
 // so while it runs, once, naming the rate.
 func TestLateOpenRunWarnsOnce(t *testing.T) {
 	var warnings []string
-	e := &engine{o: &Options{Mode: Open, Rate: 100000, Warn: func(m string) { warnings = append(warnings, m) }}, lateness: report.NewHistogram()}
+	e := &engine{o: &Options{Mode: Open, Rate: 100000, Warn: func(m string) { warnings = append(warnings, m) }}, rec: newRecorder(1, true, 0, 1)}
 	start := time.Now().Add(-2 * time.Second)
 	e.noteSend(&sentRequest{start: start, due: 1900 * time.Millisecond}) // ~100ms late: fine
 	if len(warnings) != 0 {

@@ -45,6 +45,52 @@ type shard struct {
 	// plots (samples are only a reservoir on long runs). One per shard
 	// keeps its lock as uncontended as the shard's.
 	timeline *report.Timeline
+
+	// lateness is how late an open run's sends left against their
+	// schedule, and lastSend the latest of them, from the start. They are
+	// the shard's, under its lock, so only requests the run counted as
+	// sent are in them (a send refused by a finalised shard is not).
+	lateness *hdr.Histogram
+	lastSend time.Duration
+
+	// flying lists the shard's requests counted as sent and not yet
+	// recorded, newest first. closed says the run was finalised (see
+	// engine.abandonInFlight): what is still flying then was recorded as
+	// cancelled, and the shard refuses every later send and answer.
+	flying *sentRequest
+	closed bool
+}
+
+// link adds r to the requests in flight; s.mu is held.
+func (s *shard) link(r *sentRequest) {
+	r.next = s.flying
+	if s.flying != nil {
+		s.flying.prev = r
+	}
+	s.flying = r
+}
+
+// unlink takes r off the requests in flight; s.mu is held.
+func (s *shard) unlink(r *sentRequest) {
+	if r.prev != nil {
+		r.prev.next = r.next
+	} else {
+		s.flying = r.next
+	}
+	if r.next != nil {
+		r.next.prev = r.prev
+	}
+	r.prev, r.next = nil, nil
+}
+
+// noteLate records a send late by late, at sentAt from the start; s.mu
+// is held.
+func (s *shard) noteLate(late, sentAt time.Duration) {
+	if s.lateness == nil {
+		s.lateness = report.NewHistogram()
+	}
+	report.RecordDuration(s.lateness, late)
+	s.lastSend = max(s.lastSend, sentAt)
 }
 
 type result struct {
@@ -71,6 +117,11 @@ type flightEvent struct {
 func (s *shard) record(r result, trackService bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.recordLocked(r, trackService)
+}
+
+// recordLocked is record with s.mu held.
+func (s *shard) recordLocked(r result, trackService bool) {
 	o := r.outcome
 	s.counts[o]++
 	if s.lat[o] == nil {
@@ -166,6 +217,10 @@ type tally struct {
 	// eventsDropped counts requests beyond the flight records' bound.
 	eventsDropped int64
 	timeline      *report.Timeline
+	// lateness (nil: no send was late or early, not an open run) and
+	// lastSend are the open run's send lateness and its last send.
+	lateness *hdr.Histogram
+	lastSend time.Duration
 }
 
 func (r *recorder) merge() *tally {
@@ -201,19 +256,72 @@ func (r *recorder) merge() *tally {
 		t.samples = append(t.samples, s.samples...)
 		t.events = append(t.events, s.events...)
 		t.eventsDropped += s.eventsDropped
+		report.MergeHistogram(&t.lateness, s.lateness)
+		t.lastSend = max(t.lastSend, s.lastSend)
 		s.mu.Unlock()
 	}
 	return t
 }
 
-// recordResult records one request's result: into its shard and the
-// shard's timeline, and in the live counts progress shows.
-func (e *engine) recordResult(shard uint64, res result) {
-	s := e.rec.shards[shard]
-	s.record(res, e.rec.trackService)
+// recordResult records r's result res, with its resends: into its shard
+// and the shard's timeline, and in the live counts progress shows. It
+// reports false, recording nothing, when the run was finalised first:
+// abandonInFlight counted r then, once, as cancelled, and the report may
+// already be being built from the shards.
+func (e *engine) recordResult(r *sentRequest, res result, resends int) bool {
+	s := e.rec.shards[r.shard]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.unlink(r)
+	e.recordLocked(s, res)
+	if resends > 0 {
+		e.resends.Add(int64(resends))
+	}
+	return true
+}
+
+// recordLocked records res in shard s, whose lock is held.
+func (e *engine) recordLocked(s *shard, res result) {
+	s.recordLocked(res, e.rec.trackService)
 	s.timeline.Observe(res.sentAt, res.doneAt, res.outcome)
 	e.counts[res.outcome].Add(1)
 }
+
+// abandonInFlight finalises an interrupted run whose requests did not all
+// end within drainGrace: every request still in flight is recorded once
+// as a transport error with detail "canceled" (the detail finishSend gives
+// a request the interrupt cancelled), answered when the run stopped
+// waiting; each shard is then closed, so answers that come later are
+// dropped and sends not yet counted are not made. It returns how many
+// requests it recorded.
+func (e *engine) abandonInFlight() int64 {
+	var n int64
+	for _, s := range e.rec.shards {
+		s.mu.Lock()
+		s.closed = true
+		for r := s.flying; r != nil; r = r.next {
+			res := result{outcome: report.TransportError, detail: canceledDetail, due: r.due, sentAt: r.sentAt,
+				doneAt: time.Since(r.start), actor: r.idx}
+			if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {
+				res.sentAt = wrote
+			}
+			e.recordLocked(s, res)
+			n++
+		}
+		// The requests keep their links (their goroutines may still hold
+		// them); the shard no longer looks at them.
+		s.flying = nil
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// canceledDetail is the transport-error detail of a request the probe
+// itself cancelled (an interrupted run).
+const canceledDetail = "canceled"
 
 // answerDetail says a little more about answers whose outcome alone is not
 // enough to act on.

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/shakenfist/shakectl/probe/report"
@@ -205,8 +204,6 @@ type engine struct {
 	statuszAfter   *report.StatuszParking
 	noParkingCard  bool
 	openFiles      uint64
-	lateness       *hdr.Histogram
-	lastSend       time.Duration
 	lateWarned     atomic.Bool // the behind-schedule notice was given
 }
 
@@ -300,9 +297,6 @@ func newEngine(o *Options) (*engine, error) {
 	// Burst and open latencies count from the release or the schedule; the
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
-	if o.Mode == Open {
-		e.lateness = report.NewHistogram()
-	}
 	if o.MetricsURL != "" || o.StatuszURL != "" {
 		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport)
 	}
@@ -405,7 +399,8 @@ func (e *engine) preflight(ctx context.Context) error {
 	return c.Close()
 }
 
-// runLoad sends the load and waits for every request sent to end. It
+// runLoad sends the load and waits for every request sent to end, or,
+// once parent is done, at most drainGrace more (see awaitInFlight). It
 // returns when the load started and how long it ran.
 func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 	// Requests derive their contexts from one of several intermediate
@@ -426,13 +421,47 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 	start := time.Now()
 	sampDone := make(chan struct{})
 	sampStopped := make(chan struct{})
-	start = e.shape.Drive(ctx, &wg, start, func(s time.Time) { go e.sample(s, sampDone, sampStopped) }, e.send)
-	wg.Wait()
+	start = e.shape.Drive(ctx, &wg, start, func(s time.Time) { go e.sample(ctx, s, sampDone, sampStopped) }, e.send)
+	e.awaitInFlight(parent, &wg)
 	elapsed := time.Since(start)
 	close(sampDone)
 	<-sampStopped
 	return start, elapsed
 }
+
+// awaitInFlight waits until every request wg counts has ended. Once ctx
+// is done it waits drainGrace more at most, then finalises the run
+// (abandonInFlight): what is still in flight counts as cancelled and later
+// answers are dropped. Waiting for all of them took an overloaded open run
+// (--rate 100000 --duration 3s on 2 cores, tens of thousands in flight)
+// 1.3-2.5 s after Ctrl-C, each goroutine waking to record its cancelled
+// request (issue 28, item 8), and a Sender that does not return after
+// Close would have hung it for ever.
+func (e *engine) awaitInFlight(ctx context.Context, wg *sync.WaitGroup) {
+	ended := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	select {
+	case <-ended:
+	case <-grace.C:
+		e.abandonInFlight()
+	}
+}
+
+// drainGrace is how long an interrupted run waits for its requests in
+// flight to end (the sender was closed, so most end at once) before it
+// counts the rest as cancelled: short enough that Ctrl-C ends the command
+// within about a second, with its partial report.
+const drainGrace = 250 * time.Millisecond
 
 // openPredialMax bounds the connections an open run opens before its
 // schedule starts.
@@ -452,7 +481,11 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 	shard := key % uint64(len(e.ctxs))
 	r := &sentRequest{shard: shard, idx: idx, start: start, due: due}
 	req, err := e.request(idx)
-	e.noteSend(r)
+	if !e.noteSend(r) {
+		// The run was finalised after an interrupt: this request is not
+		// sent, nor counted.
+		return
+	}
 	var a Answer
 	if err != nil {
 		// What net/http refuses to send (an invalid Host): a transport
@@ -481,6 +514,9 @@ type sentRequest struct {
 	wrote atomic.Int64
 	// prefix is the pooled buffer the answer's body went into, if any.
 	prefix *[]byte
+	// prev and next link the request into its shard's requests in flight
+	// (shard.flying), under the shard's lock.
+	prev, next *sentRequest
 }
 
 // noteWrote records at (zero: not written whole) as when r was written.
@@ -498,17 +534,30 @@ func (e *engine) prefixBuf(r *sentRequest) func() []byte {
 }
 
 // noteSend counts r as sent and in flight, and records when it left and
-// how late that was against its due time.
-func (e *engine) noteSend(r *sentRequest) {
-	e.sent.Add(1)
-	e.notePeak(e.inflight.Add(1))
+// how late that was against its due time. It reports false, counting
+// nothing, when r's shard was closed (the run was finalised): r must not
+// be sent.
+func (e *engine) noteSend(r *sentRequest) bool {
+	s := e.rec.shards[r.shard]
+	late := time.Duration(0)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	// Counted and listed under the shard's lock, which abandonInFlight
+	// takes to close the shard: a request is either counted as sent and
+	// recorded exactly once, or neither.
 	r.sentAt = time.Since(r.start)
-	if e.lateness != nil {
-		late := r.sentAt - r.due
-		e.mu.Lock()
-		report.RecordDuration(e.lateness, late)
-		e.lastSend = max(e.lastSend, r.sentAt)
-		e.mu.Unlock()
+	e.sent.Add(1)
+	s.link(r)
+	if e.o.Mode == Open {
+		late = r.sentAt - r.due
+		s.noteLate(late, r.sentAt)
+	}
+	s.mu.Unlock()
+	e.notePeak(e.inflight.Add(1))
+	if e.o.Mode == Open {
 		// Said while the run goes on, once: an overloaded open run ran
 		// 12.8s of a 3s schedule with no word that the rate was out of
 		// reach (issue 28, item 8).
@@ -517,6 +566,7 @@ func (e *engine) noteSend(r *sentRequest) {
 				late.Round(time.Millisecond), r.sentAt.Round(100*time.Millisecond), strconv.FormatFloat(e.o.Rate, 'f', -1, 64)))
 		}
 	}
+	return true
 }
 
 // LateSendNotice is how late an open run's send may be before the run
@@ -528,9 +578,6 @@ func (e *engine) finishSend(r *sentRequest, a Answer) {
 	ctx := e.ctxs[r.shard]
 	doneAt := time.Since(r.start)
 	e.inflight.Add(-1)
-	if a.Resends > 0 {
-		e.resends.Add(int64(a.Resends))
-	}
 	o := Classify(a)
 	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: r.idx}
 	if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {
@@ -539,12 +586,13 @@ func (e *engine) finishSend(r *sentRequest, a Answer) {
 	if o == report.TransportError && ctx.Err() != nil {
 		// The run was interrupted: whatever the transport says, the probe
 		// itself cancelled this request.
-		res.detail = "canceled"
+		res.detail = canceledDetail
 	}
 	if r.prefix != nil {
 		e.bufs.Put(r.prefix)
 	}
-	e.recordResult(r.shard, res)
+	// False after abandonInFlight: r was counted then, and is not again.
+	e.recordResult(r, res, a.Resends)
 }
 
 // request is actor idx's prepared request, from the engine's cache when it

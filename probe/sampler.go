@@ -3,6 +3,7 @@ package probe
 import (
 	"github.com/shakenfist/shakectl/probe/report"
 
+	"context"
 	"sync"
 	"time"
 )
@@ -33,8 +34,10 @@ const scrapeEvery = 250 * time.Millisecond
 // sample runs beside the load: every second it notes the in-flight count
 // (and the peak within the second); every scrapeEvery it reads the
 // router's parking_active, keeping the highest read of each second, and
-// reports progress.
-func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- struct{}) {
+// reports progress. A scrape still running when done closes ends with
+// ctx (the run's): the run waits for it, so after an interrupt it must not
+// hold the partial report back for its whole timeout.
+func (e *engine) sample(ctx context.Context, start time.Time, done <-chan struct{}, stopped chan<- struct{}) {
 	defer close(stopped)
 	sec := time.NewTicker(time.Second)
 	defer sec.Stop()
@@ -53,7 +56,7 @@ func (e *engine) sample(start time.Time, done <-chan struct{}, stopped chan<- st
 			go func() {
 				defer scrapeWG.Done()
 				defer func() { <-scraping }()
-				e.scrapeActive(second, start)
+				e.scrapeActive(ctx, second, start)
 			}()
 		default:
 			// The previous scrape is still running; skip rather than pile

@@ -10,15 +10,20 @@ import (
 
 // scrapeActive reads the router's parking_active for the series' second
 // (a run's start is start) and notes when it was read: halfway through the
-// scrape, whose answer the router wrote somewhere in between.
-func (e *engine) scrapeActive(second int, start time.Time) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// scrape, whose answer the router wrote somewhere in between. A scrape the
+// run's ctx cut short (an interrupt) is no scrape error: the router did
+// nothing wrong.
+func (e *engine) scrapeActive(run context.Context, second int, start time.Time) {
+	ctx, cancel := context.WithTimeout(run, 2*time.Second)
 	defer cancel()
 	sent := time.Since(start)
 	v, ok := e.scr.active(ctx)
 	at := (sent + time.Since(start)) / 2
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !ok && run.Err() != nil {
+		return
+	}
 	e.scrapes++
 	if !ok {
 		e.scrapeErrors++
@@ -77,18 +82,22 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 // scrapeAfter reads the router's view after the load. Requests the probe
 // gave up on may still be parked, so parking_active is polled until it
 // drains to 0 or the park budget plus slack has passed. After an
-// interrupt, one quick look is all the user waits for.
+// interrupt, one quick look is all the user waits for, and a router too
+// busy to answer it within scrapeAfterInterrupt leaves the report without
+// its after-view rather than the user waiting for it (issue 28, item 8:
+// within about a second of Ctrl-C).
 func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 	wait := e.o.Checks.Budget + e.o.Checks.Slack
+	look := 3 * time.Second
 	if interrupted {
-		wait = 0
+		wait, look = 0, scrapeAfterInterrupt
 	}
 	base := context.WithoutCancel(ctx)
 	deadline := time.Now().Add(wait)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		sctx, cancel := context.WithTimeout(base, 3*time.Second)
+		sctx, cancel := context.WithTimeout(base, look)
 		var mErr, sErr error
 		var m *report.RouterMetrics
 		var p *report.StatuszParking
@@ -129,6 +138,10 @@ func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 		}
 	}
 }
+
+// scrapeAfterInterrupt bounds the one look at the router (metrics and
+// statusz together) after an interrupt.
+const scrapeAfterInterrupt = 300 * time.Millisecond
 
 // drained reports whether the last look shows nothing parked.
 func (e *engine) drained() bool {
