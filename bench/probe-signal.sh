@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Time from Ctrl-C to exit of an overloaded open run (issue 28, item 8):
+# parking-probe --mode open --rate 100000 --duration 3s against
+# `shakectl sim router` on loopback, SIGINT about 1 s into the load, the
+# time from the signal to the process's exit and its exit status (130
+# wanted), ROUNDS times. Each probe is this script's own child, signalled
+# and waited for by its PID.
+#
+# Usage: bench/probe-signal.sh [ROUNDS (default 3)] [RATE (default 100000)]
+#        SHAKECTL="/path/a /path/b" bench/probe-signal.sh …  (given builds,
+#        alternated round by round so the machine's load hits each alike;
+#        the first also runs the router)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+rate=${2:-100000}
+port=18290
+. bench/lib.sh
+
+read -r -a bins <<<"${SHAKECTL:-}"
+if [ ${#bins[@]} -eq 0 ]; then
+  go build -o "$tmp/shakectl" .
+  bins=("$tmp/shakectl")
+fi
+raise_nofile 65536
+"${bins[0]}" sim router --quiet --listen "127.0.0.1:$port" --metrics-listen 127.0.0.1:0 --status-listen 127.0.0.1:0 \
+  >/dev/null 2>&1 & pids+=($!)
+wait_http "http://127.0.0.1:$port/"
+
+echo "# open mode, $rate req/s for 3s, SIGINT after 1s, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %-24s %-6s %-16s %-9s %-10s %-10s\n' round build exit signal_to_exit requests canceled interrupted
+for r in $(seq 1 "$rounds"); do
+  for bin in "${bins[@]}"; do
+    wait_timewait "$port"
+    "$bin" parking-probe --target "http://127.0.0.1:$port" --mode open --rate "$rate" --duration 3s \
+      --seed "$r" -o json >"$tmp/r.json" 2>"$tmp/r.err" & probe=$!
+    sleep 1
+    t0=$(date +%s%N)
+    kill -INT "$probe"
+    code=0
+    wait "$probe" || code=$?
+    t1=$(date +%s%N)
+    ms=$(( (t1 - t0) / 1000000 ))
+    jq -r --arg r "$r" --arg b "$(basename "$bin")" --arg code "$code" --arg ms "${ms}ms" \
+      '[$r, $b, $code, $ms, .requests, (.outcomes.transport_error.details.canceled // 0), .interrupted] | @tsv' "$tmp/r.json" |
+      awk -F'\t' '{printf "%-6s %-24s %-6s %-16s %-9s %-10s %-10s\n", $1, $2, $3, $4, $5, $6, $7}'
+  done
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
