@@ -13,6 +13,7 @@
 #        SHAKECTL="/path/a /path/b" bench/probe-signal.sh …  (given builds,
 #        alternated round by round so the machine's load hits each alike;
 #        the first also runs the router)
+#        PROBE_ARGS="--plot DIR/p.html" bench/probe-signal.sh …  (more flags)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -41,7 +42,7 @@ for r in $(seq 1 "$rounds"); do
   for bin in "${bins[@]}"; do
     wait_timewait "$port"
     "$bin" parking-probe --target "http://127.0.0.1:$port" --mode open --rate "$rate" --duration 3s \
-      --seed "$r" -o json >"$tmp/r.json" 2>"$tmp/r.err" & probe=$!
+      --seed "$r" -o json ${PROBE_ARGS:-} >"$tmp/r.json" 2>"$tmp/r.err" & probe=$!
     sleep 1
     cpu_ticks "$probe"; c0=$ticks
     t0=$(date +%s%N)
