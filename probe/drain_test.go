@@ -37,7 +37,7 @@ func TestInterruptStopsWaitingForStuckRequests(t *testing.T) {
 		// The signal comes with the cancelAt-th request to arrive; the
 		// first `answered` are answered at once, every later one is stuck.
 		cancelAt, answered int64
-		opts                Options
+		opts               Options
 	}{
 		{mode: Burst, cancelAt: 40, answered: 10, opts: Options{Mode: Burst, Requests: 40}},
 		// Open: 100 req/s for 1 s; the pacer sees the signal before the
@@ -187,4 +187,66 @@ func TestFinalisedRunCountsEachRequestOnce(t *testing.T) {
 	if n := r.Count(report.Served); n != 0 {
 		t.Errorf("served %d: the late answer was counted too", n)
 	}
+}
+
+// After Ctrl-C the run also waited for the router's scrapes: the
+// sampler's parking_active read in progress (2 s timeout, on a context of
+// its own) and the one look after the load (3 s). A router too busy to
+// answer its metrics (here every scrape after the first waits for its
+// context) kept an interrupted run 5 s. Now the run's context ends the
+// sampler's read and the look after an interrupt is bounded: Run is back
+// within drainGrace + scrapeAfterInterrupt of the signal, on the virtual
+// clock. The signal comes as the sampler's first read begins.
+func TestInterruptDoesNotWaitForABusyRoutersScrapes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errSignal := errors.New("test signal")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		parked := stuckRoundTripper(func(r *http.Request) (*http.Response, error) {
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		var scrapes atomic.Int64
+		metrics := stuckRoundTripper(func(r *http.Request) (*http.Response, error) {
+			if scrapes.Add(1) == 2 {
+				cancel(errSignal)
+			} else if scrapes.Load() == 1 {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/plain; version=0.0.4"}},
+					Body:    io.NopCloser(strings.NewReader("# TYPE atenet_router_parking_active gauge\natenet_router_parking_active 0\n")),
+					Request: r, ProtoMajor: 1, ProtoMinor: 1}, nil
+			}
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		type result struct {
+			r   *report.Report
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			r, err := Run(ctx, Options{Target: "http://router.test", Mode: Burst, Requests: 20, ActorCount: 2,
+				RoundTripper: parked, ScrapeTransport: metrics, MetricsURL: "http://metrics.test/metrics"})
+			done <- result{r, err}
+		}()
+		<-ctx.Done()
+		signalled := time.Now()
+		var res result
+		select {
+		case res = <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("Run had not returned a minute after the signal")
+		}
+		if d, bound := time.Since(signalled), drainGrace+scrapeAfterInterrupt; d > bound {
+			t.Errorf("Run returned %s after the signal, want within %s", d, bound)
+		}
+		if !errors.Is(res.err, errSignal) || res.r == nil || !res.r.Interrupted {
+			t.Fatalf("want the interrupted partial report, got %v, %+v", res.err, res.r)
+		}
+		if res.r.Requests != 20 || res.r.Stats(report.TransportError).Details["canceled"] != 20 {
+			t.Errorf("requests %d, transport errors %+v: want the 20 parked ones cancelled", res.r.Requests, res.r.Stats(report.TransportError))
+		}
+		if res.r.Metrics == nil || res.r.Metrics.Before == nil {
+			t.Errorf("the report lost the scrape before the load: %+v", res.r.Metrics)
+		}
+	})
 }
