@@ -60,7 +60,9 @@ func (e *TargetError) Unwrap() error { return e.Err }
 // report and a *NoAnswerError. When ctx is cancelled mid-run, in-flight
 // requests are cancelled (they count as transport_error, detail
 // "canceled"), and Run returns the partial report with an error wrapping
-// context.Cause(ctx).
+// context.Cause(ctx). It waits for those requests to end 250 ms at most
+// (drainGrace), then counts what is left as cancelled; their goroutines
+// end on their own later, and change nothing in the report.
 func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err

@@ -173,7 +173,9 @@ PLOT
   "parking-probe merge --plot" draws a saved or merged report the same way.
 
 Ctrl-C cancels the requests in flight (counted as transport_error,
-"canceled"), prints and writes the partial report, and exits 130.`
+"canceled"; the probe waits a quarter of a second at most for them to end),
+prints and writes the partial report, and exits 130 (SIGTERM: 143). A
+second Ctrl-C ends the process at once.`
 
 // NewCmd builds `shakectl parking-probe`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
