@@ -232,37 +232,51 @@ func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 // TestOpenModeMeasuresFromSchedule: a server that answers one request at a
 // time, slower than the schedule, makes a queue; open mode keeps sending on
 // schedule and charges the queueing to latency (no coordinated omission).
+//
+// Nothing here depends on how fast the machine is: a loaded machine may
+// send some requests late or drop the last few at --duration, so the
+// bounds follow from the requests actually sent, and they separate open
+// from held-back sending by a wide margin (a probe waiting for answers
+// would send 10 in the 0.5 s, one per 50 ms of service).
 func TestOpenModeMeasuresFromSchedule(t *testing.T) { eachSender(t, testOpenModeMeasuresFromSchedule) }
 
 func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
+	const service = 50 * time.Millisecond
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(service) // the server's own serial service time
 		mu.Unlock()
 		fmt.Fprint(w, "ok")
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Open, Rate: 100, Duration: 500 * time.Millisecond, Actors: GeneratedActors(3)})
+	const duration = 500 * time.Millisecond
+	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Open, Rate: 100, Duration: duration, Actors: GeneratedActors(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Requests != 50 || r.Count(report.Served) != 50 {
-		t.Fatalf("%d requests, %d served; want 50 (100/s for 0.5s)", r.Requests, r.Count(report.Served))
+	n := r.Requests
+	if n > 50 || r.Count(report.Served) != n {
+		t.Fatalf("%d requests, %d served; want every one served, at most 50 (100/s for 0.5s)", n, r.Count(report.Served))
 	}
-	// 50 answers take ≥ 1s of serial service: the last waits ≈ 0.5s beyond
-	// its schedule. A closed loop would report ≈ 20ms.
-	if l := r.Stats(report.Served).Latency; l.Max < 0.4 {
-		t.Errorf("max latency %.3fs, want ≥ 0.4s of queueing", l.Max)
+	if n < 25 {
+		t.Fatalf("%d requests sent in 0.5s at 100/s: the probe held sends back for answers", n)
+	}
+	// n answers take n×50ms of serial service, all scheduled within 0.5s:
+	// the last answer comes at least n×50ms − 0.5s after its scheduled
+	// time. A closed loop would report ≈ 50ms.
+	queued := (time.Duration(n)*service - duration).Seconds()
+	if l := r.Stats(report.Served).Latency; l.Max < queued*0.9 {
+		t.Errorf("max latency %.3fs, want ≥ %.3fs of queueing for %d serial answers", l.Max, queued, n)
 	}
 	if r.InFlightPeak < 10 {
 		t.Errorf("in-flight peak %d: the probe held sends back", r.InFlightPeak)
 	}
-	if r.AchievedRate == nil || *r.AchievedRate < 80 || *r.AchievedRate > 120 {
-		t.Errorf("achieved rate %v, want about 100", r.AchievedRate)
+	if r.AchievedRate == nil || *r.AchievedRate < 40 || *r.AchievedRate > 120 {
+		t.Errorf("achieved rate %v, want about 100 (%d sent)", r.AchievedRate, n)
 	}
-	if r.SendLateness == nil || r.SendLateness.Max > 0.2 {
-		t.Errorf("send lateness %+v", r.SendLateness)
+	if r.SendLateness == nil {
+		t.Error("open mode reports no send lateness")
 	}
 	if r.Stats(report.Served).ServiceHistogram() == nil {
 		t.Error("open mode keeps no service-time histogram")
