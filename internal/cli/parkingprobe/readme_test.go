@@ -18,6 +18,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 	"sigs.k8s.io/yaml"
@@ -143,7 +144,7 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 				runJobExample(t, b, f, saw)
 				return
 			}
-			runSimExample(t, b, f, sims > 0, saw)
+			runSimExample(t, b, f, sims > 0, probes, saw)
 		})
 	}
 	if blocks < 5 {
@@ -171,9 +172,11 @@ type exampleShell struct {
 	ready chan struct{}
 	// probes counts the parking-probe runs (merge included).
 	probes int
+	// sims are the block's running `sim router &`.
+	sims sync.WaitGroup
 }
 
-func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool, saw func(string)) {
+func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool, probes int, saw func(string)) {
 	sh := &exampleShell{t: t, dir: t.TempDir(), saw: saw, ready: make(chan struct{}), src: b.src}
 	if !hasSim {
 		// The README's own addresses are sim router's defaults: it is
@@ -189,7 +192,10 @@ func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool
 	r, err := interp.New(
 		interp.StdIO(strings.NewReader(""), &out, &errOut),
 		interp.Dir(sh.dir),
-		interp.Env(nil),
+		// The examples' own environment only: none of this process's
+		// (a SHAKENFIST_* or JOB_COMPLETION_INDEX of the machine's would
+		// change what they do).
+		interp.Env(expand.ListEnviron("HOME="+sh.dir)),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sh.exec }),
 	)
 	if err != nil {
@@ -205,11 +211,14 @@ func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool
 		cancel()
 		t.Fatalf("README.md line %d: still running after 3 minutes", b.line)
 	}
+	cancel()
+	sh.sims.Wait() // the block's `sim router &`, stopped as its shell ends
 	if err != nil {
 		t.Errorf("README.md line %d (%s): the block ends with %v\nstdout:\n%s\nstderr:\n%s", b.line, b.heading, err, out.String(), errOut.String())
 	}
-	if sh.probes == 0 && strings.Contains(b.src, "parking-probe") {
-		t.Errorf("README.md line %d: no parking-probe ran", b.line)
+	// Every parking-probe line ran (a loop's once per pass).
+	if sh.probes < probes {
+		t.Errorf("README.md line %d: %d parking-probe runs for %d parking-probe lines", b.line, sh.probes, probes)
 	}
 }
 
@@ -283,6 +292,8 @@ func (sh *exampleShell) exec(ctx context.Context, args []string) error {
 // of its own until the block ends.
 func (sh *exampleShell) simRouter(ctx context.Context, flags []string) error {
 	sh.saw("sim router flags")
+	sh.sims.Add(1)
+	defer sh.sims.Done()
 	f, out, errOut := clitest.ServingFactory(sh.t, ctx, clitest.RouterURLsOut)
 	go func() {
 		select {
@@ -587,7 +598,7 @@ func runJobExample(t *testing.T, b readmeShellBlock, f *syntax.File, saw func(st
 		return interp.ExitStatus(127)
 	}
 	var out, errOut bytes.Buffer
-	r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &errOut), interp.Dir(t.TempDir()), interp.Env(nil),
+	r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &errOut), interp.Dir(t.TempDir()), interp.Env(expand.ListEnviron()),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return exec }))
 	if err != nil {
 		t.Fatal(err)
