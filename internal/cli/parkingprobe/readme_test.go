@@ -208,7 +208,13 @@ func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool
 	select {
 	case err = <-done:
 	case <-time.After(3 * time.Minute):
+		// Cancelled as Ctrl-C would; the commands it runs end within
+		// seconds, before the test returns and their t calls would panic.
 		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+		}
 		t.Fatalf("README.md line %d: still running after 3 minutes", b.line)
 	}
 	cancel()
