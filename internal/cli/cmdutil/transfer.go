@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/progress"
 )
 
@@ -27,42 +27,46 @@ func Say(s *Session, format string, a ...any) {
 	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
 }
 
-// DownloadBlobTo streams the blob into a temporary file beside dest and, when
-// it is complete and its sha512 is want (when want is known), renames it
-// to dest. It returns the bytes' sha512.
+// DownloadBlobTo streams the blob to dest and returns the bytes' sha512.
+//
+// dest goes through outfile's one rule for outputs (issue 28, item 1), as
+// --out and the config file do: a regular file (or a new name) is written
+// beside dest under a temporary name and renamed over it only once complete
+// and its sha512 is want (when want is known), so an interrupted or corrupt
+// download leaves dest as it was; a symbolic link is followed and the file
+// it points to replaced, so the link stays a link; a device or FIFO is
+// written in place. Renaming a temporary file over dest whatever it was
+// (before) replaced /dev/null with a regular file when run as root, turned
+// a symlink into a file and left a FIFO's reader with nothing.
 func DownloadBlobTo(s *Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
-	dir, base := filepath.Dir(dest), filepath.Base(dest)
-	tmp, err := os.CreateTemp(dir, "."+base+".shakectl-*.part")
+	name := dest
+	if name == outfile.Stdout {
+		// DEST "-" stays a file named "-": the commands print their summary
+		// on stdout, which would be mixed into the bytes.
+		name = "./" + name
+	}
+	// New files stay private (0600), as the temporary file always made
+	// them: a downloaded disk image may hold secrets.
+	out, err := outfile.Check("DEST", name, 0o600)
 	if err != nil {
 		return "", 0, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	err = out.Write(s.Ctx, nil, nil, func(w io.Writer) error {
+		h := sha512.New()
+		m := TransferMeter(s, "download", dest, size, 0)
+		var derr error
+		n, derr = s.Client.DownloadBlob(s.Ctx, blobUUID, size, io.MultiWriter(w, h), client.DownloadBlobOptions{Progress: m.Update})
+		m.Finish(n, derr == nil)
+		if derr != nil {
+			return derr
 		}
-	}()
-	h := sha512.New()
-	m := TransferMeter(s, "download", dest, size, 0)
-	n, err = s.Client.DownloadBlob(s.Ctx, blobUUID, size, io.MultiWriter(tmp, h), client.DownloadBlobOptions{Progress: m.Update})
-	m.Finish(n, err == nil)
+		sum = hex.EncodeToString(h.Sum(nil))
+		if want != "" && want != sum {
+			return fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; nothing was written to %s", blobUUID, want, sum, dest)
+		}
+		return nil
+	})
 	if err != nil {
-		return "", n, err
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	if want != "" && want != sum {
-		return "", n, fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; nothing was written to %s", blobUUID, want, sum, dest)
-	}
-	if err := tmp.Sync(); err != nil {
-		return "", n, err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", n, err
-	}
-	done = true
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		os.Remove(tmp.Name())
 		return "", n, err
 	}
 	return sum, n, nil
