@@ -276,19 +276,80 @@ func size(n int64) string {
 }
 
 // Stream wraps a reader that a command reads as it goes (merge - reads a
-// log stream of any length): each read first checks ctx, so Ctrl-C stops
-// an endless input (/dev/zero) between chunks, with the context's cause.
-// A read that blocks (a quiet pipe) is the second Ctrl-C's to end.
+// log stream of any length): Ctrl-C and SIGTERM end a read at once with the
+// context's cause, whether the input is endless (/dev/zero, stopped between
+// chunks) or quiet (a pipe or FIFO whose writer never writes, where a read
+// blocks in the kernel). The quiet case is what scripts/hostile.sh found:
+// `merge -` reading a FIFO ignored the first SIGINT, and SIGTERM (which has
+// no second chance) not at all. Each read runs on its own goroutine into the
+// reader's buffer; one left waiting when ctx ends stays blocked until its
+// input ends or the process exits, which it is about to.
 func Stream(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
 
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
+	// pending is the read under way, if any: a later Read waits for it
+	// rather than start a second read of r.
+	pending chan streamRead
+	// buf is the goroutine's buffer, ours again once its result arrives;
+	// rest is what a read brought that p had no room for, and restErr
+	// what the read ended with, returned once rest is given out.
+	buf     []byte
+	rest    []byte
+	restErr error
+}
+
+type streamRead struct {
+	n   int
+	err error
 }
 
 func (c *ctxReader) Read(p []byte) (int, error) {
 	if c.ctx.Err() != nil {
 		return 0, cause(c.ctx)
 	}
-	return c.r.Read(p)
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		if len(c.rest) == 0 && c.restErr != nil {
+			err := c.restErr
+			c.restErr = nil
+			return n, err
+		}
+		return n, nil
+	}
+	if c.restErr != nil {
+		err := c.restErr
+		c.restErr = nil
+		return 0, err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if c.pending == nil {
+		if cap(c.buf) < len(p) {
+			c.buf = make([]byte, len(p))
+		}
+		buf := c.buf[:len(p)]
+		done := make(chan streamRead, 1)
+		go func() {
+			n, err := c.r.Read(buf)
+			done <- streamRead{n, err}
+		}()
+		c.pending = done
+	}
+	select {
+	case r := <-c.pending:
+		c.pending = nil
+		got := c.buf[:r.n]
+		n := copy(p, got)
+		if n < len(got) {
+			c.rest, c.restErr = got[n:], r.err
+			return n, nil
+		}
+		return n, r.err
+	case <-c.ctx.Done():
+		return 0, cause(c.ctx)
+	}
 }
