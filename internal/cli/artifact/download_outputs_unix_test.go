@@ -7,9 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/shakenfist/shakectl/internal/cli/clitest"
+	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -64,5 +68,32 @@ func TestDownloadFollowsSymlinkAndWritesFIFOInPlace(t *testing.T) {
 	got, _ := io.ReadAll(reader)
 	if !bytes.Equal(got, data) {
 		t.Errorf("the FIFO's reader got %d bytes, want %d", len(got), len(data))
+	}
+}
+
+// An upload of a FIFO is refused at once, not after a writer comes: opening
+// it waited for one, deaf to Ctrl-C and SIGTERM (scripts/hostile.sh).
+func TestUploadRefusesAFIFOWithoutOpeningIt(t *testing.T) {
+	r, _ := simCluster(t, cluster.Generation2026)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Without the check, the command waits in open(2): a writer opened
+	// here when the test ends lets it go.
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	done := make(chan clitest.RunResult, 1)
+	go func() { done <- r.Run(t, "artifact", "upload", "img", fifo) }()
+	select {
+	case res := <-done:
+		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "not a regular file") {
+			t.Fatalf("upload of a FIFO: %s", res)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the upload of a FIFO is still waiting for a writer")
 	}
 }

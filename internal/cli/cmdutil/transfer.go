@@ -73,7 +73,15 @@ func DownloadBlobTo(s *Session, blobUUID string, size int64, want, dest string) 
 }
 
 // OpenUpload opens the regular file to upload and returns its size.
+//
+// Anything else is refused before it is opened: opening a FIFO waits for a
+// writer, deaf to Ctrl-C and SIGTERM (scripts/hostile.sh found `artifact
+// upload NAME FIFO` and `instance upload` needing SIGKILL), and an upload
+// needs a size that only a regular file has.
 func OpenUpload(path string) (*os.File, int64, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, 0, UsageErrorf("FILE %q is not a regular file", path)
+	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, 0, UsageErrorf("FILE: %v", err)
