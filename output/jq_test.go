@@ -19,7 +19,7 @@ func runJQ(t *testing.T, ctx context.Context, expr string, limits JQLimits, w io
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- writeJQ(ctx, w, code, json.RawMessage(`[{"name":"a"},{"name":"b"}]`), limits) }()
+	go func() { done <- writeJQ(ctx, w, false, code, json.RawMessage(`[{"name":"a"},{"name":"b"}]`), limits) }()
 	select {
 	case err := <-done:
 		return err

@@ -70,7 +70,7 @@ type Detail struct {
 func PrintList(s *IOStreams, format string, l List) error {
 	opts := s.table
 	if opts.JQ != nil {
-		return writeJQ(opts.Context, s.Out, opts.JQ, joinArray(l.Raw), opts.JQLimits)
+		return writeJQ(opts.Context, s.Out, s.IsStdoutTTY(), opts.JQ, joinArray(l.Raw), opts.JQLimits)
 	}
 	cols, rows, err := selectColumns(l.Columns, l.Rows, opts.Columns)
 	if err != nil {
@@ -100,7 +100,7 @@ func PrintList(s *IOStreams, format string, l List) error {
 // server's object.
 func PrintDetail(s *IOStreams, format string, d Detail) error {
 	if s.table.JQ != nil {
-		return writeJQ(s.table.Context, s.Out, s.table.JQ, d.Raw, s.table.JQLimits)
+		return writeJQ(s.table.Context, s.Out, s.IsStdoutTTY(), s.table.JQ, d.Raw, s.table.JQLimits)
 	}
 	switch format {
 	case FormatJSON:
@@ -149,7 +149,7 @@ func PrintJSONBody(s *IOStreams, format string, body []byte, pretty bool) error 
 		return err
 	}
 	if s.table.JQ != nil {
-		return writeJQ(s.table.Context, s.Out, s.table.JQ, body, s.table.JQLimits)
+		return writeJQ(s.table.Context, s.Out, s.IsStdoutTTY(), s.table.JQ, body, s.table.JQLimits)
 	}
 	if format == FormatYAML {
 		return writeYAML(s.Out, body)

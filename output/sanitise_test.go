@@ -36,3 +36,33 @@ func TestEveryPrinterSanitisesServerText(t *testing.T) {
 		}
 	}
 }
+
+// --jq's bare strings are the server's text too: on a terminal they are
+// made harmless (scripts/hostile.sh found `instance list --jq '.[].name'`
+// printing a name's OSC title, erase-line and CR raw); piped they stay the
+// server's bytes, ready for a shell loop.
+func TestJQStringsOnATerminalAreSanitised(t *testing.T) {
+	const evil = "\x1b]0;pwned\x07\x1b[2K\rFAKE: all good\u009b2J"
+	raw, _ := json.Marshal(map[string]string{"name": evil})
+	code, err := ParseJQ(".name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tty := range []bool{true, false} {
+		s, _, out, _ := Test()
+		s.SetTTY(tty, tty)
+		s.SetTableOptions(TableOptions{JQ: code})
+		if err := PrintDetail(s, FormatJSON, Detail{Raw: raw}); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		switch {
+		case tty && termtext.Block(got) != got:
+			t.Errorf("on a terminal: %q", got)
+		case tty && !bytes.Contains([]byte(got), []byte("FAKE: all good")):
+			t.Errorf("on a terminal the text itself is lost: %q", got)
+		case !tty && got != evil+"\n":
+			t.Errorf("piped, a --jq string must stay the server's bytes: %q", got)
+		}
+	}
+}

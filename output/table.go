@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/itchyny/gojq"
+	"github.com/shakenfist/shakectl/output/termtext"
 	"golang.org/x/term"
 )
 
@@ -132,7 +133,12 @@ const heapPoll = 20 * time.Millisecond
 // on its own line as it is produced: strings bare (as gh --jq does, ready
 // for a shell loop), anything else as compact JSON. The evaluation stops
 // when the run's context ends (Ctrl-C), and at the bounds of limits.
-func writeJQ(ctx context.Context, w io.Writer, code *gojq.Code, raw json.RawMessage, limits JQLimits) error {
+//
+// A bare string is the server's text: on a terminal (tty) it goes through
+// termtext.Block, as a non-JSON body does, so `--jq '.[].name'` cannot set
+// the window title or forge a line (scripts/hostile.sh found it printed an
+// instance name's escapes raw); piped, it stays the server's bytes.
+func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw json.RawMessage, limits JQLimits) error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -175,6 +181,9 @@ func writeJQ(ctx context.Context, w io.Writer, code *gojq.Code, raw json.RawMess
 		}
 		b.Reset()
 		if s, isStr := x.(string); isStr {
+			if tty {
+				s = termtext.Block(s)
+			}
 			b.WriteString(s)
 			b.WriteByte('\n')
 		} else if err := enc.Encode(x); err != nil {
