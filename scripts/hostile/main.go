@@ -1,0 +1,112 @@
+// Command hostile is the escape-laden server scripts/hostile.sh runs on
+// loopback (issue 28, item 11): it stands in front of `shakectl sim cluster`
+// as a reverse proxy that replaces the marker "hostilemark" in every answer
+// with terminal escapes (an OSC window title, an erase-line, a carriage
+// return and a forged "FAKE: all good"), answers /hostile-text with the same
+// bytes as a non-JSON body (what --debug shows), and, on a second address,
+// plays a router whose every answer is a 418 carrying them (what the probe
+// files under "other:").
+//
+// It is a test fixture for the script, not part of shakectl: it binds only
+// loopback addresses and prints the two URLs on stdout.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// hostileText is what a hostile server sends: set the window title, erase
+// the line, return to its start and print a forged verdict; a C1 CSI (U+009B)
+// clears the screen on terminals that honour 8-bit controls.
+const hostileText = "\x1b]0;PWNED\x07\x1b[2K\rFAKE: all good\x1b[31m\u009b2J"
+
+const marker = "hostilemark"
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:0", "API proxy address (loopback)")
+	routerListen := flag.String("router-listen", "127.0.0.1:0", "hostile router address (loopback)")
+	upstream := flag.String("upstream", "", "the sim cluster's URL")
+	flag.Parse()
+	up, err := url.Parse(*upstream)
+	if err != nil || up.Host == "" {
+		log.Fatalf("-upstream: %q is not a URL", *upstream)
+	}
+	api := mustListenLoopback(*listen)
+	router := mustListenLoopback(*routerListen)
+
+	// JSON answers get the text as a JSON string's escaped content, so the
+	// document stays valid and the decoded value holds the raw bytes.
+	quoted, _ := json.Marshal(hostileText)
+	jsonText := string(quoted[1 : len(quoted)-1])
+	proxy := httputil.NewSingleHostReverseProxy(up)
+	director := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		director(r)
+		// Bodies are rewritten below: they must arrive uncompressed.
+		r.Header.Del("Accept-Encoding")
+	}
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		with := hostileText
+		if strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			with = jsonText
+		}
+		body = bytes.ReplaceAll(body, []byte(marker), []byte(with))
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hostile-text", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, hostileText+"\n")
+	})
+	mux.Handle("/", proxy)
+
+	go func() {
+		log.Fatal(http.Serve(router, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusTeapot)
+			io.WriteString(w, hostileText)
+		})))
+	}()
+	fmt.Printf("api http://%s\nrouter http://%s\n", api.Addr(), router.Addr())
+	os.Stdout.Sync()
+	log.Fatal(http.Serve(api, mux))
+}
+
+// mustListenLoopback refuses any address but loopback: the script's hostile
+// answers must never reach another machine.
+func mustListenLoopback(addr string) net.Listener {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		log.Fatalf("%s: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		log.Fatalf("%s: only loopback addresses", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return l
+}
