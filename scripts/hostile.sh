@@ -646,7 +646,7 @@ long key-stdin-fifo "$s/in/fifo" "$sc" context create hssig --api-url "$api" --n
 [ $quick = 0 ] && long config-fifo "$s/empty-stdin" "$sc" config view --config "$s/in/fifo"
 long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
 early="1|2" long merge-stdin-zero /dev/zero "$sc" parking-probe merge -
-note="known: branch probe-stop is fixing it" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
+note="the overloaded open run of issue 28, item 8" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
 [ $quick = 0 ] && long probe-closed "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 30s --actors 10 --seed 1
 if [ $quick = 0 ]; then
 	long proxy "$s/empty-stdin" "$sc" proxy --listen 127.0.0.1:0
