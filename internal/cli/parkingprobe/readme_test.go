@@ -375,6 +375,10 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 	sh.mu.Unlock()
 	line := "shakectl " + strings.Join(args, " ")
 	sh.t.Logf("%s: exit %d", line, code)
+	if code == cmdutil.ExitChecksFailed && raceEnabled && onlySpeedChecksFailed(out.String()) {
+		sh.t.Logf("%s: under the race detector, only the machine's speed failed", line)
+		code = cmdutil.ExitOK
+	}
 	if code != cmdutil.ExitOK {
 		sh.t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", line, code, out.String(), errOut.String())
 		return interp.ExitStatus(uint8(code))
@@ -421,6 +425,10 @@ func (sh *exampleShell) judge(line, report string) {
 				}
 			case "skipped":
 			default:
+				if raceEnabled && speedChecks[c.Name] {
+					t.Logf("%s: check %s %s under the race detector: %s", line, c.Name, c.Status, c.Detail)
+					continue
+				}
 				t.Errorf("%s: check %s %s: %s", line, c.Name, c.Status, c.Detail)
 			}
 		}
@@ -435,12 +443,55 @@ func (sh *exampleShell) judge(line, report string) {
 	if m := regexp.MustCompile(`(?m)^ *✓ shed_fast +(.*)$`).FindStringSubmatch(report); m != nil {
 		t.Logf("%s: %s", line, m[1])
 	}
-	if !regexp.MustCompile(`(?m)^all checks passed$`).MatchString(report) || !strings.Contains(report, "✓") {
+	if raceEnabled && onlySpeedChecksFailed(report) {
+		t.Logf("%s: under the race detector, only the machine's speed failed:\n%s", line, report)
+	} else if !regexp.MustCompile(`(?m)^all checks passed$`).MatchString(report) || !strings.Contains(report, "✓") {
 		t.Errorf("%s: not \"all checks passed\":\n%s", line, report)
 	}
 	if regexp.MustCompile(`(?m)^not_found `).MatchString(report) {
 		t.Errorf("%s: not_found answers:\n%s", line, report)
 	}
+}
+
+// speedChecks are the checks that hold a latency to a fixed bound the
+// machine's own speed decides: shed_fast's p99 of the shed answers is the
+// whole burst passing through the CPUs (the answers the router gets to
+// last), and budget_bound allows the released parks a fixed slack past the
+// budget. The race detector makes every instruction 5-10x slower, which no
+// user's run is, so under -race these two are logged, not judged; a plain
+// `go test` judges them, and every other check is judged in both.
+var speedChecks = map[string]bool{"shed_fast": true, "budget_bound": true}
+
+// onlySpeedChecksFailed says whether a report, text or JSON, failed only
+// speed checks (and at least one check passed).
+func onlySpeedChecksFailed(report string) bool {
+	var failed []string
+	if strings.HasPrefix(report, "{") {
+		var rep struct {
+			Checks []struct{ Name, Status string } `json:"checks"`
+		}
+		if json.Unmarshal([]byte(report), &rep) != nil {
+			return false
+		}
+		for _, c := range rep.Checks {
+			if c.Status == "failed" {
+				failed = append(failed, c.Name)
+			}
+		}
+	} else {
+		for _, m := range regexp.MustCompile(`(?m)^ *✗ (\S+)`).FindAllStringSubmatch(report, -1) {
+			failed = append(failed, m[1])
+		}
+	}
+	if len(failed) == 0 {
+		return false
+	}
+	for _, name := range failed {
+		if !speedChecks[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // curl is the README's `curl [-H 'Host: …'] URL`: a GET of the simulator,
@@ -643,6 +694,21 @@ func checkREADMEJob(t *testing.T, jobArgs []string, job *batchv1.Job) {
 	for _, a := range jobArgs[sep+1:] {
 		if !slices.Contains(cs[0].Args, a) {
 			t.Errorf("the Job's pods do not get the probe's %q: %q", a, cs[0].Args)
+		}
+	}
+}
+
+// The race-detector exemption covers speed checks and nothing else.
+func TestOnlySpeedChecksFailed(t *testing.T) {
+	for report, want := range map[string]bool{
+		"checks:\n  ✓ reached_parking  x\n  ✗ shed_fast  p99 400ms\n1 of 2 checks failed\n":                true,
+		"checks:\n  ✗ reached_parking  x\n  ✗ shed_fast  p99 400ms\n2 of 2 checks failed\n":                false,
+		"checks:\n  ✓ shed_fast  p99 4ms\nall checks passed\n":                                             false,
+		`{"checks":[{"name":"shed_fast","status":"failed"},{"name":"parked","status":"ok"}]}`:              true,
+		`{"checks":[{"name":"shed_fast","status":"failed"},{"name":"reached_parking","status":"failed"}]}`: false,
+	} {
+		if got := onlySpeedChecksFailed(report); got != want {
+			t.Errorf("onlySpeedChecksFailed(%q) = %v, want %v", report, got, want)
 		}
 	}
 }

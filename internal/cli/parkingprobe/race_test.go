@@ -1,0 +1,5 @@
+//go:build race
+
+package parkingprobe_test
+
+const raceEnabled = true
