@@ -190,9 +190,10 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 		Use:   "parking-probe --target URL [flags]",
 		Short: "Load-test an atenet router's request parking and check it behaves as documented",
 		Long:  longHelp,
-		Example: `  # 2,000 requests at once against a local simulator, with its metrics
-  shakectl sim router --workers 4 &
-  shakectl parking-probe --target http://127.0.0.1:8080 --requests 2000 \
+		Example: `  # A burst into a local simulator's lot of 100: about 100 park, the rest
+  # shed (keep local bursts small: the machine's spare CPU is measured too)
+  shakectl sim router --parked-request-max 100 &
+  shakectl parking-probe --target http://127.0.0.1:8080 --requests 300 --actors 100 \
       --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:4040/statusz
 
   # 200 req/s for 30 s over 500 actors, a hot one taking 80%, in CI
