@@ -15,6 +15,7 @@
 package termtext
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -99,4 +100,50 @@ func (c *writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// JSON returns the JSON text b with every C1 control (U+0080..U+009F)
+// written as its escape, \u0080..\u009f. encoding/json escapes C0 (ESC is
+// \u001b) but writes C1 raw, and U+009B is an 8-bit CSI that some terminals
+// obey, so a server's string could still drive the terminal through -o json.
+// The escape is the same JSON value, so every JSON printer applies it always,
+// on a terminal or not (piped JSON read with `less -r` or a log viewer is
+// safe too).
+//
+// It works on bytes: outside strings valid JSON is ASCII, and inside them
+// the pair 0xC2 0x80..0x9F is exactly the UTF-8 of U+0080..U+009F (0xC2 is
+// a lead byte, never a continuation), so the rewrite cannot change any other
+// character, invalid UTF-8 included. b is returned as it is when it holds
+// no C1 control.
+func JSON(b []byte) []byte {
+	i := indexC1(b)
+	if i < 0 {
+		return b
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(b)+16)
+	for i >= 0 {
+		c := b[i+1]
+		out = append(out, b[:i]...)
+		out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		b = b[i+2:]
+		i = indexC1(b)
+	}
+	return append(out, b...)
+}
+
+// indexC1 is the offset of the first UTF-8 C1 control in b, or -1.
+func indexC1(b []byte) int {
+	off := 0
+	for {
+		j := bytes.IndexByte(b[off:], 0xc2)
+		if j < 0 {
+			return -1
+		}
+		j += off
+		if j+1 < len(b) && b[j+1] >= 0x80 && b[j+1] <= 0x9f {
+			return j
+		}
+		off = j + 1
+	}
 }
