@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -238,7 +239,9 @@ func redactBody(body []byte) []byte {
 	if err := enc.Encode(redactValue(v)); err != nil {
 		return []byte("[body not shown]")
 	}
-	return bytes.TrimRight(b.Bytes(), "\n")
+	// Escaped, a C1 control stays visible as \u009b rather than becoming
+	// the space termtext.Writer would make of it.
+	return bytes.TrimRight(termtext.JSON(b.Bytes()), "\n")
 }
 
 func redactValue(v any) any {

@@ -44,7 +44,8 @@ func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
 }
 
 // JSONLine encodes v as one line of JSON without HTML escaping ("" if it
-// cannot be encoded), for stderr lines under -o json.
+// cannot be encoded), for stderr lines under -o json; C1 controls are
+// escaped (termtext.JSON), as in every JSON shakectl prints.
 func JSONLine(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -52,5 +53,5 @@ func JSONLine(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return ""
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(string(termtext.JSON(b.Bytes())), "\n")
 }

@@ -133,8 +133,10 @@ func PrintDetail(s *IOStreams, format string, d Detail) error {
 }
 
 // PrintJSONBody writes a JSON document (an API answer) in the given format:
-// yaml converts it, anything else prints it indented. A body that is not
-// JSON is written unchanged.
+// yaml converts it, anything else prints it indented (C1 controls escaped,
+// as every JSON printer does). A body that is not JSON is written
+// unchanged. Not pretty (`api` piped, whose help promises "the body as
+// sent"), the server's bytes are written as they came.
 func PrintJSONBody(s *IOStreams, format string, body []byte, pretty bool) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
@@ -190,7 +192,7 @@ func writeJSON(w io.Writer, raw json.RawMessage) error {
 		return fmt.Errorf("the API answered with invalid JSON: %w", err)
 	}
 	buf.WriteByte('\n')
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(termtext.JSON(buf.Bytes()))
 	return err
 }
 

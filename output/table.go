@@ -131,7 +131,8 @@ const heapPoll = 20 * time.Millisecond
 
 // writeJQ runs the --jq filter over a JSON document and prints each result
 // on its own line as it is produced: strings bare (as gh --jq does, ready
-// for a shell loop), anything else as compact JSON. The evaluation stops
+// for a shell loop), anything else as compact JSON with C1 controls escaped
+// (termtext.JSON). The evaluation stops
 // when the run's context ends (Ctrl-C), and at the bounds of limits.
 //
 // A bare string is the server's text: on a terminal (tty) it goes through
@@ -180,20 +181,24 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 			return fmt.Errorf("--jq: %w", err)
 		}
 		b.Reset()
+		var out []byte
 		if s, isStr := x.(string); isStr {
 			if tty {
 				s = termtext.Block(s)
 			}
 			b.WriteString(s)
 			b.WriteByte('\n')
+			out = b.Bytes()
 		} else if err := enc.Encode(x); err != nil {
 			return fmt.Errorf("--jq: %w", err)
+		} else {
+			out = termtext.JSON(b.Bytes())
 		}
-		written += int64(b.Len())
+		written += int64(len(out))
 		if written > l.MaxOutput {
 			return &JQLimitError{fmt.Sprintf("its results passed %s, the most --jq writes (does the expression end? repeat(1) never does)", sizeOf(l.MaxOutput))}
 		}
-		if _, err := w.Write(b.Bytes()); err != nil {
+		if _, err := w.Write(out); err != nil {
 			return err
 		}
 	}

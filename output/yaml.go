@@ -145,10 +145,12 @@ func strNode(s string) *yaml.Node {
 var yaml11Bools = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true}
 
 // isPrintable rejects control characters, which YAML's plain and literal
-// styles cannot carry.
+// styles cannot carry. C1 (U+0080..U+009F) is among them, NEL (U+0085)
+// included although YAML counts it printable: U+009B is an 8-bit CSI some
+// terminals obey, and in double quotes yaml.v3 writes them as \x9B, \N.
 func isPrintable(s string) bool {
 	for _, r := range s {
-		if r < 0x20 && r != '\t' || r == 0x7f || r == 0xfeff || (r >= 0xd800 && r <= 0xdfff) || r == 0xfffe || r == 0xffff {
+		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfeff || (r >= 0xd800 && r <= 0xdfff) || r == 0xfffe || r == 0xffff {
 			return false
 		}
 	}

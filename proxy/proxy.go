@@ -35,6 +35,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -396,7 +397,8 @@ func (s *Server) logEvent(text string, fields any) {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(fields)
-	s.logLine(text, strings.TrimRight(b.String(), "\n"))
+	// Paths and stages are clients' and the server's text.
+	s.logLine(text, strings.TrimRight(string(termtext.JSON(b.Bytes())), "\n"))
 }
 
 func (s *Server) logLine(text, jsonLine string) {

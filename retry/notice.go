@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Notice describes one wait before a retry, for the line on stderr.
@@ -71,7 +73,8 @@ func HumanDuration(d time.Duration) string {
 // a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
 // "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}, with
 // "method" and "path" after "event" when the notice names a request (the
-// proxy's). HTML escaping is off so ">" stays ">".
+// proxy's). HTML escaping is off so ">" stays ">"; the stage is the
+// server's text, so C1 controls are escaped (termtext.JSON).
 func (n Notice) JSON() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -87,5 +90,5 @@ func (n Notice) JSON() string {
 		LeftSeconds float64 `json:"left_seconds"`
 		Message     string  `json:"message"`
 	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
-	return string(bytes.TrimRight(b.Bytes(), "\n"))
+	return string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))
 }

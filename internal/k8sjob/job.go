@@ -10,6 +10,7 @@
 package k8sjob
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Spec is what the manifest is made from.
@@ -212,11 +214,17 @@ func Build(s Spec) (*Job, error) {
 	}, nil
 }
 
-// WriteJSON writes the Job as one indented JSON document.
+// WriteJSON writes the Job as one indented JSON document, C1 controls
+// escaped (termtext.JSON) as in every JSON shakectl prints.
 func (j *Job) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(j)
+	if err := enc.Encode(j); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
 }
 
 // WriteYAML writes the Job as YAML, in the field order of the structs

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Mode is how progress is shown.
@@ -139,7 +141,8 @@ func (m *Meter) Finish(done int64, ok bool) {
 
 func (m *Meter) json(done int64, final bool) {
 	b, _ := json.Marshal(Line{Progress: m.op, Name: m.name, Bytes: done, Total: m.total, Percent: m.percent(done), Rate: m.rate(done), Done: final})
-	fmt.Fprintf(m.w, "%s\n", b)
+	// The name may be the server's (a blob's); C1 controls are escaped.
+	fmt.Fprintf(m.w, "%s\n", termtext.JSON(b))
 }
 
 func (m *Meter) bar(done int64) {

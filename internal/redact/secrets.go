@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Marker is what a masked secret prints as.
@@ -142,10 +144,12 @@ func wordAfter(s string, j int) bool {
 
 // printedForms are the ways sec reaches a printed line: as it is, inside a
 // JSON string (Go escapes <, > and & unless told not to; Python's
-// json.dumps, the API server's, writes non-ASCII as \uXXXX), and in a URL
-// (query and path escaping).
+// json.dumps, the API server's, writes non-ASCII as \uXXXX; shakectl's own
+// JSON printers write C1 controls as \u0080..\u009f, termtext.JSON), and in
+// a URL (query and path escaping).
 func printedForms(sec string) []string {
-	forms := []string{sec, jsonString(sec, true), jsonString(sec, false), asciiJSON(sec), url.QueryEscape(sec), url.PathEscape(sec)}
+	forms := []string{sec, jsonString(sec, true), jsonString(sec, false), asciiJSON(sec), url.QueryEscape(sec), url.PathEscape(sec),
+		string(termtext.JSON([]byte(jsonString(sec, false))))}
 	slices.Sort(forms)
 	return slices.Compact(forms)
 }

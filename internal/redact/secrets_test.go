@@ -58,6 +58,8 @@ func TestEscapedFormsMasked(t *testing.T) {
 		{`a<b`, `{"key": "a\u003cb"}`, `{"key": "[redacted]"}`},
 		{`a<b`, `{"key": "a<b"}`, `{"key": "[redacted]"}`},
 		{`démo`, `{"error": "bad key d\u00e9mo"}`, `{"error": "bad key [redacted]"}`},
+		// shakectl's JSON printers escape C1 only (termtext.JSON).
+		{"démo\u0085", `{"key": "démo\u0085"}`, `{"key": "[redacted]"}`},
 		{`p@ss w`, `GET /auth?key=p%40ss+w&x=1`, `GET /auth?key=[redacted]&x=1`},
 		{`p@ss w`, `GET /keys/p@ss%20w`, `GET /keys/[redacted]`},
 		// A key whose edges are not word characters needs no boundary.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // The report's wire form: histogram encoding and the JSON it is written
@@ -32,13 +34,20 @@ func summarise(h *hdr.Histogram) *LatencySummary {
 	}
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON. A report quotes the
+// router's text (an answer's detail, a target), so C1 controls are
+// escaped (termtext.JSON), as in every JSON shakectl prints.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	// Check names hold < and >; keep them readable.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
 }
 
 // MaxReportBytes bounds one JSON report, read alone or out of a log

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
 	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -203,8 +203,7 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		printClusterBanner(errOut, srv.URL(), cfg)
 	}
 	if conf.JSONOutput() {
-		data, _ := json.Marshal(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace})
-		fmt.Fprintf(f.IOStreams.Out, "%s\n", data)
+		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace}))
 	} else {
 		fmt.Fprintln(f.IOStreams.Out, srv.URL())
 	}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
@@ -270,8 +270,7 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 		printRouterBanner(errOut, cfg)
 	}
 	if conf.JSONOutput() {
-		data, _ := json.Marshal(map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL(), "statusz_url": srv.StatusURL()})
-		fmt.Fprintf(f.IOStreams.Out, "%s\n", data)
+		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL(), "statusz_url": srv.StatusURL()}))
 	} else {
 		fmt.Fprintf(f.IOStreams.Out, "router   %s\nmetrics  %s\nstatusz  %s\n", srv.URL(), srv.MetricsURL(), srv.StatusURL())
 	}
