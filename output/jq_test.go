@@ -1,10 +1,13 @@
 package output
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +99,72 @@ func TestJQOrdinaryExpressions(t *testing.T) {
 	b.Reset()
 	if err := runJQ(t, context.Background(), "map(.name) | length, halt", JQLimits{}, &b); err != nil || b.String() != "2\n" {
 		t.Errorf("%q %v", b.String(), err)
+	}
+}
+
+// instanceList is n copies of a real instance (shakenfist, in
+// client/testdata/instance_created.json), each named "iN".
+func instanceList(t *testing.T, n int) json.RawMessage {
+	t.Helper()
+	one, err := os.ReadFile("../client/testdata/instance_created.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(bytes.Replace(one, []byte(`"name": "web1"`), fmt.Appendf(nil, `"name": "i%d"`, i), 1))
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// The memory bound counts what an evaluation adds, not the answer: with a
+// bound far below the decoded answer (5,000 instances decode to about
+// 55 MiB), ordinary filters of it run to the end, the garbage of one that
+// streams over it (tojson) included, while a runaway filter of the same
+// answer is still refused with the bound's error. The former bound on the
+// whole heap refused `.[].name` of 50,000 instances.
+func TestJQMemoryBoundCountsWhatTheFilterAdds(t *testing.T) {
+	raw := instanceList(t, 5000)
+	limits := JQLimits{MaxHeap: 16 << 20}
+	for _, c := range []struct{ expr, last string }{
+		{".[].name", "i4999\n"},
+		{"map(. + {x: 1}) | length", "5000\n"},
+		{"sort_by(.name) | .[0].name", "i0\n"},
+		{".[] | tojson | length", "\n"},
+	} {
+		code, err := ParseJQ(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := writeJQ(context.Background(), &out, false, code, raw, limits); err != nil || !strings.HasSuffix(out.String(), c.last) {
+			t.Errorf("--jq %s over 5,000 instances: %v (output ends %q)", c.expr, err, out.String()[max(0, out.Len()-20):])
+		}
+	}
+	code, err := ParseJQ("[repeat(.[0])]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = writeJQ(context.Background(), io.Discard, false, code, raw, limits)
+	var le *JQLimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "it held more than 16 MiB of memory, the most --jq may use") {
+		t.Errorf("a runaway filter of a large answer: %v", err)
+	}
+}
+
+// The default bound refuses a runaway filter of a small answer with the
+// bound's own error, not the time bound's. (scripts/hostile.sh measures
+// the RSS this leaves: [repeat(1)] and [range(1e12)] take seconds more.)
+func TestJQDefaultMemoryBoundRefuses(t *testing.T) {
+	for _, expr := range []string{"def f: [f]; f"} {
+		err := runJQ(t, context.Background(), expr, JQLimits{MaxTime: 20 * time.Second}, io.Discard)
+		if err == nil || err.Error() != "--jq stopped: it held more than 160 MiB of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)" {
+			t.Errorf("--jq %s: %v", expr, err)
+		}
 	}
 }

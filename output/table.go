@@ -95,17 +95,27 @@ func ParseJQ(expr string) (*gojq.Code, error) {
 type JQLimits struct {
 	MaxOutput int64         // bytes of results written
 	MaxTime   time.Duration // time to evaluate
-	MaxHeap   uint64        // the process's live heap while evaluating
+	// MaxHeap is the memory an evaluation may add to what the process held
+	// from the system when it began (see memoryWatch).
+	MaxHeap uint64
 }
 
 // The default --jq bounds: far beyond any filter of an API answer.
 const (
 	DefaultJQMaxOutput = 256 << 20
 	DefaultJQMaxTime   = 30 * time.Second
-	// The heap bound counts the parsed answer too; 256 MiB holds the JSON of
-	// tens of thousands of instances and keeps a runaway filter within "a
-	// few hundred MiB" (issue 28).
-	DefaultJQMaxHeap = 256 << 20
+	// The memory bound is on what the Go runtime holds from the system (the
+	// bulk of RSS), counted from the evaluation's start, so the answer
+	// itself is never held against the filter: 50,000 instances decode to
+	// about 540 MiB of heap (the former 256 MiB bound on the whole heap
+	// refused even their `.[].name`), and the ordinary filters of such a
+	// list (.[].name, map(. + {x:1}), sort_by, group_by) add 3–70 MiB.
+	// 160 MiB keeps a runaway filter of a small answer under 300 MiB of
+	// peak RSS ([repeat(1)], def f: [f]; f, [range(1e12)]: 173–229 MiB
+	// over five runs each, bench/results-hostile.md); 224 MiB polled
+	// every 10 ms reached 313 MiB, as one append's new array (a quarter
+	// larger than the old, which it copies) lands between two polls.
+	DefaultJQMaxHeap = 160 << 20
 )
 
 func (l JQLimits) withDefaults() JQLimits {
@@ -126,8 +136,10 @@ type JQLimitError struct{ Reason string }
 
 func (e *JQLimitError) Error() string { return "--jq stopped: " + e.Reason }
 
-// heapPoll is how often a --jq evaluation's memory is looked at.
-const heapPoll = 20 * time.Millisecond
+// memoryPoll is how often a --jq evaluation's memory is looked at: a runaway
+// filter adds tens of MiB in 10 ms, and one read of runtime/metrics costs
+// about a microsecond, without stopping the world.
+const memoryPoll = 5 * time.Millisecond
 
 // writeJQ runs the --jq filter over a JSON document and prints each result
 // on its own line as it is produced: strings bare (as gh --jq does, ready
@@ -159,7 +171,8 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 		cancel(&JQLimitError{fmt.Sprintf("it ran for %s, the most --jq may take (does the expression end? until(false; .) never does)", l.MaxTime)})
 	})
 	defer timer.Stop()
-	go watchHeap(ctx, l.MaxHeap, cancel)
+	// The baseline is read here, before the first step of the evaluation.
+	go newMemoryWatch(l.MaxHeap).run(ctx, cancel)
 
 	var written int64
 	var b bytes.Buffer
@@ -204,11 +217,55 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 	}
 }
 
-// watchHeap cancels ctx once the process's live heap passes max, until ctx
-// ends. runtime/metrics reads it without stopping the world.
-func watchHeap(ctx context.Context, max uint64, cancel context.CancelCauseFunc) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	t := time.NewTicker(heapPoll)
+// memoryWatch cancels ctx once the evaluation has added more than max to
+// the memory the Go runtime holds from the system (mapped and not returned:
+// what RSS is made of, the binary aside), until ctx ends. The live heap
+// alone is not enough: the old bound on it let RSS reach 298–452 MiB at
+// 256 MiB, as the arrays a growing value leaves behind stay resident.
+//
+// The garbage a filter makes counts too, until the collector frees it, and
+// the collector lets it grow to about GOGC% of the heap before it does: a
+// filter that streams over a large answer (.[] | tojson over 50,000
+// instances) looked as if it grew by 216 MiB. So that headroom is added to
+// max: a filter of a small answer is held to max, one of a large answer to
+// max plus the answer's own size.
+type memoryWatch struct {
+	samples    []metrics.Sample
+	max, limit uint64
+}
+
+func newMemoryWatch(max uint64) *memoryWatch {
+	w := &memoryWatch{max: max, samples: []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/gogc:percent"},
+	}}
+	base, heap, gogc := w.read()
+	w.limit = base + max + heap*gogc/100
+	return w
+}
+
+// read returns the memory the runtime holds from the system, the heap's
+// objects (live and not yet collected) and GOGC.
+func (w *memoryWatch) read() (resident, heap, gogc uint64) {
+	metrics.Read(w.samples)
+	for _, s := range w.samples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return 0, 0, 100
+		}
+	}
+	gogc = w.samples[3].Value.Uint64()
+	if gogc == 0 || gogc > 1000 {
+		// GOGC=off (or a huge one) gives no headroom to measure;
+		// count garbage as the default collector would.
+		gogc = 100
+	}
+	return w.samples[0].Value.Uint64() - w.samples[1].Value.Uint64(), w.samples[2].Value.Uint64(), gogc
+}
+
+func (w *memoryWatch) run(ctx context.Context, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(memoryPoll)
 	defer t.Stop()
 	for {
 		select {
@@ -216,9 +273,8 @@ func watchHeap(ctx context.Context, max uint64, cancel context.CancelCauseFunc) 
 			return
 		case <-t.C:
 		}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > max {
-			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", sizeOf(int64(max)))})
+		if resident, _, _ := w.read(); resident > w.limit {
+			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", sizeOf(int64(w.max)))})
 			return
 		}
 	}
