@@ -111,8 +111,8 @@ const (
 	// refused even their `.[].name`), and the ordinary filters of such a
 	// list (.[].name, map(. + {x:1}), sort_by, group_by) add 3–70 MiB.
 	// 160 MiB keeps a runaway filter of a small answer under 300 MiB of
-	// peak RSS ([repeat(1)], def f: [f]; f, [range(1e12)]: 173–229 MiB
-	// over five runs each, bench/results-hostile.md); 224 MiB polled
+	// peak RSS ([repeat(1)], def f: [f]; f, [range(1e12)]: 172–240 MiB
+	// over ten runs each, bench/results-hostile.md); 224 MiB polled
 	// every 10 ms reached 313 MiB, as one append's new array (a quarter
 	// larger than the old, which it copies) lands between two polls.
 	DefaultJQMaxHeap = 160 << 20
