@@ -143,7 +143,7 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 	}
 	ck, cs := keyValue(m, "contexts")
 	if cs.Kind != yaml.MappingNode {
-		*cs = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: cs.LineComment}
+		toMapping(cs)
 	}
 	defer emptyMapLineComment(ck, cs)
 	if len(cs.Content) == 0 {
@@ -165,7 +165,7 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		}
 		nameKey, c := keyValue(cs, name)
 		if c.Kind != yaml.MappingNode {
-			*c = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: c.LineComment}
+			toMapping(c)
 		}
 		blockMapLineComment(nameKey, c)
 		for _, k := range keysOf(c) {
@@ -184,6 +184,14 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		}
 		emptyMapLineComment(nameKey, c)
 	}
+}
+
+// toMapping makes the value n (an empty "key:", "key: ~") an empty block
+// mapping in place, with its comments: yaml.v3 hangs a comment written
+// between a key and its null value ("lab:", "  # soon", "  ~") on the value
+// node, and a new node in its place lost it.
+func toMapping(n *yaml.Node) {
+	*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", HeadComment: n.HeadComment, LineComment: n.LineComment, FootComment: n.FootComment}
 }
 
 // keepAliasTargets keeps the file valid YAML when an entry removed held an

@@ -15,7 +15,7 @@ import (
 // valid YAML again, holds exactly the contexts it should, with their
 // values, and every other key as it was.
 func FuzzConfigEdits(f *testing.F) {
-	for _, name := range []string{"hand.in.yaml", "unset.in.yaml"} {
+	for _, name := range []string{"hand.in.yaml", "unset.in.yaml", "null.in.yaml"} {
 		b, err := os.ReadFile("../context/testdata/comments/" + name)
 		if err != nil {
 			f.Fatal(err)

@@ -45,6 +45,16 @@ func TestConfigWritesKeepCommentsNotAboutTheRemovedEntry(t *testing.T) {
 		// The note of last session: a create removed an empty
 		// current-context, and the comment above it with it.
 		{"create-unset", "unset", [][]string{{"create", "new", "--api-url", "http://new/api"}}},
+		// Issue 28's hostile note: the comment directly above the
+		// current-context: "" a delete leaves survives the next write,
+		// whichever command it is.
+		{"delete-current-use", "hand", [][]string{{"delete", "lab"}, {"use", "old"}}},
+		{"delete-current-create", "hand", [][]string{{"delete", "lab"}, {"create", "new", "--api-url", "http://new/api", "--use"}}},
+		{"delete-current-delete", "hand", [][]string{{"delete", "lab"}, {"delete", "prod"}}},
+		// A comment between "contexts:" and its null value hangs on the
+		// value node in yaml.v3's tree; the mapping that replaces it on
+		// the first create keeps it.
+		{"create-null", "null", [][]string{{"create", "new", "--api-url", "http://new/api"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in, err := os.ReadFile(filepath.Join("testdata", "comments", c.in+".in.yaml"))
