@@ -136,15 +136,12 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 // the comments a user wrote about them stay with them.
 func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 	if after.CurrentContext != before.CurrentContext {
-		setScalar(valueNode(m, "current-context"), after.CurrentContext)
+		setValue(m, "current-context", after.CurrentContext)
 	}
 	if maps.EqualFunc(before.Contexts, after.Contexts, maps.Equal) {
 		return
 	}
-	ck, cs := keyValue(m, "contexts")
-	if cs.Kind != yaml.MappingNode {
-		toMapping(cs)
-	}
+	ck, cs := mappingValue(m, "contexts")
 	defer emptyMapLineComment(ck, cs)
 	if len(cs.Content) == 0 {
 		// "contexts: {}", as a delete of the last one leaves it, grows
@@ -163,10 +160,7 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		if had && maps.Equal(old, want) {
 			continue
 		}
-		nameKey, c := keyValue(cs, name)
-		if c.Kind != yaml.MappingNode {
-			toMapping(c)
-		}
+		nameKey, c := mappingValue(cs, name)
 		blockMapLineComment(nameKey, c)
 		for _, k := range keysOf(c) {
 			if _, keep := want[k]; !keep {
@@ -180,18 +174,10 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 			if v, ok := old[k]; had && ok && v == want[k] {
 				continue
 			}
-			setScalar(valueNode(c, k), want[k])
+			setValue(c, k, want[k])
 		}
 		emptyMapLineComment(nameKey, c)
 	}
-}
-
-// toMapping makes the value n (an empty "key:", "key: ~") an empty block
-// mapping in place, with its comments: yaml.v3 hangs a comment written
-// between a key and its null value ("lab:", "  # soon", "  ~") on the value
-// node, and a new node in its place lost it.
-func toMapping(n *yaml.Node) {
-	*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", HeadComment: n.HeadComment, LineComment: n.LineComment, FootComment: n.FootComment}
 }
 
 // keepAliasTargets keeps the file valid YAML when an entry removed held an
@@ -403,24 +389,57 @@ func rank(k string) int {
 	return len(contextKeys)
 }
 
-// valueNode returns the value node of key in mapping m, adding the key (with
-// an empty value) at the end when it is missing.
-func valueNode(m *yaml.Node, key string) *yaml.Node {
-	_, v := keyValue(m, key)
-	return v
-}
-
-// keyValue is valueNode with the key's node.
-func keyValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+// valueIndex is the index in m.Content of key's value in mapping m, the
+// key added (with an empty value) at the end when it is missing.
+func valueIndex(m *yaml.Node, key string) int {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
+			return i + 1
 		}
 	}
 	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
 	v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 	m.Content = append(m.Content, k, v)
-	return k, v
+	return len(m.Content) - 1
+}
+
+// setValue makes key's value in mapping m the string s, quoted where YAML
+// would read it as something else ("yes", "1e3").
+//
+// A changed value (here and in mappingValue) is a new node put in the old
+// one's place, never the old node rewritten: an alias elsewhere to the old
+// value's anchor ("current-context: &cur lab", "previous: *cur") then still
+// names what it named, which keepAliasTargets copies in; a rewritten node
+// lost its anchor and left the file "unknown anchor" to the next command.
+// The new node takes the old one's head, line and foot comments (yaml.v3
+// hangs a comment written between a key and its value, "contexts:", "  #
+// none yet", "  ~", on the value node).
+func setValue(m *yaml.Node, key, s string) {
+	i := valueIndex(m, key)
+	old := m.Content[i]
+	if old.Kind == yaml.ScalarNode && old.Tag == "!!str" && old.Value == s {
+		return // unchanged: keep its style too
+	}
+	v := &yaml.Node{}
+	_ = v.Encode(s)
+	m.Content[i] = withComments(v, old)
+}
+
+// mappingValue returns key's node in mapping m and its value, which is made
+// an empty block mapping when it is not a mapping (an empty "key:", a new
+// key).
+func mappingValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	i := valueIndex(m, key)
+	if v := m.Content[i]; v.Kind != yaml.MappingNode {
+		m.Content[i] = withComments(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, v)
+	}
+	return m.Content[i-1], m.Content[i]
+}
+
+// withComments gives v the comments of old, the node it replaces.
+func withComments(v, old *yaml.Node) *yaml.Node {
+	v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
+	return v
 }
 
 func keysOf(m *yaml.Node) []string {
@@ -429,19 +448,6 @@ func keysOf(m *yaml.Node) []string {
 		keys = append(keys, m.Content[i].Value)
 	}
 	return keys
-}
-
-// setScalar makes n the string s, quoted where YAML would read it as
-// something else ("yes", "1e3"), keeping n's comments.
-func setScalar(n *yaml.Node, s string) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == s {
-		return // unchanged: keep its style too
-	}
-	var v yaml.Node
-	_ = v.Encode(s)
-	head, line, foot := n.HeadComment, n.LineComment, n.FootComment
-	*n = v
-	n.HeadComment, n.LineComment, n.FootComment = head, line, foot
 }
 
 func docKeys[V any](m map[string]V) []string {

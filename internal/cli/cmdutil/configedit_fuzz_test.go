@@ -35,6 +35,10 @@ func FuzzConfigEdits(f *testing.F) {
 		"contexts:\n  a: &x\n    namespace: &ns n\n  b: *x\n  c: *x\n  d:\n    namespace: *ns\nmore: [*x, *ns]\n",
 		"contexts: # c\n  a: &x\n    namespace: n\n  b: *x # one\n  c: *x # two\n  d: [*x] # three\n",
 		"contexts:\n  a:\n    key: \n  b:\n    key: ~\n# foot\n",
+		// An anchored value the edit changes, which an alias names: the
+		// alias keeps what it named.
+		"current-context: &cur a\nprevious: *cur\ncontexts:\n  a: {}\n",
+		"contexts: &none\n  # none yet\n  ~\nother: *none\n",
 		"# head\n\n# more\ncontexts: # line\n  # one\n\n  # two\n  a: {}\n  # three\n",
 	} {
 		f.Add([]byte(s), byte(0))
