@@ -149,11 +149,7 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		cs.Style &^= yaml.FlowStyle
 		blockMapLineComment(ck, cs)
 	}
-	for _, name := range keysOf(cs) {
-		if _, keep := after.Contexts[name]; !keep {
-			removeEntry(cs, name)
-		}
-	}
+	removeAbsent(cs, func(name string) bool { _, keep := after.Contexts[name]; return keep })
 	for _, name := range docKeys(after.Contexts) {
 		old, had := before.Contexts[name]
 		want := after.Contexts[name]
@@ -162,11 +158,7 @@ func syncDoc(m *yaml.Node, before, after ConfigDoc) {
 		}
 		nameKey, c := mappingValue(cs, name)
 		blockMapLineComment(nameKey, c)
-		for _, k := range keysOf(c) {
-			if _, keep := want[k]; !keep {
-				removeEntry(c, k)
-			}
-		}
+		removeAbsent(c, func(k string) bool { _, keep := want[k]; return keep })
 		// The context keys in their usual order, then any others.
 		keys := docKeys(want)
 		slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
@@ -322,10 +314,13 @@ func joinLine(a, b string) string {
 // own head), else the foot of the one before, else the foot of m itself
 // (a mapping left empty prints as "{}" followed by them).
 func removeEntry(m *yaml.Node, key string) {
-	i := slices.Index(keysOf(m), key) * 2
-	if i < 0 {
-		return
+	if i := slices.Index(keysOf(m), key); i >= 0 {
+		removeEntryAt(m, i*2)
 	}
+}
+
+// removeEntryAt is removeEntry of the entry whose key is m.Content[i].
+func removeEntryAt(m *yaml.Node, i int) {
 	k := m.Content[i]
 	var kept []string
 	if above, _ := splitHead(k.HeadComment); above != "" {
@@ -430,10 +425,126 @@ func setValue(m *yaml.Node, key, s string) {
 // key).
 func mappingValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	i := valueIndex(m, key)
-	if v := m.Content[i]; v.Kind != yaml.MappingNode {
+	switch v := m.Content[i]; {
+	case v.Kind == yaml.AliasNode && v.Alias != nil && v.Alias.Kind == yaml.MappingNode:
+		// "contexts: *clouds": the entries it names become its own, a
+		// copy (the anchored original stays as it is, for its other
+		// uses); an empty mapping in its place lost them all.
+		m.Content[i] = withComments(copyTree(v.Alias, map[*yaml.Node]*yaml.Node{}, nil), v)
+	case v.Kind != yaml.MappingNode:
 		m.Content[i] = withComments(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, v)
 	}
 	return m.Content[i-1], m.Content[i]
+}
+
+// removeAbsent removes from mapping m, as removeEntry does, each entry
+// keep refuses. An entry m takes from a merge key ("<<: *base") is no
+// entry of its own: removing the merge key lost every entry it brought
+// (a create dropped them), and leaving it kept a deleted one. So a merge
+// key stays unless an entry it brings is to go; then m's merges are
+// written out as its own entries (expandMerges).
+func removeAbsent(m *yaml.Node, keep func(string) bool) {
+	for _, pairs := range mergedEntries(m) {
+		if slices.ContainsFunc(pairs, func(p []*yaml.Node) bool { return !keep(p[0].Value) }) {
+			expandMerges(m, keep)
+			break
+		}
+	}
+	for i := 0; i+1 < len(m.Content); {
+		if k := m.Content[i]; !isMergeKey(k) && !keep(k.Value) {
+			removeEntryAt(m, i)
+		} else {
+			i += 2
+		}
+	}
+}
+
+// mergedEntries returns, for each merge key of m (by its index), copies of
+// the entries it brings, as yaml.v3 decodes them: m's own keys win, then
+// the first mapping merged.
+func mergedEntries(m *yaml.Node) map[int][][]*yaml.Node {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; !isMergeKey(k) {
+			seen[k.Value] = true
+		}
+	}
+	out := map[int][][]*yaml.Node{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if !isMergeKey(m.Content[i]) {
+			continue
+		}
+		v := m.Content[i+1]
+		from := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			from = v.Content
+		}
+		out[i] = [][]*yaml.Node{}
+		for _, src := range from {
+			for src.Kind == yaml.AliasNode && src.Alias != nil {
+				src = src.Alias
+			}
+			if src.Kind != yaml.MappingNode {
+				continue
+			}
+			c := copyTree(src, map[*yaml.Node]*yaml.Node{}, nil)
+			expandMerges(c, func(string) bool { return true })
+			for j := 0; j+1 < len(c.Content); j += 2 {
+				if name := c.Content[j].Value; !seen[name] {
+					seen[name] = true
+					out[i] = append(out[i], c.Content[j:j+2])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// expandMerges replaces each merge key of m by the entries it brings that
+// keep accepts, the merge key's comments on the first of them; a merge
+// key that brings none is removed as removeEntry removes an entry.
+func expandMerges(m *yaml.Node, keep func(string) bool) {
+	merged := mergedEntries(m)
+	var exp, empty []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		pairs, isMerge := merged[i]
+		if !isMerge {
+			exp = append(exp, k, v)
+			continue
+		}
+		first := len(exp)
+		for _, p := range pairs {
+			if keep(p[0].Value) {
+				exp = append(exp, p...)
+			}
+		}
+		if first == len(exp) {
+			// Removed below, so that its comments go as an entry's do.
+			exp = append(exp, k, v)
+			empty = append(empty, k)
+			continue
+		}
+		// yaml.v3 prints a line comment on the key of a block, on the
+		// value of anything else.
+		e, ev := exp[first], exp[first+1]
+		e.HeadComment = joinComments(joinComments(k.HeadComment, v.HeadComment), e.HeadComment)
+		ev.LineComment = joinLine(joinLine(k.LineComment, v.LineComment), ev.LineComment)
+		if len(ev.Content) > 0 {
+			blockLineComment(e, ev)
+		}
+		e.FootComment = joinComments(e.FootComment, joinComments(k.FootComment, v.FootComment))
+	}
+	m.Content = exp
+	for _, k := range empty {
+		removeEntryAt(m, slices.Index(m.Content, k))
+	}
+}
+
+// isMergeKey says whether k is YAML's merge key, "<<" unquoted (a quoted
+// "<<" is a plain key).
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"
 }
 
 // withComments gives v the comments of old, the node it replaces.

@@ -39,6 +39,11 @@ func FuzzConfigEdits(f *testing.F) {
 		// alias keeps what it named.
 		"current-context: &cur a\nprevious: *cur\ncontexts:\n  a: {}\n",
 		"contexts: &none\n  # none yet\n  ~\nother: *none\n",
+		// Contexts that an alias or merge keys bring: a create keeps
+		// them, a delete removes only the one named.
+		"base: &b\n  a: {api-url: http://a}\ncontexts: *b\n",
+		"base: &b\n  a: {api-url: x}\n  d: {api-url: z}\ncontexts:\n  # merged\n  <<: *b # from base\n  c: {api-url: y}\ncurrent-context: a\n",
+		"b1: &b1 {a: {}, e: {namespace: n}}\nb2: &b2\n  a: {api-url: x}\n  d:\n    api-url: z\ncontexts:\n  <<: [*b1, *b2] # both\n  c: {}\n",
 		"# head\n\n# more\ncontexts: # line\n  # one\n\n  # two\n  a: {}\n  # three\n",
 	} {
 		f.Add([]byte(s), byte(0))
