@@ -86,6 +86,7 @@ func editDoc(path string, raw []byte, edit func(*ConfigDoc) error) ([]byte, erro
 	}
 	syncDoc(root.Content[0], before, doc)
 	keepAliasTargets(root)
+	keepFlowNulls(root, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -222,6 +223,20 @@ func keepAliasTargets(root *yaml.Node) {
 		}
 	}
 	fix(root)
+}
+
+// keepFlowNulls writes an empty null inside a flow collection ("{lab}",
+// "{lab: }") as "~": yaml.v3 prints it as '', an empty string, and a
+// context that was empty became a string every later command refused
+// ("cannot unmarshal !!str into map"). A block's "lab:" prints as it was.
+func keepFlowNulls(n *yaml.Node, inFlow bool) {
+	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+	if inFlow && n.Kind == yaml.ScalarNode && n.Value == "" && n.ShortTag() == "!!null" && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		n.Value = "~"
+	}
+	for _, c := range n.Content {
+		keepFlowNulls(c, inFlow)
+	}
 }
 
 // copyTree copies n's tree. An anchored node keeps its anchor only when

@@ -39,6 +39,9 @@ func FuzzConfigEdits(f *testing.F) {
 		// alias keeps what it named.
 		"current-context: &cur a\nprevious: *cur\ncontexts:\n  a: {}\n",
 		"contexts: &none\n  # none yet\n  ~\nother: *none\n",
+		// An empty context in a flow mapping, which yaml.v3 prints as ''.
+		"contexts: {a, b: }\ncurrent-context: b\n",
+		"0: &b {0}\ncontexts: *b\n",
 		// Contexts that an alias or merge keys bring: a create keeps
 		// them, a delete removes only the one named.
 		"base: &b\n  a: {api-url: http://a}\ncontexts: *b\n",
