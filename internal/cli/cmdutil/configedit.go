@@ -226,9 +226,11 @@ func keepAliasTargets(root *yaml.Node) {
 }
 
 // keepFlowNulls writes an empty null inside a flow collection ("{lab}",
-// "{lab: }") as "~": yaml.v3 prints it as '', an empty string, and a
-// context that was empty became a string every later command refused
-// ("cannot unmarshal !!str into map"). A block's "lab:" prints as it was.
+// "{lab: }") as "~": yaml.v3 (go.yaml.in/yaml/v3 v3.0.6, whose emitter
+// allows no empty plain scalar in flow) prints it as an empty quoted
+// string, and a context that was empty became a string every later
+// command refused ("cannot unmarshal !!str into map"). A block's "lab:"
+// prints as it was.
 func keepFlowNulls(n *yaml.Node, inFlow bool) {
 	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
 	if inFlow && n.Kind == yaml.ScalarNode && n.Value == "" && n.ShortTag() == "!!null" && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
