@@ -238,8 +238,8 @@ sig() {
 		why="exit $rc after SIG$signal, want $want: $(first_error "$d")"
 	elif [ "$ms" -gt "$signal_ms" ]; then
 		why="took $ms ms to exit after SIG$signal (want ≤ $signal_ms)"
-	elif [ -n "$rss" ] && [ "$rss" -gt $((rss_limit_mib * 1024)) ]; then
-		why="peak RSS over $rss_limit_mib MiB"
+	elif [ -n "$rss" ] && [ "$rss" -gt $((${rss_mib:-$rss_limit_mib} * 1024)) ]; then
+		why="peak RSS over ${rss_mib:-$rss_limit_mib} MiB"
 	else
 		why=$(hazards "$d")
 		if [ -z "$why" ] && [ -n "${check:-}" ]; then why=$($check "$d" || true); fi
@@ -646,7 +646,11 @@ long key-stdin-fifo "$s/in/fifo" "$sc" context create hssig --api-url "$api" --n
 [ $quick = 0 ] && long config-fifo "$s/empty-stdin" "$sc" config view --config "$s/in/fifo"
 long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
 early="1|2" long merge-stdin-zero /dev/zero "$sc" parking-probe merge -
-note="the overloaded open run of issue 28, item 8" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
+# An open run at 100,000/s on two cores keeps a goroutine for every
+# scheduled request it cannot send yet (75-85k at the signal), 320-460 MiB
+# (bench/results-hostile.md): its bound is 512 MiB, "a few hundred", where
+# every other case keeps to $rss_limit_mib.
+rss_mib=512 note="the overloaded open run of issue 28, item 8" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
 [ $quick = 0 ] && long probe-closed "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 30s --actors 10 --seed 1
 if [ $quick = 0 ]; then
 	long proxy "$s/empty-stdin" "$sc" proxy --listen 127.0.0.1:0
