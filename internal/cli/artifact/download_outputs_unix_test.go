@@ -23,7 +23,7 @@ import (
 // became a plain file (its target never updated) and a FIFO's reader got
 // nothing (as root, DEST /dev/null became a regular file the same way).
 func TestDownloadFollowsSymlinkAndWritesFIFOInPlace(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2026)
+	r, _ := clitest.SimCluster(t, cluster.Generation2026, nil)
 	dir := t.TempDir()
 	path, data := imageFile(t, dir, 40<<10, 7) // fits a pipe's buffer
 	if res := r.Run(t, "artifact", "upload", "img", path, "--quiet"); res.Code != 0 {
@@ -74,7 +74,7 @@ func TestDownloadFollowsSymlinkAndWritesFIFOInPlace(t *testing.T) {
 // An upload of a FIFO is refused at once, not after a writer comes: opening
 // it waited for one, deaf to Ctrl-C and SIGTERM (scripts/hostile.sh).
 func TestUploadRefusesAFIFOWithoutOpeningIt(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2026)
+	r, _ := clitest.SimCluster(t, cluster.Generation2026, nil)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

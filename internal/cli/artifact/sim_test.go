@@ -11,28 +11,12 @@ import (
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-// simCluster serves the cluster simulator on loopback, its key that of
-// the system namespace (sharing and blob list are system's).
-func simCluster(t *testing.T, gen string) (clitest.CmdRun, *cluster.Server) {
-	t.Helper()
-	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Generation = gen
-	cfg.AuthNamespace, cfg.AuthKey = "system", clitest.TestKey
-	sim, err := cluster.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}, sim
-}
-
 // TestArtifactVerbsAgainstSimCluster runs every artifact, blob and label
 // verb against the simulator of both generations, as one session.
 func TestArtifactVerbsAgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
-			r, _ := simCluster(t, gen)
+			r, _ := clitest.SimCluster(t, gen, nil)
 			step := func(want int, args ...string) clitest.RunResult {
 				t.Helper()
 				res := r.Run(t, args...)
@@ -112,7 +96,7 @@ func TestArtifactVerbsAgainstSimCluster(t *testing.T) {
 // TestArtifactNameCompletion: TAB after `artifact show` offers the
 // simulator's artifact names, labels left out.
 func TestArtifactNameCompletion(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2026)
+	r, _ := clitest.SimCluster(t, cluster.Generation2026, nil)
 	r.Run(t, "artifact", "cache", "https://images.example/debian-12.qcow2")
 	blob := strings.TrimSpace(r.Run(t, "artifact", "show", "debian-12.qcow2", "-o", "json", "--jq", ".blob_uuid").Stdout)
 	r.Run(t, "label", "update", "prod", blob)

@@ -49,7 +49,7 @@ func sum512(b []byte) string {
 func TestUploadDownloadRoundTrip(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
-			r, _ := simCluster(t, gen)
+			r, _ := clitest.SimCluster(t, gen, nil)
 			dir := t.TempDir()
 			path, data := imageFile(t, dir, 5<<20+123, 1)
 			res := r.Run(t, "artifact", "upload", "ci-image", path, "-o", "simple")
@@ -88,7 +88,7 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 // TestTransferProgressForms: -o json gives JSON progress lines on stderr
 // ending in done; a terminal gets a bar redrawn with \r.
 func TestTransferProgressForms(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2026)
+	r, _ := clitest.SimCluster(t, cluster.Generation2026, nil)
 	dir := t.TempDir()
 	path, _ := imageFile(t, dir, 3<<20, 2)
 	res := r.Run(t, "artifact", "upload", "img", path, "-o", "json", "--reupload")
@@ -167,7 +167,7 @@ var (
 // 130 and names the upload; --resume sends only the rest, and the
 // artifact's blob has the file's sha512.
 func TestUploadInterruptedAtHalfResumes(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2024)
+	r, _ := clitest.SimCluster(t, cluster.Generation2024, nil)
 	dir := t.TempDir()
 	size := 8 << 20
 	path, data := imageFile(t, dir, size, 3)
@@ -219,7 +219,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // TestDownloadInterruptedLeavesNothing: Ctrl-C in the middle of a
 // download exits 130 and leaves neither DEST nor a partial file.
 func TestDownloadInterruptedLeavesNothing(t *testing.T) {
-	r, _ := simCluster(t, cluster.Generation2024)
+	r, _ := clitest.SimCluster(t, cluster.Generation2024, nil)
 	src := t.TempDir()
 	path, _ := imageFile(t, src, 6<<20, 4)
 	if res := r.Run(t, "artifact", "upload", "img", path); res.Code != 0 {

@@ -9,21 +9,6 @@ import (
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-func simCluster(t *testing.T, gen string) clitest.CmdRun {
-	t.Helper()
-	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Generation = gen
-	cfg.AuthNamespace, cfg.AuthKey = "system", clitest.TestKey
-	cfg.ArtifactFetchTime = 0
-	sim, err := cluster.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}
-}
-
 // TestBlobEventsByGeneration: a 2026 cluster lists a blob's trail, newest
 // first (here: a label took a second reference); a 2024 cluster, which
 // neither routes nor advertises blob events, is refused with exit 1 and a
@@ -31,7 +16,7 @@ func simCluster(t *testing.T, gen string) clitest.CmdRun {
 func TestBlobEventsByGeneration(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
-			r := simCluster(t, gen)
+			r, _ := clitest.SimCluster(t, gen, func(c *cluster.Config) { c.ArtifactFetchTime = 0 })
 			blob := strings.TrimSpace(r.Run(t, "artifact", "cache", "https://images.example/debian-12.qcow2", "-o", "json", "--jq", ".blob_uuid").Stdout)
 			if len(blob) != 36 {
 				t.Fatalf("cache gave blob %q", blob)

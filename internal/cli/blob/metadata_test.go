@@ -71,7 +71,7 @@ func TestBlobMetadataWithoutCapability(t *testing.T) {
 func TestBlobMetadataAgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
-			r := simRun(t, gen)
+			r, _ := clitest.SimCluster(t, gen, nil)
 			if res := r.Run(t, "artifact", "cache", "https://images.example/debian-12.qcow2"); res.Code != 0 {
 				t.Fatal(res)
 			}

@@ -116,22 +116,6 @@ func TestBlobSHA512RefusesWhatIsNotASHA512(t *testing.T) {
 	}
 }
 
-// simRun serves the cluster simulator of a generation on loopback, its
-// key that of the system namespace (GET /blobs is system's).
-func simRun(t *testing.T, gen string) clitest.CmdRun {
-	t.Helper()
-	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Generation = gen
-	cfg.AuthNamespace, cfg.AuthKey = "system", clitest.TestKey
-	sim, err := cluster.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	return clitest.CmdRun{Url: sim.URL(), Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}
-}
-
 // TestBlobSHA512AgainstSimCluster: an uploaded file's sha512 (as
 // sha512sum prints it) finds its blob, the one the artifact's version
 // names; TAB offers the sums of the cluster's verified blobs; a sum no
@@ -139,7 +123,7 @@ func simRun(t *testing.T, gen string) clitest.CmdRun {
 func TestBlobSHA512AgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
-			r := simRun(t, gen)
+			r, _ := clitest.SimCluster(t, gen, nil)
 
 			data := []byte(strings.Repeat("a CI image, not really qcow2\n", 4096))
 			path := filepath.Join(t.TempDir(), "image.qcow2")
