@@ -26,13 +26,17 @@ func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // simRun is a runner against an in-process simulator of generation gen
-// with one created instance, web1.
-func simRun(t *testing.T, gen string) clitest.CmdRun {
+// with one created instance, web1; mutate, if given, changes the
+// simulator's config first.
+func simRun(t *testing.T, gen string, mutate ...func(*cluster.Config)) clitest.CmdRun {
 	t.Helper()
 	cfg := cluster.DefaultConfig()
 	cfg.Generation = gen
 	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
 	cfg.CreateTime = time.Second
+	for _, m := range mutate {
+		m(&cfg)
+	}
 	sim, err := cluster.New(cfg)
 	if err != nil {
 		t.Fatal(err)

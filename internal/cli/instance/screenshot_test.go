@@ -81,27 +81,6 @@ func TestScreenshotOverLoopback(t *testing.T) {
 	}
 }
 
-// stallRun is simRun against a 2026 simulator whose agent's transfers
-// stall (Config.AgentTransferStall).
-func stallRun(t *testing.T) clitest.CmdRun {
-	t.Helper()
-	cfg := cluster.DefaultConfig()
-	cfg.Generation = cluster.Generation2026
-	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
-	cfg.CreateTime = time.Second
-	cfg.AgentTransferStall = true
-	sim, err := cluster.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	r := clitest.CmdRun{Url: "http://sf.test", Transport: inProcess{sim.Handler()}}
-	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
-		t.Fatalf("create: %s", res)
-	}
-	return r
-}
-
 // TestStalledTransferExpires: a transfer the agent makes no progress on
 // ends "expired" with expiry_reason "progress" once --progress-timeout
 // passes, and shakectl exits 124 naming the reason; without a progress
@@ -109,7 +88,7 @@ func stallRun(t *testing.T) clitest.CmdRun {
 // (30 s) applies when the flag is not given.
 func TestStalledTransferExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := stallRun(t)
+		r := simRun(t, cluster.Generation2026, func(c *cluster.Config) { c.AgentTransferStall = true })
 		dir := t.TempDir()
 		src := filepath.Join(dir, "big.tar")
 		clitest.WriteFile(t, src, "payload\n")
