@@ -13,7 +13,7 @@ import (
 )
 
 // The real sf-client (shakenfist/client-python 6c25293c, the 2024 command
-// line, copied under ../shared/peers/sfclient) against the 2024 simulator:
+// line, from the tree SHAKECTL_SFCLIENT_DIR names) against the 2024 simulator:
 // its namespace and key commands must work as they do against a real 2024
 // server, and fail where a real one fails (update-key).
 
