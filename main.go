@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/shakenfist/shakectl/internal/cli/root"
+	"github.com/shakenfist/shakectl/cmd/root"
 )
 
 func main() {

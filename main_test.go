@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
-	"github.com/shakenfist/shakectl/internal/cli/root"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/root"
 )
 
 // The test binary doubles as shakectl: with SHAKECTL_TEST_MAIN=1 it runs

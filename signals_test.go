@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakenfist/shakectl/internal/cli/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // parkingForever is a router that parks every request until the client

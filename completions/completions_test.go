@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakenfist/shakectl/internal/docgen"
+	"github.com/shakenfist/shakectl/cmd/docgen"
 )
 
 // TestCommittedScriptsAreFresh fails when a committed script differs from

@@ -15,4 +15,4 @@
 // prints.
 package completions
 
-//go:generate go run github.com/shakenfist/shakectl/internal/gendocs -completions .
+//go:generate go run github.com/shakenfist/shakectl/cmd/gendocs -completions .

@@ -2,7 +2,7 @@ package proxy
 
 // Help texts for `shakectl proxy` and `shakectl wrap`, kept next to the
 // behaviour they describe so that a change to a rule changes its help in
-// the same commit. The command tree (internal/cli/…) pastes them into
+// the same commit. The command tree (cmd/…) pastes them into
 // cobra.Command's Short, Long and Example.
 
 const ProxyShort = "Give any Shakenfist client the transient-capacity retry, as a local proxy"

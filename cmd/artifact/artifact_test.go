@@ -1,0 +1,69 @@
+package artifact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// recorded serves the real answers of shakenfist da448b1a's swagger
+// examples (client/testdata/sf2024, SOURCES.md).
+func recorded(t *testing.T) *clitest.FakeAPI {
+	fa := clitest.NewFakeAPI(t)
+	art := clitest.ReadGolden(t, "sf2024/artifact.json")
+	fa.Override = map[string]clitest.FakeReply{
+		"GET /artifacts":                    {Status: 200, Body: "[" + art + "," + clitest.ReadGolden(t, "sf2024/label.json") + "]"},
+		"GET /artifacts/debian:11":          {Status: 200, Body: art},
+		"GET /artifacts/debian:11/versions": {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_versions.json")},
+		"GET /artifacts/debian:11/events":   {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_events.json")},
+		"DELETE /artifacts/debian:11":       {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_deleted.json")},
+		"DELETE /artifacts/gone":            {Status: 200, Body: "null"},
+		"GET /artifacts/nosuch":             {Status: 404, Body: `{"error": "artifact not found", "status": 404}`},
+		"POST /artifacts/debian:11/unshare": {Status: 403, Body: `{"error": "artifact not shared", "status": 403}`},
+	}
+	return fa
+}
+
+func TestArtifactListGolden(t *testing.T) {
+	clitest.GoldenFormats(t, recorded(t), "artifact_list", "artifact", "list")
+}
+
+func TestArtifactShowGolden(t *testing.T) {
+	clitest.GoldenFormats(t, recorded(t), "artifact_show", "artifact", "show", "debian:11")
+}
+
+func TestArtifactVersionsGolden(t *testing.T) {
+	clitest.GoldenFormats(t, recorded(t), "artifact_versions", "artifact", "versions", "debian:11")
+}
+
+func TestArtifactEventsGolden(t *testing.T) {
+	clitest.GoldenFormats(t, recorded(t), "artifact_events", "artifact", "events", "debian:11")
+}
+
+func TestArtifactExitCodes(t *testing.T) {
+	r := clitest.Against(recorded(t))
+	if res := r.Run(t, "artifact", "show", "nosuch"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "artifact not found") {
+		t.Errorf("unknown artifact: %s", res)
+	}
+	if res := r.Run(t, "artifact", "unshare", "debian:11"); res.Code != cmdutil.ExitAuth || !strings.Contains(res.Stderr, "artifact not shared") {
+		t.Errorf("unshare of an unshared artifact: %s", res)
+	}
+	if res := r.Run(t, "artifact", "delete", "debian:11", "-o", "simple"); res.Code != 0 || !strings.Contains(res.Stdout, "state\tdeleted\n") {
+		t.Errorf("delete: %s", res)
+	}
+	if res := r.Run(t, "artifact", "delete", "gone", "-o", "json"); res.Code != 0 || res.Stdout != "" || !strings.Contains(res.Stderr, "artifact gone was already deleted") {
+		t.Errorf("delete of a deleted artifact: %s", res)
+	}
+	for _, args := range [][]string{
+		{"artifact", "delete-version", "debian:11", "three"},
+		{"artifact", "max-versions", "debian:11", "0"},
+		{"artifact", "show"},
+		{"artifact", "set-metadata", "debian:11", "k"},
+	} {
+		if res := r.Run(t, args...); res.Code != cmdutil.ExitUsage {
+			t.Errorf("%v: want a usage error: %s", args, res)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package artifact
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// NewCmdEvents builds `shakectl artifact events`. Its rows are
+// cmdutil.EventResource, the eventlog view (shakenfist da448b1a) that
+// instances, networks and nodes share; its flags are checked as they were
+// before cmdutil.NewEventsCmd existed (any --type, a --limit of 0 or more).
+func NewCmdEvents(f *cmdutil.Factory) *cobra.Command {
+	var q client.EventsQuery
+	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "events", Short: "List an artifact's event trail",
+		Long: `List the events the cluster recorded for an artifact, newest first: fetches,
+versions added and removed, shares, metadata changes, deletes. --type asks
+for one type of event, --limit for at most that many (the server's default
+is 100).`,
+		Example: `  shakectl artifact events debian-12.qcow2 --limit 5
+  shakectl artifact events debian-12.qcow2 -o json --jq '.[].message'`,
+		Args: []string{"ARTIFACT"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteArtifactNames(f)},
+		Check: func([]string) error {
+			if q.Limit < 0 {
+				return cmdutil.UsageErrorf("--limit must be at least 1")
+			}
+			return nil
+		},
+		Run: func(s *cmdutil.Session, args []string) error {
+			events, err := s.Client.ArtifactEvents(s.Ctx, args[0], q)
+			if err != nil {
+				return err
+			}
+			return s.PrintList(cmdutil.EventResource.List(events))
+		},
+	})
+	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (audit, mutate, status, ...)")
+	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events")
+	return c
+}

@@ -1,0 +1,50 @@
+package blob
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// NewCmd groups the blob commands (client-python 6c25293
+// commandline/blob.py: list, show, sha512, set-metadata, delete-metadata).
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "blob",
+		Short: "List and inspect blobs, the stored bytes behind artifact versions",
+		Long: `A blob is one stored file: each version of an artifact (an image, a
+snapshot, a label) is a blob, and one blob may be the version of several
+artifacts. Blobs are named by UUID.`,
+		Example: `  shakectl blob list
+  shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312
+  sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512
+  shakectl blob events 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
+	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f), NewCmdSetMetadata(f), NewCmdDeleteMetadata(f),
+		NewCmdEvents(f)) // events.go (2026 servers)
+	return c
+}
+
+func sha(b *client.Blob) string {
+	if b.SHA512 == nil {
+		return ""
+	}
+	return *b.SHA512
+}
+
+// blobResource is Blob.external_view of shakenfist da448b1a (blob.py).
+var blobResource = cmdutil.Resource[client.Blob]{
+	Singular: "blob", Plural: "blobs",
+	Columns: []cmdutil.Column[client.Blob]{
+		cmdutil.Field("UUID", func(b *client.Blob) string { return b.UUID }),
+		cmdutil.StateField("STATE", func(b *client.Blob) string { return b.State }),
+		cmdutil.Field("SIZE", func(b *client.Blob) string { return cmdutil.Bytes(b.Size) }),
+		cmdutil.Field("FORMAT", func(b *client.Blob) string { return b.FileFormat }),
+		cmdutil.Field("REFS", func(b *client.Blob) string { return cmdutil.Itoa(b.ReferenceCount) }),
+		cmdutil.Field("LOCATIONS", func(b *client.Blob) string { return strings.Join(b.Locations, ",") }),
+	},
+	Raw: func(b *client.Blob) json.RawMessage { return cmdutil.RawOf(b.Raw, b) },
+}

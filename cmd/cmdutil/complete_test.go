@@ -1,0 +1,263 @@
+package cmdutil_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// completionCloud answers the calls completion makes, as a Shakenfist API would:
+// a login, then lists that need the bearer token.
+func completionCloud(t *testing.T, lists map[string]string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/auth" && r.Method == http.MethodPost {
+			fmt.Fprint(w, `{"access_token": "tok"}`)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer tok" {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error": "unauthorized", "status": 401}`)
+			return
+		}
+		body, ok := lists[r.URL.Path]
+		if !ok || r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error": "not found", "status": 404}`)
+			return
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+var completionCloudLists = map[string]string{
+	"/instances": `[
+		{"uuid": "u3", "name": "web-2", "state": "created", "power_state": "on", "node": "sf-2"},
+		{"uuid": "u1", "name": "web-1", "state": "created", "power_state": "on", "node": "sf-1"},
+		{"uuid": "u2", "name": "db-1", "state": "creating"},
+		{"uuid": "u4", "name": "web-1", "state": "error"},
+		{"uuid": "u5", "name": "evil\nname", "state": "created"},
+		{"uuid": "u6", "name": "odd", "state": "created\twith\ttabs"}
+	]`,
+	"/networks": `[
+		{"uuid": "n1", "name": "private", "netblock": "10.0.0.0/24", "state": "created"},
+		{"uuid": "n2", "name": "dmz", "netblock": "192.168.1.0/24", "state": "created"}
+	]`,
+	"/nodes": `[
+		{"uuid": "sf-2", "name": "sf-2", "state": "created", "version": 7, "is_hypervisor": true},
+		{"name": "sf-1", "state": "created"}
+	]`,
+	"/auth/namespaces": `[{"name": "system"}, {"name": "ci"}]`,
+}
+
+func completionFactoryFor(t *testing.T, apiURL string) *cmdutil.Factory {
+	t.Helper()
+	f, _, _ := clitest.CompletionTestFactory(t)
+	f.Client = func() (*client.Client, error) {
+		return client.New(client.Options{APIURL: apiURL, Namespace: "ci", Key: "secret"})
+	}
+	return f
+}
+
+func completionNames(comps []cobra.Completion) []string {
+	var out []string
+	for _, c := range comps {
+		name, _, _ := strings.Cut(c, "\t")
+		out = append(out, name)
+	}
+	return out
+}
+
+func TestCompleteNamesFromTheAPI(t *testing.T) {
+	srv, _ := completionCloud(t, completionCloudLists)
+	f := completionFactoryFor(t, srv.URL)
+	c := &cobra.Command{Use: "show"}
+	tests := []struct {
+		name       string
+		fn         cobra.CompletionFunc
+		args       []string
+		toComplete string
+		want       []string
+	}{
+		// Sorted, one entry per name, no name with a line break.
+		{"instances", cmdutil.CompleteInstanceNames(f), nil, "", []string{"db-1", "odd", "web-1", "web-2"}},
+		{"instances by prefix", cmdutil.CompleteInstanceNames(f), nil, "web", []string{"web-1", "web-2"}},
+		{"instances already given", cmdutil.CompleteInstanceNames(f), []string{"web-1"}, "web", []string{"web-2"}},
+		{"networks", cmdutil.CompleteNetworkNames(f), nil, "", []string{"dmz", "private"}},
+		{"nodes", cmdutil.CompleteNodeNames(f), nil, "sf", []string{"sf-1", "sf-2"}},
+		{"namespaces", cmdutil.CompleteNamespaceNames(f), nil, "", []string{"ci", "system"}},
+		{"no match", cmdutil.CompleteNodeNames(f), nil, "zz", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			comps, directive := tt.fn(c, tt.args, tt.toComplete)
+			if got := completionNames(comps); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if directive != cobra.ShellCompDirectiveNoFileComp {
+				t.Errorf("directive %v: file names would be offered", directive)
+			}
+		})
+	}
+}
+
+func TestCompletionDescriptions(t *testing.T) {
+	srv, _ := completionCloud(t, completionCloudLists)
+	f := completionFactoryFor(t, srv.URL)
+	c := &cobra.Command{Use: "show"}
+	comps, _ := cmdutil.CompleteInstanceNames(f)(c, nil, "")
+	want := map[string]string{
+		"web-2": "web-2\tcreated, on, on sf-2",
+		"db-1":  "db-1\tcreating",
+		// Control characters from the server cannot break the line protocol.
+		"odd": "odd\tcreated with tabs",
+	}
+	for _, comp := range comps {
+		name, _, _ := strings.Cut(comp, "\t")
+		if w, ok := want[name]; ok && comp != w {
+			t.Errorf("%q, want %q", comp, w)
+		}
+		if strings.Count(comp, "\t") > 1 || strings.Contains(comp, "\n") {
+			t.Errorf("candidate %q breaks the completion protocol", comp)
+		}
+	}
+	comps, _ = cmdutil.CompleteNodeNames(f)(c, nil, "sf-2")
+	if len(comps) != 1 || comps[0] != "sf-2\tcreated, hypervisor" {
+		t.Errorf("node candidate %q", comps)
+	}
+}
+
+// Completion must never fail visibly: whatever goes wrong, no names and no
+// file names.
+func TestCompletionSilentOnFailure(t *testing.T) {
+	c := &cobra.Command{Use: "show"}
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	refusing, _ := completionCloud(t, map[string]string{"/instances": `{"not": "a list"}`})
+	cases := map[string]*cmdutil.Factory{
+		"no client in the factory": func() *cmdutil.Factory { f, _, _ := clitest.CompletionTestFactory(t); return f }(),
+		"client cannot be built": func() *cmdutil.Factory {
+			f, _, _ := clitest.CompletionTestFactory(t)
+			f.Client = func() (*client.Client, error) { return nil, errors.New("no API URL configured") }
+			return f
+		}(),
+		"API unreachable":   completionFactoryFor(t, down.URL),
+		"API answers badly": completionFactoryFor(t, refusing.URL),
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			comps, directive := cmdutil.CompleteInstanceNames(f)(c, nil, "")
+			if len(comps) != 0 || directive != cobra.ShellCompDirectiveNoFileComp {
+				t.Errorf("got %q, %v; want nothing and no file names", comps, directive)
+			}
+		})
+	}
+}
+
+// hangingTransport answers nothing until the request's context ends or
+// the test releases it.
+type hangingTransport struct{ release chan struct{} }
+
+func (b hangingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	select {
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	case <-b.release:
+		return nil, errors.New("released")
+	}
+}
+
+func TestCompletionGivesUpAfterTwoSeconds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, _, _ := clitest.CompletionTestFactory(t)
+		hang := hangingTransport{release: make(chan struct{})}
+		// The call completion walks away from ends with the test.
+		defer synctest.Wait()
+		defer close(hang.release)
+		f.Client = func() (*client.Client, error) {
+			return client.New(client.Options{APIURL: "http://sf.invalid", Namespace: "ci", Key: "k", Transport: hang})
+		}
+		start := time.Now()
+		comps, directive := cmdutil.CompleteInstanceNames(f)(&cobra.Command{Use: "show"}, nil, "")
+		if waited := time.Since(start); waited != cmdutil.CompletionTimeout {
+			t.Errorf("gave up after %v, want %v", waited, cmdutil.CompletionTimeout)
+		}
+		if len(comps) != 0 || directive != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("got %q, %v", comps, directive)
+		}
+	})
+}
+
+func TestArgsAcceptedStopsAtTheLastPosition(t *testing.T) {
+	srv, calls := completionCloud(t, completionCloudLists)
+	f := completionFactoryFor(t, srv.URL)
+	one := &cobra.Command{Use: "show NAME", Args: cobra.ExactArgs(1)}
+	// Like the resource commands' checks: the count, and no empty name.
+	strict := &cobra.Command{Use: "show NAME", Args: func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+			return errors.New("needs one non-empty NAME")
+		}
+		return nil
+	}}
+	many := &cobra.Command{Use: "delete NAME...", Args: cobra.MinimumNArgs(1)}
+	fn := cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f))
+
+	if got := completionNames(completionsOnly(fn(one, nil, "w"))); strings.Join(got, " ") != "web-1 web-2" {
+		t.Errorf("first argument: %q", got)
+	}
+	if got := completionNames(completionsOnly(fn(strict, nil, ""))); strings.Join(got, " ") != "db-1 odd web-1 web-2" {
+		t.Errorf("first argument of a command refusing empty names: %q", got)
+	}
+	if got, _ := fn(strict, []string{"web-1"}, ""); len(got) != 0 {
+		t.Errorf("second argument of a strict one-name command: %q", got)
+	}
+	before := calls.Load()
+	if got, _ := fn(one, []string{"web-1"}, ""); len(got) != 0 {
+		t.Errorf("second argument of a one-name command: %q", got)
+	}
+	if calls.Load() != before {
+		t.Error("asked the API although no argument fits")
+	}
+	if got := completionNames(completionsOnly(fn(many, []string{"web-1"}, "w"))); strings.Join(got, " ") != "web-2" {
+		t.Errorf("further arguments of a many-name command: %q", got)
+	}
+}
+
+// The whole path a shell takes: shakectl __complete, global flags parsed,
+// the API asked with them.
+func TestCompleteNamespaceFlagThroughCobra(t *testing.T) {
+	srv, _ := completionCloud(t, completionCloudLists)
+	f, out, _ := clitest.CompletionTestFactory(t)
+	f.Client = func() (*client.Client, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return client.New(client.Options{APIURL: cfg.APIURL, Namespace: "system", Key: "k"})
+	}
+	got, directive := clitest.RunComplete(t, f, out, "version", "--api-url", srv.URL, "--namespace", "")
+	if strings.Join(got, " ") != "ci system" || directive != clitest.NoFileCompLine {
+		t.Errorf("--namespace <TAB> offers %q (%s)", got, directive)
+	}
+}
+
+func completionsOnly(comps []cobra.Completion, _ cobra.ShellCompDirective) []cobra.Completion {
+	return comps
+}

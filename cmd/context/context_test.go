@@ -1,0 +1,111 @@
+package context_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// Contexts round-trip through the XDG config file (mode 600), and the
+// selected one is used: flag > env > context > file.
+func TestContexts(t *testing.T) {
+	// clitest.CmdRun gives every run its own XDG directory; SHAKECTL_CONFIG names
+	// one file for all of them.
+	file := filepath.Join(t.TempDir(), "shakectl", "config.yaml")
+	r := clitest.CmdRun{Env: map[string]string{"SHAKECTL_CONFIG": file, "SHAKENFIST_KEY": "", "SHAKENFIST_NAMESPACE": ""}}
+
+	r.Stdin = "prod-secret-key\n"
+	if res := r.Run(t, "context", "create", "prod", "--api-url", "http://prod:13000/api", "--namespace", "ops", "--key-stdin", "--use"); res.Code != 0 {
+		t.Fatal(res)
+	}
+	r.Stdin = ""
+	if res := r.Run(t, "context", "create", "lab", "--api-url", "http://lab:13000/api", "--namespace", "lab"); res.Code != 0 {
+		t.Fatal(res)
+	}
+	st, err := os.Stat(file)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("config file mode: %v %v", st, err)
+	}
+
+	view := func(env map[string]string, args ...string) map[string]struct{ Value, Source string } {
+		t.Helper()
+		rr := r
+		rr.Env = map[string]string{"SHAKECTL_CONFIG": file, "SHAKENFIST_KEY": "", "SHAKENFIST_NAMESPACE": ""}
+		for k, v := range env {
+			rr.Env[k] = v
+		}
+		res := rr.Run(t, append([]string{"config", "view", "-o", "json"}, args...)...)
+		var got map[string]struct{ Value, Source string }
+		if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil {
+			t.Fatal(err, res)
+		}
+		if strings.Contains(res.Stdout, "prod-secret-key") {
+			t.Fatal("config view printed the key")
+		}
+		return got
+	}
+	if got := view(nil); got["api-url"].Value != "http://prod:13000/api" || !strings.Contains(got["api-url"].Source, "context prod") || got["key"].Value != "[redacted]" {
+		t.Errorf("current context: %+v", got)
+	}
+	if got := view(map[string]string{"SHAKECTL_CONTEXT": "lab"}); got["namespace"].Value != "lab" {
+		t.Errorf("SHAKECTL_CONTEXT=lab: %+v", got)
+	}
+	if got := view(map[string]string{"SHAKECTL_CONTEXT": "lab"}, "--context", "prod"); got["namespace"].Value != "ops" {
+		t.Errorf("--context beats SHAKECTL_CONTEXT: %+v", got)
+	}
+	if got := view(map[string]string{"SHAKENFIST_API_URL": "http://env"}); got["api-url"].Value != "http://env" {
+		t.Errorf("env beats the context: %+v", got)
+	}
+	if got := view(nil, "--api-url", "http://flag"); got["api-url"].Value != "http://flag" {
+		t.Errorf("flag beats the context: %+v", got)
+	}
+
+	res := r.Run(t, "config", "view", "--context", "nosuch")
+	if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, `no context "nosuch"`) || !strings.Contains(res.Stderr, "flag --context") {
+		t.Errorf("unknown context: %s", res)
+	}
+	res = r.Run(t, "context", "list", "-o", "simple")
+	if res.Stdout != "\tlab\thttp://lab:13000/api\tlab\n*\tprod\thttp://prod:13000/api\tops\n" {
+		t.Errorf("list: %q", res.Stdout)
+	}
+	if res := r.Run(t, "context", "use", "lab"); res.Code != 0 {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "context", "show", "-o", "simple"); !strings.Contains(res.Stdout, "name\tlab\n") {
+		t.Errorf("show after use: %s", res)
+	}
+	if res := r.Run(t, "context", "delete", "lab"); res.Code != 0 {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "context", "show"); res.Code != cmdutil.ExitUsage {
+		t.Errorf("show with no current context: %s", res)
+	}
+}
+
+// --context with no config file at all is an error, not silently nothing.
+func TestContextWithoutConfigFile(t *testing.T) {
+	res := clitest.CmdRun{}.Run(t, "config", "view", "--context", "prod")
+	if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "--context prod: no config file") {
+		t.Errorf("%s", res)
+	}
+}
+
+// A key read from a context in a file others can read is warned about.
+func TestContextKeyInReadableFileWarns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, []byte("current-context: p\ncontexts:\n  p:\n    api-url: http://p\n    namespace: n\n    key: k3y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := clitest.CmdRun{Env: map[string]string{"SHAKECTL_CONFIG": file, "SHAKENFIST_KEY": ""}}.Run(t, "config", "view")
+	if !strings.Contains(res.Stderr, "readable by other users") || !strings.Contains(res.Stderr, "chmod 600 "+file) {
+		t.Errorf("no warning: %s", res)
+	}
+}

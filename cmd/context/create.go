@@ -1,0 +1,139 @@
+package context
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/redact"
+	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/output/termtext"
+)
+
+func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
+	var apiURL, namespace string
+	var keyStdin, use bool
+	c := &cobra.Command{
+		Use:     "create NAME --api-url URL --namespace NS [--key-stdin]",
+		Short:   "Create a context",
+		Example: `  printf %s "$KEY" | shakectl context create prod --api-url http://sf/api --namespace ops --key-stdin --use`,
+		Args:    cmdutil.RefArgs("NAME"),
+		RunE: func(c *cobra.Command, args []string) error {
+			name := args[0]
+			// Everything the user gave is checked, and the key read, before
+			// the config file is touched: a bad value or Ctrl-C saves
+			// nothing (issue 28, item 3).
+			if err := checkContextName(name); err != nil {
+				return err
+			}
+			ctx := map[string]string{}
+			if apiURL != "" {
+				if err := checkAPIURL(apiURL); err != nil {
+					return err
+				}
+				ctx["api-url"] = apiURL
+			}
+			if namespace != "" {
+				if strings.ContainsFunc(namespace, unicode.IsControl) || strings.ContainsAny(namespace, " /") {
+					return cmdutil.UsageErrorf("invalid --namespace %q: a namespace is one word, without spaces, slashes or control characters", namespace)
+				}
+				ctx["namespace"] = namespace
+			}
+			if keyStdin {
+				b := userfile.Key("--key-stdin")
+				b.Prompt = f.IOStreams.ErrOut
+				raw, err := userfile.Read(f.Context, f.IOStreams.In, userfile.Stdin, b)
+				if err != nil {
+					return cmdutil.ReadFileError(err)
+				}
+				key, err := userfile.ParseKey(raw, "--key-stdin")
+				if err != nil {
+					return cmdutil.ReadFileError(err)
+				}
+				ctx["key"] = key
+			}
+			path, err := contextFile(c, f)
+			if err != nil {
+				return err
+			}
+			err = cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+				if _, exists := doc.Contexts[name]; exists {
+					return cmdutil.UsageErrorf("context %q exists; delete it first", name)
+				}
+				if doc.Contexts == nil {
+					doc.Contexts = map[string]map[string]string{}
+				}
+				doc.Contexts[name] = ctx
+				if use {
+					doc.CurrentContext = name
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&apiURL, "api-url", "", "the cloud's API URL")
+	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to authenticate to")
+	c.Flags().BoolVar(&keyStdin, "key-stdin", false, "read the API key from standard input (never from argv)")
+	c.Flags().BoolVar(&use, "use", false, "make it the current context")
+	return c
+}
+
+// maxContextName bounds a context's name: it is typed, listed and used as
+// a YAML key.
+const maxContextName = 63
+
+// checkContextName accepts the names people give contexts (prod, lab-2,
+// alice@sf.example:13000) and refuses what would break a listing, a
+// YAML key or a path built from it: control characters (a newline), "/",
+// "..", spaces, and anything longer than 63 characters.
+func checkContextName(name string) error {
+	bad := func(why string) error {
+		return cmdutil.UsageErrorf("invalid context name %q: %s", name, why)
+	}
+	switch {
+	case name == "" || len(name) > maxContextName:
+		return bad(fmt.Sprintf("want 1 to %d characters", maxContextName))
+	case strings.Contains(name, ".."):
+		return bad(`".." is not allowed`)
+	}
+	for i, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case i > 0 && strings.ContainsRune("._@:-", r):
+		default:
+			return bad("use letters, digits and . _ @ : - (starting with a letter or digit)")
+		}
+	}
+	return nil
+}
+
+// checkAPIURL accepts what the client will: an absolute http or https URL
+// with a host, on one line. An ftp:// URL was saved and failed only later,
+// in every command (issue 28, item 3).
+func checkAPIURL(raw string) error {
+	shown := redact.URL(raw)
+	if strings.ContainsFunc(raw, unicode.IsControl) || strings.ContainsAny(raw, " ") {
+		return cmdutil.UsageErrorf("invalid --api-url %q: it holds spaces or control characters", termtext.Line(shown))
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return cmdutil.UsageErrorf("invalid --api-url %q: not a URL", shown)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return cmdutil.UsageErrorf("invalid --api-url %q: want http:// or https://", shown)
+	case u.Host == "":
+		return cmdutil.UsageErrorf("invalid --api-url %q: no host", shown)
+	case u.RawQuery != "" || u.Fragment != "":
+		return cmdutil.UsageErrorf("invalid --api-url %q: no query or fragment expected", shown)
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package demo_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// TestDemoTour runs the whole demo against its embedded simulators and
+// checks that each act showed what it narrates: the two kinds of refusal
+// with their exit codes, the retry lines on stderr, and a probe whose checks
+// passed.
+func TestDemoTour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo takes a few seconds")
+	}
+	streams, _, out, errOut := output.Test()
+	f := &cmdutil.Factory{
+		IOStreams: streams,
+		Build:     cmdutil.BuildInfo{Version: "test"},
+		Now:       time.Now,
+		Context:   context.Background(),
+		Getenv:    func(string) (string, bool) { return "", false },
+	}
+	if code := root.Run(f, []string{"demo"}); code != cmdutil.ExitOK {
+		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	stdout, stderr := out.String(), errOut.String()
+	for _, want := range []string{
+		"$ shakectl node list",
+		"(exit 75)",
+		"(exit 69)",
+		"$ shakectl --retry-transient-capacity --timeout 30s instance create demo-3",
+		"Act 2: a pipeline that tests an image",
+		"$ shakectl artifact upload ci-image ",
+		"source_url\tsf://upload/system/ci-image",
+		"$ shakectl instance delete-all --namespace system --yes",
+		"$ shakectl --retry-transient-capacity --timeout 30s instance create ci1 2 1024 -d 8@ci-image --async block",
+		"disk\t8@ci-image",
+		// execute printed the guest's cat of the file put into it.
+		"-- cat /opt/run-tests.sh\n#!/bin/sh\necho all tests passed\n(exit 0)",
+		"-- sh -c 'exit 3'\n(exit 3)",
+		"$ shakectl artifact delete ci-image\n",
+		"Act 3: an atenet router that parks requests",
+		"all checks passed",
+		"Summary",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo stdout lacks %q\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{
+		"stage sufficient_idle_cpu",
+		"--retry-transient-capacity waits and retries",
+		"ask for fewer vCPUs",
+		"/opt/run-tests.sh of instance ",
+		"capacity refused at stage sufficient_idle_cpu (transient); retrying in 1s (attempt 2/5, ",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("demo stderr lacks %q\n%s", want, stderr)
+		}
+	}
+	// Everything the pipeline made is gone: the instance and both
+	// artifacts print as deleted.
+	if n := strings.Count(stdout, "state\tdeleted"); n != 3 {
+		t.Errorf("the pipeline left %d of its instance and two artifacts undeleted (want 3 deleted, saw %d)\n%s", 3-n, n, stdout)
+	}
+	// The ci1 create rode out the teardown lag rather than failing.
+	if !strings.Contains(stdout, "-d 8@ci-image --async block\n") || strings.Count(stderr, "retrying in 1s (attempt 2/5") < 2 {
+		t.Errorf("the pipeline's create did not retry while the freed capacity came back\n%s", stderr)
+	}
+	// The burst is sized to overflow the lot, so some answers must be shed.
+	if !strings.Contains(stdout, "\nshed ") {
+		t.Errorf("the probe's burst shed nothing:\n%s", stdout)
+	}
+}

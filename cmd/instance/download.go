@@ -1,0 +1,79 @@
+package instance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// NewCmdDownload builds `shakectl instance download`.
+func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
+	var af agentFlags
+	c := &cobra.Command{
+		Use:   "download INSTANCE SOURCE DEST",
+		Short: "Copy a file out of an instance through its agent",
+		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, or a
+directory to hold SOURCE's base name). The agent sends the file back as a
+blob (sf-client reads results["0"]["content_blob"]); shakectl then
+streams it as artifact download does: constant memory, a progress bar on
+a terminal, checked against the blob's size and sha512 where the server
+reports one, and renamed to DEST only when complete (an interrupted
+download, exit 130, leaves nothing under DEST's name).
+
+--deadline and --progress-timeout bound the agent's operation on 2026
+servers (expired: exit 124 with the reason); a 2024 server is refused them
+before anything is sent.`,
+		Example:           `  shakectl instance download ci1 /var/log/test.log ./test.log`,
+		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
+		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := af.request(c)
+			if err != nil {
+				return err
+			}
+			s, err := cmdutil.NewSession(f, nil)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			op, err := s.Client.InstanceGet(s.Ctx, args[0], args[1], t)
+			if err != nil {
+				return err
+			}
+			if op, err = awaitAgentOp(s, op, af.poll); err != nil {
+				return err
+			}
+			res, ok := op.Results["0"]
+			if !ok || !res.Result || res.ContentBlob == "" {
+				why := res.Message
+				if why == "" {
+					why = "the results did not include content"
+				}
+				return fmt.Errorf("agent operation %s: cannot fetch %s: %s", op.UUID, args[1], why)
+			}
+			b, err := s.Client.GetBlob(s.Ctx, res.ContentBlob)
+			if err != nil {
+				return err
+			}
+			want := ""
+			if b.SHA512 != nil {
+				want = *b.SHA512
+			}
+			dest := args[2]
+			if st, err := os.Stat(dest); err == nil && st.IsDir() {
+				dest = filepath.Join(dest, filepath.Base(args[1]))
+			}
+			if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+				return err
+			}
+			cmdutil.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
+			return nil
+		},
+	}
+	af.add(c)
+	return c
+}

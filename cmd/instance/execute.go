@@ -1,0 +1,113 @@
+package instance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// NewCmdExecute builds `shakectl instance execute`.
+func NewCmdExecute(f *cmdutil.Factory) *cobra.Command {
+	var (
+		deadline time.Duration
+		poll     time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "execute INSTANCE -- COMMAND [ARG...]",
+		Short: "Run a command inside an instance through its agent",
+		Long: `Run COMMAND inside the instance through the Shakenfist agent, wait for it,
+print its stdout on stdout and its stderr on stderr, and exit with its exit
+code, so a pipeline can branch on it. COMMAND and its arguments are joined
+into one shell command line (each quoted as sh would need).
+
+--deadline bounds the operation on the server (2026 servers, capability
+agentoperation-deadlines; 0 means none, the server's default is 10m): an
+operation past it ends "expired" and shakectl exits 124 with the reason. A
+server without deadlines (2024) is refused the flag before anything is
+sent, rather than having it ignored. -o json prints the operation as the
+server ended it instead of the command's output, and still exits with the
+command's code.`,
+		Example: `  shakectl instance execute web1 -- uname -a
+  shakectl instance execute web1 --deadline 30s -- sh -c 'exit 3'; echo $?`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return cmdutil.UsageErrorf("want INSTANCE -- COMMAND [ARG...]")
+			}
+			return nil
+		},
+		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		RunE: func(c *cobra.Command, args []string) error {
+			req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
+			if c.Flags().Changed("deadline") {
+				if deadline < 0 {
+					return cmdutil.UsageErrorf("--deadline must not be negative")
+				}
+				req.Deadline = &deadline
+			}
+			s, err := cmdutil.NewSession(f, nil)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			op, err := s.Client.InstanceExecute(s.Ctx, args[0], req)
+			if err != nil {
+				return err
+			}
+			op, err = s.Client.WaitAgentOperation(s.Ctx, op, poll)
+			if err != nil {
+				return err
+			}
+			if s.Cfg.JSONOutput() {
+				if err := s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(op.Raw, op)}); err != nil {
+					return err
+				}
+			}
+			switch op.State {
+			case client.AgentOpExpired:
+				reason := "deadline"
+				if op.ExpiryReason != nil {
+					reason = *op.ExpiryReason
+				}
+				return &cmdutil.ExitStatusError{Code: cmdutil.ExitTimeout, Err: fmt.Errorf("agent operation %s expired (%s)", op.UUID, reason)}
+			case client.AgentOpComplete:
+			default:
+				return fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
+			}
+			res, ok := op.Results["0"]
+			if !ok {
+				return fmt.Errorf("agent operation %s is complete without a result", op.UUID)
+			}
+			if !s.Cfg.JSONOutput() {
+				io.WriteString(s.F.IOStreams.Out, res.Stdout)
+				io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
+			}
+			if res.ReturnCode != 0 {
+				return &cmdutil.ExitStatusError{Code: res.ReturnCode}
+			}
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&deadline, "deadline", 0, "end the operation on the server after this long (2026 servers)")
+	c.Flags().DurationVar(&poll, "poll", time.Second, "how often to read the operation while it runs")
+	return c
+}
+
+// shellJoin quotes each word for sh where it needs it.
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for k, w := range words {
+		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+			out[k] = w
+			continue
+		}
+		out[k] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

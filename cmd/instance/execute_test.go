@@ -1,0 +1,141 @@
+package instance_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+// inProcess carries requests straight to the simulator's handler, so the
+// whole run stays inside a synctest bubble.
+type inProcess struct{ h http.Handler }
+
+func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// simRun is a runner against an in-process simulator of generation gen
+// with one created instance, web1; mutate, if given, changes the
+// simulator's config first.
+func simRun(t *testing.T, gen string, mutate ...func(*cluster.Config)) clitest.CmdRun {
+	t.Helper()
+	cfg := cluster.DefaultConfig()
+	cfg.Generation = gen
+	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
+	cfg.CreateTime = time.Second
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	sim, err := cluster.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	r := clitest.CmdRun{Url: "http://sf.test", Transport: inProcess{sim.Handler()}}
+	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
+		t.Fatalf("create: %s", res)
+	}
+	return r
+}
+
+// TestExecuteOutputAndExitCode: the guest command's stdout and stderr are
+// shakectl's, and its exit code is shakectl's (both generations).
+func TestExecuteOutputAndExitCode(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := simRun(t, gen)
+				if res := r.Run(t, "instance", "execute", "web1", "--", "echo", "hello", "it's me"); res.Code != 0 || res.Stdout != "hello it's me\n" || res.Stderr != "" {
+					t.Errorf("echo: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "sh", "-c", "exit 3"); res.Code != 3 || res.Stderr != "" {
+					t.Errorf("exit 3: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "cat", "/etc/hostname"); res.Code != 1 || res.Stderr != "cat: /etc/hostname: No such file or directory\n" {
+					t.Errorf("cat: %s", res)
+				}
+				start := time.Now()
+				if res := r.Run(t, "instance", "execute", "web1", "--", "sleep", "5"); res.Code != 0 || time.Since(start) < 5*time.Second {
+					t.Errorf("sleep 5 took %s: %s", time.Since(start), res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "-o", "json", "--jq", ".results[\"0\"][\"return-code\"]", "--", "exit", "7"); res.Code != 7 || strings.TrimSpace(res.Stdout) != "7" {
+					t.Errorf("-o json: %s", res)
+				}
+			})
+		})
+	}
+}
+
+// TestExecuteDeadline: past --deadline a 2026 operation is expired and
+// shakectl exits 124 naming the reason; a 2024 server is refused the flag
+// before anything is sent.
+func TestExecuteDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := simRun(t, cluster.Generation2026)
+		start := time.Now()
+		res := r.Run(t, "instance", "execute", "web1", "--deadline", "2s", "--", "sleep", "60")
+		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "expired (deadline)") || time.Since(start) > 10*time.Second {
+			t.Errorf("deadline: after %s %s", time.Since(start), res)
+		}
+		if res := r.Run(t, "instance", "execute", "web1", "--deadline", "0", "--", "sleep", "700"); res.Code != 0 {
+			t.Errorf("--deadline 0 is no deadline: %s", res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		r := simRun(t, cluster.Generation2024)
+		res := r.Run(t, "instance", "execute", "web1", "--deadline", "2s", "--", "echo", "x")
+		if res.Code == 0 || !strings.Contains(res.Stderr, "agentoperation-deadlines") || res.Stdout != "" {
+			t.Errorf("2024 --deadline: %s", res)
+		}
+	})
+}
+
+// TestUploadCatDownload: a file copied in is what `cat` prints inside and
+// what comes back out; 2024 is refused --progress-timeout before anything
+// is sent, 2026 takes it.
+func TestUploadCatDownload(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := simRun(t, gen)
+				dir := t.TempDir()
+				src := filepath.Join(dir, "test.sh")
+				clitest.WriteFile(t, src, "#!/bin/sh\necho from the guest\n")
+				if res := r.Run(t, "instance", "upload", "web1", src, "/tmp/test.sh"); res.Code != 0 {
+					t.Fatalf("upload: %s", res)
+				}
+				if res := r.Run(t, "instance", "execute", "web1", "--", "cat", "/tmp/test.sh"); res.Code != 0 || res.Stdout != "#!/bin/sh\necho from the guest\n" {
+					t.Errorf("cat of the uploaded file: %s", res)
+				}
+				back := filepath.Join(dir, "back.sh")
+				if res := r.Run(t, "instance", "download", "web1", "/tmp/test.sh", back); res.Code != 0 {
+					t.Fatalf("download: %s", res)
+				}
+				if b, _ := os.ReadFile(back); string(b) != "#!/bin/sh\necho from the guest\n" {
+					t.Errorf("downloaded %q", b)
+				}
+				if res := r.Run(t, "instance", "download", "web1", "/nosuch", filepath.Join(dir, "x")); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "No such file") {
+					t.Errorf("download of a missing file: %s", res)
+				}
+				res := r.Run(t, "instance", "download", "web1", "/tmp/test.sh", filepath.Join(dir, "y"), "--progress-timeout", "30s")
+				if gen == cluster.Generation2024 && (res.Code == 0 || !strings.Contains(res.Stderr, "agentoperation-deadlines")) {
+					t.Errorf("2024 --progress-timeout: %s", res)
+				}
+				if gen == cluster.Generation2026 && res.Code != 0 {
+					t.Errorf("2026 --progress-timeout: %s", res)
+				}
+			})
+		})
+	}
+}

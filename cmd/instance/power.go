@@ -1,0 +1,75 @@
+package instance
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// runPower sends one power action. The real server answers 200
+// with body null: the action was accepted and there is nothing to print on
+// stdout; an answer with the instance is printed.
+func runPower(f *cmdutil.Factory, ref string, action client.PowerAction) error {
+	s, err := cmdutil.NewSession(f, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	inst, err := s.Client.InstancePower(s.Ctx, ref, action)
+	if err != nil {
+		return err
+	}
+	if inst == nil {
+		s.Note("done", "instance %s: %s done", ref, action)
+		return nil
+	}
+	return s.PrintDetail(instanceDetail(inst))
+}
+
+// newCmdAction builds the power commands, which all take one
+// instance.
+func newCmdAction(f *cmdutil.Factory, name, short string, action client.PowerAction) *cobra.Command {
+	return &cobra.Command{
+		Use:   name + " INSTANCE",
+		Short: short,
+		Long: short + `, named by UUID or name. The server confirms with an empty answer;
+shakectl says so on stderr (unless --quiet) and prints nothing on stdout.
+An instance that is not created yet is refused (406), and a powered-off one
+cannot be paused or rebooted (409 "Invalid lifecycle state").`,
+		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
+		Args:              cmdutil.RefArgs("INSTANCE"),
+		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runPower(f, args[0], action)
+		},
+	}
+}
+
+// NewCmdReboot builds `shakectl instance reboot [--hard]`.
+func NewCmdReboot(f *cmdutil.Factory) *cobra.Command {
+	var hard bool
+	c := &cobra.Command{
+		Use:   "reboot INSTANCE",
+		Short: "Reboot an instance (soft by default, --hard to reset it)",
+		Long: `Reboot an instance, named by UUID or name. A soft reboot asks the guest to
+restart (ACPI, the server's rebootsoft); --hard resets the virtual machine
+like a power button (reboothard). A powered-off instance cannot be rebooted
+(409 "Invalid lifecycle state").`,
+		Example: `  shakectl instance reboot web1
+  shakectl instance reboot web1 --hard`,
+		Args:              cmdutil.RefArgs("INSTANCE"),
+		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			action := client.RebootSoft
+			if hard {
+				action = client.RebootHard
+			}
+			return runPower(f, args[0], action)
+		},
+	}
+	c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")
+	return c
+}

@@ -1,0 +1,67 @@
+package label
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// NewCmd groups the label commands (client-python 6c25293
+// commandline/label.py has update; list and delete follow the server's
+// label.py, GET /artifacts and DELETE /label/<name>).
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "label",
+		Short: "List, point and delete labels: named, versioned pointers to blobs",
+		Long: `A label is an artifact of type "label" whose versions are blobs you choose:
+"label update prod BLOB" makes prod's newest version that blob, so an
+instance created from the label boots the blob. A label is NAME (in your
+namespace) or NAMESPACE/NAME.`,
+		Example: `  shakectl label list
+  shakectl label update debian-prod 578da8b6-eb98-4e10-bb36-e4d4d763d312
+  shakectl label delete debian-prod`,
+	}, NewCmdList(f), NewCmdShow(f), NewCmdUpdate(f), NewCmdDelete(f))
+	return c
+}
+
+// labelResource is a label's artifact view (label.py da448b1a
+// label_example): source_url sf://label/<namespace>/<name>.
+var labelResource = cmdutil.Resource[client.Artifact]{
+	Singular: "label", Plural: "labels",
+	Columns: []cmdutil.Column[client.Artifact]{
+		cmdutil.Field("NAME", (*client.Artifact).Name),
+		cmdutil.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
+		cmdutil.Field("BLOB", func(a *client.Artifact) string { return a.BlobUUID }),
+		cmdutil.Field("INDEX", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
+		cmdutil.StateField("STATE", func(a *client.Artifact) string { return a.State }),
+		cmdutil.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
+	},
+	Fields: []cmdutil.Column[client.Artifact]{
+		cmdutil.Field("name", (*client.Artifact).Name),
+		cmdutil.Field("namespace", func(a *client.Artifact) string { return a.Namespace }),
+		cmdutil.Field("uuid", func(a *client.Artifact) string { return a.UUID }),
+		cmdutil.StateField("state", func(a *client.Artifact) string { return a.State }),
+		cmdutil.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
+		cmdutil.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
+		cmdutil.Field("index", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
+		cmdutil.Field("versions", func(a *client.Artifact) string { return cmdutil.Itoa(len(a.Blobs)) }),
+		cmdutil.Field("max_versions", func(a *client.Artifact) string { return cmdutil.Itoa(a.MaxVersions) }),
+	},
+	Raw: func(a *client.Artifact) json.RawMessage { return cmdutil.RawOf(a.Raw, a) },
+}
+
+// checkLabelName refuses, before any request, what the server would: a
+// name of more than NAMESPACE/NAME (LabelHierarchyTooDeep), or one with
+// an empty part.
+func checkLabelName(name string) error {
+	parts := strings.Split(name, "/")
+	if len(parts) > 2 || slices.Contains(parts, "") {
+		return cmdutil.UsageErrorf("LABEL %q is not NAME or NAMESPACE/NAME", name)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package namespace
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/namespace/claim"
+)
+
+// NewCmd groups the namespace commands.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+		Noun:  "namespace",
+		Short: "Create, inspect and delete namespaces, their keys, trust, metadata and claims",
+		Long: `Work with Shakenfist namespaces (the units of ownership and authentication):
+create and delete them, manage their keys (a key's secret is read from stdin
+or a file, never from the command line, and never printed), who they trust,
+their metadata, and (2026 servers) their capacity claims. Most of this needs
+the system namespace's key.`,
+		Example: `  shakectl namespace list
+  shakectl namespace create ci
+  printf %s "$SECRET" | shakectl namespace add-key ci deploy
+  shakectl namespace claim create ci --cpus 40 --memory 81920 --disk 2000 --expiry 24h`,
+	},
+		NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdClean(f),
+		NewCmdAddKey(f), NewCmdUpdateKey(f), NewCmdDeleteKey(f),
+		NewCmdAddTrust(f), NewCmdRemoveTrust(f),
+		claim.NewCmd(f),
+	)
+	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
+		Noun: "namespace", Arg: "NAMESPACE", Complete: cmdutil.CompleteNamespaceNames(f),
+		Get: (*client.Client).GetNamespaceMetadata, Set: (*client.Client).SetNamespaceMetadata,
+		Delete: (*client.Client).DeleteNamespaceMetadata,
+	})...)
+	return c
+}
+
+// namespaceResource is GET /auth/namespaces of shakenfist da448b1a: the key
+// names are under "keys", the trusted namespaces under trust.full.
+var namespaceResource = cmdutil.Resource[client.Namespace]{
+	Singular: "namespace", Plural: "namespaces",
+	Columns: []cmdutil.Column[client.Namespace]{
+		cmdutil.Field("NAME", func(n *client.Namespace) string { return n.Name }),
+		cmdutil.Field("KEYS", namespaceKeys),
+		cmdutil.Field("METADATA", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
+	},
+	Fields: []cmdutil.Column[client.Namespace]{
+		cmdutil.Field("name", func(n *client.Namespace) string { return n.Name }),
+		cmdutil.StateField("state", func(n *client.Namespace) string { return n.State }),
+		cmdutil.Field("keys", namespaceKeys),
+		cmdutil.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
+		cmdutil.Field("metadata", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
+		cmdutil.Field("version", func(n *client.Namespace) string { return cmdutil.Itoa(n.Version) }),
+	},
+	Raw: func(n *client.Namespace) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
+}
+
+func namespaceKeys(n *client.Namespace) string { return strings.Join(n.Keys, ",") }
+
+// namespaceArg completes a NAMESPACE argument.
+func namespaceArg(f *cmdutil.Factory) []cobra.CompletionFunc {
+	return []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f)}
+}

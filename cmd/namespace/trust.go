@@ -1,0 +1,25 @@
+package namespace
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// newTrustCmd builds add-trust or remove-trust: both answer the namespace
+// as it now is, which is printed.
+func newTrustCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
+	spec.Args = []string{"NAMESPACE", "TRUSTED_NAMESPACE"}
+	spec.Complete = []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f), cmdutil.CompleteNamespaceNames(f)}
+	spec.Run = func(s *cmdutil.Session, args []string) error {
+		ns, err := call(s.Client, s.Ctx, args[0], args[1])
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(namespaceResource.Detail(ns))
+	}
+	return cmdutil.NewVerbCmd(f, spec)
+}

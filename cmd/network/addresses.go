@@ -1,0 +1,36 @@
+package network
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// addressResource is an address reservation of shakenfist da448b1a
+// ipam.py: address, user ([type, uuid]), when, type, comment.
+var addressResource = cmdutil.Resource[client.AddressReservation]{
+	Singular: "address", Plural: "addresses",
+	Columns: []cmdutil.Column[client.AddressReservation]{
+		cmdutil.Field("ADDRESS", func(a *client.AddressReservation) string { return a.Address }),
+		cmdutil.Field("TYPE", func(a *client.AddressReservation) string { return a.Type }),
+		cmdutil.Field("USER", func(a *client.AddressReservation) string { return cmdutil.CompactRaw(a.User) }),
+		cmdutil.Field("WHEN", func(a *client.AddressReservation) string { return cmdutil.FormatUnix(a.When) }),
+		cmdutil.Field("COMMENT", func(a *client.AddressReservation) string { return a.Comment }),
+	},
+	Raw: func(a *client.AddressReservation) json.RawMessage { return cmdutil.RawOf(a.Raw, a) },
+}
+
+// NewCmdAddresses builds `shakectl network addresses`.
+func NewCmdAddresses(f *cmdutil.Factory) *cobra.Command {
+	return cmdutil.NewRefListCmd(f, addressResource, cmdutil.RefListSpec[client.AddressReservation]{
+		Use: "addresses", Arg: "NETWORK", Short: "List the addresses in use on a network",
+		Long: `List the addresses reserved on a network: the gateway, the DHCP server,
+floating addresses and each instance's, with who holds them and since when.`,
+		Example:  `  shakectl network addresses net1`,
+		Complete: cmdutil.CompleteNetworkNames(f),
+		Fetch:    (*client.Client).NetworkAddresses,
+	})
+}

@@ -1,0 +1,52 @@
+package network
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// NewCmdPing builds `shakectl network ping`.
+func NewCmdPing(f *cmdutil.Factory) *cobra.Command {
+	return cmdutil.PrintsText(cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "ping", Short: "Ping an address from inside a network",
+		Long: `Ping ADDRESS ten times from the network's namespace on its network node, and
+print ping's output. The address must be inside the network's netblock.
+-o json prints the server's {"stdout": [...], "stderr": [...]}.`,
+		Example: `  shakectl network ping net1 10.0.0.5`,
+		Args:    []string{"NETWORK", "ADDRESS"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNetworkNames(f)},
+		Run: func(s *cmdutil.Session, args []string) error {
+			res, err := s.Client.PingNetwork(s.Ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			if s.Cfg.JQ != "" || s.Cfg.Output == "json" || s.Cfg.Output == "yaml" {
+				return s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(res.Raw, res)})
+			}
+			// ping's own lines, as sf-client prints them; the server's
+			// text is one line at a time, control characters blanked.
+			for _, l := range res.Stdout {
+				fmt.Fprintln(s.F.IOStreams.Out, blankControls(l))
+			}
+			for _, l := range res.Stderr {
+				if strings.TrimSpace(l) != "" {
+					fmt.Fprintln(s.F.IOStreams.ErrOut, blankControls(l))
+				}
+			}
+			return nil
+		},
+	}))
+}
+
+func blankControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}

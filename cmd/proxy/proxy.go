@@ -1,0 +1,127 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+	retryproxy "github.com/shakenfist/shakectl/proxy"
+)
+
+// ClientSettings are the client settings proxy and wrap take: the API URL
+// and the context that may hold it. They hold no credentials, so --key,
+// --namespace and the rest of the client's flags are refused there.
+const ClientSettings = "api-url,context"
+
+// ProxyOptions are `shakectl proxy`'s own flags.
+type ProxyOptions struct {
+	Listen      string
+	AllowRemote bool
+	Budget      time.Duration
+	RetryWait   time.Duration
+}
+
+// NewCmdProxy runs the retrying proxy until SIGINT or SIGTERM.
+func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
+	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget}
+	c := &cobra.Command{
+		Use:     "proxy",
+		Short:   retryproxy.ProxyShort,
+		Long:    retryproxy.ProxyLong,
+		Example: retryproxy.ProxyExample,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runProxy(f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Listen, "listen", opts.Listen, "address to listen on, HOST:PORT (port 0 picks a free one); loopback unless --allow-remote")
+	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow a --listen address other machines can reach (anyone there can then use the API through it)")
+	addRetryFlags(c, &opts.Budget, &opts.RetryWait)
+	return c
+}
+
+// addRetryFlags are the flags proxy and wrap share.
+func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration) {
+	fl := c.Flags()
+	fl.DurationVar(budget, "budget", *budget, "how long one request may wait out transient refusals, e.g. 5m")
+	fl.DurationVar(retryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
+	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
+}
+
+func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	upstream, err := upstreamURL(cfg)
+	if err != nil {
+		return err
+	}
+	po := retryproxy.Options{
+		Upstream:    upstream,
+		Listen:      opts.Listen,
+		AllowRemote: opts.AllowRemote,
+		Budget:      opts.Budget,
+		RetryWait:   opts.RetryWait,
+		JSONLines:   cfg.JSONOutput(),
+	}
+	if !cfg.Quiet {
+		po.Log = f.IOStreams.ErrOut
+	}
+	started := false
+	sum, err := retryproxy.Run(f.Context, po, func(url string) {
+		started = true
+		if cfg.JSONOutput() {
+			fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"api_url": url, "upstream": upstream}))
+			return
+		}
+		if !cfg.Quiet {
+			// Before the URL: a script that waits for the URL on stdout
+			// may take it as the sign that start-up is complete.
+			fmt.Fprintf(f.IOStreams.ErrOut, "proxy: forwarding to %s; point clients at SHAKENFIST_API_URL=%s (Ctrl-C to stop)\n", upstream, url)
+		}
+		fmt.Fprintln(f.IOStreams.Out, url)
+	})
+	if !started {
+		return err
+	}
+	printSummary(f, cfg, sum)
+	// The run ends only when its context does: on SIGINT or SIGTERM its
+	// cause says which, and so the exit code (130 or 143).
+	if cause := context.Cause(f.Context); cause != nil {
+		err = errors.Join(cause, err)
+	}
+	return err
+}
+
+// upstreamURL is the configured API URL the proxy stands in front of.
+func upstreamURL(cfg *cmdutil.Config) (string, error) {
+	if cfg.APIURL == "" {
+		return "", cmdutil.UsageErrorf("no API URL configured: set SHAKENFIST_API_URL, pass --api-url, or write api-url to ~/.config/shakectl/config.yaml or a context (no namespace or key is needed: the clients send their own)")
+	}
+	return cfg.APIURL, nil
+}
+
+// printSummary is the line printed on exit: what the proxy did.
+func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary) {
+	switch {
+	case cfg.Quiet:
+	case cfg.JSONOutput():
+		fmt.Fprintln(f.IOStreams.ErrOut, output.JSONLine(struct {
+			Event      string `json:"event"`
+			Requests   int64  `json:"requests"`
+			Waited     int64  `json:"waited_out"`
+			HandedBack int64  `json:"handed_back"`
+			Message    string `json:"message"`
+		}{"summary", s.Requests, s.Waited, s.HandedBack, s.String()}))
+	default:
+		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
+	}
+}

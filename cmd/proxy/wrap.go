@@ -1,0 +1,104 @@
+package proxy
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	retryproxy "github.com/shakenfist/shakectl/proxy"
+)
+
+// WrapOptions are `shakectl wrap`'s own flags.
+type WrapOptions struct {
+	Budget    time.Duration
+	RetryWait time.Duration
+}
+
+// NewCmdWrap runs one command behind the retrying proxy and exits with its
+// status.
+func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
+	opts := &WrapOptions{Budget: retryproxy.DefaultBudget}
+	c := &cobra.Command{
+		Use: "wrap [--budget D] -- COMMAND [ARGS...]",
+		// The flags are in the line already, before the "--".
+		DisableFlagsInUseLine: true,
+		Short:                 retryproxy.WrapShort,
+		Long:                  retryproxy.WrapLong,
+		Example:               retryproxy.WrapExample,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.UsageErrorf("no command to run: give it after --, e.g. shakectl wrap -- sf-client instance list")
+			}
+			return nil
+		},
+		// wrap passes SIGINT and SIGTERM to its command itself (see
+		// runWrap); the run must not also cancel its context on them.
+		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true"},
+		RunE: func(c *cobra.Command, args []string) error {
+			return runWrap(f, opts, args)
+		},
+	}
+	// Everything from COMMAND on is COMMAND's: "shakectl wrap sf-client
+	// --json instance list" works without the "--" too.
+	c.Flags().SetInterspersed(false)
+	addRetryFlags(c, &opts.Budget, &opts.RetryWait)
+	// The command's name completes from PATH, as after sudo or env.
+	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	return c
+}
+
+func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	upstream, err := upstreamURL(cfg)
+	if err != nil {
+		return err
+	}
+	wo := retryproxy.WrapOptions{
+		Proxy: retryproxy.Options{
+			Upstream:  upstream,
+			Budget:    opts.Budget,
+			RetryWait: opts.RetryWait,
+			JSONLines: cfg.JSONOutput(),
+		},
+	}
+	if !cfg.Quiet {
+		wo.Proxy.Log = f.IOStreams.ErrOut
+	}
+	// In a real process (Main sets CatchInterrupts, which this command
+	// skips), the signals are subscribed here and passed on to the
+	// command by RunWrapped, which changes no process state itself. Tests
+	// run in-process without it and end the run through its context.
+	if f.CatchInterrupts != nil {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		wo.Signals = sigs
+	}
+	res, err := retryproxy.RunWrapped(f.Context, wo, argv, retryproxy.Stdio{
+		Stdin: f.IOStreams.In, Stdout: f.IOStreams.Out, Stderr: f.IOStreams.ErrOut,
+	})
+	if errors.As(err, new(*retryproxy.OptionError)) {
+		return err
+	}
+	if err != nil {
+		// The proxy or the command could not be started (127: no such
+		// command); the error says which.
+		return &cmdutil.ExitStatusError{Code: res.ExitCode, Err: err}
+	}
+	// After the command's own output: what the proxy did for it.
+	printSummary(f, cfg, res.Summary)
+	if res.ExitCode != 0 {
+		return &cmdutil.ExitStatusError{Code: res.ExitCode}
+	}
+	return nil
+}

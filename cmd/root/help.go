@@ -1,0 +1,168 @@
+package root
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// registerRootCompletions teaches the shell the values of the root's
+// persistent flags and the help topics. Fixed choices come from the same
+// lists the config validation uses, so the two cannot drift apart.
+func registerRootCompletions(root *cobra.Command, f *cmdutil.Factory) {
+	// Cobra's help command offers only visible commands; help topics such
+	// as exit-codes are hidden from the command list, so add them here.
+	root.InitDefaultHelpCmd()
+	if help, _, err := root.Find([]string{"help"}); err == nil && help != root && help.ValidArgsFunction != nil {
+		visible := help.ValidArgsFunction
+		help.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			comps, directive := visible(c, args, toComplete)
+			if len(args) == 0 {
+				for _, t := range helpTopics(c.Root()) {
+					if strings.HasPrefix(t.Name(), toComplete) {
+						comps = append(comps, cobra.CompletionWithDesc(t.Name(), t.Short))
+					}
+				}
+			}
+			return comps, directive
+		}
+	}
+}
+
+// helpTopics are the hidden leaf commands of root that only print a text
+// (shakectl help exit-codes), as opposed to Cobra's own __complete.
+func helpTopics(root *cobra.Command) []*cobra.Command {
+	var topics []*cobra.Command
+	for _, c := range root.Commands() {
+		if c.Hidden && !c.HasSubCommands() && !strings.HasPrefix(c.Name(), "__") {
+			topics = append(topics, c)
+		}
+	}
+	return topics
+}
+
+// newCmdHelp replaces Cobra's help command, which prints the root's usage
+// and exits 0 for an unknown topic; ours makes that a usage error (exit 2)
+// with a suggestion. `shakectl help` alone lists commands and help topics.
+func newCmdHelp(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command|topic]",
+		Short: "Help about any command or topic",
+		Long:  `Help about any command, or one of the help topics listed by "shakectl help".`,
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				name := strings.Join(args, " ")
+				if len(rest) > 0 {
+					name = rest[0]
+				}
+				parent := root
+				if target != nil {
+					parent = target
+				}
+				msg := fmt.Sprintf("unknown help topic %q", name)
+				var sugg []string
+				for _, t := range helpTopics(root) {
+					if strings.HasPrefix(t.Name(), name) || levenshteinClose(t.Name(), name) {
+						sugg = append(sugg, t.Name())
+					}
+				}
+				if parent.SuggestionsMinimumDistance <= 0 {
+					parent.SuggestionsMinimumDistance = 2
+				}
+				sugg = append(sugg, parent.SuggestionsFor(name)...)
+				if len(sugg) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
+				}
+				return &cmdutil.UsageError{Msg: msg, Command: "shakectl help"}
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+		// The commands; the hidden help topics are added with the other
+		// root completions.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var comps []cobra.Completion
+			for _, c := range root.Commands() {
+				if (c.IsAvailableCommand() || c.Name() == "help") && strings.HasPrefix(c.Name(), toComplete) {
+					comps = append(comps, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			// registerRootCompletions adds the help topics.
+			return comps, cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+}
+
+// levenshteinClose says whether two short names differ by at most two
+// edits, the distance Cobra uses for its own suggestions.
+func levenshteinClose(a, b string) bool {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)] <= 2
+}
+
+// listHelpTopics lists the help topics in the root's help, between its
+// commands and its flags (gh lists its topics the same way), with Cobra's
+// own usage template and one section more. The topics are known when the
+// tree is built, so the section is plain text in the template.
+func listHelpTopics(root *cobra.Command) {
+	var topics strings.Builder
+	for _, t := range root.Commands() {
+		if t.Annotations[topicAnnotation] == "true" {
+			fmt.Fprintf(&topics, "\n  %-*s %s", t.NamePadding(), t.Name(), t.Short)
+		}
+	}
+	const flags = "{{if .HasAvailableLocalFlags}}"
+	tmpl := root.UsageTemplate()
+	i := strings.Index(tmpl, flags)
+	if i < 0 {
+		return // a Cobra whose template has no flags section: no topics
+	}
+	section := "{{if not .HasParent}}\n\nHelp topics (shakectl help TOPIC):" + topics.String() + "{{end}}"
+	root.SetUsageTemplate(tmpl[:i] + section + tmpl[i:])
+}
+
+// topicAnnotation marks a help topic command.
+const topicAnnotation = "shakectl/topic"
+
+// newHelpTopic makes `shakectl help NAME` print a text; the topic is a
+// hidden command so it does not clutter the command list.
+func newHelpTopic(name, short, text string) *cobra.Command {
+	c := &cobra.Command{
+		Use:         name,
+		Short:       short,
+		Long:        text,
+		Hidden:      true,
+		Annotations: map[string]string{topicAnnotation: "true"},
+		Args:        cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(c.OutOrStdout(), text)
+			return err
+		},
+	}
+	c.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		fmt.Fprint(c.OutOrStdout(), strings.TrimLeft(text, "\n"))
+	})
+	return c
+}

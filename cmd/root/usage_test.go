@@ -1,0 +1,116 @@
+package root_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/output"
+)
+
+// A mistyped subcommand is a usage error at every level, with Cobra's
+// suggestion on the error line, never the group's help and exit 0.
+func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
+	cases := []struct {
+		args    []string
+		suggest string
+	}{
+		{[]string{"instance", "lst"}, `did you mean "list"`},
+		{[]string{"node", "lst"}, `did you mean "list"`},
+		{[]string{"sim", "clustr"}, `did you mean "cluster"`},
+		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
+		{[]string{"help", "exit-code"}, `did you mean "exit-codes"`},
+		{[]string{"instanc"}, `did you mean "instance"`},
+		// A flag of the command meant does not hide the mistyped name.
+		{[]string{"parking-prob", "--requests", "5"}, `unknown command "parking-prob" for "shakectl"; did you mean "parking-probe"`},
+		{[]string{"instance", "lst", "--nosuch"}, `unknown command "lst" for "shakectl instance"; did you mean "list"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := clitest.CmdRun{}.Run(t, c.args...)
+			if r.Code != cmdutil.ExitUsage {
+				t.Fatalf("exit %d, want %d\n%s", r.Code, cmdutil.ExitUsage, r)
+			}
+			if !strings.Contains(r.Stderr, c.suggest) {
+				t.Errorf("stderr lacks %q:\n%s", c.suggest, r)
+			}
+			if strings.Contains(r.Stdout, "Usage:") {
+				t.Errorf("printed help on stdout for a mistake:\n%s", r)
+			}
+		})
+	}
+}
+
+// A group or `help` alone still prints help and succeeds, as gh does.
+func TestGroupWithoutSubcommandPrintsHelp(t *testing.T) {
+	for _, args := range [][]string{{"instance"}, {"help"}, {"help", "instance", "create"}, {}} {
+		r := clitest.CmdRun{}.Run(t, args...)
+		if r.Code != cmdutil.ExitOK || !strings.Contains(r.Stdout, "Usage:") {
+			t.Errorf("shakectl %v: %s", args, r)
+		}
+	}
+}
+
+// Usage errors name the command whose --help explains them, whether they
+// come from an argument check, a flag or an unknown subcommand.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	cases := []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"instance", "create", "web1"}, "see 'shakectl instance create --help'"},
+		{[]string{"instance", "list", "--nosuch"}, "see 'shakectl instance list --help'"},
+		{[]string{"node", "list", "extra"}, "see 'shakectl node list --help'"},
+		{[]string{"parking-probe", "merge"}, "see 'shakectl parking-probe merge --help'"},
+		{[]string{"instance", "lst"}, "see 'shakectl instance --help'"},
+		// Raised inside the command's run, not by Cobra.
+		{[]string{"parking-probe", "--target", "http://127.0.0.1:1", "--mode", "burst", "--rate", "5"}, "see 'shakectl parking-probe --help'"},
+		{[]string{"--api-url", "127.0.0.1:13000", "node", "list"}, "see 'shakectl node list --help'"},
+	}
+	for _, c := range cases {
+		r := clitest.CmdRun{}.Run(t, c.args...)
+		if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, c.hint) {
+			t.Errorf("shakectl %v: want exit 2 and %q\n%s", c.args, c.hint, r)
+		}
+	}
+}
+
+// The usage error is typed where it happens: an argument validator's
+// plain error (Cobra's own MinimumNArgs) keeps exit 2 whatever its wording.
+func TestArgsValidatorErrorsAreTyped(t *testing.T) {
+	f := &cmdutil.Factory{}
+	f.IOStreams, _, _, _ = output.Test()
+	root := root.NewCmdRoot(f)
+	merge, _, err := root.Find([]string{"parking-probe", "merge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verr := merge.Args(merge, nil)
+	if cmdutil.ExitCode(verr) != cmdutil.ExitUsage {
+		t.Errorf("merge with no reports: %v is not a usage error", verr)
+	}
+}
+
+// `shakectl --version` prints what `shakectl version` prints, as gh does.
+func TestVersionFlag(t *testing.T) {
+	a := clitest.CmdRun{}.Run(t, "--version")
+	b := clitest.CmdRun{}.Run(t, "version")
+	if a.Code != 0 || a.Stdout != b.Stdout || !strings.HasPrefix(a.Stdout, "shakectl 1.2.3-test\ncommit: unknown\n") {
+		t.Errorf("--version:\n%s\nversion:\n%s", a, b)
+	}
+}
+
+// version -o json says "unknown" where the text does, not "".
+func TestVersionJSONSaysUnknown(t *testing.T) {
+	r := clitest.CmdRun{}.Run(t, "version", "-o", "json")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		t.Fatal(err, r)
+	}
+	if got["commit"] != "unknown" || got["date"] != "unknown" {
+		t.Errorf("commit %q date %q, want unknown", got["commit"], got["date"])
+	}
+}

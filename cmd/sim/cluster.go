@@ -1,0 +1,247 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/sim/cluster"
+)
+
+type ClusterOptions struct {
+	cfg        cluster.Config
+	nodeTags   []string
+	scriptPath string
+}
+
+// NewCmdCluster runs the Shakenfist cluster simulator until interrupted.
+func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
+	opts := &ClusterOptions{cfg: cluster.DefaultConfig()}
+	d := &opts.cfg
+	c := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
+		Long: `Serve part of the Shakenfist REST API (/, /auth, /auth/namespaces, /instances
+with events, interfaces, power actions and metadata, /networks, /interfaces,
+/nodes, and on 2026 /clusteroperations) over a few simulated hypervisors with
+CPU, memory and disk accounting, until Ctrl-C or SIGTERM. Routes, request
+fields, validation messages, answer shapes and status codes follow the
+Shakenfist server's source. It is a simulator, not the server: see "Cluster
+simulator" in the README for where it differs. Both API roots real
+deployments use work: http://HOST:PORT and http://HOST:PORT/api.
+
+Server generations (--server; "shakectl help generations" for what a client
+sees differ, docs/shakenfist-generations.md for every answer and its commit):
+
+  2026 (default)  today's develop: 507s with stage and transient ("No nodes
+                  remaining at scheduling stage <stage>"), the capacity guard,
+                  hard affinity (binary require_*/prefer_* form) checked after
+                  the resource stages, DELETE /networks answered 202 with a
+                  cluster operation (GET /clusteroperations/...), node UUIDs,
+                  400s naming the parameter, 411/413 for bodies, scoped
+                  tokens, capacity claims, /livez /readyz /healthz, a 409 for
+                  powering on a paused instance
+  2024            develop da448b1a, the v0.8 releases, which the released
+                  sf-client speaks: 507 texts such as "No nodes with enough
+                  idle CPU", synchronous network deletes, node names,
+                  integer affinity weights
+
+2026-only knobs: --auth-scopes (what the key's tokens may do; others get 403),
+--network-op-errors N (the next N network delete operations end in "error"),
+--power-fault TEXT (power on/off answer 500).
+
+The API URL goes to stdout; how to authenticate goes to stderr, followed by
+one line per request (--quiet turns both off).
+
+Creates are scheduled with the 2024 scheduler's arithmetic (vCPUs up to
+cores × --cpu-overcommit 16; memory less --ram-reservation 2 GiB, within
+--ram-overcommit 3; disk while --min-free-disk 20 GiB stays free), and
+refused as the capacity-refusal contract says:
+
+  507 stage sufficient_idle_cpu / _memory / sufficient_free_disk, transient,
+      Retry-After: 15 (--retry-after)       no node has the room right now
+  507 stage capacity_guard, transient       --capacity-guard: back-to-back
+                                            creates race the node metrics
+  507 stage cpu_max_per_instance            more vCPUs than any node hosts
+  507 stage is_hypervisor / pre_schedule    no hypervisor / no candidates
+  507 without a stage                       the network's address pool is full
+  409                                       require_with_tag / require_without_tag
+                                            cannot be met by any node
+  404                                       placed_on names an unknown node
+
+With --server 2024 the same stages are sent over the 2024 texts (how shakectl
+rehearsed the contract before 2026 was simulated), unless --legacy-refusals:
+then exactly as the 2024 server, every scheduler refusal a 507 {"error",
+"status"} with no stage, transient or Retry-After, and affinity only soft
+(integer weights; no hard affinity 409). --legacy-refusals with --server 2026
+is refused: a 2026 server always sends the contract.
+
+New networks read "initial" for --network-deploy-time before "created"; an
+instance create on an initial network is refused 406.
+
+A refused create leaves an instance record in the initial-error state, holding its
+addresses (not capacity), until its delete is processed --error-cleanup later.
+Deleting an instance returns its capacity after --teardown-lag (5.5 s, the
+measured metrics lag of a real cluster); a released address stays unusable
+for --address-halo.
+
+--script FILE gives canned answers for POST /instances, one per request, in
+order, then normal scheduling resumes:
+
+  - refuse: sufficient_idle_cpu     # as the scheduler would refuse
+    repeat: 2
+  - status: 503                     # exactly this answer, no side effects
+    body: {error: "etcd is sulking"}
+    headers: {Retry-After: "3"}
+  - schedule: true                  # place normally`,
+		Example: `  # A small cluster that fills up fast, with quick retries for a rehearsal
+  shakectl sim cluster --nodes 2 --node-cpus 4 --retry-after 2 --teardown-lag 2s
+
+  # Point shakectl at it from another terminal
+  export SHAKENFIST_API_URL=http://127.0.0.1:13000 SHAKENFIST_NAMESPACE=system SHAKENFIST_KEY=demo
+  shakectl instance create web1 2 2048 -d 20@debian:12
+
+  # Rehearse a CI pipeline against two transient refusals
+  shakectl sim cluster --script refusals.yaml --node-tags node1=ssd,gpu
+
+  # The 2024 server, as the released sf-client knows it
+  shakectl sim cluster --server 2024 --legacy-refusals
+
+  # A 2026 network delete whose operation fails
+  shakectl sim cluster --network-op-errors 1`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runCluster(f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&d.Listen, "listen", d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
+	fl.StringVar(&d.AuthNamespace, "auth-namespace", d.AuthNamespace, "the namespace POST /auth accepts")
+	fl.StringVar(&d.AuthKey, "auth-key", d.AuthKey, "the key POST /auth accepts")
+	fl.DurationVar(&d.TokenTTL, "token-ttl", d.TokenTTL, "how long a bearer token stays valid")
+	fl.IntVar(&d.Nodes, "nodes", d.Nodes, "number of hypervisor nodes (node1..nodeN); 0 rehearses pre_schedule")
+	fl.IntVar(&d.NodeCPUs, "node-cpus", d.NodeCPUs, "cores per hypervisor (also the most vCPUs one instance may have)")
+	fl.IntVar(&d.NodeMemoryMiB, "node-memory", d.NodeMemoryMiB, "memory per hypervisor, MiB")
+	fl.IntVar(&d.NodeDiskGiB, "node-disk", d.NodeDiskGiB, "instance disk per hypervisor, GiB")
+	fl.IntVar(&d.NonHypervisorNodes, "non-hypervisor-nodes", d.NonHypervisorNodes, "extra nodes (control1..controlN) that never host instances")
+	fl.StringArrayVar(&opts.nodeTags, "node-tags", nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
+	fl.IntVar(&d.RetryAfter, "retry-after", d.RetryAfter, "Retry-After seconds on transient 507s (a real cluster always says 15)")
+	fl.DurationVar(&d.TeardownLag, "teardown-lag", d.TeardownLag, "how long a deleted instance's capacity stays charged")
+	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial through preflight and creating to created")
+	fl.DurationVar(&d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, "how long a refused create's error record (and its addresses) lingers")
+	fl.DurationVar(&d.AddressHalo, "address-halo", d.AddressHalo, "how long a released address stays unusable")
+	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
+	fl.Float64Var(&d.CPUOvercommit, "cpu-overcommit", d.CPUOvercommit, "vCPUs the scheduler places per core (CPU_OVERCOMMIT_RATIO)")
+	fl.Float64Var(&d.RAMOvercommit, "ram-overcommit", d.RAMOvercommit, "instance memory the scheduler places per MiB of node memory (RAM_OVERCOMMIT_RATIO)")
+	fl.Float64Var(&d.RAMReservationGiB, "ram-reservation", d.RAMReservationGiB, "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
+	fl.IntVar(&d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
+	fl.StringVar(&d.Generation, "server", d.Generation, "Shakenfist server generation to speak: 2026 (develop: capacity contract, async network deletes, claims, scopes, node UUIDs) or 2024 (develop da448b1a, the v0.8 releases); see docs/shakenfist-generations.md")
+	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `with --server 2024, refuse exactly as the 2024 server ({"error","status"} only, soft affinity)`)
+	fl.StringSliceVar(&d.AuthScopes, "auth-scopes", d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
+	fl.IntVar(&d.NetworkOpErrors, "network-op-errors", d.NetworkOpErrors, "2026: the next N network delete operations end in error, to rehearse a failed delete")
+	fl.BoolVar(&d.AgentTransferStall, "agent-transfer-stall", d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")
+	fl.StringVar(&d.PowerFault, "power-fault", d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
+	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
+	fl.DurationVar(&d.ArtifactFetchTime, "artifact-fetch-time", d.ArtifactFetchTime, "how long a cached image's fetch takes (artifact cache) before the artifact is created; a URL whose host ends in .invalid fails to fetch")
+	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
+	return c
+}
+
+func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
+	cfg := opts.cfg
+	tags, err := cluster.ParseNodeTags(opts.nodeTags)
+	if err != nil {
+		return cmdutil.UsageErrorf("--node-tags: %s", err)
+	}
+	if len(tags) > 0 {
+		cfg.NodeTags = tags
+	}
+	if opts.scriptPath != "" {
+		raw, err := userfile.Read(f.Context, f.IOStreams.In, opts.scriptPath, userfile.Script("--script"))
+		if err != nil {
+			return cmdutil.ReadFileError(err)
+		}
+		script, err := cluster.ParseScript(raw)
+		if err != nil {
+			return cmdutil.UsageErrorf("--script %s: %s", opts.scriptPath, err)
+		}
+		cfg.Script = script
+	}
+	if err := cfg.Validate(); err != nil {
+		return cmdutil.UsageErrorf("%s", err)
+	}
+	conf, err := f.Config()
+	if err != nil {
+		return err
+	}
+
+	// The request log and our own lines share stderr from many goroutines;
+	// Run made every write to it take one lock (SerialiseErrOut).
+	errOut := f.IOStreams.ErrOut
+	if !conf.Quiet {
+		cfg.Log = errOut
+	}
+	ctx := f.Context
+	srv, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	if !ClusterAddrIsLoopback(srv.Addr()) {
+		fmt.Fprintf(errOut, "warning: listening on %s, which other machines can reach; the simulator's credentials are not a secret\n", srv.Addr())
+	}
+	// The banner comes first: a script that waits for the URL on stdout
+	// may take it as the sign that start-up is complete.
+	if !conf.Quiet {
+		printClusterBanner(errOut, srv.URL(), cfg)
+	}
+	if conf.JSONOutput() {
+		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace}))
+	} else {
+		fmt.Fprintln(f.IOStreams.Out, srv.URL())
+	}
+
+	<-ctx.Done()
+	if !conf.Quiet {
+		fmt.Fprintln(errOut, "sim cluster: shutting down")
+	}
+	return srv.Close()
+}
+
+func printClusterBanner(w io.Writer, url string, cfg cluster.Config) {
+	key := cfg.AuthKey
+	if key != cluster.DefaultConfig().AuthKey {
+		key = "<the key given with --auth-key>"
+	}
+	fmt.Fprintf(w, "Shakenfist cluster simulator at %s\n", url)
+	fmt.Fprintf(w, "  %d hypervisor(s) of %d vCPUs, %d MiB, %d GiB", cfg.Nodes, cfg.NodeCPUs, cfg.NodeMemoryMiB, cfg.NodeDiskGiB)
+	if cfg.NonHypervisorNodes > 0 {
+		fmt.Fprintf(w, " + %d non-hypervisor node(s)", cfg.NonHypervisorNodes)
+	}
+	fmt.Fprintf(w, "; Retry-After %ds, teardown lag %s, create time %s", cfg.RetryAfter, cfg.TeardownLag, cfg.CreateTime)
+	if cfg.CapacityGuard {
+		fmt.Fprint(w, ", capacity guard on")
+	}
+	if len(cfg.Script) > 0 {
+		fmt.Fprintf(w, ", %d scripted answer(s)", len(cfg.Script))
+	}
+	fmt.Fprintf(w, "\nAuthenticate with namespace %q and key %s:\n", cfg.AuthNamespace, key)
+	fmt.Fprintf(w, "  export SHAKENFIST_API_URL=%s SHAKENFIST_NAMESPACE=%s SHAKENFIST_KEY=%s\n", url, cfg.AuthNamespace, key)
+	fmt.Fprintf(w, "Press Ctrl-C to stop.\n")
+}
+
+func ClusterAddrIsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,325 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/sim/router"
+)
+
+type RouterOptions struct {
+	Cfg     router.Config
+	windows []string
+	aborts  []string
+	holds   []string
+	// parkingEnabled is pr221's --parking-enabled; false sets
+	// Cfg.ParkingDisabled.
+	parkingEnabled bool
+	// onStart, when set (tests), sees the running simulator.
+	onStart func(*router.Server)
+	// changed reports whether a flag was set on the command line.
+	Changed func(name string) bool
+}
+
+// NewCmdRouter runs the atenet router simulator until interrupted.
+func NewCmdRouter(f *cmdutil.Factory) *cobra.Command { return newCmdRouter(f, nil) }
+
+func newCmdRouter(f *cmdutil.Factory, onStart func(*router.Server)) *cobra.Command {
+	opts := &RouterOptions{Cfg: router.DefaultConfig(), onStart: onStart}
+	d := &opts.Cfg
+	c := &cobra.Command{
+		Use:   "router",
+		Short: "Run a simulated atenet router that parks requests like a real one",
+		Long: `Run one process that plays Envoy, the atenet router, the ateapi control plane
+and a worker pool, implementing request parking as the atenet design says,
+until Ctrl-C or SIGTERM. It is the reference target for parking-probe.
+
+Which router it models (--model):
+  seed   (default) the request-parking design (agent-substrate/substrate
+         docs, "Request parking"): the --parked-request-* flags, 5s budget,
+         lot 1024, outcome "budget_exhausted", a fast path for running
+         actors.
+  main   agent-substrate/substrate main (86e138f6): no parking at all. A
+         full pool is answered at once with 503 "no free workers
+         available"; no parking metrics; no parking card on /statusz.
+  pr221  PR #221 (4a8f978b): parks, but wants the Host
+         <actor>.actors.resources.substrate.ate.dev (the atespace form is a
+         404 "invalid host"), records a spent budget as outcome "error" and a
+         request's own deadline as "canceled", has no fast path (every
+         request takes a lot slot), writes statusz max_wait as "30s", and
+         exports parking series only once used. Unless set by flag its
+         defaults are PR #221's: lot 2048, budget 30s, first retry 500ms, and
+         Envoy's default ext_proc breaker of 1024 (below the lot). A lot
+         of 0 keeps parking on and sheds every request, as PR #221 does;
+         --parking-enabled=false turns parking off (statusz then shows
+         enabled:false with the configured lot).
+
+The three URLs (router, metrics, status) go to stdout, one "NAME URL" per
+line, or as one JSON object with -o json; everything else goes to stderr.
+
+Requests name their actor in the Host header,
+<actor>.<atespace>.actors.resources.substrate.ate.dev (any port, any path).
+Actors actor-0001…actor-NNNN (--actors) exist in --atespace, or every name
+with --any-actor; all start suspended. A request for a running actor is
+served by its worker (--service-time) with a 200. A request for a suspended
+actor resumes it: ResumeActor claims a free worker (--resume-latency) or
+answers FailedPrecondition "no free workers available". A running actor
+suspends after --actor-idle without traffic, freeing its worker.
+
+Parking (on unless --parked-request-max=0 under seed, or
+--parking-enabled=false under pr221): FailedPrecondition, Unavailable
+and Aborted are retried with exponential backoff (--parked-request-retry-*,
+no cap, no attempt limit) until the resume succeeds or the per-flight budget
+(--parked-request-budget) elapses. Concurrent requests for one actor share
+one resume flight: one control-plane call, one budget; each takes a lot slot.
+A full lot sheds at once. With parking disabled, FailedPrecondition and
+Unavailable fail at once and only Aborted is retried, within 15s.
+
+Answers (text/plain, no trailing newline; the id is quoted, without the
+atespace, as the real router writes it):
+  200 actor <atespace>/<id> served by worker-NN (IP)
+  404 invalid host "<host>": <why>          Host does not name an actor
+  404 actor "<id>" not found                NotFound
+  503 actor "<id>" unavailable: router at capacity       lot full (shed)
+  503 actor "<id>" unavailable: no free workers available  budget spent on
+                                            a full pool (or no parking)
+  503 actor "<id>" unavailable              control plane unavailable or
+                                            Aborted at budget end
+  504 actor "<id>" request timed out        DeadlineExceeded, or the
+                                            request's own deadline
+  403 actor "<id>" access denied            PermissionDenied
+  401 actor "<id>" authentication required  Unauthenticated
+  429 actor "<id>" rate limited             ResourceExhausted (--rate-limit)
+  500 actor "<id>" routing failed           bad worker IP (--routing-fail)
+  500 error resuming actor "<id>"           any other resume error
+  500 (empty body)                          Envoy: more than
+                                            --extproc-max-requests requests
+                                            in the router at once (ext_proc
+                                            stream failure, status_on_error)
+  503 upstream connect error or disconnect/reset before headers. reset
+      reason: overflow (x-envoy-overloaded: true)
+                                            the same, with
+                                            --breaker-overflow-503 (what an
+                                            upstream cluster's breaker sends)
+  504 (empty body)                          Envoy's ext_proc message timeout
+                                            (--extproc-message-timeout):
+                                            budget + 5s, or 5s unparked
+
+A request's own deadline is its x-request-timeout header (a duration such as
+1.5s, or seconds such as 2), else --request-timeout; when it expires while
+parked the request is answered 504 and recorded with outcome "timeout".
+
+Metrics (Prometheus text on --metrics-listen, path /metrics):
+atenet_router_parking_active, atenet_router_parking_rejected_total and
+atenet_router_parking_wait_duration_seconds{outcome=served|budget_exhausted|
+canceled|timeout|error}. /statusz on --status-listen shows the "Request
+Parking" card as HTML, or as JSON with ?format=json or Accept:
+application/json: {"parking": {"enabled", "active", "max_parked",
+"max_wait"}}, max_wait being the park budget in seconds.
+
+On Ctrl-C or SIGTERM the simulator stops accepting connections and answers
+every parked request (each finishes its park, within the budget) before it
+exits with status 0.`,
+		Example: `  # The defaults: 16 workers, 100 actors, the real router's parking settings
+  shakectl sim router
+
+  # Saturate a small pool, and probe it from another terminal
+  shakectl sim router --workers 2 --actors 50 --actor-idle 100ms
+  shakectl parking-probe --target http://127.0.0.1:8080 --actors 50 --mode burst --requests 500 \
+      --metrics-url http://127.0.0.1:9090/metrics --statusz-url http://127.0.0.1:4040/statusz
+
+  # Rehearse an ateapi rolling restart 2s after start, lasting 3s
+  shakectl sim router --control-plane-unavailable 2s+3s
+
+  # Fail-fast answers for chosen actors, and a concurrent resume on another
+  shakectl sim router --deny actor-0001 --unauth actor-0002 --slow actor-0003 --abort actor-0004=3
+
+  # Parking disabled: fail fast
+  shakectl sim router --parked-request-max 0
+
+  # Rehearse a pool that frees a worker for actor-0001 only after 3s, and
+  # never for actor-0002
+  shakectl sim router --hold actor-0001=3s --hold actor-0002
+
+  # The router on substrate main (no parking) and PR #221's parking router
+  shakectl sim router --model main
+  shakectl sim router --model pr221
+  shakectl parking-probe --target http://127.0.0.1:8080 \
+      --host-template '{actor}.actors.resources.substrate.ate.dev' ...`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.Changed = func(name string) bool { return c.Flags().Changed(name) }
+			return runRouter(f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking) or pr221 (PR #221)")
+	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
+	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
+	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
+	fl.IntVar(&d.Workers, "workers", d.Workers, "workers in the pool; a running actor holds one (at most 100000)")
+	fl.IntVar(&d.Actors, "actors", d.Actors, "known actors, actor-0001…actor-NNNN")
+	fl.BoolVar(&d.AnyActor, "any-actor", d.AnyActor, "every well-formed actor name in --atespace exists")
+	fl.StringVar(&d.Atespace, "atespace", d.Atespace, "the atespace the actors live in")
+	fl.DurationVar(&d.ResumeLatency, "resume-latency", d.ResumeLatency, "how long a successful resume takes")
+	fl.DurationVar(&d.ServiceTime, "service-time", d.ServiceTime, "how long a running actor takes to answer")
+	fl.DurationVar(&d.ActorIdle, "actor-idle", d.ActorIdle, "idle time after which a running actor suspends and frees its worker (0: never)")
+	fl.DurationVar(&d.ParkedRequestBudget, "parked-request-budget", d.ParkedRequestBudget, "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
+	fl.IntVar(&d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
+	fl.BoolVar(&opts.parkingEnabled, "parking-enabled", true, "pr221 model: park requests (PR #221's --parking-enabled); false fails fast, exports no parking series, and statusz shows enabled:false with the configured lot")
+	fl.StringArrayVar(&opts.holds, "hold", nil, "ACTOR[=DURATION|=N]: the actor's resumes answer 'no free workers available' for DURATION after its first resume, for its first N resumes, or for ever; ACTOR '*' means every actor (repeatable)")
+	fl.DurationVar(&d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, "delay before a parked request's first resume retry")
+	fl.Float64Var(&d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, "multiplier applied to the retry delay after each attempt (>= 1)")
+	fl.Float64Var(&d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, "random fraction in [0, 1) added per retry")
+	fl.IntVar(&d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max")
+	fl.BoolVar(&d.AllowBreakerBelowLot, "allow-breaker-below-lot", false, "permit --extproc-max-requests below --parked-request-max, to rehearse Envoy truncating the lot")
+	fl.DurationVar(&d.RequestTimeout, "request-timeout", d.RequestTimeout, "each request's own deadline when it sends no x-request-timeout header (0: none)")
+	fl.StringArrayVar(&opts.windows, "control-plane-unavailable", nil, "START+DURATION after start during which ResumeActor answers Unavailable, e.g. 2s+3s (repeatable)")
+	fl.DurationVar(&d.ControlPlaneLatency, "control-plane-latency", d.ControlPlaneLatency, "latency added to every ResumeActor call")
+	fl.StringSliceVar(&d.Deny, "deny", nil, "actors whose resume answers PermissionDenied (403) (repeatable or comma-separated)")
+	fl.StringSliceVar(&d.Unauth, "unauth", nil, "actors whose resume answers Unauthenticated (401)")
+	fl.StringSliceVar(&d.Slow, "slow", nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
+	fl.StringSliceVar(&d.Fail, "fail", nil, "actors whose resume fails with an internal error (500)")
+	fl.StringSliceVar(&d.RateLimit, "rate-limit", nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
+	fl.StringSliceVar(&d.RoutingFail, "routing-fail", nil, "actors that resume but whose worker address is bad (500 routing failed)")
+	fl.BoolVar(&d.BreakerOverflow503, "breaker-overflow-503", false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
+	fl.BoolVar(&d.ExtprocMessageTimeout, "extproc-message-timeout", false, "emulate Envoy's ext_proc message timeout (budget + 5s, or 5s without parking): an empty 504")
+	fl.StringArrayVar(&opts.aborts, "abort", nil, "ACTOR[=N]: the actor's next N resumes (default: all) answer Aborted, as when another router replica resumes it (repeatable)")
+	fl.Float64Var(&d.AbortRate, "abort-rate", d.AbortRate, "probability in [0, 1] that any resume answers Aborted")
+	fl.Uint64Var(&d.Seed, "seed", 0, "seed for jitter and --abort-rate (0: random)")
+	return c
+}
+
+// buildConfig completes the configuration from the flags that need
+// parsing, and checks it; every problem is a usage error.
+func (o *RouterOptions) BuildConfig() (router.Config, error) {
+	cfg := o.Cfg
+	if cfg.Model == router.ModelPR221 && o.Changed != nil {
+		router.ApplyPR221Defaults(&cfg, o.Changed)
+	}
+	for _, s := range o.windows {
+		w, err := router.ParseWindow(s)
+		if err != nil {
+			return cfg, cmdutil.UsageErrorf("--control-plane-unavailable: %s", err)
+		}
+		cfg.ControlPlaneUnavailable = append(cfg.ControlPlaneUnavailable, w)
+	}
+	if len(o.aborts) > 0 {
+		cfg.Abort = make(map[string]int, len(o.aborts))
+		for _, s := range o.aborts {
+			actor, times, hasTimes := strings.Cut(s, "=")
+			n := 0
+			if hasTimes {
+				var err error
+				if n, err = strconv.Atoi(times); err != nil || n < 1 {
+					return cfg, cmdutil.UsageErrorf("--abort %q: want ACTOR or ACTOR=N with N a positive number", s)
+				}
+			}
+			cfg.Abort[actor] = n
+		}
+	}
+	if o.Changed != nil && o.Changed("parking-enabled") {
+		cfg.ParkingDisabled = !o.parkingEnabled
+	}
+	for _, s := range o.holds {
+		actor, h, err := router.ParseHold(s)
+		if err != nil {
+			return cfg, cmdutil.UsageErrorf("%s", err)
+		}
+		if cfg.Hold == nil {
+			cfg.Hold = make(map[string]router.Hold, len(o.holds))
+		}
+		cfg.Hold[actor] = h
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, cmdutil.UsageErrorf("%s", err)
+	}
+	return cfg, nil
+}
+
+func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
+	cfg, err := opts.BuildConfig()
+	if err != nil {
+		return err
+	}
+	conf, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ctx := f.Context
+	srv, err := router.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	errOut := f.IOStreams.ErrOut
+	for _, w := range RouterWarnings(srv.Addrs()) {
+		fmt.Fprintln(errOut, w)
+	}
+	// The banner comes before the URLs, as sim cluster's does: the URLs on
+	// stdout are the signal that start-up is over, for scripts and tests.
+	if !conf.Quiet {
+		printRouterBanner(errOut, cfg)
+	}
+	if conf.JSONOutput() {
+		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL(), "statusz_url": srv.StatusURL()}))
+	} else {
+		fmt.Fprintf(f.IOStreams.Out, "router   %s\nmetrics  %s\nstatusz  %s\n", srv.URL(), srv.MetricsURL(), srv.StatusURL())
+	}
+	if opts.onStart != nil {
+		opts.onStart(srv)
+	}
+
+	<-ctx.Done()
+	if !conf.Quiet {
+		if p := srv.Status().Parking; p != nil && p.Active > 0 {
+			n := p.Active
+			fmt.Fprintf(errOut, "sim router: shutting down; answering %d parked request(s) first\n", n)
+		} else {
+			fmt.Fprintln(errOut, "sim router: shutting down")
+		}
+	}
+	return srv.Close()
+}
+
+// RouterWarnings warns about each endpoint other machines can reach.
+func RouterWarnings(addrs [3]net.Addr) []string {
+	var warnings []string
+	for i, name := range [3]string{"router", "metrics", "status"} {
+		if !router.IsLoopback(addrs[i]) {
+			warnings = append(warnings, fmt.Sprintf("warning: the %s endpoint listens on %s, which other machines can reach; the simulator has no authentication", name, addrs[i]))
+		}
+	}
+	return warnings
+}
+
+func printRouterBanner(w io.Writer, cfg router.Config) {
+	actors := fmt.Sprintf("%d actors (actor-0001…%s)", cfg.Actors, router.ActorName(cfg.Actors))
+	if cfg.AnyActor {
+		actors = "any actor"
+	}
+	fmt.Fprintf(w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
+		cfg.Workers, actors, cfg.Atespace, cfg.ResumeLatency, cfg.ServiceTime, cfg.ActorIdle)
+	fmt.Fprintf(w, "model %s\n", cfg.Model)
+	if cfg.ParkingEnabled() {
+		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter; ext_proc breaker %d\n",
+			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
+			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocMaxRequests)
+	} else {
+		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocMaxRequests)
+	}
+	if cfg.Model == router.ModelPR221 {
+		fmt.Fprintln(w, "address actors as Host: actor-0001.actors.resources.substrate.ate.dev")
+	} else {
+		fmt.Fprintf(w, "address actors as Host: actor-0001.%s%s\n", cfg.Atespace, router.HostSuffix)
+	}
+	fmt.Fprintln(w, "Press Ctrl-C to stop.")
+}
