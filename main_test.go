@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -23,10 +25,39 @@ import (
 // The test binary doubles as shakectl: with SHAKECTL_TEST_MAIN=1 it runs
 // the real main, so these tests send real signals to a real process.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == countSignalsArg {
+		os.Exit(countSignals())
+	}
 	if os.Getenv("SHAKECTL_TEST_MAIN") == "1" {
 		os.Exit(root.Main())
 	}
 	os.Exit(m.Run())
+}
+
+// countSignalsArg, as the test binary's first argument, makes it a
+// command for wrap to run that counts the SIGINTs it gets: it prints
+// "ready" once it listens, "child got SIGINT #N" for each, and on SIGTERM
+// "child: N SIGINT" and exits 0 (exit 3 if nothing ends it in a minute).
+const countSignalsArg = "__count-signals"
+
+func countSignals() int {
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	fmt.Println("ready")
+	n := 0
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGTERM {
+				fmt.Printf("child: %d SIGINT\n", n)
+				return 0
+			}
+			n++
+			fmt.Printf("child got SIGINT #%d\n", n)
+		case <-time.After(time.Minute):
+			return 3
+		}
+	}
 }
 
 // shakectl starts the test binary as shakectl with args, in an environment

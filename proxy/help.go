@@ -37,9 +37,13 @@ const ProxyExample = `  # Terraform or Ansible against a busy cloud, retrying fo
 const WrapShort = "Run a command with the transient-capacity retry in front of its API calls"
 
 const WrapLong = `Start the proxy of "shakectl proxy" on a free loopback port, run COMMAND with
-SHAKENFIST_API_URL pointing at it (the upstream's /api prefix kept), and exit
-with COMMAND's exit status (128+N if a signal N ended it). SIGINT and SIGTERM
-are passed on to COMMAND.
+SHAKENFIST_API_URL and SHAKECTL_API_URL pointing at it (the upstream's /api
+prefix kept), and exit with COMMAND's exit status (128+N if a signal N ended
+it). SIGTERM and SIGINT are passed on to COMMAND once: a Ctrl-C typed on a
+terminal reaches COMMAND from the terminal itself and is not sent again.
+Behind an HTTP proxy, 127.0.0.1 is added to NO_PROXY and no_proxy, each
+keeping the exemptions already set. A COMMAND that made no request through
+the proxy is warned about.
 
 The rules are the proxy's: only a 507 marked "transient": true is waited out
 and replayed, at most 5 attempts within --budget (default 60s) per request,

@@ -16,15 +16,26 @@ import (
 // EnvAPIURL is the variable sf-client and shakectl read the API URL from.
 const EnvAPIURL = "SHAKENFIST_API_URL"
 
+// EnvAPIURLs are the variables RunWrapped points at the proxy when
+// WrapOptions.URLVars is empty: sf-client's SHAKENFIST_API_URL and
+// shakectl's own SHAKECTL_API_URL, which wins over it (issue 34, item 5:
+// with only the first set, `wrap -- shakectl …` under a user's
+// SHAKECTL_API_URL went straight to the server).
+var EnvAPIURLs = []string{"SHAKECTL_API_URL", EnvAPIURL}
+
 // WrapOptions configure RunWrapped.
 type WrapOptions struct {
 	// Proxy configures the proxy; Listen is forced to an ephemeral
 	// loopback port, and Log defaults to the command's stderr.
 	Proxy Options
-	// Env is the command's environment before SHAKENFIST_API_URL is set;
-	// nil is this process's environment.
+	// Env is the command's environment before the API URL variables are
+	// set; nil is this process's environment.
 	Env []string
-	// Signals, if set, are forwarded to the command as they arrive. The
+	// URLVars are the variables set to the proxy's URL: every one a known
+	// client reads its API URL from. Empty is EnvAPIURLs.
+	URLVars []string
+	// Signals, if set, are relayed to the command as they arrive, each
+	// once (relaySignals: not a Ctrl-C the terminal already gave it). The
 	// caller subscribes (signal.Notify) so that this package changes no
 	// process state.
 	Signals <-chan os.Signal
@@ -87,7 +98,14 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 		env = os.Environ()
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = bypassProxyForLoopback(withEnv(env, EnvAPIURL, p.URL()))
+	vars := opts.URLVars
+	if len(vars) == 0 {
+		vars = EnvAPIURLs
+	}
+	for _, k := range vars {
+		env = withEnv(env, k, p.URL())
+	}
+	cmd.Env = bypassProxyForLoopback(env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	// When ctx ends, ask the command to stop, as a terminal would, before
 	// killing it.
@@ -105,18 +123,7 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 	}
 	done := make(chan struct{})
 	if opts.Signals != nil {
-		go func() {
-			for {
-				select {
-				case sig := <-opts.Signals:
-					// The command may already have exited; then there
-					// is nobody to tell.
-					_ = cmd.Process.Signal(sig)
-				case <-done:
-					return
-				}
-			}
-		}()
+		go relaySignals(opts.Signals, cmd.Process, done)
 	}
 	werr := cmd.Wait()
 	close(done)
@@ -152,11 +159,17 @@ func withEnv(env []string, key, value string) []string {
 	return append(out, key+"="+value)
 }
 
-// bypassProxyForLoopback adds 127.0.0.1 to NO_PROXY and no_proxy when the
+// bypassProxyForLoopback adds 127.0.0.1 to the proxy exemptions when the
 // environment names an HTTP proxy: a CI runner behind a corporate proxy
-// would otherwise send the command's calls to 127.0.0.1 through it (Python
-// requests bypasses only what no_proxy lists). Without a proxy variable the
-// environment is left as it was.
+// would otherwise send the command's calls to 127.0.0.1 through it.
+// Without a proxy variable the environment is left as it was.
+//
+// Both spellings are set, each to the user's exemptions plus 127.0.0.1:
+// Python's clients read no_proxy first and Go's NO_PROXY, so setting only
+// the missing one to 127.0.0.1 hid the user's NO_PROXY='*' from Python
+// (issue 34, item 4). A spelling the user set keeps its own value; one
+// they did not takes the other's. "*" (everything exempt) is left alone:
+// Python honours it only as the whole value.
 func bypassProxyForLoopback(env []string) []string {
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -173,12 +186,27 @@ func bypassProxyForLoopback(env []string) []string {
 	if !proxied {
 		return env
 	}
-	for _, k := range []string{"NO_PROXY", "no_proxy"} {
-		v := vars[k]
-		if v != "" {
-			v += ","
-		}
-		env = withEnv(env, k, v+"127.0.0.1")
+	upper, lower := vars["NO_PROXY"], vars["no_proxy"]
+	if upper == "" {
+		upper = lower
 	}
-	return env
+	if lower == "" {
+		lower = upper
+	}
+	env = withEnv(env, "NO_PROXY", withLoopback(upper))
+	return withEnv(env, "no_proxy", withLoopback(lower))
+}
+
+// withLoopback is the exemption list v with 127.0.0.1 in it.
+func withLoopback(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "127.0.0.1"
+	}
+	for _, h := range strings.Split(v, ",") {
+		if h = strings.TrimSpace(h); h == "*" || h == "127.0.0.1" {
+			return v
+		}
+	}
+	return v + ",127.0.0.1"
 }

@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "env":
 		fmt.Println(os.Getenv(EnvAPIURL))
+		fmt.Println(os.Getenv("SHAKECTL_API_URL"))
 		os.Exit(0)
 	case "noproxy":
 		fmt.Println(os.Getenv("NO_PROXY") + " " + os.Getenv("no_proxy"))
@@ -100,23 +101,27 @@ func TestRunWrappedRetriesForTheCommand(t *testing.T) {
 	}
 }
 
-// The command sees SHAKENFIST_API_URL pointing at the proxy with the
-// upstream's path prefix, whatever the environment said before.
+// The command sees SHAKENFIST_API_URL and SHAKECTL_API_URL pointing at
+// the proxy with the upstream's path prefix, whatever the environment said
+// before (issue 34, item 5: a user's SHAKECTL_API_URL, which shakectl
+// prefers, was left pointing at the server).
 func TestRunWrappedSetsTheAPIURL(t *testing.T) {
 	for _, tt := range []struct{ upstream, suffix string }{
 		{"http://192.0.2.7/api", "/api"},
 		{"http://192.0.2.7:13000", ""},
 	} {
 		argv, env := helper(t, "env")
-		env = append(env, EnvAPIURL+"=http://old.example.com")
+		env = append(env, EnvAPIURL+"=http://old.example.com", "SHAKECTL_API_URL=http://old.example.com")
 		var stdout bytes.Buffer
 		res, err := RunWrapped(t.Context(), WrapOptions{Proxy: Options{Upstream: tt.upstream}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: io.Discard})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("exit %d, %v", res.ExitCode, err)
 		}
-		got := strings.TrimSpace(stdout.String())
-		if !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+` + regexp.QuoteMeta(tt.suffix) + `$`).MatchString(got) {
-			t.Errorf("upstream %s: the command saw %s=%q, want the proxy's loopback URL ending in %q", tt.upstream, EnvAPIURL, got, tt.suffix)
+		got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		for i, name := range []string{EnvAPIURL, "SHAKECTL_API_URL"} {
+			if i >= len(got) || !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+`+regexp.QuoteMeta(tt.suffix)+`$`).MatchString(got[i]) {
+				t.Errorf("upstream %s: the command saw %s=%q, want the proxy's loopback URL ending in %q", tt.upstream, name, got, tt.suffix)
+			}
 		}
 	}
 }
@@ -176,13 +181,20 @@ func TestRunWrappedForwardsSignals(t *testing.T) {
 	}
 }
 
-// Behind an HTTP proxy, the command is told to call 127.0.0.1 directly.
+// Behind an HTTP proxy, the command is told to call 127.0.0.1 directly,
+// in both spellings, and keeps the user's own exemptions in both (issue
+// 34, item 4: NO_PROXY='*' gained a no_proxy=127.0.0.1 that Python reads
+// first, so everything else went through the HTTP proxy).
 func TestRunWrappedBypassesAnHTTPProxyForLoopback(t *testing.T) {
 	for _, tt := range []struct {
 		extra []string
 		want  string
 	}{
-		{[]string{"HTTPS_PROXY=http://192.0.2.1:3128", "NO_PROXY=.corp"}, ".corp,127.0.0.1 127.0.0.1"},
+		{[]string{"HTTPS_PROXY=http://192.0.2.1:3128", "NO_PROXY=.corp"}, ".corp,127.0.0.1 .corp,127.0.0.1"},
+		{[]string{"HTTP_PROXY=http://192.0.2.1:3128", "NO_PROXY=*"}, "* *"},
+		{[]string{"HTTP_PROXY=http://192.0.2.1:3128", "no_proxy=.lab"}, ".lab,127.0.0.1 .lab,127.0.0.1"},
+		{[]string{"HTTP_PROXY=http://192.0.2.1:3128", "NO_PROXY=.corp", "no_proxy=.lab"}, ".corp,127.0.0.1 .lab,127.0.0.1"},
+		{[]string{"HTTP_PROXY=http://192.0.2.1:3128", "NO_PROXY=localhost,127.0.0.1"}, "localhost,127.0.0.1 localhost,127.0.0.1"},
 		{[]string{"http_proxy=http://192.0.2.1:3128"}, "127.0.0.1 127.0.0.1"},
 		{nil, " "},
 	} {

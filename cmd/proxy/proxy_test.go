@@ -35,13 +35,19 @@ func TestMain(m *testing.M) {
 
 // helperMain is the wrapped command: "create" POSTs one instance create
 // to $SHAKENFIST_API_URL/instances and exits 0 on a 2xx, 1 otherwise (as
-// sf-client does); "exit-N" exits N.
+// sf-client does); "create-as-shakectl" does the same with the URL taken
+// as shakectl takes it (SHAKECTL_API_URL first); "exit-N" exits N.
 func helperMain(role string) int {
 	if n, ok := strings.CutPrefix(role, "exit-"); ok {
 		code, _ := strconv.Atoi(n)
 		return code
 	}
-	resp, err := http.Post(os.Getenv("SHAKENFIST_API_URL")+"/instances", "application/json", strings.NewReader(`{"name":"web-1","cpus":1,"memory":1024}`))
+	api := os.Getenv("SHAKENFIST_API_URL")
+	if u := os.Getenv("SHAKECTL_API_URL"); role == "create-as-shakectl" && u != "" {
+		// shakectl's own order: SHAKECTL_API_URL wins.
+		api = u
+	}
+	resp, err := http.Post(api+"/instances", "application/json", strings.NewReader(`{"name":"web-1","cpus":1,"memory":1024}`))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 1
@@ -172,12 +178,45 @@ func TestWrapExitsWithItsCommandsStatus(t *testing.T) {
 	if res.Code != 7 || strings.Contains(res.Stderr, "error:") {
 		t.Errorf("a command exiting 7: %s", res)
 	}
-	if res = run.Run(t, append([]string{"wrap", "--"}, helperArgv(t, "exit-0")...)...); res.Code != 0 || res.Stderr != "proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back\n" {
+	if res = run.Run(t, append([]string{"wrap", "--"}, helperArgv(t, "exit-0")...)...); res.Code != 0 || !strings.HasPrefix(res.Stderr, "proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back\nwarning: ") {
 		t.Errorf("a command exiting 0, with no namespace or key configured: %s", res)
 	}
 	res = run.Run(t, "wrap", "--", t.TempDir()+"/no-such-command")
 	if res.Code != 127 || !strings.Contains(res.Stderr, "error: cannot run") {
 		t.Errorf("a missing command: %s", res)
+	}
+}
+
+// Issue 34, item 5: wrap points every variable a known client reads the
+// API URL from at the proxy, shakectl's SHAKECTL_API_URL (which wins over
+// SHAKENFIST_API_URL) too: a command that reads it gets the retry. Before,
+// it went straight to the server and failed on the first refusal, and the
+// summary's "0 requests forwarded" was all that hinted why; a command
+// that makes no request through the proxy is now warned about.
+func TestWrapCoversEveryAPIURLVariable(t *testing.T) {
+	up, creates := refusingAPI(t, 1)
+	// The wrapped command inherits this process's environment.
+	t.Setenv("SHAKECTL_API_URL", up.URL+"/api")
+	res := clitest.CmdRun{Url: up.URL + "/api"}.Run(t, append([]string{"wrap", "--"}, helperArgv(t, "create-as-shakectl")...)...)
+	if res.Code != 0 || !strings.Contains(res.Stderr, "proxy: 1 request forwarded, 1 refusal waited out") {
+		t.Fatalf("a command reading SHAKECTL_API_URL got no retry: %s", res)
+	}
+	if n := creates.Load(); n != 2 {
+		t.Errorf("the upstream saw %d creates, want 2", n)
+	}
+	if strings.Contains(res.Stderr, "warning:") {
+		t.Errorf("a warning for a command that used the proxy: %s", res.Stderr)
+	}
+
+	argv := helperArgv(t, "exit-0")
+	res = clitest.CmdRun{Url: up.URL + "/api"}.Run(t, append([]string{"wrap", "--"}, argv...)...)
+	want := "warning: " + argv[0] + " made no request through the proxy, so nothing was retried for it: wrap points SHAKECTL_API_URL and SHAKENFIST_API_URL at the proxy; an API URL from a flag or a config file goes around it\n"
+	if res.Code != 0 || !strings.HasSuffix(res.Stderr, want) {
+		t.Errorf("no warning for a command that made no request:\n%s\nwant the last line %q", res, want)
+	}
+	res = clitest.CmdRun{Url: up.URL + "/api"}.Run(t, append([]string{"wrap", "-o", "json", "--"}, argv...)...)
+	if !strings.Contains(res.Stderr, `{"warning":"`) {
+		t.Errorf("-o json: the warning is not a JSON line: %s", res.Stderr)
 	}
 }
 

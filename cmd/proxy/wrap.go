@@ -2,8 +2,11 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -54,6 +57,22 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
+// apiURLVars are the variables wrap points at the proxy: shakectl's own
+// for --api-url (from the settings table, SHAKECTL_API_URL first) and
+// sf-client's SHAKENFIST_API_URL.
+func apiURLVars() []string {
+	var vars []string
+	for _, st := range cmdutil.Settings() {
+		if st.Name == "api-url" {
+			vars = append(vars, st.EnvNames()...)
+		}
+	}
+	if !slices.Contains(vars, retryproxy.EnvAPIURL) {
+		vars = append(vars, retryproxy.EnvAPIURL)
+	}
+	return vars
+}
+
 func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	cfg, err := f.Config()
 	if err != nil {
@@ -64,6 +83,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 		return err
 	}
 	wo := retryproxy.WrapOptions{
+		URLVars: apiURLVars(),
 		Proxy: retryproxy.Options{
 			Upstream:  upstream,
 			Budget:    opts.Budget,
@@ -97,6 +117,13 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	}
 	// After the command's own output: what the proxy did for it.
 	printSummary(f, cfg, res.Summary)
+	if res.Summary.Requests == 0 && !cfg.Quiet {
+		// Issue 34, item 5: a command that took its API URL from
+		// somewhere else (a flag, a config file, a variable wrap does
+		// not know) got no retry, and nothing said so.
+		cmdutil.Warn(f.IOStreams, cfg, fmt.Sprintf("%s made no request through the proxy, so nothing was retried for it: wrap points %s at the proxy; an API URL from a flag or a config file goes around it",
+			argv[0], strings.Join(wo.URLVars, " and ")))
+	}
 	if res.ExitCode != 0 {
 		return &cmdutil.ExitStatusError{Code: res.ExitCode}
 	}
