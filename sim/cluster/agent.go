@@ -27,7 +27,7 @@ import (
 // content_blob; there is no other file. It cannot run real programs. A
 // transfer completes at once unless Config.AgentTransferStall makes put
 // and get stall: then a 2026 one expires after progress_timeout_seconds
-// (default 30) with expiry_reason "progress" (screenshots: screenshot.go).
+// (default 30) with expiry_reason "progress" (screenshots: console.go).
 // The
 // agent is ready once the instance is created (the instance view still
 // reads agent_state null). A command takes no time but its sleep; the

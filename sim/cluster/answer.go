@@ -1,6 +1,9 @@
 package cluster
 
-import "net/http"
+import (
+	"net/http"
+	"sort"
+)
 
 // answerOne is the shape of a handler on one object the path names (an
 // instance, a network, a namespace, an artifact): the body passes params'
@@ -49,4 +52,83 @@ func (s *Server) withDeleteAll(w http.ResponseWriter, r *http.Request, caller, h
 	}
 	status, out := fn(ns, p)
 	writeJSON(w, status, out)
+}
+
+// listed is what a list answer needs of a record: its creation order, its
+// namespace and whether it is active.
+type listed interface {
+	listing() (seq uint64, namespace string, active bool)
+}
+
+// listVisible answers GET /instances and GET /networks alike: the records
+// the caller may see, oldest first, deleted ones only when the body asks for
+// "all", each rendered by view under the lock.
+func listVisible[R listed](s *Server, w http.ResponseWriter, r *http.Request, caller, handler string, records map[string]R, view func(R) map[string]any) {
+	p, err := s.params(r, handler, "all")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	all := truthy(p["all"])
+	s.mu.Lock()
+	list := make([]R, 0, len(records))
+	for _, rec := range records {
+		_, ns, active := rec.listing()
+		if visible(caller, ns) && (all || active) {
+			list = append(list, rec)
+		}
+	}
+	sort.Slice(list, func(a, b int) bool {
+		sa, _, _ := list[a].listing()
+		sb, _, _ := list[b].listing()
+		return sa < sb
+	})
+	out := make([]map[string]any, len(list))
+	for k, rec := range list {
+		out[k] = view(rec)
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// showOne answers a GET of one record: the body checked against the
+// handler's parameters, the record found and rendered under the lock.
+func (s *Server) showOne(w http.ResponseWriter, r *http.Request, handler string, accepted []string, view func() (map[string]any, *apiError)) {
+	if _, err := s.params(r, handler, accepted...); err != nil {
+		writeError(w, err)
+		return
+	}
+	s.mu.Lock()
+	out, err := view()
+	s.mu.Unlock()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// deleteAllScope is the namespace check every delete-all endpoint shares
+// (InstancesEndpoint.delete, NetworksEndpoint.delete,
+// ArtifactsEndpoint.delete at da448b1a): confirm must be JSON true; a
+// system caller must name the namespace; anyone else may name only their
+// own. Callers hold s.mu.
+func (s *Server) deleteAllScope(p map[string]any, caller string) (string, *apiError) {
+	if c, ok := p["confirm"].(bool); !ok || !c {
+		return "", badRequest("parameter confirm is not set true")
+	}
+	ns, isStr := p["namespace"].(string)
+	if truthy(p["namespace"]) && !s.nsExists(ns) { // @requires_namespace_exist_if_specified
+		return "", notFound("namespace not found")
+	}
+	if caller == adminNamespace {
+		if !isStr {
+			return "", badRequest("system user must specify parameter namespace")
+		}
+		return ns, nil
+	}
+	if truthy(p["namespace"]) && ns != caller {
+		return "", &apiError{status: http.StatusUnauthorized, msg: "you cannot delete other namespaces"}
+	}
+	return caller, nil
 }

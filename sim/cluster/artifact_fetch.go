@@ -78,16 +78,3 @@ func (s *Server) finishFetch(a *artifactRec) {
 	}
 	a.events = appendEvent(a.events, apiFQDN, "artifact fetch complete", nil)
 }
-
-// appendMutate adds _db_set_attribute's event (baseobject.py da448b1a):
-// type mutate, "set attribute", the value's fields plus the attribute's
-// name; the trail stays bounded as appendEvent keeps it.
-func appendMutate(events []event, extra map[string]any) []event {
-	return appendTyped(events, "mutate", "set attribute", extra)
-}
-
-func appendTyped(events []event, typ, msg string, extra any) []event {
-	events = appendEvent(events, apiFQDN, msg, extra)
-	events[len(events)-1].Type = typ
-	return events
-}

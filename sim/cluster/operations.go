@@ -54,51 +54,6 @@ func (o *clusterOp) view() map[string]any {
 	}
 }
 
-// deleteNetwork starts deleting a network: in 2024 at once (as the
-// network node's task), in 2026 as a net_op the caller can follow, which
-// it returns. A network still holding interfaces goes to delete-wait and
-// is deleted (its operation completed) when the last goes. Callers hold
-// s.mu.
-func (s *Server) deleteNetwork(n *network) *clusterOp {
-	n.events = appendEvent(n.events, apiFQDN, "delete request from REST API", nil)
-	if !s.is2026() {
-		if n.holders() > 0 {
-			n.state = stateDeleteWait
-			return nil
-		}
-		s.afterOrNow(s.cfg.NetworkDeployTime, func() { n.state = stateDeleted })
-		return nil
-	}
-	s.pruneOps()
-	s.seq++
-	op := &clusterOp{uuid: newUUID(), opType: "net_op", state: opQueued, targetType: "network", target: n.uuid,
-		namespace: n.namespace, tasks: []string{"network_delete"}, seq: s.seq}
-	op.created = epoch(time.Now())
-	s.ops[op.uuid] = op
-	fail := s.opErrors > 0
-	if fail {
-		s.opErrors--
-	}
-	n.pendingOp = op
-	s.afterOrNow(s.cfg.NetworkDeployTime, func() {
-		switch {
-		case fail:
-			msg := "network delete failed on the network node (simulated: --network-op-errors)"
-			op.state, op.errorMessage = opError, &msg
-			n.pendingOp = nil
-			n.events = appendEvent(n.events, apiFQDN, "delete failed", map[string]any{"op_uuid": op.uuid})
-		case n.holders() > 0:
-			op.state = opExecuting
-			n.state = stateDeleteWait
-		default:
-			op.state = opComplete
-			n.pendingOp = nil
-			n.state = stateDeleted
-		}
-	})
-	return op
-}
-
 // afterOrNow is after, except that a zero delay runs fn at once (still
 // under the caller's lock), so a simulator configured without a network
 // deploy time answers in the state it will have.
@@ -123,65 +78,6 @@ func (s *Server) pruneOps() {
 	sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
 	for _, o := range list[:len(list)/2] {
 		delete(s.ops, o.uuid)
-	}
-}
-
-// handleDeleteNetwork answers, in 2024, 200 with the network as it was
-// (state delete-wait when interfaces remain) or 200 null for one already
-// deleted; in 2026, 202 with the operation handle, or 404 "network is
-// deleted" for a dead network (_delete_network).
-func (s *Server) handleDeleteNetwork(w http.ResponseWriter, r *http.Request, caller string) {
-	p, err := s.params(r, "NetworkEndpoint.delete", "namespace")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n, err := s.findNetwork(r.PathValue("ref"), caller, true)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if ns, ok := p["namespace"].(string); ok && ns != "" && ns != n.namespace {
-		writeError(w, notFound("network not in namespace"))
-		return
-	}
-	if s.is2026() {
-		if n.state == stateDeleted || n.state == stateError {
-			writeError(w, notFound("network is deleted"))
-			return
-		}
-		if op := n.pendingOp; op != nil { // a delete already under way
-			writeJSON(w, http.StatusAccepted, map[string]any{"op_type": op.opType, "op_uuid": op.uuid})
-			return
-		}
-		op := s.deleteNetwork(n)
-		writeJSON(w, http.StatusAccepted, map[string]any{"op_type": op.opType, "op_uuid": op.uuid})
-		return
-	}
-	if n.state == stateDeleted {
-		writeJSON(w, http.StatusOK, nil)
-		return
-	}
-	view := networkView(n)
-	s.deleteNetwork(n)
-	view["state"] = n.state
-	if n.state != stateDeleteWait {
-		view["state"] = stateCreated
-	}
-	writeJSON(w, http.StatusOK, view)
-}
-
-// finishNetworkDelete deletes a delete-wait network once its last
-// interface has gone, completing its operation; callers hold s.mu.
-func (s *Server) finishNetworkDelete(n *network) {
-	if n.state == stateDeleteWait && n.holders() == 0 {
-		n.state = stateDeleted
-		if op := n.pendingOp; op != nil {
-			op.state = opComplete
-			n.pendingOp = nil
-		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,8 +33,8 @@ type Server struct {
 	namespaces map[string]*namespaceRec
 	ops        map[string]*clusterOp
 	artifacts  []*artifactRec
-	blobs      map[string]*blobRec   // artifacts.go
-	uploads    map[string]*uploadRec // artifacts.go
+	blobs      map[string]*blobRec   // blobs.go
+	uploads    map[string]*uploadRec // uploads.go
 	spool      string                // upload files, removed at Close
 	agentOps   map[string]*agentOp   // agent.go
 	guestFiles map[string]map[string]guestFile
@@ -127,32 +126,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
-}
-
-// nodeMetadata shows a node's simulated tags (for the seed's hard affinity)
-// as node metadata, since the real node view has no tags.
-func nodeMetadata(tags []string) map[string]any {
-	md := map[string]any{}
-	if len(tags) > 0 {
-		list := make([]any, len(tags))
-		for k, t := range tags {
-			list[k] = t
-		}
-		md["tags"] = list
-	}
-	return md
-}
-
-// schedulable is how much of a node the scheduler lets instances take
-// (scheduler.py _has_sufficient_cpu/_ram/_disk, da448b1a).
-func schedulable(cfg Config) usage {
-	memMax := float64(cfg.NodeMemoryMiB)
-	mem := min(memMax-cfg.RAMReservationGiB*1024, memMax*cfg.RAMOvercommit)
-	return usage{
-		cpus:   int64(float64(cfg.NodeCPUs) * cfg.CPUOvercommit),
-		memory: max(0, int64(mem)),
-		disk:   max(0, int64(cfg.NodeDiskGiB-cfg.MinFreeDiskGiB)),
-	}
 }
 
 // Start builds a cluster and serves it on cfg.Listen until ctx is done or
@@ -381,8 +354,6 @@ func (s *Server) ScriptRemaining() int {
 	return left - s.scriptUsed
 }
 
-// --- HTTP plumbing ---
-
 var requestIDRE = lazyRegexp(`^[A-Za-z0-9._:-]{1,128}$`)
 
 type statusWriter struct {
@@ -427,7 +398,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		limit := int64(maxBodyBytes)
 		if strings.HasPrefix(r.URL.Path, "/upload/") {
-			limit = maxUploadChunkBytes // an upload's data (artifacts.go)
+			limit = maxUploadChunkBytes // an upload's data (uploads.go)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		sw := &statusWriter{ResponseWriter: w}
@@ -488,34 +459,21 @@ func newUUID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
-func newToken() string {
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// maxTokens bounds the token table; beyond it, long-expired tokens go.
-const maxTokens = 10000
-
-func (s *Server) pruneTokens(now time.Time) {
-	if len(s.tokens) < maxTokens {
+// after runs fn under s.mu once d has passed, unless the server has closed
+// by then. Callers hold s.mu.
+func (s *Server) after(d time.Duration, fn func()) {
+	if s.closed {
 		return
 	}
-	type aged struct {
-		tok     string
-		expires time.Time
-	}
-	var expired []aged
-	for t, v := range s.tokens {
-		if now.After(v.expires) {
-			expired = append(expired, aged{t, v.expires})
+	s.timerSeq++
+	id := s.timerSeq
+	s.timers[id] = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed {
+			return
 		}
-	}
-	if len(expired) == 0 {
-		return
-	}
-	sort.Slice(expired, func(a, b int) bool { return expired[a].expires.Before(expired[b].expires) })
-	for _, e := range expired[:len(expired)/2+1] {
-		delete(s.tokens, e.tok)
-	}
+		delete(s.timers, id)
+		fn()
+	})
 }

@@ -149,20 +149,3 @@ func writeFlask405(w http.ResponseWriter, allow string) {
 	w.Header().Set("Allow", allow)
 	writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"message": "The method is not allowed for the requested URL."})
 }
-
-// rootHTML is GET / of shakenfist/external_api/app.py (da448b1a), including
-// its missing </li>: sf-client greps it for capability names.
-const rootHTML = `<html><head><title>Shaken Fist REST API service</title></head>` +
-	`<body><h1>Shaken Fist REST API service</h1>` +
-	`<p>You might be interested in the <a href="/apidocs">apidocs</a>.</p>` +
-	`<p>Machine searchable API capabilities:</p><ul>` +
-	`<li>admin: cluster-cacert, cluster-resources</li>` +
-	`<li>agent-operations: agentoperations-crud, instance-agentoperations, instance-agentoperations-all</li>` +
-	`<li>artifacts: artifact-metadata, artifact-upload-types</li>` +
-	`<li>blobs: blob-metadata, blob-search-by-hash, blob-data-limit, blob-hash-sha1, blob-hash-sha256, blob-hash-xxh128</li>` +
-	`<li>events: events-by-type</li>` +
-	`<li>instances: pure-affinity, spice-vdi-console, vdi-console-helper, instance-put-blob, instance-execute, instance-get, instance-screenshot, get-instance-namespace, hot-plug-interface</li>` +
-	`<li>networks: list-addresses, route-addresses, get-network-namespace, provide-dns, extra-dns-entries` +
-	`<li>networkinterfaces: interface-metadata</li>` +
-	`<li>nodes: node-get, node-metadata, node-process-metrics</li>` +
-	`</ul></p></body></html>`
