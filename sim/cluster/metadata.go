@@ -9,34 +9,172 @@ import (
 )
 
 // Metadata: the *MetadatasEndpoint / *MetadataEndpoint classes of every
-// kind that carries it, in one implementation.
+// kind that carries it (instances, networks, interfaces, nodes,
+// namespaces, artifacts, blobs), in one implementation. What differs
+// between the kinds is data in metadataKinds: the handler classes' names,
+// the body keys each method declares, who may ask, how the object is
+// found, and whether the real handler judges the key and value before or
+// after it looks the object up.
 
-// blobMetadataRoutes are blob.py's BlobMetadatasEndpoint and
-// BlobMetadataEndpoint (app.py da448b1a: /blobs/<blob_uuid>/metadata and
-// /blobs/<blob_uuid>/metadata/<key>; the same in the 2026 tree). Their
-// swagger says admin only, but no decorator enforces it (verify_token,
-// arg_is_blob_uuid, log_token_use), so any namespace's token may.
-// The audit events the real handlers add to the blob are kept in its
-// trail (blobs.go; GET /blobs/{uuid}/events in 2026).
-func (s *Server) blobMetadataRoutes() []route {
-	return []route{
-		{"/blobs/{blob_uuid}/metadata", map[string]http.HandlerFunc{
-			"GET":  s.authed(s.blobMetadata("BlobMetadatasEndpoint.get")),
-			"POST": s.authed(s.blobMetadata("BlobMetadatasEndpoint.post", "key", "value")),
-		}},
-		{"/blobs/{blob_uuid}/metadata/{key}", map[string]http.HandlerFunc{
-			"PUT":    s.authed(s.blobMetadata("BlobMetadataEndpoint.put", "value")),
-			"DELETE": s.authed(s.blobMetadata("BlobMetadataEndpoint.delete", "value")),
-		}},
-	}
+// metadataKind is one kind of object that carries metadata.
+type metadataKind struct {
+	// path is the object's path; the routes are path+"/metadata" (GET,
+	// POST) and path+"/metadata/{key}" (PUT, DELETE).
+	path string
+	// class prefixes the handler classes' names: "Instance" names
+	// InstanceMetadatasEndpoint and InstanceMetadataEndpoint.
+	class string
+	// putAccepts and deleteAccepts are the body keys PUT and DELETE
+	// declare; GET declares none and POST key and value.
+	putAccepts, deleteAccepts []string
+	// admin: only the system namespace may ask (nodes).
+	admin bool
+	// keyFirst: the key and value are judged before the object is looked
+	// up (the instance, network, interface and node handlers), rather
+	// than after (namespaces, artifacts, blobs).
+	keyFirst bool
+	// validate judges a value to set when keyFirst; nil refuses a value
+	// the server finds falsy.
+	validate func(s *Server, key string, value any) *apiError
+	// limit bounds the object's keys; 0 is no bound.
+	limit int
+	// find looks the object up as the caller may see it; callers hold
+	// s.mu.
+	find func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError)
 }
 
-// blobMetadata serves one method: the body's parameters are checked first
-// (the generic wrapper's kwargs), then the blob (404 "blob not found"),
-// then the key and, to set, a value the server finds truthy. PUT, POST and
-// DELETE answer 200 null.
-func (s *Server) blobMetadata(handler string, accepted ...string) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, _ string) {
+// metadataTarget is the object's metadata and, for the kinds whose real
+// handlers record metadata requests as events, its event trail.
+type metadataTarget struct {
+	md     *map[string]any
+	events *[]event
+	// method: the set event names the request's method (blobs).
+	method bool
+}
+
+// maxMetadataKeys bounds one namespace's metadata.
+const maxMetadataKeys = 1000
+
+var (
+	// generic is the parameter shape of the instance, network, interface
+	// and node handlers (da448b1a).
+	genericPut    = []string{"key", "value"}
+	genericDelete = []string{"value"}
+	valueOnly     = []string{"value"}
+)
+
+// metadataKinds are the kinds in the order their routes are listed.
+var metadataKinds = []metadataKind{
+	{path: "/auth/namespaces/{namespace}", class: "Auth", putAccepts: valueOnly, deleteAccepts: valueOnly, limit: maxMetadataKeys,
+		find: func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError) {
+			n, err := s.ownedNamespace(r.PathValue("namespace"), caller)
+			if err != nil {
+				return metadataTarget{}, err
+			}
+			return metadataTarget{md: &n.metadata}, nil
+		}},
+	// requires_artifact_ownership (withArtifact's owner rule).
+	{path: "/artifacts/{ref}", class: "Artifact", putAccepts: genericPut, deleteAccepts: genericPut,
+		find: func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError) {
+			a, err := s.findArtifact(r.PathValue("ref"), caller)
+			if err == nil && !s.trusted(a.namespace, caller) {
+				err = notFound("artifact not found")
+			}
+			if err != nil {
+				return metadataTarget{}, err
+			}
+			return metadataTarget{md: &a.metadata, events: &a.events}, nil
+		}},
+	// blob.py: the swagger says admin only, but no decorator enforces it
+	// (verify_token, arg_is_blob_uuid, log_token_use), so any namespace's
+	// token may. The requests are kept in the blob's event trail (GET
+	// /blobs/{uuid}/events in 2026).
+	{path: "/blobs/{blob_uuid}", class: "Blob", putAccepts: valueOnly, deleteAccepts: valueOnly,
+		find: func(s *Server, r *http.Request, _ string) (metadataTarget, *apiError) {
+			b := s.blobTable()[r.PathValue("blob_uuid")]
+			if b == nil {
+				return metadataTarget{}, notFound("blob not found")
+			}
+			return metadataTarget{md: &b.metadata, events: &b.events, method: true}, nil
+		}},
+	// Instances validate as _validate_instance_metadata.
+	{path: "/instances/{ref}", class: "Instance", putAccepts: genericPut, deleteAccepts: genericDelete, keyFirst: true,
+		validate: func(s *Server, key string, value any) *apiError {
+			_, _, err := s.checkMetadata(map[string]any{key: value})
+			return err
+		},
+		find: func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError) {
+			i, err := s.findInstance(r.PathValue("ref"), caller)
+			if err != nil {
+				return metadataTarget{}, err
+			}
+			return metadataTarget{md: &i.spec.metadata}, nil
+		}},
+	{path: "/networks/{ref}", class: "Network", putAccepts: genericPut, deleteAccepts: genericDelete, keyFirst: true,
+		find: func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError) {
+			n, err := s.findNetwork(r.PathValue("ref"), caller, true)
+			if err != nil {
+				return metadataTarget{}, err
+			}
+			return metadataTarget{md: &n.metadata}, nil
+		}},
+	{path: "/interfaces/{ref}", class: "Interface", putAccepts: genericPut, deleteAccepts: genericDelete, keyFirst: true,
+		find: func(s *Server, r *http.Request, caller string) (metadataTarget, *apiError) {
+			f, err := s.findInterface(r.PathValue("ref"), caller)
+			if err != nil {
+				return metadataTarget{}, err
+			}
+			return metadataTarget{md: &f.metadata}, nil
+		}},
+	{path: "/nodes/{ref}", class: "Node", putAccepts: genericPut, deleteAccepts: genericDelete, keyFirst: true, admin: true,
+		find: func(s *Server, r *http.Request, _ string) (metadataTarget, *apiError) {
+			n := s.findNode(r.PathValue("ref"))
+			if n == nil {
+				return metadataTarget{}, notFound("node not found")
+			}
+			return metadataTarget{md: &n.metadata}, nil
+		}},
+}
+
+// metadataRoutes are the two metadata routes of every kind.
+func (s *Server) metadataRoutes() []route {
+	var rs []route
+	for k := range metadataKinds {
+		k := &metadataKinds[k]
+		rs = append(rs,
+			route{k.path + "/metadata", map[string]http.HandlerFunc{
+				"GET":  s.authed(s.metadataHandler(k, http.MethodGet)),
+				"POST": s.authed(s.metadataHandler(k, http.MethodPost)),
+			}},
+			route{k.path + "/metadata/{key}", map[string]http.HandlerFunc{
+				"PUT":    s.authed(s.metadataHandler(k, http.MethodPut)),
+				"DELETE": s.authed(s.metadataHandler(k, http.MethodDelete)),
+			}})
+	}
+	return rs
+}
+
+// metadataHandler serves one method of one kind: the admin check, then
+// the body's parameters (the generic wrapper's kwargs), then the key and
+// value and the object in the kind's order. GET answers the metadata;
+// POST, PUT and DELETE answer 200 null.
+func (s *Server) metadataHandler(k *metadataKind, method string) authedHandler {
+	var handler string
+	var accepted []string
+	switch method {
+	case http.MethodGet:
+		handler = k.class + "MetadatasEndpoint.get"
+	case http.MethodPost:
+		handler, accepted = k.class+"MetadatasEndpoint.post", []string{"key", "value"}
+	case http.MethodPut:
+		handler, accepted = k.class+"MetadataEndpoint.put", k.putAccepts
+	default:
+		handler, accepted = k.class+"MetadataEndpoint.delete", k.deleteAccepts
+	}
+	return func(w http.ResponseWriter, r *http.Request, caller string) {
+		if k.admin && !s.requireAdmin(w, r, caller) {
+			return
+		}
 		p, err := s.params(r, handler, accepted...)
 		if err != nil {
 			writeError(w, err)
@@ -46,265 +184,89 @@ func (s *Server) blobMetadata(handler string, accepted ...string) authedHandler 
 		if pk := r.PathValue("key"); pk != "" {
 			key = pk
 		}
+		value := p["value"]
+		if k.keyFirst && (method == http.MethodPost || method == http.MethodPut) {
+			if err := k.checkSet(s, key, value); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
 		// The answer is made under the lock and sent after it.
 		s.mu.Lock()
-		answer, aerr := s.blobMetadataLocked(r, key, p["value"])
+		out, err := s.metadataLocked(k, r, caller, method, key, value)
 		s.mu.Unlock()
-		if aerr != nil {
-			writeError(w, aerr)
+		if err != nil {
+			writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, answer)
+		writeJSON(w, http.StatusOK, out)
 	}
 }
 
-// blobMetadataLocked does blobMetadata's work; callers hold s.mu.
-func (s *Server) blobMetadataLocked(r *http.Request, key string, value any) (any, *apiError) {
-	b := s.blobTable()[r.PathValue("blob_uuid")]
+// checkSet judges the key and the value to set.
+func (k *metadataKind) checkSet(s *Server, key string, value any) *apiError {
 	switch {
-	case b == nil:
-		return nil, notFound("blob not found")
-	case r.Method == http.MethodGet:
-		out, _ := json.Marshal(b.metadata) // a map of JSON values cannot fail
-		return json.RawMessage(out), nil
 	case key == "":
+		return badRequest("no key specified")
+	case k.validate != nil:
+		return k.validate(s, key, value)
+	case !truthy(value):
+		return badRequest("no value specified")
+	}
+	return nil
+}
+
+// metadataLocked does metadataHandler's work on the object; callers hold
+// s.mu.
+func (s *Server) metadataLocked(k *metadataKind, r *http.Request, caller, method, key string, value any) (any, *apiError) {
+	t, err := k.find(s, r, caller)
+	if err != nil {
+		return nil, err
+	}
+	if method == http.MethodGet {
+		md := *t.md
+		if md == nil {
+			md = map[string]any{}
+		}
+		out, _ := json.Marshal(md) // a map of JSON values cannot fail
+		return json.RawMessage(out), nil
+	}
+	if !k.keyFirst && key == "" {
 		return nil, badRequest("no key specified")
 	}
-	// A new map, not the old one changed: a blob view made earlier holds
-	// the old map and is encoded after the lock is released.
-	md := maps.Clone(b.metadata)
+	// A new map, not the old one changed: a view made earlier holds the
+	// old map and is encoded after the lock is released.
+	md := maps.Clone(*t.md)
 	if md == nil {
 		md = map[string]any{}
 	}
-	if r.Method == http.MethodDelete {
-		b.events = appendEvent(b.events, apiFQDN, "delete metadata key request from REST API", map[string]any{"key": key})
+	if method == http.MethodDelete {
+		t.record("delete metadata key request from REST API", map[string]any{"key": key})
 		delete(md, key)
-	} else {
+		*t.md = md
+		return nil, nil
+	}
+	if !k.keyFirst {
 		if !truthy(value) {
 			return nil, badRequest("no value specified")
 		}
-		b.events = appendEvent(b.events, apiFQDN, "set metadata key request from REST API", map[string]any{"key": key, "value": value, "method": strings.ToLower(r.Method)})
-		md[key] = value
+		if k.limit > 0 && len(md) >= k.limit {
+			return nil, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("metadata quota exceeded: the simulator holds at most %d keys", k.limit)}
+		}
 	}
-	b.metadata = md
+	extra := map[string]any{"key": key, "value": value}
+	if t.method {
+		extra["method"] = strings.ToLower(method)
+	}
+	t.record("set metadata key request from REST API", extra)
+	md[key] = value
+	*t.md = md
 	return nil, nil
 }
 
-type kind int
-
-const (
-	kindInstance kind = iota
-	kindNetwork
-	kindInterface
-	kindNode
-)
-
-// metadataOf finds the metadata map of the object the path names; callers
-// hold s.mu.
-func (s *Server) metadataOf(k kind, ref, caller string) (map[string]any, *apiError) {
-	switch k {
-	case kindInstance:
-		i, err := s.findInstance(ref, caller)
-		if err != nil {
-			return nil, err
-		}
-		if i.spec.metadata == nil {
-			i.spec.metadata = map[string]any{}
-		}
-		return i.spec.metadata, nil
-	case kindNetwork:
-		n, err := s.findNetwork(ref, caller, true)
-		if err != nil {
-			return nil, err
-		}
-		return n.metadata, nil
-	case kindInterface:
-		f, err := s.findInterface(ref, caller)
-		if err != nil {
-			return nil, err
-		}
-		return f.metadata, nil
+// record adds an audit event to the object's trail, if it keeps one.
+func (t metadataTarget) record(msg string, extra map[string]any) {
+	if t.events != nil {
+		*t.events = appendEvent(*t.events, apiFQDN, msg, extra)
 	}
-	n := s.findNode(ref)
-	if n == nil {
-		return nil, notFound("node not found")
-	}
-	return n.metadata, nil
-}
-
-func (s *Server) metadataGet(k kind) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		if k == kindNode && !s.requireAdmin(w, r, caller) {
-			return
-		}
-		if _, err := s.params(r, "MetadatasEndpoint.get"); err != nil {
-			writeError(w, err)
-			return
-		}
-		s.mu.Lock()
-		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
-		var out []byte
-		if err == nil {
-			out, _ = json.Marshal(md)
-		}
-		s.mu.Unlock()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, json.RawMessage(out))
-	}
-}
-
-// metadataSet is POST .../metadata (key in the body) and PUT
-// .../metadata/{key}; instances validate as _validate_instance_metadata.
-func (s *Server) metadataSet(k kind, handler string) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		if k == kindNode && !s.requireAdmin(w, r, caller) {
-			return
-		}
-		p, err := s.params(r, handler, "key", "value")
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		key, _ := p["key"].(string)
-		if pk := r.PathValue("key"); pk != "" {
-			key = pk
-		}
-		value := p["value"]
-		switch {
-		case key == "":
-			err = badRequest("no key specified")
-		case k == kindInstance:
-			_, _, err = s.checkMetadata(map[string]any{key: value})
-		case !truthy(value):
-			err = badRequest("no value specified")
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.mu.Lock()
-		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
-		if err == nil {
-			md[key] = value
-		}
-		s.mu.Unlock()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, nil)
-	}
-}
-
-func (s *Server) metadataDelete(k kind, handler string) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		if k == kindNode && !s.requireAdmin(w, r, caller) {
-			return
-		}
-		if _, err := s.params(r, handler, "value"); err != nil {
-			writeError(w, err)
-			return
-		}
-		s.mu.Lock()
-		md, err := s.metadataOf(k, r.PathValue("ref"), caller)
-		if err == nil {
-			delete(md, r.PathValue("key"))
-		}
-		s.mu.Unlock()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, nil)
-	}
-}
-
-// handleArtifactMetadata serves the metadata routes of an artifact
-// (ArtifactMetadatasEndpoint, ArtifactMetadataEndpoint): owner only, a
-// value the server finds falsy is refused.
-func (s *Server) handleArtifactMetadata(handler string) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		var accepted []string
-		if r.Method != http.MethodGet {
-			accepted = []string{"key", "value"}
-		}
-		s.withArtifact(w, r, caller, handler, true, accepted, func(a *artifactRec, p map[string]any) (any, *apiError) {
-			if a.metadata == nil {
-				a.metadata = map[string]any{}
-			}
-			if r.Method == http.MethodGet {
-				return a.metadata, nil
-			}
-			key, _ := p["key"].(string)
-			if pk := r.PathValue("key"); pk != "" {
-				key = pk
-			}
-			if key == "" {
-				return nil, badRequest("no key specified")
-			}
-			if r.Method == http.MethodDelete {
-				a.events = appendEvent(a.events, apiFQDN, "delete metadata key request from REST API", map[string]any{"key": key})
-				delete(a.metadata, key)
-				return nil, nil
-			}
-			if !truthy(p["value"]) {
-				return nil, badRequest("no value specified")
-			}
-			a.events = appendEvent(a.events, apiFQDN, "set metadata key request from REST API", map[string]any{"key": key, "value": p["value"]})
-			a.metadata[key] = p["value"]
-			return nil, nil
-		})
-	}
-}
-
-func (s *Server) handleNamespaceMetadataGet(w http.ResponseWriter, r *http.Request, caller string) {
-	s.withNamespace(w, r, caller, "AuthMetadatasEndpoint.get", nil, func(n *namespaceRec, _ map[string]any) (any, *apiError) {
-		return copyMap(n.metadata), nil
-	})
-}
-
-func (s *Server) handleNamespaceMetadataSet(handler string) authedHandler {
-	return func(w http.ResponseWriter, r *http.Request, caller string) {
-		accepted := []string{"key", "value"}
-		if r.PathValue("key") != "" {
-			accepted = []string{"value"}
-		}
-		s.withNamespace(w, r, caller, handler, accepted, func(n *namespaceRec, p map[string]any) (any, *apiError) {
-			key, _ := p["key"].(string)
-			if pk := r.PathValue("key"); pk != "" {
-				key = pk
-			}
-			switch {
-			case key == "":
-				return nil, badRequest("no key specified")
-			case !truthy(p["value"]):
-				return nil, badRequest("no value specified")
-			case len(n.metadata) >= maxMetadataKeys:
-				return nil, &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("metadata quota exceeded: the simulator holds at most %d keys", maxMetadataKeys)}
-			}
-			n.metadata[key] = p["value"]
-			return nil, nil
-		})
-	}
-}
-
-func (s *Server) handleNamespaceMetadataDelete(w http.ResponseWriter, r *http.Request, caller string) {
-	s.withNamespace(w, r, caller, "AuthMetadataEndpoint.delete", []string{"value"}, func(n *namespaceRec, _ map[string]any) (any, *apiError) {
-		delete(n.metadata, r.PathValue("key"))
-		return nil, nil
-	})
-}
-
-// maxMetadataKeys bounds one object's metadata.
-const maxMetadataKeys = 1000
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

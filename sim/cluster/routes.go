@@ -30,8 +30,6 @@ func (s *Server) routes() http.Handler {
 		{"/auth/namespaces/{namespace}", m{"GET": s.authed(s.handleShowNamespace), "DELETE": s.authed(s.handleDeleteNamespace)}},
 		{"/auth/namespaces/{namespace}/keys", m{"GET": s.authed(s.handleListKeys), "POST": s.authed(s.handleAddKey)}},
 		{"/auth/namespaces/{namespace}/keys/{key_name}", m{"PUT": s.authed(s.handleUpdateKey), "DELETE": s.authed(s.handleDeleteKey)}},
-		{"/auth/namespaces/{namespace}/metadata", m{"GET": s.authed(s.handleNamespaceMetadataGet), "POST": s.authed(s.handleNamespaceMetadataSet("AuthMetadatasEndpoint.post"))}},
-		{"/auth/namespaces/{namespace}/metadata/{key}", m{"PUT": s.authed(s.handleNamespaceMetadataSet("AuthMetadataEndpoint.put")), "DELETE": s.authed(s.handleNamespaceMetadataDelete)}},
 		{"/auth/namespaces/{namespace}/trust", m{"POST": s.authed(s.trustChange(true))}},
 		{"/auth/namespaces/{namespace}/trust/{external_namespace}", m{"DELETE": s.authed(s.trustChange(false))}},
 		{"/artifacts", m{"GET": s.authed(s.handleListArtifacts), "POST": s.authed(s.handleCacheArtifact), "DELETE": s.authed(s.handleDeleteAllArtifacts)}},
@@ -41,8 +39,6 @@ func (s *Server) routes() http.Handler {
 		{"/artifacts/{ref}/{artifact_name}", m{"POST": s.authed(s.handleArtifactUpload)}},
 		{"/artifacts/{ref}", m{"GET": s.authed(s.handleShowArtifact), "DELETE": s.authed(s.handleDeleteArtifact)}},
 		{"/artifacts/{ref}/events", m{"GET": s.authed(s.handleArtifactEvents)}},
-		{"/artifacts/{ref}/metadata", m{"GET": s.authed(s.handleArtifactMetadata("ArtifactMetadatasEndpoint.get")), "POST": s.authed(s.handleArtifactMetadata("ArtifactMetadatasEndpoint.post"))}},
-		{"/artifacts/{ref}/metadata/{key}", m{"PUT": s.authed(s.handleArtifactMetadata("ArtifactMetadataEndpoint.put")), "DELETE": s.authed(s.handleArtifactMetadata("ArtifactMetadataEndpoint.delete"))}},
 		{"/artifacts/{ref}/share", m{"POST": s.authed(s.handleShare(true))}},
 		{"/artifacts/{ref}/unshare", m{"POST": s.authed(s.handleShare(false))}},
 		{"/artifacts/{ref}/versions", m{"GET": s.authed(s.handleArtifactVersions), "POST": s.authed(s.handleSetMaxVersions)}},
@@ -65,8 +61,6 @@ func (s *Server) routes() http.Handler {
 		{"/instances/{ref}", m{"GET": s.authed(s.handleShowInstance), "DELETE": s.authed(s.handleDeleteInstance)}},
 		{"/instances/{ref}/events", m{"GET": s.authed(s.handleInstanceEvents)}},
 		{"/instances/{ref}/interfaces", m{"GET": s.authed(s.handleInstanceInterfaces), "POST": s.authed(s.handleAddInterface)}},
-		{"/instances/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInstance)), "POST": s.authed(s.metadataSet(kindInstance, "InstanceMetadatasEndpoint.post"))}},
-		{"/instances/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInstance, "InstanceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInstance, "InstanceMetadataEndpoint.delete"))}},
 		{"/instances/{ref}/consoledata", m{"GET": s.authed(s.handleConsoleData), "DELETE": s.authed(s.handleConsoleDelete)}},
 		{"/instances/{ref}/snapshot", m{"GET": s.authed(s.handleListSnapshots), "POST": s.authed(s.handleSnapshot)}},
 		{"/networks", m{"GET": s.authed(s.handleListNetworks), "POST": s.authed(s.handleCreateNetwork), "DELETE": s.authed(s.handleDeleteAllNetworks)}},
@@ -75,16 +69,10 @@ func (s *Server) routes() http.Handler {
 		{"/networks/{ref}/interfaces", m{"GET": s.authed(s.handleNetworkInterfaces)}},
 		{"/networks/{ref}/addresses", m{"GET": s.authed(s.handleNetworkAddresses)}},
 		{"/networks/{ref}/ping/{address}", m{"GET": s.authed(s.handleNetworkPing)}},
-		{"/networks/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindNetwork)), "POST": s.authed(s.metadataSet(kindNetwork, "NetworkMetadatasEndpoint.post"))}},
-		{"/networks/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindNetwork, "NetworkMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNetwork, "NetworkMetadataEndpoint.delete"))}},
 		{"/interfaces/{ref}", m{"GET": s.authed(s.handleShowInterface)}},
-		{"/interfaces/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindInterface)), "POST": s.authed(s.metadataSet(kindInterface, "InterfaceMetadatasEndpoint.post"))}},
-		{"/interfaces/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindInterface, "InterfaceMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindInterface, "InterfaceMetadataEndpoint.delete"))}},
 		{"/nodes", m{"GET": s.authed(s.handleListNodes)}},
 		{"/nodes/{ref}", m{"GET": s.authed(s.handleShowNode), "DELETE": s.authed(s.handleDeleteNode)}},
 		{"/nodes/{ref}/events", m{"GET": s.authed(s.handleNodeEvents)}},
-		{"/nodes/{ref}/metadata", m{"GET": s.authed(s.metadataGet(kindNode)), "POST": s.authed(s.metadataSet(kindNode, "NodeMetadatasEndpoint.post"))}},
-		{"/nodes/{ref}/metadata/{key}", m{"PUT": s.authed(s.metadataSet(kindNode, "NodeMetadataEndpoint.put")), "DELETE": s.authed(s.metadataDelete(kindNode, "NodeMetadataEndpoint.delete"))}},
 	}
 	if s.is2026() {
 		rs = append(rs,
@@ -109,7 +97,7 @@ func (s *Server) routes() http.Handler {
 			route{"/artifacts/{ref}/clusteroperations", m{"GET": s.authed(s.handleArtifactOperations)}},
 		)
 	}
-	rs = append(rs, s.blobMetadataRoutes()...) // blob_metadata.go
+	rs = append(rs, s.metadataRoutes()...) // metadata.go: every kind's
 	for action, name := range powerEndpoints {
 		rs = append(rs, route{"/instances/{ref}/" + action, map[string]http.HandlerFunc{"POST": s.authed(s.handlePowerAction(action, name))}})
 	}
