@@ -69,57 +69,113 @@ func (s *Server) setState(i *instance, state string) {
 
 // createInstance is the stateful half of POST /instances, in the order
 // InstancesEndpoint.post (da448b1a) checks things, run under s.mu so that
-// checking capacity, charging it and recording the placement are one step.
+// checking capacity, charging it and recording the placement are one step:
+// the request becomes a spec, the spec a record, the record gets its
+// addresses, and then a node.
 func (s *Server) createInstance(body map[string]any, caller string, scripted *ScriptedAnswer) (*instance, *apiError) {
+	spec, found, err := s.createSpec(body, caller)
+	if err != nil {
+		return nil, err
+	}
+	i := s.recordInstance(spec)
+	if err := s.allocateInterfaces(i, found); err != nil {
+		return i, err
+	}
+	return i, s.placeInstance(i, scripted)
+}
+
+// createSpec checks the request in InstancesEndpoint.post's order and
+// answers the spec and the network each interface joins.
+func (s *Server) createSpec(body map[string]any, caller string) (*instanceSpec, []*network, *apiError) {
 	spec := &instanceSpec{namespace: caller}
 	if ns, _ := body["namespace"].(string); truthy(body["namespace"]) {
 		if !s.namespaceUsable(caller, ns) {
-			return nil, notFound("namespace not found")
+			return nil, nil, notFound("namespace not found")
 		}
 		spec.namespace = ns
 	}
 	if err := checkName(body["name"]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spec.name = body["name"].(string)
 	if truthy(body["secure_boot"]) && !truthy(body["uefi"]) {
-		return nil, badRequest("secure boot requires UEFI be enabled")
+		return nil, nil, badRequest("secure boot requires UEFI be enabled")
 	}
 	if truthy(body["placed_on"]) {
 		ref, _ := body["placed_on"].(string)
-		n := s.findNode(ref)
-		if n == nil {
-			if s.is2026() { // the 2026 texts name the node (shakenfist-2026.md 1.2)
-				return nil, notFound("Specified node %s does not exist", truncate(ref))
-			}
-			return nil, notFound("Specified node does not exist")
+		name, err := s.placedOn(ref)
+		if err != nil {
+			return nil, nil, err
 		}
-		if n.deleted { // a node that is not "created"
-			if s.is2026() {
-				return nil, notFound("Specified node %s not ready", n.uuid)
-			}
-			return nil, notFound("Specified node not ready")
-		}
-		spec.placedOn = n.name
+		spec.placedOn = name
 	}
-	spec.configdrive = "openstack-disk"
-	if truthy(body["configdrive"]) {
-		cd, _ := body["configdrive"].(string)
-		if cd != "openstack-disk" && cd != "none" {
-			return nil, badRequest(`invalid config drive type: "%v"`, truncate(fmt.Sprint(body["configdrive"])))
-		}
-		spec.configdrive = cd
+	cd, err := configDrive(body["configdrive"])
+	if err != nil {
+		return nil, nil, err
 	}
+	spec.configdrive = cd
 	disks, diskGiB, err := checkDisks(body["disk"])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spec.disks, spec.diskGiB = disks, diskGiB
 	nets, err := checkNetworks(body["network"])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spec.networks = nets
+	found, err := s.joinedNetworks(nets, spec.namespace, caller)
+	if err != nil {
+		return nil, nil, err
+	}
+	video, err := videoSpec(body["video"])
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.video = video
+	md, aff, err := s.checkMetadata(body["metadata"])
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.metadata, spec.affinity = md, aff
+	s.passThrough(spec, body)
+	return spec, found, nil
+}
+
+// placedOn is the node a placed_on names, if it may take instances.
+func (s *Server) placedOn(ref string) (string, *apiError) {
+	n := s.findNode(ref)
+	if n == nil {
+		if s.is2026() { // the 2026 texts name the node (shakenfist-2026.md 1.2)
+			return "", notFound("Specified node %s does not exist", truncate(ref))
+		}
+		return "", notFound("Specified node does not exist")
+	}
+	if n.deleted { // a node that is not "created"
+		if s.is2026() {
+			return "", notFound("Specified node %s not ready", n.uuid)
+		}
+		return "", notFound("Specified node not ready")
+	}
+	return n.name, nil
+}
+
+// configDrive is the config drive type asked for, openstack-disk by
+// default.
+func configDrive(v any) (string, *apiError) {
+	if !truthy(v) {
+		return "openstack-disk", nil
+	}
+	cd, _ := v.(string)
+	if cd != "openstack-disk" && cd != "none" {
+		return "", badRequest(`invalid config drive type: "%v"`, truncate(fmt.Sprint(v)))
+	}
+	return cd, nil
+}
+
+// joinedNetworks finds the network of each interface asked for: it must
+// be ready, in the instance's namespace, and hold any address named.
+func (s *Server) joinedNetworks(nets []netSpec, namespace, caller string) ([]*network, *apiError) {
 	found := make([]*network, len(nets))
 	for k, want := range nets {
 		n, err := s.findNetwork(want.ref, caller, false)
@@ -135,30 +191,35 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 		if n.state != stateCreated {
 			return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("network %s is not ready (%s)", n.uuid, n.state)}
 		}
-		if n.namespace != spec.namespace {
+		if n.namespace != namespace {
 			return nil, notFound("network %s does not exist", n.uuid)
 		}
 		found[k] = n
 	}
-	spec.video = map[string]any{"model": "cirrus", "memory": json.Number("16384"), "vdi": "spice"}
-	if truthy(body["video"]) {
-		v, _ := body["video"].(map[string]any)
-		if _, ok := v["model"]; !ok {
-			return nil, badRequest(`video specification requires "model"`)
-		}
-		if _, ok := v["memory"]; !ok {
-			return nil, badRequest(`video specification requires "memory"`)
-		}
-		if _, ok := v["vdi"]; !ok {
-			v["vdi"] = "spice"
-		}
-		spec.video = v
+	return found, nil
+}
+
+// videoSpec is the video card asked for, a cirrus with spice by default.
+func videoSpec(v any) (map[string]any, *apiError) {
+	if !truthy(v) {
+		return map[string]any{"model": "cirrus", "memory": json.Number("16384"), "vdi": "spice"}, nil
 	}
-	md, aff, err := s.checkMetadata(body["metadata"])
-	if err != nil {
-		return nil, err
+	video, _ := v.(map[string]any)
+	if _, ok := video["model"]; !ok {
+		return nil, badRequest(`video specification requires "model"`)
 	}
-	spec.metadata, spec.affinity = md, aff
+	if _, ok := video["memory"]; !ok {
+		return nil, badRequest(`video specification requires "memory"`)
+	}
+	if _, ok := video["vdi"]; !ok {
+		video["vdi"] = "spice"
+	}
+	return video, nil
+}
+
+// passThrough copies the fields the simulator keeps as they were sent,
+// with the server's defaults for the side channels.
+func (s *Server) passThrough(spec *instanceSpec, body map[string]any) {
 	spec.cpus, spec.memory = body["cpus"], body["memory"]
 	spec.sshKey, spec.userData = body["ssh_key"], body["user_data"]
 	spec.uefi, spec.secureBoot = orFalse(body["uefi"]), orFalse(body["secure_boot"])
@@ -169,16 +230,18 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 			spec.sideChannels = []any{"sf-agent", "sf-agent2"}
 		}
 	}
+}
 
+// recordInstance makes the instance's record, in state initial.
+func (s *Server) recordInstance(spec *instanceSpec) *instance {
 	s.seq++
-	now := time.Now()
 	i := &instance{
 		uuid:         newUUID(),
 		seq:          s.seq,
 		spec:         spec,
 		namespace:    spec.namespace,
 		state:        stateInitial,
-		stateUpdated: now,
+		stateUpdated: time.Now(),
 		powerState:   "initial",
 	}
 	s.instances[i.uuid] = i
@@ -186,10 +249,16 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 	if spec.affinity.weighted {
 		s.addEvent(i, apiFQDN, "instance uses the deprecated weighted affinity form; the magnitude is ignored", nil)
 	}
+	return i
+}
 
-	// Addresses are allocated before scheduling, as the real server does;
-	// a refusal after this point keeps them until its delete is processed.
-	for k, want := range nets {
+// allocateInterfaces gives the instance its interfaces and their
+// addresses. Addresses are allocated before scheduling, as the real server
+// does; a refusal after this point keeps them until its delete is
+// processed.
+func (s *Server) allocateInterfaces(i *instance, found []*network) *apiError {
+	now := i.stateUpdated
+	for k, want := range i.spec.networks {
 		n := found[k]
 		ifc := &iface{uuid: newUUID(), state: stateCreated, network: n.uuid, instance: i.uuid,
 			mac: want.mac, model: want.model, order: k, metadata: map[string]any{}}
@@ -204,14 +273,14 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 		case want.address.IsValid():
 			off, err := n.reserve(want.address, i.uuid, now, s.cfg.AddressHalo)
 			if err != nil {
-				return i, s.failCreate(i, err, "failed to reserve an IP on network "+n.uuid)
+				return s.failCreate(i, err, "failed to reserve an IP on network "+n.uuid)
 			}
 			i.addrs = append(i.addrs, heldAddress{n, off})
 			ifc.ipv4 = want.address.String()
 		default:
 			off, ok := n.reserveAny(i.uuid, now, s.cfg.AddressHalo)
 			if !ok {
-				return i, s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
+				return s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
 			}
 			i.addrs = append(i.addrs, heldAddress{n, off})
 			ifc.ipv4 = n.address(off).String()
@@ -225,30 +294,33 @@ func (s *Server) createInstance(body map[string]any, caller string, scripted *Sc
 		i.ifaces = append(i.ifaces, ifc)
 		s.ifaces[ifc.uuid] = ifc
 	}
+	return nil
+}
 
+// placeInstance schedules the instance (or refuses it as the --script
+// sequence says), charges the node and starts creating.
+func (s *Server) placeInstance(i *instance, scripted *ScriptedAnswer) *apiError {
 	if scripted != nil && scripted.Refuse != "" {
 		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": "refusal taken from the --script sequence"})
 		if scripted.Refuse == stageCongestedNetwork {
-			return i, s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
+			return s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
 		}
-		return i, s.failCreate(i, s.stageRefusal(scripted.Refuse), "scheduling failed")
+		return s.failCreate(i, s.stageRefusal(scripted.Refuse), "scheduling failed")
 	}
-
 	n, refusal := s.schedule(i)
 	if refusal != nil {
 		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": refusal.msg})
 		if refusal.hasStage { // the seed's audit event
 			s.addEvent(i, apiFQDN, "schedule has no candidates at stage "+refusal.stage, nil)
 		}
-		return i, s.failCreate(i, refusal, "scheduling failed")
+		return s.failCreate(i, refusal, "scheduling failed")
 	}
-	need := i.need()
-	n.used = n.used.plus(need)
+	n.used = n.used.plus(i.need())
 	i.charged = true
 	i.node = n.name
 	n.events = appendEvent(n.events, n.name, "instance placed", map[string]any{"instance_uuid": i.uuid})
 	s.startCreating(i, n)
-	return i, nil
+	return nil
 }
 
 func orFalse(v any) any {
