@@ -463,15 +463,37 @@ output() {
 sfx=""
 output probe-out "0|3" "1|2" "$sc" "${probe_small[@]}" --out %IN%
 output merge-out "0|3" "1|2" "$sc" parking-probe merge "$s/in/report.real" --out %IN%
-output artifact-download 0 0 "$sc" artifact download hsimg %IN% --quiet
+# The downloads replace an existing file (the symlink's target) only with
+# --clobber; the cases below check the refusal without it.
+output artifact-download 0 0 "$sc" artifact download hsimg %IN% --quiet --clobber
 if [ $quick = 0 ]; then
-	output instance-download 0 0 "$sc" instance download hsvm /tmp/hs-dl %IN% --quiet
-	output instance-screenshot 0 0 "$sc" instance screenshot hsvm %IN%
+	output instance-download 0 0 "$sc" instance download hsvm /tmp/hs-dl %IN% --quiet --clobber
+	output instance-screenshot 0 0 "$sc" instance screenshot hsvm %IN% --clobber
 	sfx=".html"
 	output probe-plot "0|3" "1|2" "$sc" "${probe_small[@]}" --plot %IN%
 	output merge-plot "0|3" "1|2" "$sc" parking-probe merge "$s/in/report.real" --plot %IN%
 	sfx=""
 fi
+# Issue 34, item 2: a download into a directory is named after what was
+# typed, never the server's name (an artifact's source URL, which its
+# owner sets, ending in a dotfile's name), and replaces nothing without
+# --clobber.
+reset_outputs
+mkdir -p "$s/o/dot"
+printf '# mine\n' >"$s/o/dot/.hsrc"
+"$sc" artifact upload hsdot "$s/in/userdata.real" --source-url "https://other.example/ns/.hsrc" --quiet >/dev/null 2>&1 || true
+dot_kept() {
+	[ "$(cat "$s/o/dot/.hsrc")" = "# mine" ] || { echo "DIR/.hsrc was overwritten (the server's name)"; return; }
+	[ -s "$s/o/dot/hsdot" ] || echo "nothing written as DIR/hsdot (the name typed)"
+}
+check=dot_kept run download-name/server-dotfile 0 "$s/empty-stdin" "$sc" artifact download hsdot "$s/o/dot/"
+printf 'kept\n' >"$s/o/dot/hsdot"
+not_clobbered() {
+	[ "$(cat "$s/o/dot/hsdot")" = "kept" ] || { echo "an existing file was replaced without --clobber"; return; }
+	grep -aq -- '--clobber' "$1/stderr" || echo "the refusal does not name --clobber: $(first_error "$1")"
+}
+check=not_clobbered run download-name/no-clobber 1 "$s/empty-stdin" "$sc" artifact download hsdot "$s/o/dot/"
+check=not_clobbered run download-name/no-clobber-file 1 "$s/empty-stdin" "$sc" artifact download hsdot "$s/o/dot/hsdot"
 reset_outputs
 # In $s/o, where a file named "-" would show.
 cd "$s/o"

@@ -3,8 +3,6 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -16,11 +14,14 @@ import (
 
 // NewCmdDownload builds `shakectl artifact download`.
 func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var clobber bool
+	c := &cobra.Command{
 		Use:   "download ARTIFACT DEST",
 		Short: "Download an artifact's newest version to a file",
 		Long: `Download the newest version of ARTIFACT to DEST (a file, or a directory to
-hold a file named after the artifact), then print what was written.
+hold a file named ARTIFACT as you typed it, never a name the server sends),
+then print what was written, its path included. An existing file is
+replaced only with --clobber.
 
 The download streams in constant memory, with a progress bar on a
 terminal (JSON lines on stderr with -o json, nothing when piped or with
@@ -31,7 +32,7 @@ one, its sha512; a mismatch fails (exit 1).
 The file is written beside DEST under a temporary name and renamed to DEST
 only once complete and verified: an interrupted download (Ctrl-C: exit
 130) or a failed one leaves nothing under DEST's name, and an existing DEST
-is replaced only by a complete file.`,
+(with --clobber) is replaced only by a complete file.`,
 		Example: `  shakectl artifact download ci-image ./disk.qcow2
   shakectl artifact download debian-12.qcow2 /var/tmp/ -o json`,
 		Args: cmdutil.RefArgs("ARTIFACT", "DEST"),
@@ -42,6 +43,10 @@ is replaced only by a complete file.`,
 			return cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f))(c, args, s)
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
+			dest, err := cmdutil.DownloadDest(args[1], args[0], clobber)
+			if err != nil {
+				return err
+			}
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
 				return err
@@ -54,10 +59,6 @@ is replaced only by a complete file.`,
 			cur, ok := a.CurrentBlob()
 			if a.BlobUUID == "" || !ok {
 				return fmt.Errorf("artifact %s has no versions to download", args[0])
-			}
-			dest := args[1]
-			if st, err := os.Stat(dest); err == nil && st.IsDir() {
-				dest = filepath.Join(dest, a.Name())
 			}
 			b, err := s.Client.GetBlob(s.Ctx, cur.UUID)
 			if err != nil {
@@ -74,6 +75,8 @@ is replaced only by a complete file.`,
 			return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
 		},
 	}
+	cmdutil.AddClobberFlag(c, &clobber)
+	return c
 }
 
 func downloadDetail(a *client.Artifact, blobUUID, dest string, n int64, sum string, verified bool) output.Detail {

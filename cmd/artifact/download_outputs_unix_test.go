@@ -38,7 +38,7 @@ func TestDownloadFollowsSymlinkAndWritesFIFOInPlace(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if res := r.Run(t, "artifact", "download", "img", link, "--quiet"); res.Code != 0 {
+	if res := r.Run(t, "artifact", "download", "img", link, "--quiet", "--clobber"); res.Code != 0 {
 		t.Fatal(res)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {

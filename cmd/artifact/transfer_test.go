@@ -257,7 +257,7 @@ func TestDownloadChecksumMismatchKeepsNothing(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "keep")
 	clitest.WriteFile(t, dest, "old")
-	res := clitest.Against(fa).Run(t, "artifact", "download", "img", dest)
+	res := clitest.Against(fa).Run(t, "artifact", "download", "img", dest, "--clobber")
 	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "nothing was written") {
 		t.Fatalf("mismatch: %s", res)
 	}
@@ -266,5 +266,67 @@ func TestDownloadChecksumMismatchKeepsNothing(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 1 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// Issue 34, item 2: `artifact download ARTIFACT DIR/` named the file after
+// the last segment of the artifact's source URL, which its owner (for a
+// shared artifact, another namespace) chooses, and replaced what was
+// there: ".bashrc" overwrote DIR/.bashrc, exit 0. The file is named after
+// what the user typed, an existing file is replaced only with --clobber,
+// and the path written is printed.
+func TestDownloadIntoADirectoryNeverTakesTheServersNameOrClobbers(t *testing.T) {
+	fa := clitest.NewFakeAPI(t)
+	const blob = "578da8b6-eb98-4e10-bb36-e4d4d763d312"
+	art := strings.Replace(clitest.ReadGolden(t, "sf2024/artifact.json"), "25adc99e-369b-4959-a387-2ae046ee6ad4", blob, -1)
+	art = strings.Replace(art, `"size": 308406784`, `"size": 5`, 1)
+	art = strings.Replace(art, `"source_url": "debian:11"`, `"source_url": "https://other.example/ns/.bashrc"`, 1)
+	if !strings.Contains(art, ".bashrc") {
+		t.Fatal("the recorded artifact has no source_url to replace")
+	}
+	view := `{"uuid": "` + blob + `", "state": "created", "size": 5, "sha512": "` + sum512([]byte("hello")) + `"}`
+	fa.Override = map[string]clitest.FakeReply{
+		"GET /artifacts/ci-image":      {Status: 200, Body: art},
+		"GET /blobs/" + blob:           {Status: 200, Body: view},
+		"GET /blobs/" + blob + "/data": {Status: 200, Body: "hello", Header: map[string]string{"Content-Type": "application/octet-stream"}},
+	}
+	dir := t.TempDir()
+	bashrc := filepath.Join(dir, ".bashrc")
+	clitest.WriteFile(t, bashrc, "# mine\n")
+	run := clitest.Against(fa)
+
+	res := run.Run(t, "artifact", "download", "ci-image", dir+"/", "-o", "json")
+	want := filepath.Join(dir, "ci-image")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"path": "`+want+`"`) {
+		t.Fatalf("download into a directory: %s\nwant the path %s printed", res, want)
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
+		t.Errorf("DIR/.bashrc now holds %q: the server's name was used", b)
+	}
+	if b, _ := os.ReadFile(want); string(b) != "hello" {
+		t.Errorf("%s holds %q, want the artifact's bytes", want, b)
+	}
+
+	// Again: the file exists now, and is not replaced without --clobber.
+	clitest.WriteFile(t, want, "kept")
+	res = run.Run(t, "artifact", "download", "ci-image", dir)
+	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "error: "+want+" already exists: pass --clobber to replace it") {
+		t.Errorf("an existing file: %s", res)
+	}
+	if b, _ := os.ReadFile(want); string(b) != "kept" {
+		t.Errorf("without --clobber the file now holds %q", b)
+	}
+	// The same for a file DEST names itself.
+	if res = run.Run(t, "artifact", "download", "ci-image", bashrc); res.Code != cmdutil.ExitFailure {
+		t.Errorf("DEST an existing dotfile: %s", res)
+	}
+	if res = run.Run(t, "artifact", "download", "ci-image", dir, "--clobber", "--quiet"); res.Code != 0 {
+		t.Fatalf("--clobber: %s", res)
+	}
+	if b, _ := os.ReadFile(want); string(b) != "hello" {
+		t.Errorf("with --clobber the file holds %q, want the artifact's bytes", b)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 2 {
+		t.Errorf("the directory holds %v, want .bashrc and ci-image", left)
 	}
 }

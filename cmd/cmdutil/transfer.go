@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/progress"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // TransferMeter starts the progress report of a transfer on stderr: a bar
@@ -25,6 +29,38 @@ func Say(s *Session, format string, a ...any) {
 		return
 	}
 	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
+}
+
+// DownloadDest is the one naming rule for downloads (issue 34, item 2):
+// the path a download to DEST writes, decided before anything is asked of
+// the server.
+//
+// DEST is a file, or a directory to hold a file called name, which the
+// caller takes from what the user typed (the ARTIFACT argument, SOURCE's
+// base name, INSTANCE.png), never from the server: an artifact's name is
+// the last segment of a source URL its owner chose, and a shared
+// artifact's owner is another namespace (".bashrc" replaced DIR/.bashrc).
+// An existing regular file (a symlink's target included) is replaced only
+// with --clobber, as `gh release download` does; a device or a FIFO is
+// written in place, which replaces nothing.
+func DownloadDest(dest, name string, clobber bool) (string, error) {
+	path := dest
+	if st, err := os.Stat(dest); err == nil && st.IsDir() {
+		base := filepath.Base(name)
+		if base == "." || base == ".." || base == string(filepath.Separator) || termtext.Unsafe(base) {
+			return "", UsageErrorf("cannot name a file in %s after %q: give DEST as a file path", dest, termtext.Line(name))
+		}
+		path = filepath.Join(dest, base)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && !clobber {
+		return "", fmt.Errorf("%s already exists: pass --clobber to replace it", path)
+	}
+	return path, nil
+}
+
+// AddClobberFlag adds a download's --clobber.
+func AddClobberFlag(c *cobra.Command, clobber *bool) {
+	c.Flags().BoolVar(clobber, "clobber", false, "replace the file DEST names (or the one in DEST) if it exists")
 }
 
 // DownloadBlobTo streams the blob to dest and returns the bytes' sha512.

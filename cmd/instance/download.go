@@ -2,8 +2,6 @@ package instance
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,11 +11,13 @@ import (
 // NewCmdDownload builds `shakectl instance download`.
 func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	var af agentFlags
+	var clobber bool
 	c := &cobra.Command{
 		Use:   "download INSTANCE SOURCE DEST",
 		Short: "Copy a file out of an instance through its agent",
 		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, or a
-directory to hold SOURCE's base name). The agent sends the file back as a
+directory to hold SOURCE's base name; an existing file is replaced only with
+--clobber). The agent sends the file back as a
 blob (sf-client reads results["0"]["content_blob"]); shakectl then
 streams it as artifact download does: constant memory, a progress bar on
 a terminal, checked against the blob's size and sha512 where the server
@@ -32,6 +32,10 @@ before anything is sent.`,
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := af.request(c)
+			if err != nil {
+				return err
+			}
+			dest, err := cmdutil.DownloadDest(args[2], args[1], clobber)
 			if err != nil {
 				return err
 			}
@@ -63,10 +67,6 @@ before anything is sent.`,
 			if b.SHA512 != nil {
 				want = *b.SHA512
 			}
-			dest := args[2]
-			if st, err := os.Stat(dest); err == nil && st.IsDir() {
-				dest = filepath.Join(dest, filepath.Base(args[1]))
-			}
 			if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
 				return err
 			}
@@ -75,5 +75,6 @@ before anything is sent.`,
 		},
 	}
 	af.add(c)
+	cmdutil.AddClobberFlag(c, &clobber)
 	return c
 }

@@ -1,9 +1,6 @@
 package instance
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
@@ -13,11 +10,13 @@ import (
 // `instance screenshot INSTANCE DESTINATION` (client-python
 // commandline/instance.py; no flags there either).
 func NewCmdScreenshot(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var clobber bool
+	c := &cobra.Command{
 		Use:   "screenshot INSTANCE DESTINATION",
 		Short: "Save a screenshot of an instance's console",
 		Long: `Ask the server for a screenshot of the instance's console and save it at
-DESTINATION (a file, or a directory to hold INSTANCE.png). The server
+DESTINATION (a file, or a directory to hold INSTANCE.png; an existing file
+is replaced only with --clobber). The server
 captures the console into a new blob and answers its UUID (shakenfist
 da448b1a InstanceScreenshotEndpoint); shakectl then streams the blob as
 artifact download does, checked against its size and sha512 where the
@@ -28,6 +27,10 @@ simulator). An instance that is not created is refused (406).`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 		RunE: func(_ *cobra.Command, args []string) error {
+			dest, err := cmdutil.DownloadDest(args[1], args[0]+".png", clobber)
+			if err != nil {
+				return err
+			}
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
 				return err
@@ -45,10 +48,6 @@ simulator). An instance that is not created is refused (406).`,
 			if b.SHA512 != nil {
 				want = *b.SHA512
 			}
-			dest := args[1]
-			if st, err := os.Stat(dest); err == nil && st.IsDir() {
-				dest = filepath.Join(dest, filepath.Base(args[0])+".png")
-			}
 			if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
 				return err
 			}
@@ -56,4 +55,6 @@ simulator). An instance that is not created is refused (406).`,
 			return nil
 		},
 	}
+	cmdutil.AddClobberFlag(c, &clobber)
+	return c
 }
