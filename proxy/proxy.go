@@ -85,6 +85,12 @@ type Options struct {
 	Transport http.RoundTripper
 	// Now is the wall clock for Retry-After dates; nil is time.Now.
 	Now func() time.Time
+	// Gate turns on the capacity gate (gate.go): after a transient
+	// refusal of a create, creates asking at least as much of the refused
+	// resource wait in the proxy, in arrival order, until the refusal's
+	// Retry-After has passed, and then go one at a time. The zero value
+	// (`--gate=off`) replays every request on its own clock.
+	Gate bool
 }
 
 // Summary is what the proxy did, for the line printed on exit.
@@ -98,13 +104,22 @@ type Summary struct {
 	// because the attempt cap, the budget, a shutdown or a streamed body
 	// stopped the replay.
 	HandedBack int64
+	// Gate says the capacity gate was on; HeldBack is how many sends it
+	// held back: each time a create that would have gone (on arrival, or
+	// when its own Retry-After ended) waited for a refused shape instead.
+	Gate     bool
+	HeldBack int64
 }
 
 func (s Summary) String() string {
-	return fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
+	line := fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
 		s.Requests, plural(s.Requests, "request", "requests"),
 		s.Waited, plural(s.Waited, "refusal", "refusals"),
 		s.HandedBack, plural(s.HandedBack, "refusal", "refusals"))
+	if s.Gate {
+		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
+	}
+	return line
 }
 
 func plural(n int64, one, many string) string {
@@ -136,7 +151,8 @@ type Server struct {
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
 
-	requests, waited, handedBack atomic.Int64
+	requests, waited, handedBack, heldBack atomic.Int64
+	gate                                   *gate // nil with the gate off
 
 	mu      sync.Mutex
 	httpSrv *http.Server
@@ -183,6 +199,9 @@ func New(o Options) (*Server, error) {
 		upstream: up,
 		prefix:   strings.TrimRight(up.EscapedPath(), "/"),
 		shutdown: make(chan struct{}),
+	}
+	if o.Gate {
+		s.gate = newGate(s.logHeld)
 	}
 	errLog := io.Discard
 	if o.Log != nil && !o.JSONLines {
@@ -335,6 +354,10 @@ type requestInfo struct {
 	host         string // the Host the client addressed the proxy as
 	replayable   bool   // the body is buffered and GetBody replays it
 	streamedWhy  string // why not, for the log
+	// gated: a create (POST /instances with a buffered body the gate can
+	// read a shape from), which the capacity gate may hold.
+	gated bool
+	shape shape
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -367,13 +390,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		info.replayable = true
+		if s.gate != nil && s.isCreate(r) {
+			info.shape, info.gated = createShape(body)
+		}
 	}
 	s.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
 }
 
+// isCreate reports whether r creates an instance: POST /instances under
+// the upstream's prefix.
+func (s *Server) isCreate(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	p := strings.TrimSuffix(s.upstreamPath(r.URL.EscapedPath()), "/")
+	return p == s.prefix+"/instances"
+}
+
 // Summary reports what the proxy has done so far.
 func (s *Server) Summary() Summary {
-	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load()}
+	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load(),
+		Gate: s.gate != nil, HeldBack: s.heldBack.Load()}
 }
 
 // lockedWriter keeps concurrent lines whole.
@@ -445,6 +482,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	call := policy.NewCall()
 	ctx := req.Context()
+	if s.gate != nil && info.gated {
+		return t.gatedRoundTrip(req, info, call)
+	}
 	for {
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
@@ -489,14 +529,126 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body.Close()
 		s.waited.Add(1)
-		next := req.Clone(ctx)
-		next.Body = nil // a request without a body has no GetBody
-		if req.GetBody != nil {
-			if next.Body, err = req.GetBody(); err != nil {
+		if req, err = replay(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// replay is the next attempt of req: the identical request.
+func replay(ctx context.Context, req *http.Request) (*http.Request, error) {
+	next := req.Clone(ctx)
+	next.Body = nil // a request without a body has no GetBody
+	if req.GetBody != nil {
+		var err error
+		if next.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+// gatedRoundTrip is RoundTrip for a create under the capacity gate: the
+// same loop and the same retry.Call decisions, but every send, the first
+// included, passes the gate, and its own Retry-After wait is spent in the
+// gate's queue, where it keeps its place. A create the gate let go only
+// because its budget was about to end gets its answer, whatever it is:
+// there is no time left for another.
+func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, call *retry.Call) (*http.Response, error) {
+	s := t.s
+	ctx := req.Context()
+	w := s.gate.enter(info.shape, s.opts.Budget)
+	w.info = info
+	defer s.gate.leave(w)
+	var (
+		notBefore time.Time
+		last      *http.Response // its own latest refusal, while it waits to replay
+		lastSent  []byte
+		lastStage string
+	)
+	for {
+		why := s.gate.wait(w, notBefore, ctx.Done(), s.shutdown)
+		if why == "" && ctx.Err() != nil {
+			why = releaseGone
+		} else if why == "" {
+			why = releaseStopped
+		}
+		if w.held {
+			s.logReleased(w, why, last != nil)
+			w.held = false
+		}
+		if why == releaseGone || why == releaseStopped {
+			if why == releaseGone {
+				// The client went away: send nothing more.
+				if last != nil {
+					last.Body.Close()
+				}
+				return nil, ctx.Err()
+			}
+			// The proxy is stopping: the client's own refusal if it has
+			// one, else a 503 that says the create was never sent.
+			if last != nil {
+				s.handBack(info, lastStage, call, "the proxy is shutting down")
+				last.Body = io.NopCloser(bytes.NewReader(lastSent))
+				return last, nil
+			}
+			return stoppedAnswer(req), nil
+		}
+		if last != nil {
+			last.Body.Close()
+			s.waited.Add(1)
+			var err error
+			if req, err = replay(ctx, req); err != nil {
 				return nil, err
 			}
+			last = nil
 		}
-		req = next
+		sentAt := time.Now()
+		resp, err := t.next.RoundTrip(req)
+		answeredAt := time.Now()
+		if err != nil {
+			s.gate.answered(w, answeredAt.Sub(sentAt), outcomeOther, "", 0, answeredAt)
+			return nil, err
+		}
+		stage, transient, sent, plain, err := classifyAnswer(resp)
+		if err != nil {
+			s.gate.answered(w, answeredAt.Sub(sentAt), outcomeOther, "", 0, answeredAt)
+			return nil, err
+		}
+		o := outcomeOther
+		switch {
+		case transient:
+			o = outcomeRefused
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			o = outcomeCreated
+		}
+		hint := refusalHint(resp, s.opts.RetryWait, s.opts.Now())
+		s.gate.answered(w, answeredAt.Sub(sentAt), o, stage, hint, answeredAt)
+		if sent != nil {
+			resp.Body = io.NopCloser(bytes.NewReader(plain))
+		}
+		again, _ := call.CheckRetry(ctx, resp, nil)
+		if sent != nil {
+			resp.Body = io.NopCloser(bytes.NewReader(sent))
+		}
+		if again && why == releaseBudget {
+			s.handBack(info, stage, call, fmt.Sprintf("the budget of %s ends within one round trip", retry.HumanDuration(s.opts.Budget)))
+			return resp, nil
+		}
+		if !again {
+			if transient {
+				s.handBack(info, stage, call, stopReason(info, call, s.opts.Budget))
+			}
+			return resp, nil
+		}
+		if s.shuttingDown() {
+			s.handBack(info, stage, call, "the proxy is shutting down")
+			return resp, nil
+		}
+		// Its own wait, counted from the answer, as the gate's window is:
+		// it ends when the window does, and this create is first in line.
+		notBefore = answeredAt.Add(call.Backoff(0, 0, 0, resp))
+		last, lastSent, lastStage = resp, sent, stage
 	}
 }
 
