@@ -109,6 +109,9 @@ func TestGateReleasesAHeldCreateWhenTheWindowEnds(t *testing.T) {
 		if s := r.proxy.Summary(); s.HeldBack != 2 || s.Waited != 1 || !s.Gate {
 			t.Errorf("summary %+v, want 2 sends held back (b on arrival, c on arrival), 1 refusal waited out", s)
 		}
+		if s := r.proxy.Summary().String(); s != "proxy: 3 requests forwarded, 1 refusal waited out, 0 refusals handed back, 2 sends held back by the capacity gate" {
+			t.Errorf("summary line %q", s)
+		}
 		checkGolden(t, "gate-window.txt", r.log.String())
 	})
 }

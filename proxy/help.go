@@ -22,10 +22,26 @@ for byte. Everything else passes through at once: other 507s, HTML pages,
 every other status, connection errors. Request bodies up to 1 MiB are
 replayed; larger or chunked ones stream and are never replayed.
 
+The capacity gate (on by default; --gate=off replays every request on its
+own clock): once a create (POST /instances) is refused with a transient 507,
+creates that ask at least as much of the resource the refusal's stage names
+(vCPUs for sufficient_idle_cpu, memory for sufficient_idle_memory, disk for
+sufficient_free_disk and sufficient_idle_disk, every create for queue_state
+and capacity_guard), on the same or fewer nodes, are not sent until that
+refusal's Retry-After has passed; they wait in arrival order. Then one goes
+first: if it gets through, the next goes at once; if it is refused again,
+the gate closes for the new Retry-After. Smaller creates, other routes and
+methods pass as without it. A held create is still sent at the latest one
+round trip before its budget ends, so every client gets the server's answer
+to its own request; the attempt cap and budget are unchanged. Each hold and
+release is a line ("event": "held" / "released" with -o json), and the
+summary counts the sends held back.
+
 Every wait is one line on stderr (JSON lines with -o json) and a summary is
 printed on exit. --listen must be a loopback address unless --allow-remote is
 given too. SIGINT or SIGTERM stops accepting, hands each waiting client the
-refusal it is waiting on, and exits 130 or 143.`
+refusal it is waiting on (a create the gate held and never sent gets a 503
+saying the proxy stopped), and exits 130 or 143.`
 
 const ProxyExample = `  # Terraform or Ansible against a busy cloud, retrying for every create:
   shakectl proxy --listen 127.0.0.1:13001 --budget 10m &
@@ -47,7 +63,10 @@ the proxy is warned about.
 
 The rules are the proxy's: only a 507 marked "transient": true is waited out
 and replayed, at most 5 attempts within --budget (default 60s) per request,
-and then COMMAND sees the server's own answer. The proxy's lines go to
+and then COMMAND sees the server's own answer. The capacity gate is on
+(--gate=off to turn it off): after a transient refusal of a create, COMMAND's
+creates asking as much wait in the proxy until its Retry-After has passed,
+then go one at a time (see "shakectl proxy --help"). The proxy's lines go to
 stderr, before COMMAND's own. A client whose own timeout is shorter than the
 budget gives up first and reports its own timeout.`
 

@@ -107,6 +107,7 @@ type Summary struct {
 	// Gate says the capacity gate was on; HeldBack is how many sends it
 	// held back: each time a create that would have gone (on arrival, or
 	// when its own Retry-After ended) waited for a refused shape instead.
+	// The line says it when it is not 0.
 	Gate     bool
 	HeldBack int64
 }
@@ -116,7 +117,9 @@ func (s Summary) String() string {
 		s.Requests, plural(s.Requests, "request", "requests"),
 		s.Waited, plural(s.Waited, "refusal", "refusals"),
 		s.HandedBack, plural(s.HandedBack, "refusal", "refusals"))
-	if s.Gate {
+	if s.Gate && s.HeldBack > 0 {
+		// Only when it did something: a run the gate never touched reads
+		// as it did before the gate existed (-o json always says).
 		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
 	}
 	return line

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,11 +25,12 @@ type ProxyOptions struct {
 	AllowRemote bool
 	Budget      time.Duration
 	RetryWait   time.Duration
+	Gate        GateMode
 }
 
 // NewCmdProxy runs the retrying proxy until SIGINT or SIGTERM.
 func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
-	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget}
+	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget, Gate: true}
 	c := &cobra.Command{
 		Use:     "proxy",
 		Short:   retryproxy.ProxyShort,
@@ -42,13 +44,19 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&opts.Listen, "listen", opts.Listen, "address to listen on, HOST:PORT (port 0 picks a free one); loopback unless --allow-remote")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow a --listen address other machines can reach (anyone there can then use the API through it)")
-	addRetryFlags(c, &opts.Budget, &opts.RetryWait)
+	addRetryFlags(c, &opts.Budget, &opts.RetryWait, &opts.Gate)
 	return c
 }
 
 // addRetryFlags are the flags proxy and wrap share.
-func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration) {
+func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration, gate *GateMode) {
 	fl := c.Flags()
+	fl.Var(gate, "gate", "the capacity gate: on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
+	fl.Lookup("gate").NoOptDefVal = "on"
+	cmdutil.Must(c.RegisterFlagCompletionFunc("gate", cmdutil.FixedWithDesc([]string{"on", "off"}, map[string]string{
+		"on":  "hold creates behind a refused shape until its Retry-After (default)",
+		"off": "replay each refused request on its own clock",
+	})))
 	fl.DurationVar(budget, "budget", *budget, "how long one request may wait out transient refusals, e.g. 5m")
 	fl.DurationVar(retryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
@@ -70,6 +78,7 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 		AllowRemote: opts.AllowRemote,
 		Budget:      opts.Budget,
 		RetryWait:   opts.RetryWait,
+		Gate:        bool(opts.Gate),
 		JSONLines:   cfg.JSONOutput(),
 	}
 	if !cfg.Quiet {
@@ -101,6 +110,30 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	return err
 }
 
+// GateMode is --gate: on (the default) or off.
+type GateMode bool
+
+func (g *GateMode) String() string {
+	if *g {
+		return "on"
+	}
+	return "off"
+}
+
+func (g *GateMode) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true":
+		*g = true
+	case "off", "false":
+		*g = false
+	default:
+		return fmt.Errorf("want on or off")
+	}
+	return nil
+}
+
+func (g *GateMode) Type() string { return "on|off" }
+
 // upstreamURL is the configured API URL the proxy stands in front of.
 func upstreamURL(cfg *cmdutil.Config) (string, error) {
 	if cfg.APIURL == "" {
@@ -114,13 +147,20 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 	switch {
 	case cfg.Quiet:
 	case cfg.JSONOutput():
+		// held_back only with the gate on: with --gate=off the line is
+		// what it was before the gate existed.
+		var held *int64
+		if s.Gate {
+			held = &s.HeldBack
+		}
 		fmt.Fprintln(f.IOStreams.ErrOut, output.JSONLine(struct {
 			Event      string `json:"event"`
 			Requests   int64  `json:"requests"`
 			Waited     int64  `json:"waited_out"`
 			HandedBack int64  `json:"handed_back"`
+			HeldBack   *int64 `json:"held_back,omitempty"`
 			Message    string `json:"message"`
-		}{"summary", s.Requests, s.Waited, s.HandedBack, s.String()}))
+		}{"summary", s.Requests, s.Waited, s.HandedBack, held, s.String()}))
 	default:
 		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
 	}

@@ -20,12 +20,13 @@ import (
 type WrapOptions struct {
 	Budget    time.Duration
 	RetryWait time.Duration
+	Gate      GateMode
 }
 
 // NewCmdWrap runs one command behind the retrying proxy and exits with its
 // status.
 func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
-	opts := &WrapOptions{Budget: retryproxy.DefaultBudget}
+	opts := &WrapOptions{Budget: retryproxy.DefaultBudget, Gate: true}
 	c := &cobra.Command{
 		Use: "wrap [--budget D] -- COMMAND [ARGS...]",
 		// The flags are in the line already, before the "--".
@@ -49,7 +50,7 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	// Everything from COMMAND on is COMMAND's: "shakectl wrap sf-client
 	// --json instance list" works without the "--" too.
 	c.Flags().SetInterspersed(false)
-	addRetryFlags(c, &opts.Budget, &opts.RetryWait)
+	addRetryFlags(c, &opts.Budget, &opts.RetryWait, &opts.Gate)
 	// The command's name completes from PATH, as after sudo or env.
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveDefault
@@ -88,6 +89,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 			Upstream:  upstream,
 			Budget:    opts.Budget,
 			RetryWait: opts.RetryWait,
+			Gate:      bool(opts.Gate),
 			JSONLines: cfg.JSONOutput(),
 		},
 	}
