@@ -17,7 +17,8 @@ import (
 // listen address means an ephemeral loopback port ("127.0.0.1:0").
 type Config struct {
 	// Model is the real router the simulator rehearses, --model: the seed
-	// design (default), main (no parking) or PR #221. See Model.
+	// design (default), main (no parking), PR #221 or upstream main of
+	// 2026-08. See Model.
 	Model Model
 
 	// Listen is the router (Envoy front) address, --listen.
@@ -76,12 +77,41 @@ type Config struct {
 	// delay added per retry, --parked-request-retry-jitter.
 	ParkedRequestRetryJitter float64
 	// ExtprocMaxRequests is Envoy's circuit-breaker max_requests for the
-	// ext_proc cluster (>= ParkedRequestMax), --extproc-max-requests.
+	// ext_proc cluster (>= ParkedRequestMax), --extproc-max-requests. In
+	// the main-2026-08 model 0 derives it as the real router does: twice
+	// the lot, at least 1024 (ExtprocBreaker).
 	ExtprocMaxRequests int
 	// AllowBreakerBelowLot skips the startup rule ExtprocMaxRequests >=
 	// ParkedRequestMax, to rehearse the misconfiguration the seed warns
 	// about (Envoy truncating the lot), --allow-breaker-below-lot.
 	AllowBreakerBelowLot bool
+
+	// PoolFullCode is the gRPC code ateapi's ResumeActor answers when no
+	// worker is free, --pool-full-code; 0 means the model's own
+	// (ResourceExhausted for main-2026-08, FailedPrecondition otherwise).
+	PoolFullCode Code
+	// PoolFullMessage is ateapi's text for a full pool, --pool-full-message;
+	// empty means "no free workers available" (ateapi until 2026-08; newer
+	// ateapi says "no worker has room for the actor").
+	PoolFullMessage string
+
+	// RouteTimeout is Envoy's route timeout, from the listener to the
+	// actor's answer, not covering the resume (main-2026-08's
+	// --route-timeout; 0: none). A worker slower than it gets Envoy's 504.
+	RouteTimeout time.Duration
+	// DrainDelay is how long a graceful stop keeps serving before it
+	// drains (main-2026-08's --drain-delay).
+	DrainDelay time.Duration
+	// DrainTimeout bounds the drain of parked requests (main-2026-08's
+	// --drain-timeout); 0 derives budget + 10s + 5s as the real router does.
+	DrainTimeout time.Duration
+	// DrainCompleteFile, when set, is created once the drain is over
+	// (main-2026-08's --drain-complete-file; the marker a preStop hook waits
+	// for). Empty: none.
+	DrainCompleteFile string
+	// Args is the command line statusz reports under "args"
+	// (main-2026-08); empty shows "shakectl sim router".
+	Args string
 
 	// RequestTimeout is each request's own deadline when the client sends
 	// no x-request-timeout header; 0 means none, --request-timeout.
@@ -98,6 +128,9 @@ type Config struct {
 	// Unauthenticated (401), DeadlineExceeded (504) or Internal (500):
 	// --deny, --unauth, --slow, --fail.
 	Deny, Unauth, Slow, Fail []string
+	// NotFound names actors whose resume answers NotFound (404) although
+	// they exist in --actors, --not-found.
+	NotFound []string
 	// RateLimit names actors whose resume answers ResourceExhausted (429
 	// `actor "x" rate limited`), --rate-limit.
 	RateLimit []string
@@ -154,10 +187,20 @@ const (
 	// statusz max_wait written as a Go duration, and parking series that
 	// appear only once used.
 	ModelPR221 Model = "pr221"
+	// ModelMain202608 is agent-substrate/substrate upstream main at
+	// 6210ad86 (2026-08-22), as measured on loopback (the captures in
+	// sim/router/testdata/atenet-router-6210ad86): the seed's flags and
+	// outcome labels; ResourceExhausted and FailedPrecondition, Unavailable
+	// and Aborted parked to the budget, then 503 with ateapi's text; bodies
+	// naming the actor atespace/id; the lot entered on arrival by every
+	// request (running actors too); route-duration labels
+	// ate_router_outcome/ate_router_resume/ate_template_*; parking series
+	// only once used; statusz with "mode" and duration strings.
+	ModelMain202608 Model = "main-2026-08"
 )
 
 // Models lists the valid --model values.
-var Models = []Model{ModelSeed, ModelMain, ModelPR221}
+var Models = []Model{ModelSeed, ModelMain, ModelPR221, ModelMain202608}
 
 // Hold says how long an actor's resumes are refused with "no free workers
 // available". For counts from the actor's first ResumeActor call; Times
@@ -341,6 +384,32 @@ func DefaultConfig() Config {
 	}
 }
 
+// ExtprocBreaker is the ext_proc circuit breaker's max_requests in force:
+// --extproc-max-requests, or under main-2026-08 with 0, twice the lot and
+// at least 1024 (2048 at the defaults), as 6210ad86 derives it.
+func (c Config) ExtprocBreaker() int {
+	if c.model() == ModelMain202608 && c.ExtprocMaxRequests == 0 {
+		return max(2*c.ParkedRequestMax, EnvoyDefaultMaxRequests)
+	}
+	return c.ExtprocMaxRequests
+}
+
+// poolFull is ateapi's answer to a resume when no worker is free.
+func (c Config) poolFull() *StatusError {
+	code := c.PoolFullCode
+	if code == OK {
+		code = FailedPrecondition
+		if c.model() == ModelMain202608 {
+			code = ResourceExhausted
+		}
+	}
+	msg := c.PoolFullMessage
+	if msg == "" {
+		msg = msgNoFreeWorkers
+	}
+	return status(code, msg)
+}
+
 // ParkingEnabled reports whether requests are parked. main never parks;
 // pr221 parks unless ParkingDisabled (a lot of 0 parks nothing and sheds
 // everything, but parking is on); the seed parks when ParkedRequestMax > 0.
@@ -369,9 +438,35 @@ func (c Config) Validate() error {
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 
 	switch c.model() {
-	case ModelSeed, ModelMain, ModelPR221:
+	case ModelSeed, ModelMain, ModelPR221, ModelMain202608:
 	default:
-		bad("--model %q: want seed, main or pr221", c.Model)
+		bad("--model %q: want seed, main, pr221 or main-2026-08", c.Model)
+	}
+	m2608 := c.model() == ModelMain202608
+	for _, d := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--route-timeout", c.RouteTimeout != 0},
+		{"--drain-delay", c.DrainDelay != 0},
+		{"--drain-timeout", c.DrainTimeout != 0},
+		{"--drain-complete-file", c.DrainCompleteFile != ""},
+	} {
+		if d.set && !m2608 {
+			bad("%s is the main-2026-08 router's flag and needs --model main-2026-08", d.flag)
+		}
+	}
+	switch c.PoolFullCode {
+	case OK, ResourceExhausted, FailedPrecondition:
+	default:
+		bad("--pool-full-code %s: want ResourceExhausted or FailedPrecondition", c.PoolFullCode)
+	}
+	if m2608 {
+		// The real router's startup rules (6210ad86 cmd.go, as the
+		// reference reads them).
+		if c.DrainTimeout > 0 && c.DrainTimeout < c.ParkedRequestBudget && c.ParkingEnabled() {
+			bad("--drain-timeout (%s) must be >= --parked-request-budget (%s) while parking is on", c.DrainTimeout, c.ParkedRequestBudget)
+		}
 	}
 	if c.Workers < 1 {
 		bad("--workers must be at least 1 (got %d)", c.Workers)
@@ -400,6 +495,9 @@ func (c Config) Validate() error {
 		{"--parked-request-retry-interval", c.ParkedRequestRetryInterval},
 		{"--control-plane-latency", c.ControlPlaneLatency},
 		{"--request-timeout", c.RequestTimeout},
+		{"--route-timeout", c.RouteTimeout},
+		{"--drain-delay", c.DrainDelay},
+		{"--drain-timeout", c.DrainTimeout},
 	} {
 		if d.v < 0 {
 			bad("%s must not be negative (got %s)", d.flag, d.v)
@@ -429,12 +527,22 @@ func (c Config) Validate() error {
 	if math.IsNaN(c.ParkedRequestRetryJitter) || c.ParkedRequestRetryJitter < 0 || c.ParkedRequestRetryJitter >= 1 {
 		bad("--parked-request-retry-jitter must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
 	}
-	if c.ExtprocMaxRequests < 1 {
+	switch {
+	case m2608 && c.ExtprocMaxRequests < 0:
+		bad("--extproc-max-requests must not be negative; 0 derives twice --parked-request-max, at least %d (got %d)", EnvoyDefaultMaxRequests, c.ExtprocMaxRequests)
+	case m2608 && c.ExtprocMaxRequests > 0 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot:
+		// The real router's own words.
+		bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a circuit breaker below the parking lot silently truncates it with Envoy-generated 503s",
+			c.ExtprocMaxRequests, c.ParkedRequestMax)
+	case m2608 && c.ExtprocMaxRequests > MaxLot:
+		bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+	case m2608:
+	case c.ExtprocMaxRequests < 1:
 		bad("--extproc-max-requests must be at least 1 (got %d)", c.ExtprocMaxRequests)
-	} else if c.ExtprocMaxRequests > MaxLot {
+	case c.ExtprocMaxRequests > MaxLot:
 		bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
 	}
-	if c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
+	if !m2608 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
 		bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
 			c.ExtprocMaxRequests, c.ParkedRequestMax)
 	}
@@ -447,7 +555,7 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if n := len(c.Deny) + len(c.Unauth) + len(c.Slow) + len(c.Fail) + len(c.RateLimit) + len(c.RoutingFail) + len(c.Abort) + len(c.Hold); n > MaxNamedActors {
+	if n := len(c.Deny) + len(c.Unauth) + len(c.Slow) + len(c.Fail) + len(c.NotFound) + len(c.RateLimit) + len(c.RoutingFail) + len(c.Abort) + len(c.Hold); n > MaxNamedActors {
 		// Checked before the names, so a huge list is not walked.
 		bad("the fault flags name %d actors together; at most %d", n, MaxNamedActors)
 		return errors.Join(errs...)
@@ -455,7 +563,7 @@ func (c Config) Validate() error {
 	for _, l := range []struct {
 		flag  string
 		names []string
-	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}, {"--rate-limit", c.RateLimit}, {"--routing-fail", c.RoutingFail}} {
+	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}, {"--not-found", c.NotFound}, {"--rate-limit", c.RateLimit}, {"--routing-fail", c.RoutingFail}} {
 		for _, n := range l.names {
 			if _, err := c.actorRef(n); err != nil {
 				bad("%s: %v", l.flag, err)
@@ -522,6 +630,30 @@ const (
 	PR221ParkedRequestRetryInterval = 500 * time.Millisecond
 	EnvoyDefaultMaxRequests         = 1024
 )
+
+// Upstream main 2026-08's built-in defaults where they differ from the
+// seed's (6210ad86 cmd.go, as the reference reads them): the ext_proc
+// breaker derived from the lot, and Envoy's route timeout.
+const (
+	Main202608RouteTimeout = 10 * time.Second
+	// DrainRouteTimeout is the route timeout 6210ad86 adds to a derived
+	// --drain-timeout: the default's, whatever --route-timeout says.
+	DrainRouteTimeout = 10 * time.Second
+)
+
+// ApplyMain202608Defaults puts upstream main 2026-08's defaults in every
+// setting whose flag was not set (changed reports whether one was). The
+// drain flags keep the simulator's 0s and "" (the captured runs' values;
+// the real defaults, 13s and /var/run/atenet/drain-complete, would make
+// Ctrl-C wait and write outside the user's files).
+func ApplyMain202608Defaults(c *Config, changed func(flag string) bool) {
+	if !changed("extproc-max-requests") {
+		c.ExtprocMaxRequests = 0
+	}
+	if !changed("route-timeout") {
+		c.RouteTimeout = Main202608RouteTimeout
+	}
+}
 
 // ApplyPR221Defaults puts PR #221's defaults in every parking setting whose
 // flag was not set (changed reports whether one was).

@@ -67,11 +67,15 @@ func status(c Code, msg string) *StatusError { return &StatusError{Code: c, Msg:
 // msgNoFreeWorkers is AssignWorkerStep's refusal, word for word.
 const msgNoFreeWorkers = "no free workers available"
 
-// The answers a saturated or contended control plane gives over and over;
-// shared, since parked flights ask many times a second.
+// MsgConcurrent is the simulated ateapi's text for Aborted: another
+// resume holds the actor. main-2026-08 passes it on in its 503 body.
+const MsgConcurrent = "a concurrent resume holds the actor"
+
+// The answers a contended control plane gives over and over; shared, since
+// parked flights ask many times a second. (A full pool's answer is
+// cp.poolFull, which the configuration sets.)
 var (
-	errNoFreeWorkers = status(FailedPrecondition, msgNoFreeWorkers)
-	errConcurrent    = status(Aborted, "a concurrent resume holds the actor")
+	errConcurrent    = status(Aborted, MsgConcurrent)
 	errCPUnavailable = status(Unavailable, "ateapi is unavailable")
 )
 
@@ -96,6 +100,9 @@ type worker struct {
 type servedAnswer struct {
 	body                        string
 	length, actorHdr, workerHdr []string
+	// target is where Envoy sends the request: the worker's IP and the
+	// dataplane port, as main-2026-08's statusz queries show it.
+	target string
 }
 
 func newServedAnswer(ref string, w *worker) *servedAnswer {
@@ -105,6 +112,7 @@ func newServedAnswer(ref string, w *worker) *servedAnswer {
 		length:    []string{strconv.Itoa(len(body))},
 		actorHdr:  []string{ref},
 		workerHdr: []string{w.name},
+		target:    w.ip + ":443",
 	}
 }
 
@@ -147,7 +155,9 @@ type controlPlane struct {
 	held    map[string]*holdProgress
 	closed  bool
 	rand    *lockedRand
-	special map[string]Code // per-actor fault: deny/unauth/slow/fail
+	special map[string]Code // per-actor fault: deny/unauth/slow/fail/not-found
+	// poolFull is the answer when no worker is free (or --hold refuses).
+	poolFull *StatusError
 
 	// stop ends at the simulator's hard stop.
 	stop context.Context
@@ -161,12 +171,13 @@ type controlPlane struct {
 
 func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *lockedRand) *controlPlane {
 	cp := &controlPlane{
-		stop:    stop,
-		cfg:     cfg,
-		start:   start,
-		aborts:  make(map[string]int),
-		rand:    rng,
-		special: make(map[string]Code),
+		stop:     stop,
+		cfg:      cfg,
+		start:    start,
+		aborts:   make(map[string]int),
+		rand:     rng,
+		special:  make(map[string]Code),
+		poolFull: cfg.poolFull(),
 	}
 	for n, h := range cfg.Hold {
 		if n == HoldEveryActor {
@@ -186,7 +197,7 @@ func newControlPlane(stop context.Context, cfg Config, start time.Time, rng *loc
 	for _, l := range []struct {
 		names []string
 		code  Code
-	}{{cfg.Deny, PermissionDenied}, {cfg.Unauth, Unauthenticated}, {cfg.Slow, DeadlineExceeded}, {cfg.Fail, Internal}, {cfg.RateLimit, ResourceExhausted}} {
+	}{{cfg.Deny, PermissionDenied}, {cfg.Unauth, Unauthenticated}, {cfg.Slow, DeadlineExceeded}, {cfg.Fail, Internal}, {cfg.NotFound, NotFound}, {cfg.RateLimit, ResourceExhausted}} {
 		for _, n := range l.names {
 			if ref, err := cfg.actorRef(n); err == nil {
 				cp.special[ref] = l.code
@@ -340,7 +351,9 @@ func (cp *controlPlane) unavailable(now time.Time) bool {
 // resume is ateapi's ResumeActor. a is nil for an actor that does not
 // exist. Once a worker is claimed the resume completes even if ctx ends
 // (it is a server-side workflow); the caller just stops waiting for it.
-func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err error) {
+// resumed says whether this call moved the actor to running (false when
+// it already was).
+func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (resumed bool, err error) {
 	defer func() {
 		cp.calls.Add(1)
 		if cp.onCall != nil {
@@ -349,42 +362,42 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 	}()
 	if d := cp.cfg.ControlPlaneLatency; d > 0 {
 		if err := sleepCtx(ctx, d); err != nil {
-			return status(DeadlineExceeded, "context ended during the call")
+			return false, status(DeadlineExceeded, "context ended during the call")
 		}
 	}
 	if cp.unavailable(time.Now()) {
-		return errCPUnavailable
+		return false, errCPUnavailable
 	}
 	if a == nil {
-		return status(NotFound, "actor "+ref+" not found")
+		return false, status(NotFound, "actor "+ref+" not found")
 	}
 	if code, ok := cp.special[ref]; ok {
 		if code == DeadlineExceeded {
 			// A slow resume: the workflow runs until its deadline.
 			_ = sleepCtx(ctx, cp.cfg.ResumeLatency)
 		}
-		return status(code, "injected fault")
+		return false, status(code, "injected fault")
 	}
 	if cp.holding(ref, time.Now()) {
-		return errNoFreeWorkers
+		return false, cp.poolFull
 	}
 	if cp.takeAbort(ref) {
-		return errConcurrent
+		return false, errConcurrent
 	}
 
 	a.mu.Lock()
 	switch a.state {
 	case running:
 		a.mu.Unlock()
-		return nil
+		return false, nil
 	case resuming:
 		a.mu.Unlock()
-		return errConcurrent
+		return false, errConcurrent
 	}
 	w := cp.claim()
 	if w == nil {
 		a.mu.Unlock()
-		return errNoFreeWorkers
+		return false, cp.poolFull
 	}
 	a.state, a.worker = resuming, w
 	a.mu.Unlock()
@@ -399,7 +412,7 @@ func (cp *controlPlane) resume(ctx context.Context, ref string, a *actor) (err e
 	a.lastUsed = time.Now()
 	cp.armIdle(a)
 	a.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // claim takes a free worker, or nil when the pool is exhausted.

@@ -113,7 +113,7 @@ func TestConcurrentResumeAnswersAborted(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i := range errs {
-			wg.Go(func() { errs[i] = h.s.cp.resume(context.Background(), a.ref, a) })
+			wg.Go(func() { _, errs[i] = h.s.cp.resume(context.Background(), a.ref, a) })
 			synctest.Wait() // the first is resuming before the second asks
 		}
 		wg.Wait()
@@ -121,8 +121,8 @@ func TestConcurrentResumeAnswersAborted(t *testing.T) {
 		if errs[0] != nil || !errors.As(errs[1], &st) || st.Code != Aborted {
 			t.Fatalf("racing resumes answered %v and %v, want OK and Aborted", errs[0], errs[1])
 		}
-		if err := h.s.cp.resume(context.Background(), a.ref, a); err != nil {
-			t.Errorf("resume of a running actor: %v, want OK", err)
+		if resumed, err := h.s.cp.resume(context.Background(), a.ref, a); err != nil || resumed {
+			t.Errorf("resume of a running actor: %v (resumed %v), want OK and no resume", err, resumed)
 		}
 		if busy := h.s.Status().Workers.Busy; busy != 1 {
 			t.Errorf("%d workers busy, want 1 (the race claimed no second worker)", busy)

@@ -127,3 +127,34 @@ func parseHostPR221(host string) (string, error) {
 	}
 	return id, nil
 }
+
+// parseHost202608 reads <actor>.<atespace>.actors.resources.substrate.ate.dev
+// as upstream main 2026-08 (6210ad86) does, and fails with its texts: the
+// form without the atespace was captured (atenet-router-6210ad86/badhost),
+// the others are as the reference reads the source. A port is stripped and
+// a trailing dot ignored; nothing is case-folded. The error is the body
+// after `invalid host "…": `.
+func parseHost202608(host string) (atespace, actor string, err error) {
+	h := host
+	if strings.Contains(h, ":") {
+		if hh, _, serr := net.SplitHostPort(h); serr == nil {
+			h = hh
+		}
+	}
+	h = strings.TrimSuffix(h, ".")
+	prefix, ok := strings.CutSuffix(h, "."+pr221Suffix)
+	if !ok {
+		return "", "", fmt.Errorf("invalid actor DNS name: must end with %s, got %q", pr221Suffix, h)
+	}
+	actor, atespace, ok = strings.Cut(prefix, ".")
+	if !ok || strings.Contains(atespace, ".") {
+		return "", "", fmt.Errorf("invalid actor DNS name: expected <actor_name>.<atespace>.%s, got %q", pr221Suffix, h)
+	}
+	if checkLabel(actor) != nil {
+		return "", "", fmt.Errorf("invalid actor DNS name %q: %q is not a valid actor name", h, actor)
+	}
+	if checkLabel(atespace) != nil {
+		return "", "", fmt.Errorf("invalid actor DNS name %q: %q is not a valid atespace", h, atespace)
+	}
+	return atespace, actor, nil
+}

@@ -51,7 +51,8 @@ const (
 var Outcomes = []Outcome{OutcomeServed, OutcomeBudgetExhausted, OutcomeCanceled, OutcomeTimeout, OutcomeError}
 
 // RouteOutcome is the route-duration histogram's outcome label: how the
-// ext_proc exchange ended (PR #221 and main, extproc.go classifyOutcome).
+// ext_proc exchange ended (PR #221 and main, extproc.go classifyOutcome:
+// "outcome"; upstream main 2026-08: "ate_router_outcome").
 type RouteOutcome string
 
 const (
@@ -59,10 +60,37 @@ const (
 	RouteError     RouteOutcome = "error"
 	RouteNotFound  RouteOutcome = "not_found"
 	RouteCancelled RouteOutcome = "cancelled"
+
+	// main-2026-08's further values (captures atenet-router-6210ad86;
+	// rate_limited exists but is never produced on the resume path).
+	RouteTimeout            RouteOutcome = "timeout"
+	RouteNoCapacity         RouteOutcome = "no_capacity"
+	RouteFailedPrecondition RouteOutcome = "failed_precondition"
+	RouteLockConflict       RouteOutcome = "lock_conflict"
+	RouteUnavailable        RouteOutcome = "unavailable"
+	RouteRateLimited        RouteOutcome = "rate_limited"
+	RouteResumeError        RouteOutcome = "resume_error"
 )
 
-// RouteOutcomes lists every route outcome label value.
+// RouteOutcomes lists the route outcome values of main 86e138f6 and PR #221.
 var RouteOutcomes = []RouteOutcome{RouteOK, RouteError, RouteNotFound, RouteCancelled}
+
+// RouteOutcomes202608 lists main-2026-08's ate_router_outcome values.
+var RouteOutcomes202608 = []RouteOutcome{RouteOK, RouteCancelled, RouteTimeout, RouteNoCapacity, RouteFailedPrecondition,
+	RouteLockConflict, RouteNotFound, RouteUnavailable, RouteRateLimited, RouteResumeError}
+
+// Resume is main-2026-08's ate_router_resume label: how a routed request's
+// actor came to run.
+type Resume string
+
+const (
+	ResumeNone      Resume = "none"      // already running, or the resume failed
+	ResumeTriggered Resume = "triggered" // by the flight this request started
+	ResumeJoined    Resume = "joined"    // by a flight this request joined
+)
+
+// Resumes lists every ate_router_resume value.
+var Resumes = []Resume{ResumeNone, ResumeTriggered, ResumeJoined}
 
 // SimActorTemplate is the actor_template_name of every simulated actor;
 // its actor_template_namespace is the atespace. (Real actors come from an
@@ -90,10 +118,10 @@ type metrics struct {
 	rejected metric.Int64Counter
 
 	outcomeOpts map[Outcome]metric.RecordOption
-	// routeOpts and resolvedOpts are the route label sets, built once:
-	// for a request that resolved no actor, and for one that did (every
-	// actor lives in the one atespace).
-	routeOpts, resolvedOpts map[RouteOutcome]metric.RecordOption
+	// routeOpts are the route label sets, built once (every actor lives in
+	// the one atespace, so the template labels take two values).
+	routeOpts map[routeEnd]metric.RecordOption
+	m2608     bool
 }
 
 // newMetrics builds the instruments and the exporter that serves them, set
@@ -113,9 +141,10 @@ type metrics struct {
 // fail to register, and a library sets no process-wide state.
 //
 // zeroAtStart reports the gauge and the counter at zero from the start
-// (the seed's simulator always did); the real routers (main, PR #221)
-// export a parking series only once used.
-func newMetrics(zeroAtStart bool, atespace string) (*metrics, error) {
+// (the seed's simulator always did); the real routers (main, PR #221,
+// main-2026-08) export a parking series only once used. m2608 names the
+// route labels as upstream main 2026-08 does.
+func newMetrics(zeroAtStart, m2608 bool, atespace string) (*metrics, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, fmt.Errorf("metrics: process collector: %w", err)
@@ -145,6 +174,7 @@ func newMetrics(zeroAtStart bool, atespace string) (*metrics, error) {
 		provider:    provider,
 		handler:     promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})),
 		outcomeOpts: make(map[Outcome]metric.RecordOption),
+		m2608:       m2608,
 	}
 	// The instruments as PR #221's cmd/atenet/internal/router/metrics.go
 	// creates them: names, units, descriptions and bucket bounds.
@@ -155,11 +185,21 @@ func newMetrics(zeroAtStart bool, atespace string) (*metrics, error) {
 		metric.WithExplicitBucketBoundaries(RouteBuckets...)); err != nil {
 		return nil, err
 	}
-	m.routeOpts = make(map[RouteOutcome]metric.RecordOption)
-	m.resolvedOpts = make(map[RouteOutcome]metric.RecordOption)
-	for _, o := range RouteOutcomes {
-		m.routeOpts[o] = routeAttrs("", "", o)
-		m.resolvedOpts[o] = routeAttrs(atespace, SimActorTemplate, o)
+	m.routeOpts = make(map[routeEnd]metric.RecordOption)
+	outcomes, resumes := RouteOutcomes, []Resume{""}
+	if m2608 {
+		outcomes, resumes = RouteOutcomes202608, Resumes
+	}
+	for _, o := range outcomes {
+		for _, r := range resumes {
+			for _, resolved := range []bool{false, true} {
+				ns, name := "", ""
+				if resolved {
+					ns, name = atespace, SimActorTemplate
+				}
+				m.routeOpts[routeEnd{outcome: o, resolved: resolved, resume: r}] = routeAttrs(m2608, ns, name, o, r)
+			}
+		}
 	}
 	if m.active, err = meter.Int64UpDownCounter(InstrumentActive,
 		metric.WithDescription("number of requests currently parked in the router awaiting actor resume"),
@@ -190,21 +230,32 @@ func newMetrics(zeroAtStart bool, atespace string) (*metrics, error) {
 	return m, nil
 }
 
-func routeAttrs(ns, name string, o RouteOutcome) metric.RecordOption {
+// routeAttrs is one route label set: PR #221's actor_template_* and
+// outcome, or main-2026-08's ate.template.* (written ate_template_* by the
+// exporter), ate.router.outcome and ate.router.resume.
+func routeAttrs(m2608 bool, ns, name string, o RouteOutcome, r Resume) metric.RecordOption {
+	if m2608 {
+		return metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("ate.template.namespace", ns),
+			attribute.String("ate.template.name", name),
+			attribute.String("ate.router.outcome", string(o)),
+			attribute.String("ate.router.resume", string(r))))
+	}
 	return metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("actor_template_namespace", ns),
 		attribute.String("actor_template_name", name),
 		attribute.String("outcome", string(o))))
 }
 
-// routed records one ext_proc exchange; resolved says whether the actor
-// was resolved (its template labels are set).
-func (m *metrics) routed(d time.Duration, resolved bool, o RouteOutcome) {
-	opt := m.routeOpts[o]
-	if resolved {
-		opt = m.resolvedOpts[o]
+// routed records one ext_proc exchange.
+func (m *metrics) routed(d time.Duration, e routeEnd) {
+	switch {
+	case !m.m2608:
+		e.resume = ""
+	case e.resume == "":
+		e.resume = ResumeNone
 	}
-	m.route.Record(context.Background(), d.Seconds(), opt)
+	m.route.Record(context.Background(), d.Seconds(), m.routeOpts[e])
 }
 
 func (m *metrics) parked(delta int64) { m.active.Add(context.Background(), delta) }

@@ -29,27 +29,46 @@ const (
 // textPlain is the Content-Type of every answer, shared read-only.
 var textPlain = []string{"text/plain; charset=utf-8"}
 
-// The real router names the actor by its id alone, quoted, without the
+// PR #221 and the seed name the actor by its id alone, quoted, without the
 // atespace (agent-substrate/substrate PR #221 4a8f978b, errors.go
 // mapResumeError and parkingFullErr; the bodies were also captured from
-// the built binary).
+// the built binary). Upstream main 2026-08 writes atespace/id unquoted,
+// and quoted only in the lot-full body (captures atenet-router-6210ad86).
 func quotedActor(ref string) string {
 	_, name, _ := strings.Cut(ref, "/")
 	return "actor " + strconv.Quote(name)
 }
 
-func bodyNotFound(ref string) string   { return quotedActor(ref) + " not found" }
-func bodyAtCapacity(ref string) string { return quotedActor(ref) + " unavailable: router at capacity" }
-func bodyNoFreeWorkers(ref string) string {
-	return quotedActor(ref) + " unavailable: " + msgNoFreeWorkers
+// who is how the model's answer bodies name the actor.
+func (rt *router) who(ref string) string {
+	if rt.m2608 {
+		return "actor " + ref
+	}
+	return quotedActor(ref)
 }
-func bodyUnavailable(ref string) string   { return quotedActor(ref) + " unavailable" }
-func bodyTimedOut(ref string) string      { return quotedActor(ref) + " request timed out" }
-func bodyDenied(ref string) string        { return quotedActor(ref) + " access denied" }
-func bodyUnauth(ref string) string        { return quotedActor(ref) + " authentication required" }
-func bodyResumeError(ref string) string   { return "error resuming " + quotedActor(ref) }
-func bodyRateLimited(ref string) string   { return quotedActor(ref) + " rate limited" }
-func bodyRoutingFailed(ref string) string { return quotedActor(ref) + " routing failed" }
+
+func (rt *router) bodyAtCapacity(ref string) string {
+	if rt.m2608 {
+		return "actor " + strconv.Quote(ref) + " unavailable: router at capacity"
+	}
+	return quotedActor(ref) + " unavailable: router at capacity"
+}
+
+// Answer bodies after the actor (who is "actor \"x\"" or "actor ns/x").
+func bodyNoFreeWorkers(who string) string { return who + " unavailable: " + msgNoFreeWorkers }
+func bodyNotFound(who string) string      { return who + " not found" }
+func bodyUnavailable(who string) string   { return who + " unavailable" }
+func bodyTimedOut(who string) string      { return who + " request timed out" }
+func bodyDenied(who string) string        { return who + " access denied" }
+func bodyUnauth(who string) string        { return who + " authentication required" }
+func bodyResumeError(who string) string   { return "error resuming " + who }
+func bodyRateLimited(who string) string   { return who + " rate limited" }
+func bodyRoutingFailed(who string) string { return who + " routing failed" }
+
+// envoyRouteTimeoutBody is Envoy's local reply when the route timeout
+// fires before the upstream answers (504; Envoy's text, inferred from its
+// source, not captured).
+const envoyRouteTimeoutBody = "upstream request timeout"
 
 // errRequestTimeout is the cause of a request context whose own deadline
 // expired, as opposed to the client going away.
@@ -85,6 +104,7 @@ type flightResult struct {
 	err       *StatusError // nil: the actor is running
 	exhausted bool         // the budget ran out on a retryable condition
 	stopped   bool         // the simulator was stopped under it
+	resumed   bool         // the flight moved the actor to running
 }
 
 // router plays Envoy's ext_proc breaker and the atenet router's resume and
@@ -95,8 +115,17 @@ type router struct {
 	m       *metrics
 	rand    *lockedRand
 	parking bool
+	// m2608 is the main-2026-08 model: its bodies, route labels, host
+	// texts, retryable codes and statusz queries.
+	m2608 bool
+	// lotOnArrival: every request whose Host parses enters the lot and
+	// calls ResumeActor, running actors too (PR #221, main-2026-08); the
+	// seed has a fast path for running actors.
+	lotOnArrival bool
 	// routingFail holds the --routing-fail actors (atespace/name).
 	routingFail map[string]bool
+	// queries is main-2026-08's statusz query log.
+	queries *queryLog
 
 	breaker gate // ext_proc streams in use (parked + fast path)
 	lot     gate // parking-lot slots in use
@@ -120,6 +149,15 @@ type flight struct {
 	res  flightResult
 }
 
+// routeEnd is how one ext_proc exchange ended, for the route-duration
+// histogram: its outcome, whether the actor was resolved (template labels
+// set) and, in main-2026-08, how the actor came to run.
+type routeEnd struct {
+	outcome  RouteOutcome
+	resolved bool
+	resume   Resume
+}
+
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Envoy's circuit breaker on the ext_proc cluster sees every request
 	// before the router does.
@@ -139,54 +177,86 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The ext_proc exchange starts: the route-duration clock runs until the
 	// worker is resolved or the request is answered.
 	start := time.Now()
+	end, a, sa, ctx, cancel := rt.route(w, r)
+	d := time.Since(start)
+	rt.m.routed(d, end)
+	if rt.queries != nil {
+		target := "-"
+		if sa != nil {
+			target = sa.target
+		}
+		rt.queries.add(r, start, d, end.outcome == RouteOK, target)
+	}
+	if cancel != nil {
+		defer cancel()
+	}
+	if sa == nil {
+		return
+	}
+	// Routed: the ext_proc exchange is over, the worker serves the body.
+	releaseBreaker()
+	rt.serve(ctx, w, a, sa)
+}
+
+// route is the ext_proc exchange: it resolves the request's actor and
+// worker, or answers the request itself. With a worker it returns the
+// request's context (and its cancel, which the caller runs after serving).
+func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *actor, *servedAnswer, context.Context, context.CancelFunc) {
 	atespace, name, err := rt.parseHost(r.Host)
 	if err != nil {
 		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
-		rt.m.routed(time.Since(start), false, RouteNotFound)
-		return
+		return routeEnd{outcome: RouteNotFound}, nil, nil, nil, nil
 	}
 	ctx, cancel, err := rt.requestContext(r)
 	if err != nil {
 		answer(w, http.StatusBadRequest, err.Error())
-		rt.m.routed(time.Since(start), false, RouteError)
-		return
+		return routeEnd{outcome: rt.genericError()}, nil, nil, nil, nil
 	}
-	defer cancel()
 	// The ext_proc exchange ends at Envoy's message timeout, if emulated;
 	// the worker's own answer afterwards is not bound by it.
 	extCtx := ctx
+	cancelExt := func() {}
 	if rt.cfg.ExtprocMessageTimeout {
-		var cancelExt context.CancelFunc
 		extCtx, cancelExt = context.WithTimeoutCause(ctx, rt.messageTimeout(), errMessageTimeout)
-		defer cancelExt()
 	}
+	defer cancelExt()
 
 	ref := atespace + "/" + name
 	a := rt.cp.lookup(atespace, name)
 	var sa *servedAnswer
-	if a != nil && rt.cfg.model() != ModelPR221 {
-		// The fast path: the actor is already running. PR #221 has none:
-		// every request takes a lot slot and calls ResumeActor.
+	resume := ResumeNone
+	if a != nil && !rt.lotOnArrival {
+		// The seed's fast path: the actor is already running.
 		sa = a.acquire()
 	}
 	if sa == nil {
-		var outcome RouteOutcome
-		if sa, outcome = rt.resume(extCtx, w, ref, a); sa == nil {
-			rt.m.routed(time.Since(start), false, outcome)
-			return
+		var end routeEnd
+		if sa, end = rt.resume(extCtx, w, ref, a); sa == nil {
+			cancel()
+			return end, nil, nil, nil, nil
 		}
+		resume = end.resume
 	}
 	if rt.routingFail[ref] {
-		// Resumed, but the worker's address is unusable.
+		// Resumed, but the worker's address is unusable. PR #221 keeps
+		// the template labels; main-2026-08 writes them only on success.
 		a.done()
-		answer(w, http.StatusInternalServerError, bodyRoutingFailed(ref))
-		rt.m.routed(time.Since(start), true, RouteError)
-		return
+		answer(w, http.StatusInternalServerError, bodyRoutingFailed(rt.who(ref)))
+		cancel()
+		if rt.m2608 {
+			return routeEnd{outcome: RouteResumeError}, nil, nil, nil, nil
+		}
+		return routeEnd{outcome: RouteError, resolved: true}, nil, nil, nil, nil
 	}
-	// Routed: the ext_proc exchange is over, the worker serves the body.
-	rt.m.routed(time.Since(start), true, RouteOK)
-	releaseBreaker()
-	rt.serve(ctx, w, a, sa)
+	return routeEnd{outcome: RouteOK, resolved: true, resume: resume}, a, sa, ctx, cancel
+}
+
+// genericError is the route outcome of a failure with no better name.
+func (rt *router) genericError() RouteOutcome {
+	if rt.m2608 {
+		return RouteResumeError
+	}
+	return RouteError
 }
 
 // breakerOverflow answers a request Envoy's ext_proc circuit breaker
@@ -215,9 +285,12 @@ func (rt *router) messageTimeout() time.Duration {
 
 // parseHost reads the atespace and actor from the Host in the model's form.
 func (rt *router) parseHost(host string) (atespace, name string, err error) {
-	if rt.cfg.model() == ModelPR221 {
+	switch rt.cfg.model() {
+	case ModelPR221:
 		name, err = parseHostPR221(host)
 		return rt.cfg.Atespace, name, err
+	case ModelMain202608:
+		return parseHost202608(host)
 	}
 	return ParseHost(host)
 }
@@ -263,54 +336,70 @@ func ParseRequestTimeout(v string) (time.Duration, error) {
 
 // resume gets a suspended (or unknown) actor running, parking the request
 // when parking is on. It returns the worker to route to, or nil when it
-// has already answered, with the route-duration outcome of that answer.
-func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, RouteOutcome) {
+// has already answered, with how the route ended.
+func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, routeEnd) {
 	if !rt.parking {
 		// Disabled: no admission cap, no parking metrics; only Aborted is
 		// retried (inside the flight).
-		wk, res, err := rt.await(ctx, ref, a)
+		wk, res, started, err := rt.await(ctx, ref, a)
 		if wk != nil {
-			return wk, RouteOK
+			return wk, routeEnd{outcome: RouteOK, resolved: true, resume: resumeOf(res, started)}
 		}
-		return nil, rt.fail(ctx, w, ref, res, err)
+		return nil, routeEnd{outcome: rt.fail(ctx, w, ref, res, err)}
 	}
 	if !rt.lot.tryAcquire() {
 		rt.m.shed()
-		answer(w, http.StatusServiceUnavailable, bodyAtCapacity(ref))
-		return nil, RouteError
+		answer(w, http.StatusServiceUnavailable, rt.bodyAtCapacity(ref))
+		if rt.m2608 {
+			return nil, routeEnd{outcome: RouteNoCapacity}
+		}
+		return nil, routeEnd{outcome: RouteError}
 	}
 	rt.m.parked(1)
 	start := time.Now()
-	wk, res, err := rt.await(ctx, ref, a)
+	wk, res, started, err := rt.await(ctx, ref, a)
 	// Recorded once, as the resume attempt completes, with how it ended.
 	rt.m.waited(time.Since(start), rt.outcomeOf(ctx, res, err))
 	rt.m.parked(-1)
 	rt.lot.release()
 	if wk != nil {
-		return wk, RouteOK
+		return wk, routeEnd{outcome: RouteOK, resolved: true, resume: resumeOf(res, started)}
 	}
-	return nil, rt.fail(ctx, w, ref, res, err)
+	return nil, routeEnd{outcome: rt.fail(ctx, w, ref, res, err)}
+}
+
+// resumeOf is main-2026-08's ate_router_resume label for a routed
+// request: "triggered" when the flight it started resumed the actor,
+// "joined" when a flight it joined did, "none" when the actor was running.
+func resumeOf(res flightResult, started bool) Resume {
+	switch {
+	case !res.resumed:
+		return ResumeNone
+	case started:
+		return ResumeTriggered
+	}
+	return ResumeJoined
 }
 
 // await joins (or starts) the actor's resume flight and waits for its
 // result or for the request to end. On success it returns the worker the
-// request now holds.
-func (rt *router) await(ctx context.Context, ref string, a *actor) (*servedAnswer, flightResult, error) {
+// request now holds; started says whether this request started the flight.
+func (rt *router) await(ctx context.Context, ref string, a *actor) (*servedAnswer, flightResult, bool, error) {
 	for {
-		f := rt.joinFlight(ref, a)
+		f, started := rt.joinFlight(ref, a)
 		if f == nil {
-			return nil, flightResult{stopped: true}, nil
+			return nil, flightResult{stopped: true}, false, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, flightResult{}, ctx.Err()
+			return nil, flightResult{}, started, ctx.Err()
 		case <-f.done:
 			res := f.res
 			if res.err != nil || res.exhausted || res.stopped {
-				return nil, res, nil
+				return nil, res, started, nil
 			}
 			if sa := a.acquire(); sa != nil {
-				return sa, res, nil
+				return sa, res, started, nil
 			}
 			// Suspended again between the resume and this request's turn
 			// (a tiny --actor-idle): resume once more.
@@ -321,14 +410,14 @@ func (rt *router) await(ctx context.Context, ref string, a *actor) (*servedAnswe
 // joinFlight shares one in-flight ResumeActor sequence per actor among all
 // its concurrent requests: the first starts it (and its budget clock),
 // later ones join it. It returns nil once the simulator is stopping.
-func (rt *router) joinFlight(ref string, a *actor) *flight {
+func (rt *router) joinFlight(ref string, a *actor) (*flight, bool) {
 	rt.flightMu.Lock()
 	defer rt.flightMu.Unlock()
 	if rt.flightClosed {
-		return nil
+		return nil, false
 	}
 	if f, ok := rt.flights[ref]; ok {
-		return f
+		return f, false
 	}
 	f := &flight{done: make(chan struct{})}
 	rt.flights[ref] = f
@@ -341,7 +430,7 @@ func (rt *router) joinFlight(ref string, a *actor) *flight {
 		rt.flightMu.Unlock()
 		close(f.done)
 	}()
-	return f
+	return f, true
 }
 
 // fly is one resume flight: call ResumeActor, and retry retryable answers
@@ -368,9 +457,9 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 	delay := float64(rt.cfg.ParkedRequestRetryInterval)
 	var last *StatusError
 	for {
-		err := rt.cp.resume(ctx, ref, a)
+		resumed, err := rt.cp.resume(ctx, ref, a)
 		if err == nil {
-			return flightResult{}
+			return flightResult{resumed: resumed}
 		}
 		var st *StatusError
 		if !errors.As(err, &st) {
@@ -413,16 +502,16 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 }
 
 // exhausted is the result of a flight whose budget ran out: the last
-// retryable condition it was blocked on.
+// retryable condition it was blocked on (main-2026-08 reports a
+// non-retryable error that came after the budget as that, too).
 func (rt *router) exhausted(last, current *StatusError) flightResult {
+	if rt.retryable(current.Code) {
+		last = current
+	}
 	if last == nil {
-		if rt.retryable(current.Code) {
-			last = current
-		} else {
-			// The budget ran out inside the very first call (a slow
-			// control plane): it never answered, which is unavailability.
-			last = status(Unavailable, "no answer within the budget")
-		}
+		// The budget ran out inside the very first call (a slow control
+		// plane): it never answered, which is unavailability.
+		last = status(Unavailable, "no answer within the budget")
 	}
 	return flightResult{err: last, exhausted: true}
 }
@@ -456,6 +545,10 @@ func (rt *router) retryable(c Code) bool {
 		return rt.parking
 	case Unavailable:
 		return rt.parking && rt.cfg.model() != ModelPR221
+	case ResourceExhausted:
+		// main-2026-08 parks a full pool answered ResourceExhausted
+		// (ateapi's own code since 2026); PR #221 answers it 429.
+		return rt.parking && rt.m2608
 	}
 	return false
 }
@@ -479,10 +572,12 @@ func (rt *router) outcomeOf(ctx context.Context, res flightResult, err error) Ou
 }
 
 // fail answers a request whose resume did not get the actor running, and
-// says how the route ended: PR #221's classifyOutcome gives "cancelled"
+// says how the route ended. PR #221's classifyOutcome gives "cancelled"
 // to a stream that ended (the client, a deadline, Envoy's timeout),
-// "not_found" to a 404 and "error" to the rest.
+// "not_found" to a 404 and "error" to the rest; main-2026-08 names the
+// code (routeOutcomeFor).
 func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) RouteOutcome {
+	who := rt.who(ref)
 	switch {
 	case err != nil && errors.Is(context.Cause(ctx), errMessageTimeout):
 		// Envoy's own local reply: 504, empty body (details
@@ -490,57 +585,108 @@ func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, r
 		answer(w, http.StatusGatewayTimeout, "")
 		return RouteCancelled
 	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
-		answer(w, http.StatusGatewayTimeout, bodyTimedOut(ref))
+		answer(w, http.StatusGatewayTimeout, bodyTimedOut(who))
+		if rt.m2608 {
+			return RouteTimeout
+		}
 		return RouteCancelled
 	case err != nil:
-		// The client went away: nobody reads an answer.
+		// The client went away: nobody reads an answer. main-2026-08
+		// still writes one (408, read in its source).
+		if rt.m2608 {
+			answer(w, http.StatusRequestTimeout, "request for "+who+" canceled by client")
+		}
 		return RouteCancelled
 	case res.stopped:
-		answer(w, http.StatusServiceUnavailable, bodyUnavailable(ref))
+		answer(w, http.StatusServiceUnavailable, bodyUnavailable(who))
+		if rt.m2608 {
+			return RouteUnavailable
+		}
 		return RouteError
 	}
-	code, body := statusFor(ref, res.err.Code)
-	if res.err.Code == Aborted && rt.cfg.model() == ModelPR221 {
-		// PR #221's mapResumeError has no case for Aborted: a budget
-		// spent on a contended actor is a 500 (errors.go, 4a8f978b).
-		code, body = http.StatusInternalServerError, bodyResumeError(ref)
-	}
+	code, body := rt.statusFor(who, res.err)
 	answer(w, code, body)
-	if code == http.StatusNotFound {
-		return RouteNotFound
+	return rt.routeOutcomeFor(res.err.Code)
+}
+
+// routeOutcomeFor is the route outcome of a resume that failed with c.
+func (rt *router) routeOutcomeFor(c Code) RouteOutcome {
+	if !rt.m2608 {
+		if c == NotFound {
+			return RouteNotFound
+		}
+		return RouteError
 	}
-	return RouteError
+	switch c {
+	case ResourceExhausted:
+		return RouteNoCapacity
+	case FailedPrecondition:
+		return RouteFailedPrecondition
+	case Aborted:
+		return RouteLockConflict
+	case Unavailable:
+		return RouteUnavailable
+	case NotFound:
+		return RouteNotFound
+	case DeadlineExceeded:
+		return RouteTimeout
+	}
+	return RouteResumeError
 }
 
 // statusFor is the router's mapping of a resume failure to an HTTP answer.
-func statusFor(ref string, c Code) (int, string) {
-	switch c {
-	case FailedPrecondition:
-		return http.StatusServiceUnavailable, bodyNoFreeWorkers(ref)
-	case Unavailable, Aborted:
-		return http.StatusServiceUnavailable, bodyUnavailable(ref)
-	case NotFound:
-		return http.StatusNotFound, bodyNotFound(ref)
-	case DeadlineExceeded:
-		return http.StatusGatewayTimeout, bodyTimedOut(ref)
-	case PermissionDenied:
-		return http.StatusForbidden, bodyDenied(ref)
-	case Unauthenticated:
-		return http.StatusUnauthorized, bodyUnauth(ref)
-	case ResourceExhausted:
-		return http.StatusTooManyRequests, bodyRateLimited(ref)
+func (rt *router) statusFor(who string, st *StatusError) (int, string) {
+	switch st.Code {
+	case ResourceExhausted, FailedPrecondition, Aborted:
+		if rt.m2608 {
+			// ateapi's own description is passed on (captures budget,
+			// budget-newtext, budget-fp, code-Aborted).
+			return http.StatusServiceUnavailable, who + " unavailable: " + st.Msg
+		}
 	}
-	return http.StatusInternalServerError, bodyResumeError(ref)
+	switch st.Code {
+	case FailedPrecondition:
+		return http.StatusServiceUnavailable, bodyNoFreeWorkers(who)
+	case Aborted:
+		if rt.cfg.model() == ModelPR221 {
+			// PR #221's mapResumeError has no case for Aborted: a budget
+			// spent on a contended actor is a 500 (errors.go, 4a8f978b).
+			return http.StatusInternalServerError, bodyResumeError(who)
+		}
+		return http.StatusServiceUnavailable, bodyUnavailable(who)
+	case Unavailable:
+		return http.StatusServiceUnavailable, bodyUnavailable(who)
+	case NotFound:
+		return http.StatusNotFound, bodyNotFound(who)
+	case DeadlineExceeded:
+		return http.StatusGatewayTimeout, bodyTimedOut(who)
+	case PermissionDenied:
+		return http.StatusForbidden, bodyDenied(who)
+	case Unauthenticated:
+		return http.StatusUnauthorized, bodyUnauth(who)
+	case ResourceExhausted:
+		return http.StatusTooManyRequests, bodyRateLimited(who)
+	}
+	return http.StatusInternalServerError, bodyResumeError(who)
 }
 
-// serve is the worker answering the request.
+// serve is the worker answering the request, within Envoy's route timeout
+// when one is set.
 func (rt *router) serve(ctx context.Context, w http.ResponseWriter, a *actor, sa *servedAnswer) {
 	defer a.done()
-	if rt.cfg.ServiceTime > 0 {
-		if err := sleepCtx(ctx, rt.cfg.ServiceTime); err != nil {
+	if d := rt.cfg.ServiceTime; d > 0 {
+		routeTimedOut := false
+		if rt.cfg.RouteTimeout > 0 && d > rt.cfg.RouteTimeout {
+			d, routeTimedOut = rt.cfg.RouteTimeout, true
+		}
+		if err := sleepCtx(ctx, d); err != nil {
 			if errors.Is(context.Cause(ctx), errRequestTimeout) {
-				answer(w, http.StatusGatewayTimeout, bodyTimedOut(a.ref))
+				answer(w, http.StatusGatewayTimeout, bodyTimedOut(rt.who(a.ref)))
 			}
+			return
+		}
+		if routeTimedOut {
+			answer(w, http.StatusGatewayTimeout, envoyRouteTimeoutBody)
 			return
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -53,7 +55,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(cfg.model() == ModelSeed, cfg.Atespace)
+	m2608 := cfg.model() == ModelMain202608
+	m, err := newMetrics(cfg.model() == ModelSeed, m2608, cfg.Atespace)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
@@ -72,12 +75,19 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		m:       m,
 		rand:    rng,
 		parking: cfg.ParkingEnabled(),
-		breaker: gate{max: int64(cfg.ExtprocMaxRequests)},
-		lot:     gate{max: int64(cfg.ParkedRequestMax)},
-		stop:    stop,
-		flights: make(map[string]*flight),
+		m2608:   m2608,
+		// PR #221 and main-2026-08 enter the lot on arrival and call
+		// ResumeActor for running actors too.
+		lotOnArrival: cfg.model() == ModelPR221 || m2608,
+		breaker:      gate{max: int64(cfg.ExtprocBreaker())},
+		lot:          gate{max: int64(cfg.ParkedRequestMax)},
+		stop:         stop,
+		flights:      make(map[string]*flight),
 
 		routingFail: make(map[string]bool),
+	}
+	if m2608 {
+		rt.queries = &queryLog{}
 	}
 	for _, n := range cfg.RoutingFail {
 		if ref, err := cfg.actorRef(n); err == nil {
@@ -238,18 +248,58 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 
 // drainBound is how long a graceful stop may take: a flight that started
 // just before the stop ends within its budget, then the request is served.
+// main-2026-08 bounds it with its --drain-timeout, by default budget + the
+// default route timeout (10s) + 5s.
 func (s *Server) drainBound() time.Duration {
+	if s.cfg.model() == ModelMain202608 {
+		if s.cfg.DrainTimeout > 0 {
+			return s.cfg.DrainTimeout
+		}
+		return s.cfg.ParkedRequestBudget + DrainRouteTimeout + 5*time.Second
+	}
 	budget := s.rt.flightBudget()
 	return budget + s.cfg.ControlPlaneLatency + 2*s.cfg.ResumeLatency + s.cfg.ServiceTime + time.Second
 }
 
-// Close stops the simulator gracefully: it stops accepting connections and
-// lets every parked request finish its park (within the park budget) and
-// be answered; nothing in flight is dropped.
+// Close stops the simulator gracefully: main-2026-08 first keeps serving
+// for --drain-delay, as the real router does after SIGTERM; then it stops
+// accepting connections and lets every parked request finish its park
+// (within the park budget, or main-2026-08's drain timeout) and be
+// answered; nothing in flight is dropped. main-2026-08 then writes its
+// --drain-complete-file, if one is set.
 func (s *Server) Close() error {
+	if d := s.cfg.DrainDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-s.done:
+		}
+		t.Stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.drainBound())
 	defer cancel()
-	return s.Shutdown(ctx)
+	err := s.Shutdown(ctx)
+	if f := s.cfg.DrainCompleteFile; f != "" {
+		if werr := os.WriteFile(f, nil, 0o644); werr != nil {
+			err = errors.Join(err, fmt.Errorf("--drain-complete-file: %w", werr))
+		}
+	}
+	return err
+}
+
+// ResumeActor resumes an actor ("actor-0001" or "atespace/actor-0001")
+// through the control plane alone, as another router replica or an
+// operator would: the actor is then running without this router having
+// routed a request to it (no metric, no query).
+func (s *Server) ResumeActor(ctx context.Context, actor string) error {
+	ref, err := s.cfg.actorRef(actor)
+	if err != nil {
+		return err
+	}
+	atespace, name, _ := strings.Cut(ref, "/")
+	a := s.cp.lookup(atespace, name)
+	_, err = s.cp.resume(ctx, ref, a)
+	return err
 }
 
 // Shutdown is Close with the caller's bound on the drain. When ctx ends

@@ -32,27 +32,20 @@ type ParkingStatus struct {
 	// MaxParked is the configured lot, --parked-request-max, shown even
 	// when parking is off (as PR #221's status.go does).
 	MaxParked int `json:"max_parked"`
-	// MaxWait is the park budget, --parked-request-budget, in seconds (a
-	// number, e.g. 5 or 0.25). It is reported even when parking is
-	// disabled, since it is the configured value.
-	MaxWait float64 `json:"max_wait"`
-	// MaxWaitAsDuration writes max_wait as a Go duration string ("30s"),
-	// as PR #221's status.go does, instead of seconds.
-	MaxWaitAsDuration bool `json:"-"`
+	// MaxWait is the park budget, --parked-request-budget. It is reported
+	// even when parking is disabled, since it is the configured value.
+	MaxWait time.Duration `json:"-"`
 }
 
-// MarshalJSON writes max_wait as seconds, or as PR #221 does, a string.
+// MarshalJSON writes max_wait as every real router version does, a Go
+// duration string ("5s", "500ms", "1m30s"), never a number.
 func (p ParkingStatus) MarshalJSON() ([]byte, error) {
-	type plain ParkingStatus
-	if !p.MaxWaitAsDuration {
-		return json.Marshal(plain(p))
-	}
 	return json.Marshal(struct {
 		Enabled   bool   `json:"enabled"`
 		Active    int64  `json:"active"`
 		MaxParked int    `json:"max_parked"`
 		MaxWait   string `json:"max_wait"`
-	}{p.Enabled, p.Active, p.MaxParked, time.Duration(p.MaxWait * float64(time.Second)).String()})
+	}{p.Enabled, p.Active, p.MaxParked, p.MaxWait.String()})
 }
 
 // ExtprocStatus is Envoy's ext_proc circuit breaker.
@@ -79,11 +72,10 @@ func (s *Server) status() Status {
 	var parking *ParkingStatus
 	if cfg.model() != ModelMain {
 		parking = &ParkingStatus{
-			Enabled:           cfg.ParkingEnabled(),
-			Active:            s.rt.lot.n.Load(),
-			MaxParked:         cfg.ParkedRequestMax,
-			MaxWait:           cfg.ParkedRequestBudget.Seconds(),
-			MaxWaitAsDuration: cfg.model() == ModelPR221,
+			Enabled:   cfg.ParkingEnabled(),
+			Active:    s.rt.lot.n.Load(),
+			MaxParked: cfg.ParkedRequestMax,
+			MaxWait:   cfg.ParkedRequestBudget,
 		}
 	}
 	var flags map[string]string
@@ -97,7 +89,7 @@ func (s *Server) status() Status {
 	return Status{
 		Flags:   flags,
 		Parking: parking,
-		Extproc: ExtprocStatus{Active: s.rt.breaker.n.Load(), MaxRequests: cfg.ExtprocMaxRequests},
+		Extproc: ExtprocStatus{Active: s.rt.breaker.n.Load(), MaxRequests: cfg.ExtprocBreaker()},
 		Workers: WorkerStatus{
 			Total:         cfg.Workers,
 			Busy:          int(s.cp.busy.Load()),
@@ -132,6 +124,10 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
+		if s.cfg.model() == ModelMain202608 {
+			_ = enc.Encode(s.status202608(st))
+			return
+		}
 		if s.cfg.model() != ModelPR221 {
 			// PR #221's status.go encodes without indenting.
 			enc.SetIndent("", "  ")
@@ -142,7 +138,7 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var maxWait string
 	if st.Parking != nil {
-		maxWait = time.Duration(st.Parking.MaxWait * float64(time.Second)).String()
+		maxWait = st.Parking.MaxWait.String()
 	}
 	off := "--parked-request-max=0: fail fast"
 	if s.cfg.model() == ModelPR221 {
