@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
@@ -22,6 +23,10 @@ type RouterOptions struct {
 	// parkingEnabled is pr221's --parking-enabled; false sets
 	// Cfg.ParkingDisabled.
 	parkingEnabled bool
+	// poolFullCode is --pool-full-code's spelling of Cfg.PoolFullCode.
+	poolFullCode string
+	// args is the command line, for main-2026-08's statusz "args".
+	args string
 	// onStart, when set (tests), sees the running simulator.
 	onStart func(*router.Server)
 	// changed reports whether a flag was set on the command line.
@@ -49,6 +54,24 @@ Which router it models (--model):
   main   agent-substrate/substrate main (86e138f6): no parking at all. A
          full pool is answered at once with 503 "no free workers
          available"; no parking metrics; no parking card on /statusz.
+  main-2026-08
+         agent-substrate/substrate upstream main 6210ad86 (2026-08-22),
+         the router as it runs today, as measured on loopback: the seed's
+         flags and outcome labels, plus --route-timeout and the drain
+         flags; a full pool is ResourceExhausted (or FailedPrecondition,
+         --pool-full-code) and, like Unavailable and Aborted, parked to
+         the budget, then 503 "actor <atespace>/<id> unavailable: <ateapi's
+         text>" (Unavailable: no text). Bodies name the actor
+         <atespace>/<id>; only the lot-full body quotes it. Every request
+         enters the lot on arrival and calls ResumeActor, so a full lot
+         sheds running actors too. --extproc-max-requests 0 (its default)
+         is twice the lot, at least 1024. Route-duration labels
+         ate_router_outcome (ok, no_capacity, failed_precondition,
+         lock_conflict, unavailable, not_found, timeout, resume_error,
+         cancelled), ate_router_resume (triggered, joined, none) and
+         ate_template_*; parking series only once used; statusz JSON with
+         the real router's keys ("mode", "flags", "queries", ...) and
+         max_wait "5s".
   pr221  PR #221 (4a8f978b): parks, but wants the Host
          <actor>.actors.resources.substrate.ate.dev (the atespace form is a
          404 "invalid host"), records a spent budget as outcome "error" and a
@@ -82,8 +105,9 @@ one resume flight: one control-plane call, one budget; each takes a lot slot.
 A full lot sheds at once. With parking disabled, FailedPrecondition and
 Unavailable fail at once and only Aborted is retried, within 15s.
 
-Answers (text/plain, no trailing newline; the id is quoted, without the
-atespace, as the real router writes it):
+Answers (text/plain, no trailing newline; under seed, main and pr221 the id
+is quoted, without the atespace, as those routers write it; main-2026-08
+writes actor <atespace>/<id> instead, see above):
   200 actor <atespace>/<id> served by worker-NN (IP)
   404 invalid host "<host>": <why>          Host does not name an actor
   404 actor "<id>" not found                NotFound
@@ -122,7 +146,7 @@ atenet_router_parking_wait_duration_seconds{outcome=served|budget_exhausted|
 canceled|timeout|error}. /statusz on --status-listen shows the "Request
 Parking" card as HTML, or as JSON with ?format=json or Accept:
 application/json: {"parking": {"enabled", "active", "max_parked",
-"max_wait"}}, max_wait being the park budget in seconds.
+"max_wait"}}, max_wait being the park budget as a Go duration ("5s").
 
 On Ctrl-C or SIGTERM the simulator stops accepting connections and answers
 every parked request (each finishes its park, within the budget) before it
@@ -148,6 +172,11 @@ exits with status 0.`,
   # never for actor-0002
   shakectl sim router --hold actor-0001=3s --hold actor-0002
 
+  # The router as it runs today (upstream main 2026-08), with ateapi's newest
+  # text for a full pool
+  shakectl sim router --model main-2026-08 --atespace demo-ns \
+      --pool-full-message 'no worker has room for the actor'
+
   # The router on substrate main (no parking) and PR #221's parking router
   shakectl sim router --model main
   shakectl sim router --model pr221
@@ -156,11 +185,12 @@ exits with status 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Changed = func(name string) bool { return c.Flags().Changed(name) }
+			opts.args = commandLine(c)
 			return runRouter(f, opts)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking) or pr221 (PR #221)")
+	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking), pr221 (PR #221) or main-2026-08 (upstream main 6210ad86, today's router)")
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
 	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
 	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
@@ -178,7 +208,7 @@ exits with status 0.`,
 	fl.DurationVar(&d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, "delay before a parked request's first resume retry")
 	fl.Float64Var(&d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, "multiplier applied to the retry delay after each attempt (>= 1)")
 	fl.Float64Var(&d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, "random fraction in [0, 1) added per retry")
-	fl.IntVar(&d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max")
+	fl.IntVar(&d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max (main-2026-08: default 0, which derives twice the lot, at least 1024)")
 	fl.BoolVar(&d.AllowBreakerBelowLot, "allow-breaker-below-lot", false, "permit --extproc-max-requests below --parked-request-max, to rehearse Envoy truncating the lot")
 	fl.DurationVar(&d.RequestTimeout, "request-timeout", d.RequestTimeout, "each request's own deadline when it sends no x-request-timeout header (0: none)")
 	fl.StringArrayVar(&opts.windows, "control-plane-unavailable", nil, "START+DURATION after start during which ResumeActor answers Unavailable, e.g. 2s+3s (repeatable)")
@@ -187,6 +217,13 @@ exits with status 0.`,
 	fl.StringSliceVar(&d.Unauth, "unauth", nil, "actors whose resume answers Unauthenticated (401)")
 	fl.StringSliceVar(&d.Slow, "slow", nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
 	fl.StringSliceVar(&d.Fail, "fail", nil, "actors whose resume fails with an internal error (500)")
+	fl.StringSliceVar(&d.NotFound, "not-found", nil, "actors whose resume answers NotFound (404) although they exist")
+	fl.StringVar(&opts.poolFullCode, "pool-full-code", "", "gRPC code ateapi answers for a full pool: ResourceExhausted or FailedPrecondition (default: ResourceExhausted under main-2026-08, else FailedPrecondition)")
+	fl.StringVar(&d.PoolFullMessage, "pool-full-message", "", `ateapi's text for a full pool (default "no free workers available"; newer ateapi says "no worker has room for the actor")`)
+	fl.DurationVar(&d.RouteTimeout, "route-timeout", d.RouteTimeout, "main-2026-08: Envoy's route timeout from the listener to the actor's answer, not covering the resume; a slower worker gets Envoy's 504 (default 10s under main-2026-08)")
+	fl.DurationVar(&d.DrainDelay, "drain-delay", d.DrainDelay, "main-2026-08: how long to keep serving after Ctrl-C or SIGTERM before draining (the real router's default is 13s)")
+	fl.DurationVar(&d.DrainTimeout, "drain-timeout", d.DrainTimeout, "main-2026-08: bound on draining parked requests; 0 derives budget + 10s + 5s; must be >= --parked-request-budget while parking is on")
+	fl.StringVar(&d.DrainCompleteFile, "drain-complete-file", d.DrainCompleteFile, "main-2026-08: file created once the drain is over, for a preStop hook (empty: none; the real router's default is /var/run/atenet/drain-complete)")
 	fl.StringSliceVar(&d.RateLimit, "rate-limit", nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
 	fl.StringSliceVar(&d.RoutingFail, "routing-fail", nil, "actors that resume but whose worker address is bad (500 routing failed)")
 	fl.BoolVar(&d.BreakerOverflow503, "breaker-overflow-503", false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
@@ -203,6 +240,21 @@ func (o *RouterOptions) BuildConfig() (router.Config, error) {
 	cfg := o.Cfg
 	if cfg.Model == router.ModelPR221 && o.Changed != nil {
 		router.ApplyPR221Defaults(&cfg, o.Changed)
+	}
+	if cfg.Model == router.ModelMain202608 && o.Changed != nil {
+		router.ApplyMain202608Defaults(&cfg, o.Changed)
+	}
+	if cfg.Args == "" {
+		cfg.Args = o.args
+	}
+	switch o.poolFullCode {
+	case "":
+	case "ResourceExhausted":
+		cfg.PoolFullCode = router.ResourceExhausted
+	case "FailedPrecondition":
+		cfg.PoolFullCode = router.FailedPrecondition
+	default:
+		return cfg, cmdutil.UsageErrorf("--pool-full-code %q: want ResourceExhausted or FailedPrecondition", o.poolFullCode)
 	}
 	for _, s := range o.windows {
 		w, err := router.ParseWindow(s)
@@ -290,6 +342,17 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	return srv.Close()
 }
 
+// commandLine is the command as given, flags written --name=value, for
+// main-2026-08's statusz "args" (the real router shows its own command
+// line there).
+func commandLine(c *cobra.Command) string {
+	parts := []string{c.CommandPath()}
+	c.Flags().Visit(func(f *pflag.Flag) {
+		parts = append(parts, "--"+f.Name+"="+f.Value.String())
+	})
+	return strings.Join(parts, " ")
+}
+
 // RouterWarnings warns about each endpoint other machines can reach.
 func RouterWarnings(addrs [3]net.Addr) []string {
 	var warnings []string
@@ -312,9 +375,9 @@ func printRouterBanner(w io.Writer, cfg router.Config) {
 	if cfg.ParkingEnabled() {
 		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter; ext_proc breaker %d\n",
 			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
-			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocMaxRequests)
+			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocBreaker())
 	} else {
-		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocMaxRequests)
+		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocBreaker())
 	}
 	if cfg.Model == router.ModelPR221 {
 		fmt.Fprintln(w, "address actors as Host: actor-0001.actors.resources.substrate.ate.dev")

@@ -70,8 +70,9 @@ type Template struct {
 // maxQueries is how many requests statusz lists, as the real router.
 const maxQueries = 100
 
-// queryLog keeps the last maxQueries requests, oldest first (the order the
-// captured router listed them in).
+// queryLog keeps the last maxQueries requests, newest first by the time
+// the router answered them (the order the captured router lists them in:
+// a parked request that ended last comes first).
 type queryLog struct {
 	mu sync.Mutex
 	q  []Query
@@ -94,11 +95,11 @@ func (l *queryLog) add(r *http.Request, arrival time.Time, d time.Duration, ok b
 		Duration: fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)),
 	}
 	l.mu.Lock()
-	if len(l.q) == maxQueries {
-		copy(l.q, l.q[1:])
-		l.q = l.q[:maxQueries-1]
+	if len(l.q) < maxQueries {
+		l.q = append(l.q, Query{})
 	}
-	l.q = append(l.q, q)
+	copy(l.q[1:], l.q)
+	l.q[0] = q
 	l.mu.Unlock()
 }
 
