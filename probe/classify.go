@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/shakenfist/shakectl/probe/transport"
 )
@@ -13,17 +14,41 @@ import (
 // Answer is what one request got back (the transport's own vocabulary).
 type Answer = transport.Answer
 
-// Classify puts an answer in exactly one outcome. Rules, first match wins:
+// Reading is what an answer says before its timing is weighed: its
+// outcome, whether it is a capacity refusal (whose outcome depends on when
+// it came), the router's own reason, and whether only an atenet router
+// sends such an answer.
+type Reading struct {
+	// Outcome is the answer's outcome; for a capacity refusal it is
+	// BudgetExhausted, which Judge turns into Unavailable when the refusal
+	// came at once.
+	Outcome report.Outcome
+	// Capacity marks a 503 `actor <id> unavailable…` other than the lot's
+	// `router at capacity`: the router gave up resuming the actor, after
+	// its park budget or at once.
+	Capacity bool
+	// Reason is the router's text after the actor id ("unavailable: no
+	// free workers available"), or the `invalid host` reason without the
+	// Host; "" when the body is not the router's.
+	Reason string
+	// Router says the body is one only an atenet router writes: `actor
+	// <id> …`, `error resuming actor <id>` or `invalid host "<h>": …`.
+	Router bool
+}
+
+// Read reads one answer. Rules, first match wins:
 //
 //   - no answer: client_timeout when the probe's --timeout fired, else
 //     transport_error (this includes requests cancelled by Ctrl-C);
 //   - Envoy's circuit breaker: 503 with x-envoy-overloaded, or a 5xx whose body
 //     says "reset reason: overflow" → envoy_overflow;
-//   - 2xx/3xx → served; 404 → not_found; 401 → unauthenticated;
-//     403 → permission_denied;
-//   - 503 with the router's body `actor <id> unavailable: router at capacity`
-//     → shed, `…: no free workers available` → budget_exhausted, any other
-//     `actor <id> unavailable…` → unavailable (the id quoted or not);
+//   - 2xx → served; 3xx → other (a redirect is nobody's actor answering);
+//     404 → not_found; 401 → unauthenticated; 403 → permission_denied;
+//   - 503 with the router's body `actor <id> unavailable: router at
+//     capacity` → shed; any other `actor <id> unavailable` (with or without
+//     `: <ateapi's message>`, the id quoted or not, with or without the
+//     atespace) is a capacity refusal, whose outcome Judge sets from when it
+//     came: budget_exhausted after the park budget, unavailable at once;
 //   - 429 `actor <id> rate limited` → rate_limited;
 //   - 504 with an `actor <id> …` body → deadline_exceeded;
 //   - 500 `actor <id> routing failed` → routing_failed;
@@ -41,21 +66,41 @@ type Answer = transport.Answer
 //     (Envoy's texts such as "no healthy upstream" or "upstream request
 //     timeout", x-envoy-* headers, or any 500/504) → proxy_error;
 //   - everything else → other.
-func Classify(a Answer) report.Outcome {
+//
+// The rule reads the form of a body, never one version's wording of
+// ateapi's message: the seed, PR #221, main 86e138f6, upstream main
+// 6210ad86 and the newer code all write their refusals in these forms
+// (testdata/routers holds each version's bytes).
+func Read(a Answer) Reading {
 	if a.ClientTimeout {
-		return report.ClientTimeout
+		return Reading{Outcome: report.ClientTimeout}
 	}
 	if a.Err != nil {
-		return report.TransportError
+		return Reading{Outcome: report.TransportError}
 	}
 	body := bytes.TrimSpace(a.Body)
 	status := a.Status
 	if status >= 500 && isEnvoyOverflow(status, a.Header, body) {
-		return report.EnvoyOverflow
+		return Reading{Outcome: report.EnvoyOverflow}
 	}
+	kind, reason, isActor := parseActorBody(body)
+	rd := Reading{Router: isActor, Reason: reason}
+	if !isActor {
+		rd.Reason = ""
+		if h, ok := invalidHostReason(body); ok {
+			rd.Router, rd.Reason = true, h
+		}
+	}
+	rd.Outcome = classifyStatus(status, a.Header, body, kind, reason, isActor, &rd)
+	return rd
+}
+
+func classifyStatus(status int, h http.Header, body []byte, kind actorBodyKind, reason string, isActor bool, rd *Reading) report.Outcome {
 	switch {
-	case status >= 200 && status < 400:
+	case status >= 200 && status < 300:
 		return report.Served
+	case status >= 300 && status < 400:
+		return report.Other
 	case status == http.StatusNotFound:
 		return report.NotFound
 	case status == http.StatusUnauthorized:
@@ -63,7 +108,6 @@ func Classify(a Answer) report.Outcome {
 	case status == http.StatusForbidden:
 		return report.PermissionDenied
 	}
-	kind, reason, isActor := parseActorBody(body)
 	if len(body) == 0 && (status == http.StatusInternalServerError || status == http.StatusGatewayTimeout) {
 		return report.ExtProcError
 	}
@@ -78,14 +122,13 @@ func Classify(a Answer) report.Outcome {
 			switch {
 			case strings.HasPrefix(reason, "unavailable: router at capacity"):
 				return report.Shed
-			case strings.HasPrefix(reason, "unavailable: no free workers available"):
-				return report.BudgetExhausted
 			case reason == "unavailable" || strings.HasPrefix(reason, "unavailable:") || strings.HasPrefix(reason, "unavailable "):
-				return report.Unavailable
+				rd.Capacity = true
+				return report.BudgetExhausted
 			}
 			return report.Other
 		}
-		if fromProxy(a.Header, body) {
+		if fromProxy(h, body) {
 			return report.ProxyError
 		}
 		return report.Other
@@ -106,6 +149,52 @@ func Classify(a Answer) report.Outcome {
 		return report.ProxyError
 	}
 	return report.Other
+}
+
+// Judge gives a capacity refusal its outcome from how long the refused
+// request's resume flight waited: budget_exhausted when the refusal came
+// after at least half the park budget (the router parked it and gave up
+// when the budget ran out), unavailable when it came sooner (the router
+// refused at once: parking is off, the router has none, or it does not
+// park that code). Other readings keep their outcome.
+func (rd Reading) Judge(waited, budget time.Duration) report.Outcome {
+	if !rd.Capacity {
+		return rd.Outcome
+	}
+	if waited >= AtOnceBound(budget) {
+		return report.BudgetExhausted
+	}
+	return report.Unavailable
+}
+
+// AtOnceBound is how long a capacity refusal's flight may have waited and
+// still count as refused at once: half the park budget.
+func AtOnceBound(budget time.Duration) time.Duration { return budget / 2 }
+
+// Classify reads an answer and judges it by how long its flight waited
+// against the park budget.
+func Classify(a Answer, waited, budget time.Duration) report.Outcome {
+	return Read(a).Judge(waited, budget)
+}
+
+// invalidHostReason reads the router's 404 for a Host it cannot parse,
+// `invalid host "<h>": <reason>`, and returns "invalid host: <reason>"
+// without the Host itself (nor a `, got "<h>"` tail), so one detail
+// stands for every actor's request.
+func invalidHostReason(body []byte) (string, bool) {
+	s := string(body)
+	if !strings.HasPrefix(s, `invalid host "`) {
+		return "", false
+	}
+	rest, ok := skipActorID(s[len("invalid host "):])
+	if !ok || !strings.HasPrefix(rest, ": ") {
+		return "", false
+	}
+	rest = rest[2:]
+	if i := strings.IndexAny(rest, `,"`); i >= 0 {
+		rest = rest[:i]
+	}
+	return "invalid host: " + strings.TrimSpace(rest), true
 }
 
 // envoyOverflowText is the body Envoy sends when a cluster's circuit breaker

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/shakenfist/shakectl/probe/transport"
 )
@@ -24,19 +25,23 @@ func TestClassify(t *testing.T) {
 		body   string
 		err    error
 		ctmo   bool
+		// atOnce: the answer came 50ms after the request, with a 5s
+		// budget; else after the budget.
+		atOnce bool
 		want   report.Outcome
 	}{
 		{name: "200", status: 200, body: "hello", want: report.Served},
 		{name: "204 empty", status: 204, want: report.Served},
-		{name: "302 redirect is the actor's", status: 302, want: report.Served},
+		{name: "302 redirect is nobody's actor answering", status: 302, want: report.Other},
+		{name: "301", status: 301, body: "moved", want: report.Other},
 		{name: "shed quoted", status: 503, body: `actor "default/actor-0001" unavailable: router at capacity`, want: report.Shed},
 		{name: "shed unquoted", status: 503, body: `actor default/actor-0001 unavailable: router at capacity`, want: report.Shed},
 		{name: "shed with newline", status: 503, body: "actor \"default/a\" unavailable: router at capacity\n", want: report.Shed},
 		{name: "shed quoted id with escaped quote", status: 503, body: `actor "default/we\"ird" unavailable: router at capacity`, want: report.Shed},
 		{name: "budget exhausted unquoted", status: 503, body: `actor default/actor-0002 unavailable: no free workers available`, want: report.BudgetExhausted},
 		{name: "budget exhausted quoted", status: 503, body: `actor "default/actor-0002" unavailable: no free workers available`, want: report.BudgetExhausted},
-		{name: "control plane unavailable", status: 503, body: `actor default/actor-0003 unavailable`, want: report.Unavailable},
-		{name: "other unavailable reason", status: 503, body: `actor default/actor-0003 unavailable: something new`, want: report.Unavailable},
+		{name: "control plane unavailable after the budget", status: 503, body: `actor default/actor-0003 unavailable`, want: report.BudgetExhausted},
+		{name: "other unavailable reason after the budget", status: 503, body: `actor default/actor-0003 unavailable: something new`, want: report.BudgetExhausted},
 		{name: "shed text on a 500 is not shed", status: 500, body: `actor "default/a" unavailable: router at capacity`, want: report.ResumeError},
 		{name: "not found", status: 404, body: `actor default/actor-9999 not found`, want: report.NotFound},
 		{name: "404 any body", status: 404, body: `nope`, want: report.NotFound},
@@ -51,8 +56,9 @@ func TestClassify(t *testing.T) {
 		// cmd/atenet/internal/router/errors.go): the id quoted, without the
 		// atespace.
 		{name: "real shed", status: 503, body: `actor "fp-x3" unavailable: router at capacity`, want: report.Shed},
-		{name: "real no free workers (main fails fast with it)", status: 503, body: `actor "fp-c" unavailable: no free workers available`, want: report.BudgetExhausted},
-		{name: "real unavailable", status: 503, body: `actor "unavail-i" unavailable`, want: report.Unavailable},
+		{name: "real no free workers after the budget", status: 503, body: `actor "fp-c" unavailable: no free workers available`, want: report.BudgetExhausted},
+		{name: "real no free workers at once (main fails fast with it)", status: 503, body: `actor "fp-c" unavailable: no free workers available`, atOnce: true, want: report.Unavailable},
+		{name: "real unavailable at once (PR #221 does not park it)", status: 503, body: `actor "unavail-i" unavailable`, atOnce: true, want: report.Unavailable},
 		{name: "real not found", status: 404, body: `actor "nf-d" not found`, want: report.NotFound},
 		{name: "real invalid host", status: 404, body: `invalid host "foo.example.com": invalid actor_id: must end with actors.resources.substrate.ate.dev, got "foo.example.com"`, want: report.NotFound},
 		{name: "real unauthenticated", status: 401, body: `actor "unauth-e" authentication required`, want: report.Unauthenticated},
@@ -88,7 +94,11 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Classify(Answer{Status: tt.status, Header: tt.header, Body: []byte(tt.body), Err: tt.err, ClientTimeout: tt.ctmo})
+			waited := 5 * time.Second
+			if tt.atOnce {
+				waited = 50 * time.Millisecond
+			}
+			got := Classify(Answer{Status: tt.status, Header: tt.header, Body: []byte(tt.body), Err: tt.err, ClientTimeout: tt.ctmo}, waited, 5*time.Second)
 			if got != tt.want {
 				t.Errorf("Classify(%d %q, err=%v) = %s, want %s", tt.status, tt.body, tt.err, got, tt.want)
 			}
@@ -154,7 +164,8 @@ func FuzzClassify(f *testing.F) {
 		if failed {
 			a.Err = errors.New(body)
 		}
-		o := Classify(a)
+		rd := Read(a)
+		o := rd.Judge(time.Second, 5*time.Second)
 		if !o.Valid() {
 			t.Fatalf("Classify gave %d, not an outcome", o)
 		}
@@ -167,9 +178,15 @@ func FuzzClassify(f *testing.F) {
 		if failed && !timeout && o != report.TransportError {
 			t.Fatalf("a transport failure classified as %s", o)
 		}
-		if !failed && !timeout && status >= 200 && status < 400 && o != report.Served {
+		if !failed && !timeout && status >= 200 && status < 300 && o != report.Served {
 			t.Fatalf("a %d classified as %s", status, o)
 		}
-		_ = answerDetail(o, a)
+		if o == report.Served && (status < 200 || status >= 300) {
+			t.Fatalf("a %d classified as served", status)
+		}
+		if rd.Capacity && o != report.Unavailable {
+			t.Fatalf("a capacity refusal after 1s of a 5s budget classified as %s", o)
+		}
+		_ = answerDetail(o, a, rd)
 	})
 }

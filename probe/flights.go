@@ -11,11 +11,12 @@ import (
 // first request against budget.
 func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *report.FlightStats {
 	fs := &report.FlightStats{Unrecorded: dropped}
-	// Only requests that joined a flight: served or budget_exhausted. A
-	// shed request never entered the lot.
+	// Only requests that joined a flight: served or refused for capacity
+	// (budget_exhausted, or unavailable at once). A shed request never
+	// entered the lot.
 	var parked []flightEvent
 	for _, e := range events {
-		if e.outcome == report.Served || e.outcome == report.BudgetExhausted {
+		if e.outcome == report.Served || refusal(e.outcome) {
 			parked = append(parked, e)
 		}
 	}
@@ -31,17 +32,17 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 	for i := 0; i < len(events); {
 		first := events[i]
 		end := first.doneMs
-		refused := first.outcome == report.BudgetExhausted
+		refused := refusal(first.outcome)
 		j := i + 1
 		for j < len(events) && events[j].actor == first.actor && events[j].sentMs <= end {
 			end = max(end, events[j].doneMs)
-			refused = refused || events[j].outcome == report.BudgetExhausted
+			refused = refused || refusal(events[j].outcome)
 			j++
 		}
 		if refused {
 			fs.Flights++
 		}
-		if first.outcome == report.BudgetExhausted {
+		if refusal(first.outcome) {
 			took := first.doneMs - first.sentMs
 			if took < early {
 				fs.RefusedEarly++
@@ -56,4 +57,10 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 		fs.FastestFirstSeconds = float64(fastest) / 1000
 	}
 	return fs
+}
+
+// refusal reports whether o is a capacity refusal, after the budget or at
+// once.
+func refusal(o report.Outcome) bool {
+	return o == report.BudgetExhausted || o == report.Unavailable
 }

@@ -101,12 +101,12 @@ func TestModelMainFailsParked(t *testing.T) {
 		if d := time.Since(start); d >= time.Second {
 			t.Errorf("the run took %s (virtual): main answers at once and has no lot to drain", d)
 		}
-		if count(r, report.BudgetExhausted) != 20 {
-			t.Fatalf("outcomes %v, want 20 refused with no free workers", summary(r))
+		if count(r, report.Unavailable) != 20 {
+			t.Fatalf("outcomes %v, want 20 refused at once with no free workers", summary(r))
 		}
-		c := wantStatus(t, r, report.CheckParked, report.CheckFailed)
-		if !strings.Contains(c.Detail, "did not park") {
-			t.Errorf("parked detail %q does not say the router did not park", c.Detail)
+		c := wantStatus(t, r, report.CheckReachedParking, report.CheckFailed)
+		if !strings.Contains(c.Detail, "parking is disabled on the router") {
+			t.Errorf("reached_parking detail %q does not say parking is disabled", c.Detail)
 		}
 		// main's /statusz has no parking card: reported, not an error.
 		if r.Statusz == nil {

@@ -25,10 +25,19 @@ const (
 	Open Mode = report.ModeOpen
 )
 
+// HostForms are the Host forms --host-template knows by name.
+var HostForms = map[string]string{"atespace": DefaultHostTemplate, "pr221": PR221HostTemplate}
+
 // Defaults of the options the command exposes.
 const (
+	// DefaultHostTemplate is today's router's Host form (upstream main
+	// 6210ad86 and later): the actor, then its atespace.
 	DefaultHostTemplate = "{actor}.{atespace}.actors.resources.substrate.ate.dev"
-	DefaultAtespace     = "default"
+	// PR221HostTemplate is PR #221's Host form, which predates the
+	// atespace; 6210ad86 answers it with 404 `invalid host … expected
+	// <actor_name>.<atespace>.actors…`.
+	PR221HostTemplate = "{actor}.actors.resources.substrate.ate.dev"
+	DefaultAtespace   = "default"
 	// MaxActors bounds the actors of a run. Generated names are rendered
 	// on demand; zipf holds a table of MaxZipfActors at most.
 	MaxActors     = 1_000_000_000
@@ -246,6 +255,9 @@ func (o *Options) validate() error {
 	}
 	if o.HostTemplate == "" && o.URLTemplate == "" {
 		o.HostTemplate = DefaultHostTemplate
+	}
+	if t, ok := HostForms[o.HostTemplate]; ok {
+		o.HostTemplate = t
 	}
 	if o.Distribution.Kind == "" {
 		o.Distribution.Kind = "uniform"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -324,12 +325,28 @@ func (e *engine) abandonInFlight() int64 {
 const canceledDetail = "canceled"
 
 // answerDetail says a little more about answers whose outcome alone is not
-// enough to act on.
-func answerDetail(o report.Outcome, a Answer) string {
+// enough to act on. The router's own reasons are kept without the actor,
+// so one detail stands for every actor: which text a capacity refusal
+// carried, which Host form the router refused, and whether a 404 was the
+// router's at all.
+func answerDetail(o report.Outcome, a Answer, rd Reading) string {
 	switch o {
 	case report.TransportError:
 		return transport.Detail(a.Err)
-	case report.ProxyError, report.Other, report.Unavailable, report.EnvoyOverflow, report.ExtProcError:
+	case report.BudgetExhausted, report.Unavailable:
+		if rd.Capacity {
+			return rd.Reason
+		}
+	case report.NotFound:
+		if rd.Router {
+			if strings.HasPrefix(rd.Reason, "invalid host") {
+				return rd.Reason
+			}
+			return "the router's actor … " + rd.Reason
+		}
+	}
+	switch o {
+	case report.NotFound, report.ProxyError, report.Other, report.Unavailable, report.EnvoyOverflow, report.ExtProcError:
 		b := bytes.TrimSpace(a.Body)
 		if len(b) > 60 {
 			b = b[:60]

@@ -181,6 +181,8 @@ type engine struct {
 	ctxs []context.Context
 	rec  *recorder
 	scr  *scraper
+	// waits measures capacity refusals' flights against the budget.
+	waits *waitTracker
 
 	sent     atomic.Int64
 	resends  atomic.Int64
@@ -210,7 +212,7 @@ type engine struct {
 }
 
 func newEngine(o *Options) (*engine, error) {
-	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
+	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}, waits: newWaitTracker()}
 	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
 
@@ -509,6 +511,8 @@ type sentRequest struct {
 	start  time.Time
 	due    time.Duration
 	sentAt time.Duration
+	// ticket is r's place among its actor's requests in flight (waits).
+	ticket uint64
 	// wrote is when the request was written whole, from start (0 while
 	// unknown). The budget check measures from it, which under a heavy
 	// burst can be well after the send began. net/http reports it from
@@ -553,6 +557,7 @@ func (e *engine) noteSend(r *sentRequest) bool {
 	r.sentAt = time.Since(r.start)
 	e.sent.Add(1)
 	s.link(r)
+	r.ticket = e.waits.sent(r.idx, r.sentAt)
 	if e.o.Mode == Open {
 		late = r.sentAt - r.due
 		s.noteLate(late, r.sentAt)
@@ -580,8 +585,10 @@ func (e *engine) finishSend(r *sentRequest, a Answer) {
 	ctx := e.ctxs[r.shard]
 	doneAt := time.Since(r.start)
 	e.inflight.Add(-1)
-	o := Classify(a)
-	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a), actor: r.idx}
+	rd := Read(a)
+	waited := e.waits.answered(r.idx, r.ticket, r.sentAt, doneAt, rd.Capacity)
+	o := rd.Judge(waited, e.o.Checks.Budget)
+	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a, rd), actor: r.idx}
 	if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {
 		res.sentAt = wrote
 	}

@@ -44,7 +44,7 @@ func ParseMetrics(r io.Reader) (*report.RouterMetrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not Prometheus text: %s", firstLine(err.Error()))
 	}
-	m := &report.RouterMetrics{}
+	m := &report.RouterMetrics{AtenetRouter: isAtenetRouter(fams)}
 	if f := fams[metricActive]; f != nil {
 		v := sumValues(f)
 		m.ParkingActive = &v
@@ -70,6 +70,27 @@ func ParseMetrics(r io.Reader) (*report.RouterMetrics, error) {
 	}
 	return m, nil
 }
+
+// isAtenetRouter reports whether an exposition is the atenet router's: a
+// family named atenet_router_*, or a series whose otel_scope_name or
+// service_name (target_info) is "atenet-router" (every real version's;
+// sim router writes the same).
+func isAtenetRouter(fams map[string]*dto.MetricFamily) bool {
+	for name, f := range fams {
+		if strings.HasPrefix(name, "atenet_router_") {
+			return true
+		}
+		for _, m := range f.GetMetric() {
+			if labelValue(m, "otel_scope_name") == routerName || labelValue(m, "service_name") == routerName {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// routerName is the atenet router's OpenTelemetry scope and service name.
+const routerName = "atenet-router"
 
 func addBuckets(acc []report.Bucket, bs []*dto.Bucket) []report.Bucket {
 	for _, b := range bs {
@@ -130,16 +151,25 @@ func firstLine(s string) string {
 var ErrNoParkingCard = errors.New(`no parking card (a router without request parking, such as atenet main)`)
 
 // ParseStatusz reads /statusz?format=json and returns its parking card, or
-// ErrNoParkingCard.
+// ErrNoParkingCard when it is the router's statusz without one (it has the
+// router's own keys: router_cluster_ip, port_extproc). JSON that is
+// neither is an error: checks built on it would be meaningless.
 func ParseStatusz(r io.Reader) (*report.StatuszParking, error) {
 	var doc struct {
-		Parking *report.StatuszParking `json:"parking"`
+		Parking         *report.StatuszParking `json:"parking"`
+		RouterClusterIP *string                `json:"router_cluster_ip"`
+		PortExtproc     *json.Number           `json:"port_extproc"`
+		// Extproc is sim router's own card, which its main model writes.
+		Extproc json.RawMessage `json:"extproc"`
 	}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not JSON: %s", firstLine(err.Error()))
 	}
 	if doc.Parking == nil {
+		if doc.RouterClusterIP == nil && doc.PortExtproc == nil && doc.Extproc == nil {
+			return nil, errors.New("not the atenet router's statusz: no parking card, no router_cluster_ip, no port_extproc")
+		}
 		return nil, ErrNoParkingCard
 	}
 	return doc.Parking, nil

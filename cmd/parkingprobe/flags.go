@@ -62,7 +62,7 @@ func probeFlags() []probeFlag {
 			fl.Uint64Var(&p.Seed, n, 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
 		}},
 		{"HostTemplate", "host-template", func(fl fs, n string, p po, _ op) {
-			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}); PR #221 wants {actor}.actors.resources.substrate.ate.dev")
+			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}), or a form by name: atespace (the default, today's router) or pr221 ({actor}.actors.resources.substrate.ate.dev)")
 		}},
 		{"URLTemplate", "url-template", func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.URLTemplate, n, "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")

@@ -13,7 +13,7 @@ import (
 // parking-probe against `shakectl sim router --model main` (substrate main
 // 86e138f6, which never parks): the full pool is refused at once with the
 // same 503 a parking router sends when the budget is spent, and the probe
-// must fail the parked check and exit 3 rather than pass.
+// must find parking disabled and exit 3 rather than pass.
 func TestParkingProbeAgainstSimMainExits3(t *testing.T) {
 	urls, _, _, stop := clitest.StartSimRouterCmd(t, "--model", "main", "--workers", "1", "--actor-idle", "1h")
 	defer stop()
@@ -23,10 +23,10 @@ func TestParkingProbeAgainstSimMainExits3(t *testing.T) {
 	if code != cmdutil.ExitChecksFailed {
 		t.Fatalf("exit %d, want 3; stdout:\n%s\nstderr %q", code, out, errOut)
 	}
-	if !strings.Contains(out.String(), "✗ parked") || !strings.Contains(out.String(), "did not park") {
-		t.Errorf("report does not fail parked saying the router did not park:\n%s", out)
+	if !strings.Contains(out.String(), "✗ reached_parking") || !strings.Contains(out.String(), "parking is disabled on the router") {
+		t.Errorf("report does not fail reached_parking saying parking is disabled:\n%s", out)
 	}
-	if !strings.Contains(errOut.String(), "parked") {
+	if !strings.Contains(errOut.String(), "reached_parking") {
 		t.Errorf("stderr %q does not name the failed check", errOut)
 	}
 }

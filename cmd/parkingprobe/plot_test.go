@@ -2,6 +2,7 @@ package parkingprobe_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,10 +25,20 @@ func countingTarget(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		w.Write([]byte("hello"))
+		shedLikeARouter(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &hits
+}
+
+// shedLikeARouter answers as the atenet router does when its lot is full
+// (6210ad86's exact body): a target the probe can tell is a router, which
+// a bare "200 hello" is not (issue 33, item 3).
+func shedLikeARouter(w http.ResponseWriter, r *http.Request) {
+	actor, _, _ := strings.Cut(r.Host, ".")
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintf(w, "actor %q unavailable: router at capacity", "demo-ns/"+actor)
 }
 
 // startSimRouter runs `sim router` on loopback: a pool of 2 that parks

@@ -67,28 +67,37 @@ func checkOf(t *testing.T, r *report.Report, name string) report.Check {
 // Against PR #221 with --parking-enabled=false, whose statusz says
 // "enabled": false but still shows the lot and max_wait it was configured
 // with: the report says parking is off, and the checks about parking are
-// skipped, saying so, rather than failed on series the router never
+// not judged, saying so, rather than failed on series the router never
 // exports or passed on a budget "from the router's statusz" it never
-// applies. The run itself passes on what can be judged.
+// applies. Parking off is itself the finding (issue 33, item 2):
+// reached_parking fails naming it, exit 3, unless --expect parking=off
+// says it is meant, and then the run passes on what can be judged.
 func TestPR221ParkingOffSkipsWhatCannotBeJudged(t *testing.T) {
 	s := startPR221(t, true)
-	args := []string{"--target", s.URL(), "--host-template", pr221Host, "--actors", "6", "--seed", "2",
+	args := []string{"--target", s.URL(), "--host-template", "pr221", "--actors", "6", "--seed", "2",
 		"--requests", "30", "--metrics-url", s.MetricsURL(), "--statusz-url", s.StatusURL()}
 	r, code, errOut := runJSON(t, args...)
-	if code != cmdutil.ExitOK {
-		t.Errorf("exit %d, want 0: nothing that can be judged failed; %s", code, errOut)
+	if code != cmdutil.ExitChecksFailed {
+		t.Errorf("exit %d, want 3: parking off is a finding; %s", code, errOut)
 	}
-	if !r.ParkingOff() || r.Count(report.BudgetExhausted) == 0 {
-		t.Fatalf("parking off %v, %d budget_exhausted: want the router's fail-fast refusals seen with parking off", r.ParkingOff(), r.Count(report.BudgetExhausted))
+	if c := checkOf(t, r, report.CheckReachedParking); c.Status != report.CheckFailed || !strings.Contains(c.Detail, "parking is disabled on the router: its statusz says enabled: false") {
+		t.Errorf("reached_parking: %s %q, want failed: parking disabled", c.Status, c.Detail)
+	}
+	r, code, errOut = runJSON(t, append(args, "--expect", "parking=off")...)
+	if code != cmdutil.ExitOK {
+		t.Errorf("--expect parking=off: exit %d, want 0: nothing that can be judged failed; %s", code, errOut)
+	}
+	if !r.ParkingOff() || r.Count(report.Unavailable) == 0 || r.Count(report.BudgetExhausted) != 0 {
+		t.Fatalf("parking off %v, %d unavailable, %d budget_exhausted: want the router's fail-fast refusals seen as refused at once", r.ParkingOff(), r.Count(report.Unavailable), r.Count(report.BudgetExhausted))
 	}
 	for _, name := range []string{report.CheckBudgetBound, report.CheckRejectedMatchesShed, report.CheckActiveDrains,
-		report.CheckWaitMatchesBudgetExhausted, report.CheckParked} {
+		report.CheckWaitMatchesBudgetExhausted, report.CheckParked, report.CheckReachedParking} {
 		c := checkOf(t, r, name)
-		if c.Status != report.CheckSkipped || !strings.Contains(c.Detail, "parking is off on the router (statusz enabled: false)") || strings.Contains(c.Detail, "max_wait") {
-			t.Errorf("%s: %s %q, want skipped because parking is off", name, c.Status, c.Detail)
+		if c.Status != report.CheckSkipped || !strings.Contains(c.Detail, "not judged: parking is off on the router (its statusz says enabled: false)") || strings.Contains(c.Detail, "max_wait") {
+			t.Errorf("%s: %s %q, want not judged because parking is off", name, c.Status, c.Detail)
 		}
 	}
-	for _, name := range []string{report.CheckAllAccounted, report.CheckReachedParking, report.CheckNoEnvoyOverflow} {
+	for _, name := range []string{report.CheckAllAccounted, report.CheckNoEnvoyOverflow, "expect parking=off"} {
 		if c := checkOf(t, r, name); c.Status != report.CheckOK {
 			t.Errorf("%s: %s %q, want it judged and passed", name, c.Status, c.Detail)
 		}
@@ -97,7 +106,7 @@ func TestPR221ParkingOffSkipsWhatCannotBeJudged(t *testing.T) {
 	// The text report says it in words.
 	f, out, _ := probeTestFactory(t, context.Background())
 	root.Run(f, append([]string{"parking-probe"}, args...))
-	if !strings.Contains(out.String(), "parking is OFF (enabled: false)") {
+	if !strings.Contains(out.String(), "parking is OFF (its statusz says enabled: false)") {
 		t.Errorf("the text report does not say parking is off:\n%s", out)
 	}
 }

@@ -246,6 +246,7 @@ func (sh *exampleShell) setAddrs(urls map[string]string) {
 		"router:8080":    hostport(urls["router"]),
 		"127.0.0.1:9090": hostport(urls["metrics"]),
 		"127.0.0.1:4040": hostport(urls["statusz"]),
+		"router:4040":    hostport(urls["statusz"]),
 	}
 	close(sh.ready)
 }

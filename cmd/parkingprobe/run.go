@@ -81,9 +81,12 @@ ADDRESSING
   The actor goes in the Host header, rendered from --host-template (default
   {actor}.{atespace}.actors.resources.substrate.ate.dev), or in the URL with
   --url-template (a full URL, or a path joined to --target). Templates must
-  contain {actor}; {atespace} is --atespace. PR #221 predates the atespace
-  form and answers it with 404 invalid host: probe it with
-  --host-template '{actor}.actors.resources.substrate.ate.dev'.
+  contain {actor}; {atespace} is --atespace. That is today's router's form
+  (upstream main 6210ad86 and later), which answers any other with 404
+  invalid host "…": … expected <actor_name>.<atespace>.actors…; the report
+  calls such 404s a Host problem and names the flag to change. PR #221
+  predates the atespace: probe it with --host-template pr221
+  ({actor}.actors.resources.substrate.ate.dev).
   Actors: --actors N (actor-0001 …), --actor NAME (repeat), --actors-file FILE
   (one a line, # comments); chosen per request by --distribution:
     uniform     every actor equally
@@ -96,8 +99,12 @@ ADDRESSING
 OUTCOMES (every request lands in exactly one)
 ` + report.OutcomeHelp() + `  The actor id may be quoted or not, with or without the atespace
   (actor "x" …, actor "ns/x" …, actor ns/x …).
-  A router without parking (atenet main) answers a full pool at once with
-  the budget_exhausted text; the parked check tells the two apart.
+  A capacity refusal's outcome is what happened, not its wording: after at
+  least half the park budget (--budget, else the router's statusz
+  max_wait, else 5s assumed) it is budget_exhausted, sooner it is
+  unavailable (refused at once). A router with parking off answers so;
+  reached_parking then fails with "parking is disabled on the router"
+  (exit 3) unless --expect parking=off says that is meant.
 
 CHECKS (exit 3 when one fails)
 ` + report.CheckHelp() + `  The thresholds: budget_bound's budget is --budget, its slack --slack;

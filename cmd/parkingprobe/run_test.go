@@ -494,7 +494,7 @@ func TestParkingProbeBodyFromStdin(t *testing.T) {
 			wrong.Store(string(b))
 		}
 		bodies.Add(1)
-		w.WriteHeader(http.StatusOK)
+		shedLikeARouter(w, r)
 	}))
 	defer srv.Close()
 	f, _, errOut := probeTestFactory(t, context.Background())
@@ -528,7 +528,7 @@ func TestParkingProbeTransportFlag(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		w.WriteHeader(http.StatusOK)
+		shedLikeARouter(w, r)
 	}))
 	defer srv.Close()
 	for _, kind := range []string{"wire", "net/http"} {
@@ -564,7 +564,7 @@ func TestParkingProbeProcs(t *testing.T) {
 	var during atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		during.Store(int64(runtime.GOMAXPROCS(0)))
-		w.Write([]byte("hello"))
+		shedLikeARouter(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	want := 1

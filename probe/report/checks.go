@@ -51,7 +51,7 @@ func (r *Report) Evaluate(cfg CheckConfig) {
 	for _, e := range cfg.Expect {
 		r.Checks = append(r.Checks, r.checkExpectation(e))
 	}
-	r.skipWhenParkingOff()
+	r.judgeParkingOff(cfg)
 	r.leaveRouterChecksToMerge()
 }
 
@@ -226,6 +226,18 @@ func (r *Report) checkAllAccounted() Check {
 
 func (r *Report) checkExpectation(e Expectation) Check {
 	name := "expect " + e.Text
+	if e.Parking != "" {
+		why := r.parkingOffReason()
+		switch {
+		case e.Parking == ParkingOffWord && why != "":
+			return ok(name, "parking is off on the router: "+why)
+		case e.Parking == ParkingOffWord:
+			return failed(name, "nothing showed parking off: "+r.parkingOnEvidence())
+		case why != "":
+			return failed(name, "parking is disabled on the router: "+why)
+		}
+		return ok(name, "nothing showed parking off: "+r.parkingOnEvidence())
+	}
 	if e.Stat != "" {
 		s := r.Stats(e.Outcome)
 		if s.Count == 0 || s.lat == nil {

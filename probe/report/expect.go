@@ -19,6 +19,10 @@ import (
 // budget_exhausted<=10) and a share of the requests sent when it has a
 // decimal point and lies in [0, 1] (served>=0.95) or ends in % (served>=95%).
 // For latencies it is a duration with a unit (6s, 250ms, 1.5s).
+//
+// parking=off (or parking==off) says the router is meant not to park: the
+// checks that need parking are then not judged, and the expectation fails
+// if the router parks after all; parking=on says the opposite.
 type Expectation struct {
 	// Text is the expression as written, without surrounding spaces.
 	Text string
@@ -34,6 +38,25 @@ type Expectation struct {
 	Ratio   float64
 	IsRatio bool
 	Latency time.Duration
+	// Parking is "on" or "off" for a parking=… expectation, else "".
+	Parking string
+}
+
+// The words of a parking=… expectation.
+const (
+	ParkingOnWord  = "on"
+	ParkingOffWord = "off"
+)
+
+// ParkingExpected is what the last parking=… expectation said, or "".
+func (c CheckConfig) ParkingExpected() string {
+	w := ""
+	for _, e := range c.Expect {
+		if e.Parking != "" {
+			w = e.Parking
+		}
+	}
+	return w
 }
 
 // ExpectError is a malformed --expect expression; Column (1-based) points at
@@ -96,6 +119,24 @@ func ParseExpectation(raw string) (Expectation, error) {
 
 	skip()
 	name, at := ident()
+	if name == "parking" {
+		skip()
+		if strings.HasPrefix(s[pos:], "==") {
+			pos += 2
+		} else if strings.HasPrefix(s[pos:], "=") {
+			pos++
+		} else {
+			return fail(pos, "want parking=on or parking=off")
+		}
+		skip()
+		switch v := strings.TrimSpace(s[pos:]); v {
+		case ParkingOnWord, ParkingOffWord:
+			e.Parking = v
+			return e, nil
+		default:
+			return fail(pos, "want parking=on or parking=off, got %q", v)
+		}
+	}
 	if name == "" {
 		return fail(pos, "want an outcome or a latency such as p99(served), got %q", rest(s, pos))
 	}

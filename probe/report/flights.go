@@ -33,37 +33,116 @@ const (
 	CheckReachedParking = "reached_parking"
 )
 
-// checkParked: a flight's first request refused with "no free workers
-// available" well inside the budget was never parked.
+// checkParked: a capacity refusal that came at once was never parked:
+// the router gave up on the actor without waiting out its budget.
 func (r *Report) checkParked(cfg CheckConfig) Check {
+	at, be := r.Count(Unavailable), r.Count(BudgetExhausted)
+	if at+be == 0 {
+		return skipped(CheckParked, "no capacity refusals (budget_exhausted or unavailable)")
+	}
+	if at > 0 {
+		fastest := ""
+		if s := r.Stats(Unavailable); s.lat != nil {
+			fastest = ", fastest " + FormatDuration(usDuration(s.lat.Min()))
+		}
+		return failed(CheckParked, fmt.Sprintf("%d of %d capacity refusals came at once, under half the park budget %s (%s%s): the router did not park them",
+			at, at+be, BudgetPhrase(cfg), r.TopDetail(Unavailable), fastest))
+	}
 	f := r.Flights
-	if r.Count(BudgetExhausted) == 0 {
-		return skipped(CheckParked, "no budget_exhausted answers")
+	if f != nil && f.Flights > 0 && f.FastestFirstSeconds > 0 {
+		return ok(CheckParked, fmt.Sprintf("all %d capacity refusals came after at least half the park budget %s (%d flights; fastest first refusal %s)",
+			be, BudgetPhrase(cfg), f.Flights, FormatDuration(time.Duration(f.FastestFirstSeconds*float64(time.Second)))))
 	}
-	if f == nil || f.Flights == 0 {
-		return skipped(CheckParked, "no per-actor flight records")
+	return ok(CheckParked, fmt.Sprintf("all %d capacity refusals came after at least half the park budget %s", be, BudgetPhrase(cfg)))
+}
+
+// BudgetPhrase names the park budget and where it came from, so a
+// verdict built on an assumed budget says so.
+func BudgetPhrase(cfg CheckConfig) string {
+	switch cfg.BudgetSource {
+	case BudgetStatusz:
+		return FormatDuration(cfg.Budget) + " (the router's statusz max_wait)"
+	case BudgetGiven:
+		return FormatDuration(cfg.Budget) + " (as given)"
 	}
-	if f.RefusedEarly > 0 {
-		return failed(CheckParked, fmt.Sprintf("%d of %d flights' first request was refused (no free workers available) in %s, well inside the park budget %s: the router did not park (atenet main fails fast; is parking enabled?)",
-			f.RefusedEarly, f.Flights, FormatDuration(time.Duration(f.FastestFirstSeconds*float64(time.Second))), FormatDuration(cfg.Budget)))
-	}
-	if f.FastestFirstSeconds == 0 {
-		return ok(CheckParked, fmt.Sprintf("%d flights had budget_exhausted answers, all to late joiners", f.Flights))
-	}
-	return ok(CheckParked, fmt.Sprintf("no first request of the %d refused flights was refused before half the budget %s (fastest %s)",
-		f.Flights, FormatDuration(cfg.Budget), FormatDuration(time.Duration(f.FastestFirstSeconds*float64(time.Second)))))
+	return FormatDuration(cfg.Budget) + " (assumed: no budget given and none read from statusz)"
 }
 
 // parkingPathOutcomes are answers only a router that tried to route the
 // request to its actor gives.
 var parkingPathOutcomes = []Outcome{Served, Shed, BudgetExhausted}
 
+// routerOnlyOutcomes are answers whose body only the atenet router
+// writes: Classify gives them only for an `actor <id> …` or `error
+// resuming actor <id>` body.
+var routerOnlyOutcomes = []Outcome{Shed, BudgetExhausted, Unavailable, DeadlineExceeded, ResumeError, RateLimited, RoutingFailed}
+
+// notARouter starts reached_parking's verdict on a target nothing
+// identified as an atenet router.
+const notARouter = "nothing identified the target as an atenet router"
+
+// RouterEvidence says what identified the target as an atenet router, or
+// "" when nothing did. Evidence is: a /metrics scrape with the router's
+// series (atenet_router_*, or its otel_scope_name or service_name
+// "atenet-router"); a /statusz with a parking card, or the router's own
+// statusz keys without one; or an answer whose body only the router
+// writes (`actor <id> …`, `error resuming actor <id>`, `invalid host
+// "<h>": …`). A 2xx, a bare status or a Server: envoy header is not: any
+// server sends those.
+func (r *Report) RouterEvidence() string {
+	if m := r.Metrics; m != nil {
+		for _, s := range []*RouterMetrics{m.Before, m.After} {
+			if s != nil && (s.AtenetRouter || s.ParkingActive != nil || s.ParkingRejectedTotal != nil || len(s.ParkingWait) > 0) {
+				return "its /metrics has the atenet router's series"
+			}
+		}
+	}
+	if s := r.Statusz; s != nil && (s.Before != nil || s.After != nil || s.NoParkingCard) {
+		return "its /statusz is the atenet router's"
+	}
+	var n int64
+	for _, o := range routerOnlyOutcomes {
+		n += r.Count(o)
+	}
+	if st := r.Outcomes[NotFound.String()]; st != nil {
+		for d, c := range st.Details {
+			if strings.HasPrefix(d, "invalid host") || strings.HasPrefix(d, "the router's") {
+				n += c
+			}
+		}
+	}
+	if n > 0 {
+		return fmt.Sprintf("%d answers carry bodies only the atenet router writes", n)
+	}
+	return ""
+}
+
+// parkingOnEvidence says what the run saw of parking, for a parking=…
+// expectation.
+func (r *Report) parkingOnEvidence() string {
+	if r.Statusz != nil {
+		for _, p := range []*StatuszParking{r.Statusz.Before, r.Statusz.After} {
+			if p != nil && p.Enabled != nil && *p.Enabled {
+				return "its statusz says enabled: true"
+			}
+		}
+	}
+	if n := r.Count(BudgetExhausted); n > 0 {
+		return fmt.Sprintf("%d capacity refusals came after the park budget", n)
+	}
+	return "no statusz card and no capacity refusal either way"
+}
+
 // checkReachedParking: a run in which no request reached the parking path
-// (all invalid host, all timeouts, nothing answered) proves nothing, so it
-// fails rather than letting the other checks pass vacuously.
+// (all invalid host, all timeouts, nothing answered), or whose target
+// nothing identified as a router, proves nothing, so it fails rather than
+// letting the other checks pass vacuously.
 func (r *Report) checkReachedParking() Check {
 	if r.Requests == 0 {
 		return failed(CheckReachedParking, "no request was sent")
+	}
+	if r.RouterEvidence() == "" && r.Count(TransportError)+r.Count(ClientTimeout) < r.Requests {
+		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as the router, and no answer carried a body only it writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`); "+r.answersSummary())
 	}
 	var n int64
 	for _, o := range parkingPathOutcomes {
@@ -78,26 +157,41 @@ func (r *Report) checkReachedParking() Check {
 			nf, r.Requests, fmtPct(float64(nf)/float64(r.Requests)), fmtPct(MaxNotFoundShare), r.notFoundCause()))
 	}
 	if n > 0 {
-		return ok(CheckReachedParking, fmt.Sprintf("%d of %d answers came from the parking path (served, shed or budget_exhausted)", n, r.Requests))
+		return ok(CheckReachedParking, fmt.Sprintf("%d of %d answers came from the parking path (served, shed or budget_exhausted); %s", n, r.Requests, r.RouterEvidence()))
 	}
+	top, topN := r.topOutcome()
+	hint := ""
+	switch top {
+	case NotFound:
+		hint = ": " + r.notFoundCause()
+	case ClientTimeout, TransportError:
+		hint = " (the router answered nothing)"
+	}
+	detail := fmt.Sprintf("no request reached the parking path: %d of %d were %s", topN, r.Requests, top)
+	if d := r.TopDetail(top); d != "" && top != NotFound {
+		detail += " (" + d + ")"
+	}
+	return failed(CheckReachedParking, detail+hint)
+}
+
+func (r *Report) topOutcome() (Outcome, int64) {
 	top, topN := Other, int64(-1)
 	for _, o := range AllOutcomes() {
 		if c := r.Count(o); c > topN {
 			top, topN = o, c
 		}
 	}
-	hint := ""
-	switch top {
-	case NotFound:
-		hint = " (a 404 `invalid host` means the Host form is wrong: PR #221 wants --host-template '{actor}.actors.resources.substrate.ate.dev')"
-	case ClientTimeout, TransportError:
-		hint = " (the router answered nothing)"
-	}
-	detail := fmt.Sprintf("no request reached the parking path: %d of %d were %s", topN, r.Requests, top)
+	return top, topN
+}
+
+// answersSummary names the run's most frequent answer.
+func (r *Report) answersSummary() string {
+	top, n := r.topOutcome()
+	s := fmt.Sprintf("%d of %d answers were %s", n, r.Requests, top)
 	if d := r.TopDetail(top); d != "" {
-		detail += " (" + d + ")"
+		s += " (" + d + ")"
 	}
-	return failed(CheckReachedParking, detail+hint)
+	return s
 }
 
 // MaxNotFoundShare is the most not_found answers reached_parking lets pass
@@ -106,12 +200,18 @@ func (r *Report) checkReachedParking() Check {
 const MaxNotFoundShare = 0.2
 
 // notFoundCause names the likely reason for many not_found answers from
-// the router's own words.
+// the router's own words, and the flag to change.
 func (r *Report) notFoundCause() string {
 	d := r.TopDetail(NotFound)
 	switch {
-	case strings.Contains(d, "invalid host"):
-		return "the router does not read the Host header as an actor's (" + d + "): check --host-template (PR #221 wants '{actor}.actors.resources.substrate.ate.dev') or --atespace"
+	case strings.Contains(d, "<atespace>"):
+		// 6210ad86 and later: `expected <actor_name>.<atespace>.actors…`.
+		return "a Host problem: the router wants the atespace in the Host (" + d + "): change --host-template to '{actor}.{atespace}.actors.resources.substrate.ate.dev' (the default) and name the atespace with --atespace"
+	case strings.Contains(d, "invalid actor_id"):
+		// PR #221: no atespace in the Host.
+		return "a Host problem: the router does not read the Host as an actor's (" + d + "): change --host-template (PR #221 wants '{actor}.actors.resources.substrate.ate.dev', --host-template pr221)"
+	case strings.HasPrefix(d, "invalid host"):
+		return "a Host problem: the router cannot read the Host (" + d + "): change --host-template or --atespace"
 	case r.Count(NotFound) == r.Requests:
 		return "the router knows none of the actors: check --atespace, the actor names and the Host form (--host-template)"
 	}

@@ -12,7 +12,7 @@ func TestManyNotFoundFailsReachedParking(t *testing.T) {
 	run := func(served, notFound int64, detail string) Check {
 		r := &Report{Requests: served + notFound, Outcomes: map[string]*OutcomeStats{
 			Served.String(): {Count: served},
-		}}
+		}, Metrics: &MetricsReport{Before: &RouterMetrics{AtenetRouter: true}}}
 		r.Load.Actors = 200
 		if notFound > 0 {
 			r.Outcomes[NotFound.String()] = &OutcomeStats{Count: notFound, Details: map[string]int64{detail: notFound}}
@@ -26,7 +26,7 @@ func TestManyNotFoundFailsReachedParking(t *testing.T) {
 		want             string
 	}{
 		{968, 1032, `actor "default/actor-0150" not found`, false, "1032 of 2000 answers (51.6%) were not_found, more than 20%: the router does not know some of the 200 actors: check --actors"},
-		{10, 90, "invalid host", false, "check --host-template"},
+		{10, 90, "invalid host", false, "change --host-template"},
 		{900, 100, `actor "x" not found`, true, "came from the parking path"},
 		{1000, 0, "", true, "came from the parking path"},
 	} {

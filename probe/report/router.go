@@ -19,6 +19,11 @@ type RouterMetrics struct {
 	ParkingRejectedTotal *float64 `json:"parking_rejected_total"`
 	// ParkingWait is the wait histogram per outcome label.
 	ParkingWait map[string]WaitStats `json:"parking_wait,omitempty"`
+	// AtenetRouter says the exposition is the atenet router's: a series
+	// named atenet_router_*, or otel_scope_name or service_name
+	// "atenet-router". A router that has parked nothing yet exports no
+	// parking series, but its route duration and target_info are there.
+	AtenetRouter bool `json:"atenet_router,omitempty"`
 }
 
 // WaitStats is one outcome's series of the wait histogram.

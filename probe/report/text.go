@@ -261,10 +261,11 @@ func writeRouterView(b *strings.Builder, r *Report) {
 			// atenet main: statusz without a parking card.
 			b.WriteString("  no parking card: this router does not park requests\n")
 		}
-		if r.ParkingOff() {
-			// PR #221 --parking-enabled=false: the card shows the lot and
-			// max wait it was configured with, none of which applies.
-			b.WriteString("  parking is OFF (enabled: false): the router parks nothing; the checks about parking are skipped\n")
+		if why := r.parkingOffReason(); why != "" {
+			// 6210ad86 --parked-request-max=0, PR #221
+			// --parking-enabled=false: the card shows a max wait it was
+			// configured with, which does not apply.
+			fmt.Fprintf(b, "  parking is OFF (%s): the router parks nothing; the checks about parking are not judged\n", why)
 		}
 		for _, e := range []struct {
 			when string

@@ -29,10 +29,10 @@ type Term struct {
 
 // outcomeTerms is indexed by Outcome: the order is the report's.
 var outcomeTerms = [NumOutcomes]Term{
-	Served:           {"served", "2xx or 3xx: the actor answered"},
+	Served:           {"served", "2xx: the actor answered"},
 	Shed:             {"shed", `503 "actor … unavailable: router at capacity": the parking lot was full`},
-	BudgetExhausted:  {"budget_exhausted", `503 "actor … unavailable: no free workers available": the park budget ran out (a router without parking answers so at once)`},
-	Unavailable:      {"unavailable", `any other 503 "actor … unavailable"`},
+	BudgetExhausted:  {"budget_exhausted", `any other 503 "actor … unavailable…" (whatever ateapi's text after it) that came after at least half the park budget: the router parked the request and gave up when the budget ran out`},
+	Unavailable:      {"unavailable", `the same 503 "actor … unavailable…" in under half the park budget: refused at once, without parking (parking off, a router without parking, or a code it does not park)`},
 	NotFound:         {"not_found", `404, including the router's "invalid host"`},
 	DeadlineExceeded: {"deadline_exceeded", "504 with an actor body"},
 	Unauthenticated:  {"unauthenticated", "401"},
@@ -45,7 +45,7 @@ var outcomeTerms = [NumOutcomes]Term{
 	ProxyError:       {"proxy_error", "502, or 500/503/504 from the proxy without an actor body (no healthy upstream, upstream request timeout)"},
 	ClientTimeout:    {"client_timeout", "the probe's own request timeout fired before the answer was complete"},
 	TransportError:   {"transport_error", "no HTTP answer: refused, reset, EOF…; also requests cancelled by an interrupt (detail canceled)"},
-	Other:            {"other", "any other answer"},
+	Other:            {"other", "any other answer, 3xx redirects included"},
 }
 
 // CheckExpectPrefix starts the name of a check made from a user's
@@ -62,13 +62,13 @@ var checkTerms = []Term{
 	{CheckNoEnvoyOverflow, "no envoy_overflow and no ext_proc_error answers: Envoy would truncate the parking lot"},
 	{CheckAllAccounted, "the outcomes add up to the requests sent"},
 	{CheckWaitMatchesBudgetExhausted, `the router's parking_wait grew by the budget_exhausted count (label budget_exhausted), or by at least it (PR #221's label error); needs its metrics`},
-	{CheckParked, "no per-actor flight's first request was refused in under half the park budget (a router that does not park refuses at once)"},
-	{CheckReachedParking, "some answer came from the parking path (served, shed or budget_exhausted), and at most a fifth were not_found; a run of only 404s, timeouts or transport errors fails, as does one whose load was aimed at actors the router does not have"},
+	{CheckParked, "no capacity refusal came at once (unavailable): a router that parks holds a refused request for its budget"},
+	{CheckReachedParking, "something identified the target as an atenet router (its metrics, its statusz or an answer only it writes), parking is on (unless expected off), some answer came from the parking path (served, shed or budget_exhausted), and at most a fifth were not_found; a run of only 404s, timeouts or transport errors fails, as does one whose load was aimed at actors the router does not have"},
 	{CheckSourcesPassed, "merge only: every merged run passed its own checks"},
 }
 
 // expectTerm describes the checks the user's expectations make.
-var expectTerm = Term{CheckExpectPrefix + "EXPR", "a user expectation, such as served>=0.95 or p99(served)<6s"}
+var expectTerm = Term{CheckExpectPrefix + "EXPR", "a user expectation, such as served>=0.95, p99(served)<6s or parking=off (the router is meant not to park: the checks that need parking are not judged)"}
 
 // OutcomeTerms lists the outcomes with their meanings, in report order.
 func OutcomeTerms() []Term { return append([]Term(nil), outcomeTerms[:]...) }
