@@ -179,3 +179,41 @@ func (c *Client) AddInstanceInterface(ctx context.Context, ref string, spec Netw
 	v, _, err := getOne[Interface](c, ctx, http.MethodPost, p, awaitingNetworks{map[string]any{"network": spec}})
 	return v, err
 }
+
+// DeleteConsoleData clears an instance's serial console log: DELETE
+// /instances/{ref}/consoledata, 200 null (InstanceConsoleDataEndpoint.delete,
+// client-python delete_console_data).
+func (c *Client) DeleteConsoleData(ctx context.Context, ref string) error {
+	p, err := instancePath(ref, "consoledata")
+	if err != nil {
+		return err
+	}
+	_, _, err = c.call(ctx, http.MethodDelete, p, nil)
+	return err
+}
+
+// Capabilities of the VDI console routes (app.py Root, "instances").
+const (
+	CapVDIConsoleHelper = "vdi-console-helper"
+)
+
+// VDIConsoleFile reads GET /instances/{ref}/vdiconsolehelper: a virt-viewer
+// connection file (.vv, application/x-virt-viewer) naming the instance's
+// hypervisor, its SPICE or VNC port and, where the cluster has one, the
+// TLS port and CA certificate (shakenfist da448b1a instance.py
+// InstanceVDIConsoleHelperEndpoint, VIRTVIEWER_TEMPLATE; 2026: the node's
+// address and a host-subject). The bytes are returned as sent.
+func (c *Client) VDIConsoleFile(ctx context.Context, ref string) ([]byte, error) {
+	p, err := instancePath(ref, "vdiconsolehelper")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.require(ctx, CapVDIConsoleHelper, "VDI console files"); err != nil {
+		return nil, err
+	}
+	resp, _, err := c.call(ctx, http.MethodGet, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}

@@ -116,3 +116,55 @@ func (c *Client) PingNetwork(ctx context.Context, ref, address string) (*PingRes
 	v, _, err := getOne[PingResult](c, ctx, http.MethodGet, p, nil)
 	return v, err
 }
+
+// CapRouteAddresses is the capability both generations advertise for
+// /networks/{ref}/route (app.py Root, "networks").
+const CapRouteAddresses = "route-addresses"
+
+// RouteNetworkAddress routes a floating address to a network, with no
+// DNAT: POST /networks/{ref}/route (shakenfist da448b1a network.py
+// NetworkRouteAddressEndpoint). The server reserves an address of the
+// floating network at once and answers it as a JSON string; plumbing the
+// route is the network node's work. 406 "network X is not ready (S)"
+// unless the network is created; 507 "No free addresses on network" when
+// the floating network is full.
+func (c *Client) RouteNetworkAddress(ctx context.Context, ref string) (string, error) {
+	p, err := networkPath(ref, "route")
+	if err != nil {
+		return "", err
+	}
+	if err := c.require(ctx, CapRouteAddresses, "routing addresses"); err != nil {
+		return "", err
+	}
+	resp, u, err := c.call(ctx, http.MethodPost, p, nil)
+	if err != nil {
+		return "", err
+	}
+	if err := checkJSON(resp, http.MethodPost, u, '"'); err != nil {
+		return "", err
+	}
+	var addr string
+	if err := json.Unmarshal(resp.Body, &addr); err != nil {
+		return "", decodeError(resp, http.MethodPost, u, err)
+	}
+	return addr, nil
+}
+
+// UnrouteNetworkAddress removes a routed address from a network: DELETE
+// /networks/{ref}/route/{address}, 200 null (NetworkUnrouteAddressEndpoint:
+// 404 "address not routed", 403 "address not routed by this network").
+func (c *Client) UnrouteNetworkAddress(ctx context.Context, ref, address string) error {
+	ip, err := netip.ParseAddr(address)
+	if err != nil || ip.Zone() != "" {
+		return &UsageError{Field: "address", Problem: "not an IP address: " + oneLine(address)}
+	}
+	p, err := networkPath(ref, "route", url.PathEscape(ip.String()))
+	if err != nil {
+		return err
+	}
+	if err := c.require(ctx, CapRouteAddresses, "routing addresses"); err != nil {
+		return err
+	}
+	_, _, err = c.call(ctx, http.MethodDelete, p, nil)
+	return err
+}

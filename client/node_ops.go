@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,4 +116,48 @@ func (c *Client) DeleteNode(ctx context.Context, node string) (*Node, error) {
 	}
 	v, _, err := getOne[Node](c, ctx, http.MethodDelete, p, nil)
 	return v, err
+}
+
+// CapNodeProcessMetrics is the capability of GET /nodes/{node}/processmetrics.
+const CapNodeProcessMetrics = "node-process-metrics"
+
+// NodeProcessMetrics reads GET /nodes/{node}/processmetrics (admin): the
+// node's Shakenfist processes' CPU use as the resources daemon last
+// recorded it, keyed process_cpu_time_<name>, process_age_<name> and
+// process_cpu_fraction_<name> (shakenfist da448b1a node.py
+// NodeProcessMetricsEndpoint, daemons/resources.py _emit_process_metrics).
+// A node that has recorded none answers null or {}: an empty map.
+func (c *Client) NodeProcessMetrics(ctx context.Context, node string) (map[string]float64, error) {
+	if node == "" {
+		return nil, &UsageError{Field: "node", Problem: "empty node name"}
+	}
+	p, err := refPath("nodes", node, "processmetrics")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.require(ctx, CapNodeProcessMetrics, "node process metrics"); err != nil {
+		return nil, err
+	}
+	resp, u, err := c.call(ctx, http.MethodGet, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	if string(bytes.TrimSpace(resp.Body)) == "null" {
+		return out, nil
+	}
+	if err := checkJSON(resp, http.MethodGet, u, '{'); err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(resp.Body, &m); err != nil {
+		return nil, decodeError(resp, http.MethodGet, u, err)
+	}
+	for k, raw := range m {
+		var f float64
+		if json.Unmarshal(raw, &f) == nil {
+			out[k] = f
+		}
+	}
+	return out, nil
 }

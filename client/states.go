@@ -53,3 +53,22 @@ func (i *Instance) Lifecycle() State { return State(i.State) }
 
 // Lifecycle is the network's state.
 func (n *Network) Lifecycle() State { return State(n.State) }
+
+// AgentReady says whether the instance's agent is ready, as the server
+// itself decides before an agent operation (instance.py: agent_state
+// starts with "ready"; "ready (degraded)" counts).
+func (i *Instance) AgentReady() bool {
+	return i.AgentState != nil && strings.HasPrefix(*i.AgentState, "ready")
+}
+
+// HasAgentChannel says whether the instance was created with the agent's
+// side channel (sf-client's await checks for "sf-agent"). A view without
+// side_channels (null) has none.
+func (i *Instance) HasAgentChannel() bool {
+	for _, c := range i.SideChannels {
+		if c == "sf-agent" {
+			return true
+		}
+	}
+	return false
+}

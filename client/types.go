@@ -100,6 +100,13 @@ type Instance struct {
 	Metadata     map[string]any `json:"metadata,omitempty"`
 	Version      int            `json:"version,omitempty"`
 	Interfaces   []Interface    `json:"interfaces,omitempty"`
+	// AgentState is what the in-guest agent last told the cluster:
+	// null until it first does, then "not ready (…)", "ready" or
+	// "ready (degraded)" (shakenfist da448b1a constants.py AGENT_*).
+	AgentState *string `json:"agent_state,omitempty"`
+	// SideChannels are the instance's agent channels ("sf-agent"; 2026
+	// adds "sf-agent2"); without sf-agent there is no agent to wait for.
+	SideChannels []string `json:"side_channels,omitempty"`
 	// Raw is the server's object as sent; printers use it for -o json/yaml
 	// so the output is the API's own schema.
 	Raw json.RawMessage `json:"-"`

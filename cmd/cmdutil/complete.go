@@ -115,6 +115,23 @@ func CompleteNetworkNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
+// CompleteInterfaceUUIDs offers the UUIDs of the interfaces of the
+// namespace's instances, each described by its instance and address, for
+// `interface show <TAB>`. sf-client asks every instance for its
+// interfaces; the instance list already carries them, so one request.
+func CompleteInterfaceUUIDs(f *Factory) cobra.CompletionFunc {
+	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
+		list, err := c.ListInstances(ctx, false)
+		var items []namedItem
+		for _, i := range list {
+			for _, ifc := range i.Interfaces {
+				items = append(items, namedItem{ifc.UUID, describe(i.Name, ifc.IPv4, ifc.Floating)})
+			}
+		}
+		return items, err
+	})
+}
+
 // CompleteNodeNames offers the cluster's node names, for `node show <TAB>`
 // and `instance create --placement <TAB>`.
 func CompleteNodeNames(f *Factory) cobra.CompletionFunc {

@@ -335,6 +335,8 @@ func exampleRef(noun string) string {
 		return "web1"
 	case "network":
 		return "net1"
+	case "interface":
+		return "b1981e81-b37a-4176-ba37-b61bc7208012"
 	}
 	return "ci"
 }

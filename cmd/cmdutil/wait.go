@@ -27,6 +27,9 @@ type Watched[T any] struct {
 	ident func(*T) (uuid, name string)
 	// errorMessage is the server's explanation of an error state, if any.
 	errorMessage func(*T) string
+	// never, when set, says why the target can never be reached (""
+	// while it still can): the wait ends at once with *NeverReadyError.
+	never func(*T) string
 }
 
 var WatchedInstance = func(c *client.Client) Watched[client.Instance] {
@@ -36,6 +39,52 @@ var WatchedInstance = func(c *client.Client) Watched[client.Instance] {
 		ident:        func(i *client.Instance) (string, string) { return i.UUID, i.Name },
 		errorMessage: func(i *client.Instance) string { return i.ErrorMessage },
 	}
+}
+
+// AgentReadyState is the condition an agent wait ends at: the instance
+// is created and its agent says it is ready (client.Instance.AgentReady).
+const AgentReadyState client.State = "agent ready"
+
+// WatchedInstanceAgent watches an instance until its in-guest agent is
+// ready, as sf-client's instance await (client-python 6c25293c apiclient.py
+// await_agent_ready) does: first the instance's state until created, then
+// agent_state until it starts with "ready". An error state or a deletion
+// ends the wait as for any instance wait, and so does an instance without
+// the sf-agent side channel (sf-client: "instance does not have agent side
+// channel"). While created and not ready the state shown is "created,
+// agent <agent_state>".
+var WatchedInstanceAgent = func(c *client.Client) Watched[client.Instance] {
+	w := WatchedInstance(c)
+	w.state = func(i *client.Instance) client.State {
+		switch {
+		case i.Lifecycle() != client.StateCreated:
+			return i.Lifecycle()
+		case i.AgentReady():
+			return AgentReadyState
+		case i.AgentState == nil:
+			return "created, agent not heard from yet"
+		}
+		return client.State("created, agent " + *i.AgentState)
+	}
+	w.never = func(i *client.Instance) string {
+		if i.HasAgentChannel() || i.Lifecycle().IsError() || i.Lifecycle() == client.StateDeleted {
+			return ""
+		}
+		return "it has no sf-agent side channel, so it has no agent to wait for"
+	}
+	return w
+}
+
+// NeverReadyError is a wait whose condition can never be met (an agent
+// wait for an instance without an agent): exit code 1.
+type NeverReadyError struct {
+	Kind, Ref string
+	Target    client.State
+	Why       string
+}
+
+func (e *NeverReadyError) Error() string {
+	return fmt.Sprintf("%s %s will never reach %s: %s", e.Kind, e.Ref, e.Target, e.Why)
 }
 
 var WatchedNetwork = func(c *client.Client) Watched[client.Network] {
@@ -118,6 +167,11 @@ func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref stri
 				}
 				lastState = state
 			}
+			if w.never != nil {
+				if why := w.never(last); why != "" {
+					return last, &NeverReadyError{Kind: w.kind, Ref: name, Target: target, Why: why}
+				}
+			}
 			switch {
 			case state == target:
 				return last, nil
@@ -176,10 +230,7 @@ func (s *Session) waitTimeout(kind, name string, target, state client.State, bud
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
 			if kind == "instance" {
-				how = fmt.Sprintf("\"shakectl instance await %s\" waits for it", name)
-				if target != client.StateCreated {
-					how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
-				}
+				how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
 			}
 			Note(s.F.IOStreams, s.Cfg, "still_waiting", fmt.Sprintf("%s %s is still %s after %s; %s", kind, name, OrUnknown(string(state)), budget, how))
 		}

@@ -1,32 +1,12 @@
 package instance
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/iface"
 )
-
-// newInterfaceResource is the interface view POST
-// /instances/{ref}/interfaces answers (shakenfist da448b1a
-// instance_interface_create_example).
-var newInterfaceResource = cmdutil.Resource[client.Interface]{
-	Singular: "interface", Plural: "interfaces",
-	Fields: []cmdutil.Column[client.Interface]{
-		cmdutil.Field("uuid", func(i *client.Interface) string { return i.UUID }),
-		cmdutil.Field("instance_uuid", func(i *client.Interface) string { return i.InstanceUUID }),
-		cmdutil.Field("network_uuid", func(i *client.Interface) string { return i.NetworkUUID }),
-		cmdutil.Field("macaddr", func(i *client.Interface) string { return i.MACAddr }),
-		cmdutil.Field("ipv4", func(i *client.Interface) string { return i.IPv4 }),
-		{Name: "floating", Value: func(i *client.Interface) string { return i.Floating }, OmitEmpty: true},
-		cmdutil.Field("model", func(i *client.Interface) string { return i.Model }),
-		cmdutil.Field("order", func(i *client.Interface) string { return cmdutil.Itoa(i.Order) }),
-		cmdutil.StateField("state", func(i *client.Interface) string { return i.State }),
-	},
-	Raw: func(i *client.Interface) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
-}
 
 // NewCmdAddInterface builds `shakectl instance add-interface`, with
 // sf-client's argument and flags (client-python 6c25293c
@@ -64,7 +44,7 @@ and an address in use.`,
 			if err != nil {
 				return err
 			}
-			return s.PrintDetail(newInterfaceResource.Detail(ifc))
+			return s.PrintDetail(iface.Resource.Detail(ifc))
 		},
 	})
 	fl := c.Flags()

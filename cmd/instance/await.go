@@ -11,34 +11,64 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
+// Conditions instance await waits for.
+const (
+	awaitAgent = "agent"
+	awaitState = "state"
+)
+
 // NewCmdAwait builds `shakectl instance await`.
 func NewCmdAwait(f *cmdutil.Factory) *cobra.Command {
-	var state string
+	var state, cond string
 	c := &cobra.Command{
 		Use:   "await INSTANCE",
-		Short: "Wait until an instance reaches a state (default: created)",
-		Long: `Wait until an instance, named by UUID or name, reaches a state, then print it.
+		Short: "Wait until an instance's agent is ready (or, with --state, a state)",
+		Long: `Wait until an instance, named by UUID or name, is ready, then print it.
+
+By default (--for agent) this is sf-client's instance await: the instance
+must reach "created" and then its in-guest agent must report ready
+(agent_state "ready" or "ready (degraded)"), which is what "instance
+execute", "upload" and "download" need. An instance created without the
+sf-agent side channel has no agent: the command fails at once (exit 1).
+
+--state S (or --for state, whose state is "created") waits for an instance
+state instead, as shakectl's await did before: e.g. --state deleted.
+"preflight" counts as still being created. Waiting for "deleted" also
+succeeds when the instance disappears (404) while waited for.
+
+An instance that lands in an error state (error, or any "<x>-error" such as
+created-error) or is deleted while waiting for something else fails the
+command at once (exit code 1) with the server's error message.
 
 The wait is bounded by the deadline: --timeout, else the --async budget
 (pause 60s, block 1h, continue 0 = look once). When it runs out the command
-fails with exit code 124. "preflight" counts as still being created. An
-instance that lands in an error state (error, or any "<x>-error" such as
-created-error) or is deleted while waiting for something else fails
-the command at once (exit code 1) with the server's error message. Waiting
-for "deleted" also succeeds when the instance disappears (404) while waited
-for.`,
+fails with exit code 124. This differs from sf-client, which polls every 5s
+for up to 600s whatever --async says: a guest that takes longer than a
+minute to boot needs --timeout 10m (or --async block) here.`,
 		Example: `  shakectl instance await web1
+  shakectl instance await web1 --timeout 10m && shakectl instance execute web1 'uptime'
   shakectl instance await web1 --state deleted --timeout 2m
-  shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --async block`,
+  shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --for state --async block`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
 			state = strings.TrimSpace(state)
-			if state == "" {
-				return cmdutil.UsageErrorf("--state must not be empty")
+			stateGiven := c.Flags().Changed("state")
+			switch {
+			case cond != awaitAgent && cond != awaitState:
+				return cmdutil.UsageErrorf("--for %q: want agent or state", cond)
+			case stateGiven && c.Flags().Changed("for") && cond == awaitAgent:
+				return cmdutil.UsageErrorf("--state waits for an instance state, --for agent for its agent: give one")
+			case stateGiven:
+				cond = awaitState
 			}
-			if !slices.Contains(client.InstanceStates(), client.State(state)) {
-				return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(stateNames(), ", "))
+			if cond == awaitState {
+				if state == "" {
+					return cmdutil.UsageErrorf("--state must not be empty")
+				}
+				if !slices.Contains(client.InstanceStates(), client.State(state)) {
+					return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(stateNames(), ", "))
+				}
 			}
 			s, err := cmdutil.NewSession(f, nil)
 			if err != nil {
@@ -46,7 +76,11 @@ for.`,
 			}
 			defer s.Close()
 			start := time.Now()
-			inst, err := cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, nil, args[0], client.State(state), cmdutil.UntilState(client.State(state)), false)
+			w, target := cmdutil.WatchedInstance(s.Client), client.State(state)
+			if cond == awaitAgent {
+				w, target = cmdutil.WatchedInstanceAgent(s.Client), cmdutil.AgentReadyState
+			}
+			inst, err := cmdutil.WaitFor(s, w, start, nil, args[0], target, cmdutil.UntilState(target), false)
 			if inst != nil {
 				if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
 					err = perr
@@ -55,8 +89,10 @@ for.`,
 			return err
 		},
 	}
-	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error")
+	c.Flags().StringVar(&cond, "for", awaitAgent, "what to wait for: agent (its in-guest agent is ready, as sf-client) or state (--state)")
+	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error (implies --for state)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("for", cobra.FixedCompletions([]string{awaitAgent, awaitState}, cobra.ShellCompDirectiveNoFileComp)))
 	return c
 }
 

@@ -25,7 +25,7 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 		{"pause waits while creating", nil, []string{"creating", "creating", "created"}, 0, 500*time.Millisecond + 750*time.Millisecond + 1125*time.Millisecond, "created", ""},
 		{"pause counts preflight as creating", nil, []string{"preflight", "creating", "created"}, 0, 2375 * time.Millisecond, "created", ""},
 		{"pause gives up quietly after 60s", nil, []string{"creating"}, 0, time.Minute, "creating",
-			"instance web1 is still creating after 1m0s; \"shakectl instance await web1\" waits for it\n"},
+			"instance web1 is still creating after 1m0s; \"shakectl instance await web1 --state created\" waits for it\n"},
 		{"pause fails on an error state", nil, []string{"creating", "error"}, 1, 1250 * time.Millisecond, "error",
 			"error: instance web1 is in state error\nhint: \"shakectl instance events web1\" shows what happened\n"},
 		{"block waits through preflight", []string{"--async", "block"}, []string{"creating", "preflight", "created"}, 0, 2375 * time.Millisecond, "created", ""},
@@ -67,7 +67,7 @@ func TestInstanceAwait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fa := clitest.NewFakeAPI(t)
 		fa.GetStates = []string{"creating", "creating", "created"}
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "-o", "simple")
+		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "-o", "simple")
 		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tcreated\n") {
 			t.Fatal(res)
 		}
@@ -82,7 +82,7 @@ func TestInstanceAwait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fa := clitest.NewFakeAPI(t)
 		fa.GetStates = []string{"creating"}
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "--async", "continue")
+		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "--async", "continue")
 		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "did not reach state created within 0s (last state: creating)") {
 			t.Fatal(res)
 		}
@@ -183,7 +183,7 @@ func TestInterruptedWaitExits130(t *testing.T) {
 		time.AfterFunc(10*time.Second, func() { cancel(cmdutil.ErrInterrupted) })
 		r := clitest.InMemory(fa)
 		r.Ctx = ctx
-		res := r.Run(t, "instance", "await", "batch", "--async", "block", "-o", "simple")
+		res := r.Run(t, "instance", "await", "batch", "--for", "state", "--async", "block", "-o", "simple")
 		if res.Code != cmdutil.ExitInterrupted || !strings.HasPrefix(res.Stderr, "error: interrupted\n") {
 			t.Fatal(res)
 		}

@@ -20,7 +20,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
   shakectl network show net1 -o yaml
   shakectl network delete net1`,
 	}, NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdDeleteAll(f),
-		NewCmdEvents(f), NewCmdInstances(f), NewCmdAddresses(f), NewCmdPing(f))
+		NewCmdEvents(f), NewCmdInstances(f), NewCmdAddresses(f), NewCmdPing(f),
+		NewCmdAddRouted(f), NewCmdDeleteRouted(f))
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
 		Noun: "network", Arg: "NETWORK", Complete: cmdutil.CompleteNetworkNames(f),
 		Get: (*client.Client).GetNetworkMetadata, Set: (*client.Client).SetNetworkMetadata,

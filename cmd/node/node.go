@@ -29,7 +29,7 @@ with HTTP 507, the refusal's message says what ran short.`,
   shakectl node resources
   shakectl node delete sf-3 --yes`,
 	}
-	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdEvents(f), NewCmdResources(f), NewCmdDelete(f))
+	c.AddCommand(NewCmdList(f), NewCmdShow(f), NewCmdEvents(f), NewCmdResources(f), NewCmdDelete(f), NewCmdCPUHogs(f))
 	return c
 }
 

@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/admin"
 	"github.com/shakenfist/shakectl/cmd/api"
 	"github.com/shakenfist/shakectl/cmd/artifact"
+	"github.com/shakenfist/shakectl/cmd/backup"
 	"github.com/shakenfist/shakectl/cmd/blob"
 	"github.com/shakenfist/shakectl/cmd/clusteroperation"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
@@ -16,6 +18,7 @@ import (
 	cliconfig "github.com/shakenfist/shakectl/cmd/config"
 	clicontext "github.com/shakenfist/shakectl/cmd/context"
 	"github.com/shakenfist/shakectl/cmd/demo"
+	"github.com/shakenfist/shakectl/cmd/iface"
 	"github.com/shakenfist/shakectl/cmd/instance"
 	"github.com/shakenfist/shakectl/cmd/label"
 	"github.com/shakenfist/shakectl/cmd/namespace"
@@ -116,6 +119,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	clientGroups := []*cobra.Command{
 		instance.NewCmd(f),
 		network.NewCmd(f),
+		iface.NewCmd(f),
+		admin.NewCmd(f),
+		backup.NewCmd(f),
 		node.NewCmd(f),
 		namespace.NewCmd(f),
 		clusteroperation.NewCmd(f),

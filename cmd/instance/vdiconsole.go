@@ -1,0 +1,182 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/outfile"
+)
+
+// NewCmdConsoleDelete builds `shakectl instance consoledelete`.
+func NewCmdConsoleDelete(f *cmdutil.Factory) *cobra.Command {
+	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "consoledelete", Short: "Clear an instance's serial console log",
+		Long: `Empty the serial console log the hypervisor keeps for an instance (DELETE
+/instances/REF/consoledata), so that "consoledata" shows only what the
+guest writes from now on. It prints nothing.`,
+		Example: "  shakectl instance consoledelete web1 && shakectl instance reboot web1",
+		Args:    []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Run: func(s *cmdutil.Session, args []string) error {
+			return s.Client.DeleteConsoleData(s.Ctx, args[0])
+		},
+	})
+}
+
+// EnvVDIViewer names the user's VDI viewer command: its words, to which
+// the .vv file's path is added.
+const EnvVDIViewer = "SHAKECTL_VDI_VIEWER"
+
+// defaultViewer is what sf-client runs (client-python 6c25293c
+// commandline/instance.py instance_vdiconsole): virt-viewer's remote-viewer.
+const defaultViewer = "remote-viewer"
+
+// NewCmdVDIConsoleFile builds `shakectl instance vdiconsolefile`.
+func NewCmdVDIConsoleFile(f *cmdutil.Factory) *cobra.Command {
+	var clobber bool
+	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "vdiconsolefile", Short: "Save the .vv file that opens an instance's VDI console",
+		Long: `Save the virt-viewer connection file (.vv) of an instance's SPICE or VNC
+console (GET /instances/REF/vdiconsolehelper) to DEST, by default
+INSTANCE.vv in the current directory; "-" writes it to stdout, as sf-client
+prints it. Open it with remote-viewer (virt-viewer) or another SPICE client.
+
+As every download, it never replaces an existing file unless --clobber is
+given, and writes DEST only once the whole file has arrived. A new file is
+private (0600). The file names the instance's hypervisor and ports (a 2026
+server: the node's address and a host-subject); it holds no password.`,
+		Example: `  shakectl instance vdiconsolefile web1
+  shakectl instance vdiconsolefile web1 /tmp/web1.vv --clobber && remote-viewer /tmp/web1.vv`,
+		Args: []string{"INSTANCE"}, Optional: []string{"DEST"},
+		Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f), func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveDefault
+		}},
+		Run: func(s *cmdutil.Session, args []string) error {
+			dest := ""
+			if len(args) == 2 {
+				dest = args[1]
+			} else {
+				if strings.ContainsAny(args[0], `/\`) || strings.HasPrefix(args[0], ".") {
+					return cmdutil.UsageErrorf("name the file: %q is no file name (give DEST)", args[0])
+				}
+				dest = args[0] + ".vv"
+			}
+			out, err := outfile.Check("DEST", dest, 0o600)
+			if err == nil && !clobber {
+				out, err = out.NoClobber("--clobber")
+			}
+			if err != nil {
+				return err
+			}
+			vv, err := s.Client.VDIConsoleFile(s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			var note io.Writer
+			if !s.Cfg.Quiet {
+				note = s.F.IOStreams.ErrOut
+			}
+			return out.Write(s.Ctx, s.F.IOStreams.Out, note, func(w io.Writer) error {
+				_, err := w.Write(vv)
+				return err
+			})
+		},
+	})
+	c.Flags().BoolVar(&clobber, "clobber", false, "replace DEST if it exists")
+	return c
+}
+
+// NewCmdVDIConsole builds `shakectl instance vdiconsole`.
+func NewCmdVDIConsole(f *cmdutil.Factory) *cobra.Command {
+	var viewer string
+	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+		Use: "vdiconsole", Short: "Open an instance's VDI console in your viewer",
+		Long: `Open an instance's SPICE or VNC console: fetch its .vv file (as
+"vdiconsolefile" does) into a private temporary file and run your viewer on
+it, then remove the file. shakectl itself talks only to the API; the viewer
+connects to the console.
+
+The viewer is --viewer, else $` + EnvVDIViewer + ` (a command's words, no shell:
+e.g. "remote-viewer --full-screen"), else remote-viewer if it is on PATH,
+as sf-client runs it. With none, nothing is fetched and the command says
+how to get one, or to save the file with "vdiconsolefile" (exit 1). The
+command exits with the viewer's status.`,
+		Example: `  shakectl instance vdiconsole web1
+  SHAKECTL_VDI_VIEWER="remote-viewer --full-screen" shakectl instance vdiconsole web1`,
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Run: func(s *cmdutil.Session, args []string) error {
+			argv, err := viewerCommand(viewer, os.Getenv(EnvVDIViewer))
+			if err != nil {
+				return fmt.Errorf("%w; or save the console file with \"shakectl instance vdiconsolefile %s\" and open it with your SPICE client", err, args[0])
+			}
+			vv, err := s.Client.VDIConsoleFile(s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return runViewer(s, argv, vv)
+		},
+	})
+	c.Flags().StringVar(&viewer, "viewer", "", "the viewer command to run on the .vv file (default $"+EnvVDIViewer+", else remote-viewer)")
+	return c
+}
+
+// viewerCommand is the viewer to run: the flag, else the environment, else
+// remote-viewer when it is installed.
+func viewerCommand(flag, env string) ([]string, error) {
+	for _, v := range []string{flag, env} {
+		if argv := strings.Fields(v); len(argv) > 0 {
+			return argv, nil
+		}
+	}
+	if path, err := exec.LookPath(defaultViewer); err == nil {
+		return []string{path}, nil
+	}
+	return nil, errors.New("no VDI viewer: install virt-viewer (remote-viewer), or name one with --viewer or $" + EnvVDIViewer)
+}
+
+// runViewer writes the .vv file to a private temporary file, runs the
+// viewer on it with the terminal's stdio and removes the file afterwards
+// (remote-viewer may remove it first: the file says delete-this-file=1).
+// The command's exit status is the viewer's.
+func runViewer(s *cmdutil.Session, argv []string, vv []byte) error {
+	dir, err := os.MkdirTemp("", "shakectl-vdi-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "console.vv")
+	if err := os.WriteFile(path, vv, 0o600); err != nil {
+		return err
+	}
+	ios := s.F.IOStreams
+	cmd := exec.CommandContext(s.F.Context, argv[0], append(argv[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ios.In, ios.Out, ios.ErrOut
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		if cause := context.Cause(s.F.Context); cause != nil {
+			return cause
+		}
+		code := ee.ExitCode()
+		if code < 0 {
+			code = cmdutil.ExitFailure // killed by a signal
+		}
+		return &cmdutil.ExitStatusError{Code: code}
+	}
+	return fmt.Errorf("cannot run the viewer %s: %w", argv[0], err)
+}
