@@ -48,7 +48,8 @@ func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		Long: `Copy the cluster's artifacts and blobs (admin only: GET /blobs needs the
 system namespace): every blob's bytes into --blobs-dir (default: "blobs"
 beside DEST), one file named by the blob's UUID, then an index of every
-artifact and blob (their views, by UUID, as sf-client writes it) to DEST.
+artifact and blob (their views, by UUID, as sf-client writes it) to DEST
+(a file, or a directory to hold summary.json).
 
 Each blob is downloaded as "artifact download" does: streamed in bounded
 memory, reopened at the offset reached when a connection drops, checked
@@ -69,14 +70,14 @@ in the index only (said on stderr).`,
 			return nil, cobra.ShellCompDirectiveDefault
 		}},
 		Run: func(s *cmdutil.Session, args []string) error {
-			dest := args[0]
-			if dest == outfile.Stdout {
+			if args[0] == outfile.Stdout {
 				return cmdutil.UsageErrorf("DEST must be a file: the blobs go beside it")
 			}
-			out, err := outfile.Check("DEST", dest, 0o600)
-			if err == nil && !clobber {
-				out, err = out.NoClobber("--clobber")
+			dest, err := cmdutil.DownloadDest(args[0], "summary.json", clobber)
+			if err != nil {
+				return err
 			}
+			out, err := outfile.Check("DEST", dest, 0o600)
 			if err != nil {
 				return err
 			}
@@ -87,7 +88,7 @@ in the index only (said on stderr).`,
 		},
 	})
 	c.Flags().StringVar(&blobsDir, "blobs-dir", "", `where the blob files go (default "blobs" beside DEST; sf-client: ./blobs)`)
-	c.Flags().BoolVar(&clobber, "clobber", false, "replace DEST if it exists")
+	cmdutil.AddClobberFlag(c, &clobber)
 	cmdutil.Must(c.MarkFlagDirname("blobs-dir"))
 	return c
 }

@@ -47,9 +47,9 @@ func NewCmdVDIConsoleFile(f *cmdutil.Factory) *cobra.Command {
 	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
 		Use: "vdiconsolefile", Short: "Save the .vv file that opens an instance's VDI console",
 		Long: `Save the virt-viewer connection file (.vv) of an instance's SPICE or VNC
-console (GET /instances/REF/vdiconsolehelper) to DEST, by default
-INSTANCE.vv in the current directory; "-" writes it to stdout, as sf-client
-prints it. Open it with remote-viewer (virt-viewer) or another SPICE client.
+console (GET /instances/REF/vdiconsolehelper) to DEST, a file or a
+directory to hold INSTANCE.vv (default: the current directory); "-" writes
+it to stdout, as sf-client prints it. Open it with remote-viewer (virt-viewer) or another SPICE client.
 
 As every download, it never replaces an existing file unless --clobber is
 given, and writes DEST only once the whole file has arrived. A new file is
@@ -62,19 +62,15 @@ server: the node's address and a host-subject); it holds no password.`,
 			return nil, cobra.ShellCompDirectiveDefault
 		}},
 		Run: func(s *cmdutil.Session, args []string) error {
-			dest := ""
+			dest := "."
 			if len(args) == 2 {
 				dest = args[1]
-			} else {
-				if strings.ContainsAny(args[0], `/\`) || strings.HasPrefix(args[0], ".") {
-					return cmdutil.UsageErrorf("name the file: %q is no file name (give DEST)", args[0])
-				}
-				dest = args[0] + ".vv"
 			}
-			out, err := outfile.Check("DEST", dest, 0o600)
-			if err == nil && !clobber {
-				out, err = out.NoClobber("--clobber")
+			path, err := cmdutil.DownloadDest(dest, args[0]+".vv", clobber)
+			if err != nil {
+				return err
 			}
+			out, err := outfile.Check("DEST", path, 0o600)
 			if err != nil {
 				return err
 			}
@@ -92,7 +88,7 @@ server: the node's address and a host-subject); it holds no password.`,
 			})
 		},
 	})
-	c.Flags().BoolVar(&clobber, "clobber", false, "replace DEST if it exists")
+	cmdutil.AddClobberFlag(c, &clobber)
 	return c
 }
 

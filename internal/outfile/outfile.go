@@ -49,8 +49,6 @@ type Path struct {
 	target string      // the file written: Arg with its symbolic links followed
 	perm   os.FileMode // a replaced file keeps its mode; a new one gets the default
 	fifo   bool
-	// keep: an existing file is never replaced (NoClobber).
-	keep bool
 }
 
 // Error is an output that cannot be written; it names the flag and the path.
@@ -131,34 +129,6 @@ func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 func (p *Path) Private() *Path {
 	p.perm = 0o600
 	return p
-}
-
-// ExistsError is a file NoClobber will not replace; Flag names the flag
-// that would let it ("--clobber").
-type ExistsError struct{ Flag string }
-
-func (e *ExistsError) Error() string {
-	return "it exists already (" + e.Flag + " replaces it)"
-}
-
-func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
-
-// NoClobber refuses to replace a file that exists (a regular file, or any
-// symbolic link, dangling or not), now or when the write ends: the new
-// file is linked into place, which fails if the name was taken meanwhile,
-// rather than renamed over it. Devices, FIFOs and "-" are written as
-// always. clobberFlag names the flag that allows replacing, for the
-// message. It is the rule of every download (a file written from what a
-// server sent).
-func (p *Path) NoClobber(clobberFlag string) (*Path, error) {
-	if p == nil || p.kind != replace {
-		return p, nil
-	}
-	if _, err := os.Lstat(p.Arg); err == nil {
-		return nil, &Error{Flag: p.Flag, Arg: p.Arg, Err: &ExistsError{Flag: clobberFlag}}
-	}
-	p.keep = true
-	return p, nil
 }
 
 // resolve follows arg's symbolic links to the file that is to be written,
@@ -253,7 +223,7 @@ func (p *Path) write(ctx context.Context, stdout io.Writer, write func(io.Writer
 		}
 		return n, err
 	}
-	return replaceFile(p.target, p.perm, p.keep, write)
+	return replaceFile(p.target, p.perm, write)
 }
 
 // copyTo runs write through a buffer onto w, counting the bytes.
@@ -282,10 +252,7 @@ func (c *counter) Write(b []byte) (int, error) {
 // and renamed into place. The temporary file is 0600 from its creation
 // (os.CreateTemp), so a file meant to stay private (a config holding a key)
 // is never readable by others, not even half-written.
-//
-// keep links the file into place instead, so that a file that appeared
-// under path meanwhile is not replaced (the link fails: EEXIST).
-func replaceFile(path string, perm os.FileMode, keep bool, write func(io.Writer) error) (n int64, err error) {
+func replaceFile(path string, perm os.FileMode, write func(io.Writer) error) (n int64, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return 0, err
@@ -308,13 +275,6 @@ func replaceFile(path string, perm os.FileMode, keep bool, write func(io.Writer)
 	}
 	if err = os.Chmod(tmp, perm); err != nil {
 		return n, err
-	}
-	if keep {
-		if err = os.Link(tmp, path); err != nil {
-			os.Remove(tmp)
-			return n, err
-		}
-		return n, os.Remove(tmp)
 	}
 	return n, os.Rename(tmp, path)
 }
