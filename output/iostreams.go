@@ -7,9 +7,9 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/mattn/go-isatty"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // IOStreams carries the three standard streams and the decisions derived from
@@ -96,23 +96,12 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 // ColourEnabled reports whether escape sequences may be written.
 func (s *IOStreams) ColourEnabled() bool { return s.colour }
 
-// syncWriter serialises writes, so lines written from another goroutine (a
-// "waiting for an answer" notice) never interleave with the command's own.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// SerialiseErrOut makes every write to ErrOut take one lock; Run calls it
-// once before any command starts.
+// SerialiseErrOut makes every write to ErrOut take one lock, so lines
+// written from another goroutine (a "waiting for an answer" notice) never
+// interleave with the command's own; Run calls it once before any command
+// starts.
 func (s *IOStreams) SerialiseErrOut() {
-	if _, done := s.ErrOut.(*syncWriter); !done {
-		s.ErrOut = &syncWriter{w: s.ErrOut}
+	if _, done := s.ErrOut.(*syncbuf.Writer); !done {
+		s.ErrOut = syncbuf.NewWriter(s.ErrOut)
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
@@ -149,7 +150,8 @@ type Server struct {
 	upstream *url.URL
 	prefix   string // the upstream's path prefix without a trailing slash: "/api" or ""
 	rp       *httputil.ReverseProxy
-	logMu    sync.Mutex
+	// log is opts.Log under the lock the http.Server's error log shares.
+	log *syncbuf.Writer
 
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
@@ -202,6 +204,7 @@ func New(o Options) (*Server, error) {
 		upstream: up,
 		prefix:   strings.TrimRight(up.EscapedPath(), "/"),
 		shutdown: make(chan struct{}),
+		log:      syncbuf.NewWriter(o.Log),
 	}
 	if o.Gate {
 		s.gate = newGate(s.logHeld)
@@ -216,7 +219,7 @@ func New(o Options) (*Server, error) {
 		FlushInterval:  -1, // stream: every write of the answer reaches the client at once
 		ModifyResponse: s.rewriteLocation,
 		ErrorHandler:   s.upstreamError,
-		ErrorLog:       log.New(&lockedWriter{mu: &s.logMu, w: errLog}, "proxy: ", 0),
+		ErrorLog:       log.New(s.log.Share(errLog), "proxy: ", 0),
 	}
 	return s, nil
 }
@@ -416,18 +419,6 @@ func (s *Server) Summary() Summary {
 		Gate: s.gate != nil, HeldBack: s.heldBack.Load()}
 }
 
-// lockedWriter keeps concurrent lines whole.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // logEvent writes text, or under JSONLines the fields as one JSON object.
 func (s *Server) logEvent(text string, fields any) {
 	if s.opts.Log == nil {
@@ -449,9 +440,7 @@ func (s *Server) logLine(text, jsonLine string) {
 	if s.opts.JSONLines {
 		line = jsonLine
 	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintln(s.opts.Log, line)
+	fmt.Fprintln(s.log, line) // one write: the line stays whole
 }
 
 // retryTransport sends a request upstream and, for a request whose body

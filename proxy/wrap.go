@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // EnvAPIURL is the variable sf-client and shakectl read the API URL from.
@@ -75,7 +76,7 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 	if _, isFile := stdio.Stderr.(*os.File); !isFile && stdio.Stderr != nil {
 		// The proxy's lines and the command's stderr (copied by an exec
 		// goroutine) would otherwise write to one writer at once.
-		stdio.Stderr = &lockedWriter{mu: new(sync.Mutex), w: stdio.Stderr}
+		stdio.Stderr = syncbuf.NewWriter(stdio.Stderr)
 	}
 	if po.Log == nil {
 		po.Log = stdio.Stderr

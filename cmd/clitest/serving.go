@@ -1,7 +1,6 @@
 package clitest
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -10,40 +9,22 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 )
-
-// LockedBuffer is an output stream shared by a command's goroutines and the
-// test reading it.
-type LockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *LockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *LockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // ReadyWriter is the stdout of a serving command (sim cluster, sim router):
 // it closes ready once done says what has been written so far shows that
 // start-up is complete (the commands print their URLs last).
 type ReadyWriter struct {
-	LockedBuffer
+	syncbuf.Buffer
 	Ready chan struct{}
 	once  sync.Once
 	done  func(string) bool
 }
 
 func (w *ReadyWriter) Write(p []byte) (int, error) {
-	n, err := w.LockedBuffer.Write(p)
+	n, err := w.Buffer.Write(p)
 	if w.done(w.String()) {
 		w.once.Do(func() { close(w.Ready) })
 	}
@@ -52,11 +33,11 @@ func (w *ReadyWriter) Write(p []byte) (int, error) {
 
 // ServingFactory is a factory for running a serving command in a test
 // goroutine until ctx is cancelled.
-func ServingFactory(t *testing.T, ctx context.Context, done func(stdout string) bool) (*cmdutil.Factory, *ReadyWriter, *LockedBuffer) {
+func ServingFactory(t *testing.T, ctx context.Context, done func(stdout string) bool) (*cmdutil.Factory, *ReadyWriter, *syncbuf.Buffer) {
 	t.Helper()
 	ios, _, _, _ := output.Test()
 	out := &ReadyWriter{Ready: make(chan struct{}), done: done}
-	errOut := &LockedBuffer{}
+	errOut := &syncbuf.Buffer{}
 	ios.Out, ios.ErrOut = out, errOut
 	return &cmdutil.Factory{
 		IOStreams: ios,
@@ -80,7 +61,7 @@ var Ephemeral = []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0
 
 // runRouter starts the command in the background and returns its URLs
 // (name → URL), a stop function and the exit code channel.
-func StartSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, out *ReadyWriter, errOut *LockedBuffer, stop func() int) {
+func StartSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, out *ReadyWriter, errOut *syncbuf.Buffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f, out, errOut := ServingFactory(t, ctx, RouterURLsOut)

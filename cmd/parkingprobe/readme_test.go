@@ -26,6 +26,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -188,7 +189,7 @@ func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The shard loop's four probes write the block's streams at once.
-	var out, errOut clitest.LockedBuffer
+	var out, errOut syncbuf.Buffer
 	r, err := interp.New(
 		interp.StdIO(strings.NewReader(""), &out, &errOut),
 		interp.Dir(sh.dir),
@@ -356,7 +357,7 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 		sh.saw("burst")
 	}
 	dir := sh.t.TempDir()
-	var out, errOut clitest.LockedBuffer
+	var out, errOut syncbuf.Buffer
 	in := hc.Stdin
 	if in == nil {
 		in = strings.NewReader("")

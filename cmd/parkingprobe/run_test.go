@@ -20,18 +20,18 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/parkingprobe"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
 
-func probeTestFactory(t *testing.T, ctx context.Context) (*cmdutil.Factory, *bytes.Buffer, *clitest.LockedBuffer) {
+func probeTestFactory(t *testing.T, ctx context.Context) (*cmdutil.Factory, *bytes.Buffer, *syncbuf.Buffer) {
 	t.Helper()
 	ios, _, out, _ := output.Test()
-	errOut := &clitest.LockedBuffer{}
+	errOut := &syncbuf.Buffer{}
 	ios.ErrOut = errOut
 	dir := t.TempDir()
 	return &cmdutil.Factory{

@@ -20,6 +20,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // helperArg makes the test binary the command wrap runs (a tiny client of
@@ -222,7 +223,7 @@ func TestWrapCoversEveryAPIURLVariable(t *testing.T) {
 
 // startProxyCmd runs `shakectl proxy ARGS` until stop and returns the URL
 // it printed on stdout.
-func startProxyCmd(t *testing.T, args ...string) (url string, errOut *clitest.LockedBuffer, stop func(cause error) int) {
+func startProxyCmd(t *testing.T, args ...string) (url string, errOut *syncbuf.Buffer, stop func(cause error) int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t.Cleanup(func() { cancel(nil) })

@@ -15,6 +15,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // Bad flags are usage errors (exit 2) that say what is wrong, and nothing
@@ -231,7 +232,7 @@ func simLogin(t *testing.T, hc *http.Client, url string) string {
 // startSimClusterCmd runs "shakectl sim cluster ARGS" with ctx as its signal
 // context (cancel it with ErrInterrupted for SIGINT) and returns once its
 // first line (the URL, or the JSON object with -o json) is on stdout.
-func startSimClusterCmd(t *testing.T, ctx context.Context, args ...string) (out *clitest.ReadyWriter, errOut *clitest.LockedBuffer, done <-chan int) {
+func startSimClusterCmd(t *testing.T, ctx context.Context, args ...string) (out *clitest.ReadyWriter, errOut *syncbuf.Buffer, done <-chan int) {
 	t.Helper()
 	f, out, errOut := clitest.ServingFactory(t, ctx, clitest.FirstLineOut)
 	exited := make(chan int, 1)

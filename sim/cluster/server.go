@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
 // adminNamespace may see and act in every namespace, as on the real server.
@@ -61,18 +62,6 @@ type Server struct {
 	closeErr  error
 }
 
-// lockedWriter serialises log lines from concurrent handlers.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // New builds a cluster without listening: Handler serves it, e.g. over an
 // in-memory transport inside a testing/synctest bubble.
 func New(cfg Config) (*Server, error) {
@@ -80,7 +69,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if cfg.Log != nil {
-		cfg.Log = &lockedWriter{w: cfg.Log}
+		cfg.Log = syncbuf.NewWriter(cfg.Log) // log lines of concurrent handlers stay whole
 	}
 	if cfg.AuthKeyName == "" {
 		cfg.AuthKeyName = "deploy"
