@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -21,17 +22,17 @@ var createReq = client.CreateInstanceRequest{
 }
 
 // gaps returns the time between consecutive requests.
-func gaps(reqs []sent) []time.Duration {
+func gaps(reqs []httpstub.Request) []time.Duration {
 	var out []time.Duration
 	for i := 1; i < len(reqs); i++ {
-		out = append(out, reqs[i].at.Sub(reqs[i-1].at))
+		out = append(out, reqs[i].At.Sub(reqs[i-1].At))
 	}
 	return out
 }
 
 func TestRetryTransientTwiceThenCreated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t,
+		f := newCreateStubs(t,
 			refusal507("sufficient_idle_cpu", true, "15"),
 			refusal507("capacity_guard", true, "15"),
 			ok200(instanceJSON))
@@ -78,7 +79,7 @@ func TestRetryAlwaysTransientGivesUpAfterFiveWithTheServersRefusal(t *testing.T)
 	synctest.Test(t, func(t *testing.T) {
 		last := refusal507("sufficient_idle_memory", true, "15")
 		last.header["X-Request-ID"] = "req-5"
-		f := newFake(t,
+		f := newCreateStubs(t,
 			refusal507("sufficient_idle_memory", true, "15"),
 			refusal507("sufficient_idle_memory", true, "15"),
 			refusal507("sufficient_idle_memory", true, "15"),
@@ -138,7 +139,7 @@ func TestRetryAfterValuesAreClampedOrDefaulted(t *testing.T) {
 				if tt.header != nil {
 					refused.header = map[string]string{"Retry-After": tt.header(time.Now())}
 				}
-				f := newFake(t, refused, ok200(instanceJSON))
+				f := newCreateStubs(t, refused, ok200(instanceJSON))
 				c := newClient(t, f, time.Hour, nil, nil)
 				if _, err := c.CreateInstance(t.Context(), createReq); err != nil {
 					t.Fatal(err)
@@ -158,7 +159,7 @@ func TestRetryDeadlineShorterThanTheWait(t *testing.T) {
 		const rtt = 100 * time.Millisecond
 		refused := refusal507("queue_state", true, "15")
 		refused.delay = rtt
-		f := newFake(t, refused)
+		f := newCreateStubs(t, refused, refused)
 		var n notices
 		budget := 10 * time.Second
 		c := newClient(t, f, budget, &n, nil)
@@ -188,7 +189,7 @@ func TestRetryDeadlineShorterThanTheWait(t *testing.T) {
 
 func TestRetryBudgetZeroNeverRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"), ok200(instanceJSON))
+		f := newCreateStubs(t, refusal507("sufficient_idle_cpu", true, "15"))
 		var n notices
 		c := newClient(t, f, 0, &n, nil)
 		_, err := c.CreateInstance(t.Context(), createReq)
@@ -204,7 +205,7 @@ func TestRetryBudgetZeroNeverRetries(t *testing.T) {
 
 func TestRetryOffSendsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"), ok200(instanceJSON))
+		f := newCreateStubs(t, refusal507("sufficient_idle_cpu", true, "15"))
 		c := newClient(t, f, -1, nil, nil)
 		_, err := c.CreateInstance(t.Context(), createReq)
 		var apiErr *client.APIError
@@ -240,7 +241,7 @@ func TestRetryLeavesEverythingElseAlone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFake(t, tt.a, ok200(instanceJSON))
+				f := newCreateStubs(t, tt.a)
 				var n notices
 				c := newClient(t, f, time.Hour, &n, nil)
 				_, err := c.CreateInstance(t.Context(), createReq)
@@ -261,7 +262,7 @@ func TestRetryLeavesEverythingElseAlone(t *testing.T) {
 
 func TestRetryReplaysIdenticalBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "1"))
+		f := newCreateStubs(t, times(refusal507("sufficient_idle_cpu", true, "1"), 5)...)
 		c := newClient(t, f, time.Hour, nil, nil)
 		_, _ = c.CreateInstance(t.Context(), createReq)
 		reqs := f.apiRequests()
@@ -270,11 +271,11 @@ func TestRetryReplaysIdenticalBytes(t *testing.T) {
 		}
 		want := `{"name":"web1","cpus":2,"memory":2048,"disk":[{"size":20,"base":"debian:12"}],"metadata":{"tags":["a","b"]}}`
 		for i, r := range reqs {
-			if string(r.body) != want {
-				t.Errorf("request %d body = %s, want %s", i+1, r.body, want)
+			if string(r.Body) != want {
+				t.Errorf("request %d body = %s, want %s", i+1, r.Body, want)
 			}
-			if r.method != "POST" || r.path != "/instances" {
-				t.Errorf("request %d = %s %s", i+1, r.method, r.path)
+			if r.Method != "POST" || r.Path != "/instances" {
+				t.Errorf("request %d = %s %s", i+1, r.Method, r.Path)
 			}
 		}
 	})
@@ -282,7 +283,7 @@ func TestRetryReplaysIdenticalBytes(t *testing.T) {
 
 func TestRetryRawCallIsRetriedToo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_disk", true, "2"), ok200(instanceJSON))
+		f := newCreateStubs(t, refusal507("sufficient_idle_disk", true, "2"), ok200(instanceJSON))
 		var n notices
 		c := newClient(t, f, time.Minute, &n, nil)
 		body := []byte(`{"name": "raw1",  "cpus": 1, "memory": 512, "disk": []}`)
@@ -291,7 +292,7 @@ func TestRetryRawCallIsRetriedToo(t *testing.T) {
 			t.Fatalf("Raw = %v, %v", resp, err)
 		}
 		reqs := f.apiRequests()
-		if len(reqs) != 2 || !bytes.Equal(reqs[0].body, body) || !bytes.Equal(reqs[1].body, body) {
+		if len(reqs) != 2 || !bytes.Equal(reqs[0].Body, body) || !bytes.Equal(reqs[1].Body, body) {
 			t.Errorf("requests = %+v", reqs)
 		}
 		if len(n.all()) != 1 || n.all()[0].Wait != 2*time.Second {
@@ -302,12 +303,12 @@ func TestRetryRawCallIsRetriedToo(t *testing.T) {
 
 func TestRetry401MidLoopReloginsWithoutCountingAnAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t,
+		// The token expires before the second API request.
+		f := newCreateStubs(t,
 			refusal507("sufficient_idle_cpu", true, "15"),
+			expired401,
 			refusal507("sufficient_idle_cpu", true, "15"),
 			ok200(instanceJSON))
-		// The token expires before the second API request.
-		f.expireAt[1] = true
 		var n notices
 		c := newClient(t, f, time.Hour, &n, nil)
 		if _, err := c.CreateInstance(t.Context(), createReq); err != nil {
@@ -318,7 +319,7 @@ func TestRetry401MidLoopReloginsWithoutCountingAnAttempt(t *testing.T) {
 		if len(reqs) != 4 || f.loginCount() != 2 {
 			t.Fatalf("%d requests, %d logins; want 4 and 2", len(reqs), f.loginCount())
 		}
-		if !bytes.Equal(reqs[1].body, reqs[2].body) {
+		if !bytes.Equal(reqs[1].Body, reqs[2].Body) {
 			t.Errorf("the repeat after re-login changed the body")
 		}
 		got := n.all()
@@ -332,7 +333,7 @@ func TestRetryStopsAtTransportErrorOr503MidSequence(t *testing.T) {
 	reset := errors.New("connection reset by peer")
 	t.Run("transport error", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"), answer{err: reset}, ok200(instanceJSON))
+			f := newCreateStubs(t, refusal507("sufficient_idle_cpu", true, "15"), answer{err: reset})
 			c := newClient(t, f, time.Hour, nil, nil)
 			_, err := c.CreateInstance(t.Context(), createReq)
 			if !errors.Is(err, reset) {
@@ -349,8 +350,8 @@ func TestRetryStopsAtTransportErrorOr503MidSequence(t *testing.T) {
 	})
 	t.Run("503", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"),
-				answer{status: 503, body: `{"error": "maintenance", "status": 503}`}, ok200(instanceJSON))
+			f := newCreateStubs(t, refusal507("sufficient_idle_cpu", true, "15"),
+				answer{status: 503, body: `{"error": "maintenance", "status": 503}`})
 			c := newClient(t, f, time.Hour, nil, nil)
 			_, err := c.CreateInstance(t.Context(), createReq)
 			var apiErr *client.APIError
@@ -369,7 +370,7 @@ func TestRetryInterruptedDuringTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		interrupted := errors.New("interrupted")
 		ctx, cancel := context.WithCancelCause(t.Context())
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"))
+		f := newCreateStubs(t, refusal507("sufficient_idle_cpu", true, "15"))
 		c := newClient(t, f, time.Hour, &notices{}, nil)
 		go func() {
 			time.Sleep(5 * time.Second) // virtual: the user presses Ctrl-C during the first wait
@@ -390,7 +391,7 @@ func TestRetryPerRequestTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		slow := ok200(instanceJSON)
 		slow.delay = time.Minute
-		f := newFake(t, slow)
+		f := newStubs(t, httpstub.REST("GET", "/instances/web1"), slow)
 		c, err := client.New(client.Options{APIURL: "http://sf.test", Key: testKey, Transport: f, Timeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -411,7 +412,7 @@ func TestRetryPerRequestTimeout(t *testing.T) {
 // request could follow it); the caller gets the refusal, not a timeout.
 func TestRetryStopsBeforeTheContextDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"))
+		f := newCreateStubs(t, times(refusal507("sufficient_idle_cpu", true, "15"), 2)...)
 		var n notices
 		c := newClient(t, f, time.Hour, &n, nil)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)

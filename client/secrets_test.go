@@ -102,7 +102,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 // each decision has its debug line.
 func TestDebugShowsEveryAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFake(t, refusal507("sufficient_idle_cpu", true, "15"))
+		f := newCreateStubs(t, times(refusal507("sufficient_idle_cpu", true, "15"), 3)...)
 		var debug syncbuf.Buffer
 		c := newClient(t, f, 20*time.Second, nil, &debug)
 		_, _ = c.CreateInstance(t.Context(), createReq)

@@ -20,7 +20,7 @@ var createOnNet = client.CreateInstanceRequest{Name: "web1", CPUs: 1, Memory: 10
 	Disk:    []client.DiskRequest{{Size: 8}},
 	Network: []client.NetworkRequest{{NetworkUUID: "2f1e0d9c-1111-4222-8333-444455556601"}}}
 
-func sharedClient(t *testing.T, f *fakeAPI, budget time.Duration, n *notices) *client.Client {
+func sharedClient(t *testing.T, f *createStubs, budget time.Duration, n *notices) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Options{APIURL: "http://sf.test:13000", Namespace: "system", Key: testKey,
 		Transport: f, NotReadyBudget: budget, Retry: &client.RetryOptions{Budget: budget, Notify: n.add}})
@@ -33,7 +33,7 @@ func sharedClient(t *testing.T, f *fakeAPI, budget time.Duration, n *notices) *c
 func TestNotReadyRepeatsDoNotResetTheAttemptCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		refused := refusal507("sufficient_idle_cpu", true, "15")
-		f := newFake(t, notReady406, refused, notReady406, refused, refused, refused, refused, ok200(instanceJSON))
+		f := newCreateStubs(t, notReady406, refused, notReady406, refused, refused, refused, refused)
 		var n notices
 		c := sharedClient(t, f, time.Hour, &n)
 		start := time.Now()
@@ -63,7 +63,7 @@ func TestNotReadyRepeatsDoNotResetTheAttemptCap(t *testing.T) {
 func TestNotReadyRepeatsAndRetriesShareOneDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		refused := refusal507("sufficient_idle_cpu", true, "15")
-		f := newFake(t, notReady406, refused, notReady406, refused, refused, ok200(instanceJSON))
+		f := newCreateStubs(t, notReady406, refused, notReady406, refused, refused)
 		var n notices
 		c := sharedClient(t, f, 20*time.Second, &n)
 		start := time.Now()
@@ -94,7 +94,7 @@ func TestATransientRefusalWithoutAStageIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		noStage := answer{status: 507, header: map[string]string{"Retry-After": "15"},
 			body: `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "transient": true}`}
-		f := newFake(t, noStage, ok200(instanceJSON))
+		f := newCreateStubs(t, noStage, ok200(instanceJSON))
 		c := newClient(t, f, time.Hour, nil, nil)
 		if _, err := c.CreateInstance(t.Context(), createReq); err != nil {
 			t.Fatalf("err = %v", err)
@@ -114,13 +114,15 @@ func TestGoldenRefusalsAreRetriedExactlyWhenMarkedTransient(t *testing.T) {
 		}
 		t.Run(row.Generation+" "+row.Name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFake(t, answer{status: row.Status, header: row.Header, body: string(row.Body)}, ok200(instanceJSON))
-				c := newClient(t, f, time.Hour, nil, nil)
-				_, err := c.CreateInstance(t.Context(), createReq)
 				want := 1
+				answers := []answer{{status: row.Status, header: row.Header, body: string(row.Body)}}
 				if row.Transient {
 					want = 2
+					answers = append(answers, ok200(instanceJSON))
 				}
+				f := newCreateStubs(t, answers...)
+				c := newClient(t, f, time.Hour, nil, nil)
+				_, err := c.CreateInstance(t.Context(), createReq)
 				if got := len(f.apiRequests()); got != want || (want == 1) != (err != nil) {
 					t.Errorf("%d requests, err %v; want %d", got, err, want)
 				}

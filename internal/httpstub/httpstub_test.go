@@ -23,9 +23,11 @@ type spy struct {
 	cleanups []func()
 }
 
-func (s *spy) Errorf(format string, args ...any) { s.errors = append(s.errors, fmt.Sprintf(format, args...)) }
-func (s *spy) Cleanup(f func())                  { s.cleanups = append(s.cleanups, f) }
-func (s *spy) Helper()                           {}
+func (s *spy) Errorf(format string, args ...any) {
+	s.errors = append(s.errors, fmt.Sprintf(format, args...))
+}
+func (s *spy) Cleanup(f func()) { s.cleanups = append(s.cleanups, f) }
+func (s *spy) Helper()          {}
 func (s *spy) end() {
 	for _, f := range s.cleanups {
 		f()
