@@ -69,6 +69,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 		r.SetSendLateness(t.lateness)
 	}
 	r.Series = buildSeries(t, e.inflightSeries, e.activeSeries, e.activeAt)
+	r.SetLivePlotData(e.stepPeaks, e.activeReads)
 	for _, p := range r.Series {
 		r.InFlightPeak = max(r.InFlightPeak, p.InFlightPeak)
 	}

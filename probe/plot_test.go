@@ -96,3 +96,49 @@ func TestWritePlotEveryMode(t *testing.T) {
 		})
 	}
 }
+
+// Issue 33, item 6: the plot says what it measured. Its time axis ends
+// where the run ended (a 1.6 s run with a 5 s budget drew to 5.25 s), its
+// in-flight line has the answers' resolution (it had one point a second
+// beside answers per 100 ms), and the router's parking_active is every
+// read at the time it was read (four a second; the page showed one).
+func TestPlotSaysWhatItMeasured(t *testing.T) {
+	r := plotRun(t, probe.Closed)
+	f, err := report.NewFigure(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.EndSeconds != r.DurationSeconds || f.EndSeconds <= 0 {
+		t.Errorf("figure ends at %gs, the run at %gs", f.EndSeconds, r.DurationSeconds)
+	}
+	if f.InFlightStepSeconds != f.StepSeconds || f.StepSeconds != report.TimelineStep.Seconds() {
+		t.Errorf("in flight every %gs, answers every %gs: want both %s", f.InFlightStepSeconds, f.StepSeconds, report.TimelineStep)
+	}
+	if n := len(f.InFlight); n < int(r.DurationSeconds/f.StepSeconds) {
+		t.Errorf("%d in-flight points for a %gs run in %gs steps", n, r.DurationSeconds, f.StepSeconds)
+	}
+	var peak float64
+	for _, p := range f.InFlight {
+		if p.X > f.EndSeconds {
+			t.Errorf("in-flight point at %gs, after the run's end %gs", p.X, f.EndSeconds)
+		}
+		peak = max(peak, p.Y)
+	}
+	if peak != float64(r.InFlightPeak) {
+		t.Errorf("in-flight line peaks at %g, the report's in_flight_peak is %d", peak, r.InFlightPeak)
+	}
+	seconds := 0
+	for _, p := range r.Series {
+		if p.ParkingActive != nil {
+			seconds++
+		}
+	}
+	if len(f.ParkingActive) < 3*seconds || seconds == 0 {
+		t.Errorf("%d parking_active points over %d seconds with a read: want every read, four a second", len(f.ParkingActive), seconds)
+	}
+	for i := 1; i < len(f.ParkingActive); i++ {
+		if f.ParkingActive[i].X < f.ParkingActive[i-1].X {
+			t.Errorf("parking_active reads out of time order at %d", i)
+		}
+	}
+}

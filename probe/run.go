@@ -187,6 +187,9 @@ type engine struct {
 	sent     atomic.Int64
 	resends  atomic.Int64
 	inflight atomic.Int64
+	// stepPeak is the highest in-flight count since the sampler last read
+	// it for the plot's steps (report.TimelineStep).
+	stepPeak atomic.Int64
 	// secPeak is the highest in-flight count since the sampler last read it.
 	secPeak atomic.Int64
 	counts  [report.NumOutcomes]atomic.Int64
@@ -198,17 +201,23 @@ type engine struct {
 	inflightSeries []inflightPoint
 	activeSeries   map[int]float64
 	activeAt       map[int]time.Duration // when each of activeSeries' samples was read, from the start
-	activePeak     *float64
-	scrapes        int
-	scrapeErrors   int
-	lastScrapeErr  string
-	metricsBefore  *report.RouterMetrics
-	metricsAfter   *report.RouterMetrics
-	statuszBefore  *report.StatuszParking
-	statuszAfter   *report.StatuszParking
-	noParkingCard  bool
-	openFiles      uint64
-	lateWarned     atomic.Bool // the behind-schedule notice was given
+	// stepPeaks is the most requests in flight within each
+	// report.TimelineStep of the run, for the plot.
+	stepPeaks []int64
+	// activeReads is every parking_active read during the run, at the
+	// time it was read, for the plot (the series keeps a second's highest).
+	activeReads   []report.Point
+	activePeak    *float64
+	scrapes       int
+	scrapeErrors  int
+	lastScrapeErr string
+	metricsBefore *report.RouterMetrics
+	metricsAfter  *report.RouterMetrics
+	statuszBefore *report.StatuszParking
+	statuszAfter  *report.StatuszParking
+	noParkingCard bool
+	openFiles     uint64
+	lateWarned    atomic.Bool // the behind-schedule notice was given
 }
 
 func newEngine(o *Options) (*engine, error) {

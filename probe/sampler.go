@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,13 +15,41 @@ import (
 type inflightPoint struct{ now, peak int64 }
 
 func (e *engine) notePeak(n int64) {
+	raise(&e.stepPeak, n)
+	raise(&e.secPeak, n)
+}
+
+// raise sets p to n if n is higher.
+func raise(p *atomic.Int64, n int64) {
 	for {
-		p := e.secPeak.Load()
-		if n <= p || e.secPeak.CompareAndSwap(p, n) {
+		v := p.Load()
+		if n <= v || p.CompareAndSwap(v, n) {
 			return
 		}
 	}
 }
+
+// noteStep records the most requests in flight within the plot's step
+// that ended at elapsed (or, at the end of the run, the one it falls in).
+func (e *engine) noteStep(elapsed time.Duration, final bool) {
+	now := e.inflight.Load()
+	peak := max(e.stepPeak.Swap(now), now)
+	i := int(elapsed / report.TimelineStep)
+	if !final {
+		i-- // the tick comes at the end of its step
+	}
+	i = min(max(i, 0), maxPlotSteps-1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.stepPeaks) <= i {
+		e.stepPeaks = append(e.stepPeaks, 0)
+	}
+	e.stepPeaks[i] = max(e.stepPeaks[i], peak)
+}
+
+// maxPlotSteps bounds the in-flight steps kept for the plot: an hour's,
+// as the timeline's.
+const maxPlotSteps = 36000
 
 // scrapeEvery is how often the sampler reads the router's parking_active
 // during a run. Once a second read 254 where PR #221's router held 300
@@ -41,6 +70,8 @@ func (e *engine) sample(ctx context.Context, start time.Time, done <-chan struct
 	defer close(stopped)
 	sec := time.NewTicker(time.Second)
 	defer sec.Stop()
+	step := time.NewTicker(report.TimelineStep)
+	defer step.Stop()
 	prog := time.NewTicker(scrapeEvery)
 	defer prog.Stop()
 	var scrapeWG sync.WaitGroup
@@ -78,8 +109,11 @@ func (e *engine) sample(ctx context.Context, start time.Time, done <-chan struct
 		select {
 		case <-done:
 			point()
+			e.noteStep(time.Since(start), true)
 			e.progress(start)
 			return
+		case t := <-step.C:
+			e.noteStep(t.Sub(start), false)
 		case <-sec.C:
 			point()
 		case <-early.C:

@@ -37,6 +37,7 @@ func (e *engine) scrapeActive(run context.Context, second int, start time.Time) 
 		e.activeAt[second] = at
 	}
 	e.notActivePeak(v)
+	e.activeReads = append(e.activeReads, report.Point{X: at.Seconds(), Y: v})
 }
 
 func (e *engine) notActivePeak(v float64) {

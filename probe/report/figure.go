@@ -31,21 +31,29 @@ type Figure struct {
 	Scale float64 `json:"scale"`
 	// StepSeconds is the width of one step of the time panels.
 	StepSeconds float64 `json:"step_seconds"`
+	// EndSeconds is when the run ended, from its start: where the time
+	// panels' x axis ends.
+	EndSeconds float64 `json:"end_seconds"`
+	// InFlightStepSeconds is the width of one step of the in-flight line:
+	// StepSeconds for a run's own plot, 1 for a report read back.
+	InFlightStepSeconds float64 `json:"in_flight_step_seconds"`
 	// Spectra holds each outcome's latency percentile spectrum: X is
 	// 1/(1-p), Y the latency in seconds.
 	Spectra []OutcomeSeries `json:"spectra"`
 	// Answers holds each outcome's answers per step; X is the step's start
 	// in seconds.
 	Answers []OutcomeSeries `json:"answers"`
-	// InFlight is the most requests in flight within each second of the
-	// report's series (so its highest point is the report's
-	// in_flight_peak), each point starting its second; a last point closes
-	// the final one. Only a report without a series has the timeline's
-	// count at the end of each step instead.
+	// InFlight is the most requests in flight within each step: for a
+	// run's own plot each step of the answers (its highest point is the
+	// report's in_flight_peak), for a report read back each second of its
+	// series. Each point starts its step; a last point closes the final
+	// one at the end of the run. Only a report without either has the
+	// timeline's count at the end of each step instead.
 	InFlight []Point `json:"in_flight"`
-	// ParkingActive is the router's gauge, at the time of each kept
-	// scrape (one a second), when scraped: the router's parked count next
-	// to the probe's in flight at the moment it was read.
+	// ParkingActive is the router's gauge at the time of each scrape: for
+	// a run's own plot every read (four a second), for a report read back
+	// the highest read of each second. The router's parked count next to
+	// the probe's in flight at the moment it was read.
 	ParkingActive []Point `json:"parking_active,omitempty"`
 }
 
@@ -99,7 +107,7 @@ func NewFigure(r *Report) (*Figure, error) {
 	if err := r.checkSpan(); err != nil {
 		return nil, err
 	}
-	f := &Figure{Version: FigureVersion, Load: describeLoad(r), Mode: r.Mode, BudgetSeconds: r.Load.BudgetSeconds, Scale: 1}
+	f := &Figure{Version: FigureVersion, Load: describeLoad(r), Mode: r.Mode, BudgetSeconds: r.Load.BudgetSeconds, Scale: 1, EndSeconds: r.DurationSeconds}
 	for _, o := range AllOutcomes() {
 		st := r.Outcomes[o.String()]
 		if st == nil || st.Count == 0 {
@@ -142,14 +150,43 @@ func NewFigure(r *Report) (*Figure, error) {
 			f.Answers = append(f.Answers, OutcomeSeries{Outcome: o.String(), Count: n, Points: pts})
 		}
 	}
-	if f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds); f.InFlight == nil {
+	f.InFlightStepSeconds = f.StepSeconds
+	switch {
+	case len(r.inFlightSteps) > 0 && v.step == TimelineStep:
+		f.InFlight = stepPeaks(r.inFlightSteps, f.StepSeconds, r.DurationSeconds)
+	default:
+		if f.InFlight = inFlightPeaks(r.Series, r.DurationSeconds); f.InFlight != nil {
+			f.InFlightStepSeconds = 1
+			break
+		}
 		f.InFlight = make([]Point, len(v.inFlight))
 		for i, n := range v.inFlight {
 			f.InFlight[i] = Point{X: float64(i) * f.StepSeconds, Y: float64(n) * f.Scale}
 		}
 	}
-	f.ParkingActive = parkingActive(r.Series)
+	if len(r.activeReads) > 0 {
+		f.ParkingActive = slices.Clone(r.activeReads)
+		slices.SortStableFunc(f.ParkingActive, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+	} else {
+		f.ParkingActive = parkingActive(r.Series)
+	}
 	return f, nil
+}
+
+// stepPeaks draws the most requests in flight within each step, each
+// point starting its step, and a last point closing the final step at
+// the end of the run (duration, in seconds) when that falls within it.
+func stepPeaks(peaks []int64, step, duration float64) []Point {
+	pts := make([]Point, len(peaks)+1)
+	for i, n := range peaks {
+		pts[i] = Point{X: float64(i) * step, Y: float64(n)}
+	}
+	end := &pts[len(peaks)]
+	end.X = float64(len(peaks)) * step
+	if duration > end.X-step && duration < end.X {
+		end.X = duration
+	}
+	return pts
 }
 
 // inFlightPeaks draws the series' in-flight peaks, one step a second: the
@@ -210,7 +247,7 @@ func parkingActive(series []SeriesPoint) []Point {
 // at the end of it. Like the run's own timeline, each point starts its
 // step and a last point closes the final one.
 func (f *Figure) seriesPanels(r *Report) {
-	f.StepSeconds = 1
+	f.StepSeconds, f.InFlightStepSeconds = 1, 1
 	last := -1
 	for _, p := range r.Series {
 		last = max(last, p.Second)

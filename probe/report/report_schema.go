@@ -45,6 +45,10 @@ type Report struct {
 	// timeline is the run's exact answers and in-flight per step; nil for
 	// a report read back or merged, whose plots rebuild it from samples.
 	timeline *Timeline
+	// inFlightSteps and activeReads are the run's live plot data
+	// (SetLivePlotData); nil for a report read back or merged.
+	inFlightSteps []int64
+	activeReads   []Point
 }
 
 // LoadInfo records how the load was shaped and checked.
@@ -230,6 +234,14 @@ func (r *Report) SetSendLateness(h *hdr.Histogram) {
 // merged has neither, and its plots use its per-second series.
 func (r *Report) SetPlotData(samples []Sample, tl *Timeline) {
 	r.samples, r.timeline = samples, tl
+}
+
+// SetLivePlotData gives a run's report what only the run saw, for its
+// plot: the most requests in flight within each TimelineStep, and every
+// read of the router's parking_active at the time it was read (X in
+// seconds from the start). Neither is in the JSON.
+func (r *Report) SetLivePlotData(inFlightSteps []int64, activeReads []Point) {
+	r.inFlightSteps, r.activeReads = inFlightSteps, activeReads
 }
 
 // SetOutcome fills an outcome's entry from its histograms.

@@ -255,17 +255,20 @@
     var answers = (fig.answers || []).map(function (s) {
       return { key: "answers/" + s.outcome, label: s.outcome, colour: colourOf(s.outcome), kind: "step", points: s.points };
     });
-    var flight = [{ key: "in_flight", label: "in flight (probe)", colour: inFlightColour, kind: "step", width: 2, points: fig.in_flight || [] }];
+    var flightEach = fmtStep(fig.in_flight_step_seconds || fig.step_seconds);
+    if (flightEach === "1s") flightEach = "second";
+    var flight = [{ key: "in_flight", label: "in flight (probe, most in each " + flightEach + ")", colour: inFlightColour, kind: "step", width: 2, points: fig.in_flight || [] }];
     if ((fig.parking_active || []).length > 0) {
       flight.push({ key: "parking_active", label: "parked (router parking_active)", colour: routerColour, kind: "dots", points: fig.parking_active });
     }
     var latency = (page.latency || []).map(function (s) {
       return { key: "latency-time/" + s.outcome, label: s.outcome + " (" + fmtCount(s.count) + ")", colour: colourOf(s.outcome), kind: "scatter", points: s.points };
     });
-    var txmax = Math.max(xmaxOf(answers), xmaxOf(flight), xmaxOf(latency), 1);
+    // The x axis ends where the run ended: a budget longer than the run
+    // is not drawn past it.
+    var txmax = fig.end_seconds > 0 ? fig.end_seconds : Math.max(xmaxOf(answers), xmaxOf(flight), xmaxOf(latency), 1);
     var marks = [];
-    if (budget > 0 && fig.mode === "burst") {
-      txmax = Math.max(txmax, budget * 1.05);
+    if (budget > 0 && fig.mode === "burst" && budget <= txmax) {
       marks.push({ x: budget, label: "park budget " + fmtSeconds(budget) + " after the burst" });
     }
     if (page.lot > 0) {
@@ -293,11 +296,10 @@
   }
 
   function flightNote(fig, step, page) {
-    var f = fig.in_flight || [];
-    var each = f.length > 1 ? fmtStep(f[1].x - f[0].x) : step;
+    var each = fmtStep(fig.in_flight_step_seconds || fig.step_seconds);
     if (each === "1s") each = "second";
     var s = "probe: the most requests in flight within each " + each + " (the report's in-flight peak is the highest)";
-    if ((fig.parking_active || []).length > 0) s += "; router: parking_active at each scrape";
+    if ((fig.parking_active || []).length > 0) s += "; router: parking_active at the time of each scrape (four a second; a report read back keeps each second's highest)";
     if (page.lot > 0) s += "; the lot: the most the router parks at once";
     return s;
   }
