@@ -11,16 +11,27 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
+// nodeStubs answers GET /nodes with the fake cloud's nodes.
+func nodeStubs(t *testing.T) *clitest.Stubs {
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/nodes", 200, string(clitest.JoinRaw(clitest.FixtureNodes)))
+	return s
+}
+
 func TestNodeListGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "node_list", "node", "list")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(nodeStubs(t)), "node_list", "node", "list")
 }
 
 func TestNodeShowGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "node_show", "node", "show", "node1")
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/nodes/node1", 200, string(clitest.FixtureNodes[0]))
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(s), "node_show", "node", "show", "node1")
 }
 
 func TestNodeShowUnknown(t *testing.T) {
-	res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "node", "show", "node99")
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/nodes/node99", 404, `{"error": "node not found", "status": 404}`)
+	res := clitest.AgainstStubs(s).Run(t, "node", "show", "node99")
 	if res.Code != cmdutil.ExitNotFound {
 		t.Fatal(res)
 	}
@@ -30,7 +41,7 @@ func TestNodeShowUnknown(t *testing.T) {
 // gets everything it needs from a Factory (its configuration from the
 // environment and files, and the client), as a test of one verb wants.
 func TestNodeListBuiltAlone(t *testing.T) {
-	url := clitest.NewFakeAPI(t).Serve()
+	url := nodeStubs(t).Serve()
 	ios, _, out, errOut := output.Test()
 	env := map[string]string{"SHAKENFIST_API_URL": url, "SHAKENFIST_NAMESPACE": clitest.TestNamespace, "SHAKENFIST_KEY": clitest.TestKey}
 	dir := t.TempDir()

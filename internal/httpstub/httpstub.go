@@ -63,6 +63,7 @@ type Matcher struct {
 	method, path string
 	body         func([]byte) bool
 	bodyDesc     string
+	header       http.Header
 }
 
 // REST matches a method and an exact path (no query).
@@ -72,6 +73,17 @@ func REST(method, path string) Matcher { return Matcher{method: method, path: pa
 // looks for, for the failure messages.
 func (m Matcher) Body(desc string, match func(body []byte) bool) Matcher {
 	m.body, m.bodyDesc = match, desc
+	return m
+}
+
+// Header narrows m to requests carrying header name with that value.
+func (m Matcher) Header(name, value string) Matcher {
+	h := m.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(name, value)
+	m.header = h
 	return m
 }
 
@@ -95,14 +107,22 @@ func (m Matcher) JSONFields(fields map[string]any) Matcher {
 	})
 }
 
-func (m Matcher) matches(method, path string, body []byte) bool {
-	return m.method == method && m.path == path && (m.body == nil || m.body(body))
+func (m Matcher) matches(req *http.Request, body []byte) bool {
+	for k := range m.header {
+		if req.Header.Get(k) != m.header.Get(k) {
+			return false
+		}
+	}
+	return m.method == req.Method && m.path == req.URL.Path && (m.body == nil || m.body(body))
 }
 
 func (m Matcher) String() string {
 	s := m.method + " " + m.path
 	if m.body != nil {
 		s += " with " + m.bodyDesc
+	}
+	for k := range m.header {
+		s += " with header " + k // values may be secrets: never printed
 	}
 	return s
 }
@@ -166,7 +186,7 @@ func (r *Registry) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header: req.Header.Clone(), Body: body, At: time.Now()})
 	var stub *Stub
 	for _, s := range r.stubs {
-		if s.times != 0 && s.m.matches(req.Method, req.URL.Path, body) {
+		if s.times != 0 && s.m.matches(req, body) {
 			stub = s
 			break
 		}

@@ -1,0 +1,71 @@
+package clitest
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/shakenfist/shakectl/internal/httpstub"
+)
+
+// Stubs is the stub registry a command test takes canned answers from
+// (internal/httpstub): the fake cloud's login, and the answers the test
+// registers. Behaviour (state that changes, waits, refusals) is the
+// in-process simulator's: SimCluster.
+type Stubs struct {
+	*httpstub.Registry
+}
+
+// NewStubs is a registry whose POST /auth answers TestToken to
+// TestNamespace and TestKey, as often as the commands log in.
+func NewStubs(t *testing.T) *Stubs {
+	s := &Stubs{httpstub.New(t)}
+	s.Register(httpstub.REST("POST", "/auth").JSONFields(map[string]any{"namespace": TestNamespace, "key": TestKey}),
+		httpstub.String(200, `{"access_token": "`+TestToken+`", "token_type": "Bearer", "expires_in": 900}`)).Always().Optional()
+	return s
+}
+
+// Route matches an authenticated request: method, path and the test
+// token.
+func Route(method, path string) httpstub.Matcher {
+	return httpstub.REST(method, path).Header("Authorization", "Bearer "+TestToken)
+}
+
+// Reply answers every authenticated method path request with status and
+// body (a JSON body, or text with a Content-Type of its own given by
+// ReplyWith); at least one must come.
+func (s *Stubs) Reply(method, path string, status int, body string) *httpstub.Stub {
+	return s.Register(Route(method, path), httpstub.String(status, body)).Always()
+}
+
+// ReplyWith is Reply with headers.
+func (s *Stubs) ReplyWith(method, path string, status int, header http.Header, body string) *httpstub.Stub {
+	return s.Register(Route(method, path), httpstub.Answer(status, header, body)).Always()
+}
+
+// ReplyJSON answers every authenticated method path request with v.
+func (s *Stubs) ReplyJSON(method, path string, v any) *httpstub.Stub {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return s.Reply(method, path, 200, string(b))
+}
+
+// ReplyRecorded answers every method path request with a recorded real
+// answer of client/testdata (ReadGolden's names).
+func (s *Stubs) ReplyRecorded(t *testing.T, method, path string, status int, name string) *httpstub.Stub {
+	t.Helper()
+	return s.Reply(method, path, status, ReadGolden(t, name))
+}
+
+// LastBody is the body of the last method path request.
+func (s *Stubs) LastBody(method, path string) string { return string(s.Last(method, path).Body) }
+
+// AgainstStubs returns a runner for the registry on a loopback httptest
+// server.
+func AgainstStubs(s *Stubs) CmdRun { return CmdRun{Url: s.Serve()} }
+
+// StubsInMemory returns a runner whose API calls reach the registry
+// without sockets, for tests on the virtual clock of testing/synctest.
+func StubsInMemory(s *Stubs) CmdRun { return CmdRun{Url: "http://sf.test", Transport: s.Registry} }
