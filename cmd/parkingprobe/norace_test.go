@@ -1,5 +1,0 @@
-//go:build !race
-
-package parkingprobe_test
-
-const raceEnabled = false
