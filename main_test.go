@@ -143,11 +143,13 @@ func TestInterruptDuringRetryWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest, _ := io.ReadAll(stderr)
-	code := waitExit(t, c, 20*time.Second)
+	// Anything under the 60 s wait shows it was cut short; the bound is no
+	// tighter, so a busy machine's slow exit is not mistaken for it.
+	code := waitExit(t, c, 50*time.Second)
 	if code != cmdutil.ExitInterrupted {
 		t.Fatalf("exit %d after SIGINT, want %d; stderr after the signal: %s", code, cmdutil.ExitInterrupted, rest)
 	}
-	if waited := time.Since(start); waited > 15*time.Second {
+	if waited := time.Since(start); waited > 50*time.Second {
 		t.Errorf("the 60s wait was not cut short: exit came %s after SIGINT", waited)
 	}
 	if n := creates.Load(); n != 1 {
