@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -38,9 +37,6 @@ func parkingForever(t *testing.T, n int32) (*httptest.Server, chan struct{}) {
 // Issue 28, item 16: SIGTERM exits 143 (shells, systemd and Kubernetes
 // read 128+15), Ctrl-C 130; the probe still reports what it measured.
 func TestSIGTERMExits143(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM")
-	}
 	srv, arrived := parkingForever(t, 4)
 	c, stderr, stdout := shakectl(t, nil, "parking-probe", "--target", srv.URL, "--requests", "4", "--actors", "2", "--timeout", "5m", "-o", "json")
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
@@ -68,9 +64,6 @@ func TestSIGTERMExits143(t *testing.T) {
 // is still doing. Here, after the first one, the probe has printed its
 // report and waits to write --out to a FIFO that no one reads.
 func TestSecondInterruptEndsAtOnce(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs or SIGINT")
-	}
 	srv, arrived := parkingForever(t, 2)
 	fifo := filepath.Join(t.TempDir(), "nobody-reads")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -118,9 +111,6 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 // FIFO's write end open and writes nothing, so without the fix the read
 // never returns and the exit bound fails the test.
 func TestSignalEndsConfigReadFromFIFO(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs or SIGINT")
-	}
 	for _, tc := range []struct {
 		name string
 		sig  syscall.Signal

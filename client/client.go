@@ -34,7 +34,6 @@ type Client struct {
 	hc        *http.Client
 	auth      *authTransport
 	debug     *debugLog
-	secrets   []string // strings scrubbed from errors: key and tokens
 	public    *http.Client
 
 	extraMu sync.Mutex

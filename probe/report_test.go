@@ -63,7 +63,7 @@ atenet_router_parking_wait_duration_seconds_count{outcome="served"} 4
 	})
 	mux.HandleFunc("/statusz", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("format") != "json" {
-			http.Error(w, "html only", 406)
+			http.Error(w, "html only", http.StatusNotAcceptable)
 			return
 		}
 		fmt.Fprint(w, `{"parking": {"enabled": true, "active": 0, "max_parked": 1024, "max_wait": 5}}`)

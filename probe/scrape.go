@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -295,5 +294,3 @@ func (s *scraper) active(ctx context.Context) (float64, bool) {
 	}
 	return 0, false
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -162,7 +162,6 @@ type Server struct {
 	mu      sync.Mutex
 	httpSrv *http.Server
 	addr    net.Addr
-	served  chan struct{}
 }
 
 // New checks the options and builds a proxy without listening: ServeHTTP

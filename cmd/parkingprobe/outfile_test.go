@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,9 +73,6 @@ func TestOutDashIsStdout(t *testing.T) {
 // A FIFO named by --out is written in place (a rename over it, as root,
 // turned /dev/null into a regular file), and a symlinked --out stays a link.
 func TestOutFIFOAndSymlink(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
 	srv, _ := countingTarget(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "report.fifo")

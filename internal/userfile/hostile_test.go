@@ -80,9 +80,6 @@ func TestStdinReadEndsWhenTheContextDoes(t *testing.T) {
 // The same for a FIFO no writer ever opens: os.Open alone would block in
 // open(2) for ever.
 func TestFIFOReadEndsWhenTheContextDoes(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
 	fifo := filepath.Join(t.TempDir(), "in")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -120,9 +117,6 @@ func TestFIFOReadEndsWhenTheContextDoes(t *testing.T) {
 
 // A FIFO with a writer is read like a file.
 func TestFIFOIsRead(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs")
-	}
 	fifo := filepath.Join(t.TempDir(), "in")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

@@ -393,8 +393,7 @@ func TestCheckRunNamesAFewMissingShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n uint64
-	n = allocated(func() { err = CheckRun([]*Report{r}, []string{"r"}) })
+	n := allocated(func() { err = CheckRun([]*Report{r}, []string{"r"}) })
 	if n > 8<<20 {
 		t.Errorf("CheckRun took %d MB", n>>20)
 	}

@@ -50,13 +50,15 @@ func main() {
 	// document stays valid and the decoded value holds the raw bytes.
 	quoted, _ := json.Marshal(hostileText)
 	jsonText := string(quoted[1 : len(quoted)-1])
-	proxy := httputil.NewSingleHostReverseProxy(up)
-	director := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		director(r)
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		// What NewSingleHostReverseProxy's Director did: the upstream's
+		// URL, the client's Host and X-Forwarded-For.
+		r.SetURL(up)
+		r.Out.Host = r.In.Host
+		r.SetXForwarded()
 		// Bodies are rewritten below: they must arrive uncompressed.
-		r.Header.Del("Accept-Encoding")
-	}
+		r.Out.Header.Del("Accept-Encoding")
+	}}
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()

@@ -40,8 +40,8 @@ func TestArtifactLifecycle(t *testing.T) {
 		// Labels: two versions on two blobs; max_versions 0 means 3.
 		blob1 := shown["blob_uuid"].(string)
 		snapBlob := c.do("POST", "/artifacts", map[string]any{"url": "https://images.example/other.qcow2"}).obj(t)["blob_uuid"].(string)
-		l := c.do("POST", "/label/prod", map[string]any{"blob_uuid": blob1}).obj(t)
-		l = c.do("POST", "/label/prod", map[string]any{"blob_uuid": snapBlob}).obj(t)
+		c.do("POST", "/label/prod", map[string]any{"blob_uuid": blob1}).obj(t)
+		l := c.do("POST", "/label/prod", map[string]any{"blob_uuid": snapBlob}).obj(t)
 		if l["artifact_type"] != "label" || l["source_url"] != "sf://label/system/prod" || len(l["blobs"].(map[string]any)) != 2 || l["index"] != float64(2) {
 			t.Fatalf("label: %v", l)
 		}

@@ -1,9 +1,0 @@
-package artifact
-
-import "github.com/shakenfist/shakectl/cmd/cmdutil"
-
-// Shorthands for the transfer helpers artifact and instance share.
-var (
-	meter = cmdutil.TransferMeter
-	say   = cmdutil.Say
-)
