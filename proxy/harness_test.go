@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -231,4 +232,8 @@ func checkGolden(t *testing.T, name, got string) {
 	if got != string(want) {
 		t.Errorf("output differs from %s:\n got:\n%s\nwant:\n%s", path, got, want)
 	}
+}
+
+func lines(s string) []string {
+	return strings.Split(strings.TrimRight(s, "\n"), "\n")
 }
