@@ -52,6 +52,7 @@ func TestWireSenderHalfClosedIdleConnIsNotReused(t *testing.T) {
 	c := s.idle[0]
 	s.mu.Unlock()
 	awaitBytesOrEOF(t, c)
+	ageIdle(s) // past checkFreeIdle: the check runs
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
 	if a.ClientTimeout || a.Err != nil || string(a.Body) != "ok" || a.Resends != 0 {
 		t.Errorf("second request after the half-close: %+v; want its answer on a fresh connection, found without a resend", a)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -224,11 +225,20 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	p.Drain()
 }
 
-// A connection the server closed while it sat idle is found before it is
-// used, so the next request goes out on a fresh one instead of failing as
-// a transport error (net/http retries the same case).
-func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
-	closed := make(chan struct{}, 1)
+// ageIdle makes every idle connection look handed back longer ago than
+// checkFreeIdle, so the next request checks it before use.
+func ageIdle(s *wireSender) {
+	s.mu.Lock()
+	for _, c := range s.idle {
+		c.released = c.released.Add(-time.Second)
+	}
+	s.mu.Unlock()
+}
+
+// closeAfterOne serves one keep-alive answer per connection, then closes
+// it (bench/kaclose's server), and signals each close.
+func closeAfterOne(t *testing.T) (net.Listener, <-chan struct{}) {
+	closed := make(chan struct{}, 4)
 	ln := rawserver.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		if _, err := http.ReadRequest(br); err == nil {
@@ -238,17 +248,79 @@ func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
 		c.Close()
 		closed <- struct{}{}
 	})
+	return ln, closed
+}
+
+// A connection the server closed while it sat idle is found before it is
+// used, so the next request goes out on a fresh one instead of failing as
+// a transport error (net/http retries the same case).
+func TestWireSenderSkipsConnectionsClosedWhileIdle(t *testing.T) {
+	ln, closed := closeAfterOne(t)
 	s := newWireSender(ln.Addr().String(), time.Second, nil)
 	url := "http://" + ln.Addr().String() + "/"
 	if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
 		t.Fatal(a.Err)
 	}
 	<-closed
+	ageIdle(s)
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
 	if a.Err != nil || string(a.Body) != "ok" || a.Resends != 0 {
 		t.Errorf("after the server closed the idle connection: %+v, want the answer on a new one, found by the check (no resend)", a)
 	}
 	<-closed // the second connection's
+}
+
+// A connection reused at once for a replayable request is not checked
+// (issue 33: the check was a system call per request): when the server
+// had closed it, the request reads no answer there and is resent once on
+// a fresh connection, and is still one request with its one answer.
+func TestWireSenderFreshReuseIsCoveredByTheResend(t *testing.T) {
+	ln, closed := closeAfterOne(t)
+	s := newWireSender(ln.Addr().String(), time.Second, nil)
+	s.checkFree = time.Hour // however slow the machine, the reuse is fresh
+	url := "http://" + ln.Addr().String() + "/"
+	if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
+		t.Fatal(a.Err)
+	}
+	<-closed
+	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
+	if a.Err != nil || string(a.Body) != "ok" || a.Resends != 1 {
+		t.Errorf("fresh reuse of a closed connection: %+v, want the answer after one resend", a)
+	}
+	<-closed
+}
+
+// A request that may not be resent (a POST with a body) still has its
+// reused connection checked, however fresh: the resend rule does not
+// cover it.
+func TestWireSenderChecksFreshReuseForUnreplayable(t *testing.T) {
+	ln, closed := closeAfterOne(t)
+	s := newWireSender(ln.Addr().String(), time.Second, nil)
+	s.checkFree = time.Hour
+	url := "http://" + ln.Addr().String() + "/"
+	post := func() Answer {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader("body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Prepare(req, []byte("body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.replayable {
+			t.Fatal("a POST with a body is replayable")
+		}
+		a, _ := s.Send(context.Background(), r, func() []byte { return make([]byte, bodyPrefix) })
+		return a
+	}
+	if a := post(); a.Err != nil {
+		t.Fatal(a.Err)
+	}
+	<-closed
+	if a := post(); a.Err != nil || string(a.Body) != "ok" || a.Resends != 0 {
+		t.Errorf("POST on a fresh reuse of a closed connection: %+v, want the answer on a new one, found by the check", a)
+	}
+	<-closed
 }
 
 // With its dials at their limit, a request takes the first connection
@@ -371,4 +443,52 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatalf("a HEAD answer kept %d body bytes", len(body))
 		}
 	})
+}
+
+// Idle connections the server closed cost a request one resend at most:
+// only its first attempt skips the check, so the resend checks every
+// connection it takes and dials a fresh one past the dead (a request that
+// walked the pile unchecked ran out of resends against bench/kaclose in
+// open mode).
+func TestWireSenderDeadIdlePileCostsOneResend(t *testing.T) {
+	const n = 4
+	hold := make(chan struct{})
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	closed := make(chan struct{}, n+2)
+	ln := rawserver.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err == nil {
+			arrived.Done()
+			<-hold
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		}
+		c.Close()
+		closed <- struct{}{}
+	})
+	s := newWireSender(ln.Addr().String(), time.Second, nil)
+	s.checkFree = time.Hour
+	url := "http://" + ln.Addr().String() + "/"
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, ""); a.Err != nil {
+				t.Error(a.Err)
+			}
+		})
+	}
+	arrived.Wait()
+	arrived.Add(1) // the request below
+	close(hold)
+	wg.Wait()
+	for range n {
+		<-closed
+	}
+	if len(s.idle) != n {
+		t.Fatalf("%d idle connections, want %d", len(s.idle), n)
+	}
+	a, _ := wireSend(t, s, context.Background(), http.MethodGet, url, "")
+	if a.Err != nil || string(a.Body) != "ok" || a.Resends != 1 {
+		t.Errorf("with %d dead idle connections: %+v, want the answer after one resend", n, a)
+	}
 }
