@@ -130,14 +130,25 @@ func createShape(body []byte) (shape, bool) {
 		s.disk += n
 	}
 	var where []string
-	if p := bytes.TrimSpace(b.PlacedOn); len(p) > 0 && string(p) != "null" {
-		where = append(where, "placed_on="+string(p))
+	if p := canonical(b.PlacedOn); p != "" && p != "null" {
+		where = append(where, "placed_on="+p)
 	}
-	if a := bytes.TrimSpace(b.Metadata.Affinity); len(a) > 0 && string(a) != "null" && hasHardAffinity(a) {
-		where = append(where, "affinity="+string(a))
+	if a := canonical(b.Metadata.Affinity); a != "" && a != "null" && hasHardAffinity(b.Metadata.Affinity) {
+		where = append(where, "affinity="+a)
 	}
 	s.where = strings.Join(where, " ")
 	return s, true
+}
+
+// canonical is raw JSON re-encoded (object keys sorted, no spaces), so
+// two clients spelling one placement differently restrict alike.
+func canonical(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(bytes.TrimSpace(raw))
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // hasHardAffinity reports whether an affinity object restricts the
@@ -214,6 +225,10 @@ func (c *closure) why(s shape) string {
 func fmtAmount(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 type closureKey struct{ stage, where string }
+
+// forgetAfter is how long after its window a refused shape that no create
+// has tested is kept.
+const forgetAfter = 10 * time.Minute
 
 // Release reasons.
 const (
@@ -480,6 +495,14 @@ func (g *gate) pumpLocked() {
 		g.queue[i] = nil
 	}
 	g.queue = kept
+	// A shape nobody has asked for since long after its window is
+	// forgotten, so that a client naming ever new nodes cannot grow the
+	// gate without bound.
+	for k, c := range g.closures {
+		if c.probe == nil && now.Sub(c.until) > forgetAfter && !g.anyQueuedLocked(c) {
+			delete(g.closures, k)
+		}
+	}
 	g.arm(next)
 }
 
