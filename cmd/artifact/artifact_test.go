@@ -10,40 +10,38 @@ import (
 
 // recorded serves the real answers of shakenfist da448b1a's swagger
 // examples (client/testdata/sf2024, SOURCES.md).
-func recorded(t *testing.T) *clitest.FakeAPI {
-	fa := clitest.NewFakeAPI(t)
+func recorded(t *testing.T) *clitest.Stubs {
+	fa := clitest.NewStubs(t)
 	art := clitest.ReadGolden(t, "sf2024/artifact.json")
-	fa.Override = map[string]clitest.FakeReply{
-		"GET /artifacts":                    {Status: 200, Body: "[" + art + "," + clitest.ReadGolden(t, "sf2024/label.json") + "]"},
-		"GET /artifacts/debian:11":          {Status: 200, Body: art},
-		"GET /artifacts/debian:11/versions": {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_versions.json")},
-		"GET /artifacts/debian:11/events":   {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_events.json")},
-		"DELETE /artifacts/debian:11":       {Status: 200, Body: clitest.ReadGolden(t, "sf2024/artifact_deleted.json")},
-		"DELETE /artifacts/gone":            {Status: 200, Body: "null"},
-		"GET /artifacts/nosuch":             {Status: 404, Body: `{"error": "artifact not found", "status": 404}`},
-		"POST /artifacts/debian:11/unshare": {Status: 403, Body: `{"error": "artifact not shared", "status": 403}`},
-	}
+	fa.Offer("GET", "/artifacts", 200, "["+art+","+clitest.ReadGolden(t, "sf2024/label.json")+"]")
+	fa.Offer("GET", "/artifacts/debian:11", 200, art)
+	fa.Offer("GET", "/artifacts/debian:11/versions", 200, clitest.ReadGolden(t, "sf2024/artifact_versions.json"))
+	fa.Offer("GET", "/artifacts/debian:11/events", 200, clitest.ReadGolden(t, "sf2024/artifact_events.json"))
+	fa.Offer("DELETE", "/artifacts/debian:11", 200, clitest.ReadGolden(t, "sf2024/artifact_deleted.json"))
+	fa.Offer("DELETE", "/artifacts/gone", 200, "null")
+	fa.Offer("GET", "/artifacts/nosuch", 404, `{"error": "artifact not found", "status": 404}`)
+	fa.Offer("POST", "/artifacts/debian:11/unshare", 403, `{"error": "artifact not shared", "status": 403}`)
 	return fa
 }
 
 func TestArtifactListGolden(t *testing.T) {
-	clitest.GoldenFormats(t, recorded(t), "artifact_list", "artifact", "list")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(recorded(t)), "artifact_list", "artifact", "list")
 }
 
 func TestArtifactShowGolden(t *testing.T) {
-	clitest.GoldenFormats(t, recorded(t), "artifact_show", "artifact", "show", "debian:11")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(recorded(t)), "artifact_show", "artifact", "show", "debian:11")
 }
 
 func TestArtifactVersionsGolden(t *testing.T) {
-	clitest.GoldenFormats(t, recorded(t), "artifact_versions", "artifact", "versions", "debian:11")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(recorded(t)), "artifact_versions", "artifact", "versions", "debian:11")
 }
 
 func TestArtifactEventsGolden(t *testing.T) {
-	clitest.GoldenFormats(t, recorded(t), "artifact_events", "artifact", "events", "debian:11")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(recorded(t)), "artifact_events", "artifact", "events", "debian:11")
 }
 
 func TestArtifactExitCodes(t *testing.T) {
-	r := clitest.Against(recorded(t))
+	r := clitest.AgainstStubs(recorded(t))
 	if res := r.Run(t, "artifact", "show", "nosuch"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "artifact not found") {
 		t.Errorf("unknown artifact: %s", res)
 	}

@@ -14,12 +14,12 @@ const recordedBlob = "578da8b6-eb98-4e10-bb36-e4d4d763d312" // sf2024/blob.json
 // metadataAPI is a fake 2024 server (its root page lists blob-metadata)
 // whose blob metadata routes answer as BlobMetadataEndpoint does at
 // da448b1a: 200 null, or arg_is_blob_uuid's 404 for an unknown blob.
-func metadataAPI(t *testing.T) *clitest.FakeAPI {
+func metadataAPI(t *testing.T, root string) *clitest.Stubs {
 	fa := recorded(t)
-	fa.RootPage = clitest.ReadGolden(t, "sf2024/root.html")
-	fa.Override["PUT /blobs/"+recordedBlob+"/metadata/built-by"] = clitest.FakeReply{Status: 200, Body: "null\n"}
-	fa.Override["DELETE /blobs/"+recordedBlob+"/metadata/built-by"] = clitest.FakeReply{Status: 200, Body: "null\n"}
-	fa.Override["PUT /blobs/nosuch/metadata/built-by"] = clitest.FakeReply{Status: 404, Body: `{"error": "blob not found", "status": 404}`}
+	fa.Root(root)
+	fa.Offer("PUT", "/blobs/"+recordedBlob+"/metadata/built-by", 200, "null\n")
+	fa.Offer("DELETE", "/blobs/"+recordedBlob+"/metadata/built-by", 200, "null\n")
+	fa.Offer("PUT", "/blobs/nosuch/metadata/built-by", 404, `{"error": "blob not found", "status": 404}`)
 	return fa
 }
 
@@ -27,24 +27,24 @@ func metadataAPI(t *testing.T) *clitest.FakeAPI {
 // instance route sf-client 6c25293c's blob set-metadata sends), print
 // nothing, and name an unknown blob with exit 5.
 func TestBlobMetadataRequests(t *testing.T) {
-	fa := metadataAPI(t)
-	r := clitest.Against(fa)
+	fa := metadataAPI(t, clitest.ReadGolden(t, "sf2024/root.html"))
+	r := clitest.AgainstStubs(fa)
 	if res := r.Run(t, "blob", "set-metadata", recordedBlob, "built-by", "ci pipeline 7"); res.Code != 0 || res.Stdout != "" || res.Stderr != "" {
 		t.Fatalf("set-metadata: %s", res)
 	}
-	if req := fa.LastRequest("PUT", "/blobs/"+recordedBlob+"/metadata/built-by"); req.Body != `{"value":"ci pipeline 7"}` {
-		t.Errorf("PUT body %q", req.Body)
+	if body := fa.LastBody("PUT", "/blobs/"+recordedBlob+"/metadata/built-by"); body != `{"value":"ci pipeline 7"}` {
+		t.Errorf("PUT body %q", body)
 	}
 	if res := r.Run(t, "blob", "delete-metadata", recordedBlob, "built-by"); res.Code != 0 || res.Stdout != "" {
 		t.Fatalf("delete-metadata: %s", res)
 	}
 	if fa.Count("DELETE", "/blobs/"+recordedBlob+"/metadata/built-by") != 1 {
-		t.Errorf("requests: %v", fa.Recorded())
+		t.Errorf("requests: %v", fa.Requests())
 	}
 	if res := r.Run(t, "blob", "set-metadata", "nosuch", "built-by", "ci"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "blob not found") {
 		t.Errorf("unknown blob: %s", res)
 	}
-	for _, rec := range fa.Recorded() {
+	for _, rec := range fa.Requests() {
 		if strings.HasPrefix(rec.Path, "/instances/") {
 			t.Errorf("sent %s %s", rec.Method, rec.Path)
 		}
@@ -54,9 +54,8 @@ func TestBlobMetadataRequests(t *testing.T) {
 // A server whose root page lacks blob-metadata is not asked (sf-client
 // checks the same capability), and the message says what is missing.
 func TestBlobMetadataWithoutCapability(t *testing.T) {
-	fa := metadataAPI(t)
-	fa.RootPage = strings.Replace(fa.RootPage, "blob-metadata, ", "", 1)
-	res := clitest.Against(fa).Run(t, "blob", "set-metadata", recordedBlob, "built-by", "ci")
+	fa := metadataAPI(t, strings.Replace(clitest.ReadGolden(t, "sf2024/root.html"), "blob-metadata, ", "", 1))
+	res := clitest.AgainstStubs(fa).Run(t, "blob", "set-metadata", recordedBlob, "built-by", "ci")
 	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "blob-metadata") {
 		t.Errorf("%s", res)
 	}

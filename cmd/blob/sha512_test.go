@@ -24,22 +24,22 @@ var imageSum = strings.Repeat("0123456789abcdef", 8)
 // recorded blob (shakenfist da448b1a blob.py blob_get_example, which
 // BlobChecksumsEndpoint.get answers with) for imageSum, and 200 null,
 // what the server answers when no created blob matches, for any other.
-func withChecksums(t *testing.T) *clitest.FakeAPI {
+func withChecksums(t *testing.T) *clitest.Stubs {
 	fa := recorded(t)
-	fa.Override["GET /blob_checksums/sha512/"+imageSum] = clitest.FakeReply{Status: 200, Body: clitest.ReadGolden(t, "sf2024/blob.json")}
-	fa.Override["GET /blob_checksums/sha512/"+strings.Repeat("ab", 64)] = clitest.FakeReply{Status: 200, Body: "null\n"}
+	fa.Offer("GET", "/blob_checksums/sha512/"+imageSum, 200, clitest.ReadGolden(t, "sf2024/blob.json"))
+	fa.Offer("GET", "/blob_checksums/sha512/"+strings.Repeat("ab", 64), 200, "null\n")
 	return fa
 }
 
 // TestBlobSHA512Golden: the blob found is printed as blob show prints it
 // (the artifacts naming it included); -o json is the server's object.
 func TestBlobSHA512Golden(t *testing.T) {
-	clitest.GoldenFormats(t, withChecksums(t), "blob_sha512", "blob", "sha512", imageSum)
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(withChecksums(t)), "blob_sha512", "blob", "sha512", imageSum)
 }
 
 // -o json is the answer as sent, not show's object with "artifacts".
 func TestBlobSHA512JSONIsTheServersObject(t *testing.T) {
-	res := clitest.Against(withChecksums(t)).Run(t, "blob", "sha512", imageSum, "-o", "json")
+	res := clitest.AgainstStubs(withChecksums(t)).Run(t, "blob", "sha512", imageSum, "-o", "json")
 	var got, want map[string]any
 	if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil || res.Code != 0 {
 		t.Fatalf("%s (%v)", res, err)
@@ -56,11 +56,11 @@ func TestBlobSHA512JSONIsTheServersObject(t *testing.T) {
 
 // The server's 200 null is a not-found: exit 5, nothing on stdout.
 func TestBlobSHA512NoMatch(t *testing.T) {
-	res := clitest.Against(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 64))
+	res := clitest.AgainstStubs(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 64))
 	if res.Code != cmdutil.ExitNotFound || res.Stdout != "" || !strings.Contains(res.Stderr, "no blob has sha512 "+strings.Repeat("ab", 64)) {
 		t.Fatal(res)
 	}
-	res = clitest.Against(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 64), "-o", "json")
+	res = clitest.AgainstStubs(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 64), "-o", "json")
 	if res.Code != cmdutil.ExitNotFound || res.Stdout != "" {
 		t.Fatalf("-o json of no match: %s", res)
 	}
@@ -70,12 +70,12 @@ func TestBlobSHA512NoMatch(t *testing.T) {
 // hex the server stores and compares as a string.
 func TestBlobSHA512UpperCase(t *testing.T) {
 	fa := withChecksums(t)
-	res := clitest.Against(fa).Run(t, "blob", "sha512", strings.ToUpper(imageSum), "-o", "json", "--jq", ".uuid")
+	res := clitest.AgainstStubs(fa).Run(t, "blob", "sha512", strings.ToUpper(imageSum), "-o", "json", "--jq", ".uuid")
 	if res.Code != 0 || res.Stdout != "578da8b6-eb98-4e10-bb36-e4d4d763d312\n" {
 		t.Fatal(res)
 	}
 	if fa.Count("GET", "/blob_checksums/sha512/"+imageSum) != 1 {
-		t.Errorf("requests: %v", fa.Recorded())
+		t.Errorf("requests: %v", fa.Requests())
 	}
 }
 
@@ -97,7 +97,7 @@ func TestBlobSHA512RefusesWhatIsNotASHA512(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			fa := withChecksums(t)
-			res := clitest.Against(fa).Run(t, "blob", "sha512", hash)
+			res := clitest.AgainstStubs(fa).Run(t, "blob", "sha512", hash)
 			// An empty argument is refused as every empty REF is.
 			why := "a sha512 is 128 hex digits"
 			if hash == "" {
@@ -106,12 +106,12 @@ func TestBlobSHA512RefusesWhatIsNotASHA512(t *testing.T) {
 			if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, why) {
 				t.Errorf("%q: %s", hash, res)
 			}
-			if n := len(fa.Recorded()); n != 0 || fa.Logins != 0 {
-				t.Errorf("%q: %d requests and %d logins sent for a refused hash", hash, n, fa.Logins)
+			if n := len(fa.Requests()); n != 0 || fa.Logins() != 0 {
+				t.Errorf("%q: %d requests and %d logins sent for a refused hash", hash, n, fa.Logins())
 			}
 		})
 	}
-	if res := clitest.Against(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 32)); !strings.Contains(res.Stderr, "a sha256") {
+	if res := clitest.AgainstStubs(withChecksums(t)).Run(t, "blob", "sha512", strings.Repeat("ab", 32)); !strings.Contains(res.Stderr, "a sha256") {
 		t.Errorf("a sha256 is not named as one: %s", res)
 	}
 }

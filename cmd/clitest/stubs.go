@@ -38,6 +38,13 @@ func (s *Stubs) Reply(method, path string, status int, body string) *httpstub.St
 	return s.Register(Route(method, path), httpstub.String(status, body)).Always()
 }
 
+// Offer answers every authenticated method path request with status and
+// body, and may go unused: an entry of a table of recorded answers that
+// several tests share, each asking for some of them.
+func (s *Stubs) Offer(method, path string, status int, body string) *httpstub.Stub {
+	return s.Reply(method, path, status, body).Optional()
+}
+
 // ReplyWith is Reply with headers.
 func (s *Stubs) ReplyWith(method, path string, status int, header http.Header, body string) *httpstub.Stub {
 	return s.Register(Route(method, path), httpstub.Answer(status, header, body)).Always()
@@ -58,6 +65,15 @@ func (s *Stubs) ReplyRecorded(t *testing.T, method, path string, status int, nam
 	t.Helper()
 	return s.Reply(method, path, status, ReadGolden(t, name))
 }
+
+// Root answers the unauthenticated GET / with page, the capability list
+// client.Capabilities reads; it may go unused.
+func (s *Stubs) Root(page string) *httpstub.Stub {
+	return s.Register(httpstub.REST("GET", "/"), httpstub.Answer(200, http.Header{"Content-Type": {"text/html"}}, page)).Always().Optional()
+}
+
+// Logins is how many times the commands logged in.
+func (s *Stubs) Logins() int { return s.Count("POST", "/auth") }
 
 // LastBody is the body of the last method path request.
 func (s *Stubs) LastBody(method, path string) string { return string(s.Last(method, path).Body) }
