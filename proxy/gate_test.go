@@ -297,3 +297,45 @@ func TestGateOffReplaysEachCreateOnItsOwnClock(t *testing.T) {
 		}
 	})
 }
+
+// Held creates go in the order they arrived, one at a time: the next is
+// sent when the one ahead of it has its answer, not before.
+func TestGateReleasesInArrivalOrderOneAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var r *rig
+		r = newRig(t, Options{Gate: true, Budget: time.Hour}, func(n int, w http.ResponseWriter, _ *http.Request) {
+			name := nameOf(r.up.got()[n-1].body)
+			if n == 1 {
+				refuseNamed(w, "capacity_guard", "15", name, n)
+				return
+			}
+			time.Sleep(time.Second) // each placement takes a second
+			created(w, name)
+		})
+		start := time.Now()
+		actx, cancelA := context.WithCancel(t.Context())
+		a := r.goDo(actx, "POST", "/instances", create("a", 1, 512))
+		synctest.Wait()
+		cancelA()
+		<-a
+		var res []chan reply
+		for _, name := range []string{"d", "b", "c"} { // arrival order: d, b, c
+			time.Sleep(time.Second)
+			res = append(res, r.goDo(t.Context(), "POST", "/instances", create(name, 1, 512)))
+		}
+		for _, ch := range res {
+			if got := <-ch; got.status != 200 {
+				t.Errorf("got %d %s", got.status, got.body)
+			}
+		}
+		var order []string
+		var at []time.Duration
+		for _, att := range r.up.got()[1:] {
+			order = append(order, nameOf(att.body))
+			at = append(at, att.at.Sub(start))
+		}
+		if strings.Join(order, ",") != "d,b,c" || !equalDurations(at, []time.Duration{15 * time.Second, 16 * time.Second, 17 * time.Second}) {
+			t.Errorf("sent %v at %v, want d, b, c at 15s, 16s, 17s (arrival order, each after the answer to the one before)", order, at)
+		}
+	})
+}
