@@ -20,7 +20,11 @@ type Stubs struct {
 // TestNamespace and TestKey, as often as the commands log in.
 func NewStubs(t *testing.T) *Stubs {
 	s := &Stubs{httpstub.New(t)}
-	s.Register(httpstub.REST("POST", "/auth").JSONFields(map[string]any{"namespace": TestNamespace, "key": TestKey}),
+	creds := httpstub.REST("POST", "/auth").Body("the test namespace and key", func(body []byte) bool {
+		var c struct{ Namespace, Key string }
+		return json.Unmarshal(body, &c) == nil && c.Namespace == TestNamespace && c.Key == TestKey
+	})
+	s.Register(creds,
 		httpstub.String(200, `{"access_token": "`+TestToken+`", "token_type": "Bearer", "expires_in": 900}`)).Always().Optional()
 	return s
 }

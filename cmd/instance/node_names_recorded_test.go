@@ -18,9 +18,9 @@ func TestRecorded2026InstanceNodeNameIsShownAsIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t) // no GET /nodes: a node lookup fails the test
 	fa.Reply("GET", "/instances/example", 200, string(body))
-	res := clitest.Against(fa).Run(t, "instance", "show", "example", "-o", "simple")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "show", "example", "-o", "simple")
 	if res.Code != 0 {
 		t.Fatal(res)
 	}

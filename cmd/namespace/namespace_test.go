@@ -7,5 +7,7 @@ import (
 )
 
 func TestNamespaceListGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "namespace_list", "namespace", "list")
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/auth/namespaces", 200, string(clitest.JoinRaw(clitest.FixtureNamespaces)))
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(s), "namespace_list", "namespace", "list")
 }

@@ -15,7 +15,7 @@ import (
 // Cobra's flag groups are usage errors (exit 2) naming the command, not
 // plain failures: instance add-interface takes exactly one of -n/-f/-N.
 func TestFlagGroupErrorsAreUsageErrors(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t) // no answers: a request fails the test
 	cases := []struct {
 		args []string
 		want string
@@ -24,7 +24,7 @@ func TestFlagGroupErrorsAreUsageErrors(t *testing.T) {
 		{[]string{"instance", "add-interface", "web1", "-n", "net1", "-f", "net2"}, "if any flags in the group [network floated networkspec] are set none of the others can be"},
 	}
 	for _, c := range cases {
-		r := clitest.Against(fa).Run(t, c.args...)
+		r := clitest.AgainstStubs(fa).Run(t, c.args...)
 		if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "see 'shakectl instance add-interface --help'") {
 			t.Errorf("shakectl %v: want exit 2 and %q\n%s", c.args, c.want, r)
 		}

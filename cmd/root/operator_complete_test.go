@@ -11,7 +11,12 @@ import (
 // Every operator verb completes the names of what it acts on from the API,
 // at its own argument's position, and nothing past its arguments.
 func TestOperatorCommandsCompleteNames(t *testing.T) {
-	srv := clitest.Against(clitest.NewFakeAPI(t))
+	s := clitest.NewStubs(t)
+	s.Offer("GET", "/instances", 200, string(clitest.JoinRaw(clitest.FixtureInstances)))
+	s.Offer("GET", "/networks", 200, string(clitest.JoinRaw(clitest.FixtureNetworks)))
+	s.Offer("GET", "/nodes", 200, string(clitest.JoinRaw(clitest.FixtureNodes)))
+	s.Offer("GET", "/auth/namespaces", 200, string(clitest.JoinRaw(clitest.FixtureNamespaces)))
+	srv := clitest.AgainstStubs(s)
 	for _, tc := range []struct {
 		args []string
 		want string
