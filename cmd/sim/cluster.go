@@ -148,6 +148,7 @@ order, then normal scheduling resumes:
 	fl.BoolVar(&d.AgentTransferStall, "agent-transfer-stall", d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")
 	fl.StringVar(&d.PowerFault, "power-fault", d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
 	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
+	fl.DurationVar(&d.AgentBoot, "agent-boot", d.AgentBoot, "how long a created instance's agent takes to report ready (instance await waits for it)")
 	fl.DurationVar(&d.ArtifactFetchTime, "artifact-fetch-time", d.ArtifactFetchTime, "how long a cached image's fetch takes (artifact cache) before the artifact is created; a URL whose host ends in .invalid fails to fetch")
 	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
 	return c

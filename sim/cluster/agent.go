@@ -356,14 +356,42 @@ func (s *Server) newAgentOp(i *instance, commands []any, results map[string]any,
 	return op, nil
 }
 
-func agentReady(i *instance) *apiError {
+func (s *Server) agentReady(i *instance) *apiError {
 	if i.state != stateCreated {
 		if i.state == stateDeleted || strings.HasSuffix(i.state, "-error") {
 			return notFound("instance not found")
 		}
 		return badRequest("instance agent not ready")
 	}
+	if st, _ := s.agentState(i).(string); !strings.HasPrefix(st, "ready") {
+		return badRequest("instance agent not ready")
+	}
 	return nil
+}
+
+// agentState is the view's agent_state (shakenfist da448b1a constants.py
+// AGENT_*): null before the instance is created and for one without the
+// sf-agent side channel; "not ready (no contact)" for Config.AgentBoot
+// after it was created, then "ready"; "not ready (instance powered off)"
+// and "not ready (instance paused)" while so.
+func (s *Server) agentState(i *instance) any {
+	hasAgent := false
+	if chans, ok := i.spec.sideChannels.([]any); ok {
+		for _, c := range chans {
+			hasAgent = hasAgent || c == "sf-agent"
+		}
+	}
+	switch {
+	case i.state != stateCreated || !hasAgent:
+		return nil
+	case i.powerState == "off":
+		return "not ready (instance powered off)"
+	case i.powerState == "paused":
+		return "not ready (instance paused)"
+	case time.Since(i.stateUpdated) < s.cfg.AgentBoot:
+		return "not ready (no contact)"
+	}
+	return "ready"
 }
 
 // handleAgentPut is InstanceAgentPutEndpoint.post: int(mode) or a
@@ -375,7 +403,7 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
 	s.withInstance(w, r, caller, "InstanceAgentPutEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if e := agentReady(i); e != nil {
+		if e := s.agentReady(i); e != nil {
 			return nil, e
 		}
 		mode := fmt.Sprint(p["mode"])
@@ -428,7 +456,7 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
 	s.withInstance(w, r, caller, "InstanceAgentGetEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if e := agentReady(i); e != nil {
+		if e := s.agentReady(i); e != nil {
 			return nil, e
 		}
 		path, _ := p["path"].(string)

@@ -158,6 +158,18 @@ type Config struct {
 	// executes until the client gives up.
 	AgentTransferStall bool
 
+	// AgentBoot is how long an instance's in-guest agent takes, once the
+	// instance is created, to report ready (agent_state "ready"); until
+	// then the view reads "not ready (no contact)" and agent operations
+	// are refused 400 "instance agent not ready". 0: ready when created.
+	AgentBoot time.Duration
+
+	// CPUHogs sets processes' CPU fractions on nodes, by node name, then
+	// process metric name (e.g. "sf_network"), as GET
+	// /nodes/{node}/processmetrics and the resources event report them;
+	// the rest of each node's processes use little.
+	CPUHogs map[string]map[string]float64
+
 	// CapacityGuard switches on the capacity admission guard model: the
 	// scheduler's resource filters read the nodes' measured usage, which
 	// does not yet include instances still being created, while the guard
@@ -323,7 +335,7 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}} {
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}, {"agent boot", c.AgentBoot}} {
 		if v.d < 0 || v.d > maxSimDuration {
 			return fmt.Errorf("invalid %s %s: want 0 to %s", v.name, v.d, maxSimDuration)
 		}

@@ -142,3 +142,51 @@ func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, cal
 		return nil, nil
 	})
 }
+
+// handleVDIConsoleHelper is InstanceVDIConsoleHelperEndpoint.get
+// (da448b1a external_api/instance.py): a virt-viewer file,
+// application/x-virt-viewer, filled from VIRTVIEWER_TEMPLATE with the
+// video's vdi type, the placement's node and the instance's VDI port (no
+// TLS port and no CA: the simulated nodes have no
+// /etc/pki/libvirt-spice). There is no state check: an instance not yet
+// placed gets "host=None" and "port=None", as Python formats them. The
+// 2026 file names the node's address and adds a host-subject (shakenfist-
+// 2026.md 2.4); their exact form is unverified.
+func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, caller string) {
+	if _, err := s.params(r, "InstanceVDIConsoleHelperEndpoint.get"); err != nil {
+		writeError(w, err)
+		return
+	}
+	s.mu.Lock()
+	i, err := s.findInstance(r.PathValue("ref"), caller)
+	if err != nil {
+		s.mu.Unlock()
+		writeError(w, err)
+		return
+	}
+	vdi := "spice"
+	if video, ok := i.spec.video.(map[string]any); ok {
+		if v, ok := video["vdi"].(string); ok {
+			vdi = v
+		}
+	}
+	host, port, subject := "None", "None", ""
+	if n := s.nodeByName[i.node]; n != nil {
+		host = n.name
+		if s.is2026() {
+			host, subject = n.ip, "\nhost-subject=CN="+n.name
+		}
+		if i.state == stateCreated {
+			port = fmt.Sprint(vdiPort(i))
+		}
+	}
+	s.addEvent(i, apiFQDN, "vdiconsole request from REST API", nil)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-virt-viewer")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "[virt-viewer]\ntype=%s\nhost=%s\nport=%s%s\ndelete-this-file=1\n", vdi, host, port, subject)
+}
+
+// vdiPort is the port libvirt would give the instance's SPICE or VNC
+// console: one of 40000–49999, fixed per instance.
+func vdiPort(i *instance) int { return 40000 + int(i.seq%10000) }

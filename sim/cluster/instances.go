@@ -287,8 +287,7 @@ func (s *Server) allocateInterfaces(i *instance, found []*network) *apiError {
 			s.addEvent(i, apiFQDN, "allocated ip address", map[string]any{"network_uuid": n.uuid, "address": ifc.ipv4})
 		}
 		if want.float {
-			s.floatSeq++
-			f := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+			f := s.reserveFloating("interface " + ifc.uuid)
 			ifc.floating = &f
 		}
 		i.ifaces = append(i.ifaces, ifc)
@@ -520,7 +519,7 @@ func (s *Server) instanceView(i *instance) map[string]any {
 		"ssh_key": sp.sshKey, "user_data": sp.userData, "video": sp.video, "uefi": sp.uefi,
 		"configdrive": sp.configdrive, "nvram_template": sp.nvram, "secure_boot": sp.secureBoot,
 		"machine_type": machineType(sp), "side_channels": sp.sideChannels,
-		"agent_state": nil, "agent_start_time": nil, "agent_system_boot_time": nil,
+		"agent_state": s.agentState(i), "agent_start_time": nil, "agent_system_boot_time": nil,
 		"error_message": errMsg, "node": node, "power_state": i.powerState,
 		"console_port": nil, "vdi_port": nil, "vdi_tls_port": nil,
 		"interfaces": ifaces, "disks": devices,

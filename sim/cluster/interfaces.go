@@ -126,8 +126,7 @@ func (s *Server) handleAddInterface(w http.ResponseWriter, r *http.Request, call
 			ifc.ipv4 = n.address(off).String()
 		}
 		if want.float {
-			s.floatSeq++
-			f := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+			f := s.reserveFloating("interface " + ifc.uuid)
 			ifc.floating = &f
 		}
 		i.ifaces = append(i.ifaces, ifc)
@@ -139,3 +138,50 @@ func (s *Server) handleAddInterface(w http.ResponseWriter, r *http.Request, call
 
 // maxInterfaces bounds one instance's interfaces.
 const maxInterfaces = 64
+
+// reserveFloating takes the next address of the floating network for
+// holder (an interface or a routed network); the simulator's floating
+// network is 192.168.10.0 onwards and never runs out. Callers hold s.mu.
+func (s *Server) reserveFloating(holder string) string {
+	if s.floatingHeld == nil {
+		s.floatingHeld = map[string]string{}
+	}
+	for {
+		s.floatSeq++
+		f := fmt.Sprintf("192.168.%d.%d", 10+s.floatSeq/250, s.floatSeq%250+2)
+		if _, taken := s.floatingHeld[f]; !taken {
+			s.floatingHeld[f] = holder
+			return f
+		}
+	}
+}
+
+// handleFloatInterface is InterfaceFloatEndpoint.post (da448b1a
+// external_api/interface.py): the interface's floating address is
+// reserved at once (api_util.assign_floating_ip) and the network node
+// plumbs it later; 200 null. As the real one, it does not refuse an
+// interface that already floats: it reserves another address.
+func (s *Server) handleFloatInterface(w http.ResponseWriter, r *http.Request, caller string) {
+	answerOne(s, w, r, "InterfaceFloatEndpoint.post", nil, func() (*iface, *apiError) {
+		return s.findInterface(r.PathValue("ref"), caller)
+	}, func(f *iface, _ map[string]any) (any, *apiError) {
+		addr := s.reserveFloating("interface " + f.uuid)
+		f.floating = &addr
+		return nil, nil
+	})
+}
+
+// handleDefloatInterface is InterfaceDefloatEndpoint.post: 200 null. The
+// real server frees the address in the network node's task; the simulator
+// does it at once (when is unverified).
+func (s *Server) handleDefloatInterface(w http.ResponseWriter, r *http.Request, caller string) {
+	answerOne(s, w, r, "InterfaceDefloatEndpoint.post", nil, func() (*iface, *apiError) {
+		return s.findInterface(r.PathValue("ref"), caller)
+	}, func(f *iface, _ map[string]any) (any, *apiError) {
+		if f.floating != nil {
+			delete(s.floatingHeld, *f.floating)
+			f.floating = nil
+		}
+		return nil, nil
+	})
+}

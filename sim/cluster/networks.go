@@ -546,3 +546,50 @@ func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request,
 		return http.StatusOK, deleted
 	})
 }
+
+// handleRouteAddress is NetworkRouteAddressEndpoint.post (da448b1a
+// external_api/network.py): the network must be the caller's and created
+// (406 "network X is not ready (S)", requires_network_active); an address
+// of the floating network is reserved for it (api_util.assign_routed_ip)
+// and answered as a JSON string; the route itself is the network node's.
+func (s *Server) handleRouteAddress(w http.ResponseWriter, r *http.Request, caller string) {
+	s.withNetwork(w, r, caller, "NetworkRouteAddressEndpoint.post", nil, func(n *network, _ map[string]any) (any, *apiError) {
+		if e := networkActive(n); e != nil {
+			return nil, e
+		}
+		addr := s.reserveFloating("network " + n.uuid)
+		n.events = appendEvent(n.events, apiFQDN, "route request from REST API", nil)
+		return addr, nil
+	})
+}
+
+// handleUnrouteAddress is NetworkUnrouteAddressEndpoint.delete: 404
+// "address not routed" for an address the floating network has not
+// reserved, 403 "address not routed by this network" for another
+// holder's; 200 null.
+func (s *Server) handleUnrouteAddress(w http.ResponseWriter, r *http.Request, caller string) {
+	s.withNetwork(w, r, caller, "NetworkUnrouteAddressEndpoint.delete", nil, func(n *network, _ map[string]any) (any, *apiError) {
+		if e := networkActive(n); e != nil {
+			return nil, e
+		}
+		addr := r.PathValue("address")
+		holder, ok := s.floatingHeld[addr]
+		switch {
+		case !ok:
+			return nil, notFound("address not routed")
+		case holder != "network "+n.uuid:
+			return nil, &apiError{status: http.StatusForbidden, msg: "address not routed by this network"}
+		}
+		delete(s.floatingHeld, addr)
+		n.events = appendEvent(n.events, apiFQDN, "unroute request from REST API", nil)
+		return nil, nil
+	})
+}
+
+// networkActive is @requires_network_active (base.py da448b1a).
+func networkActive(n *network) *apiError {
+	if n.state != stateCreated {
+		return &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("network %s is not ready (%s)", n.uuid, n.state)}
+	}
+	return nil
+}

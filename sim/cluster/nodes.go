@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 )
@@ -272,4 +273,79 @@ func (s *Server) resourcesEvent(n *node) event {
 		"memory_total_instance_actual": n.measured.memory, "disk_free_instances": free << 30,
 		"instances_total": total, "instances_active": active, "node_queue_waiting": 0, "is_hypervisor": n.hypervisor,
 	}}
+}
+
+// simProcesses are the Shakenfist processes whose metrics a simulated node
+// records (daemons/resources.py _emit_process_metrics at da448b1a names
+// them by process name, non-alphanumerics made "_").
+var simProcesses = []string{"sf_api", "sf_cleaner", "sf_cluster", "sf_eventlog", "sf_net", "sf_queues", "sf_resources", "sf_sidechannel"}
+
+// processMetrics is what Node.process_metrics holds: for each process,
+// process_cpu_time_<p>, process_age_<p> and process_cpu_fraction_<p>
+// (the time over the age). The fractions are Config.CPUHogs', else 0.02.
+func (s *Server) processMetrics(n *node) map[string]float64 {
+	age := max(time.Since(s.start).Seconds(), 60) + 3600
+	out := map[string]float64{}
+	for _, p := range simProcesses {
+		frac := 0.02
+		if f, ok := s.cfg.CPUHogs[n.name][p]; ok {
+			frac = f
+		}
+		out["process_cpu_time_"+p] = frac * age
+		out["process_age_"+p] = age
+		out["process_cpu_fraction_"+p] = frac
+	}
+	for p, f := range s.cfg.CPUHogs[n.name] {
+		out["process_cpu_time_"+p] = f * age
+		out["process_age_"+p] = age
+		out["process_cpu_fraction_"+p] = f
+	}
+	return out
+}
+
+// handleNodeProcessMetrics is NodeProcessMetricsEndpoint.get (admin,
+// da448b1a external_api/node.py): 404 "node not found", else the node's
+// process metrics (an object; the swagger example's list is wrong).
+func (s *Server) handleNodeProcessMetrics(w http.ResponseWriter, r *http.Request, caller string) {
+	if _, err := s.params(r, "NodeProcessMetricsEndpoint.get"); err != nil {
+		writeError(w, err)
+		return
+	}
+	if !s.requireAdmin(w, r, caller) {
+		return
+	}
+	s.mu.Lock()
+	n := s.findNode(r.PathValue("ref"))
+	var out map[string]float64
+	if n != nil {
+		out = s.processMetrics(n)
+	}
+	s.mu.Unlock()
+	if n == nil {
+		writeError(w, notFound("node not found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleAdminLocks is AdminLocksEndpoint.get (admin, da448b1a
+// external_api/admin.py): the locks etcd holds, keyed by lock. The
+// simulated cluster's maintenance daemon on its first node always holds
+// the cluster lock, as admin_locks_get_example shows it; the 2026 answer
+// (the same route) is unverified.
+func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller string) {
+	if _, err := s.params(r, "AdminLocksEndpoint.get"); err != nil {
+		writeError(w, err)
+		return
+	}
+	if !s.requireAdmin(w, r, caller) {
+		return
+	}
+	out := map[string]any{}
+	s.mu.Lock()
+	if len(s.nodes) > 0 {
+		out["/sflocks/sf/cluster/"] = map[string]any{"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
 }

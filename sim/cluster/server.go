@@ -45,15 +45,18 @@ type Server struct {
 	networks   map[string]*network
 	ifaces     map[string]*iface
 	floatSeq   int
-	start      time.Time
-	tokens     map[string]token
-	timers     map[uint64]*time.Timer
-	timerSeq   uint64
-	seq        uint64
-	vxid       int
-	script     []ScriptedAnswer
-	scriptPos  int
-	scriptUsed int
+	// floatingHeld are the floating network's reserved addresses and
+	// their holders (interfaces.go reserveFloating).
+	floatingHeld map[string]string
+	start        time.Time
+	tokens       map[string]token
+	timers       map[uint64]*time.Timer
+	timerSeq     uint64
+	seq          uint64
+	vxid         int
+	script       []ScriptedAnswer
+	scriptPos    int
+	scriptUsed   int
 
 	httpSrv   *http.Server
 	url       string
