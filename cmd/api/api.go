@@ -33,6 +33,7 @@ type Options struct {
 // NewCmd builds `shakectl api`. runF, when not nil, replaces the run.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{In: f.IOStreams.In, Context: f.Context}
+	var req request
 	c := &cobra.Command{
 		Use:   "api METHOD PATH",
 		Short: "Make an authenticated Shakenfist API request",
@@ -60,13 +61,21 @@ for stdin) sends a file's JSON as the body instead. Standard input can feed one 
   shakectl api POST /instances --input create.json --retry-transient-capacity
   shakectl api GET /nodes | jq -r '.[] | select(.is_hypervisor) | .name'`,
 		Args: cmdutil.RefArgs("METHOD", "PATH"),
-		RunE: func(_ *cobra.Command, args []string) error {
+		// The request is made of the arguments and flags before anything
+		// is resolved or sent.
+		PreRunE: func(_ *cobra.Command, args []string) (err error) {
 			o.Method, o.Path = args[0], args[1]
 			if runF != nil {
-				return runF(o)
+				return nil
 			}
-			return run(f, o)
+			req, err = o.request()
+			return err
 		},
+	}
+	if runF != nil {
+		cmdutil.Local(c, func(*cobra.Command, []string) error { return runF(o) })
+	} else {
+		cmdutil.Verb(f, c, func(s *cmdutil.Session, _ []string) error { return run(s, req) })
 	}
 	fl := c.Flags()
 	fl.VarP(&fieldFlag{typed: true, list: &o.Fields}, "field", "F", "add a typed parameter KEY=VALUE to the JSON body (repeat)")
@@ -304,19 +313,20 @@ func typedFieldValue(ctx context.Context, s string, in io.Reader) (any, error) {
 	return s, nil
 }
 
-func run(f *cmdutil.Factory, o *Options) error {
-	method, path, body, err := o.Request()
-	if err != nil {
-		return err
-	}
-	s, err := cmdutil.NewSession(f, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ctx, cancel := s.RetryContext()
-	defer cancel()
-	resp, callErr := s.Client.Raw(ctx, method, path, body)
+// request is what the command sends.
+type request struct {
+	method, path string
+	body         []byte
+}
+
+func (o *Options) request() (r request, err error) {
+	r.method, r.path, r.body, err = o.Request()
+	return r, err
+}
+
+func run(s *cmdutil.Session, r request) error {
+	f, method, path := s.F, r.method, r.path
+	resp, callErr := s.Client.Raw(s.Ctx, method, path, r.body)
 	callErr = cmdutil.AsRouteNotFound(callErr, method, path)
 	if resp == nil || len(bytes.TrimSpace(resp.Body)) == 0 {
 		return callErr

@@ -22,7 +22,7 @@ func NewCmdCache(f *cmdutil.Factory) *cobra.Command {
 		shared    bool
 		namespace string
 	)
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "cache URL",
 		Short: "Have the cluster fetch an image from a URL, and wait for it",
 		Long: `Ask the cluster to fetch the image at URL into an artifact (created if new,
@@ -46,25 +46,19 @@ namespace may make shared artifacts (--shared).`,
   shakectl artifact cache https://images.example/big.qcow2 --timeout 10m`,
 		Args:              cmdutil.RefArgs("URL"),
 		ValidArgsFunction: cobra.NoFileCompletions,
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := s.Client.CacheArtifact(s.Ctx, args[0], shared, namespace)
-			if err != nil {
-				return err
-			}
-			if s.Cfg.Async != "continue" {
-				a, err = awaitFetch(s, a)
-			}
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(artifactResource.Detail(a))
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		a, err := s.Client.CacheArtifact(s.Ctx, args[0], shared, namespace)
+		if err != nil {
+			return err
+		}
+		if s.Cfg.Async != "continue" {
+			a, err = awaitFetch(s, a)
+		}
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(artifactResource.Detail(a))
+	})
 	c.Flags().BoolVar(&shared, "shared", false, "share the artifact with every namespace (system only)")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to hold the artifact")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))

@@ -8,20 +8,14 @@ import (
 
 // NewCmdDeleteMetadata builds `shakectl artifact delete-metadata`.
 func NewCmdDeleteMetadata(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Verb(f, &cobra.Command{
 		Use:               "delete-metadata ARTIFACT KEY",
 		Short:             "Delete a metadata key of an artifact",
 		Long:              `Remove KEY from the artifact's metadata. Prints nothing.`,
 		Example:           `  shakectl artifact delete-metadata debian-12.qcow2 owner`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "KEY"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return s.Client.DeleteArtifactMetadata(s.Ctx, args[0], args[1])
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		return s.Client.DeleteArtifactMetadata(s.Ctx, args[0], args[1])
+	})
 }

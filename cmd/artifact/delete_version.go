@@ -10,7 +10,7 @@ import (
 
 // NewCmdDeleteVersion builds `shakectl artifact delete-version`.
 func NewCmdDeleteVersion(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Verb(f, &cobra.Command{
 		Use:   "delete-version ARTIFACT INDEX",
 		Short: "Delete one version of an artifact",
 		Long: `Delete the version INDEX of an artifact (artifact versions lists them) and
@@ -19,24 +19,19 @@ index the artifact does not have is not found (exit 5).`,
 		Example:           `  shakectl artifact delete-version debian-12.qcow2 3`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "INDEX"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			idx, err := strconv.Atoi(args[1])
-			if err != nil || idx < 0 {
-				return cmdutil.UsageErrorf("INDEX %q is not a version index (a whole number)", args[1])
-			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := s.Client.DeleteArtifactVersion(s.Ctx, args[0], idx)
-			if err != nil {
-				return err
-			}
-			if a == nil {
-				return nil
-			}
-			return s.PrintDetail(artifactResource.Detail(a))
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		idx, err := strconv.Atoi(args[1])
+		if err != nil || idx < 0 {
+			return cmdutil.UsageErrorf("INDEX %q is not a version index (a whole number)", args[1])
+		}
+
+		a, err := s.Client.DeleteArtifactVersion(s.Ctx, args[0], idx)
+		if err != nil {
+			return err
+		}
+		if a == nil {
+			return nil
+		}
+		return s.PrintDetail(artifactResource.Detail(a))
+	})
 }

@@ -15,7 +15,7 @@ import (
 // NewCmdDownload builds `shakectl artifact download`.
 func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	var clobber bool
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "download ARTIFACT DEST",
 		Short: "Download an artifact's newest version to a file",
 		Long: `Download the newest version of ARTIFACT to DEST (a file, or a directory to
@@ -42,39 +42,34 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 			}
 			return cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f))(c, args, s)
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			dest, err := cmdutil.DownloadDest(args[1], args[0], clobber)
-			if err != nil {
-				return err
-			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := s.Client.GetArtifact(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			cur, ok := a.CurrentBlob()
-			if a.BlobUUID == "" || !ok {
-				return fmt.Errorf("artifact %s has no versions to download", args[0])
-			}
-			b, err := s.Client.GetBlob(s.Ctx, cur.UUID)
-			if err != nil {
-				return err
-			}
-			var want string
-			if b.SHA512 != nil {
-				want = *b.SHA512
-			}
-			got, n, err := cmdutil.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		dest, err := cmdutil.DownloadDest(args[1], args[0], clobber)
+		if err != nil {
+			return err
+		}
+
+		a, err := s.Client.GetArtifact(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		cur, ok := a.CurrentBlob()
+		if a.BlobUUID == "" || !ok {
+			return fmt.Errorf("artifact %s has no versions to download", args[0])
+		}
+		b, err := s.Client.GetBlob(s.Ctx, cur.UUID)
+		if err != nil {
+			return err
+		}
+		var want string
+		if b.SHA512 != nil {
+			want = *b.SHA512
+		}
+		got, n, err := cmdutil.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
+	})
 	cmdutil.AddClobberFlag(c, &clobber)
 	return c
 }

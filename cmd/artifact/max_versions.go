@@ -10,7 +10,7 @@ import (
 
 // NewCmdMaxVersions builds `shakectl artifact max-versions`.
 func NewCmdMaxVersions(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Verb(f, &cobra.Command{
 		Use:   "max-versions ARTIFACT N",
 		Short: "Set how many versions an artifact keeps",
 		Long: `Set the most versions the artifact keeps; when a new version would make
@@ -19,17 +19,12 @@ removes nothing until the next version is added. Prints nothing.`,
 		Example:           `  shakectl artifact max-versions debian-12.qcow2 5`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "N"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			n, err := strconv.Atoi(args[1])
-			if err != nil || n < 1 {
-				return cmdutil.UsageErrorf("N %q is not a number of versions (1 or more)", args[1])
-			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return s.Client.SetArtifactMaxVersions(s.Ctx, args[0], n)
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 {
+			return cmdutil.UsageErrorf("N %q is not a number of versions (1 or more)", args[1])
+		}
+
+		return s.Client.SetArtifactMaxVersions(s.Ctx, args[0], n)
+	})
 }

@@ -16,7 +16,7 @@ func NewCmdUpload(f *cmdutil.Factory) *cobra.Command {
 		resume   string
 		reupload bool
 	)
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "upload NAME FILE",
 		Short: "Upload a file as a new version of the artifact NAME",
 		Long: `Upload FILE and make it the newest version of the artifact NAME (created if
@@ -49,31 +49,26 @@ again.`,
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			name, path := args[0], args[1]
-			if containsSlash(name) {
-				return cmdutil.UsageErrorf("NAME %q holds a /; an artifact name may not (the server's route cannot carry it)", name)
-			}
-			file, size, err := cmdutil.OpenUpload(path)
-			if err != nil {
-				return err
-			}
-			defer file.Close()
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			a, err := cmdutil.UploadFile(s, name, file, path, size, req, resume, reupload,
-				func(id string) string {
-					return fmt.Sprintf("shakectl artifact upload %s %s --resume %s", name, path, id)
-				})
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(artifactResource.Detail(a))
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		name, path := args[0], args[1]
+		if containsSlash(name) {
+			return cmdutil.UsageErrorf("NAME %q holds a /; an artifact name may not (the server's route cannot carry it)", name)
+		}
+		file, size, err := cmdutil.OpenUpload(path)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+
+		a, err := cmdutil.UploadFile(s, name, file, path, size, req, resume, reupload,
+			func(id string) string {
+				return fmt.Sprintf("shakectl artifact upload %s %s --resume %s", name, path, id)
+			})
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(artifactResource.Detail(a))
+	})
 	c.Flags().StringVar(&req.SourceURL, "source-url", "", "the artifact's source URL (default sf://upload/NAMESPACE/NAME)")
 	c.Flags().StringVar(&req.SourceURL, "source_url", "", "sf-client's spelling of --source-url")
 	cmdutil.Must(c.Flags().MarkHidden("source_url"))

@@ -15,7 +15,7 @@ import (
 // NewCmdShow builds `shakectl cluster-operation show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
 	var chain, wait bool
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "show OP_TYPE/OP_UUID | OP_TYPE OP_UUID | --chain OP_UUID",
 		Short: "Show one cluster operation, or the chain of operations it depends on",
 		Long: `Show a cluster operation of a 2026 server: GET
@@ -42,40 +42,35 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 			}
 			return &cmdutil.UsageError{Msg: c.CommandPath() + " needs OP_TYPE/OP_UUID, OP_TYPE OP_UUID, or --chain OP_UUID", Command: c.CommandPath()}
 		},
-		RunE: func(c *cobra.Command, args []string) error {
-			h, err := parseHandle(args, chain)
+	}, func(s *cmdutil.Session, args []string) error {
+		h, err := parseHandle(args, chain)
+		if err != nil {
+			return &cmdutil.UsageError{Msg: err.Error(), Command: s.F.Command.CommandPath()}
+		}
+
+		if chain && wait {
+			return &cmdutil.UsageError{Msg: "--chain and --wait do not go together", Command: s.F.Command.CommandPath()}
+		}
+		start := time.Now()
+		if chain {
+			ops, err := s.Client.ClusterOperationChain(s.Ctx, h.OpUUID)
 			if err != nil {
-				return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
+				return unsupported(err, "GET /clusteroperations/{uuid}/chain")
 			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if chain && wait {
-				return &cmdutil.UsageError{Msg: "--chain and --wait do not go together", Command: c.CommandPath()}
-			}
-			start := time.Now()
-			if chain {
-				ops, err := s.Client.ClusterOperationChain(s.Ctx, h.OpUUID)
-				if err != nil {
-					return unsupported(err, "GET /clusteroperations/{uuid}/chain")
-				}
-				return s.PrintList(operationResource.List(ops))
-			}
-			if err := requireOperations(s); err != nil {
-				return err
-			}
-			if wait {
-				return Follow(s, start, "as asked", h)
-			}
-			op, err := s.Client.GetClusterOperation(s.Ctx, h)
-			if err != nil {
-				return unsupported(err, "GET /clusteroperations/{op_type}/{op_uuid}")
-			}
-			return s.PrintDetail(operationResource.Detail(op))
-		},
-	}
+			return s.PrintList(operationResource.List(ops))
+		}
+		if err := requireOperations(s); err != nil {
+			return err
+		}
+		if wait {
+			return Follow(s, start, "as asked", h)
+		}
+		op, err := s.Client.GetClusterOperation(s.Ctx, h)
+		if err != nil {
+			return unsupported(err, "GET /clusteroperations/{op_type}/{op_uuid}")
+		}
+		return s.PrintDetail(operationResource.Detail(op))
+	})
 	c.Flags().BoolVar(&wait, "wait", false, "wait until the operation is complete, or fail when it ends in error or abort")
 	c.Flags().BoolVar(&chain, "chain", false, "list the operation and the operations it depends on, newest first")
 	return c

@@ -1,56 +1,37 @@
 package cmdutil
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// ClientAnnotation marks a client command group: "true", or the client
-// settings the command takes, comma-separated ("api-url,context" on proxy
-// and wrap, which stand in front of the API and hold no credentials).
-const ClientAnnotation = "shakectl/client"
-
 // HandlesSignalsAnnotation marks a command that subscribes to SIGINT and
 // SIGTERM itself (wrap), so the run does not cancel its context on them.
 const HandlesSignalsAnnotation = "shakectl/handles-signals"
 
 // CheckClientFlags refuses a client flag given to a command that does not
-// talk to the Shakenfist API, or that takes only some of the client
-// settings. A command's own flag of the same name (parking-probe's
-// per-request --timeout) is its own, and allowed.
+// take that option (OptionsOf), naming what does: the message comes from
+// the commands' declarations. A command's own flag of the same name
+// (parking-probe's per-request --timeout) is its own, and allowed.
 func CheckClientFlags(c *cobra.Command) error {
-	var takes []string
-	for p := c; p != nil; p = p.Parent() {
-		if v, ok := p.Annotations[ClientAnnotation]; ok {
-			if v == "true" {
-				return nil
-			}
-			takes = strings.Split(v, ",")
-			break
-		}
-	}
 	root := c.Root()
-	for _, setting := range Settings() {
-		if setting.Scope != ClientCommands || Contains(takes, setting.Name) {
+	takes := OptionsOf(c)
+	for _, name := range ClientOptionNames() {
+		if slices.Contains(takes, name) {
 			continue
 		}
-		name := setting.Name
 		global := root.PersistentFlags().Lookup(name)
-		if global == nil || !global.Changed || c.LocalNonPersistentFlags().Lookup(name) != nil {
+		if global == nil || !global.Changed || c.Flags().Lookup(name) != global {
 			continue
 		}
-		if takes != nil {
-			return &UsageError{
-				Msg:     "--" + name + " does not apply to " + c.CommandPath() + ": it holds no credentials and of the client's settings takes only --" + strings.Join(takes, ", --"),
-				Command: c.CommandPath(),
-			}
+		why := "it configures the Shakenfist API client (" + strings.Join(takenBy(root, name), ", ") + ")"
+		if len(takes) > 0 {
+			why = "of the client's settings it takes only --" + strings.Join(takes, ", --")
 		}
-		return &UsageError{
-			Msg:     "--" + name + " does not apply to " + c.CommandPath() + ": it configures the Shakenfist API client (instance, network, node, namespace, api, config)",
-			Command: c.CommandPath(),
-		}
+		return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": " + why, Command: c.CommandPath()}
 	}
 	return nil
 }

@@ -197,6 +197,9 @@ func completeFromAPI(f *Factory, list func(context.Context, *client.Client) ([]n
 		if f.Client == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
+		// A completion request runs Cobra's __complete: the configuration
+		// reads the flags of the command being completed.
+		f.Command = c
 		api, err := f.Client()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp

@@ -252,7 +252,7 @@ func TestCompleteNamespaceFlagThroughCobra(t *testing.T) {
 		}
 		return client.New(client.Options{APIURL: cfg.APIURL, Namespace: "system", Key: "k"})
 	}
-	got, directive := clitest.RunComplete(t, f, out, "version", "--api-url", srv.URL, "--namespace", "")
+	got, directive := clitest.RunComplete(t, f, out, "instance", "list", "--api-url", srv.URL, "--namespace", "")
 	if strings.Join(got, " ") != "ci system" || directive != clitest.NoFileCompLine {
 		t.Errorf("--namespace <TAB> offers %q (%s)", got, directive)
 	}

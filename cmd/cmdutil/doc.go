@@ -1,6 +1,40 @@
-// Package cmdutil holds what every command shares: the Factory that hands
-// commands their dependencies, the resolved configuration, typed errors and
-// the one mapping from errors to exit codes, output flag checks, name
-// completion from the API, wait helpers, and the declarative resource model
-// (Resource[T]) from which list and show commands are built.
+// Package cmdutil is the kernel every command stands on: the Factory that
+// hands commands their dependencies, the Session of an API command, the
+// typed settings and the resolved Config, and the errors and exit codes of
+// its own types.
+//
+// # One way to write a command
+//
+// The Cobra command is the declaration and the kernel adds the run (the
+// rule of hcloud's base.Cmd):
+//
+//		c := &cobra.Command{Use: "show INSTANCE", Short: "…", Args: cmdutil.RefArgs("INSTANCE")}
+//		c.Flags().BoolVar(&all, "all", false, "…")
+//		return cmdutil.Verb(f, c, func(s *cmdutil.Session, args []string) error {
+//			inst, err := s.Client.GetInstance(s.Ctx, args[0])
+//			…
+//		})
+//
+//	  - Verb is a command that talks to the Shakenfist API: the kernel opens
+//	    the Session (configuration, client, the context of its requests)
+//	    before the run and closes it after. It takes every client option.
+//	  - Local is a command that does not (version, sim, proxy, context …):
+//	    its run gets the command and its arguments. It takes no client
+//	    option unless Takes declares some (proxy and wrap take the API URL).
+//	  - A declaration has no RunE of its own; a check that must refuse before
+//	    anything is resolved or sent is its Args or PreRunE.
+//	  - The generic builders (list, show, events, metadata, delete-all …) are
+//	    Verbs too, made from a resource's description.
+//
+// Nothing else opens a session or sets a RunE: cmd/root's tree test walks
+// every command and fails on one the kernel did not build
+// (KernelAnnotation), and scans the sources for a hand-made run.
+//
+// # Options
+//
+// Every setting is declared once (Settings): flag, environment, config
+// key, default, completion, secret or not. A command's --help lists the
+// options it takes and no other (BindOptions), and a client flag given to a
+// command that does not take it is refused with a message made from the
+// declarations (CheckClientFlags).
 package cmdutil

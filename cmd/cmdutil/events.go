@@ -79,15 +79,14 @@ bounds a 2026 server enforces; its default is 100).`,
 	})
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
-	run := c.RunE
-	c.RunE = func(cmd *cobra.Command, args []string) error {
+	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := CheckEventsLimit(cmd, q.Limit); err != nil {
 			return err
 		}
 		if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
 			return UsageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(EventTypes, ", "))
 		}
-		return run(cmd, args)
+		return nil
 	}
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (the server's event_type)")
 	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events, 1-1000 (the server's default: 100)")

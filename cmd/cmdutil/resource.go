@@ -75,19 +75,14 @@ func NewListCmd[T any](f *Factory, r Resource[T], spec ListSpec[T]) *cobra.Comma
 		Long:    spec.Long,
 		Example: spec.Example,
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			items, err := spec.Fetch(s.Client, s.Ctx, all)
-			if err != nil {
-				return err
-			}
-			return s.PrintList(r.List(items))
-		},
 	}
+	Verb(f, c, func(s *Session, _ []string) error {
+		items, err := spec.Fetch(s.Client, s.Ctx, all)
+		if err != nil {
+			return err
+		}
+		return s.PrintList(r.List(items))
+	})
 	if spec.WithAll {
 		c.Flags().BoolVarP(&all, "all", "a", false, "include deleted "+r.Plural)
 	}

@@ -17,35 +17,45 @@ import (
 )
 
 // Session is what an API command starts from: the resolved configuration,
-// the client, and a context bounded by --timeout.
+// the client, and the context of its requests. Only the kernel makes one
+// (Verb): no command opens a session by hand.
 type Session struct {
 	F      *Factory
 	Cfg    *Config
 	Client *client.Client
+	// Ctx is the context of every request of the command. It is bounded
+	// by --timeout, except under --retry-transient-capacity: there the
+	// deadline bounds the client's sleeping between attempts, and the
+	// request sent after the last sleep keeps its own per-request timeout
+	// (shakenfist capacity_refusals.md at 0c24a714: "the request issued
+	// after the last sleep is not itself cut short"). The rule is decided
+	// here, where the session is made, so no command has to remember it.
 	Ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// NewSession resolves the configuration and builds the client. beforeClient,
-// when set, may adjust the configuration first (instance create's
-// --namespace also authenticates when no namespace is configured).
-func NewSession(f *Factory, beforeClient func(*Config)) (*Session, error) {
+// newSession resolves the configuration and builds the client. prepare,
+// when set, may adjust the configuration first.
+func newSession(f *Factory, prepare func(*Config)) (*Session, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	if beforeClient != nil {
-		beforeClient(cfg)
+	if prepare != nil {
+		prepare(cfg)
 	}
 	c, err := f.Client()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := commandContext(f, cfg)
+	if cfg.RetryTransientCapacity {
+		ctx, cancel = context.WithCancel(f.Context)
+	}
 	return &Session{F: f, Cfg: cfg, Client: c, Ctx: ctx, cancel: cancel}, nil
 }
 
-func (s *Session) Close() { s.cancel() }
+func (s *Session) close() { s.cancel() }
 
 func (s *Session) PrintList(l output.List) error {
 	return output.PrintList(s.F.IOStreams, s.Cfg.Output, l)
@@ -150,19 +160,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// RetryContext is the context of a request that --retry-transient-capacity
-// may repeat. Under it the deadline bounds the sleeping between attempts,
-// and the request sent after the last sleep keeps its own per-request
-// timeout (shakenfist capacity_refusals.md at 0c24a714: "the request
-// issued after the last sleep is not itself cut short"), so the request gets the run's context, the retry budget
-// being that deadline; otherwise the session's, bounded by --timeout.
-func (s *Session) RetryContext() (context.Context, context.CancelFunc) {
-	if s.Cfg.RetryTransientCapacity {
-		return context.WithCancel(s.F.Context)
-	}
-	return s.Ctx, func() {}
 }
 
 // WithDeadline bounds ctx by d (none when d is 0); on expiry its cause is a

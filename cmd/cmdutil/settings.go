@@ -245,22 +245,33 @@ func parseBool(raw any, key string) (bool, error) {
 	return false, UsageErrorf("invalid value %q for %s: want true or false", s, key)
 }
 
-// AddSettingFlags defines every setting's flag on the root, persistent, so
-// "shakectl --timeout 30s instance create" parses as it always has, and
-// registers its completion.
+// AddSettingFlags defines the flags of the settings every command takes on
+// the root, persistent, and a hidden copy of each client option's
+// (BindOptions says why), and registers their completion.
 func AddSettingFlags(root *cobra.Command, f *Factory) {
-	pf := root.PersistentFlags()
+	addSettingFlags(root, f, func(s Setting) bool { return s.Scope == EveryCommand }, false)
+	addSettingFlags(root, f, func(s Setting) bool { return s.Scope == ClientCommands }, true)
+	Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
+}
+
+// addSettingFlags defines the persistent flags of the settings keep
+// selects on c.
+func addSettingFlags(c *cobra.Command, f *Factory, keep func(Setting) bool, hidden bool) {
+	pf := c.PersistentFlags()
 	for _, s := range Settings() {
+		if !keep(s) {
+			continue
+		}
 		if s.Bool {
 			pf.BoolP(s.Name, s.Shorthand, s.Default == "true", s.Usage)
 		} else {
 			pf.StringP(s.Name, s.Shorthand, s.Default, s.Usage)
 		}
-		if s.Complete != nil {
-			Must(root.RegisterFlagCompletionFunc(s.Name, s.Complete(f)))
+		pf.Lookup(s.Name).Hidden = hidden
+		if s.Complete != nil && !hidden {
+			Must(c.RegisterFlagCompletionFunc(s.Name, s.Complete(f)))
 		}
 	}
-	Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
 }
 
 // SettingsHelp lists every setting for the "configuration" help topic:

@@ -42,27 +42,18 @@ func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
 	for _, a := range spec.Optional {
 		use += " [" + a + "]"
 	}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:               use,
 		Short:             spec.Short,
 		Long:              spec.Long,
 		Example:           spec.Example,
 		Args:              optionalArgs(spec.Args, spec.Optional),
 		ValidArgsFunction: CompletePositions(spec.Complete...),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if spec.Check != nil {
-				if err := spec.Check(args); err != nil {
-					return err
-				}
-			}
-			s, err := NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return spec.Run(s, args)
-		},
 	}
+	if spec.Check != nil {
+		c.PreRunE = func(_ *cobra.Command, args []string) error { return spec.Check(args) }
+	}
+	return Verb(f, c, spec.Run)
 }
 
 // GroupSpec is a noun's command group: "<noun> <command>", also spelled

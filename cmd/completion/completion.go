@@ -43,7 +43,7 @@ func WriteCompletion(root *cobra.Command, shell string, noDesc bool, w io.Writer
 // script goes, including the places the deb and rpm packages use.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var noDesc bool
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "completion {bash|zsh|fish|powershell}",
 		Short: "Print the shell completion script for bash, zsh, fish or powershell",
 		Long: `Print a script that makes your shell complete shakectl's commands, flags and
@@ -114,10 +114,9 @@ what the shell is offered.`,
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error {
-			return WriteCompletion(c.Root(), args[0], noDesc, f.IOStreams.Out)
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		return WriteCompletion(c.Root(), args[0], noDesc, f.IOStreams.Out)
+	})
 	c.Flags().BoolVar(&noDesc, "no-descriptions", false, "leave out the descriptions shown next to each candidate")
 	return c
 }

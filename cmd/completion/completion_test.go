@@ -113,8 +113,8 @@ func TestCompleteFixedFlagValues(t *testing.T) {
 	}{
 		{[]string{"version", "-o", ""}, []string{"table", "simple", "json", "yaml"}},
 		{[]string{"version", "--output", "j"}, []string{"json"}},
-		{[]string{"version", "--async", ""}, []string{"continue", "pause", "block"}},
-		{[]string{"version", "--async", "b"}, []string{"block"}},
+		{[]string{"instance", "list", "--async", ""}, []string{"continue", "pause", "block"}},
+		{[]string{"instance", "list", "--async", "b"}, []string{"block"}},
 	}
 	for _, tt := range tests {
 		f, out, _ := clitest.CompletionTestFactory(t)

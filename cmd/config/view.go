@@ -10,7 +10,7 @@ import (
 )
 
 func newCmdView(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Takes(cmdutil.Local(&cobra.Command{
 		Use:   "view",
 		Short: "Print the effective configuration and where each value came from",
 		Long: `Print every setting as a command would use it, and its source: a flag, an
@@ -21,14 +21,13 @@ it came from.`,
   SHAKECTL_OUTPUT=yaml shakectl config view --timeout 2m
   shakectl config view -o json | jq -r '."api-url".source'`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			return printConfigView(f.IOStreams, cfg)
-		},
-	}
+	}, func(_ *cobra.Command, _ []string) error {
+		cfg, err := f.Config()
+		if err != nil {
+			return err
+		}
+		return printConfigView(f.IOStreams, cfg)
+	}), cmdutil.ClientOptionNames()...)
 }
 
 func printConfigView(s *output.IOStreams, cfg *cmdutil.Config) error {

@@ -17,69 +17,68 @@ import (
 func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 	var apiURL, namespace string
 	var keyStdin, use bool
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:     "create NAME --api-url URL --namespace NS [--key-stdin]",
 		Short:   "Create a context",
 		Example: `  printf %s "$KEY" | shakectl context create prod --api-url http://sf/api --namespace ops --key-stdin --use`,
 		Args:    cmdutil.RefArgs("NAME"),
-		RunE: func(c *cobra.Command, args []string) error {
-			name := args[0]
-			// Everything the user gave is checked, and the key read, before
-			// the config file is touched: a bad value or Ctrl-C saves
-			// nothing (issue 28, item 3).
-			if err := checkContextName(name); err != nil {
+	}, func(c *cobra.Command, args []string) error {
+		name := args[0]
+		// Everything the user gave is checked, and the key read, before
+		// the config file is touched: a bad value or Ctrl-C saves
+		// nothing (issue 28, item 3).
+		if err := checkContextName(name); err != nil {
+			return err
+		}
+		ctx := map[string]string{}
+		if apiURL != "" {
+			if err := checkAPIURL(apiURL); err != nil {
 				return err
 			}
-			ctx := map[string]string{}
-			if apiURL != "" {
-				if err := checkAPIURL(apiURL); err != nil {
-					return err
-				}
-				ctx["api-url"] = apiURL
+			ctx["api-url"] = apiURL
+		}
+		if namespace != "" {
+			if strings.ContainsFunc(namespace, unicode.IsControl) || strings.ContainsAny(namespace, " /") {
+				return cmdutil.UsageErrorf("invalid --namespace %q: a namespace is one word, without spaces, slashes or control characters", namespace)
 			}
-			if namespace != "" {
-				if strings.ContainsFunc(namespace, unicode.IsControl) || strings.ContainsAny(namespace, " /") {
-					return cmdutil.UsageErrorf("invalid --namespace %q: a namespace is one word, without spaces, slashes or control characters", namespace)
-				}
-				ctx["namespace"] = namespace
-			}
-			if keyStdin {
-				b := userfile.Key("--key-stdin")
-				b.Prompt = f.IOStreams.ErrOut
-				raw, err := userfile.Read(f.Context, f.IOStreams.In, userfile.Stdin, b)
-				if err != nil {
-					return cmdutil.ReadFileError(err)
-				}
-				key, err := userfile.ParseKey(raw, "--key-stdin")
-				if err != nil {
-					return cmdutil.ReadFileError(err)
-				}
-				ctx["key"] = key
-			}
-			path, err := contextFile(c, f)
+			ctx["namespace"] = namespace
+		}
+		if keyStdin {
+			b := userfile.Key("--key-stdin")
+			b.Prompt = f.IOStreams.ErrOut
+			raw, err := userfile.Read(f.Context, f.IOStreams.In, userfile.Stdin, b)
 			if err != nil {
-				return err
+				return cmdutil.ReadFileError(err)
 			}
-			err = cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
-				if _, exists := doc.Contexts[name]; exists {
-					return cmdutil.UsageErrorf("context %q exists; delete it first", name)
-				}
-				if doc.Contexts == nil {
-					doc.Contexts = map[string]map[string]string{}
-				}
-				doc.Contexts[name] = ctx
-				if use {
-					doc.CurrentContext = name
-				}
-				return nil
-			})
+			key, err := userfile.ParseKey(raw, "--key-stdin")
 			if err != nil {
-				return err
+				return cmdutil.ReadFileError(err)
 			}
-			fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)
+			ctx["key"] = key
+		}
+		path, err := contextFile(c, f)
+		if err != nil {
+			return err
+		}
+		err = cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+			if _, exists := doc.Contexts[name]; exists {
+				return cmdutil.UsageErrorf("context %q exists; delete it first", name)
+			}
+			if doc.Contexts == nil {
+				doc.Contexts = map[string]map[string]string{}
+			}
+			doc.Contexts[name] = ctx
+			if use {
+				doc.CurrentContext = name
+			}
 			return nil
-		},
-	}
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)
+		return nil
+	})
 	c.Flags().StringVar(&apiURL, "api-url", "", "the cloud's API URL")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to authenticate to")
 	c.Flags().BoolVar(&keyStdin, "key-stdin", false, "read the API key from standard input (never from argv)")

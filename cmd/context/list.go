@@ -11,31 +11,30 @@ import (
 )
 
 func newCmdList(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Local(&cobra.Command{
 		Use:   "list",
 		Short: "List the contexts; the current one is marked ACTIVE",
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			_, doc, cfg, err := read(c, f)
-			if err != nil {
-				return err
+	}, func(c *cobra.Command, _ []string) error {
+		_, doc, cfg, err := read(c, f)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(doc.Contexts))
+		for n := range doc.Contexts {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		l := output.List{Columns: []output.Column{{Header: "ACTIVE"}, {Header: "NAME"}, {Header: "API-URL"}, {Header: "NAMESPACE"}}}
+		for _, n := range names {
+			active := ""
+			if n == doc.CurrentContext {
+				active = "*"
 			}
-			names := make([]string, 0, len(doc.Contexts))
-			for n := range doc.Contexts {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			l := output.List{Columns: []output.Column{{Header: "ACTIVE"}, {Header: "NAME"}, {Header: "API-URL"}, {Header: "NAMESPACE"}}}
-			for _, n := range names {
-				active := ""
-				if n == doc.CurrentContext {
-					active = "*"
-				}
-				ctx := doc.Contexts[n]
-				l.Rows = append(l.Rows, []string{active, n, redact.URL(ctx["api-url"]), ctx["namespace"]})
-				l.Raw = append(l.Raw, contextJSON(n, ctx, n == doc.CurrentContext))
-			}
-			return output.PrintList(f.IOStreams, cfg.Output, l)
-		},
-	}
+			ctx := doc.Contexts[n]
+			l.Rows = append(l.Rows, []string{active, n, redact.URL(ctx["api-url"]), ctx["namespace"]})
+			l.Raw = append(l.Raw, contextJSON(n, ctx, n == doc.CurrentContext))
+		}
+		return output.PrintList(f.IOStreams, cfg.Output, l)
+	})
 }

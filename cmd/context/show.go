@@ -9,31 +9,30 @@ import (
 )
 
 func newCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Local(&cobra.Command{
 		Use:   "show [NAME]",
 		Short: "Show a context (default: the current one), the key redacted",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			path, doc, cfg, err := read(c, f)
-			if err != nil {
-				return err
-			}
-			name := doc.CurrentContext
-			if len(args) == 1 {
-				name = args[0]
-			}
-			ctx, ok := doc.Contexts[name]
-			if !ok {
-				return cmdutil.UsageErrorf("no context %q in %s", name, path)
-			}
-			key := ""
-			if ctx["key"] != "" {
-				key = "[redacted]"
-			}
-			return output.PrintDetail(f.IOStreams, cfg.Output, output.Detail{
-				Fields: []output.Field{{Name: "name", Value: name}, {Name: "api-url", Value: redact.URL(ctx["api-url"])}, {Name: "namespace", Value: ctx["namespace"]}, {Name: "key", Value: key}, {Name: "active", Value: cmdutil.YesNo(name == doc.CurrentContext)}},
-				Raw:    contextJSON(name, ctx, name == doc.CurrentContext),
-			})
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		path, doc, cfg, err := read(c, f)
+		if err != nil {
+			return err
+		}
+		name := doc.CurrentContext
+		if len(args) == 1 {
+			name = args[0]
+		}
+		ctx, ok := doc.Contexts[name]
+		if !ok {
+			return cmdutil.UsageErrorf("no context %q in %s", name, path)
+		}
+		key := ""
+		if ctx["key"] != "" {
+			key = "[redacted]"
+		}
+		return output.PrintDetail(f.IOStreams, cfg.Output, output.Detail{
+			Fields: []output.Field{{Name: "name", Value: name}, {Name: "api-url", Value: redact.URL(ctx["api-url"])}, {Name: "namespace", Value: ctx["namespace"]}, {Name: "key", Value: key}, {Name: "active", Value: cmdutil.YesNo(name == doc.CurrentContext)}},
+			Raw:    contextJSON(name, ctx, name == doc.CurrentContext),
+		})
+	})
 }

@@ -7,12 +7,11 @@ import (
 )
 
 func newCmdUse(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Local(&cobra.Command{
 		Use:   "use NAME",
 		Short: "Make a context the current one",
 		Args:  cmdutil.RefArgs("NAME"),
-		RunE: func(c *cobra.Command, args []string) error {
-			return edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) { doc.CurrentContext = args[0] })
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		return edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) { doc.CurrentContext = args[0] })
+	})
 }

@@ -36,7 +36,7 @@ type Options struct {
 // command lines against simulators started in this process.
 func NewCmd(f *cmdutil.Factory, run func(*cmdutil.Factory, []string) int) *cobra.Command {
 	opts := Options{Run: run, RetryAfter: 1, TeardownLag: 2 * time.Second, ParkBudget: 2 * time.Second}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "demo",
 		Short: "Tour shakectl against embedded simulators (no cluster needed)",
 		Long: `Start a tiny simulated Shakenfist cluster and a simulated atenet router in
@@ -57,10 +57,9 @@ this process, then run real shakectl commands against them while narrating:
 Everything listens on loopback and is gone when the demo ends. It takes
 a few seconds.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return runTour(f, opts)
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		return runTour(f, opts)
+	})
 	c.Flags().BoolVar(&opts.SkipRouter, "skip-router", false, "only tour the cluster client")
 	return c
 }

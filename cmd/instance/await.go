@@ -20,7 +20,7 @@ const (
 // NewCmdAwait builds `shakectl instance await`.
 func NewCmdAwait(f *cmdutil.Factory) *cobra.Command {
 	var state, cond string
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "await INSTANCE",
 		Short: "Wait until an instance's agent is ready (or, with --state, a state)",
 		Long: `Wait until an instance, named by UUID or name, is ready, then print it.
@@ -51,44 +51,40 @@ minute to boot needs --timeout 10m (or --async block) here.`,
   shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --for state --async block`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(c *cobra.Command, args []string) error {
-			state = strings.TrimSpace(state)
-			stateGiven := c.Flags().Changed("state")
-			switch {
-			case cond != awaitAgent && cond != awaitState:
-				return cmdutil.UsageErrorf("--for %q: want agent or state", cond)
-			case stateGiven && c.Flags().Changed("for") && cond == awaitAgent:
-				return cmdutil.UsageErrorf("--state waits for an instance state, --for agent for its agent: give one")
-			case stateGiven:
-				cond = awaitState
+	}, func(s *cmdutil.Session, args []string) error {
+		c := s.F.Command
+		state = strings.TrimSpace(state)
+		stateGiven := c.Flags().Changed("state")
+		switch {
+		case cond != awaitAgent && cond != awaitState:
+			return cmdutil.UsageErrorf("--for %q: want agent or state", cond)
+		case stateGiven && c.Flags().Changed("for") && cond == awaitAgent:
+			return cmdutil.UsageErrorf("--state waits for an instance state, --for agent for its agent: give one")
+		case stateGiven:
+			cond = awaitState
+		}
+		if cond == awaitState {
+			if state == "" {
+				return cmdutil.UsageErrorf("--state must not be empty")
 			}
-			if cond == awaitState {
-				if state == "" {
-					return cmdutil.UsageErrorf("--state must not be empty")
-				}
-				if !slices.Contains(client.InstanceStates(), client.State(state)) {
-					return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(stateNames(), ", "))
-				}
+			if !slices.Contains(client.InstanceStates(), client.State(state)) {
+				return cmdutil.UsageErrorf("--state %q is not an instance state; want one of %s", state, strings.Join(stateNames(), ", "))
 			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
+		}
+
+		start := time.Now()
+		w, target := cmdutil.WatchedInstance(s.Client), client.State(state)
+		if cond == awaitAgent {
+			w, target = cmdutil.WatchedInstanceAgent(s.Client), cmdutil.AgentReadyState
+		}
+		inst, err := cmdutil.WaitFor(s, w, start, nil, args[0], target, cmdutil.UntilState(target), false)
+		if inst != nil {
+			if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
+				err = perr
 			}
-			defer s.Close()
-			start := time.Now()
-			w, target := cmdutil.WatchedInstance(s.Client), client.State(state)
-			if cond == awaitAgent {
-				w, target = cmdutil.WatchedInstanceAgent(s.Client), cmdutil.AgentReadyState
-			}
-			inst, err := cmdutil.WaitFor(s, w, start, nil, args[0], target, cmdutil.UntilState(target), false)
-			if inst != nil {
-				if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
-					err = perr
-				}
-			}
-			return err
-		},
-	}
+		}
+		return err
+	})
 	c.Flags().StringVar(&cond, "for", awaitAgent, "what to wait for: agent (its in-guest agent is ready, as sf-client) or state (--state)")
 	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error (implies --for state)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp)))

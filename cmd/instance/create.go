@@ -209,6 +209,7 @@ func positiveInt(s, name, want string) (int, error) {
 // nil, replaces the run (tests of the flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Command {
 	o := &CreateOptions{In: f.IOStreams.In, Context: f.Context}
+	var req client.CreateInstanceRequest
 	c := &cobra.Command{
 		Use:   "create NAME CPUS MEMORY",
 		Short: "Create an instance",
@@ -280,13 +281,25 @@ shakectl also authenticates to it.`,
 		Args: func(c *cobra.Command, args []string) error {
 			return cmdutil.RefArgs("NAME", "CPUS", "MEMORY")(c, args)
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
+		// The request is made of the flags before anything is resolved
+		// or sent: a mistake in them is a usage error with nothing sent.
+		PreRunE: func(_ *cobra.Command, args []string) (err error) {
 			o.Name, o.CPUs, o.Memory = args[0], args[1], args[2]
 			if runF != nil {
-				return runF(o)
+				return nil
 			}
-			return runCreate(f, o)
+			req, err = o.Request()
+			return err
 		},
+	}
+	if runF != nil {
+		cmdutil.Local(c, func(*cobra.Command, []string) error { return runF(o) })
+	} else {
+		cmdutil.VerbWith(f, c, func(cfg *cmdutil.Config) {
+			if cfg.Namespace == "" && o.Namespace != "" {
+				cfg.Namespace = o.Namespace
+			}
+		}, func(s *cmdutil.Session, _ []string) error { return runCreate(s, o, req) })
 	}
 	fl := c.Flags()
 	fl.StringArrayVarP(&o.Disks, "disk", "d", nil, "a disk, SIZE[@BASE] in GiB (repeat for more)")
@@ -330,21 +343,8 @@ func (o *CreateOptions) usesAffinityFlags() bool {
 	return len(o.RequireTags)+len(o.ForbidTags)+len(o.PreferTags)+len(o.AvoidTags) > 0
 }
 
-func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
-	req, err := o.Request()
-	if err != nil {
-		return err
-	}
+func runCreate(s *cmdutil.Session, o *CreateOptions, req client.CreateInstanceRequest) error {
 	start := time.Now()
-	s, err := cmdutil.NewSession(f, func(cfg *cmdutil.Config) {
-		if cfg.Namespace == "" && o.Namespace != "" {
-			cfg.Namespace = o.Namespace
-		}
-	})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 
 	if aff, ok := req.Metadata["affinity"].(map[string]any); ok && o.usesAffinityFlags() {
 		// The flags speak the 2026 binary form; a 2024 server wants
@@ -360,9 +360,7 @@ func runCreate(f *cmdutil.Factory, o *CreateOptions) error {
 		}
 	}
 
-	ctx, cancel := s.RetryContext()
-	defer cancel()
-	inst, err := s.Client.CreateInstance(ctx, req)
+	inst, err := s.Client.CreateInstance(s.Ctx, req)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	var af agentFlags
 	var clobber bool
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "download INSTANCE SOURCE DEST",
 		Short: "Copy a file out of an instance through its agent",
 		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, or a
@@ -30,50 +30,45 @@ before anything is sent.`,
 		Example:           `  shakectl instance download ci1 /var/log/test.log ./test.log`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(c *cobra.Command, args []string) error {
-			t, err := af.request(c)
-			if err != nil {
-				return err
+	}, func(s *cmdutil.Session, args []string) error {
+		t, err := af.request(s.F.Command)
+		if err != nil {
+			return err
+		}
+		dest, err := cmdutil.DownloadDest(args[2], args[1], clobber)
+		if err != nil {
+			return err
+		}
+
+		op, err := s.Client.InstanceGet(s.Ctx, args[0], args[1], t)
+		if err != nil {
+			return err
+		}
+		if op, err = awaitAgentOp(s, op, af.poll); err != nil {
+			return err
+		}
+		res, ok := op.Results["0"]
+		if !ok || !res.Result || res.ContentBlob == "" {
+			why := res.Message
+			if why == "" {
+				why = "the results did not include content"
 			}
-			dest, err := cmdutil.DownloadDest(args[2], args[1], clobber)
-			if err != nil {
-				return err
-			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			op, err := s.Client.InstanceGet(s.Ctx, args[0], args[1], t)
-			if err != nil {
-				return err
-			}
-			if op, err = awaitAgentOp(s, op, af.poll); err != nil {
-				return err
-			}
-			res, ok := op.Results["0"]
-			if !ok || !res.Result || res.ContentBlob == "" {
-				why := res.Message
-				if why == "" {
-					why = "the results did not include content"
-				}
-				return fmt.Errorf("agent operation %s: cannot fetch %s: %s", op.UUID, args[1], why)
-			}
-			b, err := s.Client.GetBlob(s.Ctx, res.ContentBlob)
-			if err != nil {
-				return err
-			}
-			want := ""
-			if b.SHA512 != nil {
-				want = *b.SHA512
-			}
-			if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
-				return err
-			}
-			cmdutil.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
-			return nil
-		},
-	}
+			return fmt.Errorf("agent operation %s: cannot fetch %s: %s", op.UUID, args[1], why)
+		}
+		b, err := s.Client.GetBlob(s.Ctx, res.ContentBlob)
+		if err != nil {
+			return err
+		}
+		want := ""
+		if b.SHA512 != nil {
+			want = *b.SHA512
+		}
+		if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+			return err
+		}
+		cmdutil.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
+		return nil
+	})
 	af.add(c)
 	cmdutil.AddClobberFlag(c, &clobber)
 	return c

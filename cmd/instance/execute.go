@@ -19,7 +19,7 @@ func NewCmdExecute(f *cmdutil.Factory) *cobra.Command {
 		deadline time.Duration
 		poll     time.Duration
 	)
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "execute INSTANCE -- COMMAND [ARG...]",
 		Short: "Run a command inside an instance through its agent",
 		Long: `Run COMMAND inside the instance through the Shakenfist agent, wait for it,
@@ -43,57 +43,52 @@ command's code.`,
 			return nil
 		},
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(c *cobra.Command, args []string) error {
-			req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
-			if c.Flags().Changed("deadline") {
-				if deadline < 0 {
-					return cmdutil.UsageErrorf("--deadline must not be negative")
-				}
-				req.Deadline = &deadline
+	}, func(s *cmdutil.Session, args []string) error {
+		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
+		if s.F.Command.Flags().Changed("deadline") {
+			if deadline < 0 {
+				return cmdutil.UsageErrorf("--deadline must not be negative")
 			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
+			req.Deadline = &deadline
+		}
+
+		op, err := s.Client.InstanceExecute(s.Ctx, args[0], req)
+		if err != nil {
+			return err
+		}
+		op, err = s.Client.WaitAgentOperation(s.Ctx, op, poll)
+		if err != nil {
+			return err
+		}
+		if s.Cfg.JSONOutput() {
+			if err := s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(op.Raw, op)}); err != nil {
 				return err
 			}
-			defer s.Close()
-			op, err := s.Client.InstanceExecute(s.Ctx, args[0], req)
-			if err != nil {
-				return err
+		}
+		switch op.State {
+		case client.AgentOpExpired:
+			reason := "deadline"
+			if op.ExpiryReason != nil {
+				reason = *op.ExpiryReason
 			}
-			op, err = s.Client.WaitAgentOperation(s.Ctx, op, poll)
-			if err != nil {
-				return err
-			}
-			if s.Cfg.JSONOutput() {
-				if err := s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(op.Raw, op)}); err != nil {
-					return err
-				}
-			}
-			switch op.State {
-			case client.AgentOpExpired:
-				reason := "deadline"
-				if op.ExpiryReason != nil {
-					reason = *op.ExpiryReason
-				}
-				return &cmdutil.ExitStatusError{Code: cmdutil.ExitTimeout, Err: fmt.Errorf("agent operation %s expired (%s)", op.UUID, reason)}
-			case client.AgentOpComplete:
-			default:
-				return fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
-			}
-			res, ok := op.Results["0"]
-			if !ok {
-				return fmt.Errorf("agent operation %s is complete without a result", op.UUID)
-			}
-			if !s.Cfg.JSONOutput() {
-				io.WriteString(s.F.IOStreams.Out, res.Stdout)
-				io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
-			}
-			if res.ReturnCode != 0 {
-				return &cmdutil.ExitStatusError{Code: res.ReturnCode}
-			}
-			return nil
-		},
-	}
+			return &cmdutil.ExitStatusError{Code: cmdutil.ExitTimeout, Err: fmt.Errorf("agent operation %s expired (%s)", op.UUID, reason)}
+		case client.AgentOpComplete:
+		default:
+			return fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
+		}
+		res, ok := op.Results["0"]
+		if !ok {
+			return fmt.Errorf("agent operation %s is complete without a result", op.UUID)
+		}
+		if !s.Cfg.JSONOutput() {
+			io.WriteString(s.F.IOStreams.Out, res.Stdout)
+			io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
+		}
+		if res.ReturnCode != 0 {
+			return &cmdutil.ExitStatusError{Code: res.ReturnCode}
+		}
+		return nil
+	})
 	c.Flags().DurationVar(&deadline, "deadline", 0, "end the operation on the server after this long (2026 servers)")
 	c.Flags().DurationVar(&poll, "poll", time.Second, "how often to read the operation while it runs")
 	return c

@@ -27,23 +27,18 @@ namespace), and shows as sent otherwise; -o json keeps the server's value.`,
   shakectl instance list -o simple | cut -f2
   shakectl instance list -o json | jq -r '.[] | select(.state | endswith("error")) | .uuid'`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			insts, err := s.Client.ListInstances(s.Ctx, all)
-			if err != nil {
-				return err
-			}
-			var names nodeNames
-			if rendersFields(s) {
-				names = resolveNodeNames(s, insts...)
-			}
-			return s.PrintList(instanceResourceWith(names).List(insts))
-		},
 	}
+	cmdutil.Verb(f, c, func(s *cmdutil.Session, _ []string) error {
+		insts, err := s.Client.ListInstances(s.Ctx, all)
+		if err != nil {
+			return err
+		}
+		var names nodeNames
+		if rendersFields(s) {
+			names = resolveNodeNames(s, insts...)
+		}
+		return s.PrintList(instanceResourceWith(names).List(insts))
+	})
 	c.Flags().BoolVarP(&all, "all", "a", false, "include deleted instances")
 	return c
 }

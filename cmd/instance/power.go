@@ -12,12 +12,7 @@ import (
 // runPower sends one power action. The real server answers 200
 // with body null: the action was accepted and there is nothing to print on
 // stdout; an answer with the instance is printed.
-func runPower(f *cmdutil.Factory, ref string, action client.PowerAction) error {
-	s, err := cmdutil.NewSession(f, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+func runPower(s *cmdutil.Session, ref string, action client.PowerAction) error {
 	inst, err := s.Client.InstancePower(s.Ctx, ref, action)
 	if err != nil {
 		return err
@@ -32,7 +27,7 @@ func runPower(f *cmdutil.Factory, ref string, action client.PowerAction) error {
 // newCmdAction builds the power commands, which all take one
 // instance.
 func newCmdAction(f *cmdutil.Factory, name, short string, action client.PowerAction) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Verb(f, &cobra.Command{
 		Use:   name + " INSTANCE",
 		Short: short,
 		Long: short + `, named by UUID or name. The server confirms with an empty answer;
@@ -42,10 +37,9 @@ cannot be paused or rebooted (409 "Invalid lifecycle state").`,
 		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			return runPower(f, args[0], action)
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		return runPower(s, args[0], action)
+	})
 }
 
 // NewCmdReboot builds `shakectl instance reboot [--hard]`.
@@ -62,14 +56,14 @@ like a power button (reboothard). A powered-off instance cannot be rebooted
   shakectl instance reboot web1 --hard`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			action := client.RebootSoft
-			if hard {
-				action = client.RebootHard
-			}
-			return runPower(f, args[0], action)
-		},
 	}
+	cmdutil.Verb(f, c, func(s *cmdutil.Session, args []string) error {
+		action := client.RebootSoft
+		if hard {
+			action = client.RebootHard
+		}
+		return runPower(s, args[0], action)
+	})
 	c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")
 	return c
 }

@@ -11,7 +11,7 @@ import (
 // commandline/instance.py; no flags there either).
 func NewCmdScreenshot(f *cmdutil.Factory) *cobra.Command {
 	var clobber bool
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "screenshot INSTANCE DESTINATION",
 		Short: "Save a screenshot of an instance's console",
 		Long: `Ask the server for a screenshot of the instance's console and save it at
@@ -26,35 +26,30 @@ simulator). An instance that is not created is refused (406).`,
 		Example:           `  shakectl instance screenshot web1 ./web1.png`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			dest, err := cmdutil.DownloadDest(args[1], args[0]+".png", clobber)
-			if err != nil {
-				return err
-			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			blob, err := s.Client.InstanceScreenshot(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			b, err := s.Client.GetBlob(s.Ctx, blob)
-			if err != nil {
-				return err
-			}
-			want := ""
-			if b.SHA512 != nil {
-				want = *b.SHA512
-			}
-			if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
-				return err
-			}
-			cmdutil.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
-			return nil
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		dest, err := cmdutil.DownloadDest(args[1], args[0]+".png", clobber)
+		if err != nil {
+			return err
+		}
+
+		blob, err := s.Client.InstanceScreenshot(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		b, err := s.Client.GetBlob(s.Ctx, blob)
+		if err != nil {
+			return err
+		}
+		want := ""
+		if b.SHA512 != nil {
+			want = *b.SHA512
+		}
+		if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+			return err
+		}
+		cmdutil.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
+		return nil
+	})
 	cmdutil.AddClobberFlag(c, &clobber)
 	return c
 }

@@ -14,7 +14,7 @@ import (
 // NewCmdShow builds `shakectl instance show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
 	var snapshots func(s *cmdutil.Session, ref string, d *output.Detail) error
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "show INSTANCE",
 		Short: "Show one instance",
 		Long: `Show one instance, named by UUID or name, with its interfaces (network, MAC,
@@ -31,27 +31,21 @@ namespace). A 2024 server names the node by its name.`,
   shakectl instance show web1 --snapshots`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
 		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			inst, err := s.Client.GetInstance(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			var names nodeNames
-			if rendersFields(s) {
-				names = resolveNodeNames(s, *inst)
-			}
-			d := instanceResourceWith(names).Detail(inst)
-			if err := snapshots(s, args[0], &d); err != nil {
-				return err
-			}
-			return s.PrintDetail(d)
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		inst, err := s.Client.GetInstance(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		var names nodeNames
+		if rendersFields(s) {
+			names = resolveNodeNames(s, *inst)
+		}
+		d := instanceResourceWith(names).Detail(inst)
+		if err := snapshots(s, args[0], &d); err != nil {
+			return err
+		}
+		return s.PrintDetail(d)
+	})
 	snapshots = withSnapshots(c)
 	return c
 }

@@ -15,7 +15,7 @@ func NewCmdUpload(f *cmdutil.Factory) *cobra.Command {
 		af   agentFlags
 		mode string
 	)
-	c := &cobra.Command{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "upload INSTANCE SOURCE DEST",
 		Short: "Copy a local file into an instance through its agent",
 		Long: `Copy the local file SOURCE to DEST inside the instance. As sf-client does,
@@ -31,59 +31,54 @@ before anything is sent.`,
   shakectl instance upload ci1 ./big.tar /srv/big.tar --progress-timeout 1m`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
-		RunE: func(c *cobra.Command, args []string) error {
-			t, err := af.request(c)
+	}, func(s *cmdutil.Session, args []string) error {
+		t, err := af.request(s.F.Command)
+		if err != nil {
+			return err
+		}
+		file, size, err := cmdutil.OpenUpload(args[1])
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		if mode == "" {
+			st, err := file.Stat()
 			if err != nil {
 				return err
 			}
-			file, size, err := cmdutil.OpenUpload(args[1])
-			if err != nil {
-				return err
+			mode = fmt.Sprintf("%o", st.Mode().Perm())
+		}
+
+		if t.Deadline != nil || t.ProgressTimeout != nil {
+			// Refuse the flags before a long upload, not after it.
+			if !s.Client.HasCapability(s.Ctx, client.CapabilityAgentDeadlines) {
+				return &client.NotSupportedError{Feature: "agent operation deadlines", Capability: client.CapabilityAgentDeadlines}
 			}
-			defer file.Close()
-			if mode == "" {
-				st, err := file.Stat()
-				if err != nil {
-					return err
-				}
-				mode = fmt.Sprintf("%o", st.Mode().Perm())
+		}
+		name := "upload-to-" + args[0]
+		a, err := cmdutil.UploadFile(s, name, file, args[1], size, client.ArtifactUploadRequest{}, "", false,
+			func(id string) string {
+				return fmt.Sprintf("shakectl artifact upload %s %s --resume %s; then shakectl instance upload again", name, args[1], id)
+			})
+		if err != nil {
+			return err
+		}
+		op, err := s.Client.InstancePut(s.Ctx, args[0], a.BlobUUID, args[2], mode, t)
+		if err != nil {
+			return err
+		}
+		op, err = awaitAgentOp(s, op, af.poll)
+		if err != nil {
+			return err
+		}
+		for k, r := range op.Results {
+			if !r.Result {
+				return fmt.Errorf("agent operation %s: step %s failed: %s", op.UUID, k, r.Message)
 			}
-			s, err := cmdutil.NewSession(f, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if t.Deadline != nil || t.ProgressTimeout != nil {
-				// Refuse the flags before a long upload, not after it.
-				if !s.Client.HasCapability(s.Ctx, client.CapabilityAgentDeadlines) {
-					return &client.NotSupportedError{Feature: "agent operation deadlines", Capability: client.CapabilityAgentDeadlines}
-				}
-			}
-			name := "upload-to-" + args[0]
-			a, err := cmdutil.UploadFile(s, name, file, args[1], size, client.ArtifactUploadRequest{}, "", false,
-				func(id string) string {
-					return fmt.Sprintf("shakectl artifact upload %s %s --resume %s; then shakectl instance upload again", name, args[1], id)
-				})
-			if err != nil {
-				return err
-			}
-			op, err := s.Client.InstancePut(s.Ctx, args[0], a.BlobUUID, args[2], mode, t)
-			if err != nil {
-				return err
-			}
-			op, err = awaitAgentOp(s, op, af.poll)
-			if err != nil {
-				return err
-			}
-			for k, r := range op.Results {
-				if !r.Result {
-					return fmt.Errorf("agent operation %s: step %s failed: %s", op.UUID, k, r.Message)
-				}
-			}
-			cmdutil.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
-			return nil
-		},
-	}
+		}
+		cmdutil.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
+		return nil
+	})
 	af.add(c)
 	c.Flags().StringVar(&mode, "mode", "", "the file's mode inside the instance (default SOURCE's, e.g. 644)")
 	return c

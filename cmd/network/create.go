@@ -16,7 +16,7 @@ func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		dhcp, nat, dns bool
 		namespace      string
 	)
-	c := &cobra.Command{
+	c := cmdutil.VerbWith(f, &cobra.Command{
 		Use:   "create NAME NETBLOCK",
 		Short: "Create a virtual network",
 		Long: `Create a virtual network NAME with the address block NETBLOCK (CIDR, e.g.
@@ -36,36 +36,31 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 		Example: `  shakectl network create net1 10.0.0.0/24
   shakectl network create isolated 192.168.50.0/24 --nat=false`,
 		Args: cmdutil.RefArgs("NAME", "NETBLOCK"),
-		RunE: func(_ *cobra.Command, args []string) error {
-			prefix, err := netip.ParsePrefix(args[1])
-			if err != nil {
-				return cmdutil.UsageErrorf("NETBLOCK %q is not an address block in CIDR notation, e.g. 10.0.0.0/24", args[1])
-			}
-			if prefix.Masked() != prefix {
-				return cmdutil.UsageErrorf("NETBLOCK %q has host bits set; did you mean %s?", args[1], prefix.Masked())
-			}
-			s, err := cmdutil.NewSession(f, func(cfg *cmdutil.Config) {
-				if cfg.Namespace == "" && namespace != "" {
-					cfg.Namespace = namespace
-				}
-			})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			start := time.Now()
-			n, err := s.Client.CreateNetwork(s.Ctx, client.CreateNetworkRequest{
-				Name: args[0], Netblock: prefix.String(), ProvideDHCP: dhcp, ProvideNAT: nat, ProvideDNS: dns, Namespace: namespace,
-			})
-			if err != nil {
-				return err
-			}
-			if s.Cfg.Async != "continue" {
-				n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, cmdutil.UntilState(client.StateCreated), s.Cfg.Async == "pause")
-			}
-			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
-		},
-	}
+	}, func(cfg *cmdutil.Config) {
+		if cfg.Namespace == "" && namespace != "" {
+			cfg.Namespace = namespace
+		}
+	}, func(s *cmdutil.Session, args []string) error {
+		prefix, err := netip.ParsePrefix(args[1])
+		if err != nil {
+			return cmdutil.UsageErrorf("NETBLOCK %q is not an address block in CIDR notation, e.g. 10.0.0.0/24", args[1])
+		}
+		if prefix.Masked() != prefix {
+			return cmdutil.UsageErrorf("NETBLOCK %q has host bits set; did you mean %s?", args[1], prefix.Masked())
+		}
+
+		start := time.Now()
+		n, err := s.Client.CreateNetwork(s.Ctx, client.CreateNetworkRequest{
+			Name: args[0], Netblock: prefix.String(), ProvideDHCP: dhcp, ProvideNAT: nat, ProvideDNS: dns, Namespace: namespace,
+		})
+		if err != nil {
+			return err
+		}
+		if s.Cfg.Async != "continue" {
+			n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, cmdutil.UntilState(client.StateCreated), s.Cfg.Async == "pause")
+		}
+		return cmdutil.PrintResult(s, networkResource.Detail, n, err)
+	})
 	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
 	c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
 	c.Flags().BoolVar(&dns, "dns", false, "serve DNS for the network's instances (servers with provide-dns)")
@@ -74,15 +69,14 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 	c.Flags().BoolVar(&noDHCP, "no-dhcp", false, "the same as --dhcp=false")
 	c.Flags().BoolVar(&noNAT, "no-nat", false, "the same as --nat=false")
 	c.Flags().BoolVar(&noDNS, "no-dns", false, "the same as --dns=false (the default)")
-	run := c.RunE
-	c.RunE = func(cmd *cobra.Command, args []string) error {
+	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		for _, name := range []string{"dhcp", "nat", "dns"} {
 			if cmd.Flags().Changed(name) && cmd.Flags().Changed("no-"+name) {
 				return cmdutil.UsageErrorf("--%s and --no-%s contradict each other", name, name)
 			}
 		}
 		dhcp, nat, dns = dhcp && !noDHCP, nat && !noNAT, dns && !noDNS
-		return run(cmd, args)
+		return nil
 	}
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))

@@ -71,7 +71,7 @@ The image must run shakectl as its entrypoint, as the release image
 
 func newCmdJob(f *cmdutil.Factory) *cobra.Command {
 	opts := &JobOptions{}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "job --shards N --image IMAGE [flags] -- PROBE-FLAGS...",
 		Short: "Print a Kubernetes Indexed Job that runs the probe as N shards on N pods",
 		Long:  jobLong,
@@ -79,10 +79,9 @@ func newCmdJob(f *cmdutil.Factory) *cobra.Command {
       --target http://router:8080 --mode burst --requests 40000 --seed 7 | kubectl apply -f -
   kubectl wait --for=condition=complete job/NAME --timeout=10m
   kubectl logs -l job-name=NAME --tail=-1 --max-log-requests=4 | shakectl parking-probe merge -`,
-		RunE: func(c *cobra.Command, args []string) error {
-			return runJob(f, c, opts, args)
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		return runJob(f, c, opts, args)
+	})
 	fl := c.Flags()
 	fl.IntVar(&opts.shards, "shards", 0, "number of shards, one pod each (required)")
 	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")

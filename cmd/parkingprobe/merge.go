@@ -25,7 +25,7 @@ type MergeOptions struct {
 
 func newCmdMerge(f *cmdutil.Factory) *cobra.Command {
 	opts := &MergeOptions{}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "merge REPORT.json... | merge -",
 		Short: "Combine parking-probe JSON reports from several machines into one",
 		Long: `Combine JSON reports (from -o json or --out) of probes that ran together,
@@ -64,10 +64,9 @@ samples, so the latency-over-time panel is left out).`,
   shakectl parking-probe merge run.json --plot run.html    # draw a saved report
   kubectl logs -l job-name=probe --tail=-1 --max-log-requests=16 --prefix | shakectl parking-probe merge -`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return runMerge(f, c, opts, args)
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		return runMerge(f, c, opts, args)
+	})
 	fl := c.Flags()
 	fl.DurationVar(&opts.budget, "budget", report.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
 	fl.DurationVar(&opts.slack, "slack", report.DefaultSlack, "grace above --budget (default: the first report's)")

@@ -193,7 +193,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *cobra.Command {
 	opts := &Options{}
 	po := &probe.Options{}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "parking-probe --target URL [flags]",
 		Short: "Load-test an atenet router's request parking and check it behaves as documented",
 		Long:  longHelp,
@@ -219,17 +219,16 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
       --start-at 2030-01-01T12:00:00Z -o json > shard-$i.log & done; wait
   cat shard-*.log | shakectl parking-probe merge -`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			po, err := opts.probeOptions(c, f, po)
-			if err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(po, opts)
-			}
-			return run(f, po, opts)
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		po, err := opts.probeOptions(c, f, po)
+		if err != nil {
+			return err
+		}
+		if runF != nil {
+			return runF(po, opts)
+		}
+		return run(f, po, opts)
+	})
 	bindFlags(c.Flags(), po, opts)
 
 	cmdutil.Must(c.RegisterFlagCompletionFunc("mode", cmdutil.FixedWithDesc([]string{"burst", "closed", "open"}, map[string]string{

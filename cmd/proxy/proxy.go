@@ -14,11 +14,6 @@ import (
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
-// ClientSettings are the client settings proxy and wrap take: the API URL
-// and the context that may hold it. They hold no credentials, so --key,
-// --namespace and the rest of the client's flags are refused there.
-const ClientSettings = "api-url,context"
-
 // ProxyOptions are `shakectl proxy`'s own flags.
 type ProxyOptions struct {
 	Listen      string
@@ -31,16 +26,18 @@ type ProxyOptions struct {
 // NewCmdProxy runs the retrying proxy until SIGINT or SIGTERM.
 func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget, Gate: true}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:     "proxy",
 		Short:   retryproxy.ProxyShort,
 		Long:    retryproxy.ProxyLong,
 		Example: retryproxy.ProxyExample,
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return runProxy(f, opts)
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		return runProxy(f, opts)
+	})
+	// It stands in front of the API for other clients: it takes its URL
+	// (and the context that may hold it), never credentials.
+	cmdutil.Takes(c, "api-url", "context")
 	fl := c.Flags()
 	fl.StringVar(&opts.Listen, "listen", opts.Listen, "address to listen on, HOST:PORT (port 0 picks a free one); loopback unless --allow-remote")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow a --listen address other machines can reach (anyone there can then use the API through it)")

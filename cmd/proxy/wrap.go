@@ -27,7 +27,7 @@ type WrapOptions struct {
 // status.
 func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	opts := &WrapOptions{Budget: retryproxy.DefaultBudget, Gate: true}
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use: "wrap [--budget D] -- COMMAND [ARGS...]",
 		// The flags are in the line already, before the "--".
 		DisableFlagsInUseLine: true,
@@ -43,10 +43,12 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		// wrap passes SIGINT and SIGTERM to its command itself (see
 		// runWrap); the run must not also cancel its context on them.
 		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true"},
-		RunE: func(c *cobra.Command, args []string) error {
-			return runWrap(f, opts, args)
-		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		return runWrap(f, opts, args)
+	})
+	// It stands in front of the API for other clients: it takes its URL
+	// (and the context that may hold it), never credentials.
+	cmdutil.Takes(c, "api-url", "context")
 	// Everything from COMMAND on is COMMAND's: "shakectl wrap sf-client
 	// --json instance list" works without the "--" too.
 	c.Flags().SetInterspersed(false)

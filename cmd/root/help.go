@@ -48,40 +48,10 @@ func helpTopics(root *cobra.Command) []*cobra.Command {
 // and exits 0 for an unknown topic; ours makes that a usage error (exit 2)
 // with a suggestion. `shakectl help` alone lists commands and help topics.
 func newCmdHelp(root *cobra.Command) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Local(&cobra.Command{
 		Use:   "help [command|topic]",
 		Short: "Help about any command or topic",
 		Long:  `Help about any command, or one of the help topics listed by "shakectl help".`,
-		RunE: func(c *cobra.Command, args []string) error {
-			target, rest, err := root.Find(args)
-			if err != nil || target == nil || len(rest) > 0 {
-				name := strings.Join(args, " ")
-				if len(rest) > 0 {
-					name = rest[0]
-				}
-				parent := root
-				if target != nil {
-					parent = target
-				}
-				msg := fmt.Sprintf("unknown help topic %q", name)
-				var sugg []string
-				for _, t := range helpTopics(root) {
-					if strings.HasPrefix(t.Name(), name) || levenshteinClose(t.Name(), name) {
-						sugg = append(sugg, t.Name())
-					}
-				}
-				if parent.SuggestionsMinimumDistance <= 0 {
-					parent.SuggestionsMinimumDistance = 2
-				}
-				sugg = append(sugg, parent.SuggestionsFor(name)...)
-				if len(sugg) > 0 {
-					msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
-				}
-				return &cmdutil.UsageError{Msg: msg, Command: "shakectl help"}
-			}
-			target.InitDefaultHelpFlag()
-			return target.Help()
-		},
 		// The commands; the hidden help topics are added with the other
 		// root completions.
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -97,7 +67,36 @@ func newCmdHelp(root *cobra.Command) *cobra.Command {
 			// registerRootCompletions adds the help topics.
 			return comps, cobra.ShellCompDirectiveNoFileComp
 		},
-	}
+	}, func(c *cobra.Command, args []string) error {
+		target, rest, err := root.Find(args)
+		if err != nil || target == nil || len(rest) > 0 {
+			name := strings.Join(args, " ")
+			if len(rest) > 0 {
+				name = rest[0]
+			}
+			parent := root
+			if target != nil {
+				parent = target
+			}
+			msg := fmt.Sprintf("unknown help topic %q", name)
+			var sugg []string
+			for _, t := range helpTopics(root) {
+				if strings.HasPrefix(t.Name(), name) || levenshteinClose(t.Name(), name) {
+					sugg = append(sugg, t.Name())
+				}
+			}
+			if parent.SuggestionsMinimumDistance <= 0 {
+				parent.SuggestionsMinimumDistance = 2
+			}
+			sugg = append(sugg, parent.SuggestionsFor(name)...)
+			if len(sugg) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
+			}
+			return &cmdutil.UsageError{Msg: msg, Command: "shakectl help"}
+		}
+		target.InitDefaultHelpFlag()
+		return target.Help()
+	})
 }
 
 // levenshteinClose says whether two short names differ by at most two
@@ -149,18 +148,17 @@ const topicAnnotation = "shakectl/topic"
 // newHelpTopic makes `shakectl help NAME` print a text; the topic is a
 // hidden command so it does not clutter the command list.
 func newHelpTopic(name, short, text string) *cobra.Command {
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:         name,
 		Short:       short,
 		Long:        text,
 		Hidden:      true,
 		Annotations: map[string]string{topicAnnotation: "true"},
 		Args:        cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprint(c.OutOrStdout(), text)
-			return err
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		_, err := fmt.Fprint(c.OutOrStdout(), text)
+		return err
+	})
 	c.SetHelpFunc(func(c *cobra.Command, _ []string) {
 		fmt.Fprint(c.OutOrStdout(), strings.TrimLeft(text, "\n"))
 	})

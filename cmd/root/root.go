@@ -57,16 +57,11 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		// Runnable, so that "shakectl nosuch" reaches this RunE: a typed
 		// usage error rather than Cobra's legacy argument check.
-		Args: cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return c.Help()
-			}
-			return unknownCommand(c, args[0])
-		},
+		Args:        cobra.ArbitraryArgs,
 		Version:     f.Build.Version,
 		Annotations: map[string]string{argsAreCommandsAnnotation: "true"},
 	}
+	cmdutil.Local(root, helpOrUnknown)
 	root.SetVersionTemplate(version.Text(f.Build))
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
@@ -113,8 +108,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		newHelpTopic("generations", "The Shakenfist server generations shakectl speaks, and what differs", generationsTopic),
 	)
 	// Command groups register here, one constructor each. The client's
-	// flags (--api-url, --key, --timeout …) apply to these groups only:
-	// parking-probe, sim and demo refuse them (cmdutil.CheckClientFlags).
+	// flags (--api-url, --key, --timeout …) are those of the commands that
+	// take them (cmdutil.Verb, cmdutil.Takes); the others refuse them
+	// (cmdutil.CheckClientFlags).
 	apiCmd := api.NewCmd(f, nil)
 	clientGroups := []*cobra.Command{
 		instance.NewCmd(f),
@@ -131,15 +127,11 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		apiCmd,
 		cliconfig.NewCmd(f),
 	}
-	for _, g := range clientGroups {
-		setAnnotation(g, cmdutil.ClientAnnotation, "true")
-	}
 	root.AddCommand(clientGroups...)
 	root.AddCommand(clicontext.NewCmd(f))
 	// proxy and wrap stand in front of the API for other clients: they
 	// take its URL, never credentials, and print no API objects.
 	for _, c := range []*cobra.Command{cliproxy.NewCmdProxy(f), cliproxy.NewCmdWrap(f)} {
-		setAnnotation(c, cmdutil.ClientAnnotation, cliproxy.ClientSettings)
 		setAnnotation(c, cmdutil.OutputsAnnotation, "table,json")
 		setAnnotation(c, cmdutil.NoFiltersAnnotation, "true")
 		root.AddCommand(c)
@@ -163,6 +155,8 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	listHelpTopics(root)
 	registerRootCompletions(root, f)
 	typeUsageErrors(root)
+	// Each command's option flags, from what it declares it takes.
+	cmdutil.BindOptions(root, f)
 	return root
 }
 
@@ -182,12 +176,7 @@ func typeUsageErrors(c *cobra.Command) {
 	if c.HasSubCommands() && !c.Runnable() {
 		setAnnotation(c, argsAreCommandsAnnotation, "true")
 		c.Args = cobra.ArbitraryArgs
-		c.RunE = func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return c.Help()
-			}
-			return unknownCommand(c, args[0])
-		}
+		cmdutil.Local(c, helpOrUnknown)
 		return
 	}
 	if c == c.Root() {
@@ -211,6 +200,15 @@ func typeUsageErrors(c *cobra.Command) {
 		}
 		return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
 	}
+}
+
+// helpOrUnknown is the run of the root and of the command groups: their
+// help, or a usage error for an unknown command.
+func helpOrUnknown(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	return unknownCommand(c, args[0])
 }
 
 // unknownCommand is the usage error for "shakectl instance lst": Cobra's

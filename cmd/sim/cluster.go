@@ -24,7 +24,7 @@ type ClusterOptions struct {
 func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
 	opts := &ClusterOptions{cfg: cluster.DefaultConfig()}
 	d := &opts.cfg
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "cluster",
 		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
 		Long: `Serve part of the Shakenfist REST API (/, /auth, /auth/namespaces, /instances
@@ -116,10 +116,9 @@ order, then normal scheduling resumes:
   # A 2026 network delete whose operation fails
   shakectl sim cluster --network-op-errors 1`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return runCluster(f, opts)
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		return runCluster(f, opts)
+	})
 	fl := c.Flags()
 	fl.StringVar(&d.Listen, "listen", d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
 	fl.StringVar(&d.AuthNamespace, "auth-namespace", d.AuthNamespace, "the namespace POST /auth accepts")

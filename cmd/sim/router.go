@@ -39,7 +39,7 @@ func NewCmdRouter(f *cmdutil.Factory) *cobra.Command { return newCmdRouter(f, ni
 func newCmdRouter(f *cmdutil.Factory, onStart func(*router.Server)) *cobra.Command {
 	opts := &RouterOptions{Cfg: router.DefaultConfig(), onStart: onStart}
 	d := &opts.Cfg
-	c := &cobra.Command{
+	c := cmdutil.Local(&cobra.Command{
 		Use:   "router",
 		Short: "Run a simulated atenet router that parks requests like a real one",
 		Long: `Run one process that plays Envoy, the atenet router, the ateapi control plane
@@ -183,12 +183,11 @@ exits with status 0.`,
   shakectl parking-probe --target http://127.0.0.1:8080 \
       --host-template '{actor}.actors.resources.substrate.ate.dev' ...`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			opts.Changed = func(name string) bool { return c.Flags().Changed(name) }
-			opts.args = commandLine(c)
-			return runRouter(f, opts)
-		},
-	}
+	}, func(c *cobra.Command, _ []string) error {
+		opts.Changed = func(name string) bool { return c.Flags().Changed(name) }
+		opts.args = commandLine(c)
+		return runRouter(f, opts)
+	})
 	fl := c.Flags()
 	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking), pr221 (PR #221) or main-2026-08 (upstream main 6210ad86, today's router)")
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")

@@ -13,7 +13,7 @@ import (
 
 // NewCmd builds `shakectl version`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	return cmdutil.Local(&cobra.Command{
 		Use:   "version",
 		Short: "Print shakectl's version, commit, build date and platform",
 		Long: `Print which shakectl this is: its version, the commit it was built from, the
@@ -25,26 +25,25 @@ fields version, commit, date, go_version and platform.`,
 		Example: `  shakectl version
   shakectl version -o json | jq -r .version`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			format, err := versionFormat(c, f)
+	}, func(c *cobra.Command, _ []string) error {
+		format, err := versionFormat(c, f)
+		if err != nil {
+			return err
+		}
+		b := f.Build
+		switch format {
+		case "json", "yaml":
+			// "unknown" as the text says, not "", so both read the same.
+			b.Commit, b.Date = cmdutil.OrUnknown(b.Commit), cmdutil.OrUnknown(b.Date)
+			raw, err := json.Marshal(b)
 			if err != nil {
 				return err
 			}
-			b := f.Build
-			switch format {
-			case "json", "yaml":
-				// "unknown" as the text says, not "", so both read the same.
-				b.Commit, b.Date = cmdutil.OrUnknown(b.Commit), cmdutil.OrUnknown(b.Date)
-				raw, err := json.Marshal(b)
-				if err != nil {
-					return err
-				}
-				return output.PrintJSONBody(f.IOStreams, format, raw, true)
-			}
-			_, err = fmt.Fprint(f.IOStreams.Out, Text(b))
-			return err
-		},
-	}
+			return output.PrintJSONBody(f.IOStreams, format, raw, true)
+		}
+		_, err = fmt.Fprint(f.IOStreams.Out, Text(b))
+		return err
+	})
 }
 
 // versionFormat is the -o format. A broken config file must not stop

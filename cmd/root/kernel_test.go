@@ -1,0 +1,205 @@
+package root_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/output"
+)
+
+func newTree(t *testing.T) *cobra.Command {
+	t.Helper()
+	ios, _, _, _ := output.Test()
+	return root.NewCmdRoot(&cmdutil.Factory{IOStreams: ios})
+}
+
+// help runs shakectl ARGS --help and returns its stdout.
+func help(t *testing.T, args ...string) string {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	f := &cmdutil.Factory{IOStreams: ios, HomeDir: t.TempDir()}
+	if code := root.Run(f, append(args, "--help")); code != 0 || !strings.Contains(out.String(), "--help") {
+		t.Fatalf("shakectl %v --help: exit %d\n%s%s", args, code, out, errOut)
+	}
+	return out.String()
+}
+
+func walk(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, sub := range c.Commands() {
+		walk(sub, fn)
+	}
+}
+
+// Every command of the tree is built one way: by the kernel (cmdutil.Verb
+// for the API's commands, cmdutil.Local for the others), which marks it.
+func TestEveryCommandIsBuiltByTheKernel(t *testing.T) {
+	var verbs, locals int
+	walk(newTree(t), func(c *cobra.Command) {
+		switch c.Annotations[cmdutil.KernelAnnotation] {
+		case cmdutil.VerbSession:
+			verbs++
+		case cmdutil.VerbLocal:
+			locals++
+		default:
+			t.Errorf("%s was not built by the kernel (cmdutil.Verb or cmdutil.Local)", c.CommandPath())
+		}
+	})
+	if verbs < 80 {
+		t.Errorf("only %d commands talk to the API through the kernel", verbs)
+	}
+	t.Logf("%d API commands, %d local ones", verbs, locals)
+}
+
+// No command gives itself a run or opens a session by hand: the kernel
+// (cmd/cmdutil) is the one place that does.
+func TestNoCommandOpensASessionByHand(t *testing.T) {
+	forbidden := regexp.MustCompile(`(^|[^A-Za-z])(RunE\s*[:=]|Run\s*[:=]\s*func\([^)]*\*cobra\.Command|[Nn]ewSession\()`)
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		if strings.HasPrefix(filepath.ToSlash(path), "../cmdutil/") {
+			return nil // the kernel itself
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			if forbidden.MatchString(code) {
+				t.Errorf("%s:%d: %s\n\tbuild the command with cmdutil.Verb or cmdutil.Local instead", path, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The test above would notice a forbidden line.
+func TestTheSourceScanSeesAHandMadeRun(t *testing.T) {
+	forbidden := regexp.MustCompile(`(^|[^A-Za-z])(RunE\s*[:=]|Run\s*[:=]\s*func\([^)]*\*cobra\.Command|[Nn]ewSession\()`)
+	for _, line := range []string{"\t\tRunE: func(c *cobra.Command, args []string) error {", "\tc.RunE = run", "s, err := cmdutil.NewSession(f, nil)", "Run: func(c *cobra.Command, args []string) {"} {
+		if !forbidden.MatchString(line) {
+			t.Errorf("not caught: %s", line)
+		}
+	}
+	for _, line := range []string{"\t\tPreRunE: func(c *cobra.Command, args []string) error {", "Run: func(s *cmdutil.Session, args []string) error {"} {
+		if forbidden.MatchString(line) {
+			t.Errorf("caught, but allowed: %s", line)
+		}
+	}
+}
+
+// globalFlags is the "Global Flags" section of a --help.
+func globalFlags(help string) string {
+	_, after, ok := strings.Cut(help, "Global Flags:")
+	if !ok {
+		return ""
+	}
+	before, _, _ := strings.Cut(after, "\n\n")
+	return before
+}
+
+// A command's --help lists the options it takes and no other: the client's
+// flags are not among the Global Flags of the commands that refuse them.
+func TestHelpListsOnlyTheOptionsACommandTakes(t *testing.T) {
+	client := cmdutil.ClientOptionNames()
+	none := [][]string{
+		{"parking-probe"}, {"parking-probe", "job"}, {"parking-probe", "merge"},
+		{"proxy"}, {"wrap"}, {"sim"}, {"sim", "cluster"}, {"sim", "router"},
+		{"demo"}, {"version"}, {"completion"}, {"context"}, {"context", "create"}, {"context", "list"},
+	}
+	for _, args := range none {
+		g := globalFlags(help(t, args...))
+		for _, name := range client {
+			if strings.Contains(g, "--"+name+" ") {
+				t.Errorf("shakectl %s --help lists --%s under Global Flags:\n%s", strings.Join(args, " "), name, g)
+			}
+		}
+	}
+	// proxy and wrap take the API URL and the context, as their own flags.
+	for _, c := range []string{"proxy", "wrap"} {
+		out := help(t, c)
+		for _, want := range []string{"--api-url string", "--context string"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("shakectl %s --help does not list %s:\n%s", c, want, out)
+			}
+		}
+		for _, refused := range []string{"--key ", "--namespace ", "--async ", "--retry-transient-capacity"} {
+			if strings.Contains(out, refused) {
+				t.Errorf("shakectl %s --help lists %s", c, refused)
+			}
+		}
+	}
+	// The API's commands list every client option; api, alone under the
+	// root, as its own flags.
+	if out := help(t, "api"); !strings.Contains(out, "--key string") || !strings.Contains(out, "--retry-transient-capacity") {
+		t.Errorf("shakectl api --help does not list the client's flags:\n%s", out)
+	}
+	for _, args := range [][]string{{"instance", "list"}, {"network", "get-metadata"}, {"config", "view"}} {
+		g := globalFlags(help(t, args...))
+		for _, name := range client {
+			if !strings.Contains(g, "--"+name+" ") {
+				t.Errorf("shakectl %s --help does not list --%s under Global Flags:\n%s", strings.Join(args, " "), name, g)
+			}
+		}
+	}
+}
+
+// The refusal of a client flag names the commands that take it, found in
+// their declarations: a group added to the tree appears in it, and every
+// group of the API's commands is there.
+func TestDoesNotApplyMessageComesFromTheDeclarations(t *testing.T) {
+	refuse := func(tree *cobra.Command, args ...string) string {
+		t.Helper()
+		c, rest, err := tree.Find(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ParseFlags(rest); err != nil {
+			t.Fatal(err)
+		}
+		err = cmdutil.CheckClientFlags(c)
+		if err == nil {
+			t.Fatalf("%v: not refused", args)
+		}
+		return err.Error()
+	}
+	tree := newTree(t)
+	got := refuse(tree, "parking-probe", "--key", "k")
+	const want = "--key does not apply to shakectl parking-probe: it configures the Shakenfist API client (api, artifact, blob, cluster-operation, config, instance, label, namespace, network, node)"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := refuse(tree, "version", "--api-url", "http://x"); !strings.Contains(got, "api, artifact,") || !strings.Contains(got, "proxy") || !strings.Contains(got, "wrap") {
+		t.Errorf("--api-url is taken by proxy and wrap too: %s", got)
+	}
+	if got := refuse(tree, "proxy", "--namespace", "n"); got != "--namespace does not apply to shakectl proxy: of the client's settings it takes only --api-url, --context" {
+		t.Errorf("proxy: %s", got)
+	}
+
+	// A new group of API commands is named without anyone editing a list.
+	tree = newTree(t)
+	widget := &cobra.Command{Use: "widget"}
+	widget.AddCommand(cmdutil.Verb(&cmdutil.Factory{}, &cobra.Command{Use: "list"}, func(*cmdutil.Session, []string) error { return nil }))
+	tree.AddCommand(widget)
+	if got := refuse(tree, "version", "--key", "k"); !strings.Contains(got, "network, node, widget)") {
+		t.Errorf("the new group is not named: %s", got)
+	}
+	if slices.Contains(cmdutil.OptionsOf(tree), "key") {
+		t.Error("the root takes --key although version does not")
+	}
+}
