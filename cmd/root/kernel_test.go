@@ -180,9 +180,21 @@ func TestDoesNotApplyMessageComesFromTheDeclarations(t *testing.T) {
 	}
 	tree := newTree(t)
 	got := refuse(tree, "parking-probe", "--key", "k")
-	const want = "--key does not apply to shakectl parking-probe: it configures the Shakenfist API client (api, artifact, blob, cluster-operation, config, instance, label, namespace, network, node)"
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+	prefix := "--key does not apply to shakectl parking-probe: it configures the Shakenfist API client ("
+	list, ok := strings.CutPrefix(got, prefix)
+	if !ok || !strings.HasSuffix(list, ")") {
+		t.Fatalf("got %s", got)
+	}
+	named := strings.Split(strings.TrimSuffix(list, ")"), ", ")
+	for _, want := range []string{"api", "artifact", "blob", "cluster-operation", "config", "instance", "label", "namespace", "network", "node"} {
+		if !slices.Contains(named, want) {
+			t.Errorf("%s is not named: %s", want, got)
+		}
+	}
+	for _, not := range []string{"parking-probe", "sim", "demo", "version", "context", "completion", "proxy", "wrap"} {
+		if slices.Contains(named, not) {
+			t.Errorf("%s is named: %s", not, got)
+		}
 	}
 	if got := refuse(tree, "version", "--api-url", "http://x"); !strings.Contains(got, "api, artifact,") || !strings.Contains(got, "proxy") || !strings.Contains(got, "wrap") {
 		t.Errorf("--api-url is taken by proxy and wrap too: %s", got)
@@ -196,7 +208,7 @@ func TestDoesNotApplyMessageComesFromTheDeclarations(t *testing.T) {
 	widget := &cobra.Command{Use: "widget"}
 	widget.AddCommand(cmdutil.Verb(&cmdutil.Factory{}, &cobra.Command{Use: "list"}, func(*cmdutil.Session, []string) error { return nil }))
 	tree.AddCommand(widget)
-	if got := refuse(tree, "version", "--key", "k"); !strings.Contains(got, "network, node, widget)") {
+	if got := refuse(tree, "version", "--key", "k"); !strings.HasSuffix(got, ", widget)") {
 		t.Errorf("the new group is not named: %s", got)
 	}
 	if slices.Contains(cmdutil.OptionsOf(tree), "key") {
