@@ -70,7 +70,9 @@ func TestOutputFormatsThatDoNotApply(t *testing.T) {
 
 // Client flags still work before the subcommand, as they always have.
 func TestClientFlagsBeforeTheSubcommand(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/instances", 200, string(clitest.JoinRaw(clitest.FixtureInstances)))
+	r := clitest.AgainstStubs(s)
 	if res := r.Run(t, "--timeout", "30s", "--namespace", clitest.TestNamespace, "instance", "list"); res.Code != 0 {
 		t.Error(res)
 	}

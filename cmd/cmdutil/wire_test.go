@@ -33,13 +33,13 @@ func TestRealErrorBodiesChooseHintAndExitCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			fa := clitest.NewFakeAPI(t)
-			fa.Override = map[string]clitest.FakeReply{c.Method + " " + c.Path: {Status: c.Status, Body: string(c.Body)}}
+			fa := clitest.NewStubs(t)
+			fa.Reply(c.Method, c.Path, c.Status, string(c.Body))
 			args, ok := commands[c.Method+" "+c.Path]
 			if !ok {
 				t.Fatalf("no command for %s %s", c.Method, c.Path)
 			}
-			res := clitest.Against(fa).Run(t, args...)
+			res := clitest.AgainstStubs(fa).Run(t, args...)
 			if res.Code != c.Exit {
 				t.Errorf("exit %d, want %d\n%s", res.Code, c.Exit, res)
 			}
