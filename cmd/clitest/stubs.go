@@ -79,6 +79,16 @@ func (s *Stubs) Root(page string) *httpstub.Stub {
 // Logins is how many times the commands logged in.
 func (s *Stubs) Logins() int { return s.Count("POST", "/auth") }
 
+// Canned answers every authenticated method path request with a canned
+// answer (RecordedRefusal, Refusal).
+func (s *Stubs) Canned(method, path string, r FakeReply) *httpstub.Stub {
+	h := http.Header{}
+	for k, v := range r.Header {
+		h.Set(k, v)
+	}
+	return s.ReplyWith(method, path, r.Status, h, r.Body)
+}
+
 // LastBody is the body of the last method path request.
 func (s *Stubs) LastBody(method, path string) string { return string(s.Last(method, path).Body) }
 
