@@ -2,6 +2,7 @@ package instance_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,13 +19,13 @@ const (
 )
 
 func TestInstanceDeleteAllConfirms(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	fa.Reply("DELETE", "/instances", 200, `["6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003"]`)
 	// Piped without --yes: a usage error, nothing deleted.
-	if res := clitest.Against(fa).Run(t, "instance", "delete-all"); res.Code != cmdutil.ExitUsage || fa.Count("DELETE", "/instances") != 0 {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all"); res.Code != cmdutil.ExitUsage || fa.Count("DELETE", "/instances") != 0 {
 		t.Fatal(res)
 	}
-	tty := clitest.Against(fa)
+	tty := clitest.AgainstStubs(fa)
 	tty.Tty, tty.Stdin = true, "\n"
 	if res := tty.Run(t, "instance", "delete-all"); res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, `Delete ALL instances of namespace "ns1"`) || fa.Count("DELETE", "/instances") != 0 {
 		t.Fatal(res)
@@ -33,10 +34,10 @@ func TestInstanceDeleteAllConfirms(t *testing.T) {
 	if res := tty.Run(t, "instance", "delete-all", "--namespace", "ci"); res.Code != 0 || !strings.Contains(res.Stdout, "c3d2e1f0") {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("DELETE", "/instances").Body; got != `{"confirm":true,"namespace":"ci"}` {
+	if got := fa.LastBody("DELETE", "/instances"); got != `{"confirm":true,"namespace":"ci"}` {
 		t.Errorf("body = %s", got)
 	}
-	res := clitest.Against(fa).Run(t, "instance", "delete-all", "--yes", "-o", "json")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all", "--yes", "-o", "json")
 	var ids []string
 	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &ids) != nil || len(ids) != 2 {
 		t.Fatal(res)
@@ -44,18 +45,19 @@ func TestInstanceDeleteAllConfirms(t *testing.T) {
 }
 
 func TestInstanceMetadata(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	fa.Reply("GET", "/instances/web1/metadata", 200, `{"tags": ["web", "prod"]}`)
 	fa.Reply("PUT", "/instances/web1/metadata/affinity", 200, "null")
 	fa.Reply("DELETE", "/instances/web1/metadata/tags", 200, "null")
-	r := clitest.Against(fa)
+	fa.Reply("DELETE", "/instances/nosuch/metadata/tags", 404, `{"error": "instance not found", "status": 404}`)
+	r := clitest.AgainstStubs(fa)
 	if res := r.Run(t, "instance", "get-metadata", "web1", "-o", "yaml"); res.Code != 0 || res.Stdout != "tags:\n  - web\n  - prod\n" {
 		t.Fatal(res)
 	}
 	if res := r.Run(t, "instance", "set-metadata", "web1", "affinity", `{"fastdisk": 10}`); res.Code != 0 {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("PUT", "/instances/web1/metadata/affinity").Body; got != `{"value":{"fastdisk":10}}` {
+	if got := fa.LastBody("PUT", "/instances/web1/metadata/affinity"); got != `{"value":{"fastdisk":10}}` {
 		t.Errorf("body = %s", got)
 	}
 	if res := r.Run(t, "instance", "delete-metadata", "web1", "tags"); res.Code != 0 || fa.Count("DELETE", "/instances/web1/metadata/tags") != 1 {
@@ -67,29 +69,29 @@ func TestInstanceMetadata(t *testing.T) {
 }
 
 func TestInstanceConsoleData(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	console := "login: \x1b]0;owned\x07root\r\nPassword:\n"
-	fa.Override = map[string]clitest.FakeReply{"GET /instances/web1/consoledata": {Status: 200, Header: map[string]string{"Content-Type": "application/octet-stream"}, Body: console}}
+	fa.ReplyWith("GET", "/instances/web1/consoledata", 200, http.Header{"Content-Type": {"application/octet-stream"}}, console)
 	// Piped: the bytes as the console wrote them; the length is sent.
-	res := clitest.Against(fa).Run(t, "instance", "consoledata", "web1", "--length", "2048")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "--length", "2048")
 	if res.Code != 0 || res.Stdout != console {
 		t.Fatalf("%q", res)
 	}
-	if got := fa.LastRequest("GET", "/instances/web1/consoledata").Body; got != `{"length":2048}` {
+	if got := fa.LastBody("GET", "/instances/web1/consoledata"); got != `{"length":2048}` {
 		t.Errorf("body = %s", got)
 	}
 	// sf-client's positional LENGTH.
-	if res := clitest.Against(fa).Run(t, "instance", "consoledata", "web1", "100"); res.Code != 0 || fa.LastRequest("GET", "/instances/web1/consoledata").Body != `{"length":100}` {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "100"); res.Code != 0 || fa.LastBody("GET", "/instances/web1/consoledata") != `{"length":100}` {
 		t.Fatal(res)
 	}
 	// On a terminal the guest cannot send escape sequences to it.
-	tty := clitest.Against(fa)
+	tty := clitest.AgainstStubs(fa)
 	tty.Tty = true
 	res = tty.Run(t, "instance", "consoledata", "web1")
 	if res.Code != 0 || strings.ContainsAny(res.Stdout, "\x1b\x07\r") || !strings.Contains(res.Stdout, "login: ?]0;owned?root?\nPassword:") {
 		t.Fatalf("%q", res.Stdout)
 	}
-	res = clitest.Against(fa).Run(t, "instance", "consoledata", "web1", "-o", "json")
+	res = clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "-o", "json")
 	var got struct {
 		Instance string
 		Length   int
@@ -98,30 +100,31 @@ func TestInstanceConsoleData(t *testing.T) {
 	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &got) != nil || got.Data != console || got.Length != 10240 {
 		t.Fatal(res)
 	}
-	if res := clitest.Against(fa).Run(t, "instance", "consoledata", "web1", "lots"); res.Code != cmdutil.ExitUsage {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "lots"); res.Code != cmdutil.ExitUsage {
 		t.Fatal(res)
 	}
 }
 
 func TestInstanceSnapshotGolden(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	fa.Reply("POST", "/instances/web1/snapshot", 200, snapshotStarted)
-	clitest.GoldenFormats(t, fa, "instance_snapshot", "instance", "snapshot", "web1", "--all")
-	if got := fa.LastRequest("POST", "/instances/web1/snapshot").Body; got != `{"all":true}` {
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(fa), "instance_snapshot", "instance", "snapshot", "web1", "--all")
+	if got := fa.LastBody("POST", "/instances/web1/snapshot"); got != `{"all":true}` {
 		t.Errorf("body = %s", got)
 	}
-	if res := clitest.Against(fa).Run(t, "instance", "snapshot", "web1", "--device", "vdb", "--thin"); res.Code != 0 ||
-		fa.LastRequest("POST", "/instances/web1/snapshot").Body != `{"all":false,"device":"vdb","thin":true}` {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "snapshot", "web1", "--device", "vdb", "--thin"); res.Code != 0 ||
+		fa.LastBody("POST", "/instances/web1/snapshot") != `{"all":false,"device":"vdb","thin":true}` {
 		t.Fatal(res)
 	}
 }
 
 func TestInstanceShowSnapshotsGolden(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	fa.Reply("GET", "/instances/web1/snapshot", 200, snapshotList)
-	clitest.GoldenFormats(t, fa, "instance_show_snapshots", "instance", "show", "web1", "--snapshots")
+	fa.Reply("GET", "/instances/web1", 200, string(clitest.FixtureInstances[0]))
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(fa), "instance_show_snapshots", "instance", "show", "web1", "--snapshots")
 	// Without the flag, no snapshot request.
-	if res := clitest.Against(fa).Run(t, "instance", "show", "web1"); res.Code != 0 || strings.Contains(res.Stdout, "snapshots") {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "show", "web1"); res.Code != 0 || strings.Contains(res.Stdout, "snapshots") {
 		t.Fatal(res)
 	}
 	if n := fa.Count("GET", "/instances/web1/snapshot"); n != 5 { // 4 formats + the piped table
@@ -130,8 +133,10 @@ func TestInstanceShowSnapshotsGolden(t *testing.T) {
 }
 
 func TestInstanceCreateLongSpecsAndBootFlags(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	res := clitest.Against(fa).Run(t, "instance", "create", "vm1", "2", "2048", "--async", "continue",
+	fa := clitest.NewStubs(t)
+	// InstancesEndpoint.post answers the new instance.
+	fa.Reply("POST", "/instances", 200, `{"uuid":"00000000-0000-4000-8000-000000000004","name":"vm1","namespace":"ns1","cpus":2,"memory":2048,"node":"","state":"initial","power_state":"","version":1}`)
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "vm1", "2", "2048", "--async", "continue",
 		"-D", "size=20,base=debian:12,bus=nvme", "-d", "8",
 		"-n", "net1", "-N", "network_uuid=isolated,address=192.168.50.9,model=e1000,float=true", "-f", "net1@10.0.0.7",
 		"-V", "model=qxl,memory=65536,vdi=spice", "--configdrive", "none",
@@ -140,7 +145,7 @@ func TestInstanceCreateLongSpecsAndBootFlags(t *testing.T) {
 		t.Fatal(res)
 	}
 	var body map[string]any
-	_ = json.Unmarshal([]byte(fa.LastRequest("POST", "/instances").Body), &body)
+	_ = json.Unmarshal([]byte(fa.LastBody("POST", "/instances")), &body)
 	want := map[string]any{
 		// -d before -D, as sf-client.
 		"disk": []any{map[string]any{"size": 8.0}, map[string]any{"size": 20.0, "base": "debian:12", "bus": "nvme"}},
@@ -160,7 +165,7 @@ func TestInstanceCreateLongSpecsAndBootFlags(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{{"-D", "size=20,colour=red"}, {"-N", "address=10.0.0.1"}, {"-V", "vdi=rdp"}, {"--configdrive", "iso"}} {
-		res := clitest.Against(fa).Run(t, append([]string{"instance", "create", "vm2", "1", "1024", "-d", "8"}, bad...)...)
+		res := clitest.AgainstStubs(fa).Run(t, append([]string{"instance", "create", "vm2", "1", "1024", "-d", "8"}, bad...)...)
 		if res.Code != cmdutil.ExitUsage {
 			t.Errorf("%q: %s", bad, res)
 		}
