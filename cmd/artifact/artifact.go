@@ -29,7 +29,13 @@ numbered by an index that only grows.`,
   shakectl artifact delete debian-12.qcow2`,
 	}, NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f), NewCmdUpload(f), NewCmdDownload(f),
 		NewCmdDelete(f), NewCmdDeleteVersion(f), NewCmdMaxVersions(f), NewCmdShare(f), NewCmdUnshare(f),
-		NewCmdSetMetadata(f), NewCmdDeleteMetadata(f))
+	)
+	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
+		Noun: "artifact", Arg: "ARTIFACT", Ref: "debian-12.qcow2", Complete: cmdutil.CompleteArtifactNames(f),
+		StringValues: true,
+		Get:          (*client.Client).GetArtifactMetadata, Set: (*client.Client).SetArtifactMetadata,
+		Delete: (*client.Client).DeleteArtifactMetadata,
+	})...)
 	return c
 }
 

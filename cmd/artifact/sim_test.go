@@ -46,7 +46,13 @@ func TestArtifactVerbsAgainstSimCluster(t *testing.T) {
 			if got := jq("artifact", "show", id, "-o", "json", "--jq", ".metadata.owner"); got != "ci" {
 				t.Errorf("metadata %s", got)
 			}
+			if got := step(0, "artifact", "get-metadata", id, "-o", "simple").Stdout; got != "owner\tci\n" {
+				t.Errorf("get-metadata: %q", got)
+			}
 			step(0, "artifact", "delete-metadata", id, "owner")
+			if got := jq("artifact", "get-metadata", id, "-o", "json"); got != "{}" {
+				t.Errorf("get-metadata after delete-metadata: %s", got)
+			}
 			step(cmdutil.ExitAuth, "artifact", "unshare", id)
 			if got := jq("artifact", "share", id, "-o", "json", "--jq", ".shared"); got != "true" {
 				t.Errorf("share: %s", got)

@@ -23,8 +23,17 @@ artifacts. Blobs are named by UUID.`,
   shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312
   sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512
   shakectl blob events 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
-	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f), NewCmdSetMetadata(f), NewCmdDeleteMetadata(f),
+	}, NewCmdList(f), NewCmdShow(f), NewCmdSHA512(f),
 		NewCmdEvents(f)) // events.go (2026 servers)
+	// set-metadata goes to the blob's own route (PUT
+	// /blobs/{uuid}/metadata/{key}, shakenfist da448b1a blob.py), where
+	// sf-client 6c25293c sends the instance route by mistake. A blob's
+	// metadata has no route of its own to read: blob show -o json has it.
+	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
+		Noun: "blob", Arg: "BLOB", Ref: "578da8b6-eb98-4e10-bb36-e4d4d763d312", Complete: cmdutil.CompleteBlobUUIDs(f),
+		StringValues: true,
+		Set:          (*client.Client).SetBlobMetadata, Delete: (*client.Client).DeleteBlobMetadata,
+	})...)
 	return c
 }
 

@@ -248,60 +248,79 @@ func NetworksDeletedFields(n *client.NetworksDeleted, err error) ([]output.Field
 	return fields, err
 }
 
-// MetadataSpec is the metadata of one kind of object: its argument and
-// the three calls.
+// MetadataSpec is the metadata of one kind of object: its argument, the
+// reference its examples use, and the calls. Get may be nil where the
+// server has no route to read the metadata alone (a blob's is in blob
+// show -o json).
 type MetadataSpec struct {
 	Noun, Arg string
-	Complete  cobra.CompletionFunc
-	Get       func(c *client.Client, ctx context.Context, ref string) (map[string]any, error)
-	Set       func(c *client.Client, ctx context.Context, ref, key string, value any) error
-	Delete    func(c *client.Client, ctx context.Context, ref, key string) error
+	// Ref is the object the examples name ("web1").
+	Ref      string
+	Complete cobra.CompletionFunc
+	// StringValues sends every VALUE as a string, as sf-client does for
+	// artifacts and blobs; otherwise "tags" takes a JSON list and
+	// "affinity" a JSON object, as create's -m does.
+	StringValues bool
+	Get          func(c *client.Client, ctx context.Context, ref string) (map[string]any, error)
+	Set          func(c *client.Client, ctx context.Context, ref, key string, value any) error
+	Delete       func(c *client.Client, ctx context.Context, ref, key string) error
 }
 
 // NewMetadataCmds builds get-metadata, set-metadata and delete-metadata
-// for one kind of object, as sf-client has them for namespaces, instances
-// and networks (client-python 6c25293c commandline/*.py).
+// for one kind of object, as sf-client has them (client-python 6c25293c
+// commandline/*.py): the one metadata builder of every noun.
 func NewMetadataCmds(f *Factory, spec MetadataSpec) []*cobra.Command {
 	ref := []cobra.CompletionFunc{spec.Complete}
-	get := NewVerbCmd(f, VerbSpec{
-		Use: "get-metadata", Short: "Show a " + spec.Noun + "'s metadata",
-		Long: `Show the metadata of a ` + spec.Noun + `, one KEY VALUE line per item (values as
+	var cmds []*cobra.Command
+	if spec.Get != nil {
+		cmds = append(cmds, NewVerbCmd(f, VerbSpec{
+			Use: "get-metadata", Short: "Show a " + spec.Noun + "'s metadata",
+			Long: `Show the metadata of a ` + spec.Noun + `, one KEY VALUE line per item (values as
 JSON); -o json prints the server's object.`,
-		Example: "  shakectl " + spec.Noun + " get-metadata " + exampleRef(spec.Noun),
-		Args:    []string{spec.Arg}, Complete: ref,
-		Run: func(s *Session, args []string) error {
-			md, err := spec.Get(s.Client, s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(MetadataDetail(md))
-		},
-	})
-	set := NewVerbCmd(f, VerbSpec{
-		Use: "set-metadata", Short: "Set one metadata item of a " + spec.Noun,
-		Long: `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE. As with create's -m,
+			Example: "  shakectl " + spec.Noun + " get-metadata " + spec.Ref,
+			Args:    []string{spec.Arg}, Complete: ref,
+			Run: func(s *Session, args []string) error {
+				md, err := spec.Get(s.Client, s.Ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return s.PrintDetail(MetadataDetail(md))
+			},
+		}))
+	}
+	long := `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE. As with create's -m,
 "tags" takes a JSON list of strings and "affinity" a JSON object; any other
-value is sent as a string. The server refuses an empty value.`,
-		Example: "  shakectl " + spec.Noun + " set-metadata " + exampleRef(spec.Noun) + " owner team-a\n" +
-			"  shakectl " + spec.Noun + " set-metadata " + exampleRef(spec.Noun) + ` tags '["web","prod"]'`,
+value is sent as a string. The server refuses an empty value.`
+	example := "  shakectl " + spec.Noun + " set-metadata " + spec.Ref + " owner team-a\n" +
+		"  shakectl " + spec.Noun + " set-metadata " + spec.Ref + ` tags '["web","prod"]'`
+	if spec.StringValues {
+		long = `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE, sent as a string.
+The server refuses an empty value. Prints nothing.`
+		example = "  shakectl " + spec.Noun + " set-metadata " + spec.Ref + " owner team-a"
+	}
+	cmds = append(cmds, NewVerbCmd(f, VerbSpec{
+		Use: "set-metadata", Short: "Set one metadata item of a " + spec.Noun,
+		Long: long, Example: example,
 		Args: []string{spec.Arg, "KEY", "VALUE"}, Complete: ref,
 		Run: func(s *Session, args []string) error {
+			if spec.StringValues {
+				return spec.Set(s.Client, s.Ctx, args[0], args[1], args[2])
+			}
 			md, err := client.ParseMetadata([]string{args[1] + "=" + args[2]})
 			if err != nil {
 				return UsageErrorf("%s", err)
 			}
 			return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
 		},
-	})
-	del := NewVerbCmd(f, VerbSpec{
+	}), NewVerbCmd(f, VerbSpec{
 		Use: "delete-metadata", Short: "Delete one metadata item of a " + spec.Noun,
-		Example: "  shakectl " + spec.Noun + " delete-metadata " + exampleRef(spec.Noun) + " owner",
+		Example: "  shakectl " + spec.Noun + " delete-metadata " + spec.Ref + " owner",
 		Args:    []string{spec.Arg, "KEY"}, Complete: ref,
 		Run: func(s *Session, args []string) error {
 			return spec.Delete(s.Client, s.Ctx, args[0], args[1])
 		},
-	})
-	return []*cobra.Command{get, set, del}
+	}))
+	return cmds
 }
 
 // MetadataDetail shows metadata as sorted KEY VALUE lines, values as
@@ -318,18 +337,6 @@ func MetadataDetail(md map[string]any) output.Detail {
 		d.Fields = append(d.Fields, output.Field{Name: k, Value: text})
 	}
 	return d
-}
-
-func exampleRef(noun string) string {
-	switch noun {
-	case "instance":
-		return "web1"
-	case "network":
-		return "net1"
-	case "interface":
-		return "b1981e81-b37a-4176-ba37-b61bc7208012"
-	}
-	return "ci"
 }
 
 // WithRawField adds key: value to a detail's raw object (the server's

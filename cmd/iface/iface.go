@@ -23,7 +23,7 @@ them); one of another namespace is "not found".`,
   shakectl interface set-metadata b1981e81-b37a-4176-ba37-b61bc7208012 role frontend`,
 	}, NewCmdShow(f, complete), NewCmdFloat(f, complete), NewCmdDefloat(f, complete))
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "interface", Arg: "INTERFACE", Complete: complete,
+		Noun: "interface", Arg: "INTERFACE", Ref: "ci", Complete: complete,
 		Get: (*client.Client).GetInterfaceMetadata, Set: (*client.Client).SetInterfaceMetadata,
 		Delete: (*client.Client).DeleteInterfaceMetadata,
 	})...)

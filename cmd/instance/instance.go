@@ -51,7 +51,7 @@ its UUID or its name.`,
 		NewCmdScreenshot(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "instance", Arg: "INSTANCE", Complete: cmdutil.CompleteInstanceNames(f),
+		Noun: "instance", Arg: "INSTANCE", Ref: "web1", Complete: cmdutil.CompleteInstanceNames(f),
 		Get: (*client.Client).GetInstanceMetadata, Set: (*client.Client).SetInstanceMetadata,
 		Delete: (*client.Client).DeleteInstanceMetadata,
 	})...)

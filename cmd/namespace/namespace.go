@@ -32,7 +32,7 @@ the system namespace's key.`,
 		claim.NewCmd(f),
 	)
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "namespace", Arg: "NAMESPACE", Complete: cmdutil.CompleteNamespaceNames(f),
+		Noun: "namespace", Arg: "NAMESPACE", Ref: "ci", Complete: cmdutil.CompleteNamespaceNames(f),
 		Get: (*client.Client).GetNamespaceMetadata, Set: (*client.Client).SetNamespaceMetadata,
 		Delete: (*client.Client).DeleteNamespaceMetadata,
 	})...)

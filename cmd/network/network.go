@@ -23,7 +23,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		NewCmdEvents(f), NewCmdInstances(f), NewCmdAddresses(f), NewCmdPing(f),
 		NewCmdAddRouted(f), NewCmdDeleteRouted(f))
 	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "network", Arg: "NETWORK", Complete: cmdutil.CompleteNetworkNames(f),
+		Noun: "network", Arg: "NETWORK", Ref: "net1", Complete: cmdutil.CompleteNetworkNames(f),
 		Get: (*client.Client).GetNetworkMetadata, Set: (*client.Client).SetNetworkMetadata,
 		Delete: (*client.Client).DeleteNetworkMetadata,
 	})...)

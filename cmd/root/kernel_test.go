@@ -149,7 +149,7 @@ func TestHelpListsOnlyTheOptionsACommandTakes(t *testing.T) {
 	if out := help(t, "api"); !strings.Contains(out, "--key string") || !strings.Contains(out, "--retry-transient-capacity") {
 		t.Errorf("shakectl api --help does not list the client's flags:\n%s", out)
 	}
-	for _, args := range [][]string{{"instance", "list"}, {"network", "get-metadata"}, {"config", "view"}} {
+	for _, args := range [][]string{{"instance", "list"}, {"artifact", "get-metadata"}, {"config", "view"}} {
 		g := globalFlags(help(t, args...))
 		for _, name := range client {
 			if !strings.Contains(g, "--"+name+" ") {
