@@ -35,3 +35,25 @@ func TestJSONLinesEscapeC1(t *testing.T) {
 		}
 	})
 }
+
+// Issue 34, item 3: the proxy's text lines quoted the client's path and the
+// server's stage with raw ESC, BEL and CR (a hostile stage set the window
+// title and forged a line). Every line goes through one sanitising writer:
+// the log holds no control but its line ends, and still names the path
+// and the stage.
+func TestTextLinesCarryNoControls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const stage = `idle\u001b]0;PWNED\u0007\u001b[2K\rFAKE: all good`
+		r := newRig(t, Options{Budget: 3 * time.Second}, func(n int, w http.ResponseWriter, _ *http.Request) {
+			refusal(stage, true, "1", n)(w)
+		})
+		r.do(t.Context(), "POST", "/instances/%1b]0;PATH%07%0d", strings.NewReader(createBody))
+		log := r.log.String()
+		if strings.ContainsAny(strings.ReplaceAll(log, "\n", ""), "\x1b\x07\r") {
+			t.Errorf("raw controls in the log:\n%q", log)
+		}
+		if !strings.Contains(log, "POST /instances/ ]0;PATH  : capacity refused at stage idle ]0;PWNED  [2K FAKE: all good (transient)") {
+			t.Errorf("the line no longer names the path and the stage:\n%q", log)
+		}
+	})
+}

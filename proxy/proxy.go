@@ -171,6 +171,12 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Log != nil {
+		// Every line the proxy writes quotes a client's path or the
+		// server's stage: one sanitising writer for all of them, its
+		// ErrorLog's included (issue 34, item 3).
+		o.Log = termtext.Writer(o.Log)
+	}
 	if o.Budget < 0 {
 		return nil, optionErrorf("budget %s: want a positive duration", o.Budget)
 	}

@@ -284,7 +284,9 @@ cat >"$s/in/refusals.yaml" <<'EOF'
   headers: {Retry-After: "1"}
   repeat: 100
 EOF
-start refusing "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --quiet --script "$s/in/refusals.yaml"
+# Not --quiet: its request log (stderr, $s/refusing.err) is one of the
+# stderr paths the escape check reads.
+start refusing "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --script "$s/in/refusals.yaml"
 rapi=$(grep -o -m1 'http://127[^ ]*' "$s/refusing.out")
 export SHAKENFIST_API_URL="$api" SHAKENFIST_NAMESPACE=system SHAKENFIST_KEY="$key"
 echo "# sim cluster $api, sim router $router, hostile proxy $hapi, hostile router $hrouter, refusing cluster $rapi"
@@ -647,6 +649,45 @@ T escapes/tty-router-other-json "0|3" "$sc" parking-probe --target "$hrouter" --
 T escapes/tty-merge-target "0|3" "$sc" parking-probe merge "$s/in/report.hostile"
 check=saw_hostile run escapes/merge-target "0|3" "$s/empty-stdin" "$sc" parking-probe merge "$s/in/report.hostile"
 check=saw_hostile run escapes/merge-target-stdin "0|3" "$s/in/report.hostile" "$sc" parking-probe merge -
+# Issue 34, item 3: every stderr path, not only the client's. wrap and
+# proxy in front of the refusing cluster print its escape-laden stage in
+# their retry lines; the simulator's request log quotes a client's path.
+SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/wrap-stage "69|75" "$s/empty-stdin" "$sc" wrap --budget 2s -- "$sc" instance create hsw1 1 1024 -d 8@debian:12
+# proxy_case: `shakectl proxy` in front of the refusing cluster, one create
+# through it, then Ctrl-C; the case's stderr is the proxy's alone.
+proxy_case() {
+	local p u
+	"$sc" proxy --budget 2s >"$s/proxy.url" &
+	p=$!
+	for _ in $(seq 100); do
+		grep -q http "$s/proxy.url" 2>/dev/null && break
+		sleep 0.1
+	done
+	u=$(head -n1 "$s/proxy.url")
+	SHAKENFIST_API_URL="$u" "$sc" instance create hsp1 1 1024 -d 8@debian:12 >/dev/null 2>&1 || true
+	kill -INT "$p"
+	wait "$p"
+}
+export -f proxy_case
+export s sc
+SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/proxy-stage 130 "$s/empty-stdin" bash -c proxy_case
+# A path of escapes, percent-encoded as a client may send it, into the
+# simulators' logs.
+curl -s -o /dev/null "$rapi/instances/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
+curl -s -o /dev/null "$router/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
+# logcase NAME FILE: the escape check over a server's stderr so far.
+logcase() {
+	local d="$s/out/$1" why
+	mkdir -p "$d"
+	cp "$2" "$d/stderr"
+	: >"$d/stdout"
+	why=$(hazards "$d")
+	if [ -z "$why" ] && [ -n "${check:-}" ]; then why=$($check "$d" || true); fi
+	if [ -n "$why" ]; then line FAIL "$1" "$why" - - ""; else line PASS "$1" "$(wc -l <"$2") lines of stderr" 0 - ""; fi
+}
+check=saw_hostile logcase escapes/sim-cluster-log "$s/refusing.err"
+logcase escapes/sim-router-log "$s/router.err"
+logcase escapes/sim-cluster-quiet-log "$s/cluster.err"
 
 echo "## [${SECONDS}s] signals: Ctrl-C (130) and SIGTERM (143) within a second"
 sigs=(INT TERM)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/syncbuf"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // adminNamespace may see and act in every namespace, as on the real server.
@@ -72,7 +73,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if cfg.Log != nil {
-		cfg.Log = syncbuf.NewWriter(cfg.Log) // log lines of concurrent handlers stay whole
+		// Log lines of concurrent handlers stay whole; they quote
+		// clients' paths, so they go through the one sanitising writer
+		// (issue 34, item 3).
+		cfg.Log = syncbuf.NewWriter(termtext.Writer(cfg.Log))
 	}
 	if cfg.AuthKeyName == "" {
 		cfg.AuthKeyName = "deploy"
