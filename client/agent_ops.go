@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,13 +35,58 @@ func (o *AgentOperation) keepRaw(r json.RawMessage) { o.Raw = r }
 type AgentCommandResult struct {
 	CommandLine string `json:"command-line"`
 	Result      bool   `json:"result"`
-	ReturnCode  int    `json:"return-code"`
+	// ReturnCode is the command's exit code as the agent sent it, kept
+	// raw: a missing, null or non-integer code must not read as 0
+	// (ExitStatus says what it means).
+	ReturnCode json.RawMessage `json:"return-code"`
 	Stdout      string `json:"stdout"`
 	Stderr      string `json:"stderr"`
 	// ContentBlob is a get's file, as a blob (sf-client 6c25293
 	// instance download reads results["0"]["content_blob"]).
 	ContentBlob string `json:"content_blob"`
 	Message     string `json:"message"`
+}
+
+// ErrNoExitCode is a result without an integer exit code: the command's
+// end is unknown.
+var ErrNoExitCode = errors.New("the agent reported no exit code")
+
+// ExitStatus is the status a shell would give for the guest command's end
+// (issue 34, item 6): its exit code 0..255; -N, which the agent's Python
+// reports for a command that signal N ended, is 128+N; a code above 255
+// is what `exit N` leaves in a shell, N mod 256, except that a nonzero
+// code never becomes success (256 is 1). A missing, null or non-integer
+// code (a string, 7.5) is ErrNoExitCode, never 0.
+func (r AgentCommandResult) ExitStatus() (int, error) {
+	raw := strings.TrimSpace(string(r.ReturnCode))
+	if raw == "" || raw == "null" {
+		return 0, ErrNoExitCode
+	}
+	var n json.Number
+	// A JSON string decodes into a json.Number too ("7"): only a number
+	// is a code.
+	if raw[0] == '"' {
+		return 0, fmt.Errorf("%w (return-code %s)", ErrNoExitCode, raw)
+	}
+	if err := json.Unmarshal([]byte(raw), &n); err != nil {
+		return 0, fmt.Errorf("%w (return-code %s)", ErrNoExitCode, raw)
+	}
+	code, err := n.Int64()
+	if err != nil {
+		return 0, fmt.Errorf("%w (return-code %s)", ErrNoExitCode, raw)
+	}
+	switch {
+	case code < 0 && code >= -127:
+		return 128 - int(code), nil
+	case code < 0:
+		return 0, fmt.Errorf("%w (return-code %s)", ErrNoExitCode, raw)
+	case code > 255:
+		if code%256 == 0 {
+			return 1, nil
+		}
+		return int(code % 256), nil
+	}
+	return int(code), nil
 }
 
 // Agent operation states that end it.

@@ -24,7 +24,9 @@ func NewCmdExecute(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run a command inside an instance through its agent",
 		Long: `Run COMMAND inside the instance through the Shakenfist agent, wait for it,
 print its stdout on stdout and its stderr on stderr, and exit with its exit
-code, so a pipeline can branch on it. COMMAND and its arguments are joined
+code, so a pipeline can branch on it: 128+N when signal N ended it, as a
+shell reports it; exit 1 with "the agent reported no exit code" when the
+agent's answer has none (missing, null or not an integer). COMMAND and its arguments are joined
 into one shell command line (each quoted as sh would need).
 
 --deadline bounds the operation on the server (2026 servers, capability
@@ -84,8 +86,12 @@ command's code.`,
 			io.WriteString(s.F.IOStreams.Out, res.Stdout)
 			io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
 		}
-		if res.ReturnCode != 0 {
-			return &cmdutil.ExitStatusError{Code: res.ReturnCode}
+		code, err := res.ExitStatus()
+		if err != nil {
+			return fmt.Errorf("agent operation %s: %w", op.UUID, err)
+		}
+		if code != 0 {
+			return &cmdutil.ExitStatusError{Code: code}
 		}
 		return nil
 	})

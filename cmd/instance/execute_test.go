@@ -139,3 +139,42 @@ func TestUploadCatDownload(t *testing.T) {
 		})
 	}
 }
+
+// Issue 34, item 6: the exit code is the guest command's as a shell would
+// give it, and an answer without one is an error, never success: a
+// missing, null or string return-code and 256 all exited 0 (the command
+// had exited 7), a float was a decode error.
+func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
+	const op = "5b1f7c2e-0d7a-4c52-9c1e-6f3a2b1d0e9f"
+	for _, tt := range []struct {
+		rc   string // the return-code field, "" for none
+		want int
+		err  string
+	}{
+		{`7`, 7, ""},
+		{`0`, 0, ""},
+		{`-15`, 143, ""}, // SIGTERM ended it: 128+15
+		{`-9`, 137, ""},
+		{`263`, 7, ""}, // as `exit 263` leaves 7
+		{`256`, 1, ""}, // never success
+		{``, 1, "the agent reported no exit code"},
+		{`null`, 1, "the agent reported no exit code"},
+		{`"7"`, 1, `the agent reported no exit code (return-code "7")`},
+		{`7.5`, 1, "the agent reported no exit code (return-code 7.5)"},
+	} {
+		fa := clitest.NewFakeAPI(t)
+		field := ""
+		if tt.rc != "" {
+			field = `"return-code": ` + tt.rc + `, `
+		}
+		body := `{"uuid": "` + op + `", "state": "complete", "namespace": "system", "instance_uuid": "x", "results": {"0": {"command-line": "exit 7", "result": true, ` + field + `"stdout": "", "stderr": ""}}}`
+		fa.Override = map[string]clitest.FakeReply{
+			"POST /instances/web1/agent/execute": {Status: 200, Body: body},
+			"GET /agentoperations/" + op:        {Status: 200, Body: body},
+		}
+		res := clitest.Against(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
+		if res.Code != tt.want || (tt.err != "" && !strings.Contains(res.Stderr, "error: agent operation "+op+": "+tt.err)) || (tt.err == "" && res.Stderr != "") {
+			t.Errorf("return-code %q: %s\nwant exit %d %s", tt.rc, res, tt.want, tt.err)
+		}
+	}
+}
