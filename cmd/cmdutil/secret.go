@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -18,32 +19,19 @@ const maxSecret = 64 << 10
 
 // ReadSecret reads a key's secret from keyFile ("-" or "" meaning stdin),
 // never from argv, where other users of the machine could read it (ps,
-// /proc). At a terminal it prompts on stderr and does not echo. Trailing
-// line ends are dropped, as `echo KEY |` adds one.
+// /proc), through ReadSecretInput: at a terminal it prompts on stderr and
+// does not echo. Trailing line ends are dropped, as `echo KEY |` adds one.
 func ReadSecret(ctx context.Context, ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
-	in, errOut := ios.In, ios.ErrOut
-	var raw []byte
-	var err error
-	switch {
-	case keyFile != "" && keyFile != userfile.Stdin, !ios.IsStdinTTY():
-		if keyFile == "" {
-			keyFile = userfile.Stdin
-		}
-		raw, err = userfile.Read(ctx, in, keyFile, userfile.Bound{Flag: "--key-file", Max: maxSecret})
-		if err != nil {
+	if keyFile == "" {
+		keyFile = userfile.Stdin
+	}
+	raw, err := ReadSecretInput(ctx, ios, keyFile, userfile.Bound{Flag: "--key-file", Max: maxSecret}, what)
+	if err != nil {
+		var ue *userfile.Error
+		if errors.As(err, &ue) {
 			return client.Secret{}, UsageErrorf("%s", err)
 		}
-	default:
-		fmt.Fprintf(errOut, "%s (not echoed): ", what)
-		file, ok := in.(*os.File)
-		if !ok {
-			return client.Secret{}, UsageErrorf("cannot read the key from this terminal; use --key-file")
-		}
-		raw, err = term.ReadPassword(int(file.Fd()))
-		fmt.Fprintln(errOut)
-		if err != nil {
-			return client.Secret{}, fmt.Errorf("reading the key: %w", err)
-		}
+		return client.Secret{}, err
 	}
 	s := strings.TrimRight(string(raw), "\r\n")
 	switch {
@@ -53,4 +41,53 @@ func ReadSecret(ctx context.Context, ios *output.IOStreams, keyFile, what string
 		return client.Secret{}, UsageErrorf("the key spans several lines; a key is one line")
 	}
 	return client.NewSecret(s), nil
+}
+
+// ReadSecretInput is shakectl's one reader of a secret (issue 34, item 7:
+// `context create --key-stdin` echoed the key as it was typed, `namespace
+// add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
+// file read is bounded. On a terminal stdin it prompts "WHAT (not echoed):"
+// on stderr and reads one line with the echo off; Ctrl-C (the run's
+// context) ends the wait at once and turns the echo back on. Anything
+// else is read as userfile reads any input.
+func ReadSecretInput(ctx context.Context, ios *output.IOStreams, arg string, b userfile.Bound, what string) ([]byte, error) {
+	if arg != userfile.Stdin || !ios.IsStdinTTY() {
+		return userfile.Read(ctx, ios.In, arg, b)
+	}
+	file, ok := ios.In.(*os.File)
+	if !ok {
+		return nil, UsageErrorf("cannot read %s from this terminal without echoing it; pipe it in or name a file", what)
+	}
+	fd := int(file.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	fmt.Fprintf(ios.ErrOut, "%s (not echoed): ", what)
+	type result struct {
+		b   []byte
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		line, err := term.ReadPassword(fd)
+		got <- result{line, err}
+	}()
+	select {
+	case r := <-got:
+		fmt.Fprintln(ios.ErrOut)
+		switch {
+		case r.err != nil:
+			return nil, fmt.Errorf("reading %s: %w", what, r.err)
+		case int64(len(r.b)) > b.Max:
+			return nil, UsageErrorf("%s from the terminal is longer than %d bytes, the most %s reads", what, b.Max, b.Flag)
+		}
+		return r.b, nil
+	case <-ctx.Done():
+		// The read goroutine stays blocked until the process ends; the
+		// terminal must not stay silent after it.
+		_ = term.Restore(fd, state)
+		fmt.Fprintln(ios.ErrOut)
+		return nil, context.Cause(ctx)
+	}
 }

@@ -44,9 +44,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			ctx["namespace"] = namespace
 		}
 		if keyStdin {
-			b := userfile.Key("--key-stdin")
-			b.Prompt = f.IOStreams.ErrOut
-			raw, err := userfile.Read(f.Context, f.IOStreams.In, userfile.Stdin, b)
+			raw, err := cmdutil.ReadSecretInput(f.Context, f.IOStreams, userfile.Stdin, userfile.Key("--key-stdin"), "API key for context "+name)
 			if err != nil {
 				return cmdutil.ReadFileError(err)
 			}

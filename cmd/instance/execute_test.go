@@ -170,7 +170,7 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		body := `{"uuid": "` + op + `", "state": "complete", "namespace": "system", "instance_uuid": "x", "results": {"0": {"command-line": "exit 7", "result": true, ` + field + `"stdout": "", "stderr": ""}}}`
 		fa.Override = map[string]clitest.FakeReply{
 			"POST /instances/web1/agent/execute": {Status: 200, Body: body},
-			"GET /agentoperations/" + op:        {Status: 200, Body: body},
+			"GET /agentoperations/" + op:         {Status: 200, Body: body},
 		}
 		res := clitest.Against(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
 		if res.Code != tt.want || (tt.err != "" && !strings.Contains(res.Stderr, "error: agent operation "+op+": "+tt.err)) || (tt.err == "" && res.Stderr != "") {
