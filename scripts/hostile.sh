@@ -673,8 +673,8 @@ export s sc
 SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/proxy-stage 130 "$s/empty-stdin" bash -c proxy_case
 # A path of escapes, percent-encoded as a client may send it, into the
 # simulators' logs.
-curl -s -o /dev/null "$rapi/instances/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
-curl -s -o /dev/null "$router/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
+curl -g -s -o /dev/null "$rapi/instances/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
+curl -g -s -o /dev/null "$router/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
 # logcase NAME FILE: the escape check over a server's stderr so far.
 logcase() {
 	local d="$s/out/$1" why
