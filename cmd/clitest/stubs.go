@@ -29,6 +29,26 @@ func NewStubs(t *testing.T) *Stubs {
 	return s
 }
 
+// NewFixtureStubs is NewStubs offering the fake cloud's lists (GET
+// /instances, /networks, /nodes, /auth/namespaces) and its objects by
+// name, for the tests that read several of them.
+func NewFixtureStubs(t *testing.T, instances ...json.RawMessage) *Stubs {
+	s := NewStubs(t)
+	if instances == nil {
+		instances = FixtureInstances
+	}
+	lists := map[string][]json.RawMessage{"/instances": instances, "/networks": FixtureNetworks, "/nodes": FixtureNodes, "/auth/namespaces": FixtureNamespaces}
+	for path, items := range lists {
+		s.Offer("GET", path, 200, string(JoinRaw(items)))
+		for _, raw := range items {
+			var o struct{ Name string }
+			_ = json.Unmarshal(raw, &o)
+			s.Offer("GET", path+"/"+o.Name, 200, string(raw))
+		}
+	}
+	return s
+}
+
 // Route matches an authenticated request: method, path and the test
 // token.
 func Route(method, path string) httpstub.Matcher {

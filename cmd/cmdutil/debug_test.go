@@ -11,8 +11,10 @@ import (
 // bodies both ways, timing), never the key or the token: clitest.CmdRun.run fails
 // the test if either appears anywhere.
 func TestDebugShowsRequestsAndAnswersWithSecretsRedacted(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	run := clitest.Against(fa)
+	fa := clitest.NewStubs(t)
+	// InstancesEndpoint.post answers the new instance.
+	fa.Reply("POST", "/instances", 200, `{"uuid":"00000000-0000-4000-8000-000000000004","name":"web1","namespace":"ns1","node":"","state":"initial","power_state":"","version":1}`)
+	run := clitest.AgainstStubs(fa)
 	res := run.Run(t, "api", "POST", "/instances", "-f", "name=web1", "--debug")
 	if res.Code != 0 {
 		t.Fatal(res)
@@ -36,8 +38,10 @@ func TestDebugShowsRequestsAndAnswersWithSecretsRedacted(t *testing.T) {
 
 // A body larger than the bound is cut, saying how much was left out.
 func TestDebugBoundsBodies(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	res := clitest.Against(fa).Run(t, "api", "POST", "/instances", "-f", "name="+strings.Repeat("x", 6000), "--debug")
+	fa := clitest.NewStubs(t)
+	// InstancesEndpoint.post answers the new instance.
+	fa.Reply("POST", "/instances", 200, `{"uuid":"00000000-0000-4000-8000-000000000004","name":"web1","namespace":"ns1","node":"","state":"initial","power_state":"","version":1}`)
+	res := clitest.AgainstStubs(fa).Run(t, "api", "POST", "/instances", "-f", "name="+strings.Repeat("x", 6000), "--debug")
 	if !strings.Contains(res.Stderr, " bytes more") {
 		t.Errorf("no bound on the body:\n%.2000s", res.Stderr)
 	}

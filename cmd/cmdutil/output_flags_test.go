@@ -2,6 +2,7 @@ package cmdutil_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // -o table asked for explicitly keeps its header when piped; the default
 // table piped does not (it equals -o simple, for cut and while read).
 func TestExplicitTableKeepsItsHeaderWhenPiped(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t))
 	if res := r.Run(t, "instance", "list", "-o", "table"); res.Code != 0 || !strings.HasPrefix(res.Stdout, "UUID ") {
 		t.Errorf("explicit -o table, piped:\n%s", res)
 	}
@@ -27,7 +28,7 @@ func TestExplicitTableKeepsItsHeaderWhenPiped(t *testing.T) {
 }
 
 func TestNoHeaders(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t))
 	r.Tty = true
 	for _, args := range [][]string{{"instance", "list"}, {"network", "list"}, {"node", "list"}, {"namespace", "list"}} {
 		res := r.Run(t, append(args, "--no-headers")...)
@@ -38,7 +39,7 @@ func TestNoHeaders(t *testing.T) {
 }
 
 func TestOutputColumns(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t))
 	res := r.Run(t, "instance", "list", "-o", "columns=name,state")
 	want := "NAME                 STATE\nweb1                 created\ndb-with-a-long-name  created-error\nbatch                preflight\n"
 	if res.Code != 0 || res.Stdout != want {
@@ -51,7 +52,7 @@ func TestOutputColumns(t *testing.T) {
 }
 
 func TestJQFiltersJSON(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t))
 	res := r.Run(t, "instance", "list", "--jq", `.[] | select(.cpus > 1) | .name`)
 	if res.Code != 0 || res.Stdout != "web1\ndb-with-a-long-name\n" {
 		t.Errorf("--jq:\n%s", res)
@@ -74,10 +75,8 @@ func TestJQFiltersJSON(t *testing.T) {
 // A long name must not wreck an 80-column table on a terminal; piped and
 // simple output are never cut.
 func TestLongCellsFitTheTerminal(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
 	long := strings.Repeat("very-long-name-", 8)
-	fa.Instances = append(fa.Instances, json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0009","name":"`+long+`","namespace":"ns1","cpus":1,"memory":1024,"node":"node1","state":"created","power_state":"on"}`))
-	r := clitest.Against(fa)
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t, append(slices.Clone(clitest.FixtureInstances), json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0009","name":"`+long+`","namespace":"ns1","cpus":1,"memory":1024,"node":"node1","state":"created","power_state":"on"}`))...))
 	r.Tty, r.Width = true, 80
 	res := r.Run(t, "instance", "list")
 	for _, l := range strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n") {
