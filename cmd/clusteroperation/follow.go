@@ -45,8 +45,9 @@ func Printable(err error) bool {
 // seen and the handle is all there is: --async continue without --timeout
 // (no wait), or pause's budget ran out before the first answer. The error
 // is a *client.ClusterOperationFailed when it ended in error or abort, a
-// *cmdutil.WaitTimeoutError when --async block's budget ran out; pause
-// gives up quietly (a note on stderr, no error).
+// *cmdutil.WaitTimeoutError when --async block's budget or an explicit
+// --timeout ran out; pause's own budget gives up quietly (a note on
+// stderr, no error).
 func Await(s *cmdutil.Session, start time.Time, what string, h client.OperationHandle) (*client.ClusterOperation, error) {
 	budget := s.Cfg.Deadline()
 	if budget <= 0 {
@@ -71,7 +72,7 @@ func Await(s *cmdutil.Session, start time.Time, what string, h client.OperationH
 		if op != nil {
 			state = op.State
 		}
-		if s.Cfg.Async != "pause" {
+		if !s.Forgives(s.Cfg.Async == "pause") {
 			return op, &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (%s) did not complete", h.OpType, h.OpUUID, what), State: client.State(state), Budget: budget}
 		}
 		s.Note("still_waiting", "cluster operation %s/%s (%s) is still %s after %s; \"shakectl cluster-operation show --wait %s/%s\" waits for it", h.OpType, h.OpUUID, what, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)

@@ -221,12 +221,19 @@ func (s *Session) waitEnded(ctx context.Context, kind, name string, target, stat
 	return s.waitTimeout(kind, name, target, state, budget, lenient)
 }
 
+// Forgives is the one timeout rule: a wait that runs out ends without an
+// error only when it is lenient (--async pause) and what ran out was that
+// budget, never a --timeout the user gave, which exits 124 whatever
+// --async is and whatever is waited for (issue 28, item 14; issue 34,
+// item 8: network delete's cluster operation exited 0 past --timeout).
+func (s *Session) Forgives(lenient bool) bool { return lenient && s.Cfg.Timeout == 0 }
+
 func (s *Session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	// --async pause forgives running out of its own budget only: a
 	// --timeout the user gave is a promise the README keeps, exit 124
 	// whatever --async is, so a script can tell that the wait did not end
 	// (issue 28, item 14).
-	if lenient && s.Cfg.Timeout == 0 {
+	if s.Forgives(lenient) {
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
 			if kind == "instance" {
@@ -294,7 +301,7 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 			}
 			// An explicit --timeout is never forgiven (exit 124), as in
 			// waitTimeout: a script that set one must learn it ran out.
-			if lenient && s.Cfg.Timeout == 0 {
+			if s.Forgives(lenient) {
 				if !s.Cfg.Quiet {
 					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s within %s (%s)\n", what, budget, left)
 				}

@@ -107,3 +107,17 @@ func TestNetworkDeleteAgainstSim2024(t *testing.T) {
 		t.Errorf("2024 cluster-operation show:\n%s", res)
 	}
 }
+
+// Issue 34, item 8: an explicit --timeout that runs out exits 124, as it
+// does for every other wait; network delete's cluster operation, still
+// executing (an instance holds an interface), exited 0 under the default
+// --async pause. Pause's own budget still gives up quietly.
+func TestNetworkDeleteExplicitTimeoutExits124(t *testing.T) {
+	_, r := startSim(t, cluster.Generation2026, nil)
+	mustRun(t, r, 0, "network", "create", "net1", "10.1.0.0/24")
+	mustRun(t, r, 0, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "-n", "net1")
+	res := mustRun(t, r, cmdutil.ExitTimeout, "network", "delete", "net1", "--timeout", "1s", "-o", "simple")
+	if !strings.Contains(res.Stderr, "did not complete") {
+		t.Errorf("the timeout does not say what did not complete:\n%s", res)
+	}
+}
