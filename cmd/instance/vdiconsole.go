@@ -111,7 +111,11 @@ command exits with the viewer's status.`,
   SHAKECTL_VDI_VIEWER="remote-viewer --full-screen" shakectl instance vdiconsole web1`,
 		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
-			argv, err := viewerCommand(viewer, os.Getenv(EnvVDIViewer))
+			env := ""
+			if s.F.Getenv != nil {
+				env, _ = s.F.Getenv(EnvVDIViewer)
+			}
+			argv, err := viewerCommand(viewer, env)
 			if err != nil {
 				return fmt.Errorf("%w; or save the console file with \"shakectl instance vdiconsolefile %s\" and open it with your SPICE client", err, args[0])
 			}

@@ -1,0 +1,46 @@
+package iface_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+const ifc = "b1981e81-b37a-4176-ba37-b61bc7208012" // the UUID sf2024/interface.json has
+
+// The interface view as the 2024 server's source gives it
+// (client/testdata/sf2024/interface.json), in every output format.
+func TestInterfaceShowRecordedGolden(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.ReplyRecorded(t, "GET", "/interfaces/"+ifc, 200, "sf2024/interface.json")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(s), "interface_show", "interface", "show", ifc)
+}
+
+// float posts, then shows the interface; a 507 from a full floating
+// network is a permanent capacity refusal (exit 69), nothing shown.
+func TestInterfaceFloat(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Reply("POST", "/interfaces/"+ifc+"/float", 200, "null\n")
+	s.ReplyRecorded(t, "GET", "/interfaces/"+ifc, 200, "sf2024/interface.json")
+	res := clitest.AgainstStubs(s).Run(t, "interface", "float", ifc, "--jq", ".ipv4")
+	if res.Code != 0 || res.Stdout != "10.0.0.6\n" {
+		t.Fatal(res)
+	}
+	s = clitest.NewStubs(t)
+	s.Reply("POST", "/interfaces/"+ifc+"/float", 507, `{"error": "No free addresses on network", "status": 507}`)
+	res = clitest.AgainstStubs(s).Run(t, "interface", "float", ifc)
+	if res.Code != cmdutil.ExitCapacityPermanent || res.Stdout != "" || !strings.Contains(res.Stderr, "No free addresses on network") {
+		t.Fatal(res)
+	}
+}
+
+// Another namespace's interface is the server's 404: exit 5.
+func TestInterfaceShowNotFound(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/interfaces/"+ifc, 404, `{"error": "interface not found", "status": 404}`)
+	if res := clitest.AgainstStubs(s).Run(t, "interface", "show", ifc); res.Code != cmdutil.ExitNotFound {
+		t.Fatal(res)
+	}
+}

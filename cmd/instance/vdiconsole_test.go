@@ -1,0 +1,58 @@
+package instance_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// vdiStubs answers the .vv file of web1 as the 2024 server's handler
+// fills its template (client/testdata/sf2024/vdiconsole.vv).
+func vdiStubs(t *testing.T) *clitest.Stubs {
+	s := clitest.NewStubs(t)
+	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))
+	s.ReplyWith("GET", "/instances/web1/vdiconsolehelper", 200, map[string][]string{"Content-Type": {"application/x-virt-viewer"}},
+		clitest.ReadGolden(t, "sf2024/vdiconsole.vv")).Optional()
+	return s
+}
+
+// The viewer runs on a private temporary copy of the file, which is gone
+// afterwards; the command exits with the viewer's status.
+func TestVDIConsoleRunsTheViewer(t *testing.T) {
+	viewer := t.TempDir() + "/viewer"
+	if err := os.WriteFile(viewer, []byte("#!/bin/sh\ncat \"$2\"; echo \"$2\" >&2\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := clitest.AgainstStubs(vdiStubs(t))
+	// The setting's words, then the file: "$1" is --full-screen.
+	r.Env = map[string]string{"SHAKECTL_VDI_VIEWER": viewer + " --full-screen"}
+	res := r.Run(t, "instance", "vdiconsole", "web1")
+	if res.Code != 0 || res.Stdout != clitest.ReadGolden(t, "sf2024/vdiconsole.vv") {
+		t.Fatal(res)
+	}
+	if _, err := os.Stat(strings.TrimSpace(res.Stderr)); !os.IsNotExist(err) {
+		t.Errorf("the temporary .vv file %s was left (%v)", res.Stderr, err)
+	}
+	res = clitest.AgainstStubs(vdiStubs(t)).Run(t, "instance", "vdiconsole", "web1", "--viewer", "false")
+	if res.Code != 1 {
+		t.Errorf("a viewer that exits 1: %s", res)
+	}
+}
+
+// With no viewer at all, nothing is asked of the server and the error says
+// how to get one, or to save the file.
+func TestVDIConsoleWithoutAViewer(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	s := vdiStubs(t)
+	res := clitest.AgainstStubs(s).Run(t, "instance", "vdiconsole", "web1")
+	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "no VDI viewer: install virt-viewer (remote-viewer)") ||
+		!strings.Contains(res.Stderr, `shakectl instance vdiconsolefile web1`) {
+		t.Fatal(res)
+	}
+	if n := s.Count("GET", "/instances/web1/vdiconsolehelper"); n != 0 {
+		t.Errorf("%d requests for the file with no viewer to run", n)
+	}
+}
