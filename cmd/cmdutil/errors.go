@@ -10,7 +10,6 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
-	"github.com/shakenfist/shakectl/proxy"
 )
 
 // DescribeError turns an error into what the user reads: one line of
@@ -36,8 +35,6 @@ func DescribeError(err error) output.ErrorReport {
 		r.Message = "terminated"
 	case errors.Is(err, ErrInterrupted):
 		r.Message = "interrupted"
-	case errors.As(err, new(*proxy.OptionError)):
-		r.Hint = "see --help for usage"
 	case errors.As(err, &usage):
 		r.Message = usage.Msg
 		switch {

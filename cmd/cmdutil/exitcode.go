@@ -12,8 +12,6 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/probe/report"
-	"github.com/shakenfist/shakectl/proxy"
 )
 
 // Exit codes, as `shakectl help exit-codes` and the README list them.
@@ -108,6 +106,23 @@ func NotFoundf(format string, a ...any) error {
 	return &NotFoundError{Msg: fmt.Sprintf(format, a...)}
 }
 
+// ExitCoder is an error of a command that knows its exit code: a probe
+// whose checks failed (ExitChecksFailed). Commands wrap their libraries'
+// errors so; the kernel knows no feature package.
+type ExitCoder interface {
+	error
+	ExitCode() int
+}
+
+// ChecksFailed wraps err, a run whose checks failed, to exit with
+// ExitChecksFailed.
+func ChecksFailed(err error) error { return &checksFailed{err} }
+
+type checksFailed struct{ error }
+
+func (e *checksFailed) Unwrap() error { return e.error }
+func (e *checksFailed) ExitCode() int { return ExitChecksFailed }
+
 // ExitCode maps an error to the process exit code. It is the only place that
 // does: commands return typed errors and never choose a code themselves.
 func ExitCode(err error) int {
@@ -121,7 +136,10 @@ func ExitCode(err error) int {
 		claim    *client.ClaimRefusal
 		netErr   net.Error
 	)
-	var status *ExitStatusError
+	var (
+		status *ExitStatusError
+		coded  ExitCoder
+	)
 	switch {
 	case errors.As(err, &status):
 		return status.Code
@@ -129,7 +147,7 @@ func ExitCode(err error) int {
 		return ExitTerminated
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)), errors.As(err, new(*proxy.OptionError)), errors.As(err, new(*client.UsageError)):
+	case errors.As(err, &usage), errors.As(err, new(*output.ColumnError)), errors.As(err, new(*client.UsageError)):
 		// A client.UsageError is a request the client refused to send
 		// because the server would refuse it for the same reason (an
 		// events limit outside 1–1000): the user's input is wrong.
@@ -142,8 +160,8 @@ func ExitCode(err error) int {
 		return ExitFailure
 	case errors.As(err, new(*RouteNotFoundError)):
 		return ExitNotFound
-	case errors.Is(err, report.ErrChecksFailed):
-		return ExitChecksFailed
+	case errors.As(err, &coded):
+		return coded.ExitCode()
 	case errors.As(err, &capacity):
 		if capacity.WaitMayHelp() {
 			return ExitCapacityTransient

@@ -156,3 +156,6 @@ func (e *hogsFound) Error() string {
 }
 
 func (e *hogsFound) Is(target error) bool { return target == report.ErrChecksFailed }
+
+// ExitCode is the exit of a run whose check failed.
+func (e *hogsFound) ExitCode() int { return cmdutil.ExitChecksFailed }

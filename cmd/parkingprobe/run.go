@@ -512,7 +512,7 @@ func probeError(err error) error {
 
 func checksError(r *report.Report) error {
 	if failed := r.Failed(); len(failed) > 0 {
-		return fmt.Errorf("%w: %s", report.ErrChecksFailed, strings.Join(failed, ", "))
+		return cmdutil.ChecksFailed(fmt.Errorf("%w: %s", report.ErrChecksFailed, strings.Join(failed, ", ")))
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 		Example: retryproxy.ProxyExample,
 		Args:    cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
-		return runProxy(f, opts)
+		return kernelError(runProxy(f, opts))
 	})
 	// It stands in front of the API for other clients: it takes its URL
 	// (and the context that may hold it), never credentials.
@@ -58,6 +58,16 @@ func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration, gate *Gat
 	fl.DurationVar(retryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
+}
+
+// kernelError makes the proxy's option errors the kernel's usage errors
+// (exit 2): the kernel knows no feature package's types.
+func kernelError(err error) error {
+	var oe *retryproxy.OptionError
+	if errors.As(err, &oe) {
+		return &cmdutil.UsageError{Msg: oe.Msg}
+	}
+	return err
 }
 
 func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {

@@ -44,7 +44,7 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		// runWrap); the run must not also cancel its context on them.
 		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true"},
 	}, func(c *cobra.Command, args []string) error {
-		return runWrap(f, opts, args)
+		return kernelError(runWrap(f, opts, args))
 	})
 	// It stands in front of the API for other clients: it takes its URL
 	// (and the context that may hold it), never credentials.
