@@ -244,20 +244,18 @@ func TestDownloadInterruptedLeavesNothing(t *testing.T) {
 // one the server reports fail the download and write nothing; an existing
 // DEST is left as it was.
 func TestDownloadChecksumMismatchKeepsNothing(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	const blob = "578da8b6-eb98-4e10-bb36-e4d4d763d312"
 	art := strings.Replace(clitest.ReadGolden(t, "sf2024/artifact.json"), "25adc99e-369b-4959-a387-2ae046ee6ad4", blob, -1)
 	art = strings.Replace(art, `"size": 308406784`, `"size": 5`, 1)
 	view := `{"uuid": "` + blob + `", "state": "created", "size": 5, "sha512": "` + sum512([]byte("world")) + `"}`
-	fa.Override = map[string]clitest.FakeReply{
-		"GET /artifacts/img":           {Status: 200, Body: art},
-		"GET /blobs/" + blob:           {Status: 200, Body: view},
-		"GET /blobs/" + blob + "/data": {Status: 200, Body: "hello", Header: map[string]string{"Content-Type": "text/plain"}},
-	}
+	fa.Reply("GET", "/artifacts/img", 200, art)
+	fa.Reply("GET", "/blobs/"+blob, 200, view)
+	fa.ReplyWith("GET", "/blobs/"+blob+"/data", 200, http.Header{"Content-Type": {"text/plain"}}, "hello")
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "keep")
 	clitest.WriteFile(t, dest, "old")
-	res := clitest.Against(fa).Run(t, "artifact", "download", "img", dest, "--clobber")
+	res := clitest.AgainstStubs(fa).Run(t, "artifact", "download", "img", dest, "--clobber")
 	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "nothing was written") {
 		t.Fatalf("mismatch: %s", res)
 	}
@@ -276,7 +274,7 @@ func TestDownloadChecksumMismatchKeepsNothing(t *testing.T) {
 // what the user typed, an existing file is replaced only with --clobber,
 // and the path written is printed.
 func TestDownloadIntoADirectoryNeverTakesTheServersNameOrClobbers(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
+	fa := clitest.NewStubs(t)
 	const blob = "578da8b6-eb98-4e10-bb36-e4d4d763d312"
 	art := strings.Replace(clitest.ReadGolden(t, "sf2024/artifact.json"), "25adc99e-369b-4959-a387-2ae046ee6ad4", blob, -1)
 	art = strings.Replace(art, `"size": 308406784`, `"size": 5`, 1)
@@ -285,15 +283,13 @@ func TestDownloadIntoADirectoryNeverTakesTheServersNameOrClobbers(t *testing.T) 
 		t.Fatal("the recorded artifact has no source_url to replace")
 	}
 	view := `{"uuid": "` + blob + `", "state": "created", "size": 5, "sha512": "` + sum512([]byte("hello")) + `"}`
-	fa.Override = map[string]clitest.FakeReply{
-		"GET /artifacts/ci-image":      {Status: 200, Body: art},
-		"GET /blobs/" + blob:           {Status: 200, Body: view},
-		"GET /blobs/" + blob + "/data": {Status: 200, Body: "hello", Header: map[string]string{"Content-Type": "application/octet-stream"}},
-	}
+	fa.Reply("GET", "/artifacts/ci-image", 200, art)
+	fa.Reply("GET", "/blobs/"+blob, 200, view)
+	fa.ReplyWith("GET", "/blobs/"+blob+"/data", 200, http.Header{"Content-Type": {"application/octet-stream"}}, "hello")
 	dir := t.TempDir()
 	bashrc := filepath.Join(dir, ".bashrc")
 	clitest.WriteFile(t, bashrc, "# mine\n")
-	run := clitest.Against(fa)
+	run := clitest.AgainstStubs(fa)
 
 	res := run.Run(t, "artifact", "download", "ci-image", dir+"/", "-o", "json")
 	want := filepath.Join(dir, "ci-image")

@@ -14,9 +14,12 @@ import (
 // The affinity flags send the 2026 binary form (issue 25), and refuse to
 // be mixed with -m affinity=.
 func TestAffinityFlagsSendTheBinaryForm(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	res := clitest.Against(fa).Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8",
+	fa := clitest.NewStubs(t)
+	// A 2026 server: its root page offers hard affinity.
+	fa.Root(clitest.ReadGolden(t, "sf2026/root.html"))
+	// InstancesEndpoint.post answers the new instance, created.
+	fa.Reply("POST", "/instances", 200, `{"uuid":"00000000-0000-4000-8000-000000000004","name":"gpu1","namespace":"ns1","cpus":1,"memory":1024,"node":"","state":"created","power_state":"","version":1}`)
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8",
 		"--require-tag", "gpu", "--forbid-tag", "db", "--prefer-tag", "fastdisk", "--avoid-tag", "spinning", "--prefer-tag", "nvme")
 	if res.Code != 0 {
 		t.Fatal(res)
@@ -26,18 +29,18 @@ func TestAffinityFlagsSendTheBinaryForm(t *testing.T) {
 			Affinity map[string][]string `json:"affinity"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal([]byte(fa.LastRequest("POST", "/instances").Body), &body); err != nil {
+	if err := json.Unmarshal([]byte(fa.LastBody("POST", "/instances")), &body); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(body.Metadata.Affinity)
 	if string(got) != `{"prefer_with_tag":["fastdisk","nvme"],"prefer_without_tag":["spinning"],"require_with_tag":["gpu"],"require_without_tag":["db"]}` {
 		t.Errorf("affinity sent: %s", got)
 	}
-	res = clitest.Against(fa).Run(t, "instance", "create", "gpu2", "1", "1024", "-d", "8", "--require-tag", "gpu", "-m", `affinity={"gpu":1}`)
+	res = clitest.AgainstStubs(fa).Run(t, "instance", "create", "gpu2", "1", "1024", "-d", "8", "--require-tag", "gpu", "-m", `affinity={"gpu":1}`)
 	if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "not both") {
 		t.Errorf("mixed forms: %s", res)
 	}
-	if res := clitest.Against(fa).Run(t, "instance", "create", "gpu3", "1", "1024", "-d", "8", "--require-tag", " "); res.Code != cmdutil.ExitUsage {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "gpu3", "1", "1024", "-d", "8", "--require-tag", " "); res.Code != cmdutil.ExitUsage {
 		t.Errorf("empty tag: %s", res)
 	}
 }
