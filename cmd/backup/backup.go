@@ -142,7 +142,9 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 			if listed {
 				state = "in state " + b.State
 			}
-			cmdutil.Say(s, "blob %s is %s: not copied", u, state)
+			if !s.Cfg.Quiet {
+				cmdutil.Note(s.F.IOStreams, s.Cfg, "blob_skipped", fmt.Sprintf("blob %s is %s: not copied", u, state))
+			}
 			res.Skipped++
 			continue
 		}
