@@ -197,3 +197,39 @@ func TestBreakerBelowLotIsExtProcError(t *testing.T) {
 		}
 	})
 }
+
+// --model main-2026-08 (upstream main 6210ad86, today's router): a burst
+// into a full pool parks what fits until the budget, then answers 503
+// with ateapi's text, and sheds the rest at once. The probe counts the
+// parks as budget_exhausted, as the router's own wait histogram does, and
+// every check holds (issue 33, items 1 and 2).
+func TestModelMain202608PassesAsTheRealOneDid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelMain202608, func(c *router.Config) { c.ParkedRequestBudget = 2 * time.Second })
+		warm(t, o)
+		r := burst(t, o)
+		if count(r, report.BudgetExhausted) == 0 || count(r, report.Unavailable) != 0 {
+			t.Fatalf("outcomes %v, want parks exhausted after the budget and none refused at once", summary(r))
+		}
+		wantStatus(t, r, report.CheckWaitMatchesBudgetExhausted, report.CheckOK)
+		wantStatus(t, r, report.CheckReachedParking, report.CheckOK)
+		noneFailed(t, r)
+	})
+}
+
+// --model main-2026-08 with parking off (lot 0): refusals at once are a
+// finding, not a pass.
+func TestModelMain202608ParkingOffFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelMain202608, func(c *router.Config) { c.ParkedRequestMax = 0 })
+		warm(t, o)
+		r := burst(t, o)
+		if count(r, report.Unavailable) == 0 || count(r, report.BudgetExhausted) != 0 {
+			t.Fatalf("outcomes %v, want refusals at once", summary(r))
+		}
+		c := wantStatus(t, r, report.CheckReachedParking, report.CheckFailed)
+		if !strings.Contains(c.Detail, "parking is disabled on the router") {
+			t.Errorf("reached_parking %q does not say parking is disabled", c.Detail)
+		}
+	})
+}
