@@ -340,3 +340,29 @@ func TestHundredMillionActorsAreNamedOnDemand(t *testing.T) {
 		t.Errorf("last actor %q", n)
 	}
 }
+
+// Issue 34, item 11: a parking card no router could show is refused as
+// impossible, not judged on.
+func TestImpossibleStatuszIsRefused(t *testing.T) {
+	for _, card := range []string{
+		`{"enabled":true,"active":0,"max_parked":1e308,"max_wait":"5s"}`,
+		`{"enabled":true,"active":-1,"max_parked":1024,"max_wait":"5s"}`,
+		`{"enabled":true,"active":0.5,"max_parked":1024,"max_wait":"5s"}`,
+		`{"enabled":true,"active":2000,"max_parked":1024,"max_wait":"5s"}`,
+		`{"enabled":true,"active":0,"max_parked":1024,"max_wait":"soon"}`,
+	} {
+		_, err := ParseStatusz(strings.NewReader(`{"parking":` + card + `}`))
+		if err == nil || !strings.Contains(err.Error(), "impossible parking card") {
+			t.Errorf("%s: %v, want refused as impossible", card, err)
+		}
+	}
+	for _, card := range []string{
+		`{"enabled":true,"active":3,"max_parked":1024,"max_wait":"5s"}`,
+		`{"enabled":false,"active":0,"max_parked":0,"max_wait":"3s"}`,
+		`{"enabled":false,"active":0,"max_parked":2048,"max_wait":"2s"}`,
+	} {
+		if _, err := ParseStatusz(strings.NewReader(`{"parking":` + card + `}`)); err != nil {
+			t.Errorf("%s: %v", card, err)
+		}
+	}
+}

@@ -171,6 +171,9 @@ func ParseStatusz(r io.Reader) (*report.StatuszParking, error) {
 		}
 		return nil, ErrNoParkingCard
 	}
+	if bad := doc.Parking.Impossible(); bad != "" {
+		return nil, fmt.Errorf("impossible parking card (%s): no router shows that", bad)
+	}
 	return doc.Parking, nil
 }
 

@@ -33,6 +33,10 @@ func (o *Options) ShardedLoad() (flags string, n uint64) {
 	}
 }
 
+// InFlightPerProcess is about the most requests one probe process holds
+// in flight (parked at the router) well: a larger load wants more shards.
+const InFlightPerProcess = 10_000
+
 // InFlightPerShard is the most requests one of shards may hold at once: its
 // part of the burst or of the workers; in open mode, its rate times the
 // per-request timeout (a request can take no longer), at most its share of

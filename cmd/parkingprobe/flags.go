@@ -107,7 +107,7 @@ func probeFlags() []probeFlag {
 			fl.StringArrayVar(&o.expect, n, nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 		}},
 		{"", "out", func(fl fs, n string, _ po, o op) {
-			fl.StringVar(&o.out, n, "", "also write the JSON report to FILE (atomically; - for stdout)")
+			fl.StringVar(&o.out, n, "", "also write the JSON report to FILE (atomically); - makes stdout the JSON report alone, the text report going to stderr")
 		}},
 		{"", "plot", func(fl fs, n string, _ po, o op) {
 			fl.StringVar(&o.plot, n, "", "write the run as one self-contained HTML page, FILE.html: latency, answers and in-flight over time")

@@ -132,6 +132,10 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 	if err != nil {
 		return err
 	}
+	if per := po.InFlightPerShard(opts.shards); per > probe.InFlightPerProcess {
+		cmdutil.Warn(f.IOStreams, cfg, fmt.Sprintf("each shard may hold %d requests in flight, more than one probe process holds well (about %d): use more --shards (at least %d)",
+			per, probe.InFlightPerProcess, (per*int64(opts.shards)+probe.InFlightPerProcess-1)/probe.InFlightPerProcess))
+	}
 	name := opts.name
 	if name == "" {
 		name = "parking-probe-" + randomSuffix()

@@ -46,27 +46,50 @@ func TestOutputPathsRefusedBeforeTheLoad(t *testing.T) {
 	}
 }
 
-// --out - is stdout, not a file named "-".
+// --out - is stdout, not a file named "-"; stdout then holds the JSON
+// report alone, once, whatever -o says (issue 34, item 11: the table and
+// the JSON both went to stdout, the JSON twice with -o json); the text
+// report goes to stderr, and -o yaml, which cannot share stdout, is
+// refused before any load.
 func TestOutDashIsStdout(t *testing.T) {
-	srv, _ := countingTarget(t)
+	srv, hits := countingTarget(t)
 	dir := t.TempDir()
 	t.Chdir(dir)
-	f, out, errOut := probeTestFactory(t, context.Background())
-	code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "3", "--shed-max", "1h", "--out", "-", "--quiet"})
-	if code != cmdutil.ExitOK {
-		t.Fatalf("exit %d, %s", code, errOut)
+	for _, c := range []struct {
+		args     []string
+		inStderr string
+	}{
+		{[]string{"--quiet"}, ""},
+		{nil, "checks:"},
+		{[]string{"-o", "json"}, ""},
+	} {
+		f, out, errOut := probeTestFactory(t, context.Background())
+		args := append([]string{"parking-probe", "--target", srv.URL, "--requests", "3", "--shed-max", "1h", "--out", "-"}, c.args...)
+		if code := root.Run(f, args); code != cmdutil.ExitOK {
+			t.Fatalf("%v: exit %d, %s", c.args, code, errOut)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
+			t.Errorf("a file named - was written (%v)", err)
+		}
+		var doc map[string]any
+		dec := json.NewDecoder(strings.NewReader(out.String()))
+		if err := dec.Decode(&doc); err != nil || doc["requests"] != 3.0 {
+			t.Errorf("%v: stdout is not the JSON report: %v\n%s", c.args, err, out)
+		}
+		if dec.More() {
+			t.Errorf("%v: stdout holds more than one JSON report:\n%s", c.args, out)
+		}
+		if c.inStderr != "" && !strings.Contains(errOut.String(), c.inStderr) {
+			t.Errorf("%v: the text report is not on stderr: %q", c.args, errOut)
+		}
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
-		t.Errorf("a file named - was written (%v)", err)
+	before := hits.Load()
+	f, _, errOut := probeTestFactory(t, context.Background())
+	if code := root.Run(f, []string{"parking-probe", "--target", srv.URL, "--requests", "3", "--out", "-", "-o", "yaml"}); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "-o yaml cannot share it") {
+		t.Errorf("-o yaml --out -: exit %d, %s", code, errOut)
 	}
-	// The text report, then the JSON report.
-	i := strings.Index(out.String(), "\n{")
-	if i < 0 {
-		t.Fatalf("no JSON report on stdout:\n%s", out)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(out.String()[i+1:]), &doc); err != nil || doc["requests"] != 3.0 {
-		t.Errorf("JSON report on stdout: %v %v", err, doc["requests"])
+	if hits.Load() != before {
+		t.Error("-o yaml --out - sent load before refusing")
 	}
 }
 

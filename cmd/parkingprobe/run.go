@@ -459,6 +459,9 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 		return err
 	}
 	ios := f.IOStreams
+	if err := checkOutFormat(cfg, opts.out); err != nil {
+		return err
+	}
 	// Through warn: under -o json every stderr line stays a JSON object.
 	po.Warn = func(msg string) { cmdutil.Warn(ios, cfg, msg) }
 	var prog *progressLine
@@ -472,6 +475,9 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	if !po.StartAt.IsZero() {
 		if d := po.StartAt.Sub(f.Now()); d > 0 {
 			fmt.Fprintf(ios.ErrOut, "waiting until %s (%s from now) to start the load\n", po.StartAt.Format(time.RFC3339), d.Round(time.Second))
+			if d > StartAtFarNotice {
+				po.Warn(fmt.Sprintf("--start-at is %s from now: nothing is sent until then (Ctrl-C stops the wait); shards meant to start together are usually seconds or minutes apart", d.Round(time.Minute)))
+			}
 		}
 	}
 	if opts.procs > 0 {
@@ -484,6 +490,13 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	prog.clear()
 	if report == nil {
 		return probeError(runErr)
+	}
+	if report.Interrupted && report.Requests == 0 {
+		// Ctrl-C before the load (waiting for --start-at, say): nothing
+		// was sent, so there is nothing to report and no check to fail
+		// (issue 34, item 11: a full report of failed checks was printed).
+		po.Warn("interrupted before the load started: nothing sent, no report")
+		return runErr
 	}
 	if err := writeReport(f, cfg, report, opts.out, opts.plot); err != nil {
 		return err
@@ -517,18 +530,47 @@ func checksError(r *report.Report) error {
 	return nil
 }
 
+// StartAtFarNotice is how far ahead --start-at may be before the run warns
+// that it will wait that long.
+const StartAtFarNotice = time.Hour
+
+// checkOutFormat refuses, before any load, an output format that cannot
+// share stdout with --out -'s JSON.
+func checkOutFormat(cfg *cmdutil.Config, out string) error {
+	if out == outfile.Stdout && cfg.Output == "yaml" {
+		return &cmdutil.UsageError{Msg: "--out - writes the JSON report to stdout; -o yaml cannot share it: name a file for --out"}
+	}
+	return nil
+}
+
 // writeReport prints the report in the configured format and writes
-// the --out and --plot files.
+// the --out and --plot files. With --out - standard output is the JSON
+// report, once and alone, for a pipe to read: the text report then goes
+// to stderr (unless --quiet), and -o json is not written a second time
+// (issue 34, item 11: the table and the JSON both went to stdout, and
+// the JSON twice with -o json).
 func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out, plot string) error {
 	ios := f.IOStreams
-	switch cfg.Output {
-	case "json":
+	toStdout := out == outfile.Stdout
+	switch {
+	case cfg.Output == "json" && toStdout:
+		// --out - writes it below.
+	case cfg.Output == "json":
 		if err := r.WriteJSON(ios.Out); err != nil {
 			return err
 		}
-	case "yaml":
+	case cfg.Output == "yaml" && toStdout:
+		return checkOutFormat(cfg, out)
+	case cfg.Output == "yaml":
 		if err := writeYAML(ios.Out, r); err != nil {
 			return err
+		}
+	case toStdout:
+		if !cfg.Quiet {
+			cs := output.NewColourScheme(ios.ColourEnabled() && ios.IsStderrTTY())
+			if err := report.WriteText(ios.ErrOut, r, cs); err != nil {
+				return err
+			}
 		}
 	default:
 		cs := output.NewColourScheme(ios.ColourEnabled())

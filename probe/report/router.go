@@ -79,6 +79,37 @@ type StatuszParking struct {
 	MaxWait json.RawMessage `json:"max_wait,omitempty"`
 }
 
+// MaxPlausibleLot bounds the counts a parking card may show: the lot is
+// an int flag, and no router parks more than this.
+const MaxPlausibleLot = 1 << 31
+
+// Impossible says what in the card no router could show (a negative or
+// fractional count, a lot beyond MaxPlausibleLot, more parked than the lot
+// with parking on, a max_wait that is no duration), or "" when nothing.
+func (p *StatuszParking) Impossible() string {
+	if p == nil {
+		return ""
+	}
+	var bad []string
+	for _, c := range []struct {
+		name string
+		v    *float64
+	}{{"active", p.Active}, {"max_parked", p.MaxParked}} {
+		if v := c.v; v != nil && (math.IsNaN(*v) || *v < 0 || *v != math.Trunc(*v) || *v > MaxPlausibleLot) {
+			bad = append(bad, c.name+" "+formatFloat(*v))
+		}
+	}
+	if len(bad) == 0 && p.Active != nil && p.MaxParked != nil && *p.MaxParked > 0 && *p.Active > *p.MaxParked && p.Enabled != nil && *p.Enabled {
+		bad = append(bad, "active "+formatFloat(*p.Active)+" above max_parked "+formatFloat(*p.MaxParked))
+	}
+	if len(p.MaxWait) > 0 && string(p.MaxWait) != "null" {
+		if _, ok := p.MaxWaitDuration(); !ok {
+			bad = append(bad, "max_wait "+string(p.MaxWait))
+		}
+	}
+	return strings.Join(bad, ", ")
+}
+
 // MaxWaitDuration reads max_wait as PR #221 writes it (a Go duration
 // string, "30s") or as a number of seconds.
 func (p *StatuszParking) MaxWaitDuration() (time.Duration, bool) {
