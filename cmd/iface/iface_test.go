@@ -44,3 +44,18 @@ func TestInterfaceShowNotFound(t *testing.T) {
 		t.Fatal(res)
 	}
 }
+
+// TAB completes the UUIDs of the interfaces of the namespace's
+// instances, from one instance list, each described by its instance and
+// addresses.
+func TestInterfaceUUIDsComplete(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/instances", 200, string(clitest.JoinRaw(clitest.FixtureInstances)))
+	res := clitest.AgainstStubs(s).Run(t, "__complete", "interface", "float", "8d2")
+	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "8d2f4b9e-0c1a-4e55-9b7e-1f2a3b4c5d61\tweb1, 10.0.0.5, 192.168.1.20\n") {
+		t.Fatal(res)
+	}
+	if n := s.Count("GET", "/instances"); n != 1 {
+		t.Errorf("%d instance lists", n)
+	}
+}
