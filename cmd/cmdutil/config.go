@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
@@ -406,6 +407,5 @@ func PathErrReason(err error) string {
 	return err.Error()
 }
 
-// configFileBound bounds a configuration file, shakectl's or sf-client's: a
-// few keys and contexts; a file far larger is not one.
-var configFileBound = userfile.Bound{Flag: "config file", Max: 1 << 20}
+// configFileBound bounds a configuration file (internal/configedit).
+var configFileBound = configedit.FileBound

@@ -9,18 +9,13 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
-// contextKeys are the settings a context holds: which cloud, as whom.
-var contextKeys = []string{"api-url", "namespace", "key"}
-
-// ConfigDoc is the config file as contexts see it: the named contexts and
-// the current one, next to the top-level keys (kept as they are).
-type ConfigDoc struct {
-	CurrentContext string                       `yaml:"current-context,omitempty"`
-	Contexts       map[string]map[string]string `yaml:"contexts,omitempty"`
-}
+// ConfigDoc is the config file as contexts see it (internal/configedit
+// writes it).
+type ConfigDoc = configedit.Doc
 
 // applyContext layers the selected context (--context, else
 // SHAKECTL_CONTEXT, else the file's current-context) over the file's
@@ -46,7 +41,7 @@ func applyContext(file map[string]any, cfg *Config, flags *pflag.FlagSet, env fu
 		return UsageErrorf("no context %q in %s (from %s); \"shakectl context list\" shows them", name, path, from)
 	}
 	cfg.Context = name
-	for _, k := range contextKeys {
+	for _, k := range configedit.ContextKeys {
 		if val := ctx[k]; val != "" {
 			file[k] = val
 			cfg.Sources[k] = fmt.Sprintf("context %s in %s", name, path)

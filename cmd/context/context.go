@@ -1,9 +1,11 @@
 package context
 
 import (
+	"errors"
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/redact"
 )
 
@@ -40,13 +42,25 @@ func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.
 	if err != nil {
 		return err
 	}
-	return cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+	return updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
 		if _, ok := doc.Contexts[name]; !ok {
 			return cmdutil.UsageErrorf("no context %q in %s", name, path)
 		}
 		edit(doc)
 		return nil
 	})
+}
+
+// updateDoc rewrites the config file at path as edit says
+// (internal/configedit), its errors made the kernel's: a file that
+// cannot be read or edited as it is is a usage error (exit 2).
+func updateDoc(f *cmdutil.Factory, path string, edit func(*cmdutil.ConfigDoc) error) error {
+	err := configedit.UpdateDoc(f.Context, path, edit)
+	var ce *configedit.Error
+	if errors.As(err, &ce) {
+		return &cmdutil.UsageError{Msg: ce.Msg}
+	}
+	return cmdutil.ReadFileError(err)
 }
 
 // read is where list and show start: the file, its contexts and

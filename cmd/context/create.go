@@ -58,7 +58,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		err = cmdutil.UpdateDoc(f.Context, path, func(doc *cmdutil.ConfigDoc) error {
+		err = updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
 			if _, exists := doc.Contexts[name]; exists {
 				return cmdutil.UsageErrorf("context %q exists; delete it first", name)
 			}

@@ -1,4 +1,4 @@
-package cmdutil
+package configedit
 
 import (
 	"maps"
@@ -16,7 +16,7 @@ import (
 // values, and every other key as it was.
 func FuzzConfigEdits(f *testing.F) {
 	for _, name := range []string{"hand.in.yaml", "unset.in.yaml", "null.in.yaml"} {
-		b, err := os.ReadFile("../context/testdata/comments/" + name)
+		b, err := os.ReadFile("../../cmd/context/testdata/comments/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func FuzzConfigEdits(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var before ConfigDoc
+		var before Doc
 		if root.Content[0].Decode(&before) != nil {
 			return
 		}
@@ -70,13 +70,13 @@ func FuzzConfigEdits(f *testing.F) {
 		// back unedited: its own round trip has quirks (an anchored null
 		// key comes back as ''), which are not the edit's doing.
 		var was map[string]any
-		same, err := editDoc(path, raw, func(*ConfigDoc) error { return nil })
+		same, err := editDoc(path, raw, func(*Doc) error { return nil })
 		if err != nil || yaml.Unmarshal(same, &was) != nil {
 			return
 		}
-		want := ConfigDoc{CurrentContext: before.CurrentContext, Contexts: maps.Clone(before.Contexts)}
+		want := Doc{CurrentContext: before.CurrentContext, Contexts: maps.Clone(before.Contexts)}
 		names := slices.Sorted(maps.Keys(before.Contexts))
-		var edit func(*ConfigDoc) error
+		var edit func(*Doc) error
 		if op&0x80 != 0 || len(names) == 0 {
 			if _, taken := want.Contexts["fz-new"]; taken {
 				return
@@ -86,7 +86,7 @@ func FuzzConfigEdits(f *testing.F) {
 			}
 			want.Contexts["fz-new"] = map[string]string{"api-url": "http://fz/api", "namespace": "yes"}
 			want.CurrentContext = "fz-new"
-			edit = func(d *ConfigDoc) error {
+			edit = func(d *Doc) error {
 				if d.Contexts == nil {
 					d.Contexts = map[string]map[string]string{}
 				}
@@ -100,7 +100,7 @@ func FuzzConfigEdits(f *testing.F) {
 			if want.CurrentContext == name {
 				want.CurrentContext = ""
 			}
-			edit = func(d *ConfigDoc) error {
+			edit = func(d *Doc) error {
 				delete(d.Contexts, name)
 				if d.CurrentContext == name {
 					d.CurrentContext = ""
@@ -116,7 +116,7 @@ func FuzzConfigEdits(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the file written is not read back: %v\n%s\nfrom\n%s", err, out, raw)
 		}
-		var got ConfigDoc
+		var got Doc
 		if err := again.Content[0].Decode(&got); err != nil {
 			t.Fatalf("the file written does not decode: %v\n%s\nfrom\n%s", err, out, raw)
 		}

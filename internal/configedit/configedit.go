@@ -1,9 +1,13 @@
-package cmdutil
+// Package configedit rewrites shakectl's config file as the context
+// commands change it, keeping the user's comments, key order and every
+// other key: the one way the file is written (issue 28, item 2).
+package configedit
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -27,7 +31,7 @@ import (
 // tree, so comments, key order and every other key stay as the user wrote
 // them, and replaces the file atomically, through a symbolic link if it is
 // one (internal/outfile). edit's error writes nothing.
-func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) error {
+func UpdateDoc(ctx context.Context, path string, edit func(*Doc) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -43,11 +47,11 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 	}
 	defer lock.Unlock()
 
-	raw, err := userfile.Read(ctx, nil, path, configFileBound)
+	raw, err := userfile.Read(ctx, nil, path, FileBound)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// Ctrl-C during the read is the signal's error, and nothing is
 		// written (the edit never runs).
-		return ReadFileError(err)
+		return err
 	}
 	text, err := editDoc(path, raw, edit)
 	if err != nil {
@@ -67,19 +71,19 @@ func UpdateDoc(ctx context.Context, path string, edit func(*ConfigDoc) error) er
 // editDoc is UpdateDoc's work on the file's bytes (raw; nil for a file
 // that does not exist): edit changes the contexts, and only the difference
 // is written back into the file's node tree, which is returned encoded.
-func editDoc(path string, raw []byte, edit func(*ConfigDoc) error) ([]byte, error) {
+func editDoc(path string, raw []byte, edit func(*Doc) error) ([]byte, error) {
 	root, err := parseDocNode(path, raw)
 	if err != nil {
 		return nil, err
 	}
 	// Decoded twice: before is the file as it was, doc is what edit
 	// changes.
-	var before, doc ConfigDoc
+	var before, doc Doc
 	if err := root.Content[0].Decode(&before); err != nil {
-		return nil, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+		return nil, errorf("config file %s: contexts: %s", path, firstLine(err.Error()))
 	}
 	if err := root.Content[0].Decode(&doc); err != nil {
-		return nil, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
+		return nil, errorf("config file %s: contexts: %s", path, firstLine(err.Error()))
 	}
 	if err := edit(&doc); err != nil {
 		return nil, err
@@ -105,20 +109,20 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := yaml.Unmarshal(raw, &root); err != nil {
-			return nil, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
+			return nil, errorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
 		}
 	}
 	if root.Kind == 0 {
 		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 {
-		return nil, UsageErrorf("config file %s must hold one YAML document", path)
+		return nil, errorf("config file %s must hold one YAML document", path)
 	}
 	if m := root.Content[0]; m.Kind != yaml.MappingNode {
 		if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
 			root.Content[0] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", HeadComment: m.HeadComment, FootComment: m.FootComment}
 		} else {
-			return nil, UsageErrorf("config file %s must be a map of keys", path)
+			return nil, errorf("config file %s must be a map of keys", path)
 		}
 	}
 	return &root, nil
@@ -135,7 +139,7 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 // and the section that held it (contexts) are emptied, not removed, as
 // kubectl leaves current-context: "" and yq's del leaves contexts: {}, so
 // the comments a user wrote about them stay with them.
-func syncDoc(m *yaml.Node, before, after ConfigDoc) {
+func syncDoc(m *yaml.Node, before, after Doc) {
 	if after.CurrentContext != before.CurrentContext {
 		setValue(m, "current-context", after.CurrentContext)
 	}
@@ -395,10 +399,10 @@ func joinComments(a, b string) string {
 }
 
 func rank(k string) int {
-	if i := slices.Index(contextKeys, k); i >= 0 {
+	if i := slices.Index(ContextKeys, k); i >= 0 {
 		return i
 	}
-	return len(contextKeys)
+	return len(ContextKeys)
 }
 
 // valueIndex is the index in m.Content of key's value in mapping m, the
@@ -585,4 +589,33 @@ func docKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// FileBound bounds a configuration file, shakectl's or sf-client's: a few
+// keys and contexts; a file far larger is not one.
+var FileBound = userfile.Bound{Flag: "config file", Max: 1 << 20}
+
+// Doc is the config file as contexts see it: the named contexts and the
+// current one, next to the top-level keys (kept as they are).
+type Doc struct {
+	CurrentContext string                       `yaml:"current-context,omitempty"`
+	Contexts       map[string]map[string]string `yaml:"contexts,omitempty"`
+}
+
+// ContextKeys are the settings a context holds: which cloud, as whom.
+var ContextKeys = []string{"api-url", "namespace", "key"}
+
+// Error is a config file that cannot be edited as it is: the user must
+// change it (the commands make it a usage error).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
