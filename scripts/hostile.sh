@@ -708,6 +708,10 @@ long key-stdin-fifo "$s/in/fifo" "$sc" context create hssig --api-url "$api" --n
 [ $quick = 0 ] && long user-data-fifo "$s/empty-stdin" "$sc" instance create hssig 1 1024 -d 8@debian:12 -u "$s/in/fifo"
 [ $quick = 0 ] && long config-fifo "$s/empty-stdin" "$sc" config view --config "$s/in/fifo"
 long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
+# wrap relays a signal sent to it to its command once (issue 34, item 1;
+# the Ctrl-C typed at a terminal is TestWrapRelaysCtrlCOnceOnATerminal's,
+# under a pty). setsid: no controlling terminal, whatever runs the script.
+long wrap-relay "$s/empty-stdin" setsid "$sc" wrap -- sleep 30
 early="1|2" long merge-stdin-zero /dev/zero "$sc" parking-probe merge -
 # An open run at 100,000/s on two cores keeps a goroutine for every
 # scheduled request it cannot send yet (75-85k at the signal), 320-460 MiB
