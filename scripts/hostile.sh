@@ -303,7 +303,8 @@ printf 'hs-namespace-secret\n' >"$s/in/secret.real"
 for f in userdata name sshkey body actors script config secret; do ln -s "$s/in/$f.real" "$s/in/$f.link"; done
 # A real report, for merge.
 probe_small=(parking-probe --target "$router" --mode burst --requests 20 --actors 5 --seed 1)
-"$sc" "${probe_small[@]}" --out "$s/in/report.real" -o json >/dev/null 2>"$s/in/report.err"
+# Exit 3 (a check failed, as on a loaded machine) still writes the report.
+"$sc" "${probe_small[@]}" --out "$s/in/report.real" -o json >/dev/null 2>"$s/in/report.err" || [ $? = 3 ]
 ln -s "$s/in/report.real" "$s/in/report.link"
 # The same report with an escape-laden target (merge prints it).
 sed 's#"target": *"[^"]*"#"target": "http://\\u001b]0;PWNED\\u0007\\u001b[2K\\rFAKE: all good"#' "$s/in/report.real" >"$s/in/report.hostile"
