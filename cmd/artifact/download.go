@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -43,7 +44,7 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 			return cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f))(c, args, s)
 		},
 	}, func(s *cmdutil.Session, args []string) error {
-		dest, err := cmdutil.DownloadDest(args[1], args[0], clobber)
+		dest, err := transfer.DownloadDest(args[1], args[0], clobber)
 		if err != nil {
 			return err
 		}
@@ -64,13 +65,13 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 		if b.SHA512 != nil {
 			want = *b.SHA512
 		}
-		got, n, err := cmdutil.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
+		got, n, err := transfer.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
 		if err != nil {
 			return err
 		}
 		return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
 	})
-	cmdutil.AddClobberFlag(c, &clobber)
+	transfer.AddClobberFlag(c, &clobber)
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
 // NewCmdUpload builds `shakectl artifact upload`.
@@ -54,13 +55,13 @@ again.`,
 		if containsSlash(name) {
 			return cmdutil.UsageErrorf("NAME %q holds a /; an artifact name may not (the server's route cannot carry it)", name)
 		}
-		file, size, err := cmdutil.OpenUpload(path)
+		file, size, err := transfer.OpenUpload(path)
 		if err != nil {
 			return err
 		}
 		defer file.Close()
 
-		a, err := cmdutil.UploadFile(s, name, file, path, size, req, resume, reupload,
+		a, err := transfer.UploadFile(s, name, file, path, size, req, resume, reupload,
 			func(id string) string {
 				return fmt.Sprintf("shakectl artifact upload %s %s --resume %s", name, path, id)
 			})

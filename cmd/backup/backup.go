@@ -16,6 +16,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -73,7 +74,7 @@ in the index only (said on stderr).`,
 			if args[0] == outfile.Stdout {
 				return cmdutil.UsageErrorf("DEST must be a file: the blobs go beside it")
 			}
-			dest, err := cmdutil.DownloadDest(args[0], "summary.json", clobber)
+			dest, err := transfer.DownloadDest(args[0], "summary.json", clobber)
 			if err != nil {
 				return err
 			}
@@ -88,7 +89,7 @@ in the index only (said on stderr).`,
 		},
 	})
 	c.Flags().StringVar(&blobsDir, "blobs-dir", "", `where the blob files go (default "blobs" beside DEST; sf-client: ./blobs)`)
-	cmdutil.AddClobberFlag(c, &clobber)
+	transfer.AddClobberFlag(c, &clobber)
 	cmdutil.Must(c.MarkFlagDirname("blobs-dir"))
 	return c
 }
@@ -160,7 +161,7 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 		if b.SHA512 != nil {
 			want = *b.SHA512
 		}
-		_, n, err := cmdutil.DownloadBlobTo(s, u, b.Size, want, path)
+		_, n, err := transfer.DownloadBlobTo(s, u, b.Size, want, path)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
 // NewCmdDownload builds `shakectl instance download`.
@@ -35,7 +36,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		dest, err := cmdutil.DownloadDest(args[2], args[1], clobber)
+		dest, err := transfer.DownloadDest(args[2], args[1], clobber)
 		if err != nil {
 			return err
 		}
@@ -63,13 +64,13 @@ before anything is sent.`,
 		if b.SHA512 != nil {
 			want = *b.SHA512
 		}
-		if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
 			return err
 		}
-		cmdutil.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
+		transfer.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
 		return nil
 	})
 	af.add(c)
-	cmdutil.AddClobberFlag(c, &clobber)
+	transfer.AddClobberFlag(c, &clobber)
 	return c
 }

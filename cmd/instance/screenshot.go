@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
 // NewCmdScreenshot builds `shakectl instance screenshot`, sf-client's
@@ -27,7 +28,7 @@ simulator). An instance that is not created is refused (406).`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
 		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
-		dest, err := cmdutil.DownloadDest(args[1], args[0]+".png", clobber)
+		dest, err := transfer.DownloadDest(args[1], args[0]+".png", clobber)
 		if err != nil {
 			return err
 		}
@@ -44,12 +45,12 @@ simulator). An instance that is not created is refused (406).`,
 		if b.SHA512 != nil {
 			want = *b.SHA512
 		}
-		if _, _, err := cmdutil.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
 			return err
 		}
-		cmdutil.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
+		transfer.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
 		return nil
 	})
-	cmdutil.AddClobberFlag(c, &clobber)
+	transfer.AddClobberFlag(c, &clobber)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
 // NewCmdUpload builds `shakectl instance upload`.
@@ -36,7 +37,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		file, size, err := cmdutil.OpenUpload(args[1])
+		file, size, err := transfer.OpenUpload(args[1])
 		if err != nil {
 			return err
 		}
@@ -56,7 +57,7 @@ before anything is sent.`,
 			}
 		}
 		name := "upload-to-" + args[0]
-		a, err := cmdutil.UploadFile(s, name, file, args[1], size, client.ArtifactUploadRequest{}, "", false,
+		a, err := transfer.UploadFile(s, name, file, args[1], size, client.ArtifactUploadRequest{}, "", false,
 			func(id string) string {
 				return fmt.Sprintf("shakectl artifact upload %s %s --resume %s; then shakectl instance upload again", name, args[1], id)
 			})
@@ -76,7 +77,7 @@ before anything is sent.`,
 				return fmt.Errorf("agent operation %s: step %s failed: %s", op.UUID, k, r.Message)
 			}
 		}
-		cmdutil.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
+		transfer.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
 		return nil
 	})
 	af.add(c)

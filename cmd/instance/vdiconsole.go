@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/internal/outfile"
 )
 
@@ -66,7 +67,7 @@ server: the node's address and a host-subject); it holds no password.`,
 			if len(args) == 2 {
 				dest = args[1]
 			}
-			path, err := cmdutil.DownloadDest(dest, args[0]+".vv", clobber)
+			path, err := transfer.DownloadDest(dest, args[0]+".vv", clobber)
 			if err != nil {
 				return err
 			}
@@ -88,7 +89,7 @@ server: the node's address and a host-subject); it holds no password.`,
 			})
 		},
 	})
-	cmdutil.AddClobberFlag(c, &clobber)
+	transfer.AddClobberFlag(c, &clobber)
 	return c
 }
 

@@ -1,9 +1,14 @@
-package cmdutil
+// Package transfer is the plumbing of the commands that move files to and
+// from the cluster (artifact and instance upload and download, screenshots,
+// backups): progress, the one naming rule of a download's destination, the
+// verified download and the resumable upload.
+package transfer
 
 import (
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,13 +23,13 @@ import (
 
 // TransferMeter starts the progress report of a transfer on stderr: a bar
 // on a terminal, JSON lines with -o json, nothing when piped or --quiet.
-func TransferMeter(s *Session, op, name string, total, from int64) *progress.Meter {
+func TransferMeter(s *cmdutil.Session, op, name string, total, from int64) *progress.Meter {
 	mode := progress.Choose(s.Cfg.Quiet, s.Cfg.Output, s.F.IOStreams.IsStderrTTY())
 	return progress.New(s.F.IOStreams.ErrOut, mode, op, name, total, from, s.F.Now)
 }
 
 // Say prints a line for people on stderr, unless --quiet or -o json.
-func Say(s *Session, format string, a ...any) {
+func Say(s *cmdutil.Session, format string, a ...any) {
 	if s.Cfg.Quiet || s.Cfg.JSONOutput() {
 		return
 	}
@@ -48,7 +53,7 @@ func DownloadDest(dest, name string, clobber bool) (string, error) {
 	if st, err := os.Stat(dest); err == nil && st.IsDir() {
 		base := filepath.Base(name)
 		if base == "." || base == ".." || base == string(filepath.Separator) || termtext.Unsafe(base) {
-			return "", UsageErrorf("cannot name a file in %s after %q: give DEST as a file path", dest, termtext.Line(name))
+			return "", cmdutil.UsageErrorf("cannot name a file in %s after %q: give DEST as a file path", dest, termtext.Line(name))
 		}
 		path = filepath.Join(dest, base)
 	}
@@ -74,7 +79,7 @@ func AddClobberFlag(c *cobra.Command, clobber *bool) {
 // written in place. Renaming a temporary file over dest whatever it was
 // (before) replaced /dev/null with a regular file when run as root, turned
 // a symlink into a file and left a FIFO's reader with nothing.
-func DownloadBlobTo(s *Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
+func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
 	name := dest
 	if name == outfile.Stdout {
 		// DEST "-" stays a file named "-": the commands print their summary
@@ -116,11 +121,11 @@ func DownloadBlobTo(s *Session, blobUUID string, size int64, want, dest string) 
 // needs a size that only a regular file has.
 func OpenUpload(path string) (*os.File, int64, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, 0, UsageErrorf("FILE %q is not a regular file", path)
+		return nil, 0, cmdutil.UsageErrorf("FILE %q is not a regular file", path)
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, 0, UsageErrorf("FILE: %v", err)
+		return nil, 0, cmdutil.UsageErrorf("FILE: %v", err)
 	}
 	st, err := file.Stat()
 	if err != nil {
@@ -129,7 +134,7 @@ func OpenUpload(path string) (*os.File, int64, error) {
 	}
 	if !st.Mode().IsRegular() {
 		file.Close()
-		return nil, 0, UsageErrorf("FILE %q is not a regular file", path)
+		return nil, 0, cmdutil.UsageErrorf("FILE %q is not a regular file", path)
 	}
 	return file, st.Size(), nil
 }
@@ -138,7 +143,7 @@ func OpenUpload(path string) (*os.File, int64, error) {
 // blob the cluster already holds with its sha512 (unless reupload or a
 // resume), else a chunked upload, new or resumed, verified at the end.
 // resumeCmd names the command line that resumes an interrupted upload.
-func UploadFile(s *Session, name string, file *os.File, path string, size int64, req client.ArtifactUploadRequest, resume string, reupload bool, resumeCmd func(id string) string) (*client.Artifact, error) {
+func UploadFile(s *cmdutil.Session, name string, file *os.File, path string, size int64, req client.ArtifactUploadRequest, resume string, reupload bool, resumeCmd func(id string) string) (*client.Artifact, error) {
 	sumMeter := TransferMeter(s, "checksum", path, size, 0)
 	sum, err := client.FileSHA512(s.Ctx, file, sumMeter.Update)
 	sumMeter.Finish(size, err == nil)
