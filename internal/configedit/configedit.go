@@ -314,9 +314,10 @@ func joinLine(a, b string) string {
 	return a + " " + b
 }
 
-// removeEntry deletes key and its value from the mapping m, with the
-// entry's own comments and no others (issue 28, item 2: a hand-written
-// comment above a removed context was lost with it).
+// removeEntryAt deletes the entry whose key is m.Content[i], and its value,
+// from the mapping m, with the entry's own comments and no others (issue
+// 28, item 2: a hand-written comment above a removed context was lost with
+// it).
 //
 // An entry's own comments are the ones a reader sees as part of it: its
 // line comments, every comment inside its value, and the paragraph of its
@@ -334,13 +335,6 @@ func joinLine(a, b string) string {
 // They become the head of the entry that now follows (in order, before its
 // own head), else the foot of the one before, else the foot of m itself
 // (a mapping left empty prints as "{}" followed by them).
-func removeEntry(m *yaml.Node, key string) {
-	if i := slices.Index(keysOf(m), key); i >= 0 {
-		removeEntryAt(m, i*2)
-	}
-}
-
-// removeEntryAt is removeEntry of the entry whose key is m.Content[i].
 func removeEntryAt(m *yaml.Node, i int) {
 	k := m.Content[i]
 	var kept []string
@@ -572,14 +566,6 @@ func isMergeKey(k *yaml.Node) bool {
 func withComments(v, old *yaml.Node) *yaml.Node {
 	v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
 	return v
-}
-
-func keysOf(m *yaml.Node) []string {
-	var keys []string
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		keys = append(keys, m.Content[i].Value)
-	}
-	return keys
 }
 
 func docKeys[V any](m map[string]V) []string {
