@@ -231,23 +231,6 @@ It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 	return c
 }
 
-// NetworksDeletedFields shows what DELETE /networks did: the networks
-// deleted and those still in use. A 2024 server answers the second case
-// with a 403 (network.py@da448b1a NetworksEndpoint.delete), which is not a
-// refused key: it becomes an ordinary failure (exit 1) that says what to do.
-func NetworksDeletedFields(n *client.NetworksDeleted, err error) ([]output.Field, error) {
-	if n == nil {
-		return nil, err
-	}
-	fields := []output.Field{{Name: "networks", Value: strings.Join(n.Deleted, ",")}}
-	if len(n.Unable) > 0 {
-		fields = append(fields, output.Field{Name: "networks_in_use", Value: strings.Join(n.Unable, ",")})
-		err = fmt.Errorf("%d network%s still in use were not deleted (%s); delete their instances first, or use \"shakectl namespace clean\"",
-			len(n.Unable), plural(len(n.Unable)), strings.Join(n.Unable, ", "))
-	}
-	return fields, err
-}
-
 // MetadataSpec is the metadata of one kind of object: its argument, the
 // reference its examples use, and the calls. Get may be nil where the
 // server has no route to read the metadata alone (a blob's is in blob

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/network"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -41,7 +42,7 @@ deadline, until the namespace holds no instances and no networks, so that
 			d := output.Detail{Raw: cmdutil.RawOf(nil, cleaned)}
 			d.Fields = append(d.Fields, output.Field{Name: "instances", Value: strings.Join(cleaned.Instances, ",")})
 			var nets []output.Field
-			nets, err = cmdutil.NetworksDeletedFields(cleaned.Networks, err)
+			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async != "continue" {
 				err = cmdutil.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async == "pause", emptied(s, args[0]))

@@ -37,7 +37,7 @@ all.`,
 		Delete: func(s *cmdutil.Session, ns string) (output.Detail, error) {
 			start := time.Now()
 			res, err := s.Client.DeleteAllNetworks(s.Ctx, ns, cleanWait)
-			fields, err := cmdutil.NetworksDeletedFields(res, err)
+			fields, err := NetworksDeletedFields(res, err)
 			if err != nil || res == nil || len(res.Operations) == 0 {
 				return output.Detail{Raw: cmdutil.RawOf(nil, res), Fields: fields}, err
 			}
