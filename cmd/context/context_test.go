@@ -109,3 +109,21 @@ func TestContextKeyInReadableFileWarns(t *testing.T) {
 		t.Errorf("no warning: %s", res)
 	}
 }
+
+// Issue 34, item 12: a context with nothing in it, and one named after the
+// config file's own keys, are refused before the file is touched.
+func TestCreateRefusesEmptyAndReservedContexts(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	r := clitest.CmdRun{Env: map[string]string{"SHAKECTL_CONFIG": file}}
+	for _, args := range [][]string{
+		{"context", "create", "empty"},
+		{"context", "create", "current-context", "--api-url", "http://lab:13000/api"},
+	} {
+		if res := r.Run(t, args...); res.Code != cmdutil.ExitUsage {
+			t.Errorf("%v: %s", args, res)
+		}
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the config file was written (%v)", err)
+	}
+}

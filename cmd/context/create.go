@@ -54,6 +54,11 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			}
 			ctx["key"] = key
 		}
+		if len(ctx) == 0 {
+			// Issue 34, item 12: a context of nothing was saved, and
+			// selecting it then changed nothing.
+			return cmdutil.UsageErrorf("context %s would be empty: give --api-url, --namespace or --key-stdin", name)
+		}
 		path, err := contextFile(c, f)
 		if err != nil {
 			return err
@@ -101,6 +106,10 @@ func checkContextName(name string) error {
 		return bad(fmt.Sprintf("want 1 to %d characters", maxContextName))
 	case strings.Contains(name, ".."):
 		return bad(`".." is not allowed`)
+	case name == "current-context" || name == "contexts":
+		// Issue 34, item 12: the config file's own keys, which a
+		// context named after them would be read as or confused with.
+		return bad("it is a key of the config file itself")
 	}
 	for i, r := range name {
 		switch {
