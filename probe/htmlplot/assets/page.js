@@ -264,9 +264,10 @@
     var latency = (page.latency || []).map(function (s) {
       return { key: "latency-time/" + s.outcome, label: s.outcome + " (" + fmtCount(s.count) + ")", colour: colourOf(s.outcome), kind: "scatter", points: s.points };
     });
-    // The x axis ends where the run ended: a budget longer than the run
-    // is not drawn past it.
-    var txmax = fig.end_seconds > 0 ? fig.end_seconds : Math.max(xmaxOf(answers), xmaxOf(flight), xmaxOf(latency), 1);
+    // The x axis ends where the run ended, or where the answer bin that
+    // holds the end closes (at most one step later, so its last bin is
+    // drawn whole); a budget longer than the run is not drawn past it.
+    var txmax = Math.max(xmaxOf(answers), xmaxOf(flight), xmaxOf(latency), fig.end_seconds > 0 ? fig.end_seconds : 1);
     var marks = [];
     if (budget > 0 && fig.mode === "burst" && budget <= txmax) {
       marks.push({ x: budget, label: "park budget " + fmtSeconds(budget) + " after the burst" });
