@@ -39,8 +39,8 @@ type AgentCommandResult struct {
 	// raw: a missing, null or non-integer code must not read as 0
 	// (ExitStatus says what it means).
 	ReturnCode json.RawMessage `json:"return-code"`
-	Stdout      string `json:"stdout"`
-	Stderr      string `json:"stderr"`
+	Stdout     string          `json:"stdout"`
+	Stderr     string          `json:"stderr"`
 	// ContentBlob is a get's file, as a blob (sf-client 6c25293
 	// instance download reads results["0"]["content_blob"]).
 	ContentBlob string `json:"content_blob"`
