@@ -31,7 +31,9 @@ url="http://127.0.0.1:$port/"
 # A tool's own exit status is not this script's verdict: parking-probe exits
 # 3 against the bare hello server (nothing identifies it as a router), and
 # its CPU and counts are still what is measured here.
-cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@" || true; awk '{print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
+# GNU time writes "Command exited with non-zero status N" before the times
+# when a tool fails: the times are its last line.
+cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@" || true; awk 'END {print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
 probe_rps() { # NAME [FLAGS...]: the probe's own choice (its wire sender for http://) unless FLAGS say --transport
   cpu "${1:-probe}" "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
     --actors 1 --shed-max 1h -o json --out "$tmp/probe-last.json" "${@:2}" |
