@@ -19,6 +19,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -563,28 +564,9 @@ func WriteFile(t *testing.T, path, content string) {
 }
 
 // ReadGolden reads a recorded real-shape answer of client/testdata (the
-// shapes of shakenfist/shakenfist da448b1a, shakenfist/external_api/*.py).
+// shapes of shakenfist/shakenfist da448b1a, shakenfist/external_api/*.py):
+// the stub registry's one reader of recorded files, named from there.
 func ReadGolden(t *testing.T, name string) string {
 	t.Helper()
-	// The module root is the nearest directory up with a go.mod: tests of
-	// nested packages (namespace/claim) read the same files.
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "client", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return httpstub.ReadRecorded(t, "client/testdata/"+name)
 }
