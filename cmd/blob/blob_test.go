@@ -10,7 +10,7 @@ import (
 
 // recorded serves shakenfist da448b1a's blob_get_example (blob.py) and,
 // for the references, artifact_get_example (artifact.py), whose version
-// 101 is edited to name the blob (client/testdata/SOURCES.md).
+// 101 is edited to name the blob (SOURCES.md).
 func recorded(t *testing.T) *clitest.Stubs {
 	fa := clitest.NewStubs(t)
 	blob := clitest.ReadGolden(t, "sf2024/blob.json")

@@ -48,7 +48,7 @@ type RecordedRequest struct {
 }
 
 // FakeAPI speaks the Shakenfist wire contract (external_api/*.py at develop
-// da448b1a; client/testdata/SOURCES.md names each recorded answer), spelt out
+// da448b1a; SOURCES.md names each recorded answer), spelt out
 // here independently of the client: /auth, instances, networks, nodes and
 // namespaces, with canned replies for the cases under test.
 type FakeAPI struct {

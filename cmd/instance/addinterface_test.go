@@ -10,7 +10,7 @@ import (
 )
 
 // shakenfist da448b1a InstanceInterfacesEndpoint.post answers the new
-// interface (instance_interface_create_example, client/testdata/SOURCES.md).
+// interface (instance_interface_create_example, SOURCES.md).
 func TestInstanceAddInterfaceGolden(t *testing.T) {
 	fa := clitest.NewStubs(t)
 	fa.Root(clitest.ReadGolden(t, "sf2024/root.html"))

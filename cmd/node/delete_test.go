@@ -9,7 +9,7 @@ import (
 )
 
 // shakenfist da448b1a NodeEndpoint.delete answers the node, now deleted
-// (node_delete_example, client/testdata/SOURCES.md).
+// (node_delete_example, SOURCES.md).
 func TestNodeDeleteGolden(t *testing.T) {
 	s := clitest.NewStubs(t)
 	s.ReplyRecorded(t, "DELETE", "/nodes/sf-1", 200, "sf2024/node_deleted.json")
