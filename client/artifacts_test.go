@@ -10,7 +10,7 @@ import (
 
 // The artifact, blob and label methods against the real answers of
 // testdata/sf2024 (the swagger examples of shakenfist da448b1a
-// external_api/artifact.py, blob.py, label.py; testdata/SOURCES.md).
+// external_api/artifact.py, blob.py, label.py; SOURCES.md at the top).
 
 func TestArtifactRealViews(t *testing.T) {
 	s := newSF(t)

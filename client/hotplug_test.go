@@ -10,7 +10,7 @@ import (
 )
 
 // The interface hot-plug and node delete, against the answers the real
-// server documents (shakenfist da448b1a, testdata/SOURCES.md).
+// server documents (shakenfist da448b1a, SOURCES.md at the top).
 func TestAddInterfaceAndDeleteNode(t *testing.T) {
 	// A root page without hot-plug-interface: sf-client refuses before
 	// sending (apiclient.py add_instance_interface raises

@@ -15,7 +15,7 @@ import (
 )
 
 // The operator methods against an httptest server that replays the real
-// answers of testdata/sf2024 and testdata/sf2026 (testdata/SOURCES.md
+// answers of testdata/sf2024 and testdata/sf2026 (SOURCES.md at the top
 // names each one's repository, path and commit).
 
 // generation serves one server generation's root page (its capability
