@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/termecho"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -63,6 +64,12 @@ func ReadSecretInput(ctx context.Context, ios *output.IOStreams, arg string, b u
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
+	// The echo goes off before the prompt shows: a key typed or pasted the
+	// moment the prompt appears must not reach the screen before
+	// term.ReadPassword turns the echo off itself.
+	if err := termecho.Off(fd); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
 	fmt.Fprintf(ios.ErrOut, "%s (not echoed): ", what)
 	type result struct {
 		b   []byte
@@ -75,6 +82,7 @@ func ReadSecretInput(ctx context.Context, ios *output.IOStreams, arg string, b u
 	}()
 	select {
 	case r := <-got:
+		_ = term.Restore(fd, state)
 		fmt.Fprintln(ios.ErrOut)
 		switch {
 		case r.err != nil:
