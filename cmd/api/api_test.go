@@ -13,13 +13,13 @@ import (
 )
 
 func TestAPIPrintsTheBody(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewFixtureStubs(t)
+	r := clitest.AgainstStubs(fa)
 	res := r.Run(t, "api", "GET", "/nodes")
 	if res.Code != 0 || res.Stderr != "" {
 		t.Fatal(res)
 	}
-	if res.Stdout != string(clitest.JoinRaw(fa.Nodes))+"\n" {
+	if res.Stdout != string(clitest.JoinRaw(clitest.FixtureNodes))+"\n" {
 		t.Errorf("piped: want the body as sent, got\n%s", res.Stdout)
 	}
 	// A lower-case method and a path without its slash are forgiven.
@@ -30,14 +30,14 @@ func TestAPIPrintsTheBody(t *testing.T) {
 }
 
 func TestAPIIndentsOnATerminalAndConvertsToYAML(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewFixtureStubs(t)
+	r := clitest.AgainstStubs(fa)
 	r.Tty = true
 	res := r.Run(t, "api", "GET", "/auth/namespaces")
 	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "[\n  {\n    \"name\": \"system\",") {
 		t.Fatal(res)
 	}
-	res = clitest.Against(fa).Run(t, "api", "GET", "/auth/namespaces", "-o", "yaml")
+	res = clitest.AgainstStubs(fa).Run(t, "api", "GET", "/auth/namespaces", "-o", "yaml")
 	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "- name: system\n  state: created\n") {
 		t.Fatal(res)
 	}
@@ -47,9 +47,9 @@ func TestAPIFieldsBuildATypedBody(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "k.pub")
 	os.WriteFile(keyFile, []byte("ssh-ed25519 AAAA"), 0o644)
-	fa := clitest.NewFakeAPI(t)
-	fa.Override = map[string]clitest.FakeReply{"POST /echo": {Status: 200, Body: `{}`}}
-	r := clitest.Against(fa)
+	fa := clitest.NewStubs(t)
+	fa.Reply("POST", "/echo", 200, `{}`)
+	r := clitest.AgainstStubs(fa)
 	r.Stdin = "from stdin"
 	res := r.Run(t, "api", "POST", "/echo",
 		"-F", "all=true", "-F", "off=false", "-F", "n=5", "-F", "f=-1.5e3", "-F", "nothing=null", "-F", "word=hello",
@@ -60,7 +60,7 @@ func TestAPIFieldsBuildATypedBody(t *testing.T) {
 		t.Fatal(res)
 	}
 	var got map[string]any
-	if err := json.Unmarshal([]byte(fa.LastRequest("POST", "/echo").Body), &got); err != nil {
+	if err := json.Unmarshal([]byte(fa.LastBody("POST", "/echo")), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
@@ -76,32 +76,34 @@ func TestAPIFieldsBuildATypedBody(t *testing.T) {
 }
 
 func TestAPIFieldsOnGetGoInTheBody(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	if res := clitest.Against(fa).Run(t, "api", "GET", "/instances", "-F", "all=true"); res.Code != 0 {
+	fa := clitest.NewFixtureStubs(t)
+	if res := clitest.AgainstStubs(fa).Run(t, "api", "GET", "/instances", "-F", "all=true"); res.Code != 0 {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("GET", "/instances").Body; got != `{"all":true}` {
+	if got := fa.LastBody("GET", "/instances"); got != `{"all":true}` {
 		t.Errorf("body %q", got)
 	}
 }
 
 func TestAPIInput(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	r := clitest.Against(fa)
+	fa := clitest.NewStubs(t)
+	fa.Reply("POST", "/instances", 200, clitest.CreatedInstance("raw1", "created"))
+	r := clitest.AgainstStubs(fa)
 	r.Stdin = `{"name": "raw1", "cpus": 1, "memory": 512, "disk": [{"size": 8}]}`
 	res := r.Run(t, "api", "POST", "/instances", "--input", "-")
 	if res.Code != 0 {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("POST", "/instances").Body; got != r.Stdin {
+	if got := fa.LastBody("POST", "/instances"); got != r.Stdin {
 		t.Errorf("body %q, want the input byte for byte", got)
 	}
 }
 
 func TestAPIErrorsKeepTheirExitCodes(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	res := clitest.Against(fa).Run(t, "api", "GET", "/instances/nosuch")
+	fa := clitest.NewStubs(t)
+	fa.Reply("GET", "/instances/nosuch", 404, `{"error":"instance not found","status":404}`)
+	fa.Canned("POST", "/instances", clitest.TransientRefusal("15"))
+	res := clitest.AgainstStubs(fa).Run(t, "api", "GET", "/instances/nosuch")
 	if res.Code != cmdutil.ExitNotFound {
 		t.Fatal(res)
 	}
@@ -112,8 +114,7 @@ func TestAPIErrorsKeepTheirExitCodes(t *testing.T) {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 
-	fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("15")}
-	res = clitest.Against(fa).Run(t, "api", "POST", "/instances", "-f", "name=x", "-o", "json")
+	res = clitest.AgainstStubs(fa).Run(t, "api", "POST", "/instances", "-f", "name=x", "-o", "json")
 	if res.Code != cmdutil.ExitCapacityTransient {
 		t.Fatal(res)
 	}
@@ -148,12 +149,12 @@ func TestAPIUsageErrors(t *testing.T) {
 		{[]string{"api", "POST", "/x", "--input", bad, "-F", "a=1"}, `--input and -F/-f both give the body`},
 	}
 	for _, c := range cases {
-		fa := clitest.NewFakeAPI(t)
-		res := clitest.Against(fa).Run(t, c.args...)
+		fa := clitest.NewStubs(t)
+		res := clitest.AgainstStubs(fa).Run(t, c.args...)
 		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, c.want) {
 			t.Errorf("%v: %s", c.args, res)
 		}
-		if len(fa.Recorded()) != 0 {
+		if len(fa.Requests()) != 0 {
 			t.Errorf("%v: a request was sent", c.args)
 		}
 	}
@@ -162,14 +163,15 @@ func TestAPIUsageErrors(t *testing.T) {
 // Every @FILE / - input reads through one reader: --input @- reads stdin,
 // and two inputs cannot both claim it.
 func TestAPIStdinIsReadOnce(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewStubs(t)
+	fa.Reply("POST", "/instances", 200, clitest.CreatedInstance("web9", "initial"))
+	r := clitest.AgainstStubs(fa)
 	r.Stdin = `{"name":"web9"}`
-	if res := r.Run(t, "api", "POST", "/instances", "--input", "@-"); res.Code != 0 || !strings.Contains(fa.LastRequest("POST", "/instances").Body, "web9") {
+	if res := r.Run(t, "api", "POST", "/instances", "--input", "@-"); res.Code != 0 || !strings.Contains(fa.LastBody("POST", "/instances"), "web9") {
 		t.Errorf("--input @-: %s", res)
 	}
 	r.Stdin = `{"name":"web10"}`
-	if res := r.Run(t, "api", "POST", "/instances", "--body", "@-"); res.Code != 0 || !strings.Contains(fa.LastRequest("POST", "/instances").Body, "web10") {
+	if res := r.Run(t, "api", "POST", "/instances", "--body", "@-"); res.Code != 0 || !strings.Contains(fa.LastBody("POST", "/instances"), "web10") {
 		t.Errorf("--body @-: %s", res)
 	}
 	res := r.Run(t, "api", "POST", "/instances", "-F", "a=@-", "-F", "b=@-")
