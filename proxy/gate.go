@@ -11,6 +11,18 @@ package proxy
 // the gate with anything but the server's answer to its own request: it
 // is sent, at the latest one round trip before its budget ends, and only a
 // shutdown answers a never-sent create itself (a 503 saying so).
+//
+// A burst learns from its first answer. A refusal can only close the gate
+// once it is back, and 40 creates sent in one instant are all on their way
+// before it is: the whole first wave would be refused. So while the gate
+// has heard nothing recent about creates restricted as one is (no answer
+// other than a gated refusal within knownFor), the first such create goes
+// alone and the ones that arrive while it is out wait for its answer (they
+// are "held" for the first answer): a success or any other answer lets them
+// all go at once, so a healthy cluster is never served one at a time; a
+// transient refusal closes the gate and they stay held under its rules.
+// The wait is bounded by scoutBound, so a create that is slow to answer
+// (being placed, not refused) does not hold up the others for long.
 
 import (
 	"bytes"
@@ -236,6 +248,9 @@ const (
 	releaseFirst  = "first"  // the window ended and it goes first
 	releaseNext   = "next"   // the create ahead of it was not refused there
 	releaseBudget = "budget" // its budget ends within one round trip
+	// Held for the first answer of a burst (see scoutBound):
+	releaseAnswered = "answered" // the create ahead of it was answered, not refused
+	releaseBound    = "bound"    // the create ahead of it has been out longer than scoutBound
 	// Not let go: the caller stops waiting.
 	releaseStopped = "stopped" // the proxy is shutting down
 	releaseGone    = "gone"    // the client went away
@@ -251,7 +266,8 @@ type waiter struct {
 	queued    bool
 	held      bool      // the gate has held it past notBefore
 	heldSince time.Time // when the gate started holding it
-	heldBy    *closure  // the closure named in its "held" line
+	heldBy    *closure  // the closure named in its "held" line; nil when held for a first answer
+	sentAt    time.Time // when the gate last let it go
 	release   chan string
 	probing   []*closure
 	info      *requestInfo // for the log lines
@@ -267,13 +283,59 @@ type gate struct {
 	seq      uint64
 	rtts     [16]time.Duration
 	nrtt     int
-	timer    *time.Timer
-	wake     time.Time
-	onHeld   func(w *waiter, c *closure)
+	// The round trips of the last 16 transient refusals, for scoutBound.
+	refusalRTTs [16]time.Duration
+	nrefusal    int
+	// heard: when a create restricted as the key says (shape.where) last
+	// got an answer that was not a gated refusal; first: the create that
+	// went alone to find out, while nothing recent was heard.
+	heard  map[string]time.Time
+	first  map[string]*waiter
+	timer  *time.Timer
+	wake   time.Time
+	onHeld func(w *waiter, c *closure, again bool)
 }
 
-func newGate(onHeld func(*waiter, *closure)) *gate {
-	return &gate{now: time.Now, closures: map[closureKey]*closure{}, onHeld: onHeld}
+func newGate(onHeld func(w *waiter, c *closure, again bool)) *gate {
+	return &gate{now: time.Now, closures: map[closureKey]*closure{}, heard: map[string]time.Time{}, first: map[string]*waiter{}, onHeld: onHeld}
+}
+
+// knownFor is how long an answer to a create that was not a refusal
+// counts as knowing the cluster takes creates: the contract's Retry-After,
+// which the server chose as the horizon over which its capacity changes
+// (it clears the metrics lag of a teardown about three times). A burst
+// within it goes at once; after it, its first create goes alone.
+const knownFor = 15 * time.Second
+
+// Bounds of scoutBound: not below the policy's shortest wait between two
+// sends of one request (retry.MinWait), so what a burst may be held for
+// is never less than what one replay waits anyway, which also keeps a
+// busy machine's scheduling jitter from letting a burst out early; and
+// not above a tenth of the default budget, so a server that answers very
+// slowly costs a burst at most that.
+const (
+	minScoutBound = retry.MinWait
+	maxScoutBound = DefaultBudget / 10
+)
+
+// scoutBound is how long the creates of a burst wait for the first one's
+// answer: twice the slowest of the last 16 transient refusals' round
+// trips, or before any refusal, of the last 16 creates' (any answer). A
+// refusal is what the wait is for, and the scheduler refuses at a known
+// point of the create: a first create out for longer than refusals have
+// been taking (with room for a busy moment) is most likely being placed,
+// so the others go rather than queue behind a slow success. Clamped to
+// [minScoutBound, maxScoutBound]; before any answer it is minScoutBound.
+func (g *gate) scoutBound() time.Duration {
+	var slowest time.Duration
+	if g.nrefusal > 0 {
+		for i := 0; i < min(g.nrefusal, len(g.refusalRTTs)); i++ {
+			slowest = max(slowest, g.refusalRTTs[i])
+		}
+	} else {
+		slowest = g.rtt()
+	}
+	return min(max(2*slowest, minScoutBound), maxScoutBound)
 }
 
 // enter registers a create as it arrives at the proxy.
@@ -364,6 +426,18 @@ func (g *gate) answered(w *waiter, rtt time.Duration, o outcome, stage string, h
 	defer g.mu.Unlock()
 	g.rtts[g.nrtt%len(g.rtts)] = rtt
 	g.nrtt++
+	if g.first[w.shape.where] == w {
+		delete(g.first, w.shape.where)
+	}
+	if _, gated := stageResource[stage]; o == outcomeRefused && gated {
+		g.refusalRTTs[g.nrefusal%len(g.refusalRTTs)] = rtt
+		g.nrefusal++
+		delete(g.heard, w.shape.where)
+	} else {
+		// Anything else, an error included, is what the creates held
+		// for this answer would get without the gate: they go.
+		g.heard[w.shape.where] = at
+	}
 	for _, c := range w.probing {
 		if c.probe == w {
 			c.probe = nil
@@ -424,6 +498,11 @@ func (g *gate) leave(w *waiter) {
 		}
 	}
 	w.probing = nil
+	if g.first[w.shape.where] == w {
+		// It left unanswered (its client went away): the next in line
+		// goes to find out.
+		delete(g.first, w.shape.where)
+	}
 	g.pumpLocked()
 }
 
@@ -462,10 +541,14 @@ func (g *gate) pumpLocked() {
 		switch {
 		case closed != nil:
 			if deadline := w.budgetEnd.Add(-rtt); now.Before(deadline) {
-				if !w.held {
-					w.held, w.heldSince, w.heldBy = true, now, closed
+				if !w.held || w.heldBy == nil {
+					again := w.held
+					if !w.held {
+						w.heldSince = now
+					}
+					w.held, w.heldBy = true, closed
 					if g.onHeld != nil {
-						g.onHeld(w, closed)
+						g.onHeld(w, closed, again)
 					}
 				}
 				if now.Before(closed.until) {
@@ -487,8 +570,46 @@ func (g *gate) pumpLocked() {
 				}
 			}
 			w.probing = holding
+		default:
+			// No refused shape holds it. If nothing recent was heard of
+			// creates like it, the first goes alone and the others wait
+			// for its answer, within scoutBound and the budget.
+			where := w.shape.where
+			if at, ok := g.heard[where]; ok && now.Sub(at) < knownFor {
+				if w.held && w.heldBy == nil {
+					why = releaseAnswered
+				}
+				break
+			}
+			first := g.first[where]
+			if first == nil {
+				g.first[where] = w
+				break // it goes to find out (if held: the one ahead left unanswered)
+			}
+			if first == w {
+				break // its own replay, when nothing holds its shape
+			}
+			bound := first.sentAt.Add(g.scoutBound())
+			deadline := w.budgetEnd.Add(-rtt)
+			if now.Before(bound) && now.Before(deadline) {
+				if !w.held {
+					w.held, w.heldSince, w.heldBy = true, now, nil
+					if g.onHeld != nil {
+						g.onHeld(w, nil, false)
+					}
+				}
+				later(bound)
+				later(deadline)
+				kept = append(kept, w)
+				continue
+			}
+			why = releaseBound
+			if !now.Before(deadline) {
+				why = releaseBudget
+			}
 		}
 		w.queued = false
+		w.sentAt = now
 		w.release <- why
 	}
 	for i := len(kept); i < len(g.queue); i++ {
@@ -501,6 +622,11 @@ func (g *gate) pumpLocked() {
 	for k, c := range g.closures {
 		if c.probe == nil && now.Sub(c.until) > forgetAfter && !g.anyQueuedLocked(c) {
 			delete(g.closures, k)
+		}
+	}
+	for where, at := range g.heard {
+		if now.Sub(at) >= knownFor {
+			delete(g.heard, where)
 		}
 	}
 	g.arm(next)
@@ -578,26 +704,42 @@ func refusalHint(resp *http.Response, override time.Duration, now time.Time) tim
 }
 
 // logHeld is the "held" line: which refused shape holds the create and
-// until when. It is called with the gate locked.
-func (s *Server) logHeld(w *waiter, c *closure) {
-	s.heldBack.Add(1)
-	left := time.Until(c.until)
-	text := fmt.Sprintf("%s %s: held by the capacity gate: %s; it goes when the window ends (in %s), or one round trip before its budget does",
-		w.info.method, w.info.path, c.why(w.shape), retry.HumanDuration(left))
-	if left <= 0 {
-		text = fmt.Sprintf("%s %s: held by the capacity gate: %s; the create ahead of it is finding out whether it fits now",
-			w.info.method, w.info.path, c.why(w.shape))
+// until when, or (c nil) that it waits for the answer to the first create
+// of its burst. again: the create was held for that first answer, which
+// was a refusal that now holds it; the send is not counted twice. It is
+// called with the gate locked.
+func (s *Server) logHeld(w *waiter, c *closure, again bool) {
+	if !again {
+		s.heldBack.Add(1)
+	}
+	var text, stage, reason string
+	var asks, refusedAsking, window float64
+	if c == nil {
+		reason = "first_answer"
+		text = fmt.Sprintf("%s %s: held by the capacity gate: nothing recent is known of whether the cluster takes creates, and the first of this burst is finding out; it goes when that one is answered (and waits under the gate's rules if it is refused), at the latest in %s",
+			w.info.method, w.info.path, retry.HumanDuration(s.gate.scoutBound()))
+	} else {
+		reason, stage, asks, refusedAsking = "refused_shape", c.stage, w.shape.ask(c.res), c.amount
+		left := time.Until(c.until)
+		window = max(left, 0).Seconds()
+		text = fmt.Sprintf("%s %s: held by the capacity gate: %s; it goes when the window ends (in %s), or one round trip before its budget does",
+			w.info.method, w.info.path, c.why(w.shape), retry.HumanDuration(left))
+		if left <= 0 {
+			text = fmt.Sprintf("%s %s: held by the capacity gate: %s; the create ahead of it is finding out whether it fits now",
+				w.info.method, w.info.path, c.why(w.shape))
+		}
 	}
 	s.logEvent(text, struct {
 		Event         string  `json:"event"`
 		Method        string  `json:"method"`
 		Path          string  `json:"path"`
-		Stage         string  `json:"stage"`
+		Reason        string  `json:"reason"`
+		Stage         string  `json:"stage,omitempty"`
 		Asks          float64 `json:"asks"`
 		RefusedAsking float64 `json:"refused_asking"`
 		WindowSeconds float64 `json:"window_seconds"`
 		Message       string  `json:"message"`
-	}{"held", w.info.method, w.info.path, c.stage, w.shape.ask(c.res), c.amount, max(left, 0).Seconds(), text})
+	}{"held", w.info.method, w.info.path, reason, stage, asks, refusedAsking, window, text})
 }
 
 // logReleased is the "released" line; why is a release reason, or
@@ -614,6 +756,10 @@ func (s *Server) logReleased(w *waiter, why string, refused bool) {
 		says = "its budget ends within one round trip, so it goes now and gets its own answer"
 	case releaseFree:
 		says = "nothing holds it any more"
+	case releaseAnswered:
+		says = "the first create of its burst was answered and not refused, so it goes at once"
+	case releaseBound:
+		says = "the first create of its burst is slow to answer (most likely being placed), so it goes"
 	case releaseStopped:
 		says = "the proxy is stopping; it gets a 503 that says it was never sent"
 		if refused {

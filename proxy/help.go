@@ -31,10 +31,18 @@ and capacity_guard), on the same or fewer nodes, are not sent until that
 refusal's Retry-After has passed; they wait in arrival order. Then one goes
 first: if it gets through, the next goes at once; if it is refused again,
 the gate closes for the new Retry-After. Smaller creates, other routes and
-methods pass as without it. A held create is still sent at the latest one
-round trip before its budget ends, so every client gets the server's answer
-to its own request; the attempt cap and budget are unchanged. Each hold and
-release is a line ("event": "held" / "released" with -o json), and the
+methods pass as without it. A burst learns from its first answer: while no
+create (to the same nodes) has had an answer other than a transient refusal
+in the last 15s, the first create goes alone and the ones arriving while it
+is out wait for its answer. A success or any other answer lets them all go
+at once; a transient refusal closes the gate and they stay held. They wait
+at most twice the slowest round trip of the last 16 transient refusals (of
+any create before one is seen), 1s..6s, so a create that is slow because it
+is being placed does not hold up the rest. A held create is still sent at
+the latest one round trip before its budget ends, so every client gets the
+server's answer to its own request; the attempt cap and budget are
+unchanged. Each hold and release is a line ("event": "held", with "reason"
+"refused_shape" or "first_answer", and "released" with -o json), and the
 summary counts the sends held back.
 
 Every wait is one line on stderr (JSON lines with -o json) and a summary is
@@ -66,7 +74,8 @@ and replayed, at most 5 attempts within --budget (default 60s) per request,
 and then COMMAND sees the server's own answer. The capacity gate is on
 (--gate=off to turn it off): after a transient refusal of a create, COMMAND's
 creates asking as much wait in the proxy until its Retry-After has passed,
-then go one at a time (see "shakectl proxy --help"). The proxy's lines go to
+then go one at a time, and a burst of creates waits (briefly) for its first
+one's answer (see "shakectl proxy --help"). The proxy's lines go to
 stderr, before COMMAND's own. A client whose own timeout is shorter than the
 budget gives up first and reports its own timeout.`
 
