@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -155,7 +156,8 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// redactURL is the full URL without a password a user put in --api-url.
+// redactURL is the full URL without a password a user put in --api-url
+// and without a token in its query (a Kerbside exchange URL).
 func redactURL(req *http.Request) string {
 	u := *req.URL
 	if u.User != nil {
@@ -163,7 +165,20 @@ func redactURL(req *http.Request) string {
 			u.User = nil
 		}
 	}
-	return u.Redacted()
+	return redactTokenQuery(u.Redacted())
+}
+
+var (
+	tokenQuery = regexp.MustCompile(`([?&]token=)[^&#\s"]+`)
+	vvPassword = regexp.MustCompile(`(?m)^(password=)[^\r\n]*`)
+)
+
+// redactTokenQuery hides the value of a "token" query parameter wherever
+// a URL appears in s: the console token a 2026 server mints into
+// Kerbside's exchange URL (GET /instances/{ref}/vdiconsoleproxy) is a
+// credential for the instance's console.
+func redactTokenQuery(s string) string {
+	return tokenQuery.ReplaceAllString(s, "${1}[redacted]")
 }
 
 // secretHeaders are replaced by [redacted] in --debug output.
@@ -225,6 +240,8 @@ func redactBody(body []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
+		// A .vv file from Kerbside carries a console password.
+		body = []byte(redactTokenQuery(vvPassword.ReplaceAllString(string(body), "${1}[redacted]")))
 		lower := strings.ToLower(string(body))
 		for f := range secretFields {
 			if strings.Contains(lower, `"`+f+`"`) {
@@ -241,7 +258,7 @@ func redactBody(body []byte) []byte {
 	}
 	// Escaped, a C1 control stays visible as \u009b rather than becoming
 	// the space termtext.Writer would make of it.
-	return bytes.TrimRight(termtext.JSON(b.Bytes()), "\n")
+	return []byte(redactTokenQuery(string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))))
 }
 
 func redactValue(v any) any {

@@ -3,7 +3,11 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 )
 
 // Instance routes beyond list/show/create/delete/power: shakenfist
@@ -193,9 +197,103 @@ func (c *Client) DeleteConsoleData(ctx context.Context, ref string) error {
 }
 
 // Capabilities of the VDI console routes (app.py Root, "instances").
+// vdi-console-proxy is conditional: a 2026 server advertises it only when
+// KERBSIDE_URL is set, because the route then works (2026
+// tests/external_api/test_root_capabilities.py, code index id 59431244313;
+// issue shakenfist#4003), so its presence is the whole test.
 const (
 	CapVDIConsoleHelper = "vdi-console-helper"
+	CapVDIConsoleProxy  = "vdi-console-proxy"
 )
+
+// VDIProxyOffered reports whether the server offers its VDI consoles
+// through the Kerbside proxy (a 2026 server with Kerbside configured), as
+// sf-client decides between the proxy and the direct file
+// (client-python PLAN-vdi-console-tokens phase 4, decision 2:
+// check_capability('vdi-console-proxy')). An unreadable capability list
+// counts as no.
+func (c *Client) VDIProxyOffered(ctx context.Context) bool {
+	caps, err := c.Capabilities(ctx)
+	return err == nil && caps.Has(CapVDIConsoleProxy)
+}
+
+// VDIConsoleProxy is the answer of GET /instances/{ref}/vdiconsoleproxy:
+// the URL of Kerbside's exchange endpoint with a freshly minted,
+// single-use console token in its query, and when that token expires
+// (epoch seconds).
+type VDIConsoleProxy struct {
+	URL       string          `json:"url"`
+	ExpiresAt int64           `json:"expires_at"`
+	Raw       json.RawMessage `json:"-"`
+}
+
+func (v *VDIConsoleProxy) keepRaw(r json.RawMessage) { v.Raw = r }
+
+// MintVDIConsoleProxy asks a 2026 server for a Kerbside console token:
+// GET /instances/{ref}/vdiconsoleproxy (InstanceVDIProxyConsoleHelperEndpoint,
+// 2026 instance.py, code index id 59117373307) answers {"url":
+// "<KERBSIDE_URL>/sf-console.vv?token=<jwt>", "expires_at": <int>}; 404
+// "kerbside integration is not configured", 406 unless the instance is
+// created, 409 "instance does not have a SPICE console", 500 without a
+// signing key. Each call mints a new token. The token is a credential: it
+// is added to the secrets --debug and errors never print.
+func (c *Client) MintVDIConsoleProxy(ctx context.Context, ref string) (*VDIConsoleProxy, error) {
+	p, err := instancePath(ref, "vdiconsoleproxy")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.require(ctx, CapVDIConsoleProxy, "VDI consoles through the Kerbside proxy"); err != nil {
+		return nil, err
+	}
+	v, resp, err := getOne[VDIConsoleProxy](c, ctx, http.MethodGet, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	u, perr := url.Parse(v.URL)
+	if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, decodeError(resp, http.MethodGet, c.shownEndpoint(p), errors.New("the answer's url is not an http(s) URL"))
+	}
+	if tok := u.Query().Get("token"); tok != "" {
+		c.addSecret(tok)
+	}
+	return v, nil
+}
+
+// maxVVFile bounds a .vv file read from Kerbside: a real one is well
+// under 8 KiB (a few lines and a CA certificate).
+const maxVVFile = 256 << 10
+
+// VDIProxyFile exchanges a minted token at Kerbside for its .vv file, as
+// client-python's get_vdi_console_proxy_file does: a plain GET of the URL
+// the API answered, with no Shakenfist token (the JWT in the URL is the
+// credential), through the same transport (TLS settings, --debug) as the
+// API. The token is single use, so this is the one request made to it.
+// The file names Kerbside's host and ports and a password valid for about
+// a minute; it is returned as sent.
+func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, error) {
+	shown := redactTokenQuery(p.URL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", shown, errors.New("not a URL"))
+	}
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	resp, err := c.public.Do(req)
+	if err != nil {
+		return nil, &TransportError{Method: http.MethodGet, URL: shown, Attempts: 1, Err: errors.New(redactTokenQuery(c.redact(redactURLError(err).Error())))}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxVVFile+1))
+	if err != nil {
+		return nil, &TransportError{Method: http.MethodGet, URL: shown, Attempts: 1, Err: errors.New(redactTokenQuery(c.redact(err.Error())))}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, NewAPIError(http.MethodGet, shown, resp.StatusCode, resp.Header, body, c.opts.Now())
+	}
+	if len(body) > maxVVFile {
+		return nil, fmt.Errorf("GET %s: the console file is larger than %d KiB", shown, maxVVFile>>10)
+	}
+	return body, nil
+}
 
 // VDIConsoleFile reads GET /instances/{ref}/vdiconsolehelper: a virt-viewer
 // connection file (.vv, application/x-virt-viewer) naming the instance's

@@ -38,24 +38,30 @@ guest writes from now on. It prints nothing.`,
 // the .vv file's path is added.
 const EnvVDIViewer = "SHAKECTL_VDI_VIEWER"
 
-// defaultViewer is what sf-client runs (client-python 6c25293c
-// commandline/instance.py instance_vdiconsole): virt-viewer's remote-viewer.
-const defaultViewer = "remote-viewer"
+// The viewers looked for on PATH, in the 2026 sf-client's order
+// (client-python PLAN-vdi-console-tokens phase 4, decision 6: ryll, else
+// remote-viewer); the 2024 sf-client (6c25293c commandline/instance.py
+// instance_vdiconsole) runs remote-viewer only.
+const (
+	ryllViewer    = "ryll"
+	defaultViewer = "remote-viewer"
+)
 
 // NewCmdVDIConsoleFile builds `shakectl instance vdiconsolefile`.
 func NewCmdVDIConsoleFile(f *cmdutil.Factory) *cobra.Command {
-	var clobber bool
+	var clobber, direct bool
 	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
 		Use: "vdiconsolefile", Short: "Save the .vv file that opens an instance's VDI console",
 		Long: `Save the virt-viewer connection file (.vv) of an instance's SPICE or VNC
-console (GET /instances/REF/vdiconsolehelper) to DEST, a file or a
-directory to hold INSTANCE.vv (default: the current directory); "-" writes
-it to stdout, as sf-client prints it. Open it with remote-viewer (virt-viewer) or another SPICE client.
+console to DEST, a file or a directory to hold INSTANCE.vv (default: the
+current directory); "-" writes it to stdout, as sf-client prints it. Open
+it with remote-viewer (virt-viewer), ryll or another SPICE client.
+
+` + vdiRouteHelp + `
 
 As every download, it never replaces an existing file unless --clobber is
 given, and writes DEST only once the whole file has arrived. A new file is
-private (0600). The file names the instance's hypervisor and ports (a 2026
-server: the node's address and a host-subject); it holds no password.`,
+private (0600).`,
 		Example: `  shakectl instance vdiconsolefile web1
   shakectl instance vdiconsolefile web1 /tmp/web1.vv --clobber && remote-viewer /tmp/web1.vv`,
 		Args: []string{"INSTANCE"}, Optional: []string{"DEST"},
@@ -75,7 +81,7 @@ server: the node's address and a host-subject); it holds no password.`,
 			if err != nil {
 				return err
 			}
-			vv, err := s.Client.VDIConsoleFile(s.Ctx, args[0])
+			vv, err := vdiFile(s, args[0], direct)
 			if err != nil {
 				return err
 			}
@@ -90,24 +96,61 @@ server: the node's address and a host-subject); it holds no password.`,
 		},
 	})
 	transfer.AddClobberFlag(c, &clobber)
+	addDirectFlag(c, &direct)
 	return c
+}
+
+// vdiRouteHelp says, for both VDI commands, where the console file comes
+// from.
+const vdiRouteHelp = `Where the file comes from is discovered from what the server offers, as
+sf-client does: a 2026 server that advertises vdi-console-proxy (Kerbside
+is configured) mints a single-use console token (GET
+/instances/REF/vdiconsoleproxy), and the file is fetched once from the
+Kerbside URL the API answered, without the API token: it points at
+Kerbside and carries a console password valid for about a minute.
+Otherwise, or with --direct, it is the hypervisor's own file (GET
+/instances/REF/vdiconsolehelper), which names the node and ports and holds
+no password. shakectl never connects to the console itself.`
+
+// addDirectFlag is sf-client's --direct: the hypervisor's file even when
+// the Kerbside proxy is offered.
+func addDirectFlag(c *cobra.Command, direct *bool) {
+	c.Flags().BoolVar(direct, "direct", false, "use the hypervisor's own console file even when the server offers the Kerbside proxy")
+}
+
+// vdiFile is the console file of ref: through the Kerbside proxy when
+// the server offers it and --direct is not given, else the direct file.
+func vdiFile(s *cmdutil.Session, ref string, direct bool) ([]byte, error) {
+	if direct || !s.Client.VDIProxyOffered(s.Ctx) {
+		return s.Client.VDIConsoleFile(s.Ctx, ref)
+	}
+	p, err := s.Client.MintVDIConsoleProxy(s.Ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.Client.VDIProxyFile(s.Ctx, p)
 }
 
 // NewCmdVDIConsole builds `shakectl instance vdiconsole`.
 func NewCmdVDIConsole(f *cmdutil.Factory) *cobra.Command {
 	var viewer string
+	var direct bool
 	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
 		Use: "vdiconsole", Short: "Open an instance's VDI console in your viewer",
-		Long: `Open an instance's SPICE or VNC console: fetch its .vv file (as
-"vdiconsolefile" does) into a private temporary file and run your viewer on
-it, then remove the file. shakectl itself talks only to the API; the viewer
-connects to the console.
+		Long: `Open an instance's SPICE or VNC console in your viewer: fetch its .vv file
+(as "vdiconsolefile" does) into a private temporary file, run the viewer on
+it, then remove the file. The viewer connects to the console.
+
+` + vdiRouteHelp + `
 
 The viewer is --viewer, else $` + EnvVDIViewer + ` (a command's words, no shell:
-e.g. "remote-viewer --full-screen"), else remote-viewer if it is on PATH,
-as sf-client runs it. With none, nothing is fetched and the command says
-how to get one, or to save the file with "vdiconsolefile" (exit 1). The
-command exits with the viewer's status.`,
+e.g. "remote-viewer --full-screen"), else ryll, else remote-viewer, the
+first on PATH, as the 2026 sf-client chooses. ryll is given the Kerbside
+URL itself ("ryll --url URL": shakectl fetches no file and writes none) or
+the direct file ("ryll --file FILE"); any other viewer gets the file's path.
+With none, nothing is fetched and the command says how to get one, or to
+save the file with "vdiconsolefile" (exit 1). The command exits with the
+viewer's status.`,
 		Example: `  shakectl instance vdiconsole web1
   SHAKECTL_VDI_VIEWER="remote-viewer --full-screen" shakectl instance vdiconsole web1`,
 		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
@@ -120,14 +163,35 @@ command exits with the viewer's status.`,
 			if err != nil {
 				return fmt.Errorf("%w; or save the console file with \"shakectl instance vdiconsolefile %s\" and open it with your SPICE client", err, args[0])
 			}
-			vv, err := s.Client.VDIConsoleFile(s.Ctx, args[0])
+			ryll := filepath.Base(argv[0]) == ryllViewer
+			if ryll && !direct && s.Client.VDIProxyOffered(s.Ctx) {
+				p, err := s.Client.MintVDIConsoleProxy(s.Ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return runViewer(s, append(argv, "--url", p.URL))
+			}
+			vv, err := vdiFile(s, args[0], direct)
 			if err != nil {
 				return err
 			}
-			return runViewer(s, argv, vv)
+			dir, err := os.MkdirTemp("", "shakectl-vdi-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			path := filepath.Join(dir, "console.vv")
+			if err := os.WriteFile(path, vv, 0o600); err != nil {
+				return err
+			}
+			if ryll {
+				return runViewer(s, append(argv, "--file", path))
+			}
+			return runViewer(s, append(argv, path))
 		},
 	})
-	c.Flags().StringVar(&viewer, "viewer", "", "the viewer command to run on the .vv file (default $"+EnvVDIViewer+", else remote-viewer)")
+	c.Flags().StringVar(&viewer, "viewer", "", "the viewer command to run (default $"+EnvVDIViewer+", else ryll or remote-viewer on PATH)")
+	addDirectFlag(c, &direct)
 	return c
 }
 
@@ -139,32 +203,25 @@ func viewerCommand(flag, env string) ([]string, error) {
 			return argv, nil
 		}
 	}
-	if path, err := exec.LookPath(defaultViewer); err == nil {
-		return []string{path}, nil
+	for _, name := range []string{ryllViewer, defaultViewer} {
+		if path, err := exec.LookPath(name); err == nil {
+			return []string{path}, nil
+		}
 	}
-	return nil, errors.New("no VDI viewer: install virt-viewer (remote-viewer), or name one with --viewer or $" + EnvVDIViewer)
+	return nil, errors.New("no VDI viewer: install virt-viewer (remote-viewer) or ryll, or name one with --viewer or $" + EnvVDIViewer)
 }
 
-// runViewer writes the .vv file to a private temporary file, runs the
-// viewer on it with the terminal's stdio and removes the file afterwards
-// (remote-viewer may remove it first: the file says delete-this-file=1).
-// The command's exit status is the viewer's.
-func runViewer(s *cmdutil.Session, argv []string, vv []byte) error {
-	dir, err := os.MkdirTemp("", "shakectl-vdi-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "console.vv")
-	if err := os.WriteFile(path, vv, 0o600); err != nil {
-		return err
-	}
+// runViewer runs the viewer, without a shell, with the terminal's stdio;
+// the caller removes any file it was given afterwards (remote-viewer may
+// remove it first: the file says delete-this-file=1). The command's exit
+// status is the viewer's.
+func runViewer(s *cmdutil.Session, argv []string) error {
 	ios := s.F.IOStreams
-	cmd := exec.CommandContext(s.F.Context, argv[0], append(argv[1:], path)...)
+	cmd := exec.CommandContext(s.F.Context, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = ios.In, ios.Out, ios.ErrOut
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -145,6 +145,7 @@ order, then normal scheduling resumes:
 	fl.StringSliceVar(&d.AuthScopes, "auth-scopes", d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
 	fl.IntVar(&d.NetworkOpErrors, "network-op-errors", d.NetworkOpErrors, "2026: the next N network delete operations end in error, to rehearse a failed delete")
 	fl.BoolVar(&d.AgentTransferStall, "agent-transfer-stall", d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")
+	fl.BoolVar(&d.Kerbside, "kerbside", d.Kerbside, "2026: Kerbside is configured: advertise vdi-console-proxy, mint console tokens, and stand in for Kerbside's exchange at /kerbside/sf-console.vv")
 	fl.StringVar(&d.PowerFault, "power-fault", d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
 	fl.DurationVar(&d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
 	fl.DurationVar(&d.AgentBoot, "agent-boot", d.AgentBoot, "how long a created instance's agent takes to report ready (instance await waits for it)")

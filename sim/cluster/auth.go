@@ -231,7 +231,9 @@ func requiredScope(r *http.Request) string {
 		return ""
 	}
 	verb := map[string]string{"GET": "read", "HEAD": "read", "POST": "write", "PUT": "write", "PATCH": "write", "DELETE": "delete"}[r.Method]
-	if family == "instance" && strings.HasSuffix(rest, "/consoledata") {
+	// @api_base.scope(verb='console') on the serial console and both VDI
+	// routes (2026 instance.py, code index id 59117373307).
+	if family == "instance" && (strings.HasSuffix(rest, "/consoledata") || strings.HasSuffix(rest, "/vdiconsolehelper") || strings.HasSuffix(rest, "/vdiconsoleproxy")) {
 		verb = "console"
 	}
 	if verb == "" {

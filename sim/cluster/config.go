@@ -164,6 +164,15 @@ type Config struct {
 	// are refused 400 "instance agent not ready". 0: ready when created.
 	AgentBoot time.Duration
 
+	// Kerbside is a 2026 cluster with its Kerbside console proxy
+	// configured (KERBSIDE_URL set): GET / then advertises
+	// vdi-console-proxy, GET /instances/{ref}/vdiconsoleproxy mints
+	// console tokens, and the simulator stands in for Kerbside's own
+	// exchange endpoint at /kerbside/sf-console.vv on the same listener
+	// (kerbside.go). Off, as on a cluster without Kerbside, the route
+	// answers 404 and is not advertised.
+	Kerbside bool
+
 	// CPUHogs sets processes' CPU fractions on nodes, by node name, then
 	// process metric name (e.g. "sf_network"), as GET
 	// /nodes/{node}/processmetrics and the resources event report them;
@@ -259,6 +268,9 @@ func (c Config) Validate() error {
 	case Generation2024, Generation2026:
 	default:
 		return fmt.Errorf("invalid server generation %q: want %s or %s", c.Generation, Generation2024, Generation2026)
+	}
+	if c.Kerbside && c.Generation != Generation2026 {
+		return errors.New("the Kerbside console proxy is a 2026 feature: choose the 2026 server (--server 2026) to use it")
 	}
 	if c.LegacyRefusals && c.Generation != Generation2024 {
 		return errors.New("legacy refusals are a 2024 behaviour: a 2026 server always sends stage and transient; choose the 2024 server (--server 2024) to use them")

@@ -143,15 +143,21 @@ func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, cal
 	})
 }
 
-// handleVDIConsoleHelper is InstanceVDIConsoleHelperEndpoint.get
-// (da448b1a external_api/instance.py): a virt-viewer file,
-// application/x-virt-viewer, filled from VIRTVIEWER_TEMPLATE with the
-// video's vdi type, the placement's node and the instance's VDI port (no
-// TLS port and no CA: the simulated nodes have no
-// /etc/pki/libvirt-spice). There is no state check: an instance not yet
-// placed gets "host=None" and "port=None", as Python formats them. The
-// 2026 file names the node's address and adds a host-subject (shakenfist-
-// 2026.md 2.4); their exact form is unverified.
+// handleVDIConsoleHelper is InstanceVDIConsoleHelperEndpoint.get: a
+// virt-viewer file, application/x-virt-viewer, from VIRTVIEWER_TEMPLATE.
+// The simulated hypervisors have no SPICE TLS port and no
+// /etc/pki/libvirt-spice CA, so the file has neither a tls-port nor a ca
+// line.
+//
+// 2024 (da448b1a external_api/instance.py): the video's vdi as stored,
+// host the placement's node name; no state check, so an instance not yet
+// placed gets "host=None" and "port=None", as Python formats them.
+//
+// 2026 (instance.py, 2026 public copy, code index id 59117373307): the
+// placement's node must exist (404 "placement node not found"), host is
+// the node's IP, a spice* vdi is written "spice" (virt-viewer knows only
+// spice and vnc), and host-subject (the node's SPICE certificate subject)
+// is added only beside a tls-port, so never here.
 func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, caller string) {
 	if _, err := s.params(r, "InstanceVDIConsoleHelperEndpoint.get"); err != nil {
 		writeError(w, err)
@@ -164,17 +170,21 @@ func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, 
 		writeError(w, err)
 		return
 	}
-	vdi := "spice"
-	if video, ok := i.spec.video.(map[string]any); ok {
-		if v, ok := video["vdi"].(string); ok {
-			vdi = v
-		}
+	vdi := instanceVDI(i)
+	host, port := "None", "None"
+	n := s.nodeByName[i.node]
+	if n == nil && s.is2026() {
+		s.mu.Unlock()
+		writeError(w, notFound("placement node not found"))
+		return
 	}
-	host, port, subject := "None", "None", ""
-	if n := s.nodeByName[i.node]; n != nil {
+	if n != nil {
 		host = n.name
 		if s.is2026() {
-			host, subject = n.ip, "\nhost-subject=CN="+n.name
+			host = n.ip
+			if strings.HasPrefix(vdi, "spice") {
+				vdi = "spice"
+			}
 		}
 		if i.state == stateCreated {
 			port = fmt.Sprint(vdiPort(i))
@@ -184,7 +194,7 @@ func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, 
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-virt-viewer")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprintf(w, "[virt-viewer]\ntype=%s\nhost=%s\nport=%s%s\ndelete-this-file=1\n", vdi, host, port, subject)
+	fmt.Fprintf(w, "[virt-viewer]\ntype=%s\nhost=%s\nport=%s\ndelete-this-file=1\n", vdi, host, port)
 }
 
 // vdiPort is the port libvirt would give the instance's SPICE or VNC

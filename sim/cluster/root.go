@@ -3,6 +3,7 @@ package cluster
 import (
 	"io"
 	"net/http"
+	"strings"
 )
 
 // GET / (app.py's Root) and the 2026 health probes.
@@ -12,7 +13,14 @@ import (
 func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if s.is2026() {
-		_, _ = io.WriteString(w, rootHTML2026)
+		page := rootHTML2026
+		if !s.cfg.Kerbside {
+			// A conditional capability (test_root_capabilities.py, code
+			// index id 59431244313, issue 4003): advertised only when
+			// KERBSIDE_URL is set, as the route then works.
+			page = strings.Replace(page, " vdi-console-proxy,", "", 1)
+		}
+		_, _ = io.WriteString(w, page)
 		return
 	}
 	_, _ = io.WriteString(w, rootHTML)

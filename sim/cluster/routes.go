@@ -103,6 +103,11 @@ func (s *Server) routes() http.Handler {
 			route{"/blobs/{blob_uuid}/events", m{"GET": s.authed(s.handleBlobEvents)}},
 			route{"/blobs/{blob_uuid}/checksum/{algorithm}", m{"GET": s.authed(s.handleBlobSingleChecksum)}},
 			route{"/artifacts/{ref}/clusteroperations", m{"GET": s.authed(s.handleArtifactOperations)}},
+			// InstanceVDIProxyConsoleHelperEndpoint (2026 instance.py, code
+			// index id 59117373307) and the stand-in for Kerbside's exchange
+			// (kerbside.go): no token, the JWT in the URL is the credential.
+			route{"/instances/{ref}/vdiconsoleproxy", m{"GET": s.authed(s.handleVDIConsoleProxy)}},
+			route{kerbsidePath, m{"GET": s.handleKerbsideExchange}},
 		)
 	}
 	rs = append(rs, s.metadataRoutes()...) // metadata.go: every kind's

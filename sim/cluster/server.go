@@ -49,15 +49,17 @@ type Server struct {
 	// floatingHeld are the floating network's reserved addresses and
 	// their holders (interfaces.go reserveFloating).
 	floatingHeld map[string]string
-	start        time.Time
-	tokens       map[string]token
-	timers       map[uint64]*time.Timer
-	timerSeq     uint64
-	seq          uint64
-	vxid         int
-	script       []ScriptedAnswer
-	scriptPos    int
-	scriptUsed   int
+	// kerbsideTokens are the minted console tokens (kerbside.go).
+	kerbsideTokens map[string]*kerbsideToken
+	start          time.Time
+	tokens         map[string]token
+	timers         map[uint64]*time.Timer
+	timerSeq       uint64
+	seq            uint64
+	vxid           int
+	script         []ScriptedAnswer
+	scriptPos      int
+	scriptUsed     int
 
 	httpSrv   *http.Server
 	url       string
