@@ -1,6 +1,7 @@
 package htmlplot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,26 +39,40 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// runChromium runs headless chromium on page with extra arguments (such
-// as --dump-dom), with a fresh profile and nothing that calls out on its
-// own (updates, sync, QUIC), and returns its standard output.
-func runChromium(t *testing.T, bin, page string, extra ...string) []byte {
+// startChromium starts headless chromium on page with extra arguments
+// (such as --dump-dom), with a fresh profile and nothing that calls out on
+// its own (updates, sync, QUIC); the returned function waits for it and
+// gives its standard output. Chromium spends most of its time starting up
+// and waiting on its own processes, so a test opening several pages
+// starts them all before it waits for any.
+func startChromium(t *testing.T, bin, page string, extra ...string) func() ([]byte, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	// The bound only ends a browser that hangs: five at once on a busy
+	// 2-core machine take tens of seconds.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	args := append([]string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir(), "--window-size=1400,1250",
 	}, extra...)
 	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
+	var stdout bytes.Buffer
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("chromium: %v", err)
 	}
-	return out
+	wait := sync.OnceValues(func() ([]byte, error) {
+		defer cancel()
+		if err := cmd.Wait(); err != nil {
+			return nil, fmt.Errorf("chromium: %v\n%s", err, stderr.String())
+		}
+		return stdout.Bytes(), nil
+	})
+	// A test that ends before it waited leaves no browser behind.
+	t.Cleanup(func() { cancel(); wait() })
+	return wait
 }
 
 // drawn is what the page records on <html data-drawn>: per panel, each
@@ -154,20 +170,28 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 	}}
 
 	dir := t.TempDir()
+	dumps := map[string]func() ([]byte, error){}
+	for name, p := range pages {
+		path := filepath.Join(dir, name+".html")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(f, p.fig, Options{Title: "plot " + bait, Lot: p.lot, Latency: p.latency}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		dumps[name] = startChromium(t, bin, path, "--dump-dom")
+	}
 	for name, p := range pages {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(dir, name+".html")
-			f, err := os.Create(path)
+			out, err := dumps[name]()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Write(f, p.fig, Options{Title: "plot " + bait, Lot: p.lot, Latency: p.latency}); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			dom := string(runChromium(t, bin, path, "--dump-dom"))
+			dom := string(out)
 			// The root element's attribute: the first tag after the doctype.
 			m := regexp.MustCompile(`^\s*(?:<!DOCTYPE html>)?\s*<html[^>]*\sdata-drawn="([^"]*)"`).FindStringSubmatch(dom)
 			if m == nil {
