@@ -102,11 +102,43 @@ func (s *Stubs) Logins() int { return s.Count("POST", "/auth") }
 // Canned answers every authenticated method path request with a canned
 // answer (RecordedRefusal, Refusal).
 func (s *Stubs) Canned(method, path string, r FakeReply) *httpstub.Stub {
+	return s.Register(Route(method, path), r.Answer()).Always()
+}
+
+// Answer is r as the registry's responder.
+func (r FakeReply) Answer() httpstub.Responder {
 	h := http.Header{}
 	for k, v := range r.Header {
 		h.Set(k, v)
 	}
-	return s.ReplyWith(method, path, r.Status, h, r.Body)
+	return httpstub.Answer(r.Status, h, r.Body)
+}
+
+// InTurn answers authenticated method path requests with answers in
+// turn, the last one every later request too; each must be used.
+func (s *Stubs) InTurn(method, path string, answers ...httpstub.Responder) {
+	s.Sequence(Route(method, path), answers...)
+}
+
+// InStates is raw (an object's view) answered 200 with its state set to
+// each of states in turn, for InTurn: a wait's polls.
+func InStates(raw string, states ...string) []httpstub.Responder {
+	var out []httpstub.Responder
+	for _, st := range states {
+		out = append(out, httpstub.String(200, string(patchRaw(json.RawMessage(raw), map[string]any{"state": st}))))
+	}
+	return out
+}
+
+// Bodies are the bodies of the method path requests, in order.
+func (s *Stubs) Bodies(method, path string) []string {
+	var out []string
+	for _, q := range s.Requests() {
+		if q.Method == method && q.Path == path {
+			out = append(out, string(q.Body))
+		}
+	}
+	return out
 }
 
 // LastBody is the body of the last method path request.

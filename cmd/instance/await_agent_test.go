@@ -15,20 +15,18 @@ import (
 // where sf-client 0.8.x would wait for "created" and then crash on
 // agent_state null.
 func TestAwaitAgentOfRecordedInstanceWithoutAgent(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.Override = map[string]clitest.FakeReply{
-		"GET /instances/i-sf": {Status: 200, Body: clitest.ReadGolden(t, "sf2024/instance_no_agent.json")},
-	}
-	res := clitest.Against(fa).Run(t, "instance", "await", "i-sf", "--timeout", "1m")
+	fa := clitest.NewStubs(t)
+	fa.ReplyRecorded(t, "GET", "/instances/i-sf", 200, "sf2024/instance_no_agent.json")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "await", "i-sf", "--timeout", "1m")
 	if res.Code != cmdutil.ExitFailure || !strings.HasPrefix(res.Stderr, "error: instance i-sf will never reach agent ready: it has no sf-agent side channel") {
 		t.Fatal(res)
 	}
-	if n := len(fa.Recorded()); n > 3 {
+	if n := len(fa.Requests()); n > 3 {
 		t.Errorf("%d requests: the wait should end at the first answer", n)
 	}
 	// --for state waits for the state instead, and --for agent with
 	// --state is refused.
-	res = clitest.Against(fa).Run(t, "instance", "await", "i-sf", "--for", "agent", "--state", "created")
+	res = clitest.AgainstStubs(fa).Run(t, "instance", "await", "i-sf", "--for", "agent", "--state", "created")
 	if res.Code != cmdutil.ExitUsage {
 		t.Fatal(res)
 	}

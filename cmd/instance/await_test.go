@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 func TestInstanceCreateAsyncModes(t *testing.T) {
@@ -21,7 +22,7 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 		state     string // in stdout
 		stderr    string
 	}{
-		{"continue returns at once", []string{"--async", "continue"}, []string{"created"}, 0, 0, "initial", ""},
+		{"continue returns at once", []string{"--async", "continue"}, nil, 0, 0, "initial", ""},
 		{"pause waits while creating", nil, []string{"creating", "creating", "created"}, 0, 500*time.Millisecond + 750*time.Millisecond + 1125*time.Millisecond, "created", ""},
 		{"pause counts preflight as creating", nil, []string{"preflight", "creating", "created"}, 0, 2375 * time.Millisecond, "created", ""},
 		{"pause gives up quietly after 60s", nil, []string{"creating"}, 0, time.Minute, "creating",
@@ -42,10 +43,13 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				fa := clitest.NewFakeAPI(t)
-				fa.GetStates = c.getStates
+				fa := clitest.NewStubs(t)
+				fa.Reply("POST", "/instances", 200, clitest.CreatedInstance("web1", "initial"))
+				if c.getStates != nil {
+					fa.InTurn("GET", "/instances/"+clitest.NewInstanceUUID, clitest.InStates(clitest.CreatedInstance("web1", "initial"), c.getStates...)...)
+				}
 				start := time.Now()
-				res := clitest.InMemory(fa).Run(t, append([]string{"instance", "create", "web1", "1", "512", "-d", "8", "-o", "simple"}, c.args...)...)
+				res := clitest.StubsInMemory(fa).Run(t, append([]string{"instance", "create", "web1", "1", "512", "-d", "8", "-o", "simple"}, c.args...)...)
 				if res.Code != c.code {
 					t.Fatalf("exit %d, want %d\n%s", res.Code, c.code, res)
 				}
@@ -63,11 +67,18 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 	}
 }
 
+// batch is the fake cloud's instance batch, which the waits poll by name
+// once and then by UUID.
+var batch = string(clitest.FixtureInstances[2])
+
+const batchUUID = "/instances/c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003"
+
 func TestInstanceAwait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.GetStates = []string{"creating", "creating", "created"}
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "-o", "simple")
+		fa := clitest.NewStubs(t)
+		fa.InTurn("GET", "/instances/batch", clitest.InStates(batch, "creating")...)
+		fa.InTurn("GET", batchUUID, clitest.InStates(batch, "creating", "created")...)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "-o", "simple")
 		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tcreated\n") {
 			t.Fatal(res)
 		}
@@ -80,28 +91,31 @@ func TestInstanceAwait(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.GetStates = []string{"creating"}
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "--async", "continue")
+		fa := clitest.NewStubs(t)
+		fa.InTurn("GET", "/instances/batch", clitest.InStates(batch, "creating")...)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "await", "batch", "--for", "state", "--async", "continue")
 		if res.Code != cmdutil.ExitTimeout || !strings.Contains(res.Stderr, "did not reach state created within 0s (last state: creating)") {
 			t.Fatal(res)
 		}
-		if n := len(fa.Recorded()); n != 2 {
+		if n := len(fa.Requests()); n != 2 {
 			t.Errorf("%d requests; --async continue looks once", n)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
+		fa := clitest.NewStubs(t)
+		fa.Reply("GET", "/instances/web1", 200, web1)
+		fa.Reply("GET", web1UUID, 200, web1)
 		start := time.Now()
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "web1", "--state", "deleted", "--timeout", "30s")
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "await", "web1", "--state", "deleted", "--timeout", "30s")
 		if res.Code != cmdutil.ExitTimeout || time.Since(start) != 30*time.Second {
 			t.Fatal(res)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.GetStates = []string{"created", "deleted"}
-		res := clitest.InMemory(fa).Run(t, "instance", "await", "web1", "--state", "created-error")
+		fa := clitest.NewStubs(t)
+		fa.Reply("GET", "/instances/web1", 200, web1)
+		fa.InTurn("GET", web1UUID, clitest.InStates(web1, "deleted")...)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "await", "web1", "--state", "created-error")
 		if res.Code != 1 || !strings.HasPrefix(res.Stderr, "error: instance web1 was deleted\n") {
 			t.Fatal(res)
 		}
@@ -109,19 +123,19 @@ func TestInstanceAwait(t *testing.T) {
 }
 
 func TestInstanceAwaitNeedsAState(t *testing.T) {
-	res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "instance", "await", "web1", "--state", " ")
+	res := clitest.AgainstStubs(clitest.NewStubs(t)).Run(t, "instance", "await", "web1", "--state", " ")
 	if res.Code != cmdutil.ExitUsage {
 		t.Fatal(res)
 	}
 	// A state the server never reports would wait forever.
-	res = clitest.Against(clitest.NewFakeAPI(t)).Run(t, "instance", "await", "web1", "--state", "stopped")
+	res = clitest.AgainstStubs(clitest.NewStubs(t)).Run(t, "instance", "await", "web1", "--state", "stopped")
 	if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "is not an instance state") {
 		t.Fatal(res)
 	}
 }
 
 func TestInstanceAwaitCompletesStates(t *testing.T) {
-	res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "__complete", "instance", "await", "web1", "--state", "cre")
+	res := clitest.AgainstStubs(clitest.NewStubs(t)).Run(t, "__complete", "instance", "await", "web1", "--state", "cre")
 	for _, want := range []string{"creating\n", "created\n", "created-error\n", "creating-error\n"} {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("no %q in %q", want, res.Stdout)
@@ -134,20 +148,21 @@ func TestInstanceAwaitCompletesStates(t *testing.T) {
 
 func TestInstanceDeleteWaitsForDeletedOr404(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
+		fa := clitest.NewStubs(t)
 		// The server answers 200 with the instance as it was (created) and
 		// deletes it in a queued task: here it is then hard-deleted (404).
-		fa.Override = map[string]clitest.FakeReply{
-			"GET /instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01": {Status: 404, Body: `{"error":"instance not found","status":404}`},
-		}
-		res := clitest.InMemory(fa).Run(t, "instance", "delete", "web1", "-o", "simple")
+		fa.Reply("DELETE", "/instances/web1", 200, web1)
+		fa.Reply("GET", web1UUID, 404, `{"error":"instance not found","status":404}`)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "delete", "web1", "-o", "simple")
 		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tcreated\n") || fa.Count("GET", "/instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01") != 1 {
 			t.Fatal(res)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		res := clitest.InMemory(fa).Run(t, "instance", "delete", "web1", "-o", "simple")
+		fa := clitest.NewStubs(t)
+		fa.Reply("DELETE", "/instances/web1", 200, web1)
+		fa.InTurn("GET", web1UUID, clitest.InStates(web1, "deleted")...)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "delete", "web1", "-o", "simple")
 		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tdeleted\n") {
 			t.Fatal(res)
 		}
@@ -156,10 +171,11 @@ func TestInstanceDeleteWaitsForDeletedOr404(t *testing.T) {
 
 func TestSlowServerHitsTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.Latency = map[string]time.Duration{"GET /instances": time.Hour}
+		fa := clitest.NewStubs(t)
+		// The server takes an hour to answer (on the virtual clock).
+		fa.Register(clitest.Route("GET", "/instances"), httpstub.Delay(time.Hour, httpstub.String(200, "[]")))
 		start := time.Now()
-		res := clitest.InMemory(fa).Run(t, "instance", "list", "--timeout", "2s")
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "list", "--timeout", "2s")
 		if res.Code != cmdutil.ExitTimeout {
 			t.Fatal(res)
 		}
@@ -175,13 +191,14 @@ func TestSlowServerHitsTimeout(t *testing.T) {
 
 func TestInterruptedWaitExits130(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.GetStates = []string{"creating"}
+		fa := clitest.NewStubs(t)
+		fa.InTurn("GET", "/instances/batch", clitest.InStates(batch, "creating")...)
+		fa.InTurn("GET", batchUUID, clitest.InStates(batch, "creating")...)
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
 		// Ctrl-C ten seconds into the wait, as Main's signal handler does.
 		time.AfterFunc(10*time.Second, func() { cancel(cmdutil.ErrInterrupted) })
-		r := clitest.InMemory(fa)
+		r := clitest.StubsInMemory(fa)
 		r.Ctx = ctx
 		res := r.Run(t, "instance", "await", "batch", "--for", "state", "--async", "block", "-o", "simple")
 		if res.Code != cmdutil.ExitInterrupted || !strings.HasPrefix(res.Stderr, "error: interrupted\n") {

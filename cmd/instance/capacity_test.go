@@ -43,9 +43,15 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fa := clitest.NewFakeAPI(t)
-			fa.CreateReplies = []clitest.FakeReply{c.reply}
-			res := clitest.Against(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12")
+			// The refusal, with the request ID the server gave it.
+			reply := c.reply
+			reply.Header = map[string]string{"X-Request-ID": "req-0002"}
+			for k, v := range c.reply.Header {
+				reply.Header[k] = v
+			}
+			fa := clitest.NewStubs(t)
+			fa.Canned("POST", "/instances", reply)
+			res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12")
 			if res.Code != c.code {
 				t.Errorf("exit %d, want %d\n%s", res.Code, c.code, res)
 			}
@@ -64,9 +70,9 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 			}
 
 			// The same refusal as a JSON object on stderr with -o json.
-			fa = clitest.NewFakeAPI(t)
-			fa.CreateReplies = []clitest.FakeReply{c.reply}
-			res = clitest.Against(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12", "-o", "json")
+			fa = clitest.NewStubs(t)
+			fa.Canned("POST", "/instances", reply)
+			res = clitest.AgainstStubs(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12", "-o", "json")
 			if res.Code != c.code || res.Stdout != "" {
 				t.Fatalf("-o json: %s", res)
 			}

@@ -162,17 +162,14 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		{`"7"`, 1, `the agent reported no exit code (return-code "7")`},
 		{`7.5`, 1, "the agent reported no exit code (return-code 7.5)"},
 	} {
-		fa := clitest.NewFakeAPI(t)
+		fa := clitest.NewStubs(t)
 		field := ""
 		if tt.rc != "" {
 			field = `"return-code": ` + tt.rc + `, `
 		}
 		body := `{"uuid": "` + op + `", "state": "complete", "namespace": "system", "instance_uuid": "x", "results": {"0": {"command-line": "exit 7", "result": true, ` + field + `"stdout": "", "stderr": ""}}}`
-		fa.Override = map[string]clitest.FakeReply{
-			"POST /instances/web1/agent/execute": {Status: 200, Body: body},
-			"GET /agentoperations/" + op:         {Status: 200, Body: body},
-		}
-		res := clitest.Against(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
+		fa.Reply("POST", "/instances/web1/agent/execute", 200, body)
+		res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
 		if res.Code != tt.want || (tt.err != "" && !strings.Contains(res.Stderr, "error: agent operation "+op+": "+tt.err)) || (tt.err == "" && res.Stderr != "") {
 			t.Errorf("return-code %q: %s\nwant exit %d %s", tt.rc, res, tt.want, tt.err)
 		}

@@ -13,33 +13,47 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
+// web1 is the fake cloud's instance web1; a wait polls it by UUID.
+var web1 = string(clitest.FixtureInstances[0])
+
+const web1UUID = "/instances/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01"
+
 func TestInstanceListGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "instance_list", "instance", "list")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(clitest.NewFixtureStubs(t)), "instance_list", "instance", "list")
 }
 
 func TestInstanceShowGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "instance_show", "instance", "show", "web1")
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "instance_show_error", "instance", "show", "db-with-a-long-name")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(clitest.NewFixtureStubs(t)), "instance_show", "instance", "show", "web1")
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(clitest.NewFixtureStubs(t)), "instance_show_error", "instance", "show", "db-with-a-long-name")
 }
 
 func TestInstanceEventsGolden(t *testing.T) {
-	clitest.GoldenFormats(t, clitest.NewFakeAPI(t), "instance_events", "instance", "events", "web1")
+	s := clitest.NewStubs(t)
+	s.Reply("GET", "/instances/web1/events", 200, string(clitest.FixtureEvents))
+	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(s), "instance_events", "instance", "events", "web1")
+}
+
+// creates answers POST /instances with a new instance, already created.
+func creates(t *testing.T, name string) *clitest.Stubs {
+	s := clitest.NewStubs(t)
+	s.Reply("POST", "/instances", 200, clitest.CreatedInstance(name, "created"))
+	return s
 }
 
 func TestInstanceListAllSendsAllInTheBody(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewFixtureStubs(t)
+	r := clitest.AgainstStubs(fa)
 	if res := r.Run(t, "instance", "list", "--all"); res.Code != 0 {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("GET", "/instances").Body; got != `{"all":true}` {
+	if got := fa.LastBody("GET", "/instances"); got != `{"all":true}` {
 		t.Errorf("body %q", got)
 	}
 }
 
 func TestInstanceTableColoursOnlyWhenAsked(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewFixtureStubs(t)
+	r := clitest.AgainstStubs(fa)
 	r.Tty, r.Colour = true, true
 	res := r.Run(t, "instance", "list")
 	if !strings.Contains(res.Stdout, "\x1b[32mcreated\x1b[0m") || !strings.Contains(res.Stdout, "\x1b[31mcreated-error\x1b[0m") {
@@ -62,9 +76,8 @@ func TestInstanceCreateSendsTheServersFieldNames(t *testing.T) {
 	os.WriteFile(key, []byte("ssh-ed25519 AAAAkey me@host\n"), 0o644)
 	os.WriteFile(userData, []byte("#cloud-config\npackages: [nginx]\n"), 0o644)
 
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	res := clitest.Against(fa).Run(t, "instance", "create", "web9", "2", "2048",
+	fa := creates(t, "web9")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "web9", "2", "2048",
 		"-d", "20@debian:12", "-d", "100", "-n", "net1@10.0.0.5", "-n", "net2",
 		"-i", key, "-u", userData, "-p", "node2",
 		"-m", `tags=["web","prod"]`, "-m", `affinity={"require_with_tag":["ssd"]}`, "-m", "owner=me",
@@ -73,7 +86,7 @@ func TestInstanceCreateSendsTheServersFieldNames(t *testing.T) {
 		t.Fatal(res)
 	}
 	var got map[string]any
-	if err := json.Unmarshal([]byte(fa.LastRequest("POST", "/instances").Body), &got); err != nil {
+	if err := json.Unmarshal([]byte(fa.LastBody("POST", "/instances")), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
@@ -96,12 +109,11 @@ func TestInstanceCreateSendsTheServersFieldNames(t *testing.T) {
 }
 
 func TestInstanceCreateOmitsUnsetOptionalFields(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	if res := clitest.Against(fa).Run(t, "instance", "create", "tiny", "1", "512", "-d", "8"); res.Code != 0 {
+	fa := creates(t, "tiny")
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "create", "tiny", "1", "512", "-d", "8"); res.Code != 0 {
 		t.Fatal(res)
 	}
-	body := fa.LastRequest("POST", "/instances").Body
+	body := fa.LastBody("POST", "/instances")
 	if body != `{"name":"tiny","cpus":1,"memory":512,"disk":[{"size":8}]}` {
 		t.Errorf("body %s", body)
 	}
@@ -131,8 +143,8 @@ func TestInstanceCreateBadInputIsAUsageErrorAndSendsNothing(t *testing.T) {
 		{[]string{"web", "2", "2048", "-o", "xml"}, `invalid output format "xml"`},
 	}
 	for _, c := range cases {
-		fa := clitest.NewFakeAPI(t)
-		res := clitest.Against(fa).Run(t, append([]string{"instance", "create"}, c.args...)...)
+		fa := clitest.NewStubs(t)
+		res := clitest.AgainstStubs(fa).Run(t, append([]string{"instance", "create"}, c.args...)...)
 		if res.Code != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s", c.args, res.Code, res)
 			continue
@@ -154,9 +166,8 @@ func TestInstanceCreateBadInputIsAUsageErrorAndSendsNothing(t *testing.T) {
 }
 
 func TestInstanceCreateUserDataFromStdin(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	r := clitest.Against(fa)
+	fa := creates(t, "web")
+	r := clitest.AgainstStubs(fa)
 	r.Stdin = "#!/bin/sh\necho hi\n"
 	if res := r.Run(t, "instance", "create", "web", "1", "512", "-d", "8", "-u", "-"); res.Code != 0 {
 		t.Fatal(res)
@@ -164,21 +175,20 @@ func TestInstanceCreateUserDataFromStdin(t *testing.T) {
 	var body struct {
 		UserData string `json:"user_data"`
 	}
-	json.Unmarshal([]byte(fa.LastRequest("POST", "/instances").Body), &body)
+	json.Unmarshal([]byte(fa.LastBody("POST", "/instances")), &body)
 	if raw, _ := base64.StdEncoding.DecodeString(body.UserData); string(raw) != r.Stdin {
 		t.Errorf("user_data %q", body.UserData)
 	}
 }
 
 func TestInstanceCreateNamespaceAlsoAuthenticatesWhenNoneIsConfigured(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	r := clitest.Against(fa)
+	fa := creates(t, "web")
+	r := clitest.AgainstStubs(fa)
 	r.Env = map[string]string{"SHAKENFIST_NAMESPACE": ""}
 	if res := r.Run(t, "instance", "create", "web", "1", "512", "-d", "8", "--namespace", clitest.TestNamespace); res.Code != 0 {
 		t.Fatal(res)
 	}
-	if got := fa.LastRequest("POST", "/auth").Body; !strings.Contains(got, `"namespace":"ns1"`) {
+	if got := fa.LastBody("POST", "/auth"); !strings.Contains(got, `"namespace":"ns1"`) {
 		t.Errorf("auth body does not name the namespace: %s", strings.ReplaceAll(got, clitest.TestKey, "KEY"))
 	}
 }
@@ -192,8 +202,10 @@ func TestInstanceActions(t *testing.T) {
 		"reboot":   "/instances/web1/rebootsoft",
 	}
 	for action, path := range cases {
-		fa := clitest.NewFakeAPI(t)
-		res := clitest.Against(fa).Run(t, "instance", action, "web1", "-o", "simple")
+		fa := clitest.NewStubs(t)
+		// The handlers return None: 200 with body null.
+		fa.Reply("POST", path, 200, "null")
+		res := clitest.AgainstStubs(fa).Run(t, "instance", action, "web1", "-o", "simple")
 		if res.Code != 0 {
 			t.Fatalf("%s: %s", action, res)
 		}
@@ -206,18 +218,23 @@ func TestInstanceActions(t *testing.T) {
 			t.Errorf("%s: %s", action, res)
 		}
 	}
-	fa := clitest.NewFakeAPI(t)
-	if res := clitest.Against(fa).Run(t, "instance", "reboot", "web1", "--hard"); res.Code != 0 || fa.Count("POST", "/instances/web1/reboothard") != 1 {
+	fa := clitest.NewStubs(t)
+	fa.Reply("POST", "/instances/web1/reboothard", 200, "null")
+	fa.Reply("POST", "/instances/nosuch/pause", 404, `{"error": "instance not found", "status": 404}`)
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "reboot", "web1", "--hard"); res.Code != 0 || fa.Count("POST", "/instances/web1/reboothard") != 1 {
 		t.Errorf("reboot --hard: %s", res)
 	}
-	if res := clitest.Against(fa).Run(t, "instance", "pause", "nosuch"); res.Code != cmdutil.ExitNotFound {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "pause", "nosuch"); res.Code != cmdutil.ExitNotFound {
 		t.Errorf("pause of a missing instance: %s", res)
 	}
 }
 
 func TestInstanceDelete(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	res := clitest.Against(fa).Run(t, "instance", "delete", "web1", "-o", "json")
+	fa := clitest.NewStubs(t)
+	// 200 with the instance as it was; then the wait finds it deleted.
+	fa.Reply("DELETE", "/instances/web1", 200, web1)
+	fa.InTurn("GET", web1UUID, clitest.InStates(web1, "deleted")...)
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "delete", "web1", "-o", "json")
 	if res.Code != 0 {
 		t.Fatal(res)
 	}
@@ -228,7 +245,9 @@ func TestInstanceDelete(t *testing.T) {
 }
 
 func TestInstanceShowNotFound(t *testing.T) {
-	res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "instance", "show", "nosuch")
+	fa := clitest.NewStubs(t)
+	fa.Reply("GET", "/instances/nosuch", 404, `{"error": "instance not found", "status": 404}`)
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "show", "nosuch")
 	if res.Code != cmdutil.ExitNotFound {
 		t.Fatalf("%s", res)
 	}
@@ -239,8 +258,8 @@ func TestInstanceShowNotFound(t *testing.T) {
 }
 
 func TestCompletionOfNamesFromTheAPI(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewFixtureStubs(t)
+	r := clitest.AgainstStubs(fa)
 	for _, c := range []struct {
 		args []string
 		want []string

@@ -9,16 +9,37 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
+
+// createsAfter answers POST /instances with refusals in turn, then with
+// the instance created (created "" : the last refusal for every later
+// create); each answer takes the server delay (virtual) time.
+func createsAfter(t *testing.T, delay time.Duration, created string, refusals ...clitest.FakeReply) *clitest.Stubs {
+	fa := clitest.NewStubs(t)
+	var answers []httpstub.Responder
+	for _, r := range refusals {
+		answers = append(answers, r.Answer())
+	}
+	if created != "" {
+		answers = append(answers, httpstub.String(200, clitest.CreatedInstance(created, "created")))
+	}
+	for i, a := range answers {
+		if delay > 0 {
+			answers[i] = httpstub.Delay(delay, a)
+		}
+	}
+	fa.InTurn("POST", "/instances", answers...)
+	return fa
+}
 
 func TestRetryTransientCapacityRidesOutRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		clitest.SlowCreates(fa)
-		fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("1"), clitest.TransientRefusal("1")}
-		fa.CreateState = "created"
+		// Each create takes the server one (virtual) second, so the budget
+		// left before each wait is visibly smaller than the one before.
+		fa := createsAfter(t, time.Second, "web1", clitest.TransientRefusal("1"), clitest.TransientRefusal("1"))
 		start := time.Now()
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12", "--retry-transient-capacity", "-o", "simple")
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20@debian:12", "--retry-transient-capacity", "-o", "simple")
 		if res.Code != 0 {
 			t.Fatal(res)
 		}
@@ -33,12 +54,7 @@ func TestRetryTransientCapacityRidesOutRefusals(t *testing.T) {
 		if took := time.Since(start); took != 5*time.Second {
 			t.Errorf("took %s, want 3 creates of 1s and 2 waits of 1s", took)
 		}
-		var bodies []string
-		for _, r := range fa.Recorded() {
-			if r.Method == "POST" && r.Path == "/instances" {
-				bodies = append(bodies, r.Body)
-			}
-		}
+		bodies := fa.Bodies("POST", "/instances")
 		if len(bodies) != 3 || bodies[0] != bodies[1] || bodies[1] != bodies[2] {
 			t.Errorf("the retries did not replay the identical request: %q", bodies)
 		}
@@ -47,12 +63,8 @@ func TestRetryTransientCapacityRidesOutRefusals(t *testing.T) {
 
 func TestRetryTransientCapacityGivesUpAfterFiveAttempts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		clitest.SlowCreates(fa)
-		for range 6 {
-			fa.CreateReplies = append(fa.CreateReplies, clitest.TransientRefusal("1"))
-		}
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity")
+		fa := createsAfter(t, time.Second, "", clitest.TransientRefusal("1"))
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity")
 		if res.Code != cmdutil.ExitCapacityTransient {
 			t.Fatal(res)
 		}
@@ -73,11 +85,9 @@ func TestRetryTransientCapacityGivesUpAfterFiveAttempts(t *testing.T) {
 
 func TestRetryTransientCapacityGivesUpAtTheDeadlineWithTheLastRequestWhole(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		clitest.SlowCreates(fa)
-		fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("15"), clitest.TransientRefusal("15"), clitest.TransientRefusal("15")}
+		fa := createsAfter(t, time.Second, "", clitest.TransientRefusal("15"))
 		start := time.Now()
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity", "--timeout", "3s", "-o", "json")
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity", "--timeout", "3s", "-o", "json")
 		if res.Code != cmdutil.ExitCapacityTransient {
 			t.Fatal(res)
 		}
@@ -117,10 +127,15 @@ func TestRetryTransientCapacityIsOffByDefaultAndSwitchedOnByEnvOrFile(t *testing
 			{"flag off beats env", map[string]string{"SHAKECTL_RETRY_TRANSIENT_CAPACITY": "true"}, []string{"--retry-transient-capacity=false"}, 1},
 			{"--async continue leaves no budget", nil, []string{"--retry-transient-capacity", "--async", "continue"}, 1},
 		} {
-			fa := clitest.NewFakeAPI(t)
-			fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("1")}
-			fa.CreateState = "created"
-			r := clitest.InMemory(fa)
+			fa := clitest.NewStubs(t)
+			created := httpstub.String(200, clitest.CreatedInstance("web1", "created"))
+			if c.posts == 1 {
+				// Not retried: the refusal is the only answer.
+				fa.Canned("POST", "/instances", clitest.TransientRefusal("1"))
+			} else {
+				fa.InTurn("POST", "/instances", clitest.TransientRefusal("1").Answer(), created)
+			}
+			r := clitest.StubsInMemory(fa)
 			r.Env = c.env
 			res := r.Run(t, append([]string{"instance", "create", "web1", "1", "512", "-d", "8"}, c.args...)...)
 			if n := fa.Count("POST", "/instances"); n != c.posts {
@@ -132,10 +147,8 @@ func TestRetryTransientCapacityIsOffByDefaultAndSwitchedOnByEnvOrFile(t *testing
 
 func TestRetryTransientCapacityFromTheConfigFileAndQuiet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("1")}
-		fa.CreateState = "created"
-		r := clitest.InMemory(fa)
+		fa := createsAfter(t, 0, "web1", clitest.TransientRefusal("1"))
+		r := clitest.StubsInMemory(fa)
 		dir := t.TempDir()
 		cfg := dir + "/c.yaml"
 		clitest.WriteFile(t, cfg, "retry-transient-capacity: true\nquiet: true\n")
@@ -152,9 +165,8 @@ func TestRetryTransientCapacityFromTheConfigFileAndQuiet(t *testing.T) {
 
 func TestRetryDoesNotTouchPermanentRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.CreateReplies = []clitest.FakeReply{clitest.Refusal("cpu_max_per_instance", "false", nil)}
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "64", "512", "-d", "8", "--retry-transient-capacity")
+		fa := createsAfter(t, 0, "", clitest.Refusal("cpu_max_per_instance", "false", nil))
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "64", "512", "-d", "8", "--retry-transient-capacity")
 		if res.Code != cmdutil.ExitCapacityPermanent || fa.Count("POST", "/instances") != 1 || strings.Contains(res.Stderr, "retrying") {
 			t.Fatal(res)
 		}
@@ -165,10 +177,8 @@ func TestRetryDoesNotTouchPermanentRefusals(t *testing.T) {
 // stderr, the identical body replayed, the server's answer on stdout.
 func TestRetryTransientCapacityAppliesToAPI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		clitest.SlowCreates(fa)
-		fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("15"), clitest.TransientRefusal("15")}
-		r := clitest.InMemory(fa)
+		fa := createsAfter(t, time.Second, "raw1", clitest.TransientRefusal("15"), clitest.TransientRefusal("15"))
+		r := clitest.StubsInMemory(fa)
 		r.Stdin = `{"name": "raw1", "cpus": 1, "memory": 512, "disk": [{"size": 8}]}`
 		start := time.Now()
 		res := r.Run(t, "--retry-transient-capacity", "api", "POST", "/instances", "--input", "-")
@@ -187,12 +197,7 @@ func TestRetryTransientCapacityAppliesToAPI(t *testing.T) {
 		if err := json.Unmarshal([]byte(res.Stdout), &obj); err != nil || obj["name"] != "raw1" {
 			t.Errorf("stdout %q: want the created instance", res.Stdout)
 		}
-		var bodies []string
-		for _, rq := range fa.Recorded() {
-			if rq.Method == "POST" && rq.Path == "/instances" {
-				bodies = append(bodies, rq.Body)
-			}
-		}
+		bodies := fa.Bodies("POST", "/instances")
 		if len(bodies) != 3 || bodies[0] != r.Stdin || bodies[1] != r.Stdin || bodies[2] != r.Stdin {
 			t.Errorf("want the input replayed byte for byte three times, got %q", bodies)
 		}

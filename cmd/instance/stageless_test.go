@@ -7,6 +7,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 // Issue 25: a 507 marked "transient": true without a stage is retried
@@ -16,20 +17,20 @@ import (
 // row "507 transient true without a stage" of client/testdata/sf2026.
 func TestStagelessTransientRefusalIsRetriedAndNamed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		fa.CreateState = "created"
+		fa := clitest.NewStubs(t)
 		refusal := clitest.FakeReply{Status: 507, Header: map[string]string{"Retry-After": "15"},
 			Body: `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "transient": true}`}
-		fa.CreateReplies = []clitest.FakeReply{refusal}
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "--retry-transient-capacity")
+		fa.InTurn("POST", "/instances", refusal.Answer(), httpstub.String(200, clitest.CreatedInstance("web1", "created")))
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "--retry-transient-capacity")
 		if res.Code != 0 || fa.Count("POST", "/instances") != 2 {
 			t.Fatalf("not retried: %s", res)
 		}
 		if strings.Contains(res.Stderr, "stage  ") || !strings.Contains(res.Stderr, "retrying in 15s") {
 			t.Errorf("the retry line: %q", res.Stderr)
 		}
-		fa.CreateReplies = []clitest.FakeReply{refusal}
-		res = clitest.InMemory(fa).Run(t, "instance", "create", "web2", "1", "1024", "-d", "8")
+		fa = clitest.NewStubs(t)
+		fa.Canned("POST", "/instances", refusal)
+		res = clitest.StubsInMemory(fa).Run(t, "instance", "create", "web2", "1", "1024", "-d", "8")
 		if res.Code != cmdutil.ExitCapacityTransient || !strings.Contains(res.Stderr, "short of capacity at stage sufficient_idle_cpu right now") {
 			t.Errorf("without the flag: %s", res)
 		}
