@@ -76,8 +76,12 @@ func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf func() []byte)
 	t0 := time.Now()
 	var wrote atomic.Int64
 	var conns atomic.Int32
+	var reused atomic.Bool
 	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { conns.Add(1) },
+		GotConn: func(i httptrace.GotConnInfo) {
+			conns.Add(1)
+			reused.Store(i.Reused)
+		},
 		WroteRequest: func(i httptrace.WroteRequestInfo) {
 			if i.Err == nil {
 				wrote.Store(int64(time.Since(t0)) + 1)
@@ -95,6 +99,18 @@ func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf func() []byte)
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	resp, err := s.rt.RoundTrip(req)
+	// A server's idle-timeout 408 read where the answer was expected is
+	// nobody's answer (idleTimeoutAnswer): send again, on the connection
+	// the transport picks next, as the wire sender does.
+	for err == nil && rctx.Err() == nil && int(conns.Load())-1 < maxResends &&
+		idleTimeoutAnswer(resp.StatusCode, resp.Close, reused.Load(), r.replayable) {
+		resp.Body.Close()
+		again := req.WithContext(rctx)
+		if req.GetBody != nil {
+			again.Body, _ = req.GetBody()
+		}
+		resp, err = s.rt.RoundTrip(again)
+	}
 	a.Resends = max(int(conns.Load())-1, 0)
 	if err == nil {
 		a.Status, a.Header = resp.StatusCode, resp.Header

@@ -22,6 +22,21 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
+// idleTimeoutAnswer says an answer is a server's notice that it closed a
+// connection it held idle, not an answer to the request written on it: a
+// 408 that closes the connection, read on a connection that carried an
+// answer before, for a request that may be sent again. A server's idle
+// timeout (nginx's, Envoy's) can fire just as a request is written to the
+// connection it is closing, and the 408 then arrives where the request's
+// answer was expected; RFC 9110 §15.5.9 lets the client repeat the request
+// on a new connection. net/http drops such a 408 only when it arrives
+// before the request is written, and a peek before the write cannot close
+// the race either, so both senders resend on this rule and count it as
+// one request (Answer.Resends).
+func idleTimeoutAnswer(status int, closes, reused, replayable bool) bool {
+	return status == http.StatusRequestTimeout && closes && reused && replayable
+}
+
 // Names of the senders, as --transport and the report's "transport" field
 // spell them.
 const (

@@ -285,7 +285,7 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time
 		return a, wrote, false
 	}
 	a.Status, a.Header, a.Body = status, header, body
-	return a, wrote, false
+	return a, wrote, ctx.Err() == nil && idleTimeoutAnswer(status, !keep, c.reused, r.replayable)
 }
 
 // neverAnswered says a read that got no byte of an answer failed because
