@@ -58,7 +58,8 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 		sim := startScriptedSim(t)
 		argv, env := sfc.Argv(create...), sfc.Env(t, "http://unused.invalid", "system", "demo")
 		var stdout, stderr bytes.Buffer
-		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL()}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		// Through the capacity gate, as `shakectl wrap` runs by default.
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 		argv := sfc.Argv("instance", "create", "db-1", "1", "1024", "-d", "8@debian:12")
 		env := sfc.Env(t, "http://unused.invalid", "system", "demo")
 		var stdout, stderr bytes.Buffer
-		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: front.URL + "/api"}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: front.URL + "/api", Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,5 +129,43 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 		if !strings.Contains(stderr.String(), "POST /api//instances: capacity refused at stage capacity_guard") {
 			t.Errorf("stderr:\n%s", stderr.String())
 		}
+	})
+	t.Run("three at once through one gated wrap", func(t *testing.T) {
+		// One refusal, then room: whichever create reaches the server
+		// first is refused; the gate holds the others (for that answer,
+		// then for its window) and every client still gets its own
+		// instance.
+		cfg := cluster.DefaultConfig()
+		cfg.Listen = "127.0.0.1:0"
+		cfg.RetryAfter = 1
+		cfg.Script = []cluster.ScriptedAnswer{{Refuse: "sufficient_idle_cpu"}}
+		sctx, scancel := context.WithCancel(context.Background())
+		defer scancel()
+		sim, err := cluster.Start(sctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		py := sfc.Argv()
+		script := `"$0" "$1" "$2" instance create web-1 1 1024 -d 8@debian:12 & a=$!
+"$0" "$1" "$2" instance create web-2 1 1024 -d 8@debian:12 & b=$!
+"$0" "$1" "$2" instance create web-3 1 1024 -d 8@debian:12 & c=$!
+wait $a && wait $b && wait $c`
+		argv := append([]string{"/bin/sh", "-c", script}, py...)
+		env := sfc.Env(t, "http://unused.invalid", "system", "demo")
+		var stdout, stderr bytes.Buffer
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode != 0 || res.Summary.HandedBack != 0 || sim.ScriptRemaining() != 0 {
+			t.Fatalf("exit %d, summary %+v, %d scripted refusals left\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Summary, sim.ScriptRemaining(), stdout.String(), stderr.String())
+		}
+		for _, name := range []string{"web-1", "web-2", "web-3"} {
+			if !strings.Contains(stdout.String(), name) {
+				t.Errorf("sf-client's output does not show %s:\n%s", name, stdout.String())
+			}
+		}
+		t.Logf("three sf-clients through one gated wrap:\n%s%s", stderr.String(), res.Summary)
 	})
 }
