@@ -17,7 +17,8 @@ type Stubs struct {
 }
 
 // NewStubs is a registry whose POST /auth answers TestToken to
-// TestNamespace and TestKey, as often as the commands log in.
+// TestNamespace and TestKey, as often as the commands log in, and 401 to
+// any other credentials.
 func NewStubs(t *testing.T) *Stubs {
 	s := &Stubs{httpstub.New(t)}
 	creds := httpstub.REST("POST", "/auth").Body("the test namespace and key", func(body []byte) bool {
@@ -26,6 +27,8 @@ func NewStubs(t *testing.T) *Stubs {
 	})
 	s.Register(creds,
 		httpstub.String(200, `{"access_token": "`+TestToken+`", "token_type": "Bearer", "expires_in": 900}`)).Always().Optional()
+	// Any other namespace and key are refused, as the real server does.
+	s.Register(httpstub.REST("POST", "/auth"), httpstub.Error(401, "unauthorized")).Always().Optional()
 	return s
 }
 

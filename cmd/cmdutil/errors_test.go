@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 // A server that answers something other than the API's JSON: each case is
@@ -46,9 +47,9 @@ func TestBrokenServerAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fa := clitest.NewFakeAPI(t)
-			fa.Override = map[string]clitest.FakeReply{"GET /instances": c.reply}
-			res := clitest.Against(fa).Run(t, "instance", "list")
+			fa := clitest.NewStubs(t)
+			fa.Canned("GET", "/instances", c.reply)
+			res := clitest.AgainstStubs(fa).Run(t, "instance", "list")
 			if res.Code != c.code {
 				t.Errorf("exit %d, want %d", res.Code, c.code)
 			}
@@ -70,20 +71,25 @@ func TestBrokenServerAnswers(t *testing.T) {
 }
 
 func TestExpiredTokenIsRenewedOnce(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.ExpireTokenOnce = true
-	res := clitest.Against(fa).Run(t, "node", "list")
+	fa := clitest.NewStubs(t)
+	// The token has expired by the first request: 401, as the real server
+	// answers it.
+	fa.InTurn("GET", "/nodes", httpstub.Error(401, "unauthorized"), httpstub.String(200, string(clitest.JoinRaw(clitest.FixtureNodes))))
+	res := clitest.AgainstStubs(fa).Run(t, "node", "list")
 	if res.Code != 0 {
 		t.Fatal(res)
 	}
-	if fa.Logins != 2 {
-		t.Errorf("%d logins, want 2 (one re-login)", fa.Logins)
+	if n := fa.Logins(); n != 2 {
+		t.Errorf("%d logins, want 2 (one re-login)", n)
+	}
+	if n := fa.Count("GET", "/nodes"); n != 2 {
+		t.Errorf("%d lists, want 2 (one repeat after the re-login)", n)
 	}
 }
 
 func TestWrongKeyIsExit4WithHowToConfigure(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	r := clitest.Against(fa)
+	fa := clitest.NewStubs(t)
+	r := clitest.AgainstStubs(fa)
 	r.Env = map[string]string{"SHAKENFIST_KEY": "wrong-key-value"}
 	res := r.Run(t, "instance", "list")
 	if res.Code != cmdutil.ExitAuth {
@@ -135,7 +141,7 @@ func TestBrokenConfigFileFailsCommandsWithExit2(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "c.yaml")
 		os.WriteFile(p, []byte(content), 0o600)
-		res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "--config", p, "instance", "list")
+		res := clitest.AgainstStubs(clitest.NewStubs(t)).Run(t, "--config", p, "instance", "list")
 		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, want) || res.Stdout != "" {
 			t.Errorf("%q: %s", content, res)
 		}
@@ -143,7 +149,9 @@ func TestBrokenConfigFileFailsCommandsWithExit2(t *testing.T) {
 }
 
 func TestJSONErrorObjectOnStderr(t *testing.T) {
-	res := clitest.Against(clitest.NewFakeAPI(t)).Run(t, "-o", "json", "instance", "show", "nosuch")
+	fa := clitest.NewStubs(t)
+	fa.ReplyWith("GET", "/instances/nosuch", 404, http.Header{"X-Request-ID": {"req-0002"}}, `{"error": "instance not found", "status": 404}`)
+	res := clitest.AgainstStubs(fa).Run(t, "-o", "json", "instance", "show", "nosuch")
 	if res.Code != cmdutil.ExitNotFound || res.Stdout != "" {
 		t.Fatal(res)
 	}
@@ -160,7 +168,7 @@ func TestJSONErrorObjectOnStderr(t *testing.T) {
 		t.Errorf("want exactly one line: %q", res.Stderr)
 	}
 	// Usage errors too, even when -o json came with the bad flag.
-	res = clitest.Against(clitest.NewFakeAPI(t)).Run(t, "instance", "create", "x", "two", "1", "-o", "json")
+	res = clitest.AgainstStubs(clitest.NewStubs(t)).Run(t, "instance", "create", "x", "two", "1", "-o", "json")
 	if err := json.Unmarshal([]byte(res.Stderr), &obj); err != nil || obj["exit_code"] != 2.0 {
 		t.Errorf("usage error with -o json: %s", res)
 	}
@@ -174,15 +182,14 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 }
 
 func testSecretsAreNeverPrinted(t *testing.T) {
-	fa := clitest.NewFakeAPI(t)
-	fa.CreateState = "created"
-	fa.CreateReplies = []clitest.FakeReply{clitest.TransientRefusal("1"),
+	fa := clitest.NewFixtureStubs(t)
+	fa.InTurn("POST", "/instances", clitest.TransientRefusal("1").Answer(),
 		// A hostile server echoing the secrets back in an error.
-		{Status: 400, Body: fmt.Sprintf(`{"error": "bad key %s for token %s", "status": 400}`, clitest.TestKey, clitest.TestToken)}}
-	fa.Override = map[string]clitest.FakeReply{
-		"GET /nodes/leaky": {Status: 500, Body: fmt.Sprintf(`{"error": "Authorization: Bearer %s", "status": 500}`, clitest.TestToken)},
-	}
-	r := clitest.InMemory(fa)
+		httpstub.String(400, fmt.Sprintf(`{"error": "bad key %s for token %s", "status": 400}`, clitest.TestKey, clitest.TestToken)),
+		httpstub.String(200, clitest.CreatedInstance("w", "created")))
+	fa.Reply("GET", "/nodes/leaky", 500, fmt.Sprintf(`{"error": "Authorization: Bearer %s", "status": 500}`, clitest.TestToken))
+	fa.Reply("GET", "/instances/nosuch", 404, `{"error": "instance not found", "status": 404}`)
+	r := clitest.StubsInMemory(fa)
 	var all strings.Builder
 	runs := [][]string{
 		{"instance", "list", "--debug"},
@@ -206,8 +213,12 @@ func testSecretsAreNeverPrinted(t *testing.T) {
 		fmt.Fprintf(&all, "%s\n", res)
 	}
 	// The token expiring mid-run, and a re-login, under --debug.
-	fa.ExpireTokenOnce = true
-	res := r.Run(t, "instance", "list", "--debug")
+	expiring := clitest.NewStubs(t)
+	expiring.InTurn("GET", "/instances", httpstub.Error(401, "unauthorized"), httpstub.String(200, string(clitest.JoinRaw(clitest.FixtureInstances))))
+	res := clitest.StubsInMemory(expiring).Run(t, "instance", "list", "--debug")
+	if res.Code != 0 || expiring.Logins() != 2 {
+		t.Errorf("no re-login after the 401, so the test proves nothing: %s", res)
+	}
 	fmt.Fprintf(&all, "%s\n", res)
 
 	out := all.String()

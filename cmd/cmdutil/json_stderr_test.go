@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -15,12 +17,10 @@ import (
 // JSON objects, one a line, and the final error object follows.
 func TestJSONStderrIsParseableLineByLine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		clitest.SlowCreates(fa)
-		for range 6 {
-			fa.CreateReplies = append(fa.CreateReplies, clitest.TransientRefusal("1"))
-		}
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity", "-o", "json")
+		fa := clitest.NewStubs(t)
+		// Refused every time, each answer after a (virtual) second.
+		fa.Register(clitest.Route("POST", "/instances"), httpstub.Delay(time.Second, clitest.TransientRefusal("1").Answer())).Always()
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity", "-o", "json")
 		if res.Code != cmdutil.ExitCapacityTransient {
 			t.Fatal(res)
 		}
@@ -54,7 +54,7 @@ func TestJSONErrorDoesNotEscapeHTML(t *testing.T) {
 
 // Warnings are JSON objects too under -o json.
 func TestJSONWarnings(t *testing.T) {
-	r := clitest.Against(clitest.NewFakeAPI(t))
+	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t))
 	res := r.Run(t, "instance", "list", "-o", "json", "--insecure")
 	if res.Code != 0 {
 		t.Fatal(res)
@@ -73,13 +73,13 @@ func TestJSONWarnings(t *testing.T) {
 // still plain text without -o json.
 func TestJSONStderrForWaitsAndRepeats(t *testing.T) {
 	run := func(t *testing.T, format string) clitest.RunResult {
-		fa := clitest.NewFakeAPI(t)
-		if res := clitest.InMemory(fa).Run(t, "network", "create", "mynet", "10.0.0.0/24", "--quiet"); res.Code != 0 {
-			t.Fatal(res)
-		}
-		fa.CreateState = "creating"
-		fa.CreateReplies = []clitest.FakeReply{{Status: 406, Body: `{"error": "network mynet is not ready (initial)", "status": 406}`}}
-		res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "-n", "mynet", "-o", format)
+		fa := clitest.NewStubs(t)
+		// Refused while the network is not ready, then created; the new
+		// instance stays creating past the wait's 60 s.
+		fa.InTurn("POST", "/instances", httpstub.Error(406, "network mynet is not ready (initial)"),
+			httpstub.String(200, clitest.CreatedInstance("web1", "initial")))
+		fa.Reply("GET", "/instances/"+clitest.NewInstanceUUID, 200, clitest.CreatedInstance("web1", "creating"))
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "-n", "mynet", "-o", format)
 		if res.Code != 0 {
 			t.Fatal(res)
 		}

@@ -39,11 +39,9 @@ func assertTerminalSafe(t *testing.T, where, s string) {
 func TestServerTextReachesTheTerminalHarmless(t *testing.T) {
 	t.Run("507 stage in the retry line, the error and the hint", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			fa := clitest.NewFakeAPI(t)
-			for range 6 {
-				fa.CreateReplies = append(fa.CreateReplies, clitest.Refusal(evilJSON(), "true", map[string]string{"Retry-After": "1"}))
-			}
-			res := clitest.InMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity")
+			fa := clitest.NewStubs(t)
+			fa.Canned("POST", "/instances", clitest.Refusal(evilJSON(), "true", map[string]string{"Retry-After": "1"}))
+			res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "2", "2048", "-d", "20", "--retry-transient-capacity")
 			if !strings.Contains(res.Stderr, "retrying in 1s") || !strings.Contains(res.Stderr, "hint:") {
 				t.Fatalf("no retry line or hint: %s", res)
 			}
@@ -73,16 +71,25 @@ func TestServerTextReachesTheTerminalHarmless(t *testing.T) {
 		assertTerminalSafe(t, "stdout on a terminal", res.Stdout)
 	})
 	t.Run("names in tables and details", func(t *testing.T) {
-		fa := clitest.NewFakeAPI(t)
-		for i := range fa.Nodes {
+		// The fake cloud's nodes, every one named evilText.
+		var nodes []json.RawMessage
+		for _, raw := range clitest.FixtureNodes {
 			var n map[string]any
-			_ = json.Unmarshal(fa.Nodes[i], &n)
+			_ = json.Unmarshal(raw, &n)
 			n["name"] = evilText
-			fa.Nodes[i], _ = json.Marshal(n)
+			b, _ := json.Marshal(n)
+			nodes = append(nodes, b)
 		}
+		fa := clitest.NewStubs(t)
+		fa.Reply("GET", "/nodes", 200, string(clitest.JoinRaw(nodes)))
+		fa.Reply("GET", "/nodes/node1", 200, string(nodes[0]))
+		url := fa.Serve()
 		for _, args := range [][]string{{"node", "list"}, {"node", "list", "-o", "simple"}, {"node", "show", "node1"}} {
 			for _, tty := range []bool{true, false} {
-				res := clitest.CmdRun{Url: clitest.Against(fa).Url, Tty: tty}.Run(t, args...)
+				res := clitest.CmdRun{Url: url, Tty: tty}.Run(t, args...)
+				if res.Code != 0 || !strings.Contains(res.Stdout, "FAKE") {
+					t.Errorf("%v: the names did not reach stdout, so the test proves nothing: %s", args, res)
+				}
 				assertTerminalSafe(t, strings.Join(args, " ")+" stdout", res.Stdout)
 				assertTerminalSafe(t, strings.Join(args, " ")+" stderr", res.Stderr)
 			}
