@@ -8,10 +8,13 @@ import (
 )
 
 // Lock is one lock held in the cluster, as GET /admin/locks answers it:
-// the lock's key, then what etcd holds for it (shakenfist da448b1a
+// the lock's key, then its holder. 2024 (shakenfist da448b1a
 // external_api/admin.py AdminLocksEndpoint, etcd.get_existing_locks;
-// admin_locks_get_example: node, operation, pid). The same route is in the
-// 2026 app.py; its answer there is unverified.
+// admin_locks_get_example): etcd keys such as "/sflocks/sf/cluster/",
+// holders {node, operation, pid}. 2026 (locks.py, code index id
+// 62934017694): MariaDB rows keyed "cluster/" and the like, holders
+// ClusterLock.lock_data {node, pid, thread, line, operation, id}; the
+// fields beyond these three stay in Raw.
 type Lock struct {
 	Key       string          `json:"-"`
 	Node      string          `json:"node"`

@@ -231,9 +231,13 @@ func requiredScope(r *http.Request) string {
 		return ""
 	}
 	verb := map[string]string{"GET": "read", "HEAD": "read", "POST": "write", "PUT": "write", "PATCH": "write", "DELETE": "delete"}[r.Method]
-	// @api_base.scope(verb='console') on the serial console and both VDI
-	// routes (2026 instance.py, code index id 59117373307).
-	if family == "instance" && (strings.HasSuffix(rest, "/consoledata") || strings.HasSuffix(rest, "/vdiconsolehelper") || strings.HasSuffix(rest, "/vdiconsoleproxy")) {
+	// @api_base.scope(verb='console') is on the two VDI routes only (2026
+	// instance.py, code index id 59117373307: "Deriving instance.read would
+	// let a credential granted only to watch instances take one over");
+	// InstanceConsoleDataEndpoint has no override, so its GET is
+	// instance.read and its DELETE instance.delete (scopes.py
+	// required_scope @451a0ef2).
+	if family == "instance" && (strings.HasSuffix(rest, "/vdiconsolehelper") || strings.HasSuffix(rest, "/vdiconsoleproxy")) {
 		verb = "console"
 	}
 	if verb == "" {

@@ -449,3 +449,33 @@ func TestGenerationNetworkDeleteWaitsForInterfaces2026(t *testing.T) {
 		}
 	})
 }
+
+// 2026 scopes of the console routes: the two VDI routes need
+// instance.console (@api_base.scope(verb='console')), the serial console
+// log is derived as any route (instance.read, instance.delete).
+func TestGenerationConsoleScopes2026(t *testing.T) {
+	_, c := startSim(t, func(cfg *Config) {
+		gen2026(cfg)
+		cfg.Kerbside, cfg.CreateTime = true, 0
+		cfg.AuthScopes = []string{"instance.read", "instance.write", "instance.delete"}
+	})
+	uuid := c.mustCreate("a", 1, 1024, 10, nil)["uuid"].(string)
+	for _, path := range []string{"/instances/" + uuid + "/vdiconsolehelper", "/instances/" + uuid + "/vdiconsoleproxy"} {
+		wantError(t, c.do("GET", path, nil), 403, "token is not scoped for instance.console")
+	}
+	if a := c.do("GET", "/instances/"+uuid+"/consoledata", nil); a.status != 200 {
+		t.Errorf("instance.read reading the console log: %d %s", a.status, a.raw)
+	}
+	if a := c.do("DELETE", "/instances/"+uuid+"/consoledata", nil); a.status != 200 {
+		t.Errorf("instance.delete clearing the console log: %d %s", a.status, a.raw)
+	}
+	_, console := startSim(t, func(cfg *Config) {
+		gen2026(cfg)
+		cfg.Kerbside, cfg.CreateTime = true, 0
+		cfg.AuthScopes = []string{"instance.console", "instance.write"}
+	})
+	uuid = console.mustCreate("b", 1, 1024, 10, nil)["uuid"].(string)
+	if a := console.do("GET", "/instances/"+uuid+"/vdiconsoleproxy", nil); a.status != 200 || !strings.Contains(string(a.raw), `/kerbside/sf-console.vv?token=`) {
+		t.Errorf("instance.console minting a console token: %d %s", a.status, a.raw)
+	}
+}

@@ -552,6 +552,7 @@ func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request,
 // (406 "network X is not ready (S)", requires_network_active); an address
 // of the floating network is reserved for it (api_util.assign_routed_ip)
 // and answered as a JSON string; the route itself is the network node's.
+// The 2026 handler is the same (network.py, code index id 62470511013).
 func (s *Server) handleRouteAddress(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withNetwork(w, r, caller, "NetworkRouteAddressEndpoint.post", nil, func(n *network, _ map[string]any) (any, *apiError) {
 		if e := networkActive(n); e != nil {

@@ -328,11 +328,22 @@ func (s *Server) handleNodeProcessMetrics(w http.ResponseWriter, r *http.Request
 	writeJSON(w, http.StatusOK, out)
 }
 
-// handleAdminLocks is AdminLocksEndpoint.get (admin, da448b1a
-// external_api/admin.py): the locks etcd holds, keyed by lock. The
-// simulated cluster's maintenance daemon on its first node always holds
-// the cluster lock, as admin_locks_get_example shows it; the 2026 answer
-// (the same route) is unverified.
+// handleAdminLocks is AdminLocksEndpoint.get (admin): the cluster's locks
+// keyed by lock. The simulated cluster's maintenance daemon on its first
+// node always holds the cluster lock.
+//
+// 2024 (da448b1a external_api/admin.py, etcd.get_existing_locks): etcd's
+// keys, "/sflocks/sf/cluster/" holding {node, operation, pid}, as
+// admin_locks_get_example shows it.
+//
+// 2026: locks are MariaDB rows (locks.py, code index id 62934017694,
+// get_existing_locks = mariadb.get_all_cluster_locks, {key: holder}); the
+// cluster lock's key is "cluster/" (node.py NodesEndpoint reads
+// existing_locks.get('cluster/'), code index id 62480454688) and a
+// holder is ClusterLock.lock_data: node (NODE_NAME), pid, thread, line
+// (the caller), operation, id (a random lock id). The values of thread,
+// line and id are the simulator's; the 2026 admin.py itself was not in
+// the index (every stored version returns get_existing_locks() as is).
 func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller string) {
 	if _, err := s.params(r, "AdminLocksEndpoint.get"); err != nil {
 		writeError(w, err)
@@ -344,7 +355,13 @@ func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller
 	out := map[string]any{}
 	s.mu.Lock()
 	if len(s.nodes) > 0 {
-		out["/sflocks/sf/cluster/"] = map[string]any{"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
+		if s.is2026() {
+			out["cluster/"] = map[string]any{"node": s.nodes[0].name, "pid": os.Getpid(), "thread": 140000000000000 + os.Getpid(),
+				"line":      "/usr/lib/python3/dist-packages/shakenfist/daemons/cluster/main.py:142:_cluster_wide_cleanup",
+				"operation": "Cluster maintenance", "id": "simlock0cluster0"}
+		} else {
+			out["/sflocks/sf/cluster/"] = map[string]any{"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
+		}
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
