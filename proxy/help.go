@@ -17,10 +17,23 @@ An answer that is a 507 whose JSON body says "transient": true is not passed
 on: the proxy waits the server's Retry-After (clamped to 1s..60s; --retry-wait
 replaces it) and replays the identical request, at most 5 attempts, within
 --budget per request (default 60s; the last wait is cut to what is left, then
-one more attempt). Then the client gets the server's own last answer, byte
-for byte. Everything else passes through at once: other 507s, HTML pages,
-every other status, connection errors. Request bodies up to 1 MiB are
-replayed; larger or chunked ones stream and are never replayed.
+one more attempt; 0 is refused: to wait for nothing, point the client at the
+API itself). Then the client gets the server's own last answer, byte for
+byte. Everything else passes through at once: other 507s, HTML pages, every
+other status, connection errors. Request bodies up to 1 MiB are replayed;
+larger or chunked ones stream and are never replayed. All requests in flight
+together keep at most --replay-memory (default 64Mi) of bodies to replay; a
+body beyond it streams and a refusal of it is handed back, which its line
+and the summary say.
+
+Only requests addressed to a loopback name (Host localhost, 127.0.0.1 or
+[::1]) are forwarded; any other Host gets a 403. A web page the user visits
+could otherwise reach the API through the proxy by DNS rebinding (its own
+name resolving to 127.0.0.1), with whatever credentials it finds. Give
+--accept-hosts for other names (with --allow-remote, the names the other
+machines use). CONNECT and HTTP/2's "PRI *" are answered 405: this is not a
+forward proxy, and it speaks HTTP/1.1. --insecure skips verifying the
+upstream's TLS certificate, with the same warning the client commands give.
 
 The capacity gate (on by default; --gate=off replays every request on its
 own clock): once a create (POST /instances) is refused with a transient 507,

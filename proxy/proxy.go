@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,6 +75,18 @@ type Options struct {
 	// MaxReplayBody is the largest request body buffered for replay; 0 is
 	// DefaultMaxReplayBody.
 	MaxReplayBody int64
+	// MaxReplayTotal bounds the bodies buffered for replay across all
+	// requests in flight; 0 is DefaultMaxReplayTotal. A body that would
+	// go over it streams and is not replayed, as a large one does.
+	MaxReplayTotal int64
+	// AcceptHosts are regular expressions for Host names accepted besides
+	// the loopback ones (localhost, 127.0.0.0/8, ::1); each must match the
+	// whole name, without its port. Any other Host gets a 403: the
+	// defence against DNS rebinding.
+	AcceptHosts []string
+	// Insecure skips verifying the upstream's TLS certificate (the command
+	// warns); it applies only to the default Transport.
+	Insecure bool
 	// Log receives one line per wait and per refusal handed back, and
 	// upstream errors; nil is silent. JSONLines makes every line one JSON
 	// object (-o json).
@@ -111,6 +125,11 @@ type Summary struct {
 	// The line says it when it is not 0.
 	Gate     bool
 	HeldBack int64
+	// OverReplayMemory is the number of request bodies that streamed, and
+	// so could not be replayed, because the replay memory was full.
+	// Refused is the number of requests answered 403 or 405 unforwarded.
+	OverReplayMemory int64
+	Refused          int64
 }
 
 func (s Summary) String() string {
@@ -122,6 +141,12 @@ func (s Summary) String() string {
 		// Only when it did something: a run the gate never touched reads
 		// as it did before the gate existed (-o json always says).
 		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
+	}
+	if s.OverReplayMemory > 0 {
+		line += fmt.Sprintf(", %d request %s streamed without replay (the replay memory was full)", s.OverReplayMemory, plural(s.OverReplayMemory, "body", "bodies"))
+	}
+	if s.Refused > 0 {
+		line += fmt.Sprintf(", %d %s refused unforwarded", s.Refused, plural(s.Refused, "request", "requests"))
 	}
 	return line
 }
@@ -157,6 +182,9 @@ type Server struct {
 	shutdownOnce sync.Once
 
 	requests, waited, handedBack, heldBack atomic.Int64
+	overReplayMemory, refused              atomic.Int64
+	replayMem                              replayMemory
+	acceptHosts                            []*regexp.Regexp
 	gate                                   *gate // nil with the gate off
 
 	mu      sync.Mutex
@@ -189,6 +217,16 @@ func New(o Options) (*Server, error) {
 	if o.MaxReplayBody <= 0 {
 		o.MaxReplayBody = DefaultMaxReplayBody
 	}
+	if o.MaxReplayTotal < 0 {
+		return nil, optionErrorf("replay memory %d: want a positive size", o.MaxReplayTotal)
+	}
+	if o.MaxReplayTotal == 0 {
+		o.MaxReplayTotal = DefaultMaxReplayTotal
+	}
+	accept, err := compileAcceptHosts(o.AcceptHosts)
+	if err != nil {
+		return nil, err
+	}
 	if o.Listen == "" {
 		o.Listen = DefaultListen
 	}
@@ -202,14 +240,19 @@ func New(o Options) (*Server, error) {
 		// their Content-Encoding.
 		t.DisableCompression = true
 		t.MaxIdleConnsPerHost = 64
+		if o.Insecure {
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure, and the command warns
+		}
 		o.Transport = t
 	}
 	s := &Server{
-		opts:     o,
-		upstream: up,
-		prefix:   strings.TrimRight(up.EscapedPath(), "/"),
-		shutdown: make(chan struct{}),
-		log:      syncbuf.NewWriter(o.Log),
+		opts:        o,
+		upstream:    up,
+		prefix:      strings.TrimRight(up.EscapedPath(), "/"),
+		shutdown:    make(chan struct{}),
+		log:         syncbuf.NewWriter(o.Log),
+		replayMem:   replayMemory{max: o.MaxReplayTotal},
+		acceptHosts: accept,
 	}
 	if o.Gate {
 		s.gate = newGate(s.logHeld)
@@ -378,6 +421,9 @@ func requestInfoFrom(ctx context.Context) *requestInfo {
 
 // ServeHTTP forwards one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.refuse(w, r) {
+		return
+	}
 	s.requests.Add(1)
 	info := &requestInfo{method: r.Method, path: r.URL.Path, host: r.Host}
 	switch {
@@ -387,7 +433,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.streamedWhy = "the request body was sent chunked and streamed"
 	case r.ContentLength > s.opts.MaxReplayBody:
 		info.streamedWhy = fmt.Sprintf("the request body (%d bytes) is over %d bytes and was streamed", r.ContentLength, s.opts.MaxReplayBody)
+	case !s.replayMem.take(r.ContentLength):
+		// Every request in flight together may hold MaxReplayTotal.
+		s.overReplayMemory.Add(1)
+		info.streamedWhy = fmt.Sprintf("the request body (%d bytes) was streamed because the replay memory (%s for all requests in flight) was full", r.ContentLength, sizeText(s.opts.MaxReplayTotal))
 	default:
+		defer s.replayMem.give(r.ContentLength)
 		body, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength+1))
 		if err != nil {
 			// The client went away or sent less than it announced: the
@@ -421,7 +472,8 @@ func (s *Server) isCreate(r *http.Request) bool {
 // Summary reports what the proxy has done so far.
 func (s *Server) Summary() Summary {
 	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load(),
-		Gate: s.gate != nil, HeldBack: s.heldBack.Load()}
+		Gate: s.gate != nil, HeldBack: s.heldBack.Load(),
+		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load()}
 }
 
 // logEvent writes text, or under JSONLines the fields as one JSON object.
