@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
@@ -16,16 +17,18 @@ import (
 
 // ProxyOptions are `shakectl proxy`'s own flags.
 type ProxyOptions struct {
-	Listen      string
-	AllowRemote bool
-	Budget      time.Duration
-	RetryWait   time.Duration
-	Gate        GateMode
+	Listen       string
+	AllowRemote  bool
+	AcceptHosts  []string
+	ReplayMemory ByteSize
+	Budget       time.Duration
+	RetryWait    time.Duration
+	Gate         GateMode
 }
 
 // NewCmdProxy runs the retrying proxy until SIGINT or SIGTERM.
 func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
-	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget, Gate: true}
+	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget, Gate: true, ReplayMemory: retryproxy.DefaultMaxReplayTotal}
 	c := cmdutil.Local(&cobra.Command{
 		Use:     "proxy",
 		Short:   retryproxy.ProxyShort,
@@ -36,11 +39,16 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 		return kernelError(runProxy(f, opts))
 	})
 	// It stands in front of the API for other clients: it takes its URL
-	// (and the context that may hold it), never credentials.
-	cmdutil.Takes(c, "api-url", "context")
+	// (and the context that may hold it) and how to reach it, never
+	// credentials.
+	cmdutil.Takes(c, "api-url", "context", "insecure")
 	fl := c.Flags()
 	fl.StringVar(&opts.Listen, "listen", opts.Listen, "address to listen on, HOST:PORT (port 0 picks a free one); loopback unless --allow-remote")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow a --listen address other machines can reach (anyone there can then use the API through it)")
+	fl.StringSliceVar(&opts.AcceptHosts, "accept-hosts", nil, "regular expressions for Host names to accept besides loopback ones (localhost, 127.0.0.1, [::1]), each matching a whole name, e.g. 'proxy\\.example\\.com'; any other Host gets a 403 (DNS rebinding)")
+	fl.Var(&opts.ReplayMemory, "replay-memory", "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
+	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
 	addRetryFlags(c, &opts.Budget, &opts.RetryWait, &opts.Gate)
 	return c
 }
@@ -54,7 +62,7 @@ func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration, gate *Gat
 		"on":  "hold creates behind a refused shape until its Retry-After (default)",
 		"off": "replay each refused request on its own clock",
 	})))
-	fl.DurationVar(budget, "budget", *budget, "how long one request may wait out transient refusals, e.g. 5m")
+	fl.Var((*budgetFlag)(budget), "budget", "how long one request may wait out transient refusals, e.g. 5m; more than 0 (without waiting, point the client at the API itself)")
 	fl.DurationVar(retryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
@@ -80,13 +88,16 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 		return err
 	}
 	po := retryproxy.Options{
-		Upstream:    upstream,
-		Listen:      opts.Listen,
-		AllowRemote: opts.AllowRemote,
-		Budget:      opts.Budget,
-		RetryWait:   opts.RetryWait,
-		Gate:        bool(opts.Gate),
-		JSONLines:   cfg.JSONOutput(),
+		Upstream:       upstream,
+		Listen:         opts.Listen,
+		AllowRemote:    opts.AllowRemote,
+		AcceptHosts:    opts.AcceptHosts,
+		MaxReplayTotal: int64(opts.ReplayMemory),
+		Insecure:       cfg.Insecure,
+		Budget:         opts.Budget,
+		RetryWait:      opts.RetryWait,
+		Gate:           bool(opts.Gate),
+		JSONLines:      cfg.JSONOutput(),
 	}
 	if !cfg.Quiet {
 		po.Log = f.IOStreams.ErrOut
@@ -116,6 +127,50 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	}
 	return err
 }
+
+// budgetFlag is --budget: a positive duration. 0 is refused rather than
+// read as the default (it once silently meant 60s) or as "do not wait"
+// (then the proxy would do nothing a direct connection does not).
+type budgetFlag time.Duration
+
+func (b *budgetFlag) String() string { return time.Duration(*b).String() }
+
+func (b *budgetFlag) Set(v string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("want a duration such as 60s or 5m")
+	}
+	if d <= 0 {
+		return fmt.Errorf("want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)")
+	}
+	*b = budgetFlag(d)
+	return nil
+}
+
+func (b *budgetFlag) Type() string { return "duration" }
+
+// ByteSize is --replay-memory: a positive size in bytes, written as
+// Kubernetes quantities are (64Mi, 1Gi, 500M, 1048576).
+type ByteSize int64
+
+func (b *ByteSize) String() string {
+	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+}
+
+func (b *ByteSize) Set(v string) error {
+	q, err := resource.ParseQuantity(strings.TrimSpace(v))
+	n, ok := q.AsInt64()
+	if err != nil || !ok {
+		return fmt.Errorf("want a size such as 64Mi, 1Gi or 1048576")
+	}
+	if n <= 0 {
+		return fmt.Errorf("want a size over 0, such as 64Mi")
+	}
+	*b = ByteSize(n)
+	return nil
+}
+
+func (b *ByteSize) Type() string { return "size" }
 
 // GateMode is --gate: on (the default) or off.
 type GateMode bool
@@ -166,8 +221,12 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 			Waited     int64  `json:"waited_out"`
 			HandedBack int64  `json:"handed_back"`
 			HeldBack   *int64 `json:"held_back,omitempty"`
-			Message    string `json:"message"`
-		}{"summary", s.Requests, s.Waited, s.HandedBack, held, s.String()}))
+			// Bodies that streamed unreplayable because the replay
+			// memory was full; requests refused unforwarded.
+			OverReplayMemory int64  `json:"over_replay_memory"`
+			Refused          int64  `json:"refused"`
+			Message          string `json:"message"`
+		}{"summary", s.Requests, s.Waited, s.HandedBack, held, s.OverReplayMemory, s.Refused, s.String()}))
 	default:
 		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
 	}

@@ -303,7 +303,7 @@ func TestProxyAndWrapUsageErrors(t *testing.T) {
 	}{
 		{[]string{"proxy", "--listen", "0.0.0.0:0"}, up.URL, `listen address "0.0.0.0:0" is not a loopback address`},
 		{[]string{"proxy", "--listen", "127.0.0.1"}, up.URL, `invalid listen address "127.0.0.1"`},
-		{[]string{"proxy", "--budget", "-1s"}, up.URL, "budget -1s"},
+		{[]string{"proxy", "--budget", "-1s"}, up.URL, `invalid argument "-1s" for "--budget" flag: want a duration over 0`},
 		{[]string{"proxy", "--key", "x"}, up.URL, "--key does not apply to shakectl proxy"},
 		{[]string{"wrap", "--namespace", "x", "--", "true"}, up.URL, "--namespace does not apply to shakectl wrap"},
 		{[]string{"proxy"}, "", "no API URL configured"},

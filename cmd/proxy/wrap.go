@@ -47,8 +47,9 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		return kernelError(runWrap(f, opts, args))
 	})
 	// It stands in front of the API for other clients: it takes its URL
-	// (and the context that may hold it), never credentials.
-	cmdutil.Takes(c, "api-url", "context")
+	// (and the context that may hold it) and how to reach it, never
+	// credentials.
+	cmdutil.Takes(c, "api-url", "context", "insecure")
 	// Everything from COMMAND on is COMMAND's: "shakectl wrap sf-client
 	// --json instance list" works without the "--" too.
 	c.Flags().SetInterspersed(false)
@@ -93,6 +94,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 			RetryWait: opts.RetryWait,
 			Gate:      bool(opts.Gate),
 			JSONLines: cfg.JSONOutput(),
+			Insecure:  cfg.Insecure,
 		},
 	}
 	if !cfg.Quiet {

@@ -1,0 +1,106 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// Issue 34, item 9: --budget 0 once silently meant 60s; it is refused, as
+// are sizes and Host patterns that cannot mean anything, before anything
+// listens.
+func TestProxyRefusesMeaninglessFrontOptions(t *testing.T) {
+	up, creates := refusingAPI(t, 0)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"proxy", "--budget", "0"}, `error: invalid argument "0" for "--budget" flag: want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)` + "\n"},
+		{[]string{"wrap", "--budget", "0s", "--", "true"}, `error: invalid argument "0s" for "--budget" flag: want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)` + "\n"},
+		{[]string{"proxy", "--replay-memory", "0"}, `error: invalid argument "0" for "--replay-memory" flag: want a size over 0, such as 64Mi` + "\n"},
+		{[]string{"proxy", "--replay-memory", "lots"}, `error: invalid argument "lots" for "--replay-memory" flag: want a size such as 64Mi, 1Gi or 1048576` + "\n"},
+		{[]string{"proxy", "--accept-hosts", "a(b"}, `error: --accept-hosts "a(b" is not a regular expression: missing closing ): ` + "`^(?:a(b)$`\n"},
+	} {
+		res := clitest.CmdRun{Url: up.URL}.Run(t, tt.args...)
+		first, _, _ := strings.Cut(res.Stderr, "hint:")
+		if res.Code != cmdutil.ExitUsage || first != tt.want || res.Stdout != "" {
+			t.Errorf("shakectl %s: %s\nwant exit 2 and the first line %q", strings.Join(tt.args, " "), res, tt.want)
+		}
+	}
+	if n := creates.Load(); n != 0 {
+		t.Errorf("the upstream saw %d creates", n)
+	}
+}
+
+// Issue 34, item 9: `proxy --insecure` was refused as a client setting the
+// proxy does not take. It is the proxy's own connection to the upstream:
+// without it a self-signed upstream is a 502, with it the answer passes,
+// and the warning is the one the client commands print.
+func TestProxyInsecureSkipsTheUpstreamsCertificate(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `[]`)
+	}))
+	t.Cleanup(up.Close)
+	for _, tt := range []struct {
+		insecure bool
+		status   int
+	}{{false, http.StatusBadGateway}, {true, http.StatusOK}} {
+		args := []string{"--api-url", up.URL + "/api"}
+		if tt.insecure {
+			args = append(args, "--insecure")
+		}
+		url, errOut, stop := startProxyCmd(t, args...)
+		resp, err := http.Get(url + "/instances")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		stop(cmdutil.ErrInterrupted)
+		if resp.StatusCode != tt.status {
+			t.Errorf("--insecure=%v: %d %q, want %d", tt.insecure, resp.StatusCode, body, tt.status)
+		}
+		warning := "warning: --insecure: the API server's TLS certificate is not verified; anyone on the path can read the key and answer in the server's place\n"
+		if got := strings.HasPrefix(errOut.String(), warning); got != tt.insecure {
+			t.Errorf("--insecure=%v: stderr starts with the warning: %v\n%s", tt.insecure, got, errOut)
+		}
+	}
+}
+
+// Issue 34, item 9: -o json's summary says how many bodies streamed for
+// want of replay memory and how many requests were refused unforwarded;
+// a foreign Host is refused with its own event.
+func TestProxyJSONSummaryCountsRefusals(t *testing.T) {
+	up, _ := refusingAPI(t, 0)
+	line, errOut, stop := startProxyCmd(t, "--api-url", up.URL+"/api", "-o", "json")
+	var started struct {
+		URL string `json:"api_url"`
+	}
+	if err := json.Unmarshal([]byte(line), &started); err != nil {
+		t.Fatalf("stdout %q: %v", line, err)
+	}
+	req, _ := http.NewRequest("GET", started.URL+"/instances", nil)
+	req.Host = "evil.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("Host evil.example: %d, want 403", resp.StatusCode)
+	}
+	stop(cmdutil.ErrInterrupted)
+	want := `{"event":"refused","method":"GET","path":"/api/instances","host":"evil.example","status":403,"reason":"Host \"evil.example\" is not accepted","message":"GET /api/instances: refused (403): Host \"evil.example\" is not accepted"}
+{"event":"summary","requests":0,"waited_out":0,"handed_back":0,"held_back":0,"over_replay_memory":0,"refused":1,"message":"proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back, 1 request refused unforwarded"}
+{"error":"interrupted","exit_code":130}
+`
+	if got := errOut.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
