@@ -43,7 +43,9 @@ func TestReplayMemoryBoundStreamsTheBodiesOverIt(t *testing.T) {
 		r.setUpstreamBodyHook(&firstByteSignal{ch: firstBytes})
 
 		held := make(chan reply, 1)
-		go func() { held <- r.do(context.Background(), "POST", "/hold", strings.NewReader(strings.Repeat("h", size))) }()
+		go func() {
+			held <- r.do(context.Background(), "POST", "/hold", strings.NewReader(strings.Repeat("h", size)))
+		}()
 		<-firstBytes
 		synctest.Wait() // the held request's answer is waiting on release
 
