@@ -87,9 +87,12 @@ func main() {
 	on, okOn := results["on"]
 	off, okOff := results["off"]
 	if okOn && okOff {
-		fmt.Printf("\non/off: refused per success %.3f (%.1fx fewer), median %.2f, p95 %.2f, out of budget %d vs %d\n",
-			on.refusedPerSuccess()/off.refusedPerSuccess(), off.refusedPerSuccess()/on.refusedPerSuccess(),
-			on.median.Seconds()/off.median.Seconds(), on.p95.Seconds()/off.p95.Seconds(), on.outOfBudget, off.outOfBudget)
+		refused := "no refusals either way"
+		if on.refused+off.refused > 0 {
+			refused = fmt.Sprintf("%.3f (%.1fx fewer)", on.refusedPerSuccess()/off.refusedPerSuccess(), off.refusedPerSuccess()/on.refusedPerSuccess())
+		}
+		fmt.Printf("\non/off: refused per success %s, median %.2f, p95 %.2f, out of budget %d vs %d\n",
+			refused, on.median.Seconds()/off.median.Seconds(), on.p95.Seconds()/off.p95.Seconds(), on.outOfBudget, off.outOfBudget)
 	}
 }
 
