@@ -59,3 +59,30 @@ func TestInterfaceUUIDsComplete(t *testing.T) {
 		t.Errorf("%d instance lists", n)
 	}
 }
+
+// defloat and the metadata verbs against the 2024 handlers' answers
+// (interface.py @da448b1a: each returns None, 200 null): defloat prints
+// nothing; set-metadata sends {"value"}; delete-metadata a bare DELETE; a
+// missing key is the server's 400, exit 1.
+func TestInterfaceDefloatAndMetadataRecorded(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))
+	s.Reply("POST", "/interfaces/"+ifc+"/defloat", 200, "null\n")
+	s.Reply("PUT", "/interfaces/"+ifc+"/metadata/role", 200, "null\n")
+	s.Reply("DELETE", "/interfaces/"+ifc+"/metadata/role", 200, "null\n")
+	r := clitest.AgainstStubs(s)
+	if res := r.Run(t, "interface", "defloat", ifc); res.Code != 0 || res.Stdout != "" {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "interface", "set-metadata", ifc, "role", "frontend"); res.Code != 0 || s.LastBody("PUT", "/interfaces/"+ifc+"/metadata/role") != `{"value":"frontend"}` {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "interface", "delete-metadata", ifc, "role"); res.Code != 0 || res.Stdout != "" {
+		t.Fatal(res)
+	}
+	s = clitest.NewStubs(t)
+	s.Reply("POST", "/interfaces/"+ifc+"/defloat", 404, `{"error": "interface not found", "status": 404}`)
+	if res := clitest.AgainstStubs(s).Run(t, "interface", "defloat", ifc); res.Code != cmdutil.ExitNotFound {
+		t.Fatal(res)
+	}
+}

@@ -56,3 +56,19 @@ func TestVDIConsoleWithoutAViewer(t *testing.T) {
 		t.Errorf("%d requests for the file with no viewer to run", n)
 	}
 }
+
+// consoledelete against InstanceConsoleDataEndpoint.delete (da448b1a; the
+// 2026 handler the same): 200 null, nothing printed; an unknown instance
+// is the server's 404, exit 5.
+func TestConsoleDeleteRecorded(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Reply("DELETE", "/instances/web1/consoledata", 200, "null\n")
+	s.Reply("DELETE", "/instances/gone/consoledata", 404, `{"error": "instance not found", "status": 404}`)
+	r := clitest.AgainstStubs(s)
+	if res := r.Run(t, "instance", "consoledelete", "web1"); res.Code != 0 || res.Stdout != "" {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "instance", "consoledelete", "gone"); res.Code != cmdutil.ExitNotFound {
+		t.Fatal(res)
+	}
+}

@@ -123,3 +123,62 @@ func TestSFClientParityCommandsAgainstSimCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestSFClientCounterpartsLeftOutElsewhereAgainstSimCluster runs, against
+// both generations of the simulator, the sf-client counterparts no other
+// simulator walk-through reaches: instance pause/unpause, node show,
+// namespace list/delete-metadata/update-key, and (2026) namespace claim
+// show.
+func TestSFClientCounterpartsLeftOutElsewhereAgainstSimCluster(t *testing.T) {
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			r, _ := clitest.SimCluster(t, gen, func(c *cluster.Config) { c.CreateTime = 50 * time.Millisecond })
+			step := stepper(t, r)
+
+			step(0, "instance", "create", "web1", "1", "512", "-d", "8")
+			step(0, "instance", "pause", "web1")
+			if res := step(0, "instance", "show", "web1", "--jq", ".power_state"); res.Stdout != "paused\n" {
+				t.Errorf("after pause: %q", res.Stdout)
+			}
+			step(0, "instance", "unpause", "web1")
+			if res := step(0, "instance", "show", "web1", "--jq", ".power_state"); res.Stdout != "on\n" {
+				t.Errorf("after unpause: %q", res.Stdout)
+			}
+
+			if res := step(0, "node", "show", "node1", "-o", "json", "--jq", ".name"); res.Stdout != "node1\n" {
+				t.Errorf("node show: %q", res.Stdout)
+			}
+			step(cmdutil.ExitNotFound, "node", "show", "node99")
+
+			step(0, "namespace", "create", "ci")
+			if res := step(0, "namespace", "list", "-o", "columns=NAME", "--no-headers"); !strings.Contains(res.Stdout, "ci\n") || !strings.Contains(res.Stdout, "system\n") {
+				t.Errorf("namespace list:\n%s", res.Stdout)
+			}
+			step(0, "namespace", "set-metadata", "ci", "owner", "team-a")
+			step(0, "namespace", "delete-metadata", "ci", "owner")
+			if res := step(0, "namespace", "get-metadata", "ci", "-o", "json"); strings.Contains(res.Stdout, "owner") {
+				t.Errorf("delete-metadata left %s", res.Stdout)
+			}
+			add := r
+			add.Stdin = deployKey + "\n"
+			if res := add.Run(t, "namespace", "add-key", "ci", "deploy"); res.Code != 0 {
+				t.Fatal(res)
+			}
+			add.Stdin = deployKey + "-rotated\n"
+			if res := add.Run(t, "namespace", "update-key", "ci", "deploy"); res.Code != 0 || strings.Contains(res.Stdout+res.Stderr, deployKey) {
+				t.Fatal(res)
+			}
+			if res := step(0, "namespace", "show", "ci", "-o", "simple"); !strings.Contains(res.Stdout, "keys\tdeploy\n") {
+				t.Errorf("after update-key:\n%s", res.Stdout)
+			}
+
+			if gen == cluster.Generation2026 {
+				res := step(0, "namespace", "claim", "create", "ci", "--cpus", "2", "--memory", "1024", "--disk", "10", "--expiry", "1h", "--jq", ".uuid")
+				uuid := strings.TrimSpace(res.Stdout)
+				if res := step(0, "namespace", "claim", "show", "ci", uuid, "--jq", ".limit_cpus"); res.Stdout != "2\n" {
+					t.Errorf("claim show: %q", res.Stdout)
+				}
+			}
+		})
+	}
+}
