@@ -1,8 +1,6 @@
 package instance_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,16 +12,6 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
-
-// inProcess carries requests straight to the simulator's handler, so the
-// whole run stays inside a synctest bubble.
-type inProcess struct{ h http.Handler }
-
-func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	t.h.ServeHTTP(rec, r)
-	return rec.Result(), nil
-}
 
 // simRun is a runner against an in-process simulator of generation gen
 // with one created instance, web1; mutate, if given, changes the
@@ -42,7 +30,7 @@ func simRun(t *testing.T, gen string, mutate ...func(*cluster.Config)) clitest.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	r := clitest.CmdRun{Url: "http://sf.test", Transport: inProcess{sim.Handler()}}
+	r := clitest.CmdRun{Url: "http://sf.test", Transport: clitest.HandlerTransport{Handler: sim.Handler()}}
 	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
 		t.Fatalf("create: %s", res)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -69,22 +70,27 @@ func TestREADMEAwaitAgentExample(t *testing.T) {
 		t.Fatalf("the block is not create, create, await, execute: %q", calls)
 	}
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		// On synctest's virtual clock: the 3 s boot is not waited for,
+		// and however slow the machine, execute runs before the agent
+		// is ready and await returns only once it is.
 		t.Run(gen, func(t *testing.T) {
-			r, _ := clitest.SimCluster(t, gen, func(c *cluster.Config) {
-				c.CreateTime, c.NetworkDeployTime = 100*time.Millisecond, 100*time.Millisecond
-				c.AgentBoot = 3 * time.Second
+			synctest.Test(t, func(t *testing.T) {
+				r, _ := clitest.SimClusterInMemory(t, gen, func(c *cluster.Config) {
+					c.CreateTime, c.NetworkDeployTime = 100*time.Millisecond, 100*time.Millisecond
+					c.AgentBoot = 3 * time.Second
+				})
+				step := stepper(t, r)
+				step(0, calls[0]...)
+				step(0, calls[1]...)
+				// Not yet: the agent has not booted.
+				if res := step(cmdutil.ExitFailure, "instance", "execute", "app1", "--", "true"); !strings.Contains(res.Stderr, "instance agent not ready") {
+					t.Errorf("execute before the agent is ready:\n%s", res)
+				}
+				step(0, calls[2]...)
+				if res := step(0, calls[3]...); res.Stdout != "hello from app1\n" {
+					t.Errorf("execute printed %q", res.Stdout)
+				}
 			})
-			step := stepper(t, r)
-			step(0, calls[0]...)
-			step(0, calls[1]...)
-			// Not yet: the agent has not booted.
-			if res := step(cmdutil.ExitFailure, "instance", "execute", "app1", "--", "true"); !strings.Contains(res.Stderr, "instance agent not ready") {
-				t.Errorf("execute before the agent is ready:\n%s", res)
-			}
-			step(0, calls[2]...)
-			if res := step(0, calls[3]...); res.Stdout != "hello from app1\n" {
-				t.Errorf("execute printed %q", res.Stdout)
-			}
 		})
 	}
 }
