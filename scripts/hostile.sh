@@ -689,6 +689,25 @@ logcase() {
 check=saw_hostile logcase escapes/sim-cluster-log "$s/refusing.err"
 logcase escapes/sim-router-log "$s/router.err"
 logcase escapes/sim-cluster-quiet-log "$s/cluster.err"
+# Downloads' and uploads' progress bars on a terminal, and their closing
+# lines, name a path: one holding escapes is shown, not obeyed. The bar's
+# own \r and ESC [K are the only controls allowed.
+prog_case() {
+	"$sc" artifact upload hsprog "$hp" &&
+		"$sc" artifact download hsimg "$hp.dl" &&
+		"$sc" instance download hsvm /tmp/hs-dl "$hp.idl"
+}
+hp="$s/o/prog/hs$(printf '\033]0;PWNED\007\033[2K\rFAKE\302\233')"
+mkdir -p "$s/o/prog"
+cp "$s/in/userdata.real" "$hp"
+export -f prog_case
+export hp
+if command -v script >/dev/null; then
+	SHAKENFIST_API_URL="$api" check=saw_hostile run escapes/tty-transfer-progress 0 "$s/empty-stdin" \
+		script -q -e -c "bash -c prog_case" "$s/out/escapes/tty-transfer-progress.typescript"
+else
+	skip escapes/tty-transfer-progress "no script(1) for a pty"
+fi
 
 echo "## [${SECONDS}s] signals: Ctrl-C (130) and SIGTERM (143) within a second"
 sigs=(INT TERM)

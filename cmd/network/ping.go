@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // NewCmdPing builds `shakectl network ping`.
@@ -30,23 +31,14 @@ print ping's output. The address must be inside the network's netblock.
 			// ping's own lines, as sf-client prints them; the server's
 			// text is one line at a time, control characters blanked.
 			for _, l := range res.Stdout {
-				fmt.Fprintln(s.F.IOStreams.Out, blankControls(l))
+				fmt.Fprintln(s.F.IOStreams.Out, termtext.Line(l))
 			}
 			for _, l := range res.Stderr {
 				if strings.TrimSpace(l) != "" {
-					fmt.Fprintln(s.F.IOStreams.ErrOut, blankControls(l))
+					fmt.Fprintln(s.F.IOStreams.ErrOut, termtext.Line(l))
 				}
 			}
 			return nil
 		},
 	}))
-}
-
-func blankControls(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -33,7 +33,8 @@ func Say(s *cmdutil.Session, format string, a ...any) {
 	if s.Cfg.Quiet || s.Cfg.JSONOutput() {
 		return
 	}
-	fmt.Fprintf(s.F.IOStreams.ErrOut, format+"\n", a...)
+	// The line quotes paths and the server's identifiers.
+	fmt.Fprintln(s.F.IOStreams.ErrOut, termtext.Line(fmt.Sprintf(format, a...)))
 }
 
 // DownloadDest is the one naming rule for downloads (issue 34, item 2):
@@ -188,8 +189,9 @@ func UploadFile(s *cmdutil.Session, name string, file *os.File, path string, siz
 	m.Finish(held, err == nil)
 	if err != nil {
 		if !s.Cfg.Quiet {
+			// id is the server's.
 			fmt.Fprintf(s.F.IOStreams.ErrOut, "upload %s stopped at %d of %d bytes; the server keeps it. Resume with:\n  %s\n",
-				id, held, size, resumeCmd(id))
+				termtext.Line(id), held, size, termtext.Line(resumeCmd(id)))
 		}
 		return nil, err
 	}

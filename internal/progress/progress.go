@@ -166,7 +166,10 @@ func (m *Meter) bar(done int64) {
 	// A long name is shortened from the left, not the line from the
 	// right: the figures (rate, time left) are what the bar is for, and
 	// a path's end is the part that tells files apart.
-	name := []rune(m.name)
+	// The name may be a path or the server's text: it goes through the one
+	// sanitiser, so the bar's own \r and ESC [K are the only controls on
+	// the line (issue 34, item 3).
+	name := []rune(termtext.Line(m.name))
 	room := m.width - 1 - len(m.op) - 1 - 2 - len(figures)
 	if len(name) > room {
 		if room < 2 {
