@@ -61,6 +61,10 @@ type Config struct {
 
 	// ConfigFile is the config file that was read, "" when none.
 	ConfigFile string
+	// ConfigPath is the config file this run reads or would read (--config,
+	// SHAKECTL_CONFIG, else the XDG default), read or not: the file a hint
+	// tells the user to write.
+	ConfigPath string
 	// KeyFrom says where the key came from (flag, env, file path), for
 	// warnings; never the key itself.
 	KeyFrom string
@@ -147,6 +151,7 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml,
 	// and in it the selected context.
 	path, explicit := ConfigPath(flags, env, home)
+	cfg.ConfigPath = path
 	if path != "" {
 		raw, err := userfile.Read(ctx, nil, path, configFileBound)
 		switch {
@@ -268,6 +273,9 @@ func dottedKey(k string, val any) string {
 // list where a URL belongs would otherwise read as "").
 func parseConfigFile(path string, raw []byte) (map[string]any, error) {
 	file := map[string]any{}
+	if err := oneDocument(path, raw); err != nil {
+		return nil, err
+	}
 	if err := yaml.Unmarshal(raw, &file); err != nil {
 		return nil, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
 	}

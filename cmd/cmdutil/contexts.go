@@ -96,6 +96,9 @@ func ReadDoc(ctx context.Context, path string) (map[string]any, ConfigDoc, error
 	if err != nil {
 		return nil, doc, ReadFileError(err)
 	}
+	if err := oneDocument(path, raw); err != nil {
+		return nil, doc, err
+	}
 	if err := yaml.Unmarshal(raw, &all); err != nil {
 		return nil, doc, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
 	}
@@ -106,4 +109,14 @@ func ReadDoc(ctx context.Context, path string) (map[string]any, ConfigDoc, error
 		return nil, doc, UsageErrorf("config file %s: contexts: %s", path, firstLine(err.Error()))
 	}
 	return all, doc, nil
+}
+
+// oneDocument is configedit.OneDocument as a usage error (exit 2): the
+// config file holds one YAML document, never a second that is ignored.
+func oneDocument(path string, raw []byte) error {
+	var ce *configedit.Error
+	if err := configedit.OneDocument(path, raw); errors.As(err, &ce) {
+		return &UsageError{Msg: ce.Msg}
+	}
+	return nil
 }

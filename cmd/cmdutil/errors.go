@@ -38,7 +38,7 @@ func DescribeError(err error) output.ErrorReport {
 	case errors.As(err, &usage):
 		r.Message = usage.Msg
 		switch {
-		case strings.Contains(usage.Msg, configHowTo):
+		case strings.Contains(usage.Msg, configHowToLead):
 		case usage.Command != "":
 			r.Hint = fmt.Sprintf("see '%s --help'", usage.Command)
 		default:
@@ -118,9 +118,9 @@ func describeAPIError(r *output.ErrorReport, apiErr *client.APIError) {
 	case apiErr.IsHTML():
 		r.Hint = apiErr.Hint()
 	case code == http.StatusNotFound && apiErr.AtLogin():
-		r.Hint = "the server does not know the namespace (POST /auth answered 404): check --namespace / SHAKENFIST_NAMESPACE; " + configHowTo
+		r.Hint = "the server does not know the namespace (POST /auth answered 404): check --namespace / SHAKENFIST_NAMESPACE; " + configHowTo("")
 	case code == http.StatusUnauthorized:
-		r.Hint = "the namespace and key were refused: " + configHowTo
+		r.Hint = "the namespace and key were refused: " + configHowTo("")
 	default:
 		r.Hint = apiErr.Hint()
 	}

@@ -289,3 +289,31 @@ func TestJSONErrorWhenConfigFails(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34, item 12: the hint for a missing API URL names the config file
+// this run reads: --config, SHAKECTL_CONFIG, else the XDG default.
+func TestMissingAPIURLNamesTheConfigFileInUse(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(file, []byte("namespace: ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const lead = "error: no API URL configured: set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to "
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"SHAKECTL_CONFIG": file}, nil, lead + file + " (mode 600)\n"},
+		{nil, []string{"--config", file}, lead + file + " (mode 600)\n"},
+	} {
+		res := clitest.CmdRun{Env: c.env}.Run(t, append([]string{"instance", "list"}, c.args...)...)
+		if res.Code != cmdutil.ExitUsage || res.Stderr != c.want {
+			t.Errorf("%v %v: %s", c.env, c.args, res)
+		}
+	}
+	// CmdRun gives each run its own XDG_CONFIG_HOME: the default is in it.
+	res := clitest.CmdRun{}.Run(t, "instance", "list")
+	if !strings.HasPrefix(res.Stderr, lead) || !strings.HasSuffix(res.Stderr, string(filepath.Separator)+filepath.Join("xdg", "shakectl", "config.yaml")+" (mode 600)\n") {
+		t.Errorf("the default path: %s", res)
+	}
+}

@@ -138,9 +138,20 @@ func MemoConfig(load func() (*Config, error)) func() (*Config, error) {
 	return sync.OnceValues(load)
 }
 
+// configHowToLead begins every configHowTo: DescribeError knows by it that
+// the message already says what to do.
+const configHowToLead = "set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to "
+
 // configHowTo says where an API URL and credentials can come from; it ends
-// every "not configured" error.
-const configHowTo = "set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to ~/.config/shakectl/config.yaml (mode 600)"
+// every "not configured" error. path is the config file this run reads
+// (--config, SHAKECTL_CONFIG, else the XDG default), so the hint names the
+// file that is really in use (issue 34, item 12); "" when it is not known.
+func configHowTo(path string) string {
+	if path == "" {
+		return configHowToLead + "the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml; mode 600)"
+	}
+	return configHowToLead + path + " (mode 600)"
+}
 
 // ClientFunc returns the lazy, memoised client builder of a run.
 func ClientFunc(f *Factory) func() (*client.Client, error) {
@@ -159,11 +170,11 @@ func ClientFunc(f *Factory) func() (*client.Client, error) {
 func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 	switch {
 	case cfg.APIURL == "":
-		return nil, UsageErrorf("no API URL configured: %s", configHowTo)
+		return nil, UsageErrorf("no API URL configured: %s", configHowTo(cfg.ConfigPath))
 	case cfg.Namespace == "":
-		return nil, UsageErrorf("no namespace configured: %s", configHowTo)
+		return nil, UsageErrorf("no namespace configured: %s", configHowTo(cfg.ConfigPath))
 	case cfg.Key == "":
-		return nil, UsageErrorf("no API key configured: %s", configHowTo)
+		return nil, UsageErrorf("no API key configured: %s", configHowTo(cfg.ConfigPath))
 	}
 	opts := client.Options{
 		APIURL:    cfg.APIURL,

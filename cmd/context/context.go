@@ -37,12 +37,12 @@ config file's top-level keys, sf-client's files.`,
 	return c
 }
 
-func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.ConfigDoc)) error {
+func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.ConfigDoc)) (string, error) {
 	path, err := contextFile(c, f)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
+	return path, updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
 		if _, ok := doc.Contexts[name]; !ok {
 			return cmdutil.UsageErrorf("no context %q in %s", name, path)
 		}

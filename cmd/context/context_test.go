@@ -127,3 +127,52 @@ func TestCreateRefusesEmptyAndReservedContexts(t *testing.T) {
 		t.Errorf("the config file was written (%v)", err)
 	}
 }
+
+// Issue 34, item 12: use and delete say what they did, on stderr.
+func TestUseAndDeleteSayWhatTheyDid(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	r := clitest.CmdRun{Env: map[string]string{"SHAKECTL_CONFIG": file}}
+	for _, name := range []string{"lab", "prod"} {
+		if res := r.Run(t, "context", "create", name, "--api-url", "http://"+name+":13000/api"); res.Code != 0 {
+			t.Fatal(res)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"context", "use", "lab"}, "current context is now lab (" + file + ")\n"},
+		{[]string{"context", "delete", "prod"}, "context prod deleted from " + file + "\n"},
+		{[]string{"context", "delete", "lab"}, "context lab deleted from " + file + "; it was the current context, and now none is (shakectl context use NAME)\n"},
+	} {
+		if res := r.Run(t, c.args...); res.Code != 0 || res.Stderr != c.want || res.Stdout != "" {
+			t.Errorf("%v: %s", c.args, res)
+		}
+	}
+}
+
+// Issue 34, item 12: a second YAML document in the config file is refused
+// by every reader (a command's configuration, the context verbs, their
+// edits), with the file's name, and the file is left as it was.
+func TestSecondYAMLDocumentRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	const text = "current-context: a\ncontexts:\n  a:\n    api-url: http://a:13000/api\n---\napi-url: http://b:13000/api\n"
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := clitest.CmdRun{Env: map[string]string{"SHAKECTL_CONFIG": file}}
+	want := "error: config file " + file + ` holds a second YAML document (from line 5); shakectl reads only one: remove the "---" line and what follows it, or merge it into the first` + "\n"
+	for _, args := range [][]string{
+		{"config", "view"},
+		{"context", "list"},
+		{"context", "use", "a"},
+		{"context", "create", "b", "--api-url", "http://b:13000/api"},
+	} {
+		if res := r.Run(t, args...); res.Code != cmdutil.ExitUsage || !strings.HasPrefix(res.Stderr, want) {
+			t.Errorf("%v: %s", args, res)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != text {
+		t.Errorf("the file was changed:\n%s", b)
+	}
+}

@@ -1,6 +1,8 @@
 package context
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
@@ -16,11 +18,24 @@ written directly above it and those inside it; every other comment stays
 was the current context, current-context is left empty ("").`,
 		Args: cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
-		return edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) {
+		wasCurrent := false
+		path, err := edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) {
 			delete(doc.Contexts, args[0])
 			if doc.CurrentContext == args[0] {
 				doc.CurrentContext = ""
+				wasCurrent = true
 			}
 		})
+		if err != nil {
+			return err
+		}
+		// Say what changed, and that no context is current any more
+		// (issue 34, item 12).
+		if wasCurrent {
+			fmt.Fprintf(f.IOStreams.ErrOut, "context %s deleted from %s; it was the current context, and now none is (shakectl context use NAME)\n", args[0], path)
+		} else {
+			fmt.Fprintf(f.IOStreams.ErrOut, "context %s deleted from %s\n", args[0], path)
+		}
+		return nil
 	})
 }

@@ -1,6 +1,8 @@
 package context
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
@@ -12,6 +14,12 @@ func newCmdUse(f *cmdutil.Factory) *cobra.Command {
 		Short: "Make a context the current one",
 		Args:  cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
-		return edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) { doc.CurrentContext = args[0] })
+		path, err := edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) { doc.CurrentContext = args[0] })
+		if err != nil {
+			return err
+		}
+		// Say what changed, as create does (issue 34, item 12).
+		fmt.Fprintf(f.IOStreams.ErrOut, "current context is now %s (%s)\n", args[0], path)
+		return nil
 	})
 }

@@ -107,6 +107,9 @@ func editDoc(path string, raw []byte, edit func(*Doc) error) ([]byte, error) {
 // one for a file that does not exist or holds nothing).
 func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 	var root yaml.Node
+	if err := OneDocument(path, raw); err != nil {
+		return nil, err
+	}
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := yaml.Unmarshal(raw, &root); err != nil {
 			return nil, errorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
@@ -126,6 +129,26 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 		}
 	}
 	return &root, nil
+}
+
+// OneDocument refuses raw when it holds a second YAML document (after a
+// "---" line), an empty one included: shakectl reads one document, so a
+// second would be ignored when read and dropped when rewritten (issue 34,
+// item 12). Every reader of the config file calls it. It leaves a first
+// document that does not parse to the caller's own parse.
+func OneDocument(path string, raw []byte) error {
+	d := yaml.NewDecoder(bytes.NewReader(raw))
+	var first, second yaml.Node
+	if err := d.Decode(&first); err != nil {
+		return nil
+	}
+	switch err := d.Decode(&second); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		return errorf("config file %s is not valid YAML: %s", path, firstLine(err.Error()))
+	}
+	return errorf("config file %s holds a second YAML document (from line %d); shakectl reads only one: remove the \"---\" line and what follows it, or merge it into the first", path, second.Line)
 }
 
 // syncDoc makes the mapping m say what after says about contexts where it
