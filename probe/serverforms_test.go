@@ -224,7 +224,11 @@ func TestRequestTimeoutOnIdle(t *testing.T) {
 			}
 		})
 		o := runOpts(kind, "http://"+ln.Addr().String())
-		o.Mode, o.Rate, o.Duration = Open, 20, 500*time.Millisecond
+		// A request every 200 ms: the 408 is sent 180 ms before the
+		// next request, a margin a busy machine's scheduling does not
+		// eat (at 50 ms apart, load 30 once let a request cross the
+		// 408, which no client can tell from its answer).
+		o.Mode, o.Rate, o.Duration = Open, 5, time.Second
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
 		if r.Count(report.Served) != r.Requests {
