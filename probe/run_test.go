@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -520,13 +521,57 @@ func TestStartAtDelaysTheLoad(t *testing.T) {
 // An open run opens the connections it likely needs before its schedule
 // starts, so its first requests do not each wait for a handshake.
 func TestOpenRunOpensItsConnectionsBeforeTheSchedule(t *testing.T) {
-	var conns, atFirst atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		atFirst.CompareAndSwap(0, conns.Load())
+	// The server's accept loop may lag the kernel on a busy machine: the
+	// first request can be served while connections the probe opened
+	// before it still wait to be accepted. So the first request's handler
+	// opens one connection of its own (a marker) and counts the
+	// connections accepted before it: the accept queue is first in, first
+	// out, so those are every connection opened before the first request.
+	var (
+		mu       sync.Mutex
+		accepted []string // remote addresses, in the order accepted
+		more     = make(chan struct{}, 1)
+		first    atomic.Bool
+		atFirst  atomic.Int64
+	)
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !first.CompareAndSwap(false, true) {
+			return
+		}
+		marker, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Errorf("marker: %v", err)
+			return
+		}
+		defer marker.Close()
+		ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+		defer cancel()
+		for {
+			mu.Lock()
+			i := slices.Index(accepted, marker.LocalAddr().String())
+			mu.Unlock()
+			if i >= 0 {
+				atFirst.Store(int64(i))
+				return
+			}
+			select {
+			case <-more:
+			case <-ctx.Done():
+				t.Errorf("the marker connection was not accepted within a minute")
+				return
+			}
+		}
 	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
 		if s == http.StateNew {
-			conns.Add(1)
+			mu.Lock()
+			accepted = append(accepted, c.RemoteAddr().String())
+			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
+			}
 		}
 	}
 	srv.Start()
