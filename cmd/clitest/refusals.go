@@ -3,7 +3,6 @@ package clitest
 import (
 	"encoding/json"
 	"testing"
-	"time"
 )
 
 func Refusal(stage, transient string, header map[string]string) FakeReply {
@@ -13,12 +12,6 @@ func Refusal(stage, transient string, header map[string]string) FakeReply {
 
 func TransientRefusal(retryAfter string) FakeReply {
 	return Refusal("sufficient_idle_cpu", "true", map[string]string{"Retry-After": retryAfter})
-}
-
-// Each create takes the server one (virtual) second, so the budget left
-// before each wait is visibly smaller than the one before.
-func SlowCreates(fa *FakeAPI) {
-	fa.Latency = map[string]time.Duration{"POST /instances": time.Second}
 }
 
 // RecordedRefusal is the row named name of client/testdata/FILE (sf2024/
