@@ -199,7 +199,7 @@ func TestDoesNotApplyMessageComesFromTheDeclarations(t *testing.T) {
 	if got := refuse(tree, "version", "--api-url", "http://x"); !strings.Contains(got, "api, artifact,") || !strings.Contains(got, "proxy") || !strings.Contains(got, "wrap") {
 		t.Errorf("--api-url is taken by proxy and wrap too: %s", got)
 	}
-	if got := refuse(tree, "proxy", "--namespace", "n"); got != "--namespace does not apply to shakectl proxy: of the client's settings it takes only --api-url, --context" {
+	if got := refuse(tree, "proxy", "--namespace", "n"); got != "--namespace does not apply to shakectl proxy: of the client's settings it takes only --api-url, --context, --insecure" {
 		t.Errorf("proxy: %s", got)
 	}
 
