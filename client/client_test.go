@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,18 +15,19 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
-// sfServer is a small Shakenfist API on httptest: real sockets on loopback,
-// a fresh token per login, and per-path handlers.
-type sfServer struct {
+// sfStubs is the stub registry (internal/httpstub) on an httptest
+// server, with the logins: every API request is refused 401 unless it
+// carries the latest token. Each handle registers a route that must be
+// asked for; a request no route answers fails the test.
+type sfStubs struct {
 	*httptest.Server
-	mu       sync.Mutex
-	logins   int
-	token    string
-	refuse   func(n int) bool // refuse login number n
-	requests []*recorded
-	handlers map[string]http.HandlerFunc
+	*httpstub.Registry
+	logins
+	rootMu sync.Mutex
+	root   http.HandlerFunc // the public GET / page, if any
 }
 
 type recorded struct {
@@ -36,75 +36,58 @@ type recorded struct {
 	body         string
 }
 
-func newSF(t *testing.T) *sfServer {
-	s := &sfServer{handlers: map[string]http.HandlerFunc{}, refuse: func(int) bool { return false }}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+func newSF(t *testing.T) *sfStubs {
+	s := &sfStubs{Registry: httpstub.New(t)}
+	s.Register(httpstub.REST("POST", "/auth"), s.logins.answer).Always().Optional()
+	// The root page (capabilities) is public, as on the real server; a
+	// test that gives none gets a 404, and the client then knows nothing
+	// of the server's capabilities.
+	s.Register(httpstub.REST("GET", "/"), func(req *http.Request, body []byte) (*http.Response, error) {
+		s.rootMu.Lock()
+		root := s.root
+		s.rootMu.Unlock()
+		if root == nil {
+			return httpstub.Error(404, "not found")(req, body)
+		}
+		return httpstub.Handler(root)(req, body)
+	}).Always().Optional()
+	s.Server = httptest.NewServer(s.Registry)
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (s *sfServer) handle(pattern string, h http.HandlerFunc) { s.handlers[pattern] = h }
-
-func (s *sfServer) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	w.Header().Set("Content-Type", "application/json")
-	s.mu.Lock()
-	if r.URL.Path == "/auth" && r.Method == http.MethodPost {
-		s.logins++
-		n := s.logins
-		var creds map[string]string
-		_ = json.Unmarshal(body, &creds)
-		if creds["key"] != testKey || creds["namespace"] != "system" || s.refuse(n) {
-			s.mu.Unlock()
-			w.WriteHeader(401)
-			fmt.Fprint(w, `{"error": "unauthorized", "status": 401}`)
-			return
+// handle registers h for "METHOD /path": every request to it must carry
+// the latest token (else 401, as an expired token is answered), and at
+// least one must come.
+func (s *sfStubs) handle(pattern string, h http.HandlerFunc) *httpstub.Stub {
+	if pattern == "GET /" {
+		s.rootMu.Lock()
+		s.root = h
+		s.rootMu.Unlock()
+		return nil
+	}
+	method, path, _ := strings.Cut(pattern, " ")
+	answer := httpstub.Handler(h)
+	return s.Register(httpstub.REST(method, path), func(req *http.Request, body []byte) (*http.Response, error) {
+		if !s.current(req) {
+			return httpstub.Error(401, "token expired")(req, body)
 		}
-		s.token = fmt.Sprintf("%s%d", testToken, n)
-		tok := s.token
-		s.mu.Unlock()
-		fmt.Fprintf(w, `{"access_token": %q, "token_type": "Bearer", "expires_in": 900}`, tok)
-		return
-	}
-	s.requests = append(s.requests, &recorded{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: string(body)})
-	valid := s.token != "" && r.Header.Get("Authorization") == "Bearer "+s.token
-	h := s.handlers[r.Method+" "+r.URL.Path]
-	s.mu.Unlock()
-	if r.Method == http.MethodGet && r.URL.Path == "/" && h != nil {
-		// The root page (capabilities) is public, as on the real server.
-		h(w, r)
-		return
-	}
-	if !valid {
-		w.WriteHeader(401)
-		fmt.Fprint(w, `{"error": "token expired", "status": 401}`)
-		return
-	}
-	if h == nil {
-		w.WriteHeader(404)
-		fmt.Fprintf(w, `{"error": "no route %s", "status": 404}`, r.URL.Path)
-		return
-	}
-	h(w, r)
+		return answer(req, body)
+	}).Always()
 }
 
-// expire forgets the current token: the next API request gets 401.
-func (s *sfServer) expire() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.token = "expired"
-}
+func (s *sfStubs) loginCount() int { return s.Count("POST", "/auth") }
 
-func (s *sfServer) loginCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logins
-}
-
-func (s *sfServer) recorded() []*recorded {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*recorded(nil), s.requests...)
+// recorded are the requests other than logins, in order.
+func (s *sfStubs) recorded() []*recorded {
+	var out []*recorded
+	for _, r := range s.Requests() {
+		if r.Method == http.MethodPost && r.Path == "/auth" {
+			continue
+		}
+		out = append(out, &recorded{method: r.Method, path: r.Path, header: r.Header, body: string(r.Body)})
+	}
+	return out
 }
 
 func reply(status int, body string, header ...string) http.HandlerFunc {
@@ -117,7 +100,7 @@ func reply(status int, body string, header ...string) http.HandlerFunc {
 	}
 }
 
-func sfClient(t *testing.T, s *sfServer, debug io.Writer) *client.Client {
+func sfClient(t *testing.T, s *sfStubs, debug io.Writer) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Options{APIURL: s.URL + "/", Namespace: "system", Key: testKey,
 		UserAgent: "shakectl/1.2.3", Timeout: 5 * time.Second, Debug: debug})
@@ -331,9 +314,7 @@ func TestObjectValuedErrorAndRequestID(t *testing.T) {
 
 func TestRedirectIsAnErrorNotFollowed(t *testing.T) {
 	s := newSF(t)
-	followed := false
 	s.handle("GET /instances", reply(302, "", "Location", "/login?next=%2Finstances"))
-	s.handle("GET /login", func(w http.ResponseWriter, r *http.Request) { followed = true })
 	c := sfClient(t, s, nil)
 	_, err := c.ListInstances(t.Context(), false)
 	var apiErr *client.APIError
@@ -343,7 +324,8 @@ func TestRedirectIsAnErrorNotFollowed(t *testing.T) {
 	if !strings.Contains(err.Error(), "redirected to /login?next=%2Finstances; the API URL may point at a web page or a login proxy") {
 		t.Errorf("error = %q", err)
 	}
-	if followed {
+	if s.Count("GET", "/login") != 0 {
+		// (The registry fails the test too: no stub answers /login.)
 		t.Error("the redirect was followed")
 	}
 }

@@ -496,21 +496,19 @@ func TestNodeNamesResolveUUIDsOnce(t *testing.T) {
 func TestNotReadyIsRepeatedOnlyForRequestsNamingNetworks(t *testing.T) {
 	notReady := reply(406, `{"error": "network 2f1e0d9c-1111-4222-8333-444455556601 is not ready (initial)", "status": 406}`)
 	for _, tc := range []struct {
-		name string
-		do   func(c *client.Client) error
+		name, route string
+		do          func(c *client.Client) error
 	}{
-		{"instance list", func(c *client.Client) error { _, err := c.ListInstances(t.Context(), false); return err }},
-		{"create without networks", func(c *client.Client) error {
+		{"instance list", "GET /instances", func(c *client.Client) error { _, err := c.ListInstances(t.Context(), false); return err }},
+		{"create without networks", "POST /instances", func(c *client.Client) error {
 			_, err := c.CreateInstance(t.Context(), client.CreateInstanceRequest{Name: "x", CPUs: 1, Memory: 512, Disk: []client.DiskRequest{{Size: 8}}})
 			return err
 		}},
-		{"network ping", func(c *client.Client) error { _, err := c.PingNetwork(t.Context(), "net1", "10.0.0.1"); return err }},
+		{"network ping", "GET /networks/net1/ping/10.0.0.1", func(c *client.Client) error { _, err := c.PingNetwork(t.Context(), "net1", "10.0.0.1"); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSF(t)
-			for _, k := range []string{"GET /instances", "POST /instances", "GET /networks/net1/ping/10.0.0.1"} {
-				s.handle(k, notReady)
-			}
+			s.handle(tc.route, notReady)
 			c, err := client.New(client.Options{APIURL: s.URL, Namespace: "system", Key: testKey, NotReadyBudget: time.Hour})
 			if err != nil {
 				t.Fatal(err)

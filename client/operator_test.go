@@ -19,8 +19,8 @@ import (
 // names each one's repository, path and commit).
 
 // generation serves one server generation's root page (its capability
-// list) on the sfServer.
-func generation(t *testing.T, s *sfServer, gen string) {
+// list) on the sfStubs.
+func generation(t *testing.T, s *sfStubs, gen string) {
 	t.Helper()
 	if gen == "" {
 		return
@@ -55,7 +55,7 @@ func jsonEqual(t *testing.T, what, got, want string) {
 }
 
 // apiCalls are the requests that are not the public root page.
-func apiCalls(s *sfServer) []*recorded {
+func apiCalls(s *sfStubs) []*recorded {
 	var out []*recorded
 	for _, r := range s.recorded() {
 		if r.path != "/" {

@@ -392,7 +392,7 @@ func TestRetryPerRequestTimeout(t *testing.T) {
 		slow := ok200(instanceJSON)
 		slow.delay = time.Minute
 		f := newStubs(t, httpstub.REST("GET", "/instances/web1"), slow)
-		c, err := client.New(client.Options{APIURL: "http://sf.test", Key: testKey, Transport: f, Timeout: 2 * time.Second})
+		c, err := client.New(client.Options{APIURL: "http://sf.test", Namespace: "system", Key: testKey, Transport: f, Timeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,14 +48,49 @@ func (a answer) responder() httpstub.Responder {
 	return r
 }
 
-// createStubs is a stub registry for the retry tests: POST /auth gives a
-// fresh token per login to the test key, and one route (POST /instances
-// for newCreateStubs) gets the answers in turn, each exactly once; every
-// request must carry the latest token.
+// logins is the Shakenfist login every client stub set answers with: a
+// fresh token per login to the test key in namespace system, 401 to other
+// credentials or to a login refuse names (by number, from 1).
+type logins struct {
+	mu     sync.Mutex
+	n      int
+	token  string
+	refuse func(n int) bool
+}
+
+func (l *logins) answer(req *http.Request, body []byte) (*http.Response, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	var creds map[string]string
+	_ = json.Unmarshal(body, &creds)
+	if creds["key"] != testKey || creds["namespace"] != "system" || (l.refuse != nil && l.refuse(l.n)) {
+		return httpstub.Error(401, "unauthorized")(req, body)
+	}
+	l.token = fmt.Sprintf("%s%d", testToken, l.n)
+	return httpstub.String(200, fmt.Sprintf(`{"access_token": %q, "token_type": "Bearer", "expires_in": 900}`, l.token))(req, body)
+}
+
+// current says whether req carries the latest token.
+func (l *logins) current(req *http.Request) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.token != "" && req.Header.Get("Authorization") == "Bearer "+l.token
+}
+
+// expire forgets the current token: the next API request gets 401.
+func (l *logins) expire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.token = "expired"
+}
+
+// createStubs is a stub registry for the retry tests: the logins, and one
+// route (POST /instances for newCreateStubs) getting the answers in turn,
+// each exactly once; every request must carry the latest token.
 type createStubs struct {
 	*httpstub.Registry
-	mu    sync.Mutex
-	token string
+	logins
 }
 
 func newCreateStubs(t *testing.T, answers ...answer) *createStubs {
@@ -63,24 +99,12 @@ func newCreateStubs(t *testing.T, answers ...answer) *createStubs {
 
 func newStubs(t *testing.T, route httpstub.Matcher, answers ...answer) *createStubs {
 	f := &createStubs{Registry: httpstub.New(t)}
-	logins := 0
-	f.Register(httpstub.REST("POST", "/auth").JSONFields(map[string]any{"key": testKey}),
-		func(req *http.Request, body []byte) (*http.Response, error) {
-			f.mu.Lock()
-			logins++
-			f.token = fmt.Sprintf("%s%d", testToken, logins)
-			tok := f.token
-			f.mu.Unlock()
-			return httpstub.String(200, fmt.Sprintf(`{"access_token": %q}`, tok))(req, body)
-		}).Always()
+	f.Register(httpstub.REST("POST", "/auth"), f.logins.answer).Always()
 	for _, a := range answers {
 		next := a.responder()
 		f.Register(route, func(req *http.Request, body []byte) (*http.Response, error) {
-			f.mu.Lock()
-			tok := f.token
-			f.mu.Unlock()
-			if got := req.Header.Get("Authorization"); got != "Bearer "+tok {
-				t.Errorf("%s with Authorization %q, want the latest token", route, got)
+			if !f.current(req) {
+				t.Errorf("%s with Authorization %q, want the latest token", route, req.Header.Get("Authorization"))
 			}
 			return next(req, body)
 		})

@@ -155,7 +155,12 @@ func (s *Stub) Optional() *Stub { s.checked = false; return s }
 // Register adds a stub answering one request.
 func (r *Registry) Register(m Matcher, answer Responder) *Stub {
 	_, file, line, _ := runtime.Caller(1)
-	s := &Stub{m: m, answer: answer, times: 1, where: fmt.Sprintf("%s:%d", filepath.Base(file), line), checked: true}
+	where := fmt.Sprintf("%s:%d", filepath.Base(file), line)
+	// A test's own helper registered it: name the test's line too.
+	if _, file2, line2, ok := runtime.Caller(2); ok && strings.HasSuffix(file2, "_test.go") {
+		where += fmt.Sprintf(" from %s:%d", filepath.Base(file2), line2)
+	}
+	s := &Stub{m: m, answer: answer, times: 1, where: where, checked: true}
 	r.mu.Lock()
 	r.stubs = append(r.stubs, s)
 	r.mu.Unlock()
@@ -353,6 +358,25 @@ func Delay(d time.Duration, next Responder) Responder {
 			return nil, req.Context().Err()
 		}
 		return next(req, body)
+	}
+}
+
+// Handler answers with what h writes, for an answer that depends on the
+// request (an echo, a body checked field by field, a stream). h sees the
+// request with its body as sent.
+func Handler(h http.Handler) Responder {
+	return func(req *http.Request, body []byte) (*http.Response, error) {
+		in := req.Clone(req.Context())
+		in.Body = io.NopCloser(bytes.NewReader(body))
+		in.ContentLength = int64(len(body))
+		if in.RequestURI == "" {
+			in.RequestURI = req.URL.RequestURI()
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, in)
+		resp := rec.Result()
+		resp.Request = req
+		return resp, nil
 	}
 }
 

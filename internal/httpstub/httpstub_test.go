@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -175,4 +176,45 @@ func TestDelayEndsWithTheRequestsContext(t *testing.T) {
 			t.Errorf("err %v, want the deadline", err)
 		}
 	})
+}
+
+func TestHandlerAnswersWhatTheHandlerWrites(t *testing.T) {
+	s := &spy{TB: t}
+	r := httpstub.New(s)
+	r.Register(httpstub.REST("POST", "/echo"), httpstub.Handler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		w.Header().Set("X-Seen", req.Method+" "+req.URL.Path)
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, "got %s", b)
+	}))).Times(2)
+	for _, in := range []string{"one", "two"} {
+		code, body, err := do(t, r, "POST", "/echo", in)
+		if err != nil || code != http.StatusCreated || body != "got "+in {
+			t.Errorf("%q: %d %q %v", in, code, body, err)
+		}
+	}
+	// The registry still has the body the handler read.
+	if got := string(r.Last("POST", "/echo").Body); got != "two" {
+		t.Errorf("recorded body %q", got)
+	}
+	s.end()
+	if len(s.errors) != 0 {
+		t.Errorf("%q", s.errors)
+	}
+}
+
+// register is a test's helper that registers a stub for its callers.
+func register(r *httpstub.Registry, path string) {
+	r.Register(httpstub.REST("GET", path), httpstub.String(200, "[]"))
+}
+
+func TestAnUnusedStubNamesTheHelpersCaller(t *testing.T) {
+	s := &spy{TB: t}
+	r := httpstub.New(s)
+	register(r, "/nodes")
+	_, _, line, _ := runtime.Caller(0)
+	s.end()
+	if len(s.errors) != 1 || !strings.Contains(s.errors[0], fmt.Sprintf("from httpstub_test.go:%d", line-1)) {
+		t.Errorf("want the helper's caller named, got %q", s.errors)
+	}
 }
