@@ -72,3 +72,22 @@ func TestConsoleDeleteRecorded(t *testing.T) {
 		t.Fatal(res)
 	}
 }
+
+// pause and unpause against the power handlers' answer (da448b1a and 2026
+// instance.py: they return None, 200 null): nothing printed; an instance
+// not created is the server's 406, said and exit 1.
+func TestPauseUnpauseRecorded(t *testing.T) {
+	s := clitest.NewStubs(t)
+	s.Reply("POST", "/instances/web1/pause", 200, "null\n")
+	s.Reply("POST", "/instances/web1/unpause", 200, "null\n")
+	s.Reply("POST", "/instances/new1/pause", 406, `{"error": "instance 1ed362d7-c7ee-485e-b20e-d944b3c5d6af is not ready (initial)", "status": 406}`)
+	r := clitest.AgainstStubs(s)
+	for _, verb := range []string{"pause", "unpause"} {
+		if res := r.Run(t, "instance", verb, "web1"); res.Code != 0 || res.Stdout != "" {
+			t.Fatal(res)
+		}
+	}
+	if res := r.Run(t, "instance", "pause", "new1"); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "is not ready (initial)") {
+		t.Fatal(res)
+	}
+}
