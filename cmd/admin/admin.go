@@ -9,16 +9,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmd groups the admin commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	lock := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	lock := builders.NewGroupCmd(builders.GroupSpec{
 		Noun: "lock", Short: "Inspect the cluster's locks",
 		Example: "  shakectl admin lock list",
 	}, NewCmdLockList(f))
-	return cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	return builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "admin",
 		Short: "Cluster administration (system namespace only)",
 		Long: `Cluster-wide administration that belongs to no one object. Every command
@@ -27,22 +28,22 @@ needs a key of the system namespace (another namespace: 401).`,
 	}, lock)
 }
 
-var lockResource = cmdutil.Resource[client.Lock]{
+var lockResource = builders.Resource[client.Lock]{
 	Singular: "lock", Plural: "locks",
-	Columns: []cmdutil.Column[client.Lock]{
-		cmdutil.Field("LOCK", func(l *client.Lock) string { return l.Key }),
-		cmdutil.Field("PID", func(l *client.Lock) string { return l.PID.String() }),
-		cmdutil.Field("NODE", func(l *client.Lock) string { return l.Node }),
-		cmdutil.Field("OPERATION", func(l *client.Lock) string { return l.Operation }),
+	Columns: []builders.Column[client.Lock]{
+		builders.Field("LOCK", func(l *client.Lock) string { return l.Key }),
+		builders.Field("PID", func(l *client.Lock) string { return l.PID.String() }),
+		builders.Field("NODE", func(l *client.Lock) string { return l.Node }),
+		builders.Field("OPERATION", func(l *client.Lock) string { return l.Operation }),
 	},
 	Raw: func(l *client.Lock) json.RawMessage {
-		return cmdutil.WithRawField(cmdutil.RawOf(l.Raw, l), "lock", l.Key)
+		return builders.WithRawField(cmdutil.RawOf(l.Raw, l), "lock", l.Key)
 	},
 }
 
 // NewCmdLockList builds `shakectl admin lock list`.
 func NewCmdLockList(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "list", Short: "List the locks held in the cluster",
 		Long: `List the locks held in the cluster right now (GET /admin/locks): each lock's
 key, and the process (pid, node) holding it for what operation. A lock that

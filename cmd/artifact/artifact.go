@@ -9,13 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmd groups the artifact commands, the verbs of sf-client's artifact
 // group (client-python 6c25293 commandline/artifact.py).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "artifact",
 		Short: "List, inspect, cache, version, share and delete artifacts (images)",
 		Long: `Work with Shakenfist artifacts: images fetched from a URL or uploaded,
@@ -30,8 +32,8 @@ numbered by an index that only grows.`,
 	}, NewCmdList(f), NewCmdShow(f), NewCmdVersions(f), NewCmdEvents(f), NewCmdCache(f), NewCmdUpload(f), NewCmdDownload(f),
 		NewCmdDelete(f), NewCmdDeleteVersion(f), NewCmdMaxVersions(f), NewCmdShare(f), NewCmdUnshare(f),
 	)
-	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "artifact", Arg: "ARTIFACT", Ref: "debian-12.qcow2", Complete: cmdutil.CompleteArtifactNames(f),
+	c.AddCommand(builders.NewMetadataCmds(f, builders.MetadataSpec{
+		Noun: "artifact", Arg: "ARTIFACT", Ref: "debian-12.qcow2", Complete: complete.ArtifactNames(f),
 		StringValues: true,
 		Get:          (*client.Client).GetArtifactMetadata, Set: (*client.Client).SetArtifactMetadata,
 		Delete: (*client.Client).DeleteArtifactMetadata,
@@ -42,29 +44,29 @@ numbered by an index that only grows.`,
 // artifactResource is Artifact.external_view of shakenfist da448b1a
 // (artifact.py): the view has no name, so NAME is the source URL's last
 // element, as the server matches names.
-var artifactResource = cmdutil.Resource[client.Artifact]{
+var artifactResource = builders.Resource[client.Artifact]{
 	Singular: "artifact", Plural: "artifacts",
-	Columns: []cmdutil.Column[client.Artifact]{
-		cmdutil.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
-		cmdutil.Field("NAME", (*client.Artifact).Name),
-		cmdutil.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
-		cmdutil.Field("TYPE", func(a *client.Artifact) string { return a.ArtifactType }),
-		cmdutil.Field("VERSIONS", versionsOf),
-		cmdutil.StateField("STATE", func(a *client.Artifact) string { return a.State }),
-		cmdutil.Field("SHARED", func(a *client.Artifact) string { return cmdutil.YesNo(a.Shared) }),
+	Columns: []builders.Column[client.Artifact]{
+		builders.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
+		builders.Field("NAME", (*client.Artifact).Name),
+		builders.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
+		builders.Field("TYPE", func(a *client.Artifact) string { return a.ArtifactType }),
+		builders.Field("VERSIONS", versionsOf),
+		builders.StateField("STATE", func(a *client.Artifact) string { return a.State }),
+		builders.Field("SHARED", func(a *client.Artifact) string { return cmdutil.YesNo(a.Shared) }),
 	},
-	Fields: []cmdutil.Column[client.Artifact]{
-		cmdutil.Field("uuid", func(a *client.Artifact) string { return a.UUID }),
-		cmdutil.Field("name", (*client.Artifact).Name),
-		cmdutil.Field("namespace", func(a *client.Artifact) string { return a.Namespace }),
-		cmdutil.Field("type", func(a *client.Artifact) string { return a.ArtifactType }),
-		cmdutil.StateField("state", func(a *client.Artifact) string { return a.State }),
-		cmdutil.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
-		cmdutil.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
-		cmdutil.Field("index", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
-		cmdutil.Field("versions", versionsOf),
-		cmdutil.Field("max_versions", func(a *client.Artifact) string { return cmdutil.Itoa(a.MaxVersions) }),
-		cmdutil.Field("shared", func(a *client.Artifact) string { return cmdutil.YesNo(a.Shared) }),
+	Fields: []builders.Column[client.Artifact]{
+		builders.Field("uuid", func(a *client.Artifact) string { return a.UUID }),
+		builders.Field("name", (*client.Artifact).Name),
+		builders.Field("namespace", func(a *client.Artifact) string { return a.Namespace }),
+		builders.Field("type", func(a *client.Artifact) string { return a.ArtifactType }),
+		builders.StateField("state", func(a *client.Artifact) string { return a.State }),
+		builders.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
+		builders.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
+		builders.Field("index", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
+		builders.Field("versions", versionsOf),
+		builders.Field("max_versions", func(a *client.Artifact) string { return cmdutil.Itoa(a.MaxVersions) }),
+		builders.Field("shared", func(a *client.Artifact) string { return cmdutil.YesNo(a.Shared) }),
 		{Name: "metadata", Value: func(a *client.Artifact) string { return cmdutil.CompactJSON(a.Metadata) }, OmitEmpty: true},
 		{Name: "blobs", Value: blobsOf, OmitEmpty: true},
 	},

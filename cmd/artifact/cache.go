@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdCache builds `shakectl artifact cache`. The server answers before
@@ -61,7 +63,7 @@ namespace may make shared artifacts (--shared).`,
 	})
 	c.Flags().BoolVar(&shared, "shared", false, "share the artifact with every namespace (system only)")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to hold the artifact")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
 	return c
 }
 
@@ -75,7 +77,7 @@ func awaitFetch(s *cmdutil.Session, a *client.Artifact) (*client.Artifact, error
 	// --async pause forgives running out of its own 60s, never a --timeout
 	// the user gave (exit 124): WaitUntil sees to the second.
 	lenient := s.Cfg.Async == "pause"
-	err := cmdutil.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), lenient, func(ctx context.Context) (bool, string, error) {
+	err := builders.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), lenient, func(ctx context.Context) (bool, string, error) {
 		got, err := s.Client.GetArtifact(ctx, a.UUID)
 		if err != nil {
 			return false, "", err

@@ -5,7 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdDeleteVersion builds `shakectl artifact delete-version`.
@@ -18,7 +20,7 @@ print the artifact. Deleting its last version deletes the artifact. An
 index the artifact does not have is not found (exit 5).`,
 		Example:           `  shakectl artifact delete-version debian-12.qcow2 3`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "INDEX"),
-		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: builders.CompletePositions(complete.ArtifactNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		idx, err := strconv.Atoi(args[1])
 		if err != nil || idx < 0 {

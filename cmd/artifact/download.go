@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -41,7 +42,7 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 			if len(args) == 1 {
 				return nil, cobra.ShellCompDirectiveDefault
 			}
-			return cmdutil.ArgsAccepted(cmdutil.CompleteArtifactNames(f))(c, args, s)
+			return complete.ArgsAccepted(complete.ArtifactNames(f))(c, args, s)
 		},
 	}, func(s *cmdutil.Session, args []string) error {
 		dest, err := transfer.DownloadDest(args[1], args[0], clobber)

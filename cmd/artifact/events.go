@@ -4,16 +4,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdEvents builds `shakectl artifact events`. Its rows are
-// cmdutil.EventResource, the eventlog view (shakenfist da448b1a) that
+// builders.EventResource, the eventlog view (shakenfist da448b1a) that
 // instances, networks and nodes share; its flags are checked as they were
-// before cmdutil.NewEventsCmd existed (any --type, a --limit of 0 or more).
+// before builders.NewEventsCmd existed (any --type, a --limit of 0 or more).
 func NewCmdEvents(f *cmdutil.Factory) *cobra.Command {
 	var q client.EventsQuery
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "events", Short: "List an artifact's event trail",
 		Long: `List the events the cluster recorded for an artifact, newest first: fetches,
 versions added and removed, shares, metadata changes, deletes. --type asks
@@ -21,7 +23,7 @@ for one type of event, --limit for at most that many (the server's default
 is 100).`,
 		Example: `  shakectl artifact events debian-12.qcow2 --limit 5
   shakectl artifact events debian-12.qcow2 -o json --jq '.[].message'`,
-		Args: []string{"ARTIFACT"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteArtifactNames(f)},
+		Args: []string{"ARTIFACT"}, Complete: []cobra.CompletionFunc{complete.ArtifactNames(f)},
 		Check: func([]string) error {
 			if q.Limit < 0 {
 				return cmdutil.UsageErrorf("--limit must be at least 1")
@@ -33,7 +35,7 @@ is 100).`,
 			if err != nil {
 				return err
 			}
-			return s.PrintList(cmdutil.EventResource.List(events))
+			return s.PrintList(builders.EventResource.List(events))
 		},
 	})
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (audit, mutate, status, ...)")

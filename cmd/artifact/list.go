@@ -4,12 +4,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdList builds `shakectl artifact list`.
 func NewCmdList(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewListCmd(f, artifactResource, cmdutil.ListSpec[client.Artifact]{
+	return builders.NewListCmd(f, artifactResource, builders.ListSpec[client.Artifact]{
 		Short: "List the artifacts you can see",
 		Long: `List the artifacts of your namespace, the shared ones, and those of
 namespaces that trust yours (system sees every one); deleted artifacts are

@@ -5,7 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdMaxVersions builds `shakectl artifact max-versions`.
@@ -18,7 +20,7 @@ more, the oldest go. As shakenfist da448b1a has it, lowering the limit
 removes nothing until the next version is added. Prints nothing.`,
 		Example:           `  shakectl artifact max-versions debian-12.qcow2 5`,
 		Args:              cmdutil.RefArgs("ARTIFACT", "N"),
-		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteArtifactNames(f)),
+		ValidArgsFunction: builders.CompletePositions(complete.ArtifactNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
@@ -77,7 +78,7 @@ again.`,
 	c.Flags().StringVar(&req.Namespace, "namespace", "", "the namespace to hold the artifact")
 	c.Flags().StringVar(&resume, "resume", "", "go on with this interrupted upload instead of starting a new one")
 	c.Flags().BoolVar(&reupload, "reupload", false, "send the file even when the cluster holds a blob with its checksum")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
 	return c
 }
 

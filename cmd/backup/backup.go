@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/internal/outfile"
@@ -23,7 +24,7 @@ import (
 
 // NewCmd groups the backup commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	return builders.NewGroupCmd(builders.GroupSpec{
 		Noun:    "backup",
 		Short:   "Back up the cluster's artifacts and blobs",
 		Example: "  shakectl backup create /srv/backup/2026-12-01/summary.json",
@@ -44,7 +45,7 @@ func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		blobsDir string
 		clobber  bool
 	)
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "create", Short: "Back up every artifact and blob to a directory",
 		Long: `Copy the cluster's artifacts and blobs (admin only: GET /blobs needs the
 system namespace): every blob's bytes into --blobs-dir (default: "blobs"

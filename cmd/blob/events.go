@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdEvents builds `shakectl blob events`: GET /blobs/{uuid}/events,
@@ -13,8 +15,8 @@ import (
 // advertise the capability, so a 2024 cluster gets a clear "does not
 // support" (exit 1) rather than an HTML 404.
 func NewCmdEvents(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewEventsCmd(f, cmdutil.EventsSpec{
-		Noun: "blob", Arg: "BLOB_UUID", Complete: cmdutil.CompleteBlobUUIDs(f),
+	c := builders.NewEventsCmd(f, builders.EventsSpec{
+		Noun: "blob", Arg: "BLOB_UUID", Complete: complete.BlobUUIDs(f),
 		Example: `  shakectl blob events 578da8b6-eb98-4e10-bb36-e4d4d763d312
   shakectl blob events 578da8b6-eb98-4e10-bb36-e4d4d763d312 --type mutate --limit 10`,
 		Fetch: (*client.Client).BlobEvents,

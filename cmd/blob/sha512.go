@@ -8,14 +8,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // sha512Detail prints what blob show prints; -o json|yaml is the server's
 // object as sent (BlobChecksumsEndpoint.get's external_view plus
 // instances), without show's added "artifacts", so a script sees exactly
 // what sf-client's `blob sha512 -o json` sees.
-var sha512Detail = cmdutil.Resource[referencedBlob]{
+var sha512Detail = builders.Resource[referencedBlob]{
 	Singular: "blob", Plural: "blobs",
 	Fields: blobDetail.Fields,
 	Raw:    func(b *referencedBlob) json.RawMessage { return cmdutil.RawOf(b.Raw, &b.Blob) },
@@ -44,7 +46,7 @@ func checkSHA512(hash string) error {
 // /blob_checksums/sha512/HASH; shakenfist da448b1a blob.py
 // BlobChecksumsEndpoint.get).
 func NewCmdSHA512(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewRefDetailCmd(f, sha512Detail, cmdutil.RefDetailSpec[referencedBlob]{
+	return builders.NewRefDetailCmd(f, sha512Detail, builders.RefDetailSpec[referencedBlob]{
 		Use: "sha512", Arg: "HASH", Short: "Find the blob with a sha512",
 		Long: `Find the blob whose sha512 is HASH and show it as blob show does: a pipeline
 can ask whether the cluster already holds an image before uploading it. The
@@ -56,7 +58,7 @@ as sent, with the instances using it.`,
 		Example: `  sha512sum image.qcow2 | cut -d' ' -f1 | xargs shakectl blob sha512
   shakectl blob sha512 "$(sha512sum image.qcow2 | cut -d' ' -f1)" -o json --jq .uuid`,
 		Check:    checkSHA512,
-		Complete: cmdutil.CompleteBlobSHA512s(f),
+		Complete: complete.BlobSHA512s(f),
 		Call: func(c *client.Client, ctx context.Context, hash string) (*referencedBlob, error) {
 			// The server compares the hash as a string with the hex
 			// digest it stored (hashlib's, lower case).

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // referencedBlob is a blob with the artifacts naming it in a version.
@@ -19,12 +21,12 @@ type referencedBlob struct {
 }
 
 // blobDetail is what blob show prints: the blob, then who references it.
-var blobDetail = cmdutil.Resource[referencedBlob]{
+var blobDetail = builders.Resource[referencedBlob]{
 	Singular: "blob", Plural: "blobs",
-	Fields: []cmdutil.Column[referencedBlob]{
-		cmdutil.Field("uuid", func(b *referencedBlob) string { return b.UUID }),
-		cmdutil.StateField("state", func(b *referencedBlob) string { return b.State }),
-		cmdutil.Field("size", func(b *referencedBlob) string { return fmt.Sprintf("%d (%s)", b.Size, cmdutil.Bytes(b.Size)) }),
+	Fields: []builders.Column[referencedBlob]{
+		builders.Field("uuid", func(b *referencedBlob) string { return b.UUID }),
+		builders.StateField("state", func(b *referencedBlob) string { return b.State }),
+		builders.Field("size", func(b *referencedBlob) string { return fmt.Sprintf("%d (%s)", b.Size, cmdutil.Bytes(b.Size)) }),
 		{Name: "virtual_size", Value: func(b *referencedBlob) string {
 			if b.VirtualSize == 0 {
 				return ""
@@ -32,13 +34,13 @@ var blobDetail = cmdutil.Resource[referencedBlob]{
 			return cmdutil.Bytes(int64(b.VirtualSize))
 		}, OmitEmpty: true},
 		{Name: "format", Value: func(b *referencedBlob) string { return b.FileFormat }, OmitEmpty: true},
-		cmdutil.Field("sha512", func(b *referencedBlob) string { return sha(&b.Blob) }),
-		cmdutil.Field("fetched_at", func(b *referencedBlob) string { return cmdutil.FormatUnix(b.FetchedAt) }),
-		cmdutil.Field("reference_count", func(b *referencedBlob) string { return cmdutil.Itoa(b.ReferenceCount) }),
-		cmdutil.Field("locations", func(b *referencedBlob) string { return strings.Join(b.Locations, ",") }),
+		builders.Field("sha512", func(b *referencedBlob) string { return sha(&b.Blob) }),
+		builders.Field("fetched_at", func(b *referencedBlob) string { return cmdutil.FormatUnix(b.FetchedAt) }),
+		builders.Field("reference_count", func(b *referencedBlob) string { return cmdutil.Itoa(b.ReferenceCount) }),
+		builders.Field("locations", func(b *referencedBlob) string { return strings.Join(b.Locations, ",") }),
 		{Name: "metadata", Value: func(b *referencedBlob) string { return cmdutil.CompactJSON(b.Metadata) }, OmitEmpty: true},
-		cmdutil.Field("instances", func(b *referencedBlob) string { return strings.Join(b.Instances, ",") }),
-		cmdutil.Field("artifacts", func(b *referencedBlob) string {
+		builders.Field("instances", func(b *referencedBlob) string { return strings.Join(b.Instances, ",") }),
+		builders.Field("artifacts", func(b *referencedBlob) string {
 			var out []string
 			for _, a := range b.Artifacts {
 				out = append(out, a.Name()+" ("+a.UUID+")")
@@ -65,7 +67,7 @@ var blobDetail = cmdutil.Resource[referencedBlob]{
 
 // NewCmdShow builds `shakectl blob show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewShowCmd(f, blobDetail, cmdutil.ShowSpec[referencedBlob]{
+	return builders.NewShowCmd(f, blobDetail, builders.ShowSpec[referencedBlob]{
 		Arg: "BLOB", Short: "Show one blob and what references it",
 		Long: `Show a blob: its size, format, sha512 (once the cluster has verified it),
 where it is stored, the instances using it, and the artifacts (of those you
@@ -73,7 +75,7 @@ can see) with a version on it. The server has no route from a blob to its
 artifacts, so shakectl reads the artifact list; -o json adds them to the
 server's object as "artifacts", a list of UUIDs.`,
 		Example:  `  shakectl blob show 578da8b6-eb98-4e10-bb36-e4d4d763d312`,
-		Complete: cmdutil.CompleteBlobUUIDs(f),
+		Complete: complete.BlobUUIDs(f),
 		Get: func(c *client.Client, ctx context.Context, ref string) (*referencedBlob, error) {
 			b, err := c.GetBlob(ctx, ref)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -55,19 +56,19 @@ func viewField(op *client.ClusterOperation, name string) string {
 	return ""
 }
 
-var operationResource = cmdutil.Resource[client.ClusterOperation]{
+var operationResource = builders.Resource[client.ClusterOperation]{
 	Singular: "cluster operation", Plural: "cluster operations",
-	Columns: []cmdutil.Column[client.ClusterOperation]{
-		cmdutil.Field("UUID", func(o *client.ClusterOperation) string { return o.UUID }),
-		cmdutil.Field("TYPE", func(o *client.ClusterOperation) string { return o.OperationType }),
-		cmdutil.StateField("STATE", func(o *client.ClusterOperation) string { return o.State }),
-		cmdutil.Field("TASKS", func(o *client.ClusterOperation) string { return strings.Join(o.Tasks, ",") }),
+	Columns: []builders.Column[client.ClusterOperation]{
+		builders.Field("UUID", func(o *client.ClusterOperation) string { return o.UUID }),
+		builders.Field("TYPE", func(o *client.ClusterOperation) string { return o.OperationType }),
+		builders.StateField("STATE", func(o *client.ClusterOperation) string { return o.State }),
+		builders.Field("TASKS", func(o *client.ClusterOperation) string { return strings.Join(o.Tasks, ",") }),
 	},
-	Fields: []cmdutil.Column[client.ClusterOperation]{
-		cmdutil.Field("uuid", func(o *client.ClusterOperation) string { return o.UUID }),
-		cmdutil.Field("operation_type", func(o *client.ClusterOperation) string { return o.OperationType }),
-		cmdutil.StateField("state", func(o *client.ClusterOperation) string { return o.State }),
-		cmdutil.Field("tasks", func(o *client.ClusterOperation) string { return strings.Join(o.Tasks, ",") }),
+	Fields: []builders.Column[client.ClusterOperation]{
+		builders.Field("uuid", func(o *client.ClusterOperation) string { return o.UUID }),
+		builders.Field("operation_type", func(o *client.ClusterOperation) string { return o.OperationType }),
+		builders.StateField("state", func(o *client.ClusterOperation) string { return o.State }),
+		builders.Field("tasks", func(o *client.ClusterOperation) string { return strings.Join(o.Tasks, ",") }),
 		{Name: "target_object_type", Value: func(o *client.ClusterOperation) string { return viewField(o, "target_object_type") }, OmitEmpty: true},
 		{Name: "target_uuid", Value: func(o *client.ClusterOperation) string { return viewField(o, "target_uuid") }, OmitEmpty: true},
 		{Name: "namespace", Value: func(o *client.ClusterOperation) string { return viewField(o, "namespace") }, OmitEmpty: true},

@@ -23,8 +23,10 @@
 //	    option unless Takes declares some (proxy and wrap take the API URL).
 //	  - A declaration has no RunE of its own; a check that must refuse before
 //	    anything is resolved or sent is its Args or PreRunE.
-//	  - The generic builders (list, show, events, metadata, delete-all …) are
-//	    Verbs too, made from a resource's description.
+//	  - The generic builders (list, show, events, metadata, delete-all …)
+//	    and the waits live in cmd/builders, on top of the kernel: they make
+//	    Verbs from a resource's description. Name completion lives in
+//	    cmd/complete. The kernel imports neither, nor any feature package.
 //
 // Nothing else opens a session or sets a RunE: cmd/root's tree test walks
 // every command and fails on one the kernel did not build

@@ -59,6 +59,10 @@ type Factory struct {
 	Command *cobra.Command
 	// ConfigResolved is set once Config has run (and printed warnings).
 	ConfigResolved bool
+	// CompleteNamespaces completes the --namespace setting's value from
+	// the API. cmd/root sets it (cmd/complete's), so the kernel imports no
+	// command package; nil offers no namespaces.
+	CompleteNamespaces func(*Factory) cobra.CompletionFunc
 	// CatchInterrupts, set by Main, starts cancelling Context on SIGINT
 	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
 	CatchInterrupts func() (stop func())

@@ -13,8 +13,8 @@ import (
 // answers is given up on after it, not after the 30s default.
 func TestRequestTimeoutFlag(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		hang := hangingTransport{release: make(chan struct{})}
-		defer close(hang.release)
+		hang := clitest.HangingTransport{Release: make(chan struct{})}
+		defer close(hang.Release)
 		start := time.Now()
 		res := clitest.CmdRun{Url: "http://sf.test/api", Transport: hang}.Run(t, "node", "list", "--request-timeout", "3s")
 		if res.Code == 0 || !strings.Contains(res.Stderr, "error:") {
@@ -30,8 +30,8 @@ func TestRequestTimeoutFlag(t *testing.T) {
 // for; piped, stderr stays quiet.
 func TestWaitingNoticeOnATerminal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		hang := hangingTransport{release: make(chan struct{})}
-		defer close(hang.release)
+		hang := clitest.HangingTransport{Release: make(chan struct{})}
+		defer close(hang.Release)
 		res := clitest.CmdRun{Url: "http://sf.test/api", Transport: hang, Tty: true}.Run(t, "node", "list", "--request-timeout", "3s")
 		if !strings.Contains(res.Stderr, "waiting for an answer to POST http://sf.test/api/auth (giving up after 3s; --request-timeout)\n") {
 			t.Errorf("no waiting line:\n%s", res)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +63,13 @@ func (s *Session) PrintList(l output.List) error {
 func (s *Session) PrintDetail(d output.Detail) error {
 	return output.PrintDetail(s.F.IOStreams, s.Cfg.Output, d)
 }
+
+// Forgives is the one timeout rule: a wait that runs out ends without an
+// error only when it is lenient (--async pause) and what ran out was that
+// budget, never a --timeout the user gave, which exits 124 whatever
+// --async is and whatever is waited for (issue 28, item 14; issue 34,
+// item 8: network delete's cluster operation exited 0 past --timeout).
+func (s *Session) Forgives(lenient bool) bool { return lenient && s.Cfg.Timeout == 0 }
 
 // progress prints a line about a wait on stderr, for people: only when
 // stderr is a terminal and --quiet is off.
@@ -151,15 +157,6 @@ func CompactJSON(m map[string]any) string {
 		return ""
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // WithDeadline bounds ctx by d (none when d is 0); on expiry its cause is a

@@ -99,7 +99,13 @@ func Settings() []Setting {
 			Show: func(c *Config) string { return redact.URL(c.APIURL) }},
 		{Name: "namespace", Scope: ClientCommands, Contextual: true,
 			Usage: "namespace to authenticate to (client commands)",
-			Env:   []string{"SHAKECTL_NAMESPACE", "SHAKENFIST_NAMESPACE"}, Complete: CompleteNamespaceNames,
+			Env:   []string{"SHAKECTL_NAMESPACE", "SHAKENFIST_NAMESPACE"},
+			Complete: func(f *Factory) cobra.CompletionFunc {
+				if f.CompleteNamespaces == nil {
+					return cobra.NoFileCompletions
+				}
+				return f.CompleteNamespaces(f)
+			},
 			Apply: func(c *Config, raw any) error { c.Namespace = stringOf(raw); return nil },
 			Show:  func(c *Config) string { return c.Namespace }},
 		{Name: "key", Scope: ClientCommands, Contextual: true, Secret: true,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/completion"
 	"github.com/shakenfist/shakectl/cmd/root"
 )
@@ -174,7 +175,7 @@ func TestCompleteDistribution(t *testing.T) {
 		{"x", nil, false},
 	}
 	for _, tt := range tests {
-		comps, directive := cmdutil.CompleteDistribution(nil, nil, tt.toComplete)
+		comps, directive := complete.Distribution(nil, nil, tt.toComplete)
 		var got []string
 		for _, c := range comps {
 			name, _, _ := strings.Cut(c, "\t")

@@ -6,13 +6,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmd groups the interface commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	complete := cmdutil.CompleteInterfaceUUIDs(f)
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	complete := complete.InterfaceUUIDs(f)
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "interface",
 		Short: "Show, float and tag an instance's network interfaces",
 		Long: `Work with the network interfaces of instances. An interface is named by its
@@ -22,7 +24,7 @@ them); one of another namespace is "not found".`,
   shakectl interface float b1981e81-b37a-4176-ba37-b61bc7208012
   shakectl interface set-metadata b1981e81-b37a-4176-ba37-b61bc7208012 role frontend`,
 	}, NewCmdShow(f, complete), NewCmdFloat(f, complete), NewCmdDefloat(f, complete))
-	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
+	c.AddCommand(builders.NewMetadataCmds(f, builders.MetadataSpec{
 		Noun: "interface", Arg: "INTERFACE", Ref: "ci", Complete: complete,
 		Get: (*client.Client).GetInterfaceMetadata, Set: (*client.Client).SetInterfaceMetadata,
 		Delete: (*client.Client).DeleteInterfaceMetadata,
@@ -33,25 +35,25 @@ them); one of another namespace is "not found".`,
 // Resource is the interface view (shakenfist da448b1a
 // external_api/interface.py interface_get_example; the same view
 // /instances/{ref}/interfaces lists and add-interface answers).
-var Resource = cmdutil.Resource[client.Interface]{
+var Resource = builders.Resource[client.Interface]{
 	Singular: "interface", Plural: "interfaces",
-	Fields: []cmdutil.Column[client.Interface]{
-		cmdutil.Field("uuid", func(i *client.Interface) string { return i.UUID }),
-		cmdutil.Field("instance_uuid", func(i *client.Interface) string { return i.InstanceUUID }),
-		cmdutil.Field("network_uuid", func(i *client.Interface) string { return i.NetworkUUID }),
-		cmdutil.Field("macaddr", func(i *client.Interface) string { return i.MACAddr }),
-		cmdutil.Field("ipv4", func(i *client.Interface) string { return i.IPv4 }),
+	Fields: []builders.Column[client.Interface]{
+		builders.Field("uuid", func(i *client.Interface) string { return i.UUID }),
+		builders.Field("instance_uuid", func(i *client.Interface) string { return i.InstanceUUID }),
+		builders.Field("network_uuid", func(i *client.Interface) string { return i.NetworkUUID }),
+		builders.Field("macaddr", func(i *client.Interface) string { return i.MACAddr }),
+		builders.Field("ipv4", func(i *client.Interface) string { return i.IPv4 }),
 		{Name: "floating", Value: func(i *client.Interface) string { return i.Floating }, OmitEmpty: true},
-		cmdutil.Field("model", func(i *client.Interface) string { return i.Model }),
-		cmdutil.Field("order", func(i *client.Interface) string { return cmdutil.Itoa(i.Order) }),
-		cmdutil.StateField("state", func(i *client.Interface) string { return i.State }),
+		builders.Field("model", func(i *client.Interface) string { return i.Model }),
+		builders.Field("order", func(i *client.Interface) string { return cmdutil.Itoa(i.Order) }),
+		builders.StateField("state", func(i *client.Interface) string { return i.State }),
 	},
 	Raw: func(i *client.Interface) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
 }
 
 // NewCmdShow builds `shakectl interface show`.
 func NewCmdShow(f *cmdutil.Factory, complete cobra.CompletionFunc) *cobra.Command {
-	return cmdutil.NewRefDetailCmd(f, Resource, cmdutil.RefDetailSpec[client.Interface]{
+	return builders.NewRefDetailCmd(f, Resource, builders.RefDetailSpec[client.Interface]{
 		Use: "show", Arg: "INTERFACE", Short: "Show an interface",
 		Long: `Show one network interface: its instance, network, MAC and IPv4 address,
 its floating address if it has one, model, order and state.`,
@@ -62,7 +64,7 @@ its floating address if it has one, model, order and state.`,
 
 // NewCmdFloat builds `shakectl interface float`.
 func NewCmdFloat(f *cmdutil.Factory, complete cobra.CompletionFunc) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "float", Short: "Give an interface a floating address",
 		Long: `Give an interface an address on the cluster's floating network, reachable
 from outside (DNAT to the interface's address). The server reserves the
@@ -89,7 +91,7 @@ another address, and the interface keeps only the newest.`,
 
 // NewCmdDefloat builds `shakectl interface defloat`.
 func NewCmdDefloat(f *cmdutil.Factory, complete cobra.CompletionFunc) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "defloat", Short: "Take an interface's floating address away",
 		Long: `Remove an interface's floating address. The server queues the work for the
 network node, which frees the address: "interface show" may list it for a

@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/iface"
 )
 
@@ -15,7 +17,7 @@ import (
 // one, which Cobra's flag groups enforce (a usage error, exit 2).
 func NewCmdAddInterface(f *cmdutil.Factory) *cobra.Command {
 	var network, floated, networkSpec string
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "add-interface", Short: "Hot-plug a network interface into an instance",
 		Long: `Add a network interface to an instance (POST /instances/REF/interfaces, as
 sf-client's "instance add-interface" sends it). Name the interface with
@@ -27,7 +29,7 @@ and an address in use.`,
 		Example: `  shakectl instance add-interface web1 -n net2
   shakectl instance add-interface web1 -f net2@10.0.0.47
   shakectl instance add-interface web1 -N network_uuid=net2,model=e1000`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			flag, value, parse := "-N", networkSpec, client.ParseNetworkSpecLong
 			switch {
@@ -53,8 +55,8 @@ and an address in use.`,
 	fl.StringVarP(&networkSpec, "networkspec", "N", "", "the interface in long form, network_uuid=NET,address=IP,macaddress=MAC,model=virtio,float=true")
 	c.MarkFlagsOneRequired("network", "floated", "networkspec")
 	c.MarkFlagsMutuallyExclusive("network", "floated", "networkspec")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("network", cmdutil.CompleteNetworkNames(f)))
-	cmdutil.Must(c.RegisterFlagCompletionFunc("floated", cmdutil.CompleteNetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("network", complete.NetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("floated", complete.NetworkNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("networkspec", cobra.NoFileCompletions))
 	return c
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // Conditions instance await waits for.
@@ -50,7 +52,7 @@ minute to boot needs --timeout 10m (or --async block) here.`,
   shakectl instance await web1 --state deleted --timeout 2m
   shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --for state --async block`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		c := s.F.Command
 		state = strings.TrimSpace(state)
@@ -73,11 +75,11 @@ minute to boot needs --timeout 10m (or --async block) here.`,
 		}
 
 		start := time.Now()
-		w, target := cmdutil.WatchedInstance(s.Client), client.State(state)
+		w, target := builders.WatchedInstance(s.Client), client.State(state)
 		if cond == awaitAgent {
-			w, target = cmdutil.WatchedInstanceAgent(s.Client), cmdutil.AgentReadyState
+			w, target = builders.WatchedInstanceAgent(s.Client), builders.AgentReadyState
 		}
-		inst, err := cmdutil.WaitFor(s, w, start, nil, args[0], target, cmdutil.UntilState(target), false)
+		inst, err := builders.WaitFor(s, w, start, nil, args[0], target, builders.UntilState(target), false)
 		if inst != nil {
 			if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
 				err = perr

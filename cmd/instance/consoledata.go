@@ -7,14 +7,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdConsoleData builds `shakectl instance consoledata`.
 func NewCmdConsoleData(f *cmdutil.Factory) *cobra.Command {
 	var length int
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "consoledata", Short: "Print the end of an instance's serial console",
 		Long: `Print the last --length bytes (default 10240, the server's) of an instance's
 serial console log. sf-client's positional LENGTH is accepted too. The text
@@ -25,7 +27,7 @@ guest cannot drive your terminal. -o json and -o yaml print
 		Example: `  shakectl instance consoledata web1
   shakectl instance consoledata web1 --length 2048 | grep -i panic`,
 		Args: []string{"INSTANCE"}, Optional: []string{"LENGTH"},
-		Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			n := length
 			if len(args) == 2 {
@@ -49,7 +51,7 @@ guest cannot drive your terminal. -o json and -o yaml print
 		},
 	})
 	c.Flags().IntVar(&length, "length", 0, "how many bytes from the end of the console log (default 10240)")
-	return cmdutil.PrintsText(c)
+	return builders.PrintsText(c)
 }
 
 // printConsole writes console bytes: raw to a pipe or file, with control

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -322,14 +324,14 @@ shakectl also authenticates to it.`,
 	fl.StringArrayVar(&o.PreferTags, "prefer-tag", nil, "rather place on a node with this tag (soft affinity; repeat)")
 	fl.StringArrayVar(&o.AvoidTags, "avoid-tag", nil, "rather not place on a node with this tag (soft affinity; repeat)")
 	fl.StringVar(&o.Namespace, "namespace", "", "the namespace to create the instance in")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("network", cmdutil.CompleteNetworkNames(f)))
-	cmdutil.Must(c.RegisterFlagCompletionFunc("floated", cmdutil.CompleteNetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("network", complete.NetworkNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("floated", complete.NetworkNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("configdrive", cobra.FixedCompletions([]string{"openstack-disk", "none"}, cobra.ShellCompDirectiveNoFileComp)))
 	for _, name := range []string{"diskspec", "networkspec", "videospec", "nvram-template", "side-channel"} {
 		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
 	}
-	cmdutil.Must(c.RegisterFlagCompletionFunc("placement", cmdutil.CompleteNodeNames(f)))
-	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("placement", complete.NodeNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("disk", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("metadata", cobra.NoFileCompletions))
 	for _, name := range []string{"require-tag", "forbid-tag", "prefer-tag", "avoid-tag"} {
@@ -366,12 +368,12 @@ func runCreate(s *cmdutil.Session, o *CreateOptions, req client.CreateInstanceRe
 	}
 	switch s.Cfg.Async {
 	case "pause":
-		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, client.State.LeftInitial, true)
+		inst, err = builders.WaitFor(s, builders.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, client.State.LeftInitial, true)
 	case "block":
-		inst, err = cmdutil.WaitFor(s, cmdutil.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, cmdutil.UntilState(client.StateCreated), false)
+		inst, err = builders.WaitFor(s, builders.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, builders.UntilState(client.StateCreated), false)
 	}
 	// The node a 2026 server names by UUID is shown with its name.
-	return cmdutil.PrintResult(s, func(i *client.Instance) output.Detail {
+	return builders.PrintResult(s, func(i *client.Instance) output.Detail {
 		var names nodeNames
 		if rendersFields(s) {
 			names = resolveNodeNames(s, *i)

@@ -6,12 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdDelete builds `shakectl instance delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "delete", Short: "Delete an instance",
 		Long: `Delete an instance, named by UUID or name, and print it.
 
@@ -22,15 +24,15 @@ pause and 1h for block); with --async continue, return as soon as the
 server accepted the delete.`,
 		Example: `  shakectl instance delete web1
   shakectl instance delete web1 --async continue`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			start := time.Now()
 			inst, err := s.Client.DeleteInstance(s.Ctx, args[0])
 			if err != nil {
 				return err
 			}
-			inst, err = cmdutil.AwaitAsync(s, cmdutil.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted)
-			return cmdutil.PrintResult(s, instanceDetail, inst, err)
+			inst, err = builders.AwaitAsync(s, builders.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted)
+			return builders.PrintResult(s, instanceDetail, inst, err)
 		},
 	})
 }

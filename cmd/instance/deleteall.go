@@ -5,13 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
 )
 
 // NewCmdDeleteAll builds `shakectl instance delete-all`.
 func NewCmdDeleteAll(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewDeleteAllCmd(f, cmdutil.DeleteAllSpec{
+	return builders.NewDeleteAllCmd(f, builders.DeleteAllSpec{
 		Plural: "instances",
 		Long: `Delete every instance of a namespace (--namespace, else the one you
 authenticate to; a system key must name one): DELETE /instances with

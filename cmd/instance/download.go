@@ -5,7 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
@@ -30,7 +32,7 @@ servers (expired: exit 124 with the reason); a 2024 server is refused them
 before anything is sent.`,
 		Example:           `  shakectl instance download ci1 /var/log/test.log ./test.log`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		t, err := af.request(s.F.Command)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -44,7 +45,7 @@ command's code.`,
 			}
 			return nil
 		},
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
 		if s.F.Command.Flags().Changed("deadline") {

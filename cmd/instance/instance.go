@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -50,8 +52,8 @@ its UUID or its name.`,
 		NewCmdAddInterface(f),
 		NewCmdScreenshot(f),
 	)
-	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "instance", Arg: "INSTANCE", Ref: "web1", Complete: cmdutil.CompleteInstanceNames(f),
+	c.AddCommand(builders.NewMetadataCmds(f, builders.MetadataSpec{
+		Noun: "instance", Arg: "INSTANCE", Ref: "web1", Complete: complete.InstanceNames(f),
 		Get: (*client.Client).GetInstanceMetadata, Set: (*client.Client).SetInstanceMetadata,
 		Delete: (*client.Client).DeleteInstanceMetadata,
 	})...)
@@ -114,40 +116,40 @@ func looksLikeUUID(s string) bool {
 // instanceResourceWith is the instance view with node names resolved: the
 // NODE column shows the name (what a 2024 server sends, and what people
 // read), show keeps the server's node (a UUID on 2026) and adds node_name.
-func instanceResourceWith(nodes nodeNames) cmdutil.Resource[client.Instance] {
-	return cmdutil.Resource[client.Instance]{
+func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
+	return builders.Resource[client.Instance]{
 		Singular: "instance", Plural: "instances",
-		Columns: []cmdutil.Column[client.Instance]{
-			cmdutil.Field("UUID", func(i *client.Instance) string { return i.UUID }),
-			cmdutil.Field("NAME", func(i *client.Instance) string { return i.Name }),
-			cmdutil.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
-			cmdutil.Field("CPUS", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-			cmdutil.Field("MEMORY", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
-			cmdutil.Field("NODE", func(i *client.Instance) string { return nodes.name(i.Node) }),
-			cmdutil.StateField("STATE", func(i *client.Instance) string { return i.State }),
-			cmdutil.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
-			cmdutil.Field("ADDRESSES", instanceAddresses),
+		Columns: []builders.Column[client.Instance]{
+			builders.Field("UUID", func(i *client.Instance) string { return i.UUID }),
+			builders.Field("NAME", func(i *client.Instance) string { return i.Name }),
+			builders.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
+			builders.Field("CPUS", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
+			builders.Field("MEMORY", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			builders.Field("NODE", func(i *client.Instance) string { return nodes.name(i.Node) }),
+			builders.StateField("STATE", func(i *client.Instance) string { return i.State }),
+			builders.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
+			builders.Field("ADDRESSES", instanceAddresses),
 		},
-		Fields: []cmdutil.Column[client.Instance]{
-			cmdutil.Field("uuid", func(i *client.Instance) string { return i.UUID }),
-			cmdutil.Field("name", func(i *client.Instance) string { return i.Name }),
-			cmdutil.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
-			cmdutil.Field("cpus", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-			cmdutil.Field("memory", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
-			cmdutil.Field("disk", instanceDisks),
-			cmdutil.Field("node", func(i *client.Instance) string { return i.Node }),
+		Fields: []builders.Column[client.Instance]{
+			builders.Field("uuid", func(i *client.Instance) string { return i.UUID }),
+			builders.Field("name", func(i *client.Instance) string { return i.Name }),
+			builders.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
+			builders.Field("cpus", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
+			builders.Field("memory", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			builders.Field("disk", instanceDisks),
+			builders.Field("node", func(i *client.Instance) string { return i.Node }),
 			{Name: "node_name", Value: func(i *client.Instance) string {
 				if n := nodes.name(i.Node); n != i.Node {
 					return n
 				}
 				return ""
 			}, OmitEmpty: true},
-			cmdutil.StateField("state", func(i *client.Instance) string { return i.State }),
-			cmdutil.StateField("power_state", func(i *client.Instance) string { return i.PowerState }),
+			builders.StateField("state", func(i *client.Instance) string { return i.State }),
+			builders.StateField("power_state", func(i *client.Instance) string { return i.PowerState }),
 			{Name: "error_message", Value: func(i *client.Instance) string { return i.ErrorMessage },
 				Paint: func(c output.ColourScheme, s string) string { return c.Red(s) }, OmitEmpty: true},
 			{Name: "interfaces", Value: instanceInterfaces, OmitEmpty: true},
-			cmdutil.Field("metadata", func(i *client.Instance) string { return cmdutil.CompactJSON(i.Metadata) }),
+			builders.Field("metadata", func(i *client.Instance) string { return cmdutil.CompactJSON(i.Metadata) }),
 			{Name: "ssh_key", Value: func(i *client.Instance) string { return i.SSHKey }, OmitEmpty: true},
 			{Name: "user_data", Value: func(i *client.Instance) string {
 				if i.UserData == "" {
@@ -155,7 +157,7 @@ func instanceResourceWith(nodes nodeNames) cmdutil.Resource[client.Instance] {
 				}
 				return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
 			}, OmitEmpty: true},
-			cmdutil.Field("version", func(i *client.Instance) string { return cmdutil.Itoa(i.Version) }),
+			builders.Field("version", func(i *client.Instance) string { return cmdutil.Itoa(i.Version) }),
 		},
 		Raw: func(i *client.Instance) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
 	}

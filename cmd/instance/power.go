@@ -7,6 +7,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // runPower sends one power action. The real server answers 200
@@ -36,7 +37,7 @@ An instance that is not created yet is refused (406), and a powered-off one
 cannot be paused or rebooted (409 "Invalid lifecycle state").`,
 		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
 		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		return runPower(s, args[0], action)
 	})
@@ -55,7 +56,7 @@ like a power button (reboothard). A powered-off instance cannot be rebooted
 		Example: `  shakectl instance reboot web1
   shakectl instance reboot web1 --hard`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}
 	cmdutil.Verb(f, c, func(s *cmdutil.Session, args []string) error {
 		action := client.RebootSoft

@@ -3,7 +3,9 @@ package instance
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
@@ -26,7 +28,7 @@ image's format is the hypervisor's (libvirt's screenshot; PNG from the
 simulator). An instance that is not created is refused (406).`,
 		Example:           `  shakectl instance screenshot web1 ./web1.png`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
-		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		dest, err := transfer.DownloadDest(args[1], args[0]+".png", clobber)
 		if err != nil {

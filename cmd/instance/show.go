@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -30,7 +32,7 @@ namespace). A 2024 server names the node by its name.`,
   shakectl instance show web1 -o json | jq '.interfaces[].ipv4'
   shakectl instance show web1 --snapshots`,
 		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		inst, err := s.Client.GetInstance(s.Ctx, args[0])
 		if err != nil {
@@ -77,7 +79,7 @@ func withSnapshots(c *cobra.Command) func(s *cmdutil.Session, ref string, d *out
 			raws = append(raws, cmdutil.RawOf(sn.Raw, sn))
 		}
 		d.Fields = append(d.Fields, output.Field{Name: "snapshots", Value: strings.Join(lines, "; ")})
-		d.Raw = cmdutil.WithRawField(d.Raw, "snapshots", raws)
+		d.Raw = builders.WithRawField(d.Raw, "snapshots", raws)
 		return nil
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // startedSnapshot is one disk of POST /instances/{ref}/snapshot's answer,
@@ -17,13 +19,13 @@ type startedSnapshot struct {
 	client.SnapshotStarted
 }
 
-var startedResource = cmdutil.Resource[startedSnapshot]{
+var startedResource = builders.Resource[startedSnapshot]{
 	Singular: "snapshot", Plural: "snapshots",
-	Columns: []cmdutil.Column[startedSnapshot]{
-		cmdutil.Field("DEVICE", func(s *startedSnapshot) string { return s.Device }),
-		cmdutil.Field("ARTIFACT", func(s *startedSnapshot) string { return s.ArtifactUUID }),
-		cmdutil.Field("BLOB", func(s *startedSnapshot) string { return s.BlobUUID }),
-		cmdutil.Field("SOURCE", func(s *startedSnapshot) string { return s.SourceURL }),
+	Columns: []builders.Column[startedSnapshot]{
+		builders.Field("DEVICE", func(s *startedSnapshot) string { return s.Device }),
+		builders.Field("ARTIFACT", func(s *startedSnapshot) string { return s.ArtifactUUID }),
+		builders.Field("BLOB", func(s *startedSnapshot) string { return s.BlobUUID }),
+		builders.Field("SOURCE", func(s *startedSnapshot) string { return s.SourceURL }),
 	},
 	Raw: func(s *startedSnapshot) json.RawMessage { return cmdutil.RawOf(nil, s) },
 }
@@ -31,7 +33,7 @@ var startedResource = cmdutil.Resource[startedSnapshot]{
 // NewCmdSnapshot builds `shakectl instance snapshot`.
 func NewCmdSnapshot(f *cmdutil.Factory) *cobra.Command {
 	var req client.SnapshotRequest
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "snapshot", Short: "Snapshot an instance's disks",
 		Long: `Snapshot an instance's first disk, every disk (--all) or one device
 (--device vdb), flattened unless --thin keeps it on top of its base image
@@ -40,7 +42,7 @@ the blob that will hold it. The blob fills in the background: "shakectl
 instance show INSTANCE --snapshots" shows when it is created.`,
 		Example: `  shakectl instance snapshot web1
   shakectl instance snapshot web1 --all --thin`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			byDevice, err := s.Client.SnapshotInstance(s.Ctx, args[0], req)
 			if err != nil {

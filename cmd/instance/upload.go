@@ -6,7 +6,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 )
 
@@ -31,7 +33,7 @@ before anything is sent.`,
 		Example: `  shakectl instance upload ci1 ./test.sh /tmp/test.sh
   shakectl instance upload ci1 ./big.tar /srv/big.tar --progress-timeout 1m`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: cmdutil.CompletePositions(cmdutil.CompleteInstanceNames(f)),
+		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		t, err := af.request(s.F.Command)
 		if err != nil {

@@ -14,20 +14,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/internal/outfile"
 )
 
 // NewCmdConsoleDelete builds `shakectl instance consoledelete`.
 func NewCmdConsoleDelete(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "consoledelete", Short: "Clear an instance's serial console log",
 		Long: `Empty the serial console log the hypervisor keeps for an instance (DELETE
 /instances/REF/consoledata), so that "consoledata" shows only what the
 guest writes from now on. It prints nothing.`,
 		Example: "  shakectl instance consoledelete web1 && shakectl instance reboot web1",
-		Args:    []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Args:    []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			return s.Client.DeleteConsoleData(s.Ctx, args[0])
 		},
@@ -50,7 +52,7 @@ const (
 // NewCmdVDIConsoleFile builds `shakectl instance vdiconsolefile`.
 func NewCmdVDIConsoleFile(f *cmdutil.Factory) *cobra.Command {
 	var clobber, direct bool
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "vdiconsolefile", Short: "Save the .vv file that opens an instance's VDI console",
 		Long: `Save the virt-viewer connection file (.vv) of an instance's SPICE or VNC
 console to DEST, a file or a directory to hold INSTANCE.vv (default: the
@@ -65,7 +67,7 @@ private (0600).`,
 		Example: `  shakectl instance vdiconsolefile web1
   shakectl instance vdiconsolefile web1 /tmp/web1.vv --clobber && remote-viewer /tmp/web1.vv`,
 		Args: []string{"INSTANCE"}, Optional: []string{"DEST"},
-		Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f), func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		Complete: []cobra.CompletionFunc{complete.InstanceNames(f), func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveDefault
 		}},
 		Run: func(s *cmdutil.Session, args []string) error {
@@ -135,7 +137,7 @@ func vdiFile(s *cmdutil.Session, ref string, direct bool) ([]byte, error) {
 func NewCmdVDIConsole(f *cmdutil.Factory) *cobra.Command {
 	var viewer string
 	var direct bool
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "vdiconsole", Short: "Open an instance's VDI console in your viewer",
 		Long: `Open an instance's SPICE or VNC console in your viewer: fetch its .vv file
 (as "vdiconsolefile" does) into a private temporary file, run the viewer on
@@ -153,7 +155,7 @@ save the file with "vdiconsolefile" (exit 1). The command exits with the
 viewer's status.`,
 		Example: `  shakectl instance vdiconsole web1
   SHAKECTL_VDI_VIEWER="remote-viewer --full-screen" shakectl instance vdiconsole web1`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteInstanceNames(f)},
+		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			env := ""
 			if s.F.Getenv != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -15,7 +16,7 @@ import (
 // commandline/label.py has update; list and delete follow the server's
 // label.py, GET /artifacts and DELETE /label/<name>).
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "label",
 		Short: "List, point and delete labels: named, versioned pointers to blobs",
 		Long: `A label is an artifact of type "label" whose versions are blobs you choose:
@@ -31,26 +32,26 @@ namespace) or NAMESPACE/NAME.`,
 
 // labelResource is a label's artifact view (label.py da448b1a
 // label_example): source_url sf://label/<namespace>/<name>.
-var labelResource = cmdutil.Resource[client.Artifact]{
+var labelResource = builders.Resource[client.Artifact]{
 	Singular: "label", Plural: "labels",
-	Columns: []cmdutil.Column[client.Artifact]{
-		cmdutil.Field("NAME", (*client.Artifact).Name),
-		cmdutil.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
-		cmdutil.Field("BLOB", func(a *client.Artifact) string { return a.BlobUUID }),
-		cmdutil.Field("INDEX", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
-		cmdutil.StateField("STATE", func(a *client.Artifact) string { return a.State }),
-		cmdutil.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
+	Columns: []builders.Column[client.Artifact]{
+		builders.Field("NAME", (*client.Artifact).Name),
+		builders.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
+		builders.Field("BLOB", func(a *client.Artifact) string { return a.BlobUUID }),
+		builders.Field("INDEX", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
+		builders.StateField("STATE", func(a *client.Artifact) string { return a.State }),
+		builders.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
 	},
-	Fields: []cmdutil.Column[client.Artifact]{
-		cmdutil.Field("name", (*client.Artifact).Name),
-		cmdutil.Field("namespace", func(a *client.Artifact) string { return a.Namespace }),
-		cmdutil.Field("uuid", func(a *client.Artifact) string { return a.UUID }),
-		cmdutil.StateField("state", func(a *client.Artifact) string { return a.State }),
-		cmdutil.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
-		cmdutil.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
-		cmdutil.Field("index", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
-		cmdutil.Field("versions", func(a *client.Artifact) string { return cmdutil.Itoa(len(a.Blobs)) }),
-		cmdutil.Field("max_versions", func(a *client.Artifact) string { return cmdutil.Itoa(a.MaxVersions) }),
+	Fields: []builders.Column[client.Artifact]{
+		builders.Field("name", (*client.Artifact).Name),
+		builders.Field("namespace", func(a *client.Artifact) string { return a.Namespace }),
+		builders.Field("uuid", func(a *client.Artifact) string { return a.UUID }),
+		builders.StateField("state", func(a *client.Artifact) string { return a.State }),
+		builders.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
+		builders.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
+		builders.Field("index", func(a *client.Artifact) string { return cmdutil.Itoa(a.Index) }),
+		builders.Field("versions", func(a *client.Artifact) string { return cmdutil.Itoa(len(a.Blobs)) }),
+		builders.Field("max_versions", func(a *client.Artifact) string { return cmdutil.Itoa(a.MaxVersions) }),
 	},
 	Raw: func(a *client.Artifact) json.RawMessage { return cmdutil.RawOf(a.Raw, a) },
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/network"
 	"github.com/shakenfist/shakectl/output"
@@ -16,7 +17,7 @@ import (
 // NewCmdClean builds `shakectl namespace clean`.
 func NewCmdClean(f *cmdutil.Factory) *cobra.Command {
 	var yes bool
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "clean", Short: "Delete every instance and network of a namespace",
 		Long: `Delete every instance and then every network of a namespace, as sf-client's
 "namespace clean" does: DELETE /instances, then DELETE /networks with
@@ -32,7 +33,7 @@ deadline, until the namespace holds no instances and no networks, so that
 		Example: `  shakectl namespace clean ci --yes`,
 		Args:    []string{"NAMESPACE"}, Complete: namespaceArg(f),
 		Run: func(s *cmdutil.Session, args []string) error {
-			if err := cmdutil.Confirm(s, yes, "Delete ALL instances and networks of namespace \""+args[0]+"\""); err != nil {
+			if err := builders.Confirm(s, yes, "Delete ALL instances and networks of namespace \""+args[0]+"\""); err != nil {
 				return err
 			}
 			cleaned, err := s.Client.CleanNamespace(s.Ctx, args[0])
@@ -45,7 +46,7 @@ deadline, until the namespace holds no instances and no networks, so that
 			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async != "continue" {
-				err = cmdutil.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async == "pause", emptied(s, args[0]))
+				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async == "pause", emptied(s, args[0]))
 			}
 			if perr := s.PrintDetail(d); perr != nil && err == nil {
 				err = perr

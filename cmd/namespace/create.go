@@ -3,12 +3,13 @@ package namespace
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdCreate builds `shakectl namespace create`.
 func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "create", Short: "Create a namespace",
 		Long: `Create a namespace (system namespace only) and print it. It has no keys yet:
 add one with "shakectl namespace add-key".`,

@@ -3,12 +3,13 @@ package namespace
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdDelete builds `shakectl namespace delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "delete", Short: "Delete an empty namespace",
 		Long: `Delete a namespace. The server refuses while the namespace holds instances or
 networks (shakenfist da448b1a auth.py: "you cannot delete a namespace with

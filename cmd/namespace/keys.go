@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -21,7 +22,7 @@ type keyVerb func(c *client.Client, s *cmdutil.Session, ns, name string, secret 
 
 // newKeyCmd builds add-key or update-key: the secret is read from stdin or
 // --key-file (never argv, never printed), the answer is the key's name.
-func newKeyCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, send keyVerb) *cobra.Command {
+func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.Command {
 	var kf keyFlags
 	spec.Args = []string{"NAMESPACE", "KEYNAME"}
 	spec.Complete = namespaceArg(f)
@@ -52,7 +53,7 @@ func newKeyCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, send keyVerb) *cobra.C
 		}
 		return s.PrintDetail(d)
 	}
-	c := cmdutil.NewVerbCmd(f, spec)
+	c := builders.NewVerbCmd(f, spec)
 	c.Flags().StringVar(&kf.keyFile, "key-file", "", "read the key's secret from this file (- or unset: stdin)")
 	c.Flags().StringVar(&kf.expiry, "expiry", "", "when the key lapses: a duration from now (720h) or an RFC 3339 time (2026 servers)")
 	return c

@@ -6,12 +6,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdList builds `shakectl namespace list`.
 func NewCmdList(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewListCmd(f, namespaceResource, cmdutil.ListSpec[client.Namespace]{
+	return builders.NewListCmd(f, namespaceResource, builders.ListSpec[client.Namespace]{
 		Short: "List the namespaces you can see",
 		Long: `List the namespaces that trust the namespace you authenticate to (all of them
 for the system namespace), with the names of their keys (never the keys).

@@ -7,13 +7,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/namespace/claim"
 )
 
 // NewCmd groups the namespace commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "namespace",
 		Short: "Create, inspect and delete namespaces, their keys, trust, metadata and claims",
 		Long: `Work with Shakenfist namespaces (the units of ownership and authentication):
@@ -31,8 +33,8 @@ the system namespace's key.`,
 		NewCmdAddTrust(f), NewCmdRemoveTrust(f),
 		claim.NewCmd(f),
 	)
-	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "namespace", Arg: "NAMESPACE", Ref: "ci", Complete: cmdutil.CompleteNamespaceNames(f),
+	c.AddCommand(builders.NewMetadataCmds(f, builders.MetadataSpec{
+		Noun: "namespace", Arg: "NAMESPACE", Ref: "ci", Complete: complete.NamespaceNames(f),
 		Get: (*client.Client).GetNamespaceMetadata, Set: (*client.Client).SetNamespaceMetadata,
 		Delete: (*client.Client).DeleteNamespaceMetadata,
 	})...)
@@ -41,20 +43,20 @@ the system namespace's key.`,
 
 // namespaceResource is GET /auth/namespaces of shakenfist da448b1a: the key
 // names are under "keys", the trusted namespaces under trust.full.
-var namespaceResource = cmdutil.Resource[client.Namespace]{
+var namespaceResource = builders.Resource[client.Namespace]{
 	Singular: "namespace", Plural: "namespaces",
-	Columns: []cmdutil.Column[client.Namespace]{
-		cmdutil.Field("NAME", func(n *client.Namespace) string { return n.Name }),
-		cmdutil.Field("KEYS", namespaceKeys),
-		cmdutil.Field("METADATA", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
+	Columns: []builders.Column[client.Namespace]{
+		builders.Field("NAME", func(n *client.Namespace) string { return n.Name }),
+		builders.Field("KEYS", namespaceKeys),
+		builders.Field("METADATA", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
 	},
-	Fields: []cmdutil.Column[client.Namespace]{
-		cmdutil.Field("name", func(n *client.Namespace) string { return n.Name }),
-		cmdutil.StateField("state", func(n *client.Namespace) string { return n.State }),
-		cmdutil.Field("keys", namespaceKeys),
-		cmdutil.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
-		cmdutil.Field("metadata", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
-		cmdutil.Field("version", func(n *client.Namespace) string { return cmdutil.Itoa(n.Version) }),
+	Fields: []builders.Column[client.Namespace]{
+		builders.Field("name", func(n *client.Namespace) string { return n.Name }),
+		builders.StateField("state", func(n *client.Namespace) string { return n.State }),
+		builders.Field("keys", namespaceKeys),
+		builders.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
+		builders.Field("metadata", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
+		builders.Field("version", func(n *client.Namespace) string { return cmdutil.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Namespace) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }
@@ -63,5 +65,5 @@ func namespaceKeys(n *client.Namespace) string { return strings.Join(n.Keys, ","
 
 // namespaceArg completes a NAMESPACE argument.
 func namespaceArg(f *cmdutil.Factory) []cobra.CompletionFunc {
-	return []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f)}
+	return []cobra.CompletionFunc{complete.NamespaceNames(f)}
 }

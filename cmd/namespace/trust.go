@@ -6,14 +6,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // newTrustCmd builds add-trust or remove-trust: both answer the namespace
 // as it now is, which is printed.
-func newTrustCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
+func newTrustCmd(f *cmdutil.Factory, spec builders.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
 	spec.Args = []string{"NAMESPACE", "TRUSTED_NAMESPACE"}
-	spec.Complete = []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f), cmdutil.CompleteNamespaceNames(f)}
+	spec.Complete = []cobra.CompletionFunc{complete.NamespaceNames(f), complete.NamespaceNames(f)}
 	spec.Run = func(s *cmdutil.Session, args []string) error {
 		ns, err := call(s.Client, s.Ctx, args[0], args[1])
 		if err != nil {
@@ -21,5 +23,5 @@ func newTrustCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Cl
 		}
 		return s.PrintDetail(namespaceResource.Detail(ns))
 	}
-	return cmdutil.NewVerbCmd(f, spec)
+	return builders.NewVerbCmd(f, spec)
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdCreate builds `shakectl network create`.
@@ -57,9 +59,9 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 			return err
 		}
 		if s.Cfg.Async != "continue" {
-			n, err = cmdutil.WaitFor(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, cmdutil.UntilState(client.StateCreated), s.Cfg.Async == "pause")
+			n, err = builders.WaitFor(s, builders.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, builders.UntilState(client.StateCreated), s.Cfg.Async == "pause")
 		}
-		return cmdutil.PrintResult(s, networkResource.Detail, n, err)
+		return builders.PrintResult(s, networkResource.Detail, n, err)
 	})
 	c.Flags().BoolVar(&dhcp, "dhcp", true, "serve DHCP on the network")
 	c.Flags().BoolVar(&nat, "nat", true, "give the network outbound NAT")
@@ -79,7 +81,7 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 		return nil
 	}
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", cmdutil.CompleteNamespaceNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
 	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
 }

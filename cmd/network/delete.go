@@ -6,13 +6,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/clusteroperation"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdDelete builds `shakectl network delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "delete", Short: "Delete a virtual network (and wait for it, within --async)",
 		Long: `Delete a network, named by UUID or name.
 
@@ -42,7 +44,7 @@ stage).`,
 		Example: `  shakectl network delete net1
   shakectl network delete net1 --async block --timeout 5m
   shakectl network delete net1 --async continue -o json   # the operation handle`,
-		Args: []string{"NETWORK"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNetworkNames(f)},
+		Args: []string{"NETWORK"}, Complete: []cobra.CompletionFunc{complete.NetworkNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			start := time.Now()
 			d, err := s.Client.StartNetworkDelete(s.Ctx, args[0])
@@ -58,8 +60,8 @@ stage).`,
 				s.Note("already_deleted", "network %s was already deleted", args[0])
 				return nil
 			}
-			n, err = cmdutil.AwaitAsync(s, cmdutil.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted)
-			return cmdutil.PrintResult(s, networkResource.Detail, n, err)
+			n, err = builders.AwaitAsync(s, builders.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted)
+			return builders.PrintResult(s, networkResource.Detail, n, err)
 		},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/clusteroperation"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
@@ -18,7 +19,7 @@ import (
 // NewCmdDeleteAll builds `shakectl network delete-all`.
 func NewCmdDeleteAll(f *cmdutil.Factory) *cobra.Command {
 	var cleanWait bool
-	c := cmdutil.NewDeleteAllCmd(f, cmdutil.DeleteAllSpec{
+	c := builders.NewDeleteAllCmd(f, builders.DeleteAllSpec{
 		Plural: "networks",
 		Long: `Delete every network of a namespace (--namespace, else the one you
 authenticate to; a system key must name one): DELETE /networks with

@@ -4,12 +4,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdList builds `shakectl network list`.
 func NewCmdList(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewListCmd(f, networkResource, cmdutil.ListSpec[client.Network]{
+	return builders.NewListCmd(f, networkResource, builders.ListSpec[client.Network]{
 		Short: "List the namespace's networks",
 		Long: `List the networks of the namespace you authenticate to. Deleted networks are
 left out unless --all is given. Piped, and with -o simple, each network is

@@ -6,12 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmd groups the network commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "network",
 		Short: "List, inspect, create and delete virtual networks",
 		Long:  `Work with Shakenfist virtual networks. A network is named by its UUID or its name.`,
@@ -22,8 +24,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	}, NewCmdList(f), NewCmdShow(f), NewCmdCreate(f), NewCmdDelete(f), NewCmdDeleteAll(f),
 		NewCmdEvents(f), NewCmdInstances(f), NewCmdAddresses(f), NewCmdPing(f),
 		NewCmdAddRouted(f), NewCmdDeleteRouted(f))
-	c.AddCommand(cmdutil.NewMetadataCmds(f, cmdutil.MetadataSpec{
-		Noun: "network", Arg: "NETWORK", Ref: "net1", Complete: cmdutil.CompleteNetworkNames(f),
+	c.AddCommand(builders.NewMetadataCmds(f, builders.MetadataSpec{
+		Noun: "network", Arg: "NETWORK", Ref: "net1", Complete: complete.NetworkNames(f),
 		Get: (*client.Client).GetNetworkMetadata, Set: (*client.Client).SetNetworkMetadata,
 		Delete: (*client.Client).DeleteNetworkMetadata,
 	})...)
@@ -32,28 +34,28 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 
 // networkResource is the network view of shakenfist da448b1a
 // (external_api/network.py): "vxlan_id", provide_dns, floating_gateway.
-var networkResource = cmdutil.Resource[client.Network]{
+var networkResource = builders.Resource[client.Network]{
 	Singular: "network", Plural: "networks",
-	Columns: []cmdutil.Column[client.Network]{
-		cmdutil.Field("UUID", func(n *client.Network) string { return n.UUID }),
-		cmdutil.Field("NAME", func(n *client.Network) string { return n.Name }),
-		cmdutil.Field("NAMESPACE", func(n *client.Network) string { return n.Namespace }),
-		cmdutil.Field("NETBLOCK", func(n *client.Network) string { return n.Netblock }),
-		cmdutil.Field("DHCP", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDHCP) }),
-		cmdutil.Field("NAT", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideNAT) }),
-		cmdutil.StateField("STATE", func(n *client.Network) string { return n.State }),
+	Columns: []builders.Column[client.Network]{
+		builders.Field("UUID", func(n *client.Network) string { return n.UUID }),
+		builders.Field("NAME", func(n *client.Network) string { return n.Name }),
+		builders.Field("NAMESPACE", func(n *client.Network) string { return n.Namespace }),
+		builders.Field("NETBLOCK", func(n *client.Network) string { return n.Netblock }),
+		builders.Field("DHCP", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDHCP) }),
+		builders.Field("NAT", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideNAT) }),
+		builders.StateField("STATE", func(n *client.Network) string { return n.State }),
 	},
-	Fields: []cmdutil.Column[client.Network]{
-		cmdutil.Field("uuid", func(n *client.Network) string { return n.UUID }),
-		cmdutil.Field("name", func(n *client.Network) string { return n.Name }),
-		cmdutil.Field("namespace", func(n *client.Network) string { return n.Namespace }),
-		cmdutil.Field("netblock", func(n *client.Network) string { return n.Netblock }),
-		cmdutil.Field("provide_dhcp", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDHCP) }),
-		cmdutil.Field("provide_nat", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideNAT) }),
-		cmdutil.Field("provide_dns", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDNS) }),
-		cmdutil.Field("floating_gateway", func(n *client.Network) string { return n.FloatingGateway }),
-		cmdutil.StateField("state", func(n *client.Network) string { return n.State }),
-		cmdutil.Field("vxlan_id", func(n *client.Network) string { return cmdutil.Itoa(n.VXLANID) }),
+	Fields: []builders.Column[client.Network]{
+		builders.Field("uuid", func(n *client.Network) string { return n.UUID }),
+		builders.Field("name", func(n *client.Network) string { return n.Name }),
+		builders.Field("namespace", func(n *client.Network) string { return n.Namespace }),
+		builders.Field("netblock", func(n *client.Network) string { return n.Netblock }),
+		builders.Field("provide_dhcp", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDHCP) }),
+		builders.Field("provide_nat", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideNAT) }),
+		builders.Field("provide_dns", func(n *client.Network) string { return cmdutil.YesNo(n.ProvideDNS) }),
+		builders.Field("floating_gateway", func(n *client.Network) string { return n.FloatingGateway }),
+		builders.StateField("state", func(n *client.Network) string { return n.State }),
+		builders.Field("vxlan_id", func(n *client.Network) string { return cmdutil.Itoa(n.VXLANID) }),
 	},
 	Raw: func(n *client.Network) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

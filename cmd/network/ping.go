@@ -6,20 +6,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // NewCmdPing builds `shakectl network ping`.
 func NewCmdPing(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.PrintsText(cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.PrintsText(builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "ping", Short: "Ping an address from inside a network",
 		Long: `Ping ADDRESS ten times from the network's namespace on its network node, and
 print ping's output. The address must be inside the network's netblock.
 -o json prints the server's {"stdout": [...], "stderr": [...]}.`,
 		Example: `  shakectl network ping net1 10.0.0.5`,
-		Args:    []string{"NETWORK", "ADDRESS"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNetworkNames(f)},
+		Args:    []string{"NETWORK", "ADDRESS"}, Complete: []cobra.CompletionFunc{complete.NetworkNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			res, err := s.Client.PingNetwork(s.Ctx, args[0], args[1])
 			if err != nil {

@@ -4,14 +4,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdShow builds `shakectl network show`.
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewShowCmd(f, networkResource, cmdutil.ShowSpec[client.Network]{
+	return builders.NewShowCmd(f, networkResource, builders.ShowSpec[client.Network]{
 		Arg: "NETWORK", Short: "Show one network", Example: `  shakectl network show net1`,
-		Complete: cmdutil.CompleteNetworkNames(f),
+		Complete: complete.NetworkNames(f),
 		Get:      (*client.Client).GetNetwork,
 	})
 }

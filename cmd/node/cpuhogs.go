@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/probe/report"
 )
@@ -32,13 +33,13 @@ type hog struct {
 	Source string `json:"source"`
 }
 
-var hogResource = cmdutil.Resource[hog]{
+var hogResource = builders.Resource[hog]{
 	Singular: "process", Plural: "processes",
-	Columns: []cmdutil.Column[hog]{
-		cmdutil.Field("NODE", func(h *hog) string { return h.Node }),
-		cmdutil.Field("PROCESS", func(h *hog) string { return h.Process }),
-		cmdutil.Field("CPU_FRACTION", func(h *hog) string { return strconv.FormatFloat(h.Fraction, 'f', 2, 64) }),
-		cmdutil.Field("THRESHOLD", func(h *hog) string { return strconv.FormatFloat(h.Threshold, 'f', 2, 64) }),
+	Columns: []builders.Column[hog]{
+		builders.Field("NODE", func(h *hog) string { return h.Node }),
+		builders.Field("PROCESS", func(h *hog) string { return h.Process }),
+		builders.Field("CPU_FRACTION", func(h *hog) string { return strconv.FormatFloat(h.Fraction, 'f', 2, 64) }),
+		builders.Field("THRESHOLD", func(h *hog) string { return strconv.FormatFloat(h.Threshold, 'f', 2, 64) }),
 	},
 	Raw: func(h *hog) json.RawMessage { return cmdutil.RawOf(nil, h) },
 }
@@ -49,7 +50,7 @@ func NewCmdCPUHogs(f *cmdutil.Factory) *cobra.Command {
 		threshold float64
 		ignore    []string
 	)
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "cpuhogs", Short: "List Shakenfist processes using too much CPU",
 		Long: `List the Shakenfist processes (and etcd) on every node whose share of a CPU,
 averaged since the process started, is above --threshold (default 0.25, a

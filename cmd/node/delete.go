@@ -5,17 +5,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmdDelete builds `shakectl node delete` (admin), sf-client's "node
 // delete" (client-python 6c25293c commandline/node.py): DELETE
 // /nodes/{node}. Removing a node from the cluster cannot be undone from
 // here, so it asks on a terminal and needs --yes elsewhere, as the
-// delete-all commands do (cmdutil.Confirm).
+// delete-all commands do (builders.Confirm).
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
 	var yes bool
-	c := cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c := builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "delete", Short: "Remove a node from the cluster",
 		Long: `Remove a node from the cluster (DELETE /nodes/NODE, admin only). The server
 marks the node deleted and schedules nothing more on it; it answers the
@@ -23,9 +25,9 @@ node, now in state deleted, which is printed.
 
 It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 		Example: `  shakectl node delete sf-3 --yes`,
-		Args:    []string{"NODE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNodeNames(f)},
+		Args:    []string{"NODE"}, Complete: []cobra.CompletionFunc{complete.NodeNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
-			if err := cmdutil.Confirm(s, yes, fmt.Sprintf("Delete node %q from the cluster", args[0])); err != nil {
+			if err := builders.Confirm(s, yes, fmt.Sprintf("Delete node %q from the cluster", args[0])); err != nil {
 				return err
 			}
 			n, err := s.Client.DeleteNode(s.Ctx, args[0])

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -36,24 +37,24 @@ with HTTP 507, the refusal's message says what ran short.`,
 // nodeResource is the node view of shakenfist da448b1a (external_api/
 // node.py): name, ip, state, lastseen, release, an integer schema version
 // and the is_* role flags; no capacity and no tags.
-var nodeResource = cmdutil.Resource[client.Node]{
+var nodeResource = builders.Resource[client.Node]{
 	Singular: "node", Plural: "nodes",
-	Columns: []cmdutil.Column[client.Node]{
-		cmdutil.Field("NAME", func(n *client.Node) string { return n.Name }),
-		cmdutil.Field("IP", func(n *client.Node) string { return n.IP }),
-		cmdutil.StateField("STATE", func(n *client.Node) string { return n.State }),
-		cmdutil.Field("ROLES", nodeRoles),
-		cmdutil.Field("RELEASE", func(n *client.Node) string { return n.Release }),
-		cmdutil.Field("LASTSEEN", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
+	Columns: []builders.Column[client.Node]{
+		builders.Field("NAME", func(n *client.Node) string { return n.Name }),
+		builders.Field("IP", func(n *client.Node) string { return n.IP }),
+		builders.StateField("STATE", func(n *client.Node) string { return n.State }),
+		builders.Field("ROLES", nodeRoles),
+		builders.Field("RELEASE", func(n *client.Node) string { return n.Release }),
+		builders.Field("LASTSEEN", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
 	},
-	Fields: []cmdutil.Column[client.Node]{
-		cmdutil.Field("name", func(n *client.Node) string { return n.Name }),
-		cmdutil.Field("ip", func(n *client.Node) string { return n.IP }),
-		cmdutil.StateField("state", func(n *client.Node) string { return n.State }),
-		cmdutil.Field("roles", nodeRoles),
-		cmdutil.Field("release", func(n *client.Node) string { return n.Release }),
-		cmdutil.Field("lastseen", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
-		cmdutil.Field("version", func(n *client.Node) string { return cmdutil.Itoa(n.Version) }),
+	Fields: []builders.Column[client.Node]{
+		builders.Field("name", func(n *client.Node) string { return n.Name }),
+		builders.Field("ip", func(n *client.Node) string { return n.IP }),
+		builders.StateField("state", func(n *client.Node) string { return n.State }),
+		builders.Field("roles", nodeRoles),
+		builders.Field("release", func(n *client.Node) string { return n.Release }),
+		builders.Field("lastseen", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
+		builders.Field("version", func(n *client.Node) string { return cmdutil.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Node) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // nodeResources is one node's entry of GET /admin/resources' per_node
@@ -36,14 +38,14 @@ func figure(name string) func(*nodeResources) string {
 // differ between servers) go under OTHER.
 var shownFigures = []string{"cpu_available", "ram_available", "cpu_max_per_instance"}
 
-var resourcesResource = cmdutil.Resource[nodeResources]{
+var resourcesResource = builders.Resource[nodeResources]{
 	Singular: "node", Plural: "nodes",
-	Columns: []cmdutil.Column[nodeResources]{
-		cmdutil.Field("NODE", func(n *nodeResources) string { return n.Node }),
-		cmdutil.Field("CPU_AVAILABLE", figure("cpu_available")),
-		cmdutil.Field("RAM_AVAILABLE", figure("ram_available")),
-		cmdutil.Field("CPU_MAX_PER_INSTANCE", figure("cpu_max_per_instance")),
-		cmdutil.Field("OTHER", func(n *nodeResources) string {
+	Columns: []builders.Column[nodeResources]{
+		builders.Field("NODE", func(n *nodeResources) string { return n.Node }),
+		builders.Field("CPU_AVAILABLE", figure("cpu_available")),
+		builders.Field("RAM_AVAILABLE", figure("ram_available")),
+		builders.Field("CPU_MAX_PER_INSTANCE", figure("cpu_max_per_instance")),
+		builders.Field("OTHER", func(n *nodeResources) string {
 			rest := map[string]any{}
 			for k, v := range n.Figures {
 				rest[k] = v
@@ -55,13 +57,13 @@ var resourcesResource = cmdutil.Resource[nodeResources]{
 		}),
 	},
 	Raw: func(n *nodeResources) json.RawMessage {
-		return cmdutil.WithRawField(cmdutil.RawOf(nil, n.Figures), "node", n.Node)
+		return builders.WithRawField(cmdutil.RawOf(nil, n.Figures), "node", n.Node)
 	},
 }
 
 // NewCmdResources builds `shakectl node resources`.
 func NewCmdResources(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	return builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "resources", Short: "Show what the scheduler sees free on each node",
 		Long: `Show the scheduler's view of each node's free capacity (GET /admin/resources,
 admin only): vCPUs and MiB of memory available, the most vCPUs one instance
@@ -73,7 +75,7 @@ server this says so (exit 1); "shakectl node events NODE --type resources"
 shows the figures each node reported instead.`,
 		Example: `  shakectl node resources
   shakectl node resources sf-1 -o json`,
-		Optional: []string{"NODE"}, Complete: []cobra.CompletionFunc{cmdutil.CompleteNodeNames(f)},
+		Optional: []string{"NODE"}, Complete: []cobra.CompletionFunc{complete.NodeNames(f)},
 		Run: func(s *cmdutil.Session, args []string) error {
 			res, err := s.Client.NodeResources(s.Ctx)
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -240,7 +241,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 		transport.Wire:    "the probe's own connections (plain http:// to one address)",
 		transport.NetHTTP: "Go's net/http client (https://, actor-in-host URLs)",
 	})))
-	cmdutil.Must(c.RegisterFlagCompletionFunc("distribution", cmdutil.CompleteDistribution))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("distribution", complete.Distribution))
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))
 	cmdutil.Must(c.MarkFlagFilename("plot", "html"))
 	cmdutil.Must(c.MarkFlagFilename("actors-file"))

@@ -14,6 +14,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/blob"
 	"github.com/shakenfist/shakectl/cmd/clusteroperation"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/completion"
 	cliconfig "github.com/shakenfist/shakectl/cmd/config"
 	clicontext "github.com/shakenfist/shakectl/cmd/context"
@@ -82,7 +83,11 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		return cmdutil.CheckOutputApplies(c)
 	}
 
-	// Every setting's flag, from the one table (cmdutil.Settings).
+	// Every setting's flag, from the one table (cmdutil.Settings); the
+	// namespaces --namespace completes are the API's (cmd/complete).
+	if f.CompleteNamespaces == nil {
+		f.CompleteNamespaces = complete.NamespaceNames
+	}
 	cmdutil.AddSettingFlags(root, f)
 
 	// Each tree resolves its own configuration, from its own flags.

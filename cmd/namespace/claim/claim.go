@@ -10,12 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // NewCmd groups the claim commands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	c := cmdutil.NewGroupCmd(cmdutil.GroupSpec{
+	c := builders.NewGroupCmd(builders.GroupSpec{
 		Noun:  "claim",
 		Short: "Capacity claims: capacity promised to a namespace (2026 servers)",
 		Long: `A capacity claim promises a namespace up to --cpus vCPUs, --memory MiB and
@@ -36,27 +38,27 @@ the claim below what it uses (exit 1).`,
 
 // claimResource is 2026 auth.py's claim_example: limits, use, coverage
 // and expiry.
-var claimResource = cmdutil.Resource[client.Claim]{
+var claimResource = builders.Resource[client.Claim]{
 	Singular: "claim", Plural: "claims",
-	Columns: []cmdutil.Column[client.Claim]{
-		cmdutil.Field("UUID", func(c *client.Claim) string { return c.UUID }),
-		cmdutil.StateField("STATE", func(c *client.Claim) string { return c.State }),
-		cmdutil.Field("COVERAGE", func(c *client.Claim) string { return c.CoverageState }),
-		cmdutil.Field("CPUS", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
-		cmdutil.Field("MEMORY_MB", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
-		cmdutil.Field("DISK_GB", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
-		cmdutil.Field("EXPIRES", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
+	Columns: []builders.Column[client.Claim]{
+		builders.Field("UUID", func(c *client.Claim) string { return c.UUID }),
+		builders.StateField("STATE", func(c *client.Claim) string { return c.State }),
+		builders.Field("COVERAGE", func(c *client.Claim) string { return c.CoverageState }),
+		builders.Field("CPUS", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
+		builders.Field("MEMORY_MB", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
+		builders.Field("DISK_GB", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
+		builders.Field("EXPIRES", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
 	},
-	Fields: []cmdutil.Column[client.Claim]{
-		cmdutil.Field("uuid", func(c *client.Claim) string { return c.UUID }),
-		cmdutil.Field("namespace", func(c *client.Claim) string { return c.Namespace }),
-		cmdutil.StateField("state", func(c *client.Claim) string { return c.State }),
-		cmdutil.Field("coverage_state", func(c *client.Claim) string { return c.CoverageState }),
-		cmdutil.Field("cpus", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
-		cmdutil.Field("memory_mb", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
-		cmdutil.Field("disk_gb", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
-		cmdutil.Field("expires_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
-		cmdutil.Field("updated_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.UpdatedAt) }),
+	Fields: []builders.Column[client.Claim]{
+		builders.Field("uuid", func(c *client.Claim) string { return c.UUID }),
+		builders.Field("namespace", func(c *client.Claim) string { return c.Namespace }),
+		builders.StateField("state", func(c *client.Claim) string { return c.State }),
+		builders.Field("coverage_state", func(c *client.Claim) string { return c.CoverageState }),
+		builders.Field("cpus", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
+		builders.Field("memory_mb", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
+		builders.Field("disk_gb", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
+		builders.Field("expires_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
+		builders.Field("updated_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.UpdatedAt) }),
 	},
 	Raw: func(c *client.Claim) json.RawMessage { return cmdutil.RawOf(c.Raw, c) },
 }
@@ -99,12 +101,12 @@ func missing(c *cobra.Command) error {
 }
 
 func claimArgs(f *cmdutil.Factory) []cobra.CompletionFunc {
-	return []cobra.CompletionFunc{cmdutil.CompleteNamespaceNames(f)}
+	return []cobra.CompletionFunc{complete.NamespaceNames(f)}
 }
 
 // newClaimCmd builds a verb on NAMESPACE CLAIM that prints the claim the
 // call answers (show, delete).
-func newClaimCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Claim, error)) *cobra.Command {
+func newClaimCmd(f *cmdutil.Factory, spec builders.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Claim, error)) *cobra.Command {
 	spec.Args, spec.Complete = []string{"NAMESPACE", "CLAIM"}, claimArgs(f)
 	spec.Run = func(s *cmdutil.Session, args []string) error {
 		c, err := call(s.Client, s.Ctx, args[0], args[1])
@@ -113,7 +115,7 @@ func newClaimCmd(f *cmdutil.Factory, spec cmdutil.VerbSpec, call func(*client.Cl
 		}
 		return printClaim(s, c)
 	}
-	return cmdutil.NewVerbCmd(f, spec)
+	return builders.NewVerbCmd(f, spec)
 }
 
 func printClaim(s *cmdutil.Session, c *client.Claim) error {

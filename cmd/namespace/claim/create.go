@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -11,7 +12,7 @@ import (
 func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 	var l limitFlags
 	var c *cobra.Command
-	c = cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c = builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "create", Short: "Claim capacity for a namespace",
 		Long: `Ask the cluster to promise NAMESPACE up to --cpus vCPUs, --memory MiB and
 --disk GB for --expiry, and print the claim. Every limit and the expiry are

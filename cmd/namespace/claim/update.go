@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -11,7 +12,7 @@ import (
 func NewCmdUpdate(f *cmdutil.Factory) *cobra.Command {
 	var l limitFlags
 	var c *cobra.Command
-	c = cmdutil.NewVerbCmd(f, cmdutil.VerbSpec{
+	c = builders.NewVerbCmd(f, builders.VerbSpec{
 		Use: "update", Short: "Change a capacity claim's limits or expiry",
 		Long: `Change the limits or the expiry of a claim: only the flags given are sent
 (the server reads the body as a field mask). A claim cannot shrink below

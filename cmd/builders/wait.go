@@ -1,4 +1,4 @@
-package cmdutil
+package builders
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // Polling a resource's state starts fast (a create usually settles in a
@@ -101,46 +102,18 @@ func UntilState(target client.State) func(client.State) bool {
 	return func(s client.State) bool { return s == target }
 }
 
-// InstanceFailedError is a resource (an instance, or a network when Kind
-// says so) that reached an error state, or was deleted, while a command
-// waited for something else.
-type InstanceFailedError struct {
-	Kind    string // "" means instance
-	Ref     string
-	State   client.State
-	Message string // the server's error_message, if any
-}
-
-func (e *InstanceFailedError) kind() string {
-	if e.Kind == "" {
-		return "instance"
-	}
-	return e.Kind
-}
-
-func (e *InstanceFailedError) Error() string {
-	msg := fmt.Sprintf("%s %s is in state %s", e.kind(), e.Ref, e.State)
-	if e.State == client.StateDeleted {
-		msg = fmt.Sprintf("%s %s was deleted", e.kind(), e.Ref)
-	}
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
-}
-
 // WaitFor polls a resource until done(state), within the command's
 // deadline counted from start (--timeout, else the async budget). last is
 // what the caller already knows (the create's answer), or nil.
 //
 // lenient is --async pause's promise: running out of time is not an error,
-// the resource is returned as it is. Otherwise it is a *WaitTimeoutError
+// the resource is returned as it is. Otherwise it is a *cmdutil.WaitTimeoutError
 // (exit 124). An error state, or a deletion while waiting for anything
-// else, ends the wait with *InstanceFailedError. Waiting for "deleted"
+// else, ends the wait with *cmdutil.InstanceFailedError. Waiting for "deleted"
 // also ends well when the resource disappears (404).
-func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
+func WaitFor[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
 	budget := s.Cfg.Deadline()
-	ctx, cancel := withDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
+	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
 	defer cancel()
 	if budget <= 0 {
 		// --async continue without --timeout: look once, do not wait.
@@ -163,7 +136,7 @@ func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref stri
 			state := w.state(last)
 			if state != lastState {
 				if lastState != "" {
-					s.progress("%s %s: %s", w.kind, name, state)
+					s.Progress("%s %s: %s", w.kind, name, state)
 				}
 				lastState = state
 			}
@@ -176,18 +149,18 @@ func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref stri
 			case state == target:
 				return last, nil
 			case state.IsError() || state == client.StateDeleted:
-				return last, &InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(last)}
+				return last, &cmdutil.InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(last)}
 			case done(state):
 				return last, nil
 			}
 			if budget <= 0 {
-				return last, s.waitTimeout(w.kind, name, target, state, budget, lenient)
+				return last, waitTimeout(s, w.kind, name, target, state, budget, lenient)
 			}
 			timer := time.NewTimer(poll)
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return last, s.waitEnded(ctx, w.kind, name, target, state, budget, lenient)
+				return last, waitEnded(s, ctx, w.kind, name, target, state, budget, lenient)
 			case <-timer.C:
 			}
 			poll = min(poll*3/2, maxPoll)
@@ -205,7 +178,7 @@ func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref stri
 			if last != nil {
 				state = w.state(last)
 			}
-			return last, s.waitEnded(ctx, w.kind, name, target, state, budget, lenient)
+			return last, waitEnded(s, ctx, w.kind, name, target, state, budget, lenient)
 		default:
 			return last, err
 		}
@@ -214,21 +187,14 @@ func WaitFor[T any](s *Session, w Watched[T], start time.Time, last *T, ref stri
 
 // waitEnded explains why a wait stopped: the deadline (a timeout, or for
 // --async pause no error at all) or an interruption.
-func (s *Session) waitEnded(ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
-	if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
+func waitEnded(s *cmdutil.Session, ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+	if cause := context.Cause(ctx); !errors.Is(cause, cmdutil.ErrTimeout) {
 		return cause
 	}
-	return s.waitTimeout(kind, name, target, state, budget, lenient)
+	return waitTimeout(s, kind, name, target, state, budget, lenient)
 }
 
-// Forgives is the one timeout rule: a wait that runs out ends without an
-// error only when it is lenient (--async pause) and what ran out was that
-// budget, never a --timeout the user gave, which exits 124 whatever
-// --async is and whatever is waited for (issue 28, item 14; issue 34,
-// item 8: network delete's cluster operation exited 0 past --timeout).
-func (s *Session) Forgives(lenient bool) bool { return lenient && s.Cfg.Timeout == 0 }
-
-func (s *Session) waitTimeout(kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+func waitTimeout(s *cmdutil.Session, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
 	// --async pause forgives running out of its own budget only: a
 	// --timeout the user gave is a promise the README keeps, exit 124
 	// whatever --async is, so a script can tell that the wait did not end
@@ -239,35 +205,12 @@ func (s *Session) waitTimeout(kind, name string, target, state client.State, bud
 			if kind == "instance" {
 				how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
 			}
-			Note(s.F.IOStreams, s.Cfg, "still_waiting", fmt.Sprintf("%s %s is still %s after %s; %s", kind, name, OrUnknown(string(state)), budget, how))
+			cmdutil.Note(s.F.IOStreams, s.Cfg, "still_waiting", fmt.Sprintf("%s %s is still %s after %s; %s", kind, name, cmdutil.OrUnknown(string(state)), budget, how))
 		}
 		return nil
 	}
-	return &WaitTimeoutError{What: fmt.Sprintf("%s %s did not reach state %s", kind, name, target), State: state, Budget: budget}
+	return &cmdutil.WaitTimeoutError{What: fmt.Sprintf("%s %s did not reach state %s", kind, name, target), State: state, Budget: budget}
 }
-
-// WaitTimeoutError is a wait that ran out of its deadline; it matches
-// ErrTimeout (exit 124).
-type WaitTimeoutError struct {
-	What   string
-	State  client.State
-	Budget time.Duration
-	// Left says what was still to happen, when that is not a state.
-	Left string
-}
-
-func (e *WaitTimeoutError) Error() string {
-	msg := fmt.Sprintf("%s within %s", e.What, e.Budget)
-	if e.State != "" {
-		msg += fmt.Sprintf(" (last state: %s)", e.State)
-	}
-	if e.Left != "" {
-		msg += " (" + e.Left + ")"
-	}
-	return msg
-}
-
-func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // WaitUntil polls done, as WaitFor polls one object, until it says yes,
 // within the run's async budget (--timeout, else 60s for pause and 1h for
@@ -275,9 +218,9 @@ func (e *WaitTimeoutError) Is(target error) bool { return target == ErrTimeout }
 // ("namespace ci was not emptied") and done what is left, for the
 // messages. lenient is --async pause's promise, as for WaitFor: it
 // forgives the async budget, never an explicit --timeout.
-func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
+func WaitUntil(s *cmdutil.Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
 	budget := s.Cfg.Deadline()
-	ctx, cancel := withDeadline(s.F.Context, max(budget, time.Nanosecond))
+	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget, time.Nanosecond))
 	defer cancel()
 	poll := firstPoll
 	for {
@@ -296,7 +239,7 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			if cause := context.Cause(ctx); !errors.Is(cause, ErrTimeout) {
+			if cause := context.Cause(ctx); !errors.Is(cause, cmdutil.ErrTimeout) {
 				return cause
 			}
 			// An explicit --timeout is never forgiven (exit 124), as in
@@ -307,11 +250,11 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 				}
 				return nil
 			}
-			return &WaitTimeoutError{What: what, Budget: budget, Left: left}
+			return &cmdutil.WaitTimeoutError{What: what, Budget: budget, Left: left}
 		case <-timer.C:
 		}
 		poll = min(poll*3/2, maxPoll)
-		s.progress("still %s", left)
+		s.Progress("still %s", left)
 	}
 }
 
@@ -319,7 +262,7 @@ func WaitUntil(s *Session, what string, lenient bool, done func(ctx context.Cont
 // ref) reaches target: pause waits leniently, block strictly, continue not
 // at all; an answer already at target is not polled. Instance and network
 // delete share it.
-func AwaitAsync[T any](s *Session, w Watched[T], start time.Time, last *T, ref string, target client.State) (*T, error) {
+func AwaitAsync[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *T, ref string, target client.State) (*T, error) {
 	if s.Cfg.Async == "continue" || w.state(last) == target {
 		return last, nil
 	}

@@ -1,4 +1,4 @@
-package cmdutil
+package builders
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -66,7 +67,7 @@ type ListSpec[T any] struct {
 }
 
 // NewListCmd builds "<resource> list".
-func NewListCmd[T any](f *Factory, r Resource[T], spec ListSpec[T]) *cobra.Command {
+func NewListCmd[T any](f *cmdutil.Factory, r Resource[T], spec ListSpec[T]) *cobra.Command {
 	var all bool
 	c := &cobra.Command{
 		Use:     "list",
@@ -76,7 +77,7 @@ func NewListCmd[T any](f *Factory, r Resource[T], spec ListSpec[T]) *cobra.Comma
 		Example: spec.Example,
 		Args:    cobra.NoArgs,
 	}
-	Verb(f, c, func(s *Session, _ []string) error {
+	cmdutil.Verb(f, c, func(s *cmdutil.Session, _ []string) error {
 		items, err := spec.Fetch(s.Client, s.Ctx, all)
 		if err != nil {
 			return err
@@ -97,7 +98,7 @@ type ShowSpec[T any] struct {
 }
 
 // NewShowCmd builds "<resource> show REF".
-func NewShowCmd[T any](f *Factory, r Resource[T], spec ShowSpec[T]) *cobra.Command {
+func NewShowCmd[T any](f *cmdutil.Factory, r Resource[T], spec ShowSpec[T]) *cobra.Command {
 	return NewRefDetailCmd(f, r, RefDetailSpec[T]{
 		Use: "show", Arg: spec.Arg, Short: spec.Short, Long: spec.Long, Example: spec.Example,
 		Complete: spec.Complete, Call: spec.Get,
@@ -116,7 +117,7 @@ func StateField[T any](name string, value func(*T) string) Column[T] {
 
 // PrintResult prints what a command that waited ended with (v may be nil
 // when nothing is known) and returns the wait's error, or the print's.
-func PrintResult[T any](s *Session, detail func(*T) output.Detail, v *T, err error) error {
+func PrintResult[T any](s *cmdutil.Session, detail func(*T) output.Detail, v *T, err error) error {
 	if v != nil {
 		if perr := s.PrintDetail(detail(v)); perr != nil && err == nil {
 			err = perr

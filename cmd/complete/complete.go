@@ -1,8 +1,7 @@
-package cmdutil
+package complete
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,13 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
-// CompleteDistribution completes parking-probe's --distribution: the three
+// Distribution completes parking-probe's --distribution: the three
 // kinds, then, once "hot:" or "zipf:" is typed, typical parameters. A kind
 // that needs a parameter is offered without the trailing space so the
 // number can follow at once.
-func CompleteDistribution(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func Distribution(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if kind, _, ok := strings.Cut(toComplete, ":"); ok {
 		examples := map[string][]cobra.Completion{
 			"hot": {
@@ -57,41 +57,18 @@ func CompleteDistribution(_ *cobra.Command, _ []string, toComplete string) ([]co
 	return comps, directive
 }
 
-// FixedWithDesc completes a fixed set of values, each with a description,
-// and never file names. Values are filtered by what is typed so far, so the
-// answer is right even for a shell that does not filter.
-func FixedWithDesc(values []string, desc map[string]string) cobra.CompletionFunc {
-	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var comps []cobra.Completion
-		for _, v := range values {
-			if strings.HasPrefix(v, toComplete) {
-				comps = append(comps, cobra.CompletionWithDesc(v, desc[v]))
-			}
-		}
-		return comps, cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
-// Must panics on a programming error in the command tree's wiring (a flag
-// name that does not exist); tests catch it long before a user could.
-func Must(err error) {
-	if err != nil {
-		panic(fmt.Sprintf("completion wiring: %v", err))
-	}
-}
-
-// CompletionTimeout bounds the API calls made while the user waits at TAB:
+// Timeout bounds the API calls made while the user waits at TAB:
 // an unreachable or slow cloud must cost two seconds, not the client's
 // per-request timeout.
-const CompletionTimeout = 2 * time.Second
+const Timeout = 2 * time.Second
 
 // namedItem is one candidate fetched from the API: the name the user types,
 // and a short description the shells that support it show next to it.
 type namedItem struct{ name, desc string }
 
-// CompleteInstanceNames offers the names of the namespace's instances
+// InstanceNames offers the names of the namespace's instances
 // (deleted ones left out), e.g. for `instance show <TAB>`.
-func CompleteInstanceNames(f *Factory) cobra.CompletionFunc {
+func InstanceNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListInstances(ctx, false)
 		items := make([]namedItem, 0, len(list))
@@ -102,9 +79,9 @@ func CompleteInstanceNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteNetworkNames offers the names of the namespace's networks, for
+// NetworkNames offers the names of the namespace's networks, for
 // `network show <TAB>` and the NET of `instance create -n NET`.
-func CompleteNetworkNames(f *Factory) cobra.CompletionFunc {
+func NetworkNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListNetworks(ctx, false)
 		items := make([]namedItem, 0, len(list))
@@ -115,11 +92,11 @@ func CompleteNetworkNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteInterfaceUUIDs offers the UUIDs of the interfaces of the
+// InterfaceUUIDs offers the UUIDs of the interfaces of the
 // namespace's instances, each described by its instance and address, for
 // `interface show <TAB>`. sf-client asks every instance for its
 // interfaces; the instance list already carries them, so one request.
-func CompleteInterfaceUUIDs(f *Factory) cobra.CompletionFunc {
+func InterfaceUUIDs(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListInstances(ctx, false)
 		var items []namedItem
@@ -132,9 +109,9 @@ func CompleteInterfaceUUIDs(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteNodeNames offers the cluster's node names, for `node show <TAB>`
+// NodeNames offers the cluster's node names, for `node show <TAB>`
 // and `instance create --placement <TAB>`.
-func CompleteNodeNames(f *Factory) cobra.CompletionFunc {
+func NodeNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListNodes(ctx)
 		items := make([]namedItem, 0, len(list))
@@ -145,10 +122,10 @@ func CompleteNodeNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteNamespaceNames offers the namespaces, for --namespace. Only a
+// NamespaceNames offers the namespaces, for --namespace. Only a
 // system key may list them; for any other the list fails and, as with every
 // API completion, nothing is offered.
-func CompleteNamespaceNames(f *Factory) cobra.CompletionFunc {
+func NamespaceNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListNamespaces(ctx)
 		items := make([]namedItem, 0, len(list))
@@ -192,7 +169,7 @@ func acceptsOneMore(c *cobra.Command, args []string, toComplete string) bool {
 // and a shell prompt is no place for an error). Names already given as
 // arguments are not offered again, and a name shared by several objects is
 // offered once.
-func completeFromAPI(f *Factory, list func(context.Context, *client.Client) ([]namedItem, error)) cobra.CompletionFunc {
+func completeFromAPI(f *cmdutil.Factory, list func(context.Context, *client.Client) ([]namedItem, error)) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if f.Client == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -211,7 +188,7 @@ func completeFromAPI(f *Factory, list func(context.Context, *client.Client) ([]n
 		if parent == nil {
 			parent = context.Background()
 		}
-		ctx, cancel := context.WithTimeout(parent, CompletionTimeout)
+		ctx, cancel := context.WithTimeout(parent, Timeout)
 		defer cancel()
 		// Wait for the answer or the deadline, whichever comes first: a
 		// step of the call that outlives its context (the client's shared
@@ -283,10 +260,10 @@ func onNode(node string) string {
 	return "on " + node
 }
 
-// CompleteArtifactNames offers the names of the artifacts the caller can
+// ArtifactNames offers the names of the artifacts the caller can
 // see (labels left out: they have their own commands), for `artifact show
 // <TAB>` and the other artifact verbs.
-func CompleteArtifactNames(f *Factory) cobra.CompletionFunc {
+func ArtifactNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListArtifacts(ctx, false)
 		items := make([]namedItem, 0, len(list))
@@ -299,8 +276,8 @@ func CompleteArtifactNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteLabelNames offers the labels' names, for `label update <TAB>`.
-func CompleteLabelNames(f *Factory) cobra.CompletionFunc {
+// LabelNames offers the labels' names, for `label update <TAB>`.
+func LabelNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListLabels(ctx, false)
 		items := make([]namedItem, 0, len(list))
@@ -311,10 +288,10 @@ func CompleteLabelNames(f *Factory) cobra.CompletionFunc {
 	})
 }
 
-// CompleteBlobUUIDs offers the blobs of the artifacts the caller can see
+// BlobUUIDs offers the blobs of the artifacts the caller can see
 // (GET /blobs is admin only; every caller can list artifacts), described
 // by the artifact and version naming them.
-func CompleteBlobUUIDs(f *Factory) cobra.CompletionFunc {
+func BlobUUIDs(f *cmdutil.Factory) cobra.CompletionFunc {
 	return completeFromAPI(f, func(ctx context.Context, c *client.Client) ([]namedItem, error) {
 		list, err := c.ListArtifacts(ctx, false)
 		var items []namedItem

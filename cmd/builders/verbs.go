@@ -1,4 +1,4 @@
-package cmdutil
+package builders
 
 import (
 	"bufio"
@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -30,11 +34,11 @@ type VerbSpec struct {
 	// Check, when set, judges the arguments before any session: what it
 	// refuses is a usage error with nothing sent.
 	Check func(args []string) error
-	Run   func(s *Session, args []string) error
+	Run   func(s *cmdutil.Session, args []string) error
 }
 
 // NewVerbCmd builds a command from a VerbSpec.
-func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
+func NewVerbCmd(f *cmdutil.Factory, spec VerbSpec) *cobra.Command {
 	use := spec.Use
 	for _, a := range spec.Args {
 		use += " " + a
@@ -53,7 +57,7 @@ func NewVerbCmd(f *Factory, spec VerbSpec) *cobra.Command {
 	if spec.Check != nil {
 		c.PreRunE = func(_ *cobra.Command, args []string) error { return spec.Check(args) }
 	}
-	return Verb(f, c, spec.Run)
+	return cmdutil.Verb(f, c, spec.Run)
 }
 
 // GroupSpec is a noun's command group: "<noun> <command>", also spelled
@@ -91,11 +95,11 @@ type RefDetailSpec[T any] struct {
 
 // NewRefDetailCmd builds "<noun> <use> REF", printing r's detail of what
 // the call answers.
-func NewRefDetailCmd[T any](f *Factory, r Resource[T], spec RefDetailSpec[T]) *cobra.Command {
+func NewRefDetailCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefDetailSpec[T]) *cobra.Command {
 	v := VerbSpec{
 		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
 		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *Session, args []string) error {
+		Run: func(s *cmdutil.Session, args []string) error {
 			obj, err := spec.Call(s.Client, s.Ctx, args[0])
 			if err != nil {
 				return err
@@ -115,13 +119,13 @@ func NewRefDetailCmd[T any](f *Factory, r Resource[T], spec RefDetailSpec[T]) *c
 
 // AlreadyDeleted says on stderr (unless --quiet) that a delete found
 // nothing to do: the server's 200 null.
-func AlreadyDeleted(s *Session, what string) {
+func AlreadyDeleted(s *cmdutil.Session, what string) {
 	if !s.Cfg.Quiet {
 		fmt.Fprintf(s.F.IOStreams.ErrOut, "%s was already deleted\n", what)
 	}
 }
 
-// optionalArgs checks the required arguments as RefArgs does and allows
+// optionalArgs checks the required arguments as cmdutil.RefArgs does and allows
 // up to len(optional) more.
 func optionalArgs(required, optional []string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
@@ -129,7 +133,7 @@ func optionalArgs(required, optional []string) cobra.PositionalArgs {
 		if n > len(required) && n <= len(required)+len(optional) {
 			n = len(required)
 		}
-		return RefArgs(required...)(c, args[:n:n])
+		return cmdutil.RefArgs(required...)(c, args[:n:n])
 	}
 }
 
@@ -153,11 +157,11 @@ type RefListSpec[T any] struct {
 }
 
 // NewRefListCmd builds "<noun> <use> REF", printing r's list.
-func NewRefListCmd[T any](f *Factory, r Resource[T], spec RefListSpec[T]) *cobra.Command {
+func NewRefListCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefListSpec[T]) *cobra.Command {
 	return NewVerbCmd(f, VerbSpec{
 		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
 		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *Session, args []string) error {
+		Run: func(s *cmdutil.Session, args []string) error {
 			items, err := spec.Fetch(s.Client, s.Ctx, args[0])
 			if err != nil {
 				return err
@@ -170,13 +174,13 @@ func NewRefListCmd[T any](f *Factory, r Resource[T], spec RefListSpec[T]) *cobra
 // Confirm asks a person at a terminal to type yes before something that
 // cannot be undone; anywhere else --yes must have said so already. The
 // question goes to stderr, so stdout stays data.
-func Confirm(s *Session, yes bool, question string) error {
+func Confirm(s *cmdutil.Session, yes bool, question string) error {
 	if yes {
 		return nil
 	}
 	ios := s.F.IOStreams
 	if !ios.IsStdinTTY() || !ios.IsStderrTTY() {
-		return &UsageError{Msg: question + ": not on a terminal, so pass --yes to confirm", Command: s.F.Command.CommandPath()}
+		return &cmdutil.UsageError{Msg: question + ": not on a terminal, so pass --yes to confirm", Command: s.F.Command.CommandPath()}
 	}
 	fmt.Fprintf(ios.ErrOut, "%s? Type yes to go on: ", question)
 	line, err := bufio.NewReader(ios.In).ReadString('\n')
@@ -184,7 +188,7 @@ func Confirm(s *Session, yes bool, question string) error {
 		return err
 	}
 	if strings.TrimSpace(line) != "yes" {
-		return &UsageError{Msg: "not confirmed; nothing was deleted"}
+		return &cmdutil.UsageError{Msg: "not confirmed; nothing was deleted"}
 	}
 	return nil
 }
@@ -193,12 +197,12 @@ func Confirm(s *Session, yes bool, question string) error {
 // question and the help) and the call.
 type DeleteAllSpec struct {
 	Plural, Long, Example string
-	Delete                func(s *Session, namespace string) (output.Detail, error)
+	Delete                func(s *cmdutil.Session, namespace string) (output.Detail, error)
 }
 
 // NewDeleteAllCmd builds "<noun> delete-all": every object of one
 // namespace (--namespace, else the configured one), after a confirmation.
-func NewDeleteAllCmd(f *Factory, spec DeleteAllSpec) *cobra.Command {
+func NewDeleteAllCmd(f *cmdutil.Factory, spec DeleteAllSpec) *cobra.Command {
 	var (
 		yes       bool
 		namespace string
@@ -209,7 +213,7 @@ func NewDeleteAllCmd(f *Factory, spec DeleteAllSpec) *cobra.Command {
 
 It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 		Example: spec.Example,
-		Run: func(s *Session, _ []string) error {
+		Run: func(s *cmdutil.Session, _ []string) error {
 			ns := namespace
 			if ns == "" {
 				ns = s.Cfg.Namespace
@@ -227,7 +231,7 @@ It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	c.Flags().BoolVar(&yes, "confirm", false, "the same as --yes (sf-client's spelling)")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace whose "+spec.Plural+" to delete (default: the one you authenticate to)")
-	Must(c.RegisterFlagCompletionFunc("namespace", CompleteNamespaceNames(f)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
 	return c
 }
 
@@ -252,7 +256,7 @@ type MetadataSpec struct {
 // NewMetadataCmds builds get-metadata, set-metadata and delete-metadata
 // for one kind of object, as sf-client has them (client-python 6c25293c
 // commandline/*.py): the one metadata builder of every noun.
-func NewMetadataCmds(f *Factory, spec MetadataSpec) []*cobra.Command {
+func NewMetadataCmds(f *cmdutil.Factory, spec MetadataSpec) []*cobra.Command {
 	ref := []cobra.CompletionFunc{spec.Complete}
 	var cmds []*cobra.Command
 	if spec.Get != nil {
@@ -262,7 +266,7 @@ func NewMetadataCmds(f *Factory, spec MetadataSpec) []*cobra.Command {
 JSON); -o json prints the server's object.`,
 			Example: "  shakectl " + spec.Noun + " get-metadata " + spec.Ref,
 			Args:    []string{spec.Arg}, Complete: ref,
-			Run: func(s *Session, args []string) error {
+			Run: func(s *cmdutil.Session, args []string) error {
 				md, err := spec.Get(s.Client, s.Ctx, args[0])
 				if err != nil {
 					return err
@@ -285,13 +289,13 @@ The server refuses an empty value. Prints nothing.`
 		Use: "set-metadata", Short: "Set one metadata item of a " + spec.Noun,
 		Long: long, Example: example,
 		Args: []string{spec.Arg, "KEY", "VALUE"}, Complete: ref,
-		Run: func(s *Session, args []string) error {
+		Run: func(s *cmdutil.Session, args []string) error {
 			if spec.StringValues {
 				return spec.Set(s.Client, s.Ctx, args[0], args[1], args[2])
 			}
 			md, err := client.ParseMetadata([]string{args[1] + "=" + args[2]})
 			if err != nil {
-				return UsageErrorf("%s", err)
+				return cmdutil.UsageErrorf("%s", err)
 			}
 			return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
 		},
@@ -299,7 +303,7 @@ The server refuses an empty value. Prints nothing.`
 		Use: "delete-metadata", Short: "Delete one metadata item of a " + spec.Noun,
 		Example: "  shakectl " + spec.Noun + " delete-metadata " + spec.Ref + " owner",
 		Args:    []string{spec.Arg, "KEY"}, Complete: ref,
-		Run: func(s *Session, args []string) error {
+		Run: func(s *cmdutil.Session, args []string) error {
 			return spec.Delete(s.Client, s.Ctx, args[0], args[1])
 		},
 	}))
@@ -309,8 +313,8 @@ The server refuses an empty value. Prints nothing.`
 // MetadataDetail shows metadata as sorted KEY VALUE lines, values as
 // compact JSON, strings bare.
 func MetadataDetail(md map[string]any) output.Detail {
-	d := output.Detail{Raw: RawOf(nil, md)}
-	for _, k := range sortedKeys(md) {
+	d := output.Detail{Raw: cmdutil.RawOf(nil, md)}
+	for _, k := range slices.Sorted(maps.Keys(md)) {
 		v := md[k]
 		text, ok := v.(string)
 		if !ok {
@@ -329,8 +333,8 @@ func WithRawField(raw json.RawMessage, key string, value any) json.RawMessage {
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		m = map[string]json.RawMessage{}
 	}
-	m[key] = RawOf(nil, value)
-	return RawOf(nil, m)
+	m[key] = cmdutil.RawOf(nil, value)
+	return cmdutil.RawOf(nil, m)
 }
 
 // PrintsText marks a verb whose table and simple output is text it
@@ -340,6 +344,6 @@ func PrintsText(c *cobra.Command) *cobra.Command {
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}
-	c.Annotations[OutputsAnnotation] = strings.Join(output.Formats, ",")
+	c.Annotations[cmdutil.OutputsAnnotation] = strings.Join(output.Formats, ",")
 	return c
 }

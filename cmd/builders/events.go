@@ -1,4 +1,4 @@
-package cmdutil
+package builders
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // EventResource is an event of shakenfist da448b1a (external_api/
@@ -19,7 +20,7 @@ import (
 var EventResource = Resource[client.Event]{
 	Singular: "event", Plural: "events",
 	Columns: []Column[client.Event]{
-		Field("TIMESTAMP", func(e *client.Event) string { return FormatUnix(e.Timestamp) }),
+		Field("TIMESTAMP", func(e *client.Event) string { return cmdutil.FormatUnix(e.Timestamp) }),
 		Field("TYPE", func(e *client.Event) string { return e.Type }),
 		Field("FQDN", func(e *client.Event) string { return e.FQDN }),
 		Field("DURATION", func(e *client.Event) string {
@@ -31,7 +32,7 @@ var EventResource = Resource[client.Event]{
 		Field("MESSAGE", func(e *client.Event) string { return e.Message }),
 		Field("EXTRA", func(e *client.Event) string { return CompactRaw(e.Extra) }),
 	},
-	Raw: func(e *client.Event) json.RawMessage { return RawOf(e.Raw, e) },
+	Raw: func(e *client.Event) json.RawMessage { return cmdutil.RawOf(e.Raw, e) },
 }
 
 // CompactRaw renders a JSON value on one line, "" for none or null.
@@ -55,7 +56,7 @@ type EventsSpec struct {
 
 // NewEventsCmd builds "<noun> events REF" with sf-client's --type and
 // --limit (client-python 6c25293c: -t/--type, -l/--limit).
-func NewEventsCmd(f *Factory, spec EventsSpec) *cobra.Command {
+func NewEventsCmd(f *cmdutil.Factory, spec EventsSpec) *cobra.Command {
 	var q client.EventsQuery
 	c := NewVerbCmd(f, VerbSpec{
 		Use: "events", Short: "List a " + spec.Noun + "'s event trail",
@@ -69,7 +70,7 @@ resources, prune, historic); --limit for at most that many, 1 to 1000 (the
 bounds a 2026 server enforces; its default is 100).`,
 		Example: spec.Example,
 		Args:    []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *Session, args []string) error {
+		Run: func(s *cmdutil.Session, args []string) error {
 			events, err := spec.Fetch(s.Client, s.Ctx, args[0], q)
 			if err != nil {
 				return err
@@ -80,16 +81,16 @@ bounds a 2026 server enforces; its default is 100).`,
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
 	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if err := CheckEventsLimit(cmd, q.Limit); err != nil {
+		if err := cmdutil.CheckEventsLimit(cmd, q.Limit); err != nil {
 			return err
 		}
 		if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
-			return UsageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(EventTypes, ", "))
+			return cmdutil.UsageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(EventTypes, ", "))
 		}
 		return nil
 	}
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (the server's event_type)")
 	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events, 1-1000 (the server's default: 100)")
-	Must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(EventTypes, cobra.ShellCompDirectiveNoFileComp)))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(EventTypes, cobra.ShellCompDirectiveNoFileComp)))
 	return c
 }

@@ -1,4 +1,4 @@
-package cmdutil_test
+package complete_test
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 )
 
 // completionCloud answers the calls completion makes, as a Shakenfist API would:
@@ -97,13 +98,13 @@ func TestCompleteNamesFromTheAPI(t *testing.T) {
 		want       []string
 	}{
 		// Sorted, one entry per name, no name with a line break.
-		{"instances", cmdutil.CompleteInstanceNames(f), nil, "", []string{"db-1", "odd", "web-1", "web-2"}},
-		{"instances by prefix", cmdutil.CompleteInstanceNames(f), nil, "web", []string{"web-1", "web-2"}},
-		{"instances already given", cmdutil.CompleteInstanceNames(f), []string{"web-1"}, "web", []string{"web-2"}},
-		{"networks", cmdutil.CompleteNetworkNames(f), nil, "", []string{"dmz", "private"}},
-		{"nodes", cmdutil.CompleteNodeNames(f), nil, "sf", []string{"sf-1", "sf-2"}},
-		{"namespaces", cmdutil.CompleteNamespaceNames(f), nil, "", []string{"ci", "system"}},
-		{"no match", cmdutil.CompleteNodeNames(f), nil, "zz", nil},
+		{"instances", complete.InstanceNames(f), nil, "", []string{"db-1", "odd", "web-1", "web-2"}},
+		{"instances by prefix", complete.InstanceNames(f), nil, "web", []string{"web-1", "web-2"}},
+		{"instances already given", complete.InstanceNames(f), []string{"web-1"}, "web", []string{"web-2"}},
+		{"networks", complete.NetworkNames(f), nil, "", []string{"dmz", "private"}},
+		{"nodes", complete.NodeNames(f), nil, "sf", []string{"sf-1", "sf-2"}},
+		{"namespaces", complete.NamespaceNames(f), nil, "", []string{"ci", "system"}},
+		{"no match", complete.NodeNames(f), nil, "zz", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestCompletionDescriptions(t *testing.T) {
 	srv, _ := completionCloud(t, completionCloudLists)
 	f := completionFactoryFor(t, srv.URL)
 	c := &cobra.Command{Use: "show"}
-	comps, _ := cmdutil.CompleteInstanceNames(f)(c, nil, "")
+	comps, _ := complete.InstanceNames(f)(c, nil, "")
 	want := map[string]string{
 		"web-2": "web-2\tcreated, on, on sf-2",
 		"db-1":  "db-1\tcreating",
@@ -138,7 +139,7 @@ func TestCompletionDescriptions(t *testing.T) {
 			t.Errorf("candidate %q breaks the completion protocol", comp)
 		}
 	}
-	comps, _ = cmdutil.CompleteNodeNames(f)(c, nil, "sf-2")
+	comps, _ = complete.NodeNames(f)(c, nil, "sf-2")
 	if len(comps) != 1 || comps[0] != "sf-2\tcreated, hypervisor" {
 		t.Errorf("node candidate %q", comps)
 	}
@@ -163,7 +164,7 @@ func TestCompletionSilentOnFailure(t *testing.T) {
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
-			comps, directive := cmdutil.CompleteInstanceNames(f)(c, nil, "")
+			comps, directive := complete.InstanceNames(f)(c, nil, "")
 			if len(comps) != 0 || directive != cobra.ShellCompDirectiveNoFileComp {
 				t.Errorf("got %q, %v; want nothing and no file names", comps, directive)
 			}
@@ -171,33 +172,20 @@ func TestCompletionSilentOnFailure(t *testing.T) {
 	}
 }
 
-// hangingTransport answers nothing until the request's context ends or
-// the test releases it.
-type hangingTransport struct{ release chan struct{} }
-
-func (b hangingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	select {
-	case <-r.Context().Done():
-		return nil, r.Context().Err()
-	case <-b.release:
-		return nil, errors.New("released")
-	}
-}
-
 func TestCompletionGivesUpAfterTwoSeconds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f, _, _ := clitest.CompletionTestFactory(t)
-		hang := hangingTransport{release: make(chan struct{})}
+		hang := clitest.HangingTransport{Release: make(chan struct{})}
 		// The call completion walks away from ends with the test.
 		defer synctest.Wait()
-		defer close(hang.release)
+		defer close(hang.Release)
 		f.Client = func() (*client.Client, error) {
 			return client.New(client.Options{APIURL: "http://sf.invalid", Namespace: "ci", Key: "k", Transport: hang})
 		}
 		start := time.Now()
-		comps, directive := cmdutil.CompleteInstanceNames(f)(&cobra.Command{Use: "show"}, nil, "")
-		if waited := time.Since(start); waited != cmdutil.CompletionTimeout {
-			t.Errorf("gave up after %v, want %v", waited, cmdutil.CompletionTimeout)
+		comps, directive := complete.InstanceNames(f)(&cobra.Command{Use: "show"}, nil, "")
+		if waited := time.Since(start); waited != complete.Timeout {
+			t.Errorf("gave up after %v, want %v", waited, complete.Timeout)
 		}
 		if len(comps) != 0 || directive != cobra.ShellCompDirectiveNoFileComp {
 			t.Errorf("got %q, %v", comps, directive)
@@ -217,7 +205,7 @@ func TestArgsAcceptedStopsAtTheLastPosition(t *testing.T) {
 		return nil
 	}}
 	many := &cobra.Command{Use: "delete NAME...", Args: cobra.MinimumNArgs(1)}
-	fn := cmdutil.ArgsAccepted(cmdutil.CompleteInstanceNames(f))
+	fn := complete.ArgsAccepted(complete.InstanceNames(f))
 
 	if got := completionNames(completionsOnly(fn(one, nil, "w"))); strings.Join(got, " ") != "web-1 web-2" {
 		t.Errorf("first argument: %q", got)
