@@ -65,3 +65,24 @@ func TestArtifactExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// share answers the artifact's view (ArtifactShareEndpoint.post returns
+// external_view, da448b1a; here sf2024/artifact.json), shown as every
+// artifact; delete-metadata's handler returns None (200 null): nothing
+// printed. Sharing outside the system namespace is the server's 403.
+func TestArtifactShareAndDeleteMetadataRecorded(t *testing.T) {
+	fa := clitest.NewStubs(t)
+	fa.Reply("POST", "/artifacts/debian:11/share", 200, clitest.ReadGolden(t, "sf2024/artifact.json"))
+	fa.Reply("DELETE", "/artifacts/debian:11/metadata/owner", 200, "null\n")
+	fa.Reply("POST", "/artifacts/mine/share", 403, `{"error": "only artifacts in the system namespace can be shared", "status": 403}`)
+	r := clitest.AgainstStubs(fa)
+	if res := r.Run(t, "artifact", "share", "debian:11", "-o", "simple"); res.Code != 0 || !strings.Contains(res.Stdout, "source_url\t") {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "artifact", "delete-metadata", "debian:11", "owner"); res.Code != 0 || res.Stdout != "" {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "artifact", "share", "mine"); res.Code != cmdutil.ExitAuth || !strings.Contains(res.Stderr, "system namespace") {
+		t.Fatal(res)
+	}
+}
