@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/retry"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
@@ -268,7 +268,7 @@ func TestE2EDefaultTimingsOnTheVirtualClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		ct := &counting{next: handlerTransport{s.Handler()}}
+		ct := &counting{next: httpstub.HandlerTransport{Handler: s.Handler()}}
 		var notices notices
 		c, err := client.New(client.Options{APIURL: "http://sim.test", Namespace: "system", Key: testKey, Transport: ct,
 			Retry: &client.RetryOptions{Budget: time.Minute, Notify: notices.add}})
@@ -295,15 +295,4 @@ func TestE2EDefaultTimingsOnTheVirtualClock(t *testing.T) {
 			t.Errorf("notices = %v", got)
 		}
 	})
-}
-
-// handlerTransport serves requests from an http.Handler in memory.
-type handlerTransport struct{ h http.Handler }
-
-func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	t.h.ServeHTTP(rec, r)
-	resp := rec.Result()
-	resp.Request = r
-	return resp, nil
 }

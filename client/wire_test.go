@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 // The answers in testdata/ are the shapes of the real server (shakenfist
@@ -138,7 +139,7 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 					w.Write([]byte(golden(t, "instance_preflight.json")))
 				})
 				c, err := client.New(client.Options{APIURL: "http://sf.test", Namespace: "system", Key: testKey,
-					Transport: muxTransport{h}, NotReadyBudget: tc.budget})
+					Transport: httpstub.HandlerTransport{Handler: h}, NotReadyBudget: tc.budget})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,14 +159,6 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 			})
 		})
 	}
-}
-
-type muxTransport struct{ h http.Handler }
-
-func (m muxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	m.h.ServeHTTP(rec, r)
-	return rec.Result(), nil
 }
 
 func TestAuthErrorsAndHTML(t *testing.T) {

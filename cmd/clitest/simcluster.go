@@ -1,10 +1,9 @@
 package clitest
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -47,32 +46,6 @@ func SimClusterInMemory(t *testing.T, gen string, mutate func(*cluster.Config)) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	return CmdRun{Url: "http://sf.test", Transport: HandlerTransport{Handler: sim.Handler()},
+	return CmdRun{Url: "http://sf.test", Transport: httpstub.HandlerTransport{Handler: sim.Handler()},
 		Env: map[string]string{"SHAKENFIST_NAMESPACE": "system"}}, sim
-}
-
-// HandlerTransport carries requests straight to an http.Handler (a
-// simulator's), in memory, as a server would see them: a request whose
-// context ended is not served, and a caller that gave up while the handler
-// worked gets its context's error.
-type HandlerTransport struct{ Handler http.Handler }
-
-func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := req.Context().Err(); err != nil {
-		return nil, err
-	}
-	// A server always sees a body, if an empty one.
-	in := req.Clone(req.Context())
-	if in.Body == nil {
-		in.Body = http.NoBody
-	}
-	rec := httptest.NewRecorder()
-	t.Handler.ServeHTTP(rec, in)
-	in.Body.Close()
-	if err := req.Context().Err(); err != nil {
-		return nil, err
-	}
-	resp := rec.Result()
-	resp.Request = req
-	return resp, nil
 }

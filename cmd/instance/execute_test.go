@@ -10,6 +10,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -30,7 +31,7 @@ func simRun(t *testing.T, gen string, mutate ...func(*cluster.Config)) clitest.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	r := clitest.CmdRun{Url: "http://sf.test", Transport: clitest.HandlerTransport{Handler: sim.Handler()}}
+	r := clitest.CmdRun{Url: "http://sf.test", Transport: httpstub.HandlerTransport{Handler: sim.Handler()}}
 	if res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--async", "block"); res.Code != 0 {
 		t.Fatalf("create: %s", res)
 	}

@@ -380,6 +380,36 @@ func Handler(h http.Handler) Responder {
 	}
 }
 
+// HandlerTransport carries requests straight to an http.Handler (a
+// simulator's), in memory, as a server would see them: a request whose
+// context ended is not served, and a caller that gave up while the handler
+// worked gets its context's error. Inside a testing/synctest bubble the
+// handler's timers run on the bubble's clock.
+type HandlerTransport struct{ Handler http.Handler }
+
+func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	// A server always sees a body, if an empty one.
+	in := req.Clone(req.Context())
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	if in.RequestURI == "" {
+		in.RequestURI = req.URL.RequestURI()
+	}
+	rec := httptest.NewRecorder()
+	t.Handler.ServeHTTP(rec, in)
+	in.Body.Close()
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
 // Recorded answers status with a file the repository recorded from a
 // real server, named from the module root (e.g.
 // "client/testdata/sf2024/instance-show.json"); a missing file fails the

@@ -218,3 +218,21 @@ func TestAnUnusedStubNamesTheHelpersCaller(t *testing.T) {
 		t.Errorf("want the helper's caller named, got %q", s.errors)
 	}
 }
+
+func TestHandlerTransportServesInMemory(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %q", r.Method, r.RequestURI, b)
+	})
+	code, body, err := do(t, httpstub.HandlerTransport{Handler: h}, "PUT", "/a?b=1", "x")
+	if err != nil || code != 200 || body != `PUT /a?b=1 "x"` {
+		t.Errorf("%d %q %v", code, body, err)
+	}
+	// A request whose context has ended is not served.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://sf.test/", nil)
+	if _, err := (httpstub.HandlerTransport{Handler: h}).RoundTrip(req); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled request: %v", err)
+	}
+}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 // testConfig is a small cluster whose timers never fire during a
@@ -103,18 +104,6 @@ func startSim(t *testing.T, mutate func(*Config)) (*Server, *apiClient) {
 	return srv, c
 }
 
-// handlerTransport serves requests straight from a handler: no sockets, so
-// it works inside a testing/synctest bubble.
-type handlerTransport struct{ h http.Handler }
-
-func (tr handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	tr.h.ServeHTTP(rec, r)
-	resp := rec.Result()
-	resp.Request = r
-	return resp, nil
-}
-
 // bubbleSim builds a simulator without a listener and a client that talks
 // to its Handler in memory.
 func bubbleSim(t *testing.T, mutate func(*Config)) (*Server, *apiClient) {
@@ -139,7 +128,7 @@ func bubbleSim(t *testing.T, mutate func(*Config)) (*Server, *apiClient) {
 		key:  cfg.AuthKey,
 		base: "http://sim.invalid",
 		hc: &http.Client{
-			Transport:     handlerTransport{srv.Handler()},
+			Transport:     httpstub.HandlerTransport{Handler: srv.Handler()},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 	}
