@@ -194,14 +194,17 @@ func TestInstanceCreateNamespaceAlsoAuthenticatesWhenNoneIsConfigured(t *testing
 }
 
 func TestInstanceActions(t *testing.T) {
-	cases := map[string]string{
-		"poweron":  "/instances/web1/poweron",
-		"poweroff": "/instances/web1/poweroff",
-		"pause":    "/instances/web1/pause",
-		"unpause":  "/instances/web1/unpause",
-		"reboot":   "/instances/web1/rebootsoft",
+	// The confirmation says what happened in words, not the route's name
+	// (issue 34, item 13).
+	cases := map[string]struct{ path, said string }{
+		"poweron":  {"/instances/web1/poweron", "powered on"},
+		"poweroff": {"/instances/web1/poweroff", "powered off"},
+		"pause":    {"/instances/web1/pause", "paused"},
+		"unpause":  {"/instances/web1/unpause", "unpaused"},
+		"reboot":   {"/instances/web1/rebootsoft", "rebooted (soft)"},
 	}
-	for action, path := range cases {
+	for action, c := range cases {
+		path := c.path
 		fa := clitest.NewStubs(t)
 		// The handlers return None: 200 with body null.
 		fa.Reply("POST", path, 200, "null")
@@ -214,14 +217,14 @@ func TestInstanceActions(t *testing.T) {
 		}
 		// The real server answers 200 null: nothing to print on stdout,
 		// a confirmation on stderr.
-		if res.Stdout != "" || !strings.Contains(res.Stderr, "instance web1: ") {
+		if res.Stdout != "" || res.Stderr != "instance web1: "+c.said+"\n" {
 			t.Errorf("%s: %s", action, res)
 		}
 	}
 	fa := clitest.NewStubs(t)
 	fa.Reply("POST", "/instances/web1/reboothard", 200, "null")
 	fa.Reply("POST", "/instances/nosuch/pause", 404, `{"error": "instance not found", "status": 404}`)
-	if res := clitest.AgainstStubs(fa).Run(t, "instance", "reboot", "web1", "--hard"); res.Code != 0 || fa.Count("POST", "/instances/web1/reboothard") != 1 {
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "reboot", "web1", "--hard"); res.Code != 0 || fa.Count("POST", "/instances/web1/reboothard") != 1 || res.Stderr != "instance web1: rebooted (hard)\n" {
 		t.Errorf("reboot --hard: %s", res)
 	}
 	if res := clitest.AgainstStubs(fa).Run(t, "instance", "pause", "nosuch"); res.Code != cmdutil.ExitNotFound {

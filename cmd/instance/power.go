@@ -19,10 +19,30 @@ func runPower(s *cmdutil.Session, ref string, action client.PowerAction) error {
 		return err
 	}
 	if inst == nil {
-		s.Note("done", "instance %s: %s done", ref, action)
+		s.Note("done", "instance %s: %s", ref, powerDone(action))
 		return nil
 	}
 	return s.PrintDetail(instanceDetail(inst))
+}
+
+// powerDone says what a power action did in words, not the API's route
+// name ("rebooted (hard)", not "reboothard"; issue 34, item 13).
+func powerDone(action client.PowerAction) string {
+	switch action {
+	case client.PowerOn:
+		return "powered on"
+	case client.PowerOff:
+		return "powered off"
+	case client.RebootSoft:
+		return "rebooted (soft)"
+	case client.RebootHard:
+		return "rebooted (hard)"
+	case client.Pause:
+		return "paused"
+	case client.Unpause:
+		return "unpaused"
+	}
+	return string(action) + " done"
 }
 
 // newCmdAction builds the power commands, which all take one

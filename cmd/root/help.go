@@ -91,6 +91,13 @@ func newCmdHelp(root *cobra.Command) *cobra.Command {
 			sugg = append(sugg, parent.SuggestionsFor(name)...)
 			if len(sugg) > 0 {
 				msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
+			} else {
+				// Nothing close: say what there is (issue 34, item 13).
+				var names []string
+				for _, t := range helpTopics(root) {
+					names = append(names, t.Name())
+				}
+				msg += fmt.Sprintf("; the help topics are %s, and every command has help (shakectl help COMMAND)", strings.Join(names, ", "))
 			}
 			return &cmdutil.UsageError{Msg: msg, Command: "shakectl help"}
 		}

@@ -103,7 +103,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		if c.Annotations[argsAreCommandsAnnotation] == "true" && c.Flags().NArg() > 0 {
 			return unknownCommand(c, c.Flags().Arg(0))
 		}
-		return &cmdutil.UsageError{Msg: err.Error(), Command: c.CommandPath()}
+		return &cmdutil.UsageError{Msg: plainFlagError(c, err), Command: c.CommandPath()}
 	})
 
 	root.AddCommand(
@@ -152,6 +152,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.AddCommand(probeCmd)
 	completionCmd, demoCmd := completion.NewCmd(f), demo.NewCmd(f, Run)
 	root.AddCommand(completionCmd, demoCmd)
+	// The demo narrates for a person: -o json would be a tour with JSON
+	// lines in it, so it is refused (issue 34, item 13).
+	setAnnotation(demoCmd, cmdutil.OutputsAnnotation, "table")
 	for _, c := range []*cobra.Command{simCmd, probeCmd, completionCmd, demoCmd} {
 		setAnnotation(c, cmdutil.NoFiltersAnnotation, "true")
 	}

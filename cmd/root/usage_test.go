@@ -21,7 +21,8 @@ func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
 		{[]string{"instance", "lst"}, `did you mean "list"`},
 		{[]string{"node", "lst"}, `did you mean "list"`},
 		{[]string{"sim", "clustr"}, `did you mean "cluster"`},
-		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
+		// Nothing close: the topics are listed (issue 34, item 13).
+		{[]string{"help", "nosuch"}, "error: unknown help topic \"nosuch\"; the help topics are configuration, exit-codes, generations, and every command has help (shakectl help COMMAND)\n"},
 		{[]string{"help", "exit-code"}, `did you mean "exit-codes"`},
 		{[]string{"instanc"}, `did you mean "instance"`},
 		// A flag of the command meant does not hide the mistyped name.
@@ -112,5 +113,14 @@ func TestVersionJSONSaysUnknown(t *testing.T) {
 	}
 	if got["commit"] != "unknown" || got["date"] != "unknown" {
 		t.Errorf("commit %q date %q, want unknown", got["commit"], got["date"])
+	}
+}
+
+// Issue 34, item 13: the demo narrates for a person; -o json is refused,
+// before any simulator starts.
+func TestDemoRefusesJSON(t *testing.T) {
+	r := clitest.CmdRun{}.Run(t, "demo", "-o", "json")
+	if r.Code != cmdutil.ExitUsage || r.Stdout != "" || r.Stderr != `{"error":"-o json does not apply to shakectl demo: want one of table","hint":"see 'shakectl demo --help'","exit_code":2}`+"\n" {
+		t.Errorf("%s", r)
 	}
 }
