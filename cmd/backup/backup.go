@@ -79,7 +79,7 @@ in the index only (said on stderr).`,
 			if err != nil {
 				return err
 			}
-			out, err := outfile.Check("DEST", dest, 0o600)
+			out, err := outfile.Check("DEST", dest, 0o666) // as every download: the umask decides
 			if err != nil {
 				return err
 			}

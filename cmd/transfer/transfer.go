@@ -87,9 +87,10 @@ func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest 
 		// on stdout, which would be mixed into the bytes.
 		name = "./" + name
 	}
-	// New files stay private (0600), as the temporary file always made
-	// them: a downloaded disk image may hold secrets.
-	out, err := outfile.Check("DEST", name, 0o600)
+	// A new file is 0666 narrowed by the user's umask, as cp, curl -o and
+	// gh release download make it (issue 34, item 13); a replaced file
+	// keeps its mode. A umask of 077 keeps downloads private.
+	out, err := outfile.Check("DEST", name, 0o666)
 	if err != nil {
 		return "", 0, err
 	}

@@ -24,8 +24,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +50,7 @@ type Path struct {
 	kind   kind
 	target string      // the file written: Arg with its symbolic links followed
 	perm   os.FileMode // a replaced file keeps its mode; a new one gets the default
+	exact  bool        // perm is the mode to set (an existing file's, Private's), not one the umask narrows
 	fifo   bool
 }
 
@@ -77,8 +80,10 @@ const maxLinks = 40
 
 // Check resolves arg and checks that it can be written, without writing it:
 // not a directory, its directory exists and takes a new file, a device or
-// FIFO is writable. perm is the mode of a file that does not exist yet. An
-// empty arg is no output (nil, nil).
+// FIFO is writable. perm is the mode of a file that does not exist yet,
+// narrowed by the umask as open(2) narrows it (0o666 for a download: the
+// user's umask decides, issue 34 item 13); an existing file keeps its mode.
+// An empty arg is no output (nil, nil).
 func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 	if arg == "" {
 		return nil, nil
@@ -112,7 +117,7 @@ func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 		return p, nil
 	case err == nil:
 		p.kind = replace
-		p.perm = st.Mode().Perm()
+		p.perm, p.exact = st.Mode().Perm(), true
 	case errors.Is(err, fs.ErrNotExist):
 		p.kind = replace
 	default:
@@ -127,7 +132,7 @@ func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 // Private makes a replaced file mode 0600 whatever its mode was: a file
 // holding keys (the config file) is never left readable by others.
 func (p *Path) Private() *Path {
-	p.perm = 0o600
+	p.perm, p.exact = 0o600, true
 	return p
 }
 
@@ -223,7 +228,7 @@ func (p *Path) write(ctx context.Context, stdout io.Writer, write func(io.Writer
 		}
 		return n, err
 	}
-	return replaceFile(p.target, p.perm, write)
+	return replaceFile(p.target, p.perm, p.exact, write)
 }
 
 // copyTo runs write through a buffer onto w, counting the bytes.
@@ -249,11 +254,19 @@ func (c *counter) Write(b []byte) (int, error) {
 }
 
 // replaceFile writes path through a temporary file in its directory, synced
-// and renamed into place. The temporary file is 0600 from its creation
+// and renamed into place. An exact perm (a replaced file's, a private
+// file's) is set on a temporary file that is 0600 from its creation
 // (os.CreateTemp), so a file meant to stay private (a config holding a key)
-// is never readable by others, not even half-written.
-func replaceFile(path string, perm os.FileMode, write func(io.Writer) error) (n int64, err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// is never readable by others, not even half-written. Otherwise the
+// temporary file is created with perm and the kernel narrows it by the
+// umask, as for any new file (a download).
+func replaceFile(path string, perm os.FileMode, exact bool, write func(io.Writer) error) (n int64, err error) {
+	var f *os.File
+	if exact {
+		f, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	} else {
+		f, err = createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", perm)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -273,8 +286,24 @@ func replaceFile(path string, perm os.FileMode, write func(io.Writer) error) (n 
 	if err = f.Close(); err != nil {
 		return n, err
 	}
-	if err = os.Chmod(tmp, perm); err != nil {
-		return n, err
+	if exact {
+		if err = os.Chmod(tmp, perm); err != nil {
+			return n, err
+		}
 	}
 	return n, os.Rename(tmp, path)
+}
+
+// createTemp is os.CreateTemp with the new file's mode perm (narrowed by
+// the umask), where os.CreateTemp always makes 0600.
+func createTemp(dir, prefix string, perm os.FileMode) (*os.File, error) {
+	for range 10000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, prefix+"*"), Err: fs.ErrExist}
 }
