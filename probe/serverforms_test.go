@@ -202,15 +202,20 @@ func TestStrayBytesOnIdleConnection(t *testing.T) {
 	})
 }
 
-// A server that answers 408 on a connection idle for 20 ms, then closes it
-// (nginx and others do): the 408 is nobody's answer.
+// A server that answers 408 on a connection idle for 20 ms after an
+// answer, then closes it (nginx's keepalive_timeout; nginx and others send
+// the 408): the 408 is nobody's answer. Before a connection's first request
+// the server waits as nginx's client_header_timeout does (a minute): a run
+// pre-dials its connections, and a server that timed those out after 20 ms
+// would race the first request on them whenever a busy machine delays the
+// server's accept (load 30 did).
 func TestRequestTimeoutOnIdle(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
-			for {
-				c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			for idle := time.Minute; ; idle = 20 * time.Millisecond {
+				c.SetReadDeadline(time.Now().Add(idle))
 				if _, err := br.Peek(1); err != nil {
 					c.Write([]byte("HTTP/1.1 408 Request report.Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
 					return
@@ -299,7 +304,13 @@ func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 			}
 		})
 		o := runOpts(kind, "http://"+ln.Addr().String())
-		o.Mode, o.Requests, o.StartAt = Burst, 20, time.Now().Add(400*time.Millisecond)
+		// The release is a second away and the connections are
+		// pre-dialled at once (predialLead is longer): the server closes
+		// them 50 ms after it accepts them, long before the release even
+		// when a busy machine delays its accept by hundreds of
+		// milliseconds (at 400 ms, load 30 let one close cross a
+		// request: EOF).
+		o.Mode, o.Requests, o.StartAt = Burst, 20, time.Now().Add(time.Second)
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
 	})
