@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 )
 
-// FakeReply is one canned answer (a recorded refusal, a refusal made to
+// CannedReply is one canned answer (a recorded refusal, a refusal made to
 // measure), registered with Stubs.Canned.
-type FakeReply struct {
+type CannedReply struct {
 	Status int
 	Header map[string]string
 	Body   string

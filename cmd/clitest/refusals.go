@@ -5,19 +5,19 @@ import (
 	"testing"
 )
 
-func Refusal(stage, transient string, header map[string]string) FakeReply {
-	return FakeReply{Status: 507, Header: header,
+func Refusal(stage, transient string, header map[string]string) CannedReply {
+	return CannedReply{Status: 507, Header: header,
 		Body: `{"error": "schedule has no candidates at stage ` + stage + `", "status": 507, "stage": "` + stage + `", "transient": ` + transient + `}`}
 }
 
-func TransientRefusal(retryAfter string) FakeReply {
+func TransientRefusal(retryAfter string) CannedReply {
 	return Refusal("sufficient_idle_cpu", "true", map[string]string{"Retry-After": retryAfter})
 }
 
 // RecordedRefusal is the row named name of client/testdata/FILE (sf2024/
 // refusals.json or sf2026/refusals.json): a real server's refusal, with
 // the source it was recorded from.
-func RecordedRefusal(t *testing.T, file, name string) FakeReply {
+func RecordedRefusal(t *testing.T, file, name string) CannedReply {
 	t.Helper()
 	var rows []struct {
 		Name   string            `json:"name"`
@@ -30,9 +30,9 @@ func RecordedRefusal(t *testing.T, file, name string) FakeReply {
 	}
 	for _, r := range rows {
 		if r.Name == name {
-			return FakeReply{Status: r.Status, Header: r.Header, Body: string(r.Body)}
+			return CannedReply{Status: r.Status, Header: r.Header, Body: string(r.Body)}
 		}
 	}
 	t.Fatalf("%s has no row %q", file, name)
-	return FakeReply{}
+	return CannedReply{}
 }

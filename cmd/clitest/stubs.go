@@ -104,12 +104,12 @@ func (s *Stubs) Logins() int { return s.Count("POST", "/auth") }
 
 // Canned answers every authenticated method path request with a canned
 // answer (RecordedRefusal, Refusal).
-func (s *Stubs) Canned(method, path string, r FakeReply) *httpstub.Stub {
+func (s *Stubs) Canned(method, path string, r CannedReply) *httpstub.Stub {
 	return s.Register(Route(method, path), r.Answer()).Always()
 }
 
 // Answer is r as the registry's responder.
-func (r FakeReply) Answer() httpstub.Responder {
+func (r CannedReply) Answer() httpstub.Responder {
 	h := http.Header{}
 	for k, v := range r.Header {
 		h.Set(k, v)

@@ -25,25 +25,25 @@ import (
 func TestBrokenServerAnswers(t *testing.T) {
 	cases := []struct {
 		name  string
-		reply clitest.FakeReply
+		reply clitest.CannedReply
 		code  int
 		want  string
 		hint  string
 	}{
-		{"HTML page", clitest.FakeReply{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<!doctype html><html><head><title>Welcome to nginx</title></head></html>"}, 1,
+		{"HTML page", clitest.CannedReply{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<!doctype html><html><head><title>Welcome to nginx</title></head></html>"}, 1,
 			"error: GET /instances: the server answered 200 with an HTML page, not JSON", "this is not a Shakenfist API"},
-		{"empty body", clitest.FakeReply{Status: 200}, 1, "error: GET /instances: the server answered 200 with an empty body, not JSON", "cut short"},
-		{"truncated JSON", clitest.FakeReply{Status: 200, Body: `[{"uuid": "6a4e1a57", "name": "we`}, 1, "error: GET /instances: the server answered 200 with truncated JSON", "cut short"},
-		{"wrong shape", clitest.FakeReply{Status: 200, Body: `{"instances": []}`}, 1, "error: GET /instances: the server answered 200 with JSON an object where an array was expected", "not what the Shakenfist API sends"},
-		{"302 to a login page", clitest.FakeReply{Status: 302, Header: map[string]string{"Location": "https://sso.example/login?next=%2F"}}, 1,
+		{"empty body", clitest.CannedReply{Status: 200}, 1, "error: GET /instances: the server answered 200 with an empty body, not JSON", "cut short"},
+		{"truncated JSON", clitest.CannedReply{Status: 200, Body: `[{"uuid": "6a4e1a57", "name": "we`}, 1, "error: GET /instances: the server answered 200 with truncated JSON", "cut short"},
+		{"wrong shape", clitest.CannedReply{Status: 200, Body: `{"instances": []}`}, 1, "error: GET /instances: the server answered 200 with JSON an object where an array was expected", "not what the Shakenfist API sends"},
+		{"302 to a login page", clitest.CannedReply{Status: 302, Header: map[string]string{"Location": "https://sso.example/login?next=%2F"}}, 1,
 			"error: GET /instances: 302 Found: redirected to https://sso.example/login?next=%2F", "login proxy"},
-		{"HTML 502 from a proxy", clitest.FakeReply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><head><title>502 Bad Gateway</title></head><body>\n<h1>Bad</h1></body></html>"}, 1,
+		{"HTML 502 from a proxy", clitest.CannedReply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><head><title>502 Bad Gateway</title></head><body>\n<h1>Bad</h1></body></html>"}, 1,
 			"error: GET /instances: 502 Bad Gateway: (HTML page) 502 Bad Gateway", "the server failed; try again"},
-		{"error object instead of string", clitest.FakeReply{Status: 400, Body: `{"error": {"field": "cpus", "reason": "too many"}, "status": 400}`}, 1,
+		{"error object instead of string", clitest.CannedReply{Status: 400, Body: `{"error": {"field": "cpus", "reason": "too many"}, "status": 400}`}, 1,
 			`error: GET /instances: 400 Bad Request: {"field":"cpus","reason":"too many"}`, "refused the request's parameters"},
-		{"401 with good credentials", clitest.FakeReply{Status: 401, Body: `{"error": "unauthorized", "status": 401}`}, 4,
+		{"401 with good credentials", clitest.CannedReply{Status: 401, Body: `{"error": "unauthorized", "status": 401}`}, 4,
 			"error: GET /instances: 401 Unauthorized: unauthorized", "SHAKENFIST_KEY"},
-		{"403", clitest.FakeReply{Status: 403, Body: `{"error": "forbidden", "status": 403}`}, 4, "error: GET /instances: 403 Forbidden: forbidden", "not allowed"},
+		{"403", clitest.CannedReply{Status: 403, Body: `{"error": "forbidden", "status": 403}`}, 4, "error: GET /instances: 403 Forbidden: forbidden", "not allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,7 +16,7 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 	transientHeader := map[string]string{"Retry-After": "15"}
 	cases := []struct {
 		name   string
-		reply  clitest.FakeReply
+		reply  clitest.CannedReply
 		code   int
 		stage  string
 		hint   string
@@ -32,14 +32,14 @@ func TestInstanceCreateCapacityRefusals(t *testing.T) {
 		{"is_hypervisor", clitest.Refusal("is_hypervisor", "false", nil), 69, "is_hypervisor", "no candidate node is a hypervisor", false},
 		{"pre_schedule", clitest.Refusal("pre_schedule", "false", nil), 69, "pre_schedule", "no candidate nodes to place on", false},
 		{"unknown", clitest.Refusal("unknown", "false", nil), 69, "unknown", "the server gave no stage for this refusal", false},
-		{"no stage (address pool, CongestedNetwork)", clitest.FakeReply{Status: 507, Body: `{"error": "Network is congested: no free addresses", "status": 507}`}, 69, "", "the network's address pool is exhausted: add address space or free a network", false},
-		{"no transient field on a transient stage", clitest.FakeReply{Status: 507, Body: `{"error": "no capacity", "status": 507, "stage": "sufficient_idle_cpu"}`, Header: transientHeader}, 69, "sufficient_idle_cpu", "waiting will not fix a refusal at stage sufficient_idle_cpu", false},
+		{"no stage (address pool, CongestedNetwork)", clitest.CannedReply{Status: 507, Body: `{"error": "Network is congested: no free addresses", "status": 507}`}, 69, "", "the network's address pool is exhausted: add address space or free a network", false},
+		{"no transient field on a transient stage", clitest.CannedReply{Status: 507, Body: `{"error": "no capacity", "status": 507, "stage": "sufficient_idle_cpu"}`, Header: transientHeader}, 69, "sufficient_idle_cpu", "waiting will not fix a refusal at stage sufficient_idle_cpu", false},
 		// Issue 25: a malformed field is said to be malformed, not permanent.
 		{"transient as a string", clitest.Refusal("capacity_guard", `"true"`, transientHeader), 69, "capacity_guard", "is not a JSON true or false, so whether waiting helps at stage capacity_guard is unknown", false},
 		{"transient false on a transient stage", clitest.Refusal("sufficient_idle_memory", "false", nil), 69, "sufficient_idle_memory", "waiting will not fix", false},
-		{"non-JSON body", clitest.FakeReply{Status: 507, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><title>507 Insufficient Storage</title></html>"}, 69, "", "without saying where", false},
-		{"409 hard affinity", clitest.FakeReply{Status: 409, Body: `{"error": "no node satisfies require_with_tag [gpu]", "status": 409}`}, 69, "", "cannot be met by any node; the cluster is not full", false},
-		{"404 unknown placement node", clitest.FakeReply{Status: 404, Body: `{"error": "node not found: node99", "status": 404}`}, 5, "", "\"shakectl node list\" shows the nodes", false},
+		{"non-JSON body", clitest.CannedReply{Status: 507, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><title>507 Insufficient Storage</title></html>"}, 69, "", "without saying where", false},
+		{"409 hard affinity", clitest.CannedReply{Status: 409, Body: `{"error": "no node satisfies require_with_tag [gpu]", "status": 409}`}, 69, "", "cannot be met by any node; the cluster is not full", false},
+		{"404 unknown placement node", clitest.CannedReply{Status: 404, Body: `{"error": "node not found: node99", "status": 404}`}, 5, "", "\"shakectl node list\" shows the nodes", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

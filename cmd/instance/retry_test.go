@@ -15,7 +15,7 @@ import (
 // createsAfter answers POST /instances with refusals in turn, then with
 // the instance created (created "" : the last refusal for every later
 // create); each answer takes the server delay (virtual) time.
-func createsAfter(t *testing.T, delay time.Duration, created string, refusals ...clitest.FakeReply) *clitest.Stubs {
+func createsAfter(t *testing.T, delay time.Duration, created string, refusals ...clitest.CannedReply) *clitest.Stubs {
 	fa := clitest.NewStubs(t)
 	var answers []httpstub.Responder
 	for _, r := range refusals {

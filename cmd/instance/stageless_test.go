@@ -18,7 +18,7 @@ import (
 func TestStagelessTransientRefusalIsRetriedAndNamed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fa := clitest.NewStubs(t)
-		refusal := clitest.FakeReply{Status: 507, Header: map[string]string{"Retry-After": "15"},
+		refusal := clitest.CannedReply{Status: 507, Header: map[string]string{"Retry-After": "15"},
 			Body: `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "transient": true}`}
 		fa.InTurn("POST", "/instances", refusal.Answer(), httpstub.String(200, clitest.CreatedInstance("web1", "created")))
 		res := clitest.StubsInMemory(fa).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8", "--retry-transient-capacity")

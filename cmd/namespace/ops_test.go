@@ -12,7 +12,7 @@ import (
 )
 
 // The answers below are the real server's: namespace views of shakenfist
-// da448b1a auth.py (the fake's), refusals recorded in client/testdata
+// da448b1a auth.py (clitest.FixtureNamespaces), refusals recorded in client/testdata
 // (SOURCES.md names each one's source).
 
 func TestNamespaceShowGolden(t *testing.T) {
@@ -209,7 +209,7 @@ func TestNamespaceCleanNeedsConfirmation(t *testing.T) {
 	if res := tty.Run(t, "namespace", "clean", "ns1"); res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "Type yes") || fa.Count("DELETE", "/instances") != 0 {
 		t.Fatal(res)
 	}
-	// (--async continue: the fake does not delete what DELETE /instances
+	// (--async continue: the stubs do not delete what DELETE /instances
 	// names; waiting for the namespace to empty is the sim cluster test's.)
 	tty.Stdin = "yes\n"
 	if res := tty.Run(t, "namespace", "clean", "ns1", "--async", "continue"); res.Code != 0 || !strings.Contains(res.Stdout, "6a4e1a57") {
