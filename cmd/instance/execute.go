@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -87,6 +88,14 @@ command's code.`,
 			io.WriteString(s.F.IOStreams.Out, res.Stdout)
 			io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
 		}
+		// The agent answers with text: bytes that were not UTF-8 arrive as
+		// U+FFFD, so binary output is altered. Say so, after the output
+		// (issue 34, item 13).
+		for _, o := range []struct{ name, text string }{{"stdout", res.Stdout}, {"stderr", res.Stderr}} {
+			if !s.Cfg.Quiet && notText(o.text) {
+				cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("the guest's %s was not text (NUL bytes, or bytes that are not UTF-8 and arrive as U+FFFD): the agent relays text, so binary output is altered; copy a file with shakectl instance download instead", o.name))
+			}
+		}
 		code, err := res.ExitStatus()
 		if err != nil {
 			return fmt.Errorf("agent operation %s: %w", op.UUID, err)
@@ -112,4 +121,11 @@ func shellJoin(words []string) string {
 		out[k] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// notText reports whether the guest's output, as the agent relayed it,
+// was not text: a NUL byte, or U+FFFD where the server replaced bytes that
+// were not UTF-8.
+func notText(s string) bool {
+	return strings.ContainsRune(s, 0) || strings.ContainsRune(s, utf8.RuneError)
 }

@@ -164,3 +164,24 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34, item 13: output that was not text (the agent relays text, so
+// bytes that are not UTF-8 arrive as U+FFFD) is warned about on stderr,
+// after the output.
+func TestExecuteWarnsWhenOutputWasNotText(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := simRun(t, cluster.Generation2026)
+		src := filepath.Join(t.TempDir(), "blob.bin")
+		clitest.WriteFile(t, src, "PK\x03\x04\xff\xfe\x00binary")
+		if res := r.Run(t, "instance", "upload", "web1", src, "/tmp/blob.bin"); res.Code != 0 {
+			t.Fatalf("upload: %s", res)
+		}
+		const warning = "warning: the guest's stdout was not text (NUL bytes, or bytes that are not UTF-8 and arrive as U+FFFD): the agent relays text, so binary output is altered; copy a file with shakectl instance download instead\n"
+		if res := r.Run(t, "instance", "execute", "web1", "--", "cat", "/tmp/blob.bin"); res.Code != 0 || res.Stderr != warning {
+			t.Errorf("cat of a binary file: %s", res)
+		}
+		if res := r.Run(t, "instance", "execute", "web1", "--", "echo", "plain"); res.Code != 0 || res.Stderr != "" {
+			t.Errorf("echo: %s", res)
+		}
+	})
+}
