@@ -70,6 +70,27 @@ func TestSFClientTableIsInStepWithTheCommandTree(t *testing.T) {
 	if len(rows) != 92 {
 		t.Errorf("%d sf-client commands in the table, want 92 (87 of 6c25293c, 5 claim commands of 2026)", len(rows))
 	}
+	// The first column is sf-client's own leaves, as read from its tree
+	// (testdata/sfclient-leaves.txt, SOURCES.md): none renamed, none
+	// missing, none made up.
+	leavesRaw, err := os.ReadFile(filepath.Join("testdata", "sfclient-leaves.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfLeaves := map[string]bool{}
+	for _, l := range strings.Split(string(leavesRaw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			sfLeaves[l] = true
+			if _, ok := rows[l]; !ok {
+				t.Errorf("sf-client %q has no row", l)
+			}
+		}
+	}
+	for sf := range rows {
+		if !sfLeaves[sf] {
+			t.Errorf("the table's %q is not an sf-client command", sf)
+		}
+	}
 	missing := 0
 	for _, ours := range rows {
 		if ours == "" {
