@@ -1,17 +1,15 @@
 package client_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
@@ -21,25 +19,14 @@ import (
 // masked wherever it stands as a word (internal/redact.Secrets).
 func TestShortKeyMaskedWithoutManglingNames(t *testing.T) {
 	const key = "demo"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/auth":
-			var creds map[string]string
-			json.NewDecoder(r.Body).Decode(&creds)
-			if creds["key"] != key {
-				w.WriteHeader(http.StatusUnauthorized)
-				return
-			}
-			fmt.Fprint(w, `{"access_token": "tok-of-the-demo-namespace-0123456789"}`)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprintf(w, `{"error": "network sim-demo-net not found for key %s (key=%s)", "status": 404}`, key, key)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv := httpstub.New(t)
+	srv.Register(httpstub.REST("POST", "/auth").JSONFields(map[string]any{"key": key}),
+		httpstub.String(200, `{"access_token": "tok-of-the-demo-namespace-0123456789"}`))
+	// A hostile server echoing the key back.
+	srv.Register(httpstub.REST("GET", "/networks/sim-demo-net"),
+		httpstub.String(404, fmt.Sprintf(`{"error": "network sim-demo-net not found for key %s (key=%s)", "status": 404}`, key, key)))
 	var debug syncbuf.Buffer
-	c, err := client.New(client.Options{APIURL: srv.URL, Namespace: "sim-demo", Key: key, Timeout: 5 * time.Second, Debug: &debug})
+	c, err := client.New(client.Options{APIURL: srv.Serve(), Namespace: "sim-demo", Key: key, Timeout: 5 * time.Second, Debug: &debug})
 	if err != nil {
 		t.Fatal(err)
 	}

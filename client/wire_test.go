@@ -3,7 +3,6 @@ package client_test
 import (
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,22 +123,18 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				posts := 0
-				h := http.NewServeMux()
-				h.HandleFunc("POST /auth", func(w http.ResponseWriter, r *http.Request) {
-					w.Write([]byte(golden(t, "auth.json")))
-				})
-				h.HandleFunc("POST /instances", func(w http.ResponseWriter, r *http.Request) {
-					posts++
-					if posts <= tc.refuse {
-						w.WriteHeader(406)
-						w.Write([]byte(notReady))
-						return
-					}
-					w.Write([]byte(golden(t, "instance_preflight.json")))
-				})
+				h := httpstub.New(t)
+				h.Register(httpstub.REST("POST", "/auth"), httpstub.Recorded(t, 200, "client/testdata/auth.json")).Always()
+				refused := h.Register(httpstub.REST("POST", "/instances"), httpstub.String(406, notReady))
+				if tc.wantErr {
+					// Refused for as long as the client asks.
+					refused.Always()
+				} else {
+					refused.Times(tc.refuse)
+					h.Register(httpstub.REST("POST", "/instances"), httpstub.Recorded(t, 200, "client/testdata/instance_preflight.json"))
+				}
 				c, err := client.New(client.Options{APIURL: "http://sf.test", Namespace: "system", Key: testKey,
-					Transport: httpstub.HandlerTransport{Handler: h}, NotReadyBudget: tc.budget})
+					Transport: h, NotReadyBudget: tc.budget})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -150,6 +145,7 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 				if tc.wantErr != (err != nil) || (err != nil && (!errors.As(err, &apiErr) || apiErr.StatusCode != 406)) {
 					t.Fatalf("err = %v", err)
 				}
+				posts := h.Count("POST", "/instances")
 				if posts != tc.posts {
 					t.Errorf("%d posts, want %d", posts, tc.posts)
 				}
@@ -162,15 +158,9 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 }
 
 func TestAuthErrorsAndHTML(t *testing.T) {
-	h := http.NewServeMux()
-	h.HandleFunc("POST /auth", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(404)
-		w.Write([]byte(`{"error": "namespace not found", "status": 404}`))
-	})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	c, _ := client.New(client.Options{APIURL: srv.URL, Namespace: "nope", Key: testKey})
+	unknown := httpstub.New(t)
+	unknown.Register(httpstub.REST("POST", "/auth"), httpstub.Error(404, "namespace not found"))
+	c, _ := client.New(client.Options{APIURL: unknown.Serve(), Namespace: "nope", Key: testKey})
 	_, err := c.ListInstances(t.Context(), false)
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || !apiErr.AtLogin() || apiErr.IsHTML() {
@@ -178,13 +168,10 @@ func TestAuthErrorsAndHTML(t *testing.T) {
 	}
 
 	// http://host:13000/api on the API server itself: Flask's HTML 404.
-	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(404)
-		w.Write([]byte(golden(t, "flask_404.html")))
-	}))
-	defer html.Close()
-	c, _ = client.New(client.Options{APIURL: html.URL + "/api", Namespace: "system", Key: testKey})
+	html := httpstub.New(t)
+	html.Register(httpstub.REST("POST", "/api/auth"),
+		httpstub.Answer(404, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, golden(t, "flask_404.html")))
+	c, _ = client.New(client.Options{APIURL: html.Serve() + "/api", Namespace: "system", Key: testKey})
 	_, err = c.ListInstances(t.Context(), false)
 	if !errors.As(err, &apiErr) || !apiErr.IsHTML() || !strings.Contains(apiErr.Message, "404 Not Found") {
 		t.Fatalf("HTML 404: %v", err)

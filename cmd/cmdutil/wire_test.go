@@ -3,12 +3,12 @@ package cmdutil_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
 // Each error body of client/testdata/errors.json is what the real server
@@ -51,13 +51,9 @@ func TestRealErrorBodiesChooseHintAndExitCode(t *testing.T) {
 }
 
 func TestUnknownNamespaceAtLoginIsAnAuthFailure(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(404)
-		w.Write([]byte(`{"error": "namespace not found", "status": 404}`))
-	}))
-	defer srv.Close()
-	res := clitest.CmdRun{Url: srv.URL}.Run(t, "instance", "list")
+	s := httpstub.New(t)
+	s.Register(httpstub.REST("POST", "/auth"), httpstub.Error(404, "namespace not found"))
+	res := clitest.CmdRun{Url: s.Serve()}.Run(t, "instance", "list")
 	if res.Code != cmdutil.ExitAuth || !strings.Contains(res.Stderr, "does not know the namespace") {
 		t.Fatal(res)
 	}
@@ -66,13 +62,10 @@ func TestUnknownNamespaceAtLoginIsAnAuthFailure(t *testing.T) {
 func TestHTMLAnswerIsNotAShakenfistAPI(t *testing.T) {
 	// http://host:13000/api: gunicorn serves the routes at /, so Flask
 	// answers every /api/... with its HTML 404.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(404)
-		w.Write([]byte(clitest.ReadGolden(t, "flask_404.html")))
-	}))
-	defer srv.Close()
-	res := clitest.CmdRun{Url: srv.URL + "/api"}.Run(t, "instance", "list")
+	s := httpstub.New(t)
+	s.Register(httpstub.REST("POST", "/api/auth"),
+		httpstub.Answer(404, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, clitest.ReadGolden(t, "flask_404.html")))
+	res := clitest.CmdRun{Url: s.Serve() + "/api"}.Run(t, "instance", "list")
 	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "hint: this is not a Shakenfist API") ||
 		!strings.Contains(res.Stderr, "http://HOST:13000 (the API server itself), or the URL your load balancer serves it at") {
 		t.Fatal(res)
