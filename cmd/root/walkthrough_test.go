@@ -10,8 +10,9 @@ import (
 	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
-// The README's walk-through, against the real server's answers in the
-// order a session gets them (client/testdata, SOURCES.md): a network that
+// The README's walk-through, against answers in the real server's shapes
+// (client/testdata, shakenfist da448b1a; the events are the recorded
+// sf2024 example) in the order a session gets them: a network that
 // is initial until its second poll, a create refused 406 until then,
 // power actions answered null, a 409 for rebooting a powered-off
 // instance, deletes answered with the view as it was. The same session
