@@ -11,16 +11,23 @@ import (
 	"github.com/shakenfist/shakectl/output/termtext"
 )
 
+// Format is an output format of -o.
+type Format string
+
 // The output formats of -o.
 const (
-	FormatTable  = "table"
-	FormatSimple = "simple"
-	FormatJSON   = "json"
-	FormatYAML   = "yaml"
+	FormatTable  Format = "table"
+	FormatSimple Format = "simple"
+	FormatJSON   Format = "json"
+	FormatYAML   Format = "yaml"
 )
 
 // Formats lists the values -o accepts, in the order help texts show them.
-var Formats = []string{FormatTable, FormatSimple, FormatJSON, FormatYAML}
+var Formats = []Format{FormatTable, FormatSimple, FormatJSON, FormatYAML}
+
+// Data reports whether f prints the API's objects as data (json, yaml)
+// rather than text for people (table, simple).
+func (f Format) Data() bool { return f == FormatJSON || f == FormatYAML }
 
 // Painter colours one cell's text; it is only called when colour is on.
 type Painter func(c ColourScheme, s string) string
@@ -67,7 +74,7 @@ type Detail struct {
 // header when piped, --no-headers drops it everywhere, -o columns= chooses
 // columns, --jq filters the JSON. A terminal table is fitted to the screen
 // width, long cells cut with "…"; piped and simple output never are.
-func PrintList(s *IOStreams, format string, l List) error {
+func PrintList(s *IOStreams, format Format, l List) error {
 	opts := s.table
 	if opts.JQ != nil {
 		return writeJQ(opts.Context, s.Out, s.IsStdoutTTY(), opts.JQ, joinArray(l.Raw), opts.JQLimits)
@@ -98,7 +105,7 @@ func PrintList(s *IOStreams, format string, l List) error {
 // PrintDetail renders one object: on a terminal as aligned "name  value"
 // lines, piped or simple as "name<TAB>value" lines, json and yaml as the
 // server's object.
-func PrintDetail(s *IOStreams, format string, d Detail) error {
+func PrintDetail(s *IOStreams, format Format, d Detail) error {
 	if s.table.JQ != nil {
 		return writeJQ(s.table.Context, s.Out, s.IsStdoutTTY(), s.table.JQ, d.Raw, s.table.JQLimits)
 	}
@@ -137,7 +144,7 @@ func PrintDetail(s *IOStreams, format string, d Detail) error {
 // as every JSON printer does). A body that is not JSON is written
 // unchanged. Not pretty (`api` piped, whose help promises "the body as
 // sent"), the server's bytes are written as they came.
-func PrintJSONBody(s *IOStreams, format string, body []byte, pretty bool) error {
+func PrintJSONBody(s *IOStreams, format Format, body []byte, pretty bool) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}

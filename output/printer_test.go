@@ -58,7 +58,7 @@ func TestPrintListColourKeepsAlignment(t *testing.T) {
 }
 
 func TestPrintListPipedAndSimpleAreTabSeparatedWithoutHeader(t *testing.T) {
-	for _, format := range []string{FormatTable, FormatSimple} {
+	for _, format := range []Format{FormatTable, FormatSimple} {
 		s, _, out, _ := Test()
 		s.SetColour(true) // CLICOLOR_FORCE must not put escapes into data rows
 		if err := PrintList(s, format, sampleList); err != nil {
@@ -88,7 +88,7 @@ func TestPrintListJSONIsTheServersObjects(t *testing.T) {
 }
 
 func TestPrintListEmpty(t *testing.T) {
-	for format, want := range map[string]string{FormatJSON: "[]\n", FormatYAML: "[]\n", FormatSimple: "", FormatTable: ""} {
+	for format, want := range map[Format]string{FormatJSON: "[]\n", FormatYAML: "[]\n", FormatSimple: "", FormatTable: ""} {
 		s, _, out, _ := Test()
 		if err := PrintList(s, format, List{Columns: sampleList.Columns}); err != nil {
 			t.Fatal(err)
@@ -196,7 +196,7 @@ func TestCellsStayOnOneLineAndDropControlCharacters(t *testing.T) {
 
 func TestPrintJSONBody(t *testing.T) {
 	cases := []struct {
-		format string
+		format Format
 		pretty bool
 		body   string
 		want   string

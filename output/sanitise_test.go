@@ -14,7 +14,7 @@ func TestEveryPrinterSanitisesServerText(t *testing.T) {
 	const evil = "\x1b]0;pwned\x07\x1b[2K\rFAKE: all good\u009b2J\u202e"
 	raw, _ := json.Marshal(map[string]string{"name": evil})
 	for _, tty := range []bool{true, false} {
-		for _, format := range []string{FormatTable, FormatSimple} {
+		for _, format := range []Format{FormatTable, FormatSimple} {
 			s, _, out, errOut := Test()
 			s.SetTTY(tty, tty)
 			PrintList(s, format, List{Columns: []Column{{Header: "NAME", Paint: StatePainter}}, Rows: [][]string{{evil}}, Raw: []json.RawMessage{raw}})

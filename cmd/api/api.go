@@ -337,7 +337,7 @@ func run(s *cmdutil.Session, r request) error {
 		// An HTML error page says nothing a script can use; the error line
 		// on stderr already quotes it.
 		return callErr
-	case !isJSON && (s.Cfg.Output == output.FormatJSON || s.Cfg.Output == output.FormatYAML):
+	case !isJSON && s.Cfg.Output.Data():
 		return fmt.Errorf("%s %s: the server answered %d with a body that is not JSON", method, path, resp.StatusCode)
 	}
 	if err := output.PrintJSONBody(f.IOStreams, s.Cfg.Output, resp.Body, f.IOStreams.IsStdoutTTY()); err != nil {

@@ -53,7 +53,7 @@ namespace may make shared artifacts (--shared).`,
 		if err != nil {
 			return err
 		}
-		if s.Cfg.Async != "continue" {
+		if s.Cfg.Async.Waits() {
 			a, err = awaitFetch(s, a)
 		}
 		if err != nil {
@@ -76,7 +76,7 @@ func awaitFetch(s *cmdutil.Session, a *client.Artifact) (*client.Artifact, error
 	var outcome client.FetchOutcome
 	// --async pause forgives running out of its own 60s, never a --timeout
 	// the user gave (exit 124): WaitUntil sees to the second.
-	lenient := s.Cfg.Async == "pause"
+	lenient := s.Cfg.Async.Lenient()
 	err := builders.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), lenient, func(ctx context.Context) (bool, string, error) {
 		got, err := s.Client.GetArtifact(ctx, a.UUID)
 		if err != nil {

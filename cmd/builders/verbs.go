@@ -344,6 +344,10 @@ func PrintsText(c *cobra.Command) *cobra.Command {
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}
-	c.Annotations[cmdutil.OutputsAnnotation] = strings.Join(output.Formats, ",")
+	formats := make([]string, len(output.Formats))
+	for i, f := range output.Formats {
+		formats[i] = string(f)
+	}
+	c.Annotations[cmdutil.OutputsAnnotation] = strings.Join(formats, ",")
 	return c
 }

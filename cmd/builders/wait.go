@@ -102,16 +102,40 @@ func UntilState(target client.State) func(client.State) bool {
 	return func(s client.State) bool { return s == target }
 }
 
-// WaitFor polls a resource until done(state), within the command's
-// deadline counted from start (--timeout, else the async budget). last is
-// what the caller already knows (the create's answer), or nil.
-//
-// lenient is --async pause's promise: running out of time is not an error,
-// the resource is returned as it is. Otherwise it is a *cmdutil.WaitTimeoutError
-// (exit 124). An error state, or a deletion while waiting for anything
-// else, ends the wait with *cmdutil.InstanceFailedError. Waiting for "deleted"
-// also ends well when the resource disappears (404).
-func WaitFor[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *T, ref string, target client.State, done func(client.State) bool, lenient bool) (*T, error) {
+// Wait is one WaitFor: the resource, what is known of it, and what ends
+// the wait.
+type Wait[T any] struct {
+	// Watch says how to poll the kind of resource.
+	Watch Watched[T]
+	// Ref names the resource; Last is what the caller already knows of
+	// it (the create's answer), or nil.
+	Ref  string
+	Last *T
+	// Start is when the command's deadline began (--timeout, else the
+	// async budget, counts from it).
+	Start time.Time
+	// Target is the state waited for. Done, when set, also ends the wait
+	// at a state that is good enough (instance create's "left initial");
+	// nil means Target alone.
+	Target client.State
+	Done   func(client.State) bool
+	// Lenient is --async pause's promise: running out of the async
+	// budget is not an error, the resource is returned as it is.
+	// Otherwise it is a *cmdutil.WaitTimeoutError (exit 124); an explicit
+	// --timeout is never forgiven (Session.Forgives).
+	Lenient bool
+}
+
+// WaitFor polls a resource until it reaches w.Target (or w.Done says
+// enough), within the command's deadline counted from w.Start. An error
+// state, or a deletion while waiting for anything else, ends the wait with
+// *cmdutil.InstanceFailedError. Waiting for "deleted" also ends well when
+// the resource disappears (404).
+func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
+	w, start, last, ref, target, done, lenient := wait.Watch, wait.Start, wait.Last, wait.Ref, wait.Target, wait.Done, wait.Lenient
+	if done == nil {
+		done = UntilState(target)
+	}
 	budget := s.Cfg.Deadline()
 	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
 	defer cancel()
@@ -263,8 +287,8 @@ func WaitUntil(s *cmdutil.Session, what string, lenient bool, done func(ctx cont
 // at all; an answer already at target is not polled. Instance and network
 // delete share it.
 func AwaitAsync[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *T, ref string, target client.State) (*T, error) {
-	if s.Cfg.Async == "continue" || w.state(last) == target {
+	if !s.Cfg.Async.Waits() || w.state(last) == target {
 		return last, nil
 	}
-	return WaitFor(s, w, start, last, ref, target, UntilState(target), s.Cfg.Async == "pause")
+	return WaitFor(s, Wait[T]{Watch: w, Start: start, Last: last, Ref: ref, Target: target, Lenient: s.Cfg.Async.Lenient()})
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // Config is the resolved configuration of one run. Precedence, highest
@@ -28,14 +29,14 @@ type Config struct {
 	APIURL                 string
 	Namespace              string
 	Key                    string
-	Output                 string
+	Output                 output.Format
 	RetryTransientCapacity bool
 	// Timeout is --timeout; 0 means not given (the async budget applies).
 	Timeout time.Duration
 	// RequestTimeout is --request-timeout, the bound on each request; 0
 	// means the client's default (30s).
 	RequestTimeout time.Duration
-	Async          string
+	Async          AsyncMode
 	NoColor        bool
 	Quiet          bool
 	Debug          bool
@@ -45,7 +46,7 @@ type Config struct {
 	// a file rather than the default: an explicit table keeps its header
 	// when piped.
 	OutputExplicit bool
-	// Columns are -o columns=NAME,STATE's choice; Output is then "table".
+	// Columns are -o columns=NAME,STATE's choice; Output is then table.
 	Columns []string
 	// NoHeaders is --no-headers.
 	NoHeaders bool
@@ -74,32 +75,18 @@ type Config struct {
 	Warnings []string
 }
 
-// AsyncBudget is how long a call may wait in the given async mode when no
-// --timeout is given: it bounds --retry-transient-capacity's sleeping and
-// instance create's wait for the created state.
-func AsyncBudget(mode string) time.Duration {
-	switch mode {
-	case "block":
-		return time.Hour
-	case "continue":
-		return 0
-	default:
-		return 60 * time.Second
-	}
-}
-
 // Deadline is the budget of one command: --timeout when given, else the
 // async budget.
 func (c *Config) Deadline() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return AsyncBudget(c.Async)
+	return c.Async.Budget()
 }
 
 // JSONOutput reports whether machine output was asked for; then nothing but
 // data goes to stdout and errors are JSON objects on stderr.
-func (c *Config) JSONOutput() bool { return c.Output == "json" }
+func (c *Config) JSONOutput() bool { return c.Output == output.FormatJSON }
 
 // LoadConfig resolves the configuration of one run from the flags of the
 // command that runs, the environment and the files, with a fresh viper.
@@ -243,10 +230,10 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	_, cfg.OutputExplicit = cfg.Sources["output"]
 	if cfg.JQ != "" {
 		// --jq filters JSON, so it implies -o json (gh).
-		if cfg.OutputExplicit && cfg.Output != "json" {
+		if cfg.OutputExplicit && cfg.Output != output.FormatJSON {
 			return nil, UsageErrorf("--jq filters JSON and cannot be combined with -o %s", cfg.Output)
 		}
-		cfg.Output = "json"
+		cfg.Output = output.FormatJSON
 	}
 	if cfg.KeyFrom == "flag" {
 		cfg.Warnings = append(cfg.Warnings, "--key on the command line is visible to other users of this machine (ps, /proc); prefer SHAKENFIST_KEY or a config file with mode 600")

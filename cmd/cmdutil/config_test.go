@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,15 +167,15 @@ func TestConfigPrecedenceOfOtherGlobals(t *testing.T) {
 		args  []string
 		check func(*cmdutil.Config) string
 	}{
-		{"output default", "", nil, nil, func(c *cmdutil.Config) string { return c.Output }},
-		{"output file", "output: yaml\n", nil, nil, func(c *cmdutil.Config) string { return c.Output }},
-		{"output env", "output: yaml\n", map[string]string{"SHAKECTL_OUTPUT": "simple"}, nil, func(c *cmdutil.Config) string { return c.Output }},
-		{"output flag", "output: yaml\n", map[string]string{"SHAKECTL_OUTPUT": "simple"}, []string{"-o", "json"}, func(c *cmdutil.Config) string { return c.Output }},
-		{"async default", "", nil, nil, func(c *cmdutil.Config) string { return c.Async }},
-		{"async file", "async: block\n", nil, nil, func(c *cmdutil.Config) string { return c.Async }},
-		{"async SHAKENFIST_ASYNC", "async: block\n", map[string]string{"SHAKENFIST_ASYNC": "continue"}, nil, func(c *cmdutil.Config) string { return c.Async }},
-		{"async SHAKECTL_ASYNC beats SHAKENFIST_ASYNC", "", map[string]string{"SHAKENFIST_ASYNC": "continue", "SHAKECTL_ASYNC": "block"}, nil, func(c *cmdutil.Config) string { return c.Async }},
-		{"async flag", "async: block\n", map[string]string{"SHAKENFIST_ASYNC": "continue"}, []string{"--async", "pause"}, func(c *cmdutil.Config) string { return c.Async }},
+		{"output default", "", nil, nil, func(c *cmdutil.Config) string { return string(c.Output) }},
+		{"output file", "output: yaml\n", nil, nil, func(c *cmdutil.Config) string { return string(c.Output) }},
+		{"output env", "output: yaml\n", map[string]string{"SHAKECTL_OUTPUT": "simple"}, nil, func(c *cmdutil.Config) string { return string(c.Output) }},
+		{"output flag", "output: yaml\n", map[string]string{"SHAKECTL_OUTPUT": "simple"}, []string{"-o", "json"}, func(c *cmdutil.Config) string { return string(c.Output) }},
+		{"async default", "", nil, nil, func(c *cmdutil.Config) string { return string(c.Async) }},
+		{"async file", "async: block\n", nil, nil, func(c *cmdutil.Config) string { return string(c.Async) }},
+		{"async SHAKENFIST_ASYNC", "async: block\n", map[string]string{"SHAKENFIST_ASYNC": "continue"}, nil, func(c *cmdutil.Config) string { return string(c.Async) }},
+		{"async SHAKECTL_ASYNC beats SHAKENFIST_ASYNC", "", map[string]string{"SHAKENFIST_ASYNC": "continue", "SHAKECTL_ASYNC": "block"}, nil, func(c *cmdutil.Config) string { return string(c.Async) }},
+		{"async flag", "async: block\n", map[string]string{"SHAKENFIST_ASYNC": "continue"}, []string{"--async", "pause"}, func(c *cmdutil.Config) string { return string(c.Async) }},
 		{"retry default", "", nil, nil, func(c *cmdutil.Config) string { return fmt.Sprint(c.RetryTransientCapacity) }},
 		{"retry file", "retry-transient-capacity: true\n", nil, nil, func(c *cmdutil.Config) string { return fmt.Sprint(c.RetryTransientCapacity) }},
 		{"retry env off beats file", "retry-transient-capacity: true\n", map[string]string{"SHAKECTL_RETRY_TRANSIENT_CAPACITY": "false"}, nil, func(c *cmdutil.Config) string { return fmt.Sprint(c.RetryTransientCapacity) }},
@@ -380,7 +381,7 @@ func TestConfigWarnings(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	for _, c := range []struct {
 		timeout time.Duration
-		async   string
+		async   cmdutil.AsyncMode
 		want    time.Duration
 	}{
 		{0, "pause", time.Minute},
@@ -440,7 +441,7 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 			return
 		}
-		if !cmdutil.Contains(cmdutil.OutputFormats, cfg.Output) || !cmdutil.Contains(cmdutil.AsyncModes, cfg.Async) || cfg.Timeout < 0 {
+		if !slices.Contains(output.Formats, cfg.Output) || !slices.Contains(cmdutil.AsyncModes, cfg.Async) || cfg.Timeout < 0 {
 			t.Fatalf("%q: accepted %+v", content, cfg)
 		}
 	})

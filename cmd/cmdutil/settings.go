@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/internal/redact"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // Every global setting is declared once, here: its flag, the environment
@@ -36,9 +37,12 @@ type Setting struct {
 	// Name is the flag's name and the config file's key.
 	Name      string
 	Shorthand string
-	Bool      bool // a boolean flag; otherwise a string
-	Default   string
-	Usage     string
+	Bool      bool // a boolean flag; otherwise a string, or Value's type
+	// Value makes the flag's typed value (AsyncMode, Output), which parses
+	// what the flag is given; nil for a string or boolean flag.
+	Value   func() pflag.Value
+	Default string
+	Usage   string
 	// Env are the environment variables that set it, the first set one
 	// winning; nil means SHAKECTL_<NAME>.
 	Env   []string
@@ -78,12 +82,6 @@ func (s Setting) EnvNames() []string {
 // InFile says whether the config file (and so config view) has the key.
 func (s Setting) InFile() bool { return !s.FlagOnly && !s.Selector }
 
-// Output formats accepted by -o.
-var OutputFormats = []string{"table", "simple", "json", "yaml"}
-
-// Async modes accepted by --async, as sf-client.
-var AsyncModes = []string{"continue", "pause", "block"}
-
 // Settings is the table, in the order config view and the help topic list
 // the settings.
 func Settings() []Setting {
@@ -118,23 +116,16 @@ func Settings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "output", Shorthand: "o", Default: "table", Scope: EveryCommand,
-			Usage: "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)",
-			Complete: func(*Factory) cobra.CompletionFunc {
-				return FixedWithDesc(OutputFormats, map[string]string{
-					"table":  "aligned columns for people",
-					"simple": "plain tab-separated rows for scripts",
-					"json":   "the API's JSON, nothing else on stdout",
-					"yaml":   "the API's objects as YAML",
-				})
+		{Name: "output", Shorthand: "o", Default: string(output.FormatTable), Scope: EveryCommand,
+			Usage:    "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)",
+			Value:    func() pflag.Value { return new(Output) },
+			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(output.Formats, outputHelp) },
+			Apply: func(c *Config, raw any) error {
+				o, err := ParseOutput(stringOf(raw))
+				c.Output, c.Columns = o.Format, o.Columns
+				return err
 			},
-			Apply: applyOutput,
-			Show: func(c *Config) string {
-				if len(c.Columns) > 0 {
-					return "columns=" + strings.Join(c.Columns, ",")
-				}
-				return c.Output
-			}},
+			Show: func(c *Config) string { return Output{Format: c.Output, Columns: c.Columns}.String() }},
 		boolSetting("retry-transient-capacity", ClientCommands, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)",
 			func(c *Config) *bool { return &c.RetryTransientCapacity }),
 		{Name: "timeout", Scope: ClientCommands, Complete: noFiles,
@@ -145,24 +136,16 @@ func Settings() []Setting {
 			Usage: "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command",
 			Apply: func(c *Config, raw any) (err error) { c.RequestTimeout, err = parseTimeout(stringOf(raw)); return err },
 			Show:  func(c *Config) string { return durationOr(c.RequestTimeout, "30s") }},
-		{Name: "async", Default: "pause", Scope: ClientCommands,
-			Usage: "how long to wait for slow operations: continue (0), pause (60s) or block (1h)",
-			Env:   []string{"SHAKECTL_ASYNC", "SHAKENFIST_ASYNC"},
-			Complete: func(*Factory) cobra.CompletionFunc {
-				return FixedWithDesc(AsyncModes, map[string]string{
-					"continue": "do not wait (budget 0)",
-					"pause":    "wait up to 60s",
-					"block":    "wait up to 1h",
-				})
+		{Name: "async", Default: string(AsyncPause), Scope: ClientCommands,
+			Usage:    "how long to wait for slow operations: continue (0), pause (60s) or block (1h)",
+			Env:      []string{"SHAKECTL_ASYNC", "SHAKENFIST_ASYNC"},
+			Value:    func() pflag.Value { return new(AsyncMode) },
+			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(AsyncModes, asyncHelp) },
+			Apply: func(c *Config, raw any) (err error) {
+				c.Async, err = ParseAsyncMode(stringOf(raw))
+				return err
 			},
-			Apply: func(c *Config, raw any) error {
-				c.Async = strings.ToLower(stringOf(raw))
-				if !Contains(AsyncModes, c.Async) {
-					return UsageErrorf("invalid async mode %q: want one of %s", c.Async, strings.Join(AsyncModes, ", "))
-				}
-				return nil
-			},
-			Show: func(c *Config) string { return c.Async }},
+			Show: func(c *Config) string { return string(c.Async) }},
 		boolSetting("no-color", EveryCommand, "never colour the output", func(c *Config) *bool { return &c.NoColor }),
 		boolSetting("quiet", EveryCommand, "print no progress or retry lines on stderr", func(c *Config) *bool { return &c.Quiet }),
 		boolSetting("debug", ClientCommands, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)",
@@ -198,26 +181,13 @@ func boolSetting(name string, scope Scope, usage string, field func(*Config) *bo
 
 func noFiles(*Factory) cobra.CompletionFunc { return cobra.NoFileCompletions }
 
-func applyOutput(c *Config, raw any) error {
-	typed := strings.TrimSpace(stringOf(raw))
-	c.Output = strings.ToLower(typed)
-	if _, ok := strings.CutPrefix(c.Output, "columns="); ok {
-		// hcloud's -o columns=NAME,STATE: a table of those columns, the
-		// names as typed for the error that names one.
-		for _, col := range strings.Split(typed[len("columns="):], ",") {
-			if col = strings.TrimSpace(col); col != "" {
-				c.Columns = append(c.Columns, col)
-			}
-		}
-		if len(c.Columns) == 0 {
-			return UsageErrorf("-o columns= needs column names, e.g. columns=NAME,STATE")
-		}
-		c.Output = "table"
+// fixedValues completes a typed setting's values.
+func fixedValues[T ~string](values []T, desc map[string]string) cobra.CompletionFunc {
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = string(v)
 	}
-	if !Contains(OutputFormats, c.Output) {
-		return UsageErrorf("invalid output format %q: want one of %s or columns=NAME,…", c.Output, strings.Join(OutputFormats, ", "))
-	}
-	return nil
+	return FixedWithDesc(names, desc)
 }
 
 func durationOr(d time.Duration, none string) string {
@@ -268,9 +238,14 @@ func addSettingFlags(c *cobra.Command, f *Factory, keep func(Setting) bool, hidd
 		if !keep(s) {
 			continue
 		}
-		if s.Bool {
+		switch {
+		case s.Value != nil:
+			v := s.Value()
+			Must(v.Set(s.Default))
+			pf.VarP(v, s.Name, s.Shorthand, s.Usage)
+		case s.Bool:
 			pf.BoolP(s.Name, s.Shorthand, s.Default == "true", s.Usage)
-		} else {
+		default:
 			pf.StringP(s.Name, s.Shorthand, s.Default, s.Usage)
 		}
 		pf.Lookup(s.Name).Hidden = hidden

@@ -79,7 +79,7 @@ minute to boot needs --timeout 10m (or --async block) here.`,
 		if cond == awaitAgent {
 			w, target = builders.WatchedInstanceAgent(s.Client), builders.AgentReadyState
 		}
-		inst, err := builders.WaitFor(s, w, start, nil, args[0], target, builders.UntilState(target), false)
+		inst, err := builders.WaitFor(s, builders.Wait[client.Instance]{Watch: w, Start: start, Ref: args[0], Target: target})
 		if inst != nil {
 			if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
 				err = perr

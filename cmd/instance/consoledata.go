@@ -58,7 +58,7 @@ guest cannot drive your terminal. -o json and -o yaml print
 // characters defused on a terminal, or as one JSON object.
 func printConsole(s *cmdutil.Session, ref string, n int, data []byte) error {
 	out := s.F.IOStreams.Out
-	if s.Cfg.JQ != "" || s.Cfg.Output == "json" || s.Cfg.Output == "yaml" {
+	if s.Cfg.JQ != "" || s.Cfg.Output.Data() {
 		raw := map[string]any{"instance": ref, "length": n, "data": strings.ToValidUTF8(string(data), "\uFFFD")}
 		return s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(nil, raw)})
 	}

@@ -366,11 +366,15 @@ func runCreate(s *cmdutil.Session, o *CreateOptions, req client.CreateInstanceRe
 	if err != nil {
 		return err
 	}
+	wait := builders.Wait[client.Instance]{Watch: builders.WatchedInstance(s.Client), Start: start, Last: inst, Ref: req.Name, Target: client.StateCreated}
 	switch s.Cfg.Async {
-	case "pause":
-		inst, err = builders.WaitFor(s, builders.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, client.State.LeftInitial, true)
-	case "block":
-		inst, err = builders.WaitFor(s, builders.WatchedInstance(s.Client), start, inst, req.Name, client.StateCreated, builders.UntilState(client.StateCreated), false)
+	case cmdutil.AsyncPause:
+		// Pause waits for the instance to leave "initial", forgiving its
+		// budget; block waits for created.
+		wait.Done, wait.Lenient = client.State.LeftInitial, true
+		inst, err = builders.WaitFor(s, wait)
+	case cmdutil.AsyncBlock:
+		inst, err = builders.WaitFor(s, wait)
 	}
 	// The node a 2026 server names by UUID is shown with its name.
 	return builders.PrintResult(s, func(i *client.Instance) output.Detail {

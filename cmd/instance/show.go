@@ -56,7 +56,7 @@ namespace). A 2024 server names the node by its name.`,
 // columns), not the server's object (json, yaml), so node names are worth
 // a request.
 func rendersFields(s *cmdutil.Session) bool {
-	return s.Cfg.Output != "json" && s.Cfg.Output != "yaml" && s.Cfg.JQ == ""
+	return !s.Cfg.Output.Data() && s.Cfg.JQ == ""
 }
 
 // withSnapshots is sf-client's show -s/--snapshots: each snapshot as

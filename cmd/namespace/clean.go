@@ -45,8 +45,8 @@ deadline, until the namespace holds no instances and no networks, so that
 			var nets []output.Field
 			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
-			if err == nil && s.Cfg.Async != "continue" {
-				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async == "pause", emptied(s, args[0]))
+			if err == nil && s.Cfg.Async.Waits() {
+				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async.Lenient(), emptied(s, args[0]))
 			}
 			if perr := s.PrintDetail(d); perr != nil && err == nil {
 				err = perr

@@ -58,8 +58,9 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 		if err != nil {
 			return err
 		}
-		if s.Cfg.Async != "continue" {
-			n, err = builders.WaitFor(s, builders.WatchedNetwork(s.Client), start, n, args[0], client.StateCreated, builders.UntilState(client.StateCreated), s.Cfg.Async == "pause")
+		if s.Cfg.Async.Waits() {
+			n, err = builders.WaitFor(s, builders.Wait[client.Network]{Watch: builders.WatchedNetwork(s.Client), Start: start, Last: n, Ref: args[0],
+				Target: client.StateCreated, Lenient: s.Cfg.Async.Lenient()})
 		}
 		return builders.PrintResult(s, networkResource.Detail, n, err)
 	})

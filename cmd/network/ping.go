@@ -27,7 +27,7 @@ print ping's output. The address must be inside the network's netblock.
 			if err != nil {
 				return err
 			}
-			if s.Cfg.JQ != "" || s.Cfg.Output == "json" || s.Cfg.Output == "yaml" {
+			if s.Cfg.JQ != "" || s.Cfg.Output.Data() {
 				return s.PrintDetail(output.Detail{Raw: cmdutil.RawOf(res.Raw, res)})
 			}
 			// ping's own lines, as sf-client prints them; the server's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/k8sjob"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
 
@@ -158,7 +159,7 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 		return err
 	}
 	switch cfg.Output {
-	case "json":
+	case output.FormatJSON:
 		err = job.WriteJSON(f.IOStreams.Out)
 	default:
 		// YAML is what kubectl apply -f - is usually fed; "table" is the

@@ -538,7 +538,7 @@ const StartAtFarNotice = time.Hour
 // checkOutFormat refuses, before any load, an output format that cannot
 // share stdout with --out -'s JSON.
 func checkOutFormat(cfg *cmdutil.Config, out string) error {
-	if out == outfile.Stdout && cfg.Output == "yaml" {
+	if out == outfile.Stdout && cfg.Output == output.FormatYAML {
 		return &cmdutil.UsageError{Msg: "--out - writes the JSON report to stdout; -o yaml cannot share it: name a file for --out"}
 	}
 	return nil
@@ -554,15 +554,15 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out,
 	ios := f.IOStreams
 	toStdout := out == outfile.Stdout
 	switch {
-	case cfg.Output == "json" && toStdout:
+	case cfg.Output == output.FormatJSON && toStdout:
 		// --out - writes it below.
-	case cfg.Output == "json":
+	case cfg.Output == output.FormatJSON:
 		if err := r.WriteJSON(ios.Out); err != nil {
 			return err
 		}
-	case cfg.Output == "yaml" && toStdout:
+	case cfg.Output == output.FormatYAML && toStdout:
 		return checkOutFormat(cfg, out)
-	case cfg.Output == "yaml":
+	case cfg.Output == output.FormatYAML:
 		if err := writeYAML(ios.Out, r); err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -136,7 +135,8 @@ func Run(f *cmdutil.Factory, args []string) int {
 	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
 		// The configuration itself is what failed; -o, as Cobra parsed it,
 		// still says how the user wants to read the error.
-		jsonOut = strings.EqualFold(fl.Value.String(), "json")
+		format, _ := cmdutil.OutputOf(fl)
+		jsonOut = format == output.FormatJSON
 	}
 	output.WriteError(f.IOStreams, jsonOut, report)
 	return code

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/cmd/admin"
 	"github.com/shakenfist/shakectl/cmd/api"
@@ -102,6 +103,14 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		// mistake to report.
 		if c.Annotations[argsAreCommandsAnnotation] == "true" && c.Flags().NArg() > 0 {
 			return unknownCommand(c, c.Flags().Arg(0))
+		}
+		// A typed setting's flag (--async, -o) refused its value: the
+		// words it has from the environment or the config file, naming
+		// the flag as the source.
+		var invalid *pflag.InvalidValueError
+		var usage *cmdutil.UsageError
+		if errors.As(err, &invalid) && errors.As(err, &usage) {
+			return &cmdutil.UsageError{Msg: usage.Msg + " (from flag --" + invalid.GetFlag().Name + ")"}
 		}
 		return &cmdutil.UsageError{Msg: plainFlagError(c, err), Command: c.CommandPath()}
 	})

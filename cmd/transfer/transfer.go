@@ -8,10 +8,11 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
-	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,7 @@ import (
 // TransferMeter starts the progress report of a transfer on stderr: a bar
 // on a terminal, JSON lines with -o json, nothing when piped or --quiet.
 func TransferMeter(s *cmdutil.Session, op, name string, total, from int64) *progress.Meter {
-	mode := progress.Choose(s.Cfg.Quiet, s.Cfg.Output, s.F.IOStreams.IsStderrTTY())
+	mode := progress.Choose(s.Cfg.Quiet, s.Cfg.JSONOutput(), s.F.IOStreams.IsStderrTTY())
 	return progress.New(s.F.IOStreams.ErrOut, mode, op, name, total, from, s.F.Now)
 }
 

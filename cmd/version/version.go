@@ -3,7 +3,6 @@ package version
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,13 +25,9 @@ fields version, commit, date, go_version and platform.`,
   shakectl version -o json | jq -r .version`,
 		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
-		format, err := versionFormat(c, f)
-		if err != nil {
-			return err
-		}
+		format := versionFormat(c, f)
 		b := f.Build
-		switch format {
-		case "json", "yaml":
+		if format.Data() {
 			// "unknown" as the text says, not "", so both read the same.
 			b.Commit, b.Date = cmdutil.OrUnknown(b.Commit), cmdutil.OrUnknown(b.Date)
 			raw, err := json.Marshal(b)
@@ -41,7 +36,7 @@ fields version, commit, date, go_version and platform.`,
 			}
 			return output.PrintJSONBody(f.IOStreams, format, raw, true)
 		}
-		_, err = fmt.Fprint(f.IOStreams.Out, Text(b))
+		_, err := fmt.Fprint(f.IOStreams.Out, Text(b))
 		return err
 	})
 }
@@ -49,19 +44,16 @@ fields version, commit, date, go_version and platform.`,
 // versionFormat is the -o format. A broken config file must not stop
 // `shakectl version`, which is what people run when filing a bug about it,
 // so then only the flag counts.
-func versionFormat(c *cobra.Command, f *cmdutil.Factory) (string, error) {
-	cfg, err := f.Config()
-	if err == nil {
-		return cfg.Output, nil
+func versionFormat(c *cobra.Command, f *cmdutil.Factory) output.Format {
+	if cfg, err := f.Config(); err == nil {
+		return cfg.Output
 	}
-	format := "table"
 	if fl := c.Flag("output"); fl != nil {
-		format = strings.ToLower(fl.Value.String())
+		if format, ok := cmdutil.OutputOf(fl); ok {
+			return format
+		}
 	}
-	if !cmdutil.Contains(cmdutil.OutputFormats, format) {
-		return "", err
-	}
-	return format, nil
+	return output.FormatTable
 }
 
 // Text is what both `shakectl version` and `shakectl --version`

@@ -29,11 +29,11 @@ const (
 
 // Choose is the mode for a command: quiet wins, then -o json, then a
 // terminal on w.
-func Choose(quiet bool, output string, terminal bool) Mode {
+func Choose(quiet, jsonOutput, terminal bool) Mode {
 	switch {
 	case quiet:
 		return None
-	case output == "json":
+	case jsonOutput:
 		return JSON
 	case terminal:
 		return Bar

@@ -49,13 +49,13 @@ func TestBarShowsBytesRateAndTimeLeft(t *testing.T) {
 
 func TestNoneWritesNothing(t *testing.T) {
 	var buf bytes.Buffer
-	m := New(&buf, Choose(false, "table", false), "upload", "x", 10, 0, nil)
+	m := New(&buf, Choose(false, false, false), "upload", "x", 10, 0, nil)
 	m.Update(5)
 	m.Finish(10, true)
 	if buf.Len() != 0 {
 		t.Errorf("piped meter wrote %q", buf.String())
 	}
-	if Choose(true, "json", true) != None || Choose(false, "json", false) != JSON || Choose(false, "table", true) != Bar {
+	if Choose(true, true, true) != None || Choose(false, true, false) != JSON || Choose(false, false, true) != Bar {
 		t.Error("Choose")
 	}
 }

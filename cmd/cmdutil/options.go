@@ -1,0 +1,141 @@
+package cmdutil
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakenfist/shakectl/output"
+)
+
+// The typed values of the settings that are more than a string: each
+// parses itself (the flag's Set, the environment's and the config file's
+// Apply use the same parser), names its values for completion, and says
+// what it means, so no command compares a setting's text.
+
+// AsyncMode is --async, as sf-client has it: how long a command waits for
+// slow operations.
+type AsyncMode string
+
+const (
+	// AsyncContinue does not wait (budget 0).
+	AsyncContinue AsyncMode = "continue"
+	// AsyncPause waits up to 60s; running out of that budget is no error.
+	AsyncPause AsyncMode = "pause"
+	// AsyncBlock waits up to 1h.
+	AsyncBlock AsyncMode = "block"
+)
+
+// AsyncModes are the values --async accepts, in the order help shows them.
+var AsyncModes = []AsyncMode{AsyncContinue, AsyncPause, AsyncBlock}
+
+var asyncHelp = map[string]string{
+	string(AsyncContinue): "do not wait (budget 0)",
+	string(AsyncPause):    "wait up to 60s",
+	string(AsyncBlock):    "wait up to 1h",
+}
+
+// ParseAsyncMode reads an async mode, case-insensitively.
+func ParseAsyncMode(s string) (AsyncMode, error) {
+	m := AsyncMode(strings.ToLower(s))
+	if !slices.Contains(AsyncModes, m) {
+		return "", UsageErrorf("invalid async mode %q: want one of %s", string(m), joinValues(AsyncModes))
+	}
+	return m, nil
+}
+
+// Budget is how long a call may wait in mode m when no --timeout is given:
+// it bounds --retry-transient-capacity's sleeping and the waits.
+func (m AsyncMode) Budget() time.Duration {
+	switch m {
+	case AsyncBlock:
+		return time.Hour
+	case AsyncContinue:
+		return 0
+	}
+	return 60 * time.Second
+}
+
+// Waits says whether a command waits at all for what it started.
+func (m AsyncMode) Waits() bool { return m != AsyncContinue }
+
+// Lenient is --async pause's promise: a wait that runs out of its budget
+// ends without an error (Session.Forgives says when that holds).
+func (m AsyncMode) Lenient() bool { return m == AsyncPause }
+
+// The flag value (pflag.Value); Type is "string", as help has always
+// shown it.
+func (m AsyncMode) String() string { return string(m) }
+func (m *AsyncMode) Set(s string) (err error) {
+	*m, err = ParseAsyncMode(s)
+	return err
+}
+func (*AsyncMode) Type() string { return "string" }
+
+// Output is -o: a format, or columns=NAME,STATE,… (hcloud's: a table of
+// those columns, the names as typed for the error that names one).
+type Output struct {
+	Format  output.Format
+	Columns []string
+}
+
+var outputHelp = map[string]string{
+	string(output.FormatTable):  "aligned columns for people",
+	string(output.FormatSimple): "plain tab-separated rows for scripts",
+	string(output.FormatJSON):   "the API's JSON, nothing else on stdout",
+	string(output.FormatYAML):   "the API's objects as YAML",
+}
+
+// ParseOutput reads -o, case-insensitively (column names as typed).
+func ParseOutput(s string) (Output, error) {
+	typed := strings.TrimSpace(s)
+	o := Output{Format: output.Format(strings.ToLower(typed))}
+	if _, ok := strings.CutPrefix(string(o.Format), "columns="); ok {
+		for _, col := range strings.Split(typed[len("columns="):], ",") {
+			if col = strings.TrimSpace(col); col != "" {
+				o.Columns = append(o.Columns, col)
+			}
+		}
+		if len(o.Columns) == 0 {
+			return Output{}, UsageErrorf("-o columns= needs column names, e.g. columns=NAME,STATE")
+		}
+		o.Format = output.FormatTable
+	}
+	if !slices.Contains(output.Formats, o.Format) {
+		return Output{}, UsageErrorf("invalid output format %q: want one of %s or columns=NAME,…", string(o.Format), joinValues(output.Formats))
+	}
+	return o, nil
+}
+
+// The flag value (pflag.Value).
+func (o Output) String() string {
+	if len(o.Columns) > 0 {
+		return "columns=" + strings.Join(o.Columns, ",")
+	}
+	return string(o.Format)
+}
+func (o *Output) Set(s string) (err error) {
+	*o, err = ParseOutput(s)
+	return err
+}
+func (*Output) Type() string { return "string" }
+
+// OutputOf is the format a parsed -o flag holds; ok is false when fl is
+// not one.
+func OutputOf(fl *pflag.Flag) (f output.Format, ok bool) {
+	o, ok := fl.Value.(*Output)
+	if !ok {
+		return "", false
+	}
+	return o.Format, true
+}
+
+func joinValues[T ~string](values []T) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
