@@ -227,7 +227,9 @@ func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 	if peak.Load() != 4 {
 		t.Errorf("the server saw at most %d requests at once, want 4", peak.Load())
 	}
-	if r.Requests < 20 || r.Count(report.Served) != r.Requests {
+	// Each worker sent at least one; how many more fit in 400 ms is the
+	// machine's speed (9 at load 23), not the probe's behaviour.
+	if r.Requests < 4 || r.Count(report.Served) != r.Requests {
 		t.Errorf("%d requests, %d served", r.Requests, r.Count(report.Served))
 	}
 	if r.InFlightPeak > 4 {
@@ -492,7 +494,9 @@ func testClosedWorkersRecoverFromTimeouts(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Count(report.ClientTimeout) == 0 || r.Count(report.Served) < 10 {
+	// Served at all, and nothing cancelled (below): how many are served
+	// in 500 ms is the machine's speed, not the probe's behaviour.
+	if r.Count(report.ClientTimeout) == 0 || r.Count(report.Served) == 0 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
 	if r.Count(report.ClientTimeout)+r.Count(report.Served) != r.Requests {
@@ -577,8 +581,10 @@ func TestOpenRunOpensItsConnectionsBeforeTheSchedule(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	// 20 requests in all: the run likely holds 20 connections at once.
+	// A minute's timeout: a busy machine's slow answers are still answers
+	// (load 23 timed out 5 of 20 at the default).
 	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Open, Rate: 100, Duration: 200 * time.Millisecond,
-		Actors: GeneratedActors(1), Checks: report.CheckConfig{ShedMax: time.Hour}})
+		Actors: GeneratedActors(1), Checks: report.CheckConfig{ShedMax: time.Hour}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
