@@ -35,6 +35,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
+		if lf, ok := req.Context().Value(loginFailureKey{}).(*loginFailure); ok {
+			lf.set(err)
+		}
 		return nil, err
 	}
 	resp, err := t.send(req, req.Body, token)
@@ -99,7 +102,7 @@ func (t *authTransport) relogin(ctx context.Context, gen uint64) (string, error)
 		t.mu.Unlock()
 		// One caller's cancellation must not fail the login the others wait
 		// for; the login has its own timeout.
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.c.opts.Timeout)
+		lctx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), t.c.opts.Timeout, requestTimeout(t.c.opts.Timeout))
 		defer cancel()
 		token, err := t.login(lctx)
 		if err != nil {
@@ -121,7 +124,17 @@ func (t *authTransport) relogin(ctx context.Context, gen uint64) (string, error)
 		}
 		return res.Val.(string), nil
 	case <-ctx.Done():
-		return "", context.Cause(ctx)
+		// The login is what was waited for: the error names it, and which
+		// bound ended the wait.
+		cause := context.Cause(ctx)
+		bound := t.c.timeoutBound(ctx, cause)
+		if cause == context.DeadlineExceeded {
+			// A deadline with no cause of its own is the per-request
+			// timeout (http.Client.Timeout) of the request that needed
+			// the login.
+			bound = requestTimeout(t.c.opts.Timeout).Error()
+		}
+		return "", &TransportError{Method: http.MethodPost, URL: t.c.shownEndpoint("/auth"), Attempts: 1, Bound: bound, Err: cause}
 	}
 }
 
@@ -145,7 +158,7 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 	hc := &http.Client{Transport: t.next, Timeout: c.opts.Timeout, CheckRedirect: noRedirects}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", redactURLError(err)
+		return "", &TransportError{Method: http.MethodPost, URL: u, Attempts: 1, Bound: c.timeoutBound(ctx, err), Err: redactURLError(err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -157,9 +170,13 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 		c.scrub(apiErr)
 		return "", apiErr
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody+1))
 	if err != nil {
-		return "", fmt.Errorf("POST /auth: reading the answer: %w", err)
+		return "", &TransportError{Method: http.MethodPost, URL: u, Attempts: 1, Bound: c.timeoutBound(ctx, err), Err: fmt.Errorf("reading the answer: %w", err)}
+	}
+	if len(b) > MaxErrorBody {
+		return "", &ResponseError{Method: http.MethodPost, URL: u, StatusCode: resp.StatusCode,
+			RequestID: resp.Header.Get("X-Request-ID"), Problem: tooLarge(MaxErrorBody)}
 	}
 	var answer struct {
 		AccessToken string `json:"access_token"`
@@ -173,6 +190,35 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 			RequestID: resp.Header.Get("X-Request-ID"), Problem: "no access_token in its JSON"}
 	}
 	return answer.AccessToken, nil
+}
+
+// loginFailure records, for one call, the error of the login its request
+// needed: net/http may hand the call back only the text of it (a
+// Client.Timeout that fires while the login hangs makes its own error
+// from the login's string), and the call's error must name the login
+// (POST /auth), the request that failed, not its own, never sent.
+type loginFailure struct {
+	mu  sync.Mutex
+	err error
+}
+
+type loginFailureKey struct{}
+
+func (f *loginFailure) set(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+// loginFailed is the error of the login a call's request needed, or nil.
+func loginFailed(ctx context.Context) error {
+	f, ok := ctx.Value(loginFailureKey{}).(*loginFailure)
+	if !ok {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // tokens lists every token this client was given, to scrub them from errors.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -224,7 +225,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		if resp.ContentLength > MaxResponseBody {
 			return nil, &ResponseError{Method: method, URL: shown, StatusCode: resp.StatusCode, RequestID: out.RequestID,
-				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
+				Problem: tooLarge(MaxResponseBody)}
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
 		if err != nil {
@@ -232,7 +233,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		}
 		if len(b) > MaxResponseBody {
 			return nil, &ResponseError{Method: method, URL: shown, StatusCode: resp.StatusCode, RequestID: out.RequestID,
-				Problem: fmt.Sprintf("an answer larger than %d MiB", MaxResponseBody>>20)}
+				Problem: tooLarge(MaxResponseBody)}
 		}
 		out.Body = b
 		return out, nil
@@ -292,12 +293,29 @@ func classify(status int, header http.Header, body []byte) (string, bool) {
 // callError turns what retryablehttp returned (a transport error, a failed
 // login, a cancelled wait) into the caller's error.
 func (c *Client) callError(ctx context.Context, method, u string, err error, call *retry.Call) error {
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
+	if lerr := loginFailed(ctx); lerr != nil {
+		err = lerr
+	}
+	var (
+		apiErr   *APIError
+		loginErr *TransportError
+		respErr  *ResponseError
+	)
+	switch {
+	case errors.As(err, &apiErr):
 		// The login failed: that answer is the error.
 		c.scrub(apiErr)
 		return apiErr
+	case errors.As(err, &loginErr):
+		// The login (POST /auth) got no answer: the error names that
+		// request, not this call's, which was never sent (issue 34,
+		// item 10).
+		return loginErr
+	case errors.As(err, &respErr):
+		// The login's answer could not be used.
+		return respErr
 	}
+	bound := c.timeoutBound(ctx, err)
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%w)", cause, err)
@@ -311,7 +329,45 @@ func (c *Client) callError(ctx context.Context, method, u string, err error, cal
 	} else {
 		err = &url.Error{Op: opName(method), URL: u, Err: err}
 	}
-	return &TransportError{Method: method, URL: u, Attempts: call.Attempts(), Elapsed: call.Elapsed(), Err: err}
+	return &TransportError{Method: method, URL: u, Attempts: call.Attempts(), Elapsed: call.Elapsed(), Bound: bound, Err: err}
+}
+
+// timeoutBound says which time bound ended a request that got no answer:
+// the caller's context (its cause names it: --timeout, a wait's budget) or
+// the client's own per-request timeout; "" when it did not time out (a
+// refused connection, Ctrl-C).
+func (c *Client) timeoutBound(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return ""
+		}
+		if cause := context.Cause(ctx); cause != nil && cause != context.DeadlineExceeded {
+			return cause.Error()
+		}
+		return "no answer before the call's deadline"
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return requestTimeout(c.opts.Timeout).Error()
+	}
+	return ""
+}
+
+// requestTimeout is the client's per-request timeout running out.
+type requestTimeout time.Duration
+
+func (d requestTimeout) Error() string {
+	return fmt.Sprintf("no answer within %s (--request-timeout, the bound on each request)", time.Duration(d))
+}
+
+// mayHaveActed says whether a request that got no answer may still have
+// changed something on the server: every method but the safe ones.
+func mayHaveActed(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
 }
 
 func opName(method string) string {
@@ -330,7 +386,10 @@ type TransportError struct {
 	URL      string
 	Attempts int
 	Elapsed  time.Duration
-	Err      error
+	// Bound, when the request timed out, says which bound ran out ("no
+	// answer within 3s (--timeout)"); "" otherwise.
+	Bound string
+	Err   error
 }
 
 // Error reads like an APIError ("POST …/instances: …") so that every
@@ -344,9 +403,21 @@ func (e *TransportError) Error() string {
 	for errors.As(cause, &ue) {
 		cause = ue.Err
 	}
-	msg := fmt.Sprintf("%s %s: %v", e.Method, e.URL, cause)
+	if e.Bound == "" {
+		msg := fmt.Sprintf("%s %s: %v", e.Method, e.URL, cause)
+		if e.Attempts > 1 {
+			msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
+		}
+		return msg
+	}
+	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Bound)
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
+	}
+	if mayHaveActed(e.Method) && !strings.HasSuffix(pathOf(e.URL), "/auth") {
+		// It was sent: the server may have acted on it and not answered
+		// in time.
+		msg += fmt.Sprintf("; the %s may still have taken effect on the server", e.Method)
 	}
 	return msg
 }
@@ -391,4 +462,15 @@ func (c *Client) secretStrings() []string {
 	extra := append([]string(nil), c.extra...)
 	c.extraMu.Unlock()
 	return append(append([]string{c.opts.Key}, c.auth.tokens()...), extra...)
+}
+
+// tooLarge is the Problem of an answer over one of shakectl's own read
+// limits: said as the limit it is, never as the "truncated JSON" that
+// reading only the first part of it would look like.
+func tooLarge(limit int) string {
+	size := fmt.Sprintf("%d KiB", limit>>10)
+	if limit >= 1<<20 {
+		size = fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return "an answer larger than " + size + ", the most shakectl reads of it (the rest was not read)"
 }

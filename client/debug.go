@@ -282,7 +282,8 @@ func redactValue(v any) any {
 type callKey struct{}
 
 func withCall(ctx context.Context, call *retry.Call) context.Context {
-	return context.WithValue(ctx, callKey{}, call)
+	// The call also carries where a failed login is recorded (auth.go).
+	return context.WithValue(context.WithValue(ctx, callKey{}, call), loginFailureKey{}, &loginFailure{})
 }
 
 func callFrom(ctx context.Context) *retry.Call {

@@ -22,6 +22,9 @@ type Notice struct {
 	// calls, whose command already says what it sent.
 	Method string
 	Path   string
+	// UnreadableRetryAfter is the refusal's Retry-After when it could not
+	// be read, so DefaultWait was used; "" when it was read or absent.
+	UnreadableRetryAfter string
 }
 
 // String is the line the command prints, e.g. "capacity refused at stage
@@ -31,8 +34,13 @@ func (n Notice) String() string {
 	if n.Method != "" || n.Path != "" {
 		prefix = strings.TrimSpace(n.Method+" "+n.Path) + ": "
 	}
-	return prefix + fmt.Sprintf("%s (transient); retrying in %s (attempt %d/%d, %s left)",
+	line := prefix + fmt.Sprintf("%s (transient); retrying in %s (attempt %d/%d, %s left",
 		RefusedAt(n.Stage), roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
+	if n.UnreadableRetryAfter != "" {
+		// The server's text, quoted: the writer sanitises the line.
+		line += fmt.Sprintf("; Retry-After %q unreadable, the %s default used", n.UnreadableRetryAfter, roundDown(DefaultWait))
+	}
+	return line + ")"
 }
 
 // RefusedAt is how a line names a refusal: "capacity refused at stage
@@ -88,7 +96,9 @@ func (n Notice) JSON() string {
 		Attempt     int     `json:"attempt"`
 		MaxAttempts int     `json:"max_attempts"`
 		LeftSeconds float64 `json:"left_seconds"`
-		Message     string  `json:"message"`
-	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.String()})
+		// The header that could not be read, when the default was used.
+		UnreadableRetryAfter string `json:"unreadable_retry_after,omitempty"`
+		Message              string `json:"message"`
+	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.UnreadableRetryAfter, n.String()})
 	return string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))
 }

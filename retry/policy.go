@@ -176,9 +176,9 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 	if ctx.Err() != nil {
 		return false, nil
 	}
-	hint := ParseRetryAfter(resp.Header.Values("Retry-After"), c.now())
+	hint, unreadable := ReadRetryAfter(resp.Header.Values("Retry-After"), c.now())
 	if c.p.Wait > 0 {
-		hint = Clamp(c.p.Wait)
+		hint, unreadable = Clamp(c.p.Wait), ""
 	}
 	wait := min(hint, left)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
@@ -187,7 +187,7 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 		c.logf("retry: giving up: the call's context ends before the %s wait does", HumanDuration(wait))
 		return false, nil
 	}
-	c.next = Notice{Stage: stage, Wait: wait, Attempt: r + 1, Max: MaxAttempts, Left: left}
+	c.next = Notice{Stage: stage, Wait: wait, Attempt: r + 1, Max: MaxAttempts, Left: left, UnreadableRetryAfter: unreadable}
 	return true, nil
 }
 

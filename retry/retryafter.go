@@ -34,12 +34,32 @@ const (
 // malformed (fractional, garbage, empty, several values) gives DefaultWait;
 // the result is always clamped to [MinWait, MaxWait].
 func ParseRetryAfter(values []string, now time.Time) time.Duration {
+	d, _ := ReadRetryAfter(values, now)
+	return d
+}
+
+// ReadRetryAfter is ParseRetryAfter that also says when the header was
+// there but could not be read (several values, a fraction, garbage):
+// unreadable is its text then (the values joined with ", "), "" when it
+// was read or absent. The retry line says the default was used for it.
+func ReadRetryAfter(values []string, now time.Time) (wait time.Duration, unreadable string) {
+	d, ok := parseRetryAfter(values, now)
+	if !ok {
+		return d, strings.Join(values, ", ")
+	}
+	return d, ""
+}
+
+func parseRetryAfter(values []string, now time.Time) (time.Duration, bool) {
+	if len(values) == 0 {
+		return DefaultWait, true
+	}
 	if len(values) != 1 {
-		return DefaultWait
+		return DefaultWait, false
 	}
 	v := strings.TrimSpace(values[0])
 	if v == "" {
-		return DefaultWait
+		return DefaultWait, false
 	}
 	sign, digits := 1, v
 	switch v[0] {
@@ -52,15 +72,15 @@ func ParseRetryAfter(values []string, now time.Time) time.Duration {
 		// Anything longer than the cap's digits is beyond either bound;
 		// this also keeps huge numbers from overflowing the conversion.
 		if len(strings.TrimLeft(digits, "0")) > 6 {
-			return Clamp(time.Duration(sign) * 2 * MaxWait)
+			return Clamp(time.Duration(sign) * 2 * MaxWait), true
 		}
 		n, _ := strconv.Atoi(digits)
-		return Clamp(time.Duration(sign*n) * time.Second)
+		return Clamp(time.Duration(sign*n) * time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return Clamp(t.Sub(now))
+		return Clamp(t.Sub(now)), true
 	}
-	return DefaultWait
+	return DefaultWait, false
 }
 
 // Clamp bounds a wait to [MinWait, MaxWait].

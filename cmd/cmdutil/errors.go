@@ -83,12 +83,13 @@ func DescribeError(err error) output.ErrorReport {
 	case errors.As(err, &transport):
 		r.Attempts = transport.Attempts
 		setElapsed(&r, transport.Attempts, transport.Elapsed)
+		// The message is the client's: it names the request that got no
+		// answer, the bound that ran out, and whether it may still have
+		// taken effect.
 		if errors.Is(err, ErrTimeout) {
-			var te *TimeoutError
-			if errors.As(err, &te) {
-				r.Message = fmt.Sprintf("%s %s: no answer within %s (--timeout)", transport.Method, pathOf(transport.URL), te.Timeout)
-			}
 			r.Hint = "give a longer --timeout, or check that the server is responding"
+		} else if transport.Bound != "" {
+			r.Hint = "give a longer --request-timeout, or check that the server is responding"
 		} else {
 			r.Hint = "check the API URL (--api-url, SHAKENFIST_API_URL) and that the server is running"
 		}
@@ -146,13 +147,3 @@ func oneLineMessage(s string) string {
 	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
-// pathOf is the path of a URL, for messages.
-func pathOf(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
-			return u[i+3+j:]
-		}
-		return "/"
-	}
-	return u
-}

@@ -182,7 +182,7 @@ func TestSlowServerHitsTimeout(t *testing.T) {
 		if took := time.Since(start); took != 2*time.Second {
 			t.Errorf("took %s", took)
 		}
-		want := "error: GET /instances: no answer within 2s (--timeout)\nhint: give a longer --timeout, or check that the server is responding\n"
+		want := "error: GET http://sf.test/instances: no answer within 2s (--timeout)\nhint: give a longer --timeout, or check that the server is responding\n"
 		if res.Stderr != want {
 			t.Errorf("stderr %q\nwant   %q", res.Stderr, want)
 		}
