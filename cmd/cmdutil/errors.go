@@ -146,4 +146,3 @@ func RoundDuration(d time.Duration) string {
 func oneLineMessage(s string) string {
 	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
-
