@@ -672,6 +672,29 @@ proxy_case() {
 export -f proxy_case
 export s sc
 SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/proxy-stage 130 "$s/empty-stdin" bash -c proxy_case
+# --- proxyhard (issue 34, item 9): the proxy's front door ---------------
+# A foreign Host (DNS rebinding) is a 403, CONNECT a 405, neither
+# forwarded; --budget 0 is a usage error. The case's stdout is the two
+# status codes curl saw.
+proxy_front_case() {
+	local p u
+	"$sc" proxy >"$s/proxyfront.url" 2>/dev/null &
+	p=$!
+	for _ in $(seq 100); do
+		grep -q http "$s/proxyfront.url" 2>/dev/null && break
+		sleep 0.1
+	done
+	u=$(head -n1 "$s/proxyfront.url")
+	curl -s -o /dev/null -w '%{http_code} ' -H 'Host: evil.example' "$u/instances" || true
+	curl -s -o /dev/null -w '%{http_code}\n' -X CONNECT --request-target upstream.example:443 "$u" || true
+	kill -INT "$p"
+	wait "$p"
+}
+export -f proxy_front_case
+front_refused() { grep -qx '403 405' "$1/stdout" || echo "want 403 and 405, curl saw: $(head -c 80 "$1/stdout")"; }
+SHAKENFIST_API_URL="$rapi" check=front_refused run proxyfront/host-and-connect 130 "$s/empty-stdin" bash -c proxy_front_case
+SHAKENFIST_API_URL="$rapi" run proxyfront/budget-0 2 "$s/empty-stdin" "$sc" proxy --budget 0
+# --- end proxyhard --------------------------------------------------------
 # A path of escapes, percent-encoded as a client may send it, into the
 # simulators' logs.
 curl -g -s -o /dev/null "$rapi/instances/%1b]0;PWNED%07%1b[2K%0dFAKE" || true
