@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
@@ -87,6 +88,6 @@ func downloadDetail(a *client.Artifact, blobUUID, dest string, n int64, sum stri
 		{Name: "path", Value: dest},
 		{Name: "bytes", Value: strconv.FormatInt(n, 10)},
 		{Name: "sha512", Value: sum},
-		{Name: "sha512_verified", Value: cmdutil.YesNo(verified)},
+		{Name: "sha512_verified", Value: builders.YesNo(verified)},
 	}}
 }

@@ -35,10 +35,10 @@ var blobDetail = builders.Resource[referencedBlob]{
 		}, OmitEmpty: true},
 		{Name: "format", Value: func(b *referencedBlob) string { return b.FileFormat }, OmitEmpty: true},
 		builders.Field("sha512", func(b *referencedBlob) string { return sha(&b.Blob) }),
-		builders.Field("fetched_at", func(b *referencedBlob) string { return cmdutil.FormatUnix(b.FetchedAt) }),
-		builders.Field("reference_count", func(b *referencedBlob) string { return cmdutil.Itoa(b.ReferenceCount) }),
+		builders.Field("fetched_at", func(b *referencedBlob) string { return builders.FormatUnix(b.FetchedAt) }),
+		builders.Field("reference_count", func(b *referencedBlob) string { return builders.Itoa(b.ReferenceCount) }),
 		builders.Field("locations", func(b *referencedBlob) string { return strings.Join(b.Locations, ",") }),
-		{Name: "metadata", Value: func(b *referencedBlob) string { return cmdutil.CompactJSON(b.Metadata) }, OmitEmpty: true},
+		{Name: "metadata", Value: func(b *referencedBlob) string { return builders.CompactJSON(b.Metadata) }, OmitEmpty: true},
 		builders.Field("instances", func(b *referencedBlob) string { return strings.Join(b.Instances, ",") }),
 		builders.Field("artifacts", func(b *referencedBlob) string {
 			var out []string

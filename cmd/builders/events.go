@@ -20,7 +20,7 @@ import (
 var EventResource = Resource[client.Event]{
 	Singular: "event", Plural: "events",
 	Columns: []Column[client.Event]{
-		Field("TIMESTAMP", func(e *client.Event) string { return cmdutil.FormatUnix(e.Timestamp) }),
+		Field("TIMESTAMP", func(e *client.Event) string { return FormatUnix(e.Timestamp) }),
 		Field("TYPE", func(e *client.Event) string { return e.Type }),
 		Field("FQDN", func(e *client.Event) string { return e.FQDN }),
 		Field("DURATION", func(e *client.Event) string {
@@ -81,7 +81,7 @@ bounds a 2026 server enforces; its default is 100).`,
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
 	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if err := cmdutil.CheckEventsLimit(cmd, q.Limit); err != nil {
+		if err := CheckEventsLimit(cmd, q.Limit); err != nil {
 			return err
 		}
 		if q.Type != "" && !slices.Contains(EventTypes, q.Type) {

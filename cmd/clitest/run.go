@@ -126,20 +126,20 @@ func golden(t *testing.T, name, got string) {
 // exactly what simple prints.
 func GoldenFormatsOf(t *testing.T, r CmdRun, name string, args ...string) {
 	t.Helper()
-	for _, format := range []string{"table", "simple", "json", "yaml"} {
+	for _, format := range output.Formats {
 		tr := r
-		tr.Tty = format == "table"
-		res := tr.Run(t, append(append([]string{}, args...), "-o", format)...)
+		tr.Tty = format == output.FormatTable
+		res := tr.Run(t, append(append([]string{}, args...), "-o", string(format))...)
 		if res.Code != 0 || res.Stderr != "" {
 			t.Fatalf("%s -o %s: %s", name, format, res)
 		}
-		golden(t, name+"_"+format, res.Stdout)
+		golden(t, name+"_"+string(format), res.Stdout)
 		switch format {
-		case "json":
+		case output.FormatJSON:
 			if !json.Valid([]byte(res.Stdout)) {
 				t.Errorf("%s -o json is not JSON:\n%s", name, res.Stdout)
 			}
-		case "simple":
+		case output.FormatSimple:
 			// The default table, piped, prints what simple prints; one
 			// asked for with -o table keeps its header (issue 14).
 			piped := r.Run(t, args...)

@@ -49,7 +49,7 @@ func viewField(op *client.ClusterOperation, name string) string {
 		return v
 	case float64:
 		if name == "created_at" {
-			return cmdutil.FormatUnix(v)
+			return builders.FormatUnix(v)
 		}
 		return strings.TrimSpace(output.JSONLine(v))
 	}

@@ -152,7 +152,7 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 			}
 			cfg.ConfigFile = path
 			for k := range file {
-				if Contains(FileKeys(), k) {
+				if slices.Contains(FileKeys(), k) {
 					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
 				}
 			}
@@ -274,7 +274,7 @@ func parseConfigFile(path string, raw []byte) (map[string]any, error) {
 		if k == "current-context" || k == "contexts" {
 			continue
 		}
-		if !Contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			return nil, UsageErrorf("config file %s: unknown key %q (known: %s)", path, dottedKey(k, val), strings.Join(keys, ", "))
 		}
 		switch val.(type) {
@@ -376,15 +376,6 @@ func readSFClientFile(ctx context.Context, path string) (sf sfClientFile, ok boo
 func interrupted(err error) bool {
 	var ue *userfile.Error
 	return errors.As(err, &ue) && ue.Interrupted()
-}
-
-func Contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstLine(s string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -128,52 +127,10 @@ func plural(n int) string {
 	return "s"
 }
 
-// FormatUnix renders a Unix timestamp as RFC 3339 in UTC, "" for none.
-func FormatUnix(ts float64) string {
-	if ts <= 0 || math.IsNaN(ts) || math.IsInf(ts, 0) || ts > 1e11 {
-		return ""
-	}
-	sec, frac := math.Modf(ts)
-	return time.Unix(int64(sec), int64(frac*1e9)).UTC().Format(time.RFC3339)
-}
-
-func YesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func Itoa(n int) string { return strconv.Itoa(n) }
-
-// CompactJSON renders a metadata map as one line of JSON with sorted keys,
-// "" when empty.
-func CompactJSON(m map[string]any) string {
-	if len(m) == 0 {
-		return ""
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
 // WithDeadline bounds ctx by d (none when d is 0); on expiry its cause is a
 // *TimeoutError, so the command ends with exit code 124.
 func WithDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return withDeadline(ctx, d)
-}
-
-// CheckEventsLimit refuses an events --limit the server would refuse: a
-// 2026 server validates it to 1–1000 (shakenfist-2026.md 2.4), and a 2024
-// one took any integer, so the tighter bound holds for both. An unset flag
-// leaves the server's default (100).
-func CheckEventsLimit(c *cobra.Command, limit int) error {
-	if !c.Flags().Changed("limit") || (limit >= 1 && limit <= client.MaxEventsLimit) {
-		return nil
-	}
-	return &UsageError{Msg: fmt.Sprintf("--limit %d is outside 1-%d, the events a server sends at most", limit, client.MaxEventsLimit), Command: c.CommandPath()}
 }
 
 // Bytes is a size for people: binary units, one decimal ("1.5 GiB").

@@ -2,6 +2,7 @@ package completion
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,7 +110,7 @@ what the shell is offered.`,
 			if len(args) != 1 {
 				return cmdutil.UsageErrorf("completion needs exactly one shell: %s", strings.Join(CompletionShells, ", "))
 			}
-			if !cmdutil.Contains(CompletionShells, args[0]) {
+			if !slices.Contains(CompletionShells, args[0]) {
 				return cmdutil.UsageErrorf("unsupported shell %q: want one of %s", args[0], strings.Join(CompletionShells, ", "))
 			}
 			return nil

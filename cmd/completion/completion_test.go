@@ -1,6 +1,7 @@
 package completion_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,7 +134,7 @@ func TestCompleteHelpOffersTopics(t *testing.T) {
 	f, out, _ := clitest.CompletionTestFactory(t)
 	got, _ := clitest.RunComplete(t, f, out, "help", "")
 	for _, want := range []string{"exit-codes", "version", "completion"} {
-		if !cmdutil.Contains(got, want) {
+		if !slices.Contains(got, want) {
 			t.Errorf("help <TAB> offers %q, lacks %q", got, want)
 		}
 	}

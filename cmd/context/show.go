@@ -3,6 +3,7 @@ package context
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
@@ -31,7 +32,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 			key = "[redacted]"
 		}
 		return output.PrintDetail(f.IOStreams, cfg.Output, output.Detail{
-			Fields: []output.Field{{Name: "name", Value: name}, {Name: "api-url", Value: redact.URL(ctx["api-url"])}, {Name: "namespace", Value: ctx["namespace"]}, {Name: "key", Value: key}, {Name: "active", Value: cmdutil.YesNo(name == doc.CurrentContext)}},
+			Fields: []output.Field{{Name: "name", Value: name}, {Name: "api-url", Value: redact.URL(ctx["api-url"])}, {Name: "namespace", Value: ctx["namespace"]}, {Name: "key", Value: key}, {Name: "active", Value: builders.YesNo(name == doc.CurrentContext)}},
 			Raw:    contextJSON(name, ctx, name == doc.CurrentContext),
 		})
 	})

@@ -123,8 +123,8 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 			builders.Field("UUID", func(i *client.Instance) string { return i.UUID }),
 			builders.Field("NAME", func(i *client.Instance) string { return i.Name }),
 			builders.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
-			builders.Field("CPUS", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-			builders.Field("MEMORY", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			builders.Field("CPUS", func(i *client.Instance) string { return builders.Itoa(i.CPUs) }),
+			builders.Field("MEMORY", func(i *client.Instance) string { return builders.Itoa(i.Memory) }),
 			builders.Field("NODE", func(i *client.Instance) string { return nodes.name(i.Node) }),
 			builders.StateField("STATE", func(i *client.Instance) string { return i.State }),
 			builders.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
@@ -134,8 +134,8 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 			builders.Field("uuid", func(i *client.Instance) string { return i.UUID }),
 			builders.Field("name", func(i *client.Instance) string { return i.Name }),
 			builders.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
-			builders.Field("cpus", func(i *client.Instance) string { return cmdutil.Itoa(i.CPUs) }),
-			builders.Field("memory", func(i *client.Instance) string { return cmdutil.Itoa(i.Memory) }),
+			builders.Field("cpus", func(i *client.Instance) string { return builders.Itoa(i.CPUs) }),
+			builders.Field("memory", func(i *client.Instance) string { return builders.Itoa(i.Memory) }),
 			builders.Field("disk", instanceDisks),
 			builders.Field("node", func(i *client.Instance) string { return i.Node }),
 			{Name: "node_name", Value: func(i *client.Instance) string {
@@ -149,7 +149,7 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 			{Name: "error_message", Value: func(i *client.Instance) string { return i.ErrorMessage },
 				Paint: func(c output.ColourScheme, s string) string { return c.Red(s) }, OmitEmpty: true},
 			{Name: "interfaces", Value: instanceInterfaces, OmitEmpty: true},
-			builders.Field("metadata", func(i *client.Instance) string { return cmdutil.CompactJSON(i.Metadata) }),
+			builders.Field("metadata", func(i *client.Instance) string { return builders.CompactJSON(i.Metadata) }),
 			{Name: "ssh_key", Value: func(i *client.Instance) string { return i.SSHKey }, OmitEmpty: true},
 			{Name: "user_data", Value: func(i *client.Instance) string {
 				if i.UserData == "" {
@@ -157,7 +157,7 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 				}
 				return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
 			}, OmitEmpty: true},
-			builders.Field("version", func(i *client.Instance) string { return cmdutil.Itoa(i.Version) }),
+			builders.Field("version", func(i *client.Instance) string { return builders.Itoa(i.Version) }),
 		},
 		Raw: func(i *client.Instance) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
 	}
@@ -166,7 +166,7 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 func instanceDisks(i *client.Instance) string {
 	disks := make([]string, 0, len(i.DiskSpec))
 	for _, d := range i.DiskSpec {
-		s := cmdutil.Itoa(d.Size)
+		s := builders.Itoa(d.Size)
 		if d.Base != "" {
 			s += "@" + d.Base
 		}

@@ -48,15 +48,15 @@ var namespaceResource = builders.Resource[client.Namespace]{
 	Columns: []builders.Column[client.Namespace]{
 		builders.Field("NAME", func(n *client.Namespace) string { return n.Name }),
 		builders.Field("KEYS", namespaceKeys),
-		builders.Field("METADATA", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
+		builders.Field("METADATA", func(n *client.Namespace) string { return builders.CompactJSON(n.Metadata) }),
 	},
 	Fields: []builders.Column[client.Namespace]{
 		builders.Field("name", func(n *client.Namespace) string { return n.Name }),
 		builders.StateField("state", func(n *client.Namespace) string { return n.State }),
 		builders.Field("keys", namespaceKeys),
 		builders.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
-		builders.Field("metadata", func(n *client.Namespace) string { return cmdutil.CompactJSON(n.Metadata) }),
-		builders.Field("version", func(n *client.Namespace) string { return cmdutil.Itoa(n.Version) }),
+		builders.Field("metadata", func(n *client.Namespace) string { return builders.CompactJSON(n.Metadata) }),
+		builders.Field("version", func(n *client.Namespace) string { return builders.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Namespace) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

@@ -19,7 +19,7 @@ var addressResource = builders.Resource[client.AddressReservation]{
 		builders.Field("ADDRESS", func(a *client.AddressReservation) string { return a.Address }),
 		builders.Field("TYPE", func(a *client.AddressReservation) string { return a.Type }),
 		builders.Field("USER", func(a *client.AddressReservation) string { return builders.CompactRaw(a.User) }),
-		builders.Field("WHEN", func(a *client.AddressReservation) string { return cmdutil.FormatUnix(a.When) }),
+		builders.Field("WHEN", func(a *client.AddressReservation) string { return builders.FormatUnix(a.When) }),
 		builders.Field("COMMENT", func(a *client.AddressReservation) string { return a.Comment }),
 	},
 	Raw: func(a *client.AddressReservation) json.RawMessage { return cmdutil.RawOf(a.Raw, a) },

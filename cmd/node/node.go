@@ -45,7 +45,7 @@ var nodeResource = builders.Resource[client.Node]{
 		builders.StateField("STATE", func(n *client.Node) string { return n.State }),
 		builders.Field("ROLES", nodeRoles),
 		builders.Field("RELEASE", func(n *client.Node) string { return n.Release }),
-		builders.Field("LASTSEEN", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
+		builders.Field("LASTSEEN", func(n *client.Node) string { return builders.FormatUnix(n.LastSeen) }),
 	},
 	Fields: []builders.Column[client.Node]{
 		builders.Field("name", func(n *client.Node) string { return n.Name }),
@@ -53,8 +53,8 @@ var nodeResource = builders.Resource[client.Node]{
 		builders.StateField("state", func(n *client.Node) string { return n.State }),
 		builders.Field("roles", nodeRoles),
 		builders.Field("release", func(n *client.Node) string { return n.Release }),
-		builders.Field("lastseen", func(n *client.Node) string { return cmdutil.FormatUnix(n.LastSeen) }),
-		builders.Field("version", func(n *client.Node) string { return cmdutil.Itoa(n.Version) }),
+		builders.Field("lastseen", func(n *client.Node) string { return builders.FormatUnix(n.LastSeen) }),
+		builders.Field("version", func(n *client.Node) string { return builders.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Node) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

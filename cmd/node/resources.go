@@ -53,7 +53,7 @@ var resourcesResource = builders.Resource[nodeResources]{
 			for _, k := range shownFigures {
 				delete(rest, k)
 			}
-			return cmdutil.CompactJSON(rest)
+			return builders.CompactJSON(rest)
 		}),
 	},
 	Raw: func(n *nodeResources) json.RawMessage {

@@ -47,7 +47,7 @@ var claimResource = builders.Resource[client.Claim]{
 		builders.Field("CPUS", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
 		builders.Field("MEMORY_MB", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
 		builders.Field("DISK_GB", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
-		builders.Field("EXPIRES", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
+		builders.Field("EXPIRES", func(c *client.Claim) string { return builders.FormatUnix(c.ExpiresAt) }),
 	},
 	Fields: []builders.Column[client.Claim]{
 		builders.Field("uuid", func(c *client.Claim) string { return c.UUID }),
@@ -57,8 +57,8 @@ var claimResource = builders.Resource[client.Claim]{
 		builders.Field("cpus", func(c *client.Claim) string { return usedOf(c.UsedCPUs, c.LimitCPUs) }),
 		builders.Field("memory_mb", func(c *client.Claim) string { return usedOf(c.UsedMemoryMB, c.LimitMemoryMB) }),
 		builders.Field("disk_gb", func(c *client.Claim) string { return usedOf(c.UsedDiskGB, c.LimitDiskGB) }),
-		builders.Field("expires_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.ExpiresAt) }),
-		builders.Field("updated_at", func(c *client.Claim) string { return cmdutil.FormatUnix(c.UpdatedAt) }),
+		builders.Field("expires_at", func(c *client.Claim) string { return builders.FormatUnix(c.ExpiresAt) }),
+		builders.Field("updated_at", func(c *client.Claim) string { return builders.FormatUnix(c.UpdatedAt) }),
 	},
 	Raw: func(c *client.Claim) json.RawMessage { return cmdutil.RawOf(c.Raw, c) },
 }
