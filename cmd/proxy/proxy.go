@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/output"
@@ -149,21 +151,33 @@ func (b *budgetFlag) Set(v string) error {
 
 func (b *budgetFlag) Type() string { return "duration" }
 
-// ByteSize is --replay-memory: a positive size in bytes, written as
-// Kubernetes quantities are (64Mi, 1Gi, 500M, 1048576).
+// ByteSize is --replay-memory: a positive size in bytes, with binary or
+// decimal units (64Mi, 64MiB, 1Gi, 500M, 1048576), as go-humanize reads
+// them. (Not Kubernetes' quantity parser: apimachinery is a test-only
+// module the binary must not link; internal/k8sjob's test says so.)
 type ByteSize int64
 
+// String writes the size exactly, in the largest binary unit that divides
+// it, so the default reads 64Mi in --help and parses back to itself.
 func (b *ByteSize) String() string {
-	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if n != 0 && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func (b *ByteSize) Set(v string) error {
-	q, err := resource.ParseQuantity(strings.TrimSpace(v))
-	n, ok := q.AsInt64()
-	if err != nil || !ok {
+	n, err := humanize.ParseBytes(strings.TrimSpace(v))
+	if err != nil || n > math.MaxInt64 {
 		return fmt.Errorf("want a size such as 64Mi, 1Gi or 1048576")
 	}
-	if n <= 0 {
+	if n == 0 {
 		return fmt.Errorf("want a size over 0, such as 64Mi")
 	}
 	*b = ByteSize(n)
