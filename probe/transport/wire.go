@@ -274,6 +274,8 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time
 	if w.err == nil {
 		wrote = w.at
 	}
+	// Read before release: a released connection is another request's.
+	reused := c.reused
 	if err != nil || w.err != nil || !keep {
 		s.discard(c)
 	} else {
@@ -285,7 +287,7 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time
 		return a, wrote, false
 	}
 	a.Status, a.Header, a.Body = status, header, body
-	return a, wrote, ctx.Err() == nil && idleTimeoutAnswer(status, !keep, c.reused, r.replayable)
+	return a, wrote, ctx.Err() == nil && idleTimeoutAnswer(status, !keep, reused, r.replayable)
 }
 
 // neverAnswered says a read that got no byte of an answer failed because
