@@ -282,20 +282,27 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 	})
 }
 
-// A server that closes a connection on which no request came within 50 ms
-// (nginx's client_header_timeout): a burst's pre-dialled connections are
-// closed before its --start-at release.
+// A server that closes connections on which no request came (as nginx's
+// client_header_timeout does): a burst's pre-dialled connections are
+// closed before its --start-at release, and the probe dials new ones.
 func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
-		var answered atomic.Int64
+		var answered, closedEarly atomic.Int64
+		// The release is 1.5 s away and the connections are pre-dialled at
+		// once (predialLead is longer). The server closes, unread, every
+		// connection it accepts more than 300 ms before the release, and
+		// serves every later one: what it closes is closed long before the
+		// probe's first request, however late a busy machine lets it
+		// accept, so no close can cross a request (a close on a timer
+		// did, at load 30 and under -race: EOF).
+		release := time.Now().Add(1500 * time.Millisecond)
 		ln := rawserver.Serve(t, func(c net.Conn) {
+			if time.Now().Before(release.Add(-300 * time.Millisecond)) {
+				closedEarly.Add(1)
+				return
+			}
 			br := bufio.NewReader(c)
 			for {
-				c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-				if _, err := br.Peek(1); err != nil {
-					return
-				}
-				c.SetReadDeadline(time.Time{})
 				if _, err := http.ReadRequest(br); err != nil {
 					return
 				}
@@ -304,15 +311,12 @@ func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 			}
 		})
 		o := runOpts(kind, "http://"+ln.Addr().String())
-		// The release is a second away and the connections are
-		// pre-dialled at once (predialLead is longer): the server closes
-		// them 50 ms after it accepts them, long before the release even
-		// when a busy machine delays its accept by hundreds of
-		// milliseconds (at 400 ms, load 30 let one close cross a
-		// request: EOF).
-		o.Mode, o.Requests, o.StartAt = Burst, 20, time.Now().Add(time.Second)
+		o.Mode, o.Requests, o.StartAt = Burst, 20, release
 		r, err := Run(context.Background(), o)
 		accounted(t, kind, r, err, answered.Load())
+		// A machine too busy to accept before the cut-off tests less,
+		// not wrongly: say so rather than judge its speed.
+		t.Logf("%s: the server closed %d pre-dialled connections before the release", kind, closedEarly.Load())
 	})
 }
 
