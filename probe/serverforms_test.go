@@ -176,6 +176,15 @@ func TestIdleTimeoutUnderASecond(t *testing.T) {
 // stray bytes on the idle connection are not the next request's answer.
 func TestStrayBytesOnIdleConnection(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
+		if kind != transport.Wire {
+			// net/http hands a HEAD's connection back to its idle pool
+			// before its read loop looks at bytes left on it, so a request
+			// that takes the connection in that gap reads the stray body as
+			// its answer ("malformed HTTP response"; CI hit it once under
+			// -race). Only the wire sender, which never reuses a connection
+			// with bytes left on it, can promise this.
+			t.Skip("net/http's transport cannot tell a late HEAD body from the next answer when a request takes the connection first")
+		}
 		var answered atomic.Int64
 		ln := rawserver.Serve(t, func(c net.Conn) {
 			br := bufio.NewReader(c)
