@@ -103,6 +103,15 @@ type Blob struct {
 	Raw   json.RawMessage `json:"-"`
 }
 
+// WantSHA512 is the checksum a download of b is verified against: the
+// server's sha512, or "" when it recorded none (nothing to verify).
+func (b *Blob) WantSHA512() string {
+	if b.SHA512 == nil {
+		return ""
+	}
+	return *b.SHA512
+}
+
 func (b *Blob) keepRaw(r json.RawMessage) { b.Raw = r }
 
 func artifactPath(ref string, rest ...string) (string, error) {

@@ -63,10 +63,7 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 		if err != nil {
 			return err
 		}
-		var want string
-		if b.SHA512 != nil {
-			want = *b.SHA512
-		}
+		want := b.WantSHA512()
 		got, n, err := transfer.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
 		if err != nil {
 			return err

@@ -158,10 +158,7 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 			res.AlreadyHad++
 			continue
 		}
-		var want string
-		if b.SHA512 != nil {
-			want = *b.SHA512
-		}
+		want := b.WantSHA512()
 		_, n, err := transfer.DownloadBlobTo(s, u, b.Size, want, path)
 		if err != nil {
 			return err

@@ -62,11 +62,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		want := ""
-		if b.SHA512 != nil {
-			want = *b.SHA512
-		}
-		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), dest); err != nil {
 			return err
 		}
 		transfer.Say(s, "%s of instance %s is %s", args[1], args[0], dest)

@@ -43,11 +43,7 @@ simulator). An instance that is not created is refused (406).`,
 		if err != nil {
 			return err
 		}
-		want := ""
-		if b.SHA512 != nil {
-			want = *b.SHA512
-		}
-		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, want, dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), dest); err != nil {
 			return err
 		}
 		transfer.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
