@@ -209,7 +209,7 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 		}
 		written += int64(len(out))
 		if written > l.MaxOutput {
-			return &JQLimitError{fmt.Sprintf("its results passed %s, the most --jq writes (does the expression end? repeat(1) never does)", sizeOf(l.MaxOutput))}
+			return &JQLimitError{fmt.Sprintf("its results passed %s, the most --jq writes (does the expression end? repeat(1) never does)", SizeText(l.MaxOutput))}
 		}
 		if _, err := w.Write(out); err != nil {
 			return err
@@ -274,14 +274,15 @@ func (w *memoryWatch) run(ctx context.Context, cancel context.CancelCauseFunc) {
 		case <-t.C:
 		}
 		if resident, _, _ := w.read(); resident > w.limit {
-			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", sizeOf(int64(w.max)))})
+			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", SizeText(int64(w.max)))})
 			return
 		}
 	}
 }
 
-// sizeOf says a bound the way a person reads it.
-func sizeOf(n int64) string {
+// SizeText says a byte count the way a person reads it: in the largest
+// binary unit that divides it exactly, else in bytes.
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)

@@ -139,16 +139,3 @@ func (m *replayMemory) take(n int64) bool {
 }
 
 func (m *replayMemory) give(n int64) { m.used.Add(-n) }
-
-// sizeText is a byte count in the largest binary unit that divides it.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

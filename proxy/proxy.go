@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/syncbuf"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
@@ -436,7 +437,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case !s.replayMem.take(r.ContentLength):
 		// Every request in flight together may hold MaxReplayTotal.
 		s.overReplayMemory.Add(1)
-		info.streamedWhy = fmt.Sprintf("the request body (%d bytes) was streamed because the replay memory (%s for all requests in flight) was full", r.ContentLength, sizeText(s.opts.MaxReplayTotal))
+		info.streamedWhy = fmt.Sprintf("the request body (%d bytes) was streamed because the replay memory (%s for all requests in flight) was full", r.ContentLength, output.SizeText(s.opts.MaxReplayTotal))
 	default:
 		defer s.replayMem.give(r.ContentLength)
 		body, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength+1))
