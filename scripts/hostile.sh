@@ -715,19 +715,20 @@ logcase escapes/sim-cluster-quiet-log "$s/cluster.err"
 # Downloads' and uploads' progress bars on a terminal, and their closing
 # lines, name a path: one holding escapes is shown, not obeyed. The bar's
 # own \r and ESC [K are the only controls allowed.
-prog_case() {
-	"$sc" artifact upload hsprog "$hp" &&
-		"$sc" artifact download hsimg "$hp.dl" &&
-		"$sc" instance download hsvm /tmp/hs-dl "$hp.idl"
-}
+# script(1) runs its command with $SHELL, which may be dash: dash drops
+# bash's exported functions from the environment, so the case is a file.
+cat >"$s/prog_case.sh" <<'PROG'
+"$sc" artifact upload hsprog "$hp" &&
+	"$sc" artifact download hsimg "$hp.dl" &&
+	"$sc" instance download hsvm /tmp/hs-dl "$hp.idl"
+PROG
 hp="$s/o/prog/hs$(printf '\033]0;PWNED\007\033[2K\rFAKE\302\233')"
 mkdir -p "$s/o/prog"
 cp "$s/in/userdata.real" "$hp"
-export -f prog_case
 export hp
 if command -v script >/dev/null; then
 	SHAKENFIST_API_URL="$api" check=saw_hostile run escapes/tty-transfer-progress 0 "$s/empty-stdin" \
-		script -q -e -c "bash -c prog_case" "$s/out/escapes/tty-transfer-progress.typescript"
+		script -q -e -c "bash $(printf '%q' "$s/prog_case.sh")" "$s/out/escapes/tty-transfer-progress.typescript"
 else
 	skip escapes/tty-transfer-progress "no script(1) for a pty"
 fi
