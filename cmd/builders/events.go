@@ -59,8 +59,8 @@ type EventsSpec struct {
 func NewEventsCmd(f *cmdutil.Factory, spec EventsSpec) *cobra.Command {
 	var q client.EventsQuery
 	c := NewVerbCmd(f, VerbSpec{
-		Use: "events", Short: "List a " + spec.Noun + "'s event trail",
-		Long: `List the events the cluster recorded for a ` + spec.Noun + `, newest first as the
+		Use: "events", Short: "List " + withArticle(spec.Noun) + "'s event trail",
+		Long: `List the events the cluster recorded for ` + withArticle(spec.Noun) + `, newest first as the
 server sends them: their type, where (fqdn), how long, the message and any
 extra detail. Timestamps are RFC 3339 in UTC. -o json prints the server's
 objects as sent.

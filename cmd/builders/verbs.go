@@ -258,11 +258,12 @@ type MetadataSpec struct {
 // commandline/*.py): the one metadata builder of every noun.
 func NewMetadataCmds(f *cmdutil.Factory, spec MetadataSpec) []*cobra.Command {
 	ref := []cobra.CompletionFunc{spec.Complete}
+	aNoun := withArticle(spec.Noun)
 	var cmds []*cobra.Command
 	if spec.Get != nil {
 		cmds = append(cmds, NewVerbCmd(f, VerbSpec{
-			Use: "get-metadata", Short: "Show a " + spec.Noun + "'s metadata",
-			Long: `Show the metadata of a ` + spec.Noun + `, one KEY VALUE line per item (values as
+			Use: "get-metadata", Short: "Show " + aNoun + "'s metadata",
+			Long: `Show the metadata of ` + aNoun + `, one KEY VALUE line per item (values as
 JSON); -o json prints the server's object.`,
 			Example: "  shakectl " + spec.Noun + " get-metadata " + spec.Ref,
 			Args:    []string{spec.Arg}, Complete: ref,
@@ -275,18 +276,18 @@ JSON); -o json prints the server's object.`,
 			},
 		}))
 	}
-	long := `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE. As with create's -m,
+	long := `Set the metadata item KEY of ` + aNoun + ` to VALUE. As with create's -m,
 "tags" takes a JSON list of strings and "affinity" a JSON object; any other
 value is sent as a string. The server refuses an empty value.`
 	example := "  shakectl " + spec.Noun + " set-metadata " + spec.Ref + " owner team-a\n" +
 		"  shakectl " + spec.Noun + " set-metadata " + spec.Ref + ` tags '["web","prod"]'`
 	if spec.StringValues {
-		long = `Set the metadata item KEY of a ` + spec.Noun + ` to VALUE, sent as a string.
+		long = `Set the metadata item KEY of ` + aNoun + ` to VALUE, sent as a string.
 The server refuses an empty value. Prints nothing.`
 		example = "  shakectl " + spec.Noun + " set-metadata " + spec.Ref + " owner team-a"
 	}
 	cmds = append(cmds, NewVerbCmd(f, VerbSpec{
-		Use: "set-metadata", Short: "Set one metadata item of a " + spec.Noun,
+		Use: "set-metadata", Short: "Set one metadata item of " + aNoun,
 		Long: long, Example: example,
 		Args: []string{spec.Arg, "KEY", "VALUE"}, Complete: ref,
 		Run: func(s *cmdutil.Session, args []string) error {
@@ -300,7 +301,7 @@ The server refuses an empty value. Prints nothing.`
 			return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
 		},
 	}), NewVerbCmd(f, VerbSpec{
-		Use: "delete-metadata", Short: "Delete one metadata item of a " + spec.Noun,
+		Use: "delete-metadata", Short: "Delete one metadata item of " + aNoun,
 		Example: "  shakectl " + spec.Noun + " delete-metadata " + spec.Ref + " owner",
 		Args:    []string{spec.Arg, "KEY"}, Complete: ref,
 		Run: func(s *cmdutil.Session, args []string) error {
@@ -308,6 +309,16 @@ The server refuses an empty value. Prints nothing.`
 		},
 	}))
 	return cmds
+}
+
+// withArticle puts "a" or "an" before a noun as it is said: the nouns
+// here (artifact, blob, instance, interface, namespace, network) are
+// spelled as they sound, so the first letter decides.
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
 
 // MetadataDetail shows metadata as sorted KEY VALUE lines, values as
