@@ -1,7 +1,7 @@
 package htmlplot
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,40 +39,174 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// startChromium starts headless chromium on page with extra arguments
-// (such as --dump-dom), with a fresh profile and nothing that calls out on
-// its own (updates, sync, QUIC); the returned function waits for it and
-// gives its standard output. Chromium spends most of its time starting up
-// and waiting on its own processes, so a test opening several pages
-// starts them all before it waits for any.
-func startChromium(t *testing.T, bin, page string, extra ...string) func() ([]byte, error) {
+// browser is one headless Chromium driven over the DevTools protocol on a
+// pipe (--remote-debugging-pipe: commands on its fd 3, answers and events
+// on its fd 4, each a JSON message ended by a NUL byte), with a fresh
+// profile and nothing that calls out on its own (updates, sync, QUIC).
+// Chromium spends most of its time starting up, so a test opening several
+// pages opens them all as tabs of one browser.
+type browser struct {
+	cmd  *exec.Cmd
+	in   *os.File // our end of its fd 3
+	dead chan struct{}
+	err  error // why it ended, once dead is closed
+
+	mu      sync.Mutex
+	next    int
+	pending map[int]chan cdpMessage
+	loaded  map[string]chan struct{} // by session: Page.loadEventFired
+}
+
+type cdpMessage struct {
+	ID        int             `json:"id,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Params    any             `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *struct {
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+// startBrowser starts headless chromium; it is closed when the test ends.
+func startBrowser(t *testing.T, bin string) *browser {
 	t.Helper()
-	// The bound only ends a browser that hangs: five at once on a busy
-	// 2-core machine take tens of seconds.
+	// The bound only ends a browser that hangs.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	args := append([]string{
+	cmd := exec.CommandContext(ctx, bin,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1400,1250",
-	}, extra...)
-	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
-	var stdout bytes.Buffer
+		"--user-data-dir="+t.TempDir(), "--window-size=1400,1250", "--remote-debugging-pipe", "about:blank")
+	cmdR, in, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, cmdW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stderr = &stderr
+	cmd.ExtraFiles = []*os.File{cmdR, cmdW}
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatalf("chromium: %v", err)
 	}
-	wait := sync.OnceValues(func() ([]byte, error) {
-		defer cancel()
-		if err := cmd.Wait(); err != nil {
-			return nil, fmt.Errorf("chromium: %v\n%s", err, stderr.String())
+	cmdR.Close()
+	cmdW.Close()
+	b := &browser{cmd: cmd, in: in, dead: make(chan struct{}), pending: map[int]chan cdpMessage{}, loaded: map[string]chan struct{}{}}
+	go func() {
+		rd := bufio.NewReader(out)
+		for {
+			line, err := rd.ReadBytes(0)
+			if err != nil {
+				werr := cmd.Wait()
+				b.err = fmt.Errorf("chromium ended (%v, %v)\n%s", err, werr, stderr.String())
+				close(b.dead)
+				return
+			}
+			var m cdpMessage
+			if err := json.Unmarshal(line[:len(line)-1], &m); err != nil {
+				continue
+			}
+			b.mu.Lock()
+			if m.ID != 0 {
+				if c := b.pending[m.ID]; c != nil {
+					c <- m
+					delete(b.pending, m.ID)
+				}
+			} else if m.Method == "Page.loadEventFired" {
+				if c := b.loaded[m.SessionID]; c != nil {
+					close(c)
+					delete(b.loaded, m.SessionID)
+				}
+			}
+			b.mu.Unlock()
 		}
-		return stdout.Bytes(), nil
+	}()
+	t.Cleanup(func() {
+		b.call("", "Browser.close", struct{}{}, nil)
+		in.Close()
+		select {
+		case <-b.dead:
+		case <-time.After(time.Minute):
+		}
+		cancel()
+		<-b.dead
+		out.Close()
 	})
-	// A test that ends before it waited leaves no browser behind.
-	t.Cleanup(func() { cancel(); wait() })
-	return wait
+	return b
+}
+
+// call sends one command (on session, "" for the browser) and decodes its
+// result into result (when not nil).
+func (b *browser) call(session, method string, params, result any) error {
+	b.mu.Lock()
+	b.next++
+	id := b.next
+	c := make(chan cdpMessage, 1)
+	b.pending[id] = c
+	msg, err := json.Marshal(cdpMessage{ID: id, Method: method, SessionID: session, Params: params})
+	if err == nil {
+		_, err = b.in.Write(append(msg, 0))
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%s: %v", method, err)
+	}
+	select {
+	case m := <-c:
+		if m.Error != nil {
+			return fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		if result != nil {
+			return json.Unmarshal(m.Result, result)
+		}
+		return nil
+	case <-b.dead:
+		return fmt.Errorf("%s: %v", method, b.err)
+	}
+}
+
+// dumpDOM opens page in a new tab and, once its load event fired, gives
+// the DOM it ends with, as chromium --dump-dom would: the page draws
+// synchronously, before its load event.
+func (b *browser) dumpDOM(page string) (string, error) {
+	var target struct{ TargetID string }
+	if err := b.call("", "Target.createTarget", map[string]any{"url": "about:blank", "newWindow": true, "width": 1400, "height": 1250}, &target); err != nil {
+		return "", err
+	}
+	var attached struct{ SessionID string }
+	if err := b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached); err != nil {
+		return "", err
+	}
+	s := attached.SessionID
+	loaded := make(chan struct{})
+	b.mu.Lock()
+	b.loaded[s] = loaded
+	b.mu.Unlock()
+	if err := b.call(s, "Page.enable", struct{}{}, nil); err != nil {
+		return "", err
+	}
+	var nav struct{ ErrorText string }
+	if err := b.call(s, "Page.navigate", map[string]any{"url": "file://" + page}, &nav); err != nil {
+		return "", err
+	}
+	if nav.ErrorText != "" {
+		return "", fmt.Errorf("navigating to %s: %s", page, nav.ErrorText)
+	}
+	select {
+	case <-loaded:
+	case <-b.dead:
+		return "", b.err
+	}
+	var ev struct {
+		Result struct{ Value string }
+	}
+	if err := b.call(s, "Runtime.evaluate", map[string]any{"expression": "document.documentElement.outerHTML", "returnByValue": true}, &ev); err != nil {
+		return "", err
+	}
+	return ev.Result.Value, nil
 }
 
 // drawn is what the page records on <html data-drawn>: per panel, each
@@ -170,7 +304,12 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 	}}
 
 	dir := t.TempDir()
-	dumps := map[string]func() ([]byte, error){}
+	b := startBrowser(t, bin)
+	type dump struct {
+		dom string
+		err error
+	}
+	dumps := map[string]chan dump{}
 	for name, p := range pages {
 		path := filepath.Join(dir, name+".html")
 		f, err := os.Create(path)
@@ -183,15 +322,20 @@ func TestBrowserDrawsEverySeries(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		dumps[name] = startChromium(t, bin, path, "--dump-dom")
+		c := make(chan dump, 1)
+		dumps[name] = c
+		go func() {
+			dom, err := b.dumpDOM(path)
+			c <- dump{dom, err}
+		}()
 	}
 	for name, p := range pages {
 		t.Run(name, func(t *testing.T) {
-			out, err := dumps[name]()
-			if err != nil {
-				t.Fatal(err)
+			d := <-dumps[name]
+			if d.err != nil {
+				t.Fatal(d.err)
 			}
-			dom := string(out)
+			dom := d.dom
 			// The root element's attribute: the first tag after the doctype.
 			m := regexp.MustCompile(`^\s*(?:<!DOCTYPE html>)?\s*<html[^>]*\sdata-drawn="([^"]*)"`).FindStringSubmatch(dom)
 			if m == nil {
