@@ -157,6 +157,16 @@ func configHowTo(path string) string {
 	return configHowToLead + path + " (mode 600)"
 }
 
+// APIURLHowTo is configHowTo for a command that needs only the API URL
+// (proxy and wrap forward their clients' own credentials), naming the
+// same config file.
+func APIURLHowTo(path string) string {
+	if path == "" {
+		path = "the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml)"
+	}
+	return "set SHAKENFIST_API_URL, pass --api-url, or write api-url to " + path + " or a context"
+}
+
 // ClientFunc returns the lazy, memoised client builder of a run.
 func ClientFunc(f *Factory) func() (*client.Client, error) {
 	return sync.OnceValues(func() (*client.Client, error) {

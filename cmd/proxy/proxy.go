@@ -213,7 +213,7 @@ func (g *GateMode) Type() string { return "on|off" }
 // upstreamURL is the configured API URL the proxy stands in front of.
 func upstreamURL(cfg *cmdutil.Config) (string, error) {
 	if cfg.APIURL == "" {
-		return "", cmdutil.UsageErrorf("no API URL configured: set SHAKENFIST_API_URL, pass --api-url, or write api-url to ~/.config/shakectl/config.yaml or a context (no namespace or key is needed: the clients send their own)")
+		return "", cmdutil.UsageErrorf("no API URL configured: %s; no namespace or key is needed: the clients send their own", cmdutil.APIURLHowTo(cfg.ConfigPath))
 	}
 	return cfg.APIURL, nil
 }

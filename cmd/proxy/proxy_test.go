@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -306,7 +307,9 @@ func TestProxyAndWrapUsageErrors(t *testing.T) {
 		{[]string{"proxy", "--budget", "-1s"}, up.URL, `invalid argument "-1s" for "--budget" flag: want a duration over 0`},
 		{[]string{"proxy", "--key", "x"}, up.URL, "--key does not apply to shakectl proxy"},
 		{[]string{"wrap", "--namespace", "x", "--", "true"}, up.URL, "--namespace does not apply to shakectl wrap"},
-		{[]string{"proxy"}, "", "no API URL configured"},
+		// The hint names the config file this run reads (the runner's
+		// XDG_CONFIG_HOME), as every client command's does.
+		{[]string{"proxy"}, "", filepath.Join("xdg", "shakectl", "config.yaml") + " or a context; no namespace or key is needed"},
 		{[]string{"wrap", "--", "true"}, "", "no API URL configured"},
 		{[]string{"wrap"}, up.URL, "no command to run"},
 		{[]string{"proxy", "--api-url", "ftp://example.com"}, "", "invalid upstream API URL"},
