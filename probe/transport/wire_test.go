@@ -197,19 +197,22 @@ func TestWireSenderDropsConnectionsItCannotReuse(t *testing.T) {
 
 // A burst's pre-dialled connections are used before any new dial.
 func TestWireSenderUsesPreDialledConnections(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
+	// Which connection the request came over, by its client address: the
+	// server's accepts of the idle pre-dialled connections may still be
+	// pending when the answer is back, so counting accepts would race.
+	from := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { from <- r.RemoteAddr }))
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 	p := NewPredialer(addr, &net.Dialer{})
 	if err := p.Fill(context.Background(), 3, func(string) {}); err != nil {
 		t.Fatal(err)
+	}
+	predialled := map[string]bool{}
+	for range 3 {
+		c := <-p.conns
+		predialled[c.LocalAddr().String()] = true
+		p.conns <- c
 	}
 	s := newWireSender(addr, time.Second, p)
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, srv.URL, "")
@@ -219,8 +222,8 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	if len(p.conns) != 2 {
 		t.Errorf("%d pre-dialled connections left, want 2: the send took one", len(p.conns))
 	}
-	if n := conns.Load(); n != 3 {
-		t.Errorf("server saw %d connections, want the 3 pre-dialled", n)
+	if got := <-from; !predialled[got] {
+		t.Errorf("the request came from %s, not from a pre-dialled connection %v", got, predialled)
 	}
 	p.Drain()
 }
