@@ -3,6 +3,7 @@ package root_test
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
@@ -12,9 +13,9 @@ import (
 
 // TestREADMEWalkThroughAgainstSimCluster runs the README's walk-through
 // (network create, instance create -n, poweroff, a refused reboot, poweron,
-// reboot, events, deletes) against the cluster simulator over loopback, as
-// one user session. TestREADMEWalkThrough runs it against recorded real
-// answers; this one checks that the client and the simulator, each written
+// reboot, events, deletes) against the cluster simulator, in memory on
+// synctest's clock, as one user session. TestREADMEWalkThrough runs it
+// against recorded real answers; this one checks that the client and the simulator, each written
 // from the server's source, agree with each other end to end: the network
 // starts initial and must be waited for, power actions answer null, the
 // reboot of a powered-off instance is a 409, deletes answer 200.
@@ -25,7 +26,7 @@ import (
 // 2024 server with the network, which shakectl waits for until "deleted".
 func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
-		t.Run(gen, func(t *testing.T) { walkThroughAgainstSim(t, gen) })
+		t.Run(gen, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { walkThroughAgainstSim(t, gen) }) })
 	}
 }
 
