@@ -73,7 +73,8 @@ type Detail struct {
 // The run's TableOptions add to this: a table asked for explicitly keeps its
 // header when piped, --no-headers drops it everywhere, -o columns= chooses
 // columns, --jq filters the JSON. A terminal table is fitted to the screen
-// width, long cells cut with "…"; piped and simple output never are.
+// width, long cells cut with "…" but never a UUID in them; piped and simple
+// output are never cut.
 func PrintList(s *IOStreams, format Format, l List) error {
 	opts := s.table
 	if opts.JQ != nil {
@@ -237,6 +238,7 @@ func writeTSV(w io.Writer, rows [][]string) error {
 func writeAlignedFit(w io.Writer, c ColourScheme, cols []Column, rows [][]string, header bool, limit int) error {
 	if limit > 0 {
 		widths := make([]int, len(cols))
+		keep := make([]int, len(cols))
 		for i, col := range cols {
 			if header {
 				widths[i] = width(col.Header)
@@ -246,10 +248,11 @@ func writeAlignedFit(w io.Writer, c ColourScheme, cols []Column, rows [][]string
 			for i, cell := range r {
 				if i < len(widths) {
 					widths[i] = max(widths[i], width(flatten(cell)))
+					keep[i] = max(keep[i], wholeFloor(flatten(cell)))
 				}
 			}
 		}
-		fit := fitWidths(widths, limit)
+		fit := fitWidths(widths, keep, limit)
 		cut := make([][]string, len(rows))
 		for ri, r := range rows {
 			cut[ri] = make([]string, len(r))

@@ -339,3 +339,27 @@ func TestJSONToYAMLDeepNestingStaysSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A terminal table too narrow for its rows cuts names, never a UUID, even
+// one inside a cell (a cluster operation's "net_op/UUID"): the row is left
+// wider than the terminal instead.
+func TestFittedTableKeepsUUIDsWhole(t *testing.T) {
+	const op = "net_op/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01"
+	s, _, out, _ := Test()
+	s.SetTTY(true, true)
+	s.SetWidth(40)
+	l := List{
+		Columns: []Column{{Header: "NAME"}, {Header: "OPERATION"}, {Header: "NOTE"}},
+		Rows: [][]string{
+			{"a-name-longer-than-the-terminal-allows", op + " (and a tail)", "a long note that gives way"},
+		},
+	}
+	if err := PrintList(s, FormatTable, l); err != nil {
+		t.Fatal(err)
+	}
+	want := "NAME      OPERATION                                     NOTE\n" +
+		"a-name-…  net_op/6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01…  a long …\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -349,11 +350,13 @@ func selectColumns(cols []Column, rows [][]string, names []string) ([]Column, []
 }
 
 // fitWidths shrinks the widest columns until a row fits in limit (0 = no
-// limit), never below a few characters, so one long name cannot push every
+// limit), never below a few characters nor below a column's floor (keep,
+// from wholeFloors: what its UUIDs need), so one long name cannot push every
 // other column off an 80-column screen. The first column (the UUID or name
 // people copy into the next command) is cut only when the others cannot
-// give way enough.
-func fitWidths(widths []int, limit int) []int {
+// give way enough. A row that still does not fit is left wider than limit,
+// and the terminal wraps it: a UUID cut short would name nothing.
+func fitWidths(widths, keep []int, limit int) []int {
 	if limit <= 0 || len(widths) == 0 {
 		return widths
 	}
@@ -366,22 +369,47 @@ func fitWidths(widths []int, limit int) []int {
 		return t + 2*(len(out)-1)
 	}
 	const minWidth = 8
+	floor := func(i int) int {
+		f := minWidth
+		if i < len(keep) {
+			f = max(f, keep[i])
+		}
+		return min(f, widths[i])
+	}
 	// The other columns give way first; the first only when they cannot.
 	for _, from := range []int{min(1, len(out)-1), 0} {
 		for total() > limit {
-			widest := from
+			widest, room := -1, 0
 			for i := from; i < len(out); i++ {
-				if out[i] > out[widest] {
-					widest = i
+				if r := out[i] - floor(i); r > 0 && (widest < 0 || out[i] > out[widest]) {
+					widest, room = i, r
 				}
 			}
-			if out[widest] <= minWidth {
+			if widest < 0 {
 				break
 			}
-			out[widest] = max(minWidth, out[widest]-(total()-limit))
+			out[widest] -= min(room, total()-limit)
 		}
 	}
 	return out
+}
+
+// uuidPattern finds a UUID in a cell (8-4-4-4-12 hex digits).
+var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// wholeFloor is the narrowest width truncate may cut cell to and keep every
+// UUID in it whole (0 when it holds none): up to the end of its last UUID,
+// plus the ellipsis when more follows.
+func wholeFloor(cell string) int {
+	loc := uuidPattern.FindAllStringIndex(cell, -1)
+	if loc == nil {
+		return 0
+	}
+	end := width(cell[:loc[len(loc)-1][1]])
+	if end < width(cell) {
+		end++
+	}
+	return end
 }
 
 // truncate cuts s to n runes, ending with an ellipsis when it was longer.

@@ -98,6 +98,13 @@ func (c CmdRun) Run(t *testing.T, args ...string) RunResult {
 	return res
 }
 
+// Golden compares got with testdata/NAME.golden, rewriting it with
+// -update.
+func Golden(t *testing.T, name, got string) {
+	t.Helper()
+	golden(t, name, got)
+}
+
 // golden compares got with testdata/NAME.golden, rewriting it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()

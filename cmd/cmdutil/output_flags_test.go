@@ -72,16 +72,24 @@ func TestJQFiltersJSON(t *testing.T) {
 	}
 }
 
-// A long name must not wreck an 80-column table on a terminal; piped and
+// A long name must not wreck an 80-column table on a terminal, and the
+// table must not lie to fit: the other columns give way, every UUID stays
+// whole (one cut short names nothing to copy into the next command), and a
+// row that still does not fit is left for the terminal to wrap. Piped and
 // simple output are never cut.
 func TestLongCellsFitTheTerminal(t *testing.T) {
 	long := strings.Repeat("very-long-name-", 8)
 	r := clitest.AgainstStubs(clitest.NewFixtureStubs(t, append(slices.Clone(clitest.FixtureInstances), json.RawMessage(`{"uuid":"c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0009","name":"`+long+`","namespace":"ns1","cpus":1,"memory":1024,"node":"node1","state":"created","power_state":"on"}`))...))
 	r.Tty, r.Width = true, 80
 	res := r.Run(t, "instance", "list")
-	for _, l := range strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n") {
-		if n := len([]rune(l)); n > 80 {
-			t.Errorf("a %d-column line on an 80-column terminal: %q", n, l)
+	clitest.Golden(t, "instance_list_80_columns", res.Stdout)
+	for _, raw := range clitest.FixtureInstances {
+		var inst struct{ UUID string }
+		if err := json.Unmarshal(raw, &inst); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Stdout, inst.UUID+"  ") {
+			t.Errorf("UUID %s is not whole on an 80-column terminal:\n%s", inst.UUID, res.Stdout)
 		}
 	}
 	if !strings.Contains(res.Stdout, "very-lo…") {
