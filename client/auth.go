@@ -162,7 +162,7 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+		b := ReadErrorBody(resp.Body)
 		apiErr := NewAPIError(http.MethodPost, u, resp.StatusCode, resp.Header, b, c.opts.Now())
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			apiErr.Message = redirectMessage(resp)

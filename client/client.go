@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -238,9 +239,8 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		out.Body = b
 		return out, nil
 	default:
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 		// The rest of an oversized error body is neither read nor kept.
-		out.Body = b
+		b := ReadErrorBody(resp.Body)
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			apiErr.Message = redirectMessage(resp)
@@ -408,18 +408,52 @@ func (e *TransportError) Error() string {
 		if e.Attempts > 1 {
 			msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
 		}
+		if e.MayHaveActed() {
+			// The connection broke with the request made: it may have
+			// reached the server, which may have acted on it (issue 34,
+			// item 10).
+			msg += fmt.Sprintf("; the %s may have taken effect on the server before the connection broke", e.Method)
+		}
 		return msg
 	}
 	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Bound)
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
 	}
-	if mayHaveActed(e.Method) && !strings.HasSuffix(pathOf(e.URL), "/auth") {
+	if e.MayHaveActed() {
 		// It was sent: the server may have acted on it and not answered
 		// in time.
 		msg += fmt.Sprintf("; the %s may still have taken effect on the server", e.Method)
 	}
 	return msg
+}
+
+// MayHaveActed says whether the request that got no answer may have
+// changed something on the server: a method that acts (not GET, HEAD or
+// OPTIONS; a login changes nothing worth saying) whose request may have
+// been sent, because the connection broke or a bound ran out after it was
+// made. A connection never made (refused, a name not found, a certificate
+// refused) sent nothing.
+func (e *TransportError) MayHaveActed() bool {
+	if !mayHaveActed(e.Method) || strings.HasSuffix(pathOf(e.URL), "/auth") {
+		return false
+	}
+	return e.Bound != "" || !neverSent(e.Err)
+}
+
+// neverSent says the request failed before it could be written: the
+// connection was never made.
+func neverSent(err error) bool {
+	var (
+		op   *net.OpError
+		dns  *net.DNSError
+		cert *tls.CertificateVerificationError
+		ua   x509.UnknownAuthorityError
+		host x509.HostnameError
+		inv  x509.CertificateInvalidError
+	)
+	return (errors.As(err, &op) && op.Op == "dial") || errors.As(err, &dns) ||
+		errors.As(err, &cert) || errors.As(err, &ua) || errors.As(err, &host) || errors.As(err, &inv)
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }

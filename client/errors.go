@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -15,6 +16,14 @@ import (
 // or broken server must not make the client buffer megabytes to say "no".
 const MaxErrorBody = 64 << 10
 
+// ReadErrorBody reads an error answer's body for NewAPIError: up to
+// MaxErrorBody bytes and one more, so that NewAPIError can tell a body it
+// cut from one that ended there.
+func ReadErrorBody(r io.Reader) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r, MaxErrorBody+1))
+	return b
+}
+
 // APIError is every non-2xx answer of the Shakenfist API.
 type APIError struct {
 	StatusCode int
@@ -23,8 +32,11 @@ type APIError struct {
 	// Message is the body's "error" field: a string, or (the server
 	// sometimes sends one) an object rendered as compact JSON. When the body
 	// has no such field it is a short, printable excerpt of the body.
-	Message   string
-	Body      []byte // raw body, at most MaxErrorBody bytes
+	Message string
+	Body    []byte // raw body, at most MaxErrorBody bytes
+	// Cut says the body was longer than MaxErrorBody and Body is its
+	// first MaxErrorBody bytes: shakectl's own limit, not the server's.
+	Cut       bool
 	Header    http.Header
 	RequestID string // X-Request-ID of the answer, when sent
 
@@ -143,7 +155,12 @@ type errorBody struct {
 // NewAPIError builds the typed error for a non-2xx answer from its status,
 // headers and (already bounded) body.
 func NewAPIError(method, url string, status int, header http.Header, body []byte, now time.Time) *APIError {
+	cut := len(body) > MaxErrorBody
+	if cut {
+		body = body[:MaxErrorBody]
+	}
 	e := &APIError{
+		Cut:        cut,
 		StatusCode: status,
 		Method:     method,
 		URL:        url,
@@ -159,6 +176,11 @@ func NewAPIError(method, url string, status int, header http.Header, body []byte
 	}
 	if e.Message == "" {
 		e.Message = excerpt(body)
+		if cut {
+			// What was read ends where shakectl stopped reading: said
+			// as that limit, never left to look like truncated JSON.
+			e.Message = tooLarge(MaxErrorBody) + ", beginning " + e.Message
+		}
 	}
 	if status == http.StatusInsufficientStorage && isJSON {
 		// The one reader of the refusal's stage and transient mark, the

@@ -188,7 +188,7 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 	}
 	out := &binaryAnswer{status: resp.StatusCode, requestID: resp.Header.Get("X-Request-ID"), header: resp.Header, body: resp.Body}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+		b := ReadErrorBody(resp.Body)
 		resp.Body.Close()
 		stop()
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())

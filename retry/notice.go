@@ -23,8 +23,9 @@ type Notice struct {
 	Method string
 	Path   string
 	// UnreadableRetryAfter is the refusal's Retry-After when it could not
-	// be read, so DefaultWait was used; "" when it was read or absent.
-	UnreadableRetryAfter string
+	// be read (an empty one too), so DefaultWait was used; nil when it was
+	// read or absent.
+	UnreadableRetryAfter *string
 }
 
 // String is the line the command prints, e.g. "capacity refused at stage
@@ -36,9 +37,13 @@ func (n Notice) String() string {
 	}
 	line := prefix + fmt.Sprintf("%s (transient); retrying in %s (attempt %d/%d, %s left",
 		RefusedAt(n.Stage), roundDown(n.Wait), n.Attempt, n.Max, roundDown(n.Left))
-	if n.UnreadableRetryAfter != "" {
+	if n.UnreadableRetryAfter != nil {
 		// The server's text, quoted: the writer sanitises the line.
-		line += fmt.Sprintf("; Retry-After %q unreadable, the %s default used", n.UnreadableRetryAfter, roundDown(DefaultWait))
+		what := "empty"
+		if *n.UnreadableRetryAfter != "" {
+			what = "unreadable"
+		}
+		line += fmt.Sprintf("; Retry-After %q %s, the %s default used", *n.UnreadableRetryAfter, what, roundDown(DefaultWait))
 	}
 	return line + ")"
 }
@@ -97,7 +102,7 @@ func (n Notice) JSON() string {
 		MaxAttempts int     `json:"max_attempts"`
 		LeftSeconds float64 `json:"left_seconds"`
 		// The header that could not be read, when the default was used.
-		UnreadableRetryAfter string `json:"unreadable_retry_after,omitempty"`
+		UnreadableRetryAfter *string `json:"unreadable_retry_after,omitempty"`
 		Message              string `json:"message"`
 	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.UnreadableRetryAfter, n.String()})
 	return string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))

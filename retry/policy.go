@@ -178,7 +178,7 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 	}
 	hint, unreadable := ReadRetryAfter(resp.Header.Values("Retry-After"), c.now())
 	if c.p.Wait > 0 {
-		hint, unreadable = Clamp(c.p.Wait), ""
+		hint, unreadable = Clamp(c.p.Wait), nil
 	}
 	wait := min(hint, left)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {

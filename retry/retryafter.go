@@ -39,15 +39,17 @@ func ParseRetryAfter(values []string, now time.Time) time.Duration {
 }
 
 // ReadRetryAfter is ParseRetryAfter that also says when the header was
-// there but could not be read (several values, a fraction, garbage):
-// unreadable is its text then (the values joined with ", "), "" when it
-// was read or absent. The retry line says the default was used for it.
-func ReadRetryAfter(values []string, now time.Time) (wait time.Duration, unreadable string) {
+// there but could not be read (empty, several values, a fraction,
+// garbage): unreadable is its text then (the values joined with ", ",
+// which may be ""), nil when it was read or absent. The retry line says
+// the default was used for it.
+func ReadRetryAfter(values []string, now time.Time) (wait time.Duration, unreadable *string) {
 	d, ok := parseRetryAfter(values, now)
 	if !ok {
-		return d, strings.Join(values, ", ")
+		text := strings.Join(values, ", ")
+		return d, &text
 	}
-	return d, ""
+	return d, nil
 }
 
 func parseRetryAfter(values []string, now time.Time) (time.Duration, bool) {

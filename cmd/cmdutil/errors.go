@@ -90,6 +90,8 @@ func DescribeError(err error) output.ErrorReport {
 			r.Hint = "give a longer --timeout, or check that the server is responding"
 		} else if transport.Bound != "" {
 			r.Hint = "give a longer --request-timeout, or check that the server is responding"
+		} else if transport.MayHaveActed() {
+			r.Hint = fmt.Sprintf("the connection broke after the %s was sent: check whether it took effect before running it again", transport.Method)
 		} else {
 			r.Hint = "check the API URL (--api-url, SHAKENFIST_API_URL) and that the server is running"
 		}
