@@ -31,10 +31,14 @@ type AgentOperation struct {
 
 func (o *AgentOperation) keepRaw(r json.RawMessage) { o.Raw = r }
 
-// AgentCommandResult is one command's result (agentoperation_get_example).
+// AgentCommandResult is one command's result: the agent's answer packet
+// as the server stores it (agentoperation_get_example; shakenfist
+// da448b1a daemons/sidechannel.py add_result). Not every packet says
+// "result": put-file-response and chmod-response have none, so a step
+// failed only when Result is there and false (Failed).
 type AgentCommandResult struct {
 	CommandLine string `json:"command-line"`
-	Result      bool   `json:"result"`
+	Result      *bool  `json:"result"`
 	// ReturnCode is the command's exit code as the agent sent it, kept
 	// raw: a missing, null or non-integer code must not read as 0
 	// (ExitStatus says what it means).
@@ -46,6 +50,10 @@ type AgentCommandResult struct {
 	ContentBlob string `json:"content_blob"`
 	Message     string `json:"message"`
 }
+
+// Failed reports whether the agent said the step failed ("result":
+// false); a step whose answer has no result did not fail.
+func (r AgentCommandResult) Failed() bool { return r.Result != nil && !*r.Result }
 
 // ErrNoExitCode is a result without an integer exit code: the command's
 // end is unknown.

@@ -51,7 +51,7 @@ before anything is sent.`,
 			return err
 		}
 		res, ok := op.Results["0"]
-		if !ok || !res.Result || res.ContentBlob == "" {
+		if !ok || res.Failed() || res.ContentBlob == "" {
 			why := res.Message
 			if why == "" {
 				why = "the results did not include content"

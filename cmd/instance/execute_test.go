@@ -114,7 +114,7 @@ func TestUploadCatDownload(t *testing.T) {
 				if b, _ := os.ReadFile(back); string(b) != "#!/bin/sh\necho from the guest\n" {
 					t.Errorf("downloaded %q", b)
 				}
-				if res := r.Run(t, "instance", "download", "web1", "/nosuch", filepath.Join(dir, "x")); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "No such file") {
+				if res := r.Run(t, "instance", "download", "web1", "/nosuch", filepath.Join(dir, "x")); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "step 0: path does not exist") {
 					t.Errorf("download of a missing file: %s", res)
 				}
 				res := r.Run(t, "instance", "download", "web1", "/tmp/test.sh", filepath.Join(dir, "y"), "--progress-timeout", "30s")

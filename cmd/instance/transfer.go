@@ -2,12 +2,15 @@ package instance
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // agentFlags are --deadline and --progress-timeout of upload and download
@@ -55,6 +58,14 @@ func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Durat
 			reason = *op.ExpiryReason
 		}
 		return op, &cmdutil.ExitStatusError{Code: cmdutil.ExitTimeout, Err: fmt.Errorf("agent operation %s expired (%s)", op.UUID, reason)}
+	}
+	// An operation in error says why in the failed step's message (the
+	// agent's "path does not exist").
+	keys := slices.Sorted(maps.Keys(op.Results))
+	for _, k := range keys {
+		if r := op.Results[k]; r.Failed() && r.Message != "" {
+			return op, fmt.Errorf("agent operation %s ended %s: step %s: %s", op.UUID, op.State, k, termtext.Line(r.Message))
+		}
 	}
 	return op, fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
 }

@@ -75,7 +75,7 @@ before anything is sent.`,
 			return err
 		}
 		for k, r := range op.Results {
-			if !r.Result {
+			if r.Failed() {
 				return fmt.Errorf("agent operation %s: step %s failed: %s", op.UUID, k, r.Message)
 			}
 		}

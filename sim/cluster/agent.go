@@ -50,7 +50,14 @@ type agentOp struct {
 	results  map[string]any
 	// preflight is the first state a put answers with.
 	preflight bool
+	// failed ends a put or get in state error (a get of a file the guest
+	// does not have: sidechannel.py _handle_get_file).
+	failed bool
 }
+
+// agentUnique is the "unique" the server gives step n of op
+// (sidechannel.py: agentop:<uuid>:<n>), which the agent echoes.
+func agentUnique(op *agentOp, n int) string { return fmt.Sprintf("agentop:%s:%d", op.uuid, n) }
 
 // maxAgentOps bounds the operations a client can make the simulator hold.
 const maxAgentOps = 4096
@@ -238,12 +245,18 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 		out["state"], out["expiry_reason"] = "expired", "deadline"
 	case el < op.runs:
 		out["state"] = "executing"
+	case op.results != nil && op.failed:
+		out["state"], out["results"] = "error", op.results
 	case op.results != nil:
 		out["state"], out["results"] = "complete", op.results
 	default:
+		// The agent's execute-response as the server stores it
+		// (agent-python daemon.py execute; sidechannel.py add_result):
+		// result false when the command exited nonzero.
 		out["state"] = "complete"
 		out["results"] = map[string]any{"0": map[string]any{
-			"command-line": op.commandLine, "result": true, "return-code": op.rc, "stdout": op.stdout, "stderr": op.stderr,
+			"command": "execute-response", "command-line": op.commandLine, "result": op.rc == 0, "return-code": op.rc,
+			"stdout": op.stdout, "stderr": op.stderr, "unique": agentUnique(op, 0),
 		}}
 	}
 	if s.is2026() {
@@ -426,11 +439,14 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 			map[string]any{"command": "put-blob", "blob_uuid": blobUUID, "path": path},
 			map[string]any{"command": "chmod", "path": path, "mode": mode},
 		}
-		results := map[string]any{"0": map[string]any{"result": true}, "1": map[string]any{"result": true}}
-		op, e := s.newAgentOp(i, commands, results, deadline)
+		op, e := s.newAgentOp(i, commands, map[string]any{}, deadline)
 		if e != nil {
 			return nil, e
 		}
+		// The agent's put-file-response and chmod-response carry no
+		// "result" (agent-python daemon.py put_file, chmod).
+		op.results["0"] = map[string]any{"command": "put-file-response", "path": path, "unique": agentUnique(op, 0)}
+		op.results["1"] = map[string]any{"command": "chmod-response", "path": path, "unique": agentUnique(op, 1)}
 		op.preflight = true
 		s.stallTransfer(op, progress)
 		if s.guestFiles == nil {
@@ -467,14 +483,25 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 				return nil, e
 			}
 		}
-		result := map[string]any{"result": false, "message": "No such file or directory: " + path}
-		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
-			result = map[string]any{"result": true, "content_blob": g.blob}
-		}
-		op, e := s.newAgentOp(i, []any{map[string]any{"command": "get-file", "path": path}}, map[string]any{"0": result}, deadline)
+		op, e := s.newAgentOp(i, []any{map[string]any{"command": "get-file", "path": path}}, map[string]any{}, deadline)
 		if e != nil {
 			return nil, e
 		}
+		// The agent's get-file-response (agent-python protocol.py
+		// _path_is_a_file, _send_file) as sidechannel.py
+		// _handle_get_file stores it: a missing file ends the operation
+		// in error; a file's last packet gains stat_result and
+		// content_blob.
+		result := map[string]any{"command": "get-file-response", "result": false, "path": path,
+			"message": "path does not exist", "unique": agentUnique(op, 0)}
+		op.failed = true
+		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
+			result = map[string]any{"command": "get-file-response", "result": true, "path": path, "unique": agentUnique(op, 0),
+				"stat_result": map[string]any{"size": s.blobTable()[g.blob].size},
+				"content_blob": g.blob}
+			op.failed = false
+		}
+		op.results["0"] = result
 		s.stallTransfer(op, progress)
 		s.addEvent(i, apiFQDN, "agent operation get-file request from REST API", nil)
 		return s.agentOpView(op, true), nil
