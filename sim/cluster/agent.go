@@ -497,7 +497,7 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 		op.failed = true
 		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
 			result = map[string]any{"command": "get-file-response", "result": true, "path": path, "unique": agentUnique(op, 0),
-				"stat_result": map[string]any{"size": s.blobTable()[g.blob].size},
+				"stat_result":  map[string]any{"size": s.blobTable()[g.blob].size},
 				"content_blob": g.blob}
 			op.failed = false
 		}
