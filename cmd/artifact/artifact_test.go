@@ -68,18 +68,24 @@ func TestArtifactExitCodes(t *testing.T) {
 
 // share answers the artifact's view (ArtifactShareEndpoint.post returns
 // external_view, da448b1a; here sf2024/artifact.json), shown as every
-// artifact; delete-metadata's handler returns None (200 null): nothing
-// printed. Sharing outside the system namespace is the server's 403.
+// artifact; delete-metadata's handler returns None (200 null,
+// sf2024/handler_none.json): nothing printed. Sharing outside the system
+// namespace and an unknown artifact are the server's recorded refusals.
 func TestArtifactShareAndDeleteMetadataRecorded(t *testing.T) {
 	fa := clitest.NewStubs(t)
-	fa.Reply("POST", "/artifacts/debian:11/share", 200, clitest.ReadGolden(t, "sf2024/artifact.json"))
-	fa.Reply("DELETE", "/artifacts/debian:11/metadata/owner", 200, "null\n")
-	fa.Reply("POST", "/artifacts/mine/share", 403, `{"error": "only artifacts in the system namespace can be shared", "status": 403}`)
+	fa.ReplyRecorded(t, "POST", "/artifacts/debian:11/share", 200, "sf2024/artifact.json")
+	fa.ReplyRecorded(t, "DELETE", "/artifacts/debian:11/metadata/owner", 200, "sf2024/handler_none.json")
+	fa.Canned("POST", "/artifacts/mine/share", clitest.RecordedRefusal(t, "sf2024/refusals.json", "403 share outside the system namespace"))
+	fa.Canned("DELETE", "/artifacts/nosuch/metadata/owner", clitest.RecordedRefusal(t, "sf2024/refusals.json", "404 artifact not found"))
 	r := clitest.AgainstStubs(fa)
-	if res := r.Run(t, "artifact", "share", "debian:11", "-o", "simple"); res.Code != 0 || !strings.Contains(res.Stdout, "source_url\t") {
+	if res := r.Run(t, "artifact", "share", "debian:11", "-o", "simple"); res.Code != 0 ||
+		!strings.Contains(res.Stdout, "source_url\tdebian:11\n") || !strings.Contains(res.Stdout, "shared\tyes\n") || !strings.Contains(res.Stdout, "69ff59a7-f6ac-4f64-a575-bb54a7ee8961") {
 		t.Fatal(res)
 	}
-	if res := r.Run(t, "artifact", "delete-metadata", "debian:11", "owner"); res.Code != 0 || res.Stdout != "" {
+	if res := r.Run(t, "artifact", "delete-metadata", "debian:11", "owner"); res.Code != 0 || res.Stdout != "" || res.Stderr != "" {
+		t.Fatal(res)
+	}
+	if res := r.Run(t, "artifact", "delete-metadata", "nosuch", "owner"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "artifact not found") {
 		t.Fatal(res)
 	}
 	if res := r.Run(t, "artifact", "share", "mine"); res.Code != cmdutil.ExitAuth || !strings.Contains(res.Stderr, "system namespace") {

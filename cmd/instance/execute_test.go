@@ -134,7 +134,14 @@ func TestUploadCatDownload(t *testing.T) {
 // missing, null or string return-code and 256 all exited 0 (the command
 // had exited 7), a float was a decode error.
 func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
-	const op = "5b1f7c2e-0d7a-4c52-9c1e-6f3a2b1d0e9f"
+	// The agent's answer for a command that exited 3
+	// (client/testdata/sf2024/agentop_execute_failed.json), its
+	// return-code replaced by each case's.
+	const op = "5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9"
+	recorded := clitest.ReadGolden(t, "sf2024/agentop_execute_failed.json")
+	if !strings.Contains(recorded, `"return-code": 3, `) {
+		t.Fatal("agentop_execute_failed.json has no return-code 3")
+	}
 	for _, tt := range []struct {
 		rc   string // the return-code field, "" for none
 		want int
@@ -156,7 +163,7 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		if tt.rc != "" {
 			field = `"return-code": ` + tt.rc + `, `
 		}
-		body := `{"uuid": "` + op + `", "state": "complete", "namespace": "system", "instance_uuid": "x", "results": {"0": {"command-line": "exit 7", "result": true, ` + field + `"stdout": "", "stderr": ""}}}`
+		body := strings.Replace(strings.Replace(recorded, `"return-code": 3, `, field, 1), `"stderr": "three\n"`, `"stderr": ""`, 1)
 		fa.Reply("POST", "/instances/web1/agent/execute", 200, body)
 		res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
 		if res.Code != tt.want || (tt.err != "" && !strings.Contains(res.Stderr, "error: agent operation "+op+": "+tt.err)) || (tt.err == "" && res.Stderr != "") {

@@ -11,16 +11,15 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
-// Shapes of shakenfist da448b1a external_api/instance.py and snapshot.py
-// (the snapshot answers as client/operator2_test.go records them).
-const (
-	snapshotStarted = `{"vda": {"source_url": "sf://instance/6a4e1a57/vda", "artifact_uuid": "a1", "blob_uuid": "b1"}, "vdb": {"source_url": "sf://instance/6a4e1a57/vdb", "artifact_uuid": "a2", "blob_uuid": "b2"}}`
-	snapshotList    = `[{"uuid": "a1", "source_url": "sf://instance/6a4e1a57/vda", "state": "created", "blob_uuid": "b1", "size": 1048576, "version": 1, "instances": []}]`
-)
+// The snapshot list of instance show --snapshots, in the shape of
+// shakenfist da448b1a external_api/snapshot.py InstanceSnapshotEndpoint.get.
+const snapshotList = `[{"uuid": "a1", "source_url": "sf://instance/6a4e1a57/vda", "state": "created", "blob_uuid": "b1", "size": 1048576, "version": 1, "instances": []}]`
 
+// delete-all against InstancesEndpoint.delete's answer, the UUIDs
+// awaiting deletion (client/testdata/sf2024/instances_delete_all.json).
 func TestInstanceDeleteAllConfirms(t *testing.T) {
 	fa := clitest.NewStubs(t)
-	fa.Reply("DELETE", "/instances", 200, `["6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01","c3d2e1f0-aaaa-4bbb-8ccc-ddddeeee0003"]`)
+	fa.ReplyRecorded(t, "DELETE", "/instances", 200, "sf2024/instances_delete_all.json")
 	// Piped without --yes: a usage error, nothing deleted.
 	if res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all"); res.Code != cmdutil.ExitUsage || fa.Count("DELETE", "/instances") != 0 {
 		t.Fatal(res)
@@ -39,39 +38,53 @@ func TestInstanceDeleteAllConfirms(t *testing.T) {
 	}
 	res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all", "--yes", "-o", "json")
 	var ids []string
-	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &ids) != nil || len(ids) != 2 {
+	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &ids) != nil || len(ids) != 2 || ids[0] != "6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01" {
+		t.Fatal(res)
+	}
+	// A system token without a namespace is the server's 400, said.
+	fa = clitest.NewStubs(t)
+	fa.Canned("DELETE", "/instances", clitest.RecordedRefusal(t, "sf2024/refusals.json", "400 delete-all without a namespace"))
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all", "--yes"); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "system user must specify parameter namespace") {
 		t.Fatal(res)
 	}
 }
 
+// set-metadata and delete-metadata against InstanceMetadataEndpoint.put
+// and .delete (da448b1a), which return None: 200 null
+// (client/testdata/sf2024/handler_none.json), nothing printed; their
+// refusals are the recorded rows.
 func TestInstanceMetadata(t *testing.T) {
 	fa := clitest.NewStubs(t)
 	fa.Reply("GET", "/instances/web1/metadata", 200, `{"tags": ["web", "prod"]}`)
-	fa.Reply("PUT", "/instances/web1/metadata/affinity", 200, "null")
-	fa.Reply("DELETE", "/instances/web1/metadata/tags", 200, "null")
-	fa.Reply("DELETE", "/instances/nosuch/metadata/tags", 404, `{"error": "instance not found", "status": 404}`)
+	fa.ReplyRecorded(t, "PUT", "/instances/web1/metadata/affinity", 200, "sf2024/handler_none.json")
+	fa.ReplyRecorded(t, "DELETE", "/instances/web1/metadata/tags", 200, "sf2024/handler_none.json")
+	fa.Canned("DELETE", "/instances/nosuch/metadata/tags", clitest.RecordedRefusal(t, "sf2024/refusals.json", "404 instance not found"))
 	r := clitest.AgainstStubs(fa)
 	if res := r.Run(t, "instance", "get-metadata", "web1", "-o", "yaml"); res.Code != 0 || res.Stdout != "tags:\n  - web\n  - prod\n" {
 		t.Fatal(res)
 	}
-	if res := r.Run(t, "instance", "set-metadata", "web1", "affinity", `{"fastdisk": 10}`); res.Code != 0 {
+	if res := r.Run(t, "instance", "set-metadata", "web1", "affinity", `{"fastdisk": 10}`); res.Code != 0 || res.Stdout != "" || res.Stderr != "" {
 		t.Fatal(res)
 	}
 	if got := fa.LastBody("PUT", "/instances/web1/metadata/affinity"); got != `{"value":{"fastdisk":10}}` {
 		t.Errorf("body = %s", got)
 	}
-	if res := r.Run(t, "instance", "delete-metadata", "web1", "tags"); res.Code != 0 || fa.Count("DELETE", "/instances/web1/metadata/tags") != 1 {
+	if res := r.Run(t, "instance", "delete-metadata", "web1", "tags"); res.Code != 0 || res.Stdout != "" || fa.Count("DELETE", "/instances/web1/metadata/tags") != 1 {
 		t.Fatal(res)
 	}
-	if res := r.Run(t, "instance", "delete-metadata", "nosuch", "tags"); res.Code != cmdutil.ExitNotFound {
+	if res := r.Run(t, "instance", "delete-metadata", "nosuch", "tags"); res.Code != cmdutil.ExitNotFound || !strings.Contains(res.Stderr, "instance not found") {
 		t.Fatal(res)
 	}
 }
 
+// consoledata against InstanceConsoleDataEndpoint.get (da448b1a): the
+// console's bytes as a flask.Response whose mimetype the source spells
+// "applicaton/octet-stream"; the bytes are client/testdata/sf2024/
+// consoledata.txt, a guest that sends a terminal title escape.
 func TestInstanceConsoleData(t *testing.T) {
 	fa := clitest.NewStubs(t)
-	console := "login: \x1b]0;owned\x07root\r\nPassword:\n"
-	fa.ReplyWith("GET", "/instances/web1/consoledata", 200, http.Header{"Content-Type": {"application/octet-stream"}}, console)
+	console := clitest.ReadGolden(t, "sf2024/consoledata.txt")
+	fa.ReplyWith("GET", "/instances/web1/consoledata", 200, http.Header{"Content-Type": {"applicaton/octet-stream"}}, console)
 	// Piped: the bytes as the console wrote them; the length is sent.
 	res := clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "--length", "2048")
 	if res.Code != 0 || res.Stdout != console {
@@ -88,7 +101,7 @@ func TestInstanceConsoleData(t *testing.T) {
 	tty := clitest.AgainstStubs(fa)
 	tty.Tty = true
 	res = tty.Run(t, "instance", "consoledata", "web1")
-	if res.Code != 0 || strings.ContainsAny(res.Stdout, "\x1b\x07\r") || !strings.Contains(res.Stdout, "login: ?]0;owned?root?\nPassword:") {
+	if res.Code != 0 || strings.ContainsAny(res.Stdout, "\x1b\x07\r") || !strings.Contains(res.Stdout, "?]0;owned?Debian GNU/Linux 12 web1 ttyS0") || !strings.HasSuffix(res.Stdout, "web1 login: ") {
 		t.Fatalf("%q", res.Stdout)
 	}
 	res = clitest.AgainstStubs(fa).Run(t, "instance", "consoledata", "web1", "-o", "json")
@@ -105,9 +118,13 @@ func TestInstanceConsoleData(t *testing.T) {
 	}
 }
 
+// snapshot against InstanceSnapshotEndpoint.post, Instance.snapshot's
+// {device: {source_url, artifact_uuid, blob_uuid}} (da448b1a;
+// client/testdata/sf2024/snapshot_created.json, with the nvram of a UEFI
+// instance).
 func TestInstanceSnapshotGolden(t *testing.T) {
 	fa := clitest.NewStubs(t)
-	fa.Reply("POST", "/instances/web1/snapshot", 200, snapshotStarted)
+	fa.ReplyRecorded(t, "POST", "/instances/web1/snapshot", 200, "sf2024/snapshot_created.json")
 	clitest.GoldenFormatsOf(t, clitest.AgainstStubs(fa), "instance_snapshot", "instance", "snapshot", "web1", "--all")
 	if got := fa.LastBody("POST", "/instances/web1/snapshot"); got != `{"all":true}` {
 		t.Errorf("body = %s", got)

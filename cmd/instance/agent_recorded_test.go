@@ -1,0 +1,116 @@
+package instance_test
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/clitest"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
+)
+
+// execute, upload and download against the 2024 server's agent operation
+// answers (client/testdata/sf2024/agentop_*.json, agentoperation.json,
+// SOURCES.md: from the source, not recorded). Each operation is answered
+// queued (or, a put, preflight) and then read once more, ended.
+
+// TestExecuteRecorded: the API reference's operation
+// (agentoperation_get_example) prints its stdout and exits 0; a command
+// that exited 3 (the agent's execute-response: result false,
+// return-code 3) prints its stderr and exits 3.
+func TestExecuteRecorded(t *testing.T) {
+	const op = "/agentoperations/5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9"
+	for _, tt := range []struct {
+		ended          string
+		code           int
+		stdout, stderr string
+	}{
+		{"sf2024/agentoperation.json", 0, "...", ""},
+		{"sf2024/agentop_execute_failed.json", 3, "", "three\n"},
+	} {
+		fa := clitest.NewStubs(t)
+		fa.ReplyRecorded(t, "POST", "/instances/web1/agent/execute", 200, "sf2024/agentop_execute_queued.json")
+		fa.ReplyRecorded(t, "GET", op, 200, tt.ended)
+		res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--poll", "1ms", "--", "cat", "/tmp/README.md")
+		if res.Code != tt.code || res.Stdout != tt.stdout || res.Stderr != tt.stderr {
+			t.Errorf("%s: %s", tt.ended, res)
+		}
+		if got := fa.LastBody("POST", "/instances/web1/agent/execute"); got != `{"command_line":"cat /tmp/README.md"}` {
+			t.Errorf("body = %s", got)
+		}
+	}
+	// An instance whose agent is not ready is the server's 400, said.
+	fa := clitest.NewStubs(t)
+	fa.Canned("POST", "/instances/web1/agent/execute", clitest.RecordedRefusal(t, "sf2024/refusals.json", "400 agent not ready"))
+	if res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--", "true"); res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "instance agent not ready") {
+		t.Error(res)
+	}
+}
+
+// TestUploadRecorded: the file is a blob the cluster already holds (the
+// 2024 root page offers blob-search-by-hash; blob.json), made an artifact
+// (artifact.json), then put: the put names the artifact's blob, and the
+// agent's put-file-response and chmod-response, which carry no "result",
+// are a success.
+func TestUploadRecorded(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "test.sh")
+	clitest.WriteFile(t, src, "#!/bin/sh\necho from the guest\n")
+	sum := sha512.Sum512([]byte("#!/bin/sh\necho from the guest\n"))
+	fa := clitest.NewStubs(t)
+	fa.Root(clitest.ReadGolden(t, "sf2024/root.html"))
+	fa.ReplyRecorded(t, "GET", "/blob_checksums/sha512/"+hex.EncodeToString(sum[:]), 200, "sf2024/blob.json")
+	fa.ReplyRecorded(t, "POST", "/artifacts/upload/upload-to-web1", 200, "sf2024/artifact.json")
+	fa.ReplyRecorded(t, "POST", "/instances/web1/agent/put", 200, "sf2024/agentop_put_preflight.json")
+	fa.ReplyRecorded(t, "GET", "/agentoperations/7e0c1b2a-3d4e-4f5a-8b6c-7d8e9f0a1b2c", 200, "sf2024/agentop_put_complete.json")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "upload", "web1", src, "/tmp/test.sh", "--mode", "755", "--poll", "1ms")
+	if res.Code != 0 || !strings.Contains(res.Stderr, "is /tmp/test.sh in instance web1 (blob 25adc99e-369b-4959-a387-2ae046ee6ad4)") {
+		t.Fatal(res)
+	}
+	var put map[string]string
+	if err := json.Unmarshal([]byte(fa.LastBody("POST", "/instances/web1/agent/put")), &put); err != nil ||
+		put["blob_uuid"] != "25adc99e-369b-4959-a387-2ae046ee6ad4" || put["path"] != "/tmp/test.sh" || put["mode"] != "755" {
+		t.Errorf("put = %v (%v)", put, err)
+	}
+}
+
+// TestDownloadRecorded: the agent's get-file-response names the blob
+// (content_blob) whose view (agent_get_blob.json: size and sha512 of the
+// file) and data (agent_get_file.data) are the file; a path the guest
+// does not have ends the operation in error with the agent's message.
+func TestDownloadRecorded(t *testing.T) {
+	const blob = "/blobs/4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a"
+	const op = "/agentoperations/9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+	data := clitest.ReadGolden(t, "sf2024/agent_get_file.data")
+	fa := clitest.NewStubs(t)
+	fa.ReplyRecorded(t, "POST", "/instances/web1/agent/get", 200, "sf2024/agentop_get_queued.json")
+	fa.ReplyRecorded(t, "GET", op, 200, "sf2024/agentop_get_complete.json")
+	fa.ReplyRecorded(t, "GET", blob, 200, "sf2024/agent_get_blob.json")
+	fa.Reply("GET", blob+"/data", 200, data)
+	dest := filepath.Join(t.TempDir(), "test.log")
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "download", "web1", "/var/log/test.log", dest, "--poll", "1ms")
+	if res.Code != 0 {
+		t.Fatal(res)
+	}
+	if b, err := os.ReadFile(dest); err != nil || string(b) != data {
+		t.Errorf("downloaded %q (%v), want %q", b, err, data)
+	}
+	if got := fa.LastBody("POST", "/instances/web1/agent/get"); got != `{"path":"/var/log/test.log"}` {
+		t.Errorf("body = %s", got)
+	}
+
+	fa = clitest.NewStubs(t)
+	fa.ReplyRecorded(t, "POST", "/instances/web1/agent/get", 200, "sf2024/agentop_get_queued.json")
+	fa.ReplyRecorded(t, "GET", op, 200, "sf2024/agentop_get_error.json")
+	missing := filepath.Join(t.TempDir(), "x")
+	res = clitest.AgainstStubs(fa).Run(t, "instance", "download", "web1", "/nosuch", missing, "--poll", "1ms")
+	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "ended error: step 0: path does not exist") {
+		t.Fatal(res)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("%s exists after a failed download (%v)", missing, err)
+	}
+}
