@@ -145,22 +145,26 @@ func TestBlobRoutes(t *testing.T) {
 		if one := c.do("GET", "/blobs/"+blob+"/events", map[string]any{"limit": 1}).list(t); len(one) != 1 {
 			t.Errorf("limit 1 gave %d events", len(one))
 		}
-		// Single checksum: {"<algorithm>": "<hex>"} over the blob's bytes.
+		// Single checksum: the hex digest alone, a JSON string, over the blob's bytes (2026 blob.py, code index id 59405866988).
 		h256 := sha256.Sum256(payload)
-		if got := sum.obj(t); len(got) != 1 || got["sha256"] != hex.EncodeToString(h256[:]) {
+		if got := sum.str(t); got != hex.EncodeToString(h256[:]) {
 			t.Errorf("sha256: %v", got)
 		}
 		h1 := sha1.Sum(payload)
-		if got := c.do("GET", "/blobs/"+blob+"/checksum/sha1", nil).obj(t); got["sha1"] != hex.EncodeToString(h1[:]) {
+		if got := c.do("GET", "/blobs/"+blob+"/checksum/sha1", nil).str(t); got != hex.EncodeToString(h1[:]) {
 			t.Errorf("sha1: %v", got)
 		}
-		if got := c.do("GET", "/blobs/"+blob+"/checksum/sha512", nil).obj(t); got["sha512"] != c.do("GET", "/blobs/"+blob, nil).obj(t)["sha512"] {
+		if got := c.do("GET", "/blobs/"+blob+"/checksum/sha512", nil).str(t); got != c.do("GET", "/blobs/"+blob, nil).obj(t)["sha512"] {
 			t.Errorf("sha512 differs from the blob view's: %v", got)
 		}
-		if got := c.do("GET", "/blobs/"+blob+"/checksum/xxh128", nil).obj(t); len(got["xxh128"].(string)) != 32 {
+		if got := c.do("GET", "/blobs/"+blob+"/checksum/xxh128", nil).str(t); len(got) != 32 {
 			t.Errorf("xxh128: %v", got)
 		}
 		wantError(t, c.do("GET", "/blobs/"+blob+"/checksum/md5", nil), 400, "unknown hash algorithm")
+		// 2026 blob.py BlobDataEndpoint.get refuses a negative offset or
+		// limit (code index id 59405866988).
+		wantError(t, c.do("GET", "/blobs/"+blob+"/data?offset=-1", nil), 400, "offset cannot be negative")
+		wantError(t, c.do("GET", "/blobs/"+blob+"/data?limit=-1", nil), 400, "limit cannot be negative")
 		wantError(t, c.do("GET", "/blobs/0b4fd3a9-6c1e-4f0e-9e3a-5b1f3c2d7e11/checksum/sha1", nil), 404, "blob not found")
 		// The artifact's outstanding operations: none.
 		if ops := c.do("GET", "/artifacts/"+a["uuid"].(string)+"/clusteroperations", nil); ops.status != 200 || len(ops.list(t)) != 0 {
@@ -177,7 +181,7 @@ func TestXXH128OfEmptyBlob(t *testing.T) {
 	_, c := startSim(t, gen2026)
 	u := c.do("POST", "/upload", nil).obj(t)["uuid"].(string)
 	blob := c.do("POST", "/artifacts/upload/empty", map[string]any{"upload_uuid": u}).obj(t)["blob_uuid"].(string)
-	if got := c.do("GET", "/blobs/"+blob+"/checksum/xxh128", nil).obj(t); got["xxh128"] != "99aa06d3014798d86001c324468d497f" {
+	if got := c.do("GET", "/blobs/"+blob+"/checksum/xxh128", nil).str(t); got != "99aa06d3014798d86001c324468d497f" {
 		t.Errorf("xxh128 of nothing: %v", got)
 	}
 }

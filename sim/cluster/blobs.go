@@ -25,9 +25,11 @@ import (
 // /blobs/<blob_uuid>/events (capability blob-events),
 // /blobs/<blob_uuid>/checksum/<algorithm> (blob-single-checksum) and
 // /artifacts/<artifact_ref>/clusteroperations (artifact-clusteroperations).
-// The 2026 handlers (external_api/blob.py, artifact.py) are not in the
-// code index: the answers of the three new routes are the simulator's
-// choice, marked unverified here and in docs/shakenfist-generations.md.
+// The 2026 blob.py is in the code index (id 59405866988): the single
+// checksum is its hash as a JSON string, the events are
+// object_events_response's. The 2026 artifact.py is not: the
+// clusteroperations answer is the simulator's choice, marked unverified
+// here and in docs/shakenfist-generations.md.
 
 // refInc is Blob.ref_count_inc (blob.py da448b1a): the count and a mutate
 // event naming the artifact.
@@ -90,12 +92,13 @@ var checksumAlgorithms = map[string]func() hash.Hash{
 	"xxh128": func() hash.Hash { return xxh3.New128() },
 }
 
-// handleBlobSingleChecksum is the 2026 BlobChecksumEndpoint: the blob's
-// checksum by one algorithm. Its answer's shape is unverified; the
-// simulator answers {"<algorithm>": "<hex digest>"}, the entry of
-// Blob.checksums (blob.py da448b1a, a dict keyed by algorithm) for it.
-// An algorithm outside the advertised ones is 400 "unknown hash
-// algorithm", BlobChecksumsEndpoint's text.
+// handleBlobSingleChecksum is the 2026 BlobChecksumEndpoint
+// (external_api/blob.py, 2026 public copy, code index id 59405866988):
+// the blob's verified hash by one algorithm, answered as the hex digest
+// alone, a JSON string (`return h.hash_value`). The real server answers
+// null and queues a hashing when no verified hash is stored yet; the
+// simulator has always hashed. An algorithm outside the advertised ones
+// is 400 "unknown hash algorithm".
 func (s *Server) handleBlobSingleChecksum(w http.ResponseWriter, r *http.Request, _ string) {
 	algorithm := r.PathValue("algorithm")
 	var size int64
@@ -142,7 +145,7 @@ func (s *Server) handleBlobSingleChecksum(w http.ResponseWriter, r *http.Request
 		writeError(w, &apiError{status: http.StatusInternalServerError, msg: err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{algorithm: hex.EncodeToString(h.Sum(nil))})
+	writeJSON(w, http.StatusOK, hex.EncodeToString(h.Sum(nil)))
 }
 
 // blobRec is one blob. path holds uploaded bytes; a blob without one has
@@ -309,6 +312,17 @@ func (s *Server) handleBlobData(w http.ResponseWriter, r *http.Request, _ string
 	s.mu.Unlock()
 	if b == nil {
 		writeError(w, notFound("blob not found"))
+		return
+	}
+	// The 2026 handler refuses a negative offset or limit once the blob
+	// is found (external_api/blob.py, 2026 public copy, code index id
+	// 59405866988, BlobDataEndpoint.get).
+	if s.is2026() && offset < 0 {
+		writeError(w, badRequest("offset cannot be negative"))
+		return
+	}
+	if s.is2026() && limit < 0 {
+		writeError(w, badRequest("limit cannot be negative"))
 		return
 	}
 	end := size

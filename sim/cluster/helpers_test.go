@@ -68,6 +68,16 @@ func (a answer) obj(t testing.TB) map[string]any {
 	return m
 }
 
+// str decodes the answer as a JSON string.
+func (a answer) str(t testing.TB) string {
+	t.Helper()
+	var v string
+	if err := json.Unmarshal(a.raw, &v); err != nil {
+		t.Fatalf("answer %d is not a JSON string: %v: %s", a.status, err, a.raw)
+	}
+	return v
+}
+
 // list decodes the answer as a JSON list of objects.
 func (a answer) list(t testing.TB) []map[string]any {
 	t.Helper()
