@@ -76,8 +76,7 @@ func awaitFetch(s *cmdutil.Session, a *client.Artifact) (*client.Artifact, error
 	var outcome client.FetchOutcome
 	// --async pause forgives running out of its own 60s, never a --timeout
 	// the user gave (exit 124): WaitUntil sees to the second.
-	lenient := s.Cfg.Async.Lenient()
-	err := builders.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), lenient, func(ctx context.Context) (bool, string, error) {
+	err := builders.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), s.Cfg.Async.OnTimeout(), func(ctx context.Context) (bool, string, error) {
 		got, err := s.Client.GetArtifact(ctx, a.UUID)
 		if err != nil {
 			return false, "", err

@@ -119,11 +119,11 @@ type Wait[T any] struct {
 	// nil means Target alone.
 	Target client.State
 	Done   func(client.State) bool
-	// Lenient is --async pause's promise: running out of the async
-	// budget is not an error, the resource is returned as it is.
-	// Otherwise it is a *cmdutil.WaitTimeoutError (exit 124); an explicit
-	// --timeout is never forgiven (Session.Forgives).
-	Lenient bool
+	// OnTimeout is what running out of the async budget does:
+	// cmdutil.TimeoutForgiven (--async pause's promise) returns the
+	// resource as it is; TimeoutFails is a *cmdutil.WaitTimeoutError (exit
+	// 124). An explicit --timeout is never forgiven (Session.Forgives).
+	OnTimeout cmdutil.OnTimeout
 }
 
 // WaitFor polls a resource until it reaches w.Target (or w.Done says
@@ -132,7 +132,7 @@ type Wait[T any] struct {
 // *cmdutil.InstanceFailedError. Waiting for "deleted" also ends well when
 // the resource disappears (404).
 func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
-	w, start, last, ref, target, done, lenient := wait.Watch, wait.Start, wait.Last, wait.Ref, wait.Target, wait.Done, wait.Lenient
+	w, start, last, ref, target, done, onTimeout := wait.Watch, wait.Start, wait.Last, wait.Ref, wait.Target, wait.Done, wait.OnTimeout
 	if done == nil {
 		done = UntilState(target)
 	}
@@ -178,13 +178,13 @@ func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
 				return last, nil
 			}
 			if budget <= 0 {
-				return last, waitTimeout(s, w.kind, name, target, state, budget, lenient)
+				return last, waitTimeout(s, w.kind, name, target, state, budget, onTimeout)
 			}
 			timer := time.NewTimer(poll)
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return last, waitEnded(s, ctx, w.kind, name, target, state, budget, lenient)
+				return last, waitEnded(s, ctx, w.kind, name, target, state, budget, onTimeout)
 			case <-timer.C:
 			}
 			poll = min(poll*3/2, maxPoll)
@@ -202,7 +202,7 @@ func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
 			if last != nil {
 				state = w.state(last)
 			}
-			return last, waitEnded(s, ctx, w.kind, name, target, state, budget, lenient)
+			return last, waitEnded(s, ctx, w.kind, name, target, state, budget, onTimeout)
 		default:
 			return last, err
 		}
@@ -211,19 +211,19 @@ func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
 
 // waitEnded explains why a wait stopped: the deadline (a timeout, or for
 // --async pause no error at all) or an interruption.
-func waitEnded(s *cmdutil.Session, ctx context.Context, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+func waitEnded(s *cmdutil.Session, ctx context.Context, kind, name string, target, state client.State, budget time.Duration, onTimeout cmdutil.OnTimeout) error {
 	if cause := context.Cause(ctx); !errors.Is(cause, cmdutil.ErrTimeout) {
 		return cause
 	}
-	return waitTimeout(s, kind, name, target, state, budget, lenient)
+	return waitTimeout(s, kind, name, target, state, budget, onTimeout)
 }
 
-func waitTimeout(s *cmdutil.Session, kind, name string, target, state client.State, budget time.Duration, lenient bool) error {
+func waitTimeout(s *cmdutil.Session, kind, name string, target, state client.State, budget time.Duration, onTimeout cmdutil.OnTimeout) error {
 	// --async pause forgives running out of its own budget only: a
 	// --timeout the user gave is a promise the README keeps, exit 124
 	// whatever --async is, so a script can tell that the wait did not end
 	// (issue 28, item 14).
-	if s.Forgives(lenient) {
+	if s.Forgives(onTimeout) {
 		if !s.Cfg.Quiet {
 			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
 			if kind == "instance" {
@@ -240,9 +240,9 @@ func waitTimeout(s *cmdutil.Session, kind, name string, target, state client.Sta
 // within the run's async budget (--timeout, else 60s for pause and 1h for
 // block; --async continue looks once). what says what did not happen
 // ("namespace ci was not emptied") and done what is left, for the
-// messages. lenient is --async pause's promise, as for WaitFor: it
-// forgives the async budget, never an explicit --timeout.
-func WaitUntil(s *cmdutil.Session, what string, lenient bool, done func(ctx context.Context) (bool, string, error)) error {
+// messages. onTimeout is as for WaitFor: TimeoutForgiven (--async pause's
+// promise) forgives the async budget, never an explicit --timeout.
+func WaitUntil(s *cmdutil.Session, what string, onTimeout cmdutil.OnTimeout, done func(ctx context.Context) (bool, string, error)) error {
 	budget := s.Cfg.Deadline()
 	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget, time.Nanosecond))
 	defer cancel()
@@ -268,7 +268,7 @@ func WaitUntil(s *cmdutil.Session, what string, lenient bool, done func(ctx cont
 			}
 			// An explicit --timeout is never forgiven (exit 124), as in
 			// waitTimeout: a script that set one must learn it ran out.
-			if s.Forgives(lenient) {
+			if s.Forgives(onTimeout) {
 				if !s.Cfg.Quiet {
 					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s within %s (%s)\n", what, budget, left)
 				}
@@ -290,5 +290,5 @@ func AwaitAsync[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *
 	if !s.Cfg.Async.Waits() || w.state(last) == target {
 		return last, nil
 	}
-	return WaitFor(s, Wait[T]{Watch: w, Start: start, Last: last, Ref: ref, Target: target, Lenient: s.Cfg.Async.Lenient()})
+	return WaitFor(s, Wait[T]{Watch: w, Start: start, Last: last, Ref: ref, Target: target, OnTimeout: s.Cfg.Async.OnTimeout()})
 }

@@ -72,7 +72,7 @@ func Await(s *cmdutil.Session, start time.Time, what string, h client.OperationH
 		if op != nil {
 			state = op.State
 		}
-		if !s.Forgives(s.Cfg.Async.Lenient()) {
+		if !s.Forgives(s.Cfg.Async.OnTimeout()) {
 			return op, &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (%s) did not complete", h.OpType, h.OpUUID, what), State: client.State(state), Budget: budget}
 		}
 		s.Note("still_waiting", "cluster operation %s/%s (%s) is still %s after %s; \"shakectl cluster-operation show --wait %s/%s\" waits for it", h.OpType, h.OpUUID, what, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)

@@ -61,9 +61,27 @@ func (m AsyncMode) Budget() time.Duration {
 // Waits says whether a command waits at all for what it started.
 func (m AsyncMode) Waits() bool { return m != AsyncContinue }
 
-// Lenient is --async pause's promise: a wait that runs out of its budget
-// ends without an error (Session.Forgives says when that holds).
-func (m AsyncMode) Lenient() bool { return m == AsyncPause }
+// OnTimeout is what a wait does when it runs out in mode m: --async
+// pause's promise is that running out of its budget is no error.
+func (m AsyncMode) OnTimeout() OnTimeout {
+	if m == AsyncPause {
+		return TimeoutForgiven
+	}
+	return TimeoutFails
+}
+
+// OnTimeout says what a wait that runs out of the async budget does
+// (Session.Forgives says when the forgiving holds).
+type OnTimeout int
+
+const (
+	// TimeoutFails: running out is a *WaitTimeoutError (exit 124).
+	TimeoutFails OnTimeout = iota
+	// TimeoutForgiven: running out of the async budget ends the wait
+	// without an error, what was waited for as it is; an explicit
+	// --timeout is never forgiven.
+	TimeoutForgiven
+)
 
 // The flag value (pflag.Value); Type is "string", as help has always
 // shown it.

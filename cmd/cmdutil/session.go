@@ -64,11 +64,11 @@ func (s *Session) PrintDetail(d output.Detail) error {
 }
 
 // Forgives is the one timeout rule: a wait that runs out ends without an
-// error only when it is lenient (--async pause) and what ran out was that
+// error only when it is TimeoutForgiven (--async pause) and what ran out was that
 // budget, never a --timeout the user gave, which exits 124 whatever
 // --async is and whatever is waited for (issue 28, item 14; issue 34,
 // item 8: network delete's cluster operation exited 0 past --timeout).
-func (s *Session) Forgives(lenient bool) bool { return lenient && s.Cfg.Timeout == 0 }
+func (s *Session) Forgives(on OnTimeout) bool { return on == TimeoutForgiven && s.Cfg.Timeout == 0 }
 
 // progress prints a line about a wait on stderr, for people: only when
 // stderr is a terminal and --quiet is off.

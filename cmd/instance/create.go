@@ -371,7 +371,7 @@ func runCreate(s *cmdutil.Session, o *CreateOptions, req client.CreateInstanceRe
 	case cmdutil.AsyncPause:
 		// Pause waits for the instance to leave "initial", forgiving its
 		// budget; block waits for created.
-		wait.Done, wait.Lenient = client.State.LeftInitial, true
+		wait.Done, wait.OnTimeout = client.State.LeftInitial, cmdutil.TimeoutForgiven
 		inst, err = builders.WaitFor(s, wait)
 	case cmdutil.AsyncBlock:
 		inst, err = builders.WaitFor(s, wait)

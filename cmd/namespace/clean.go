@@ -46,7 +46,7 @@ deadline, until the namespace holds no instances and no networks, so that
 			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async.Waits() {
-				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async.Lenient(), emptied(s, args[0]))
+				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async.OnTimeout(), emptied(s, args[0]))
 			}
 			if perr := s.PrintDetail(d); perr != nil && err == nil {
 				err = perr

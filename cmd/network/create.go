@@ -60,7 +60,7 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 		}
 		if s.Cfg.Async.Waits() {
 			n, err = builders.WaitFor(s, builders.Wait[client.Network]{Watch: builders.WatchedNetwork(s.Client), Start: start, Last: n, Ref: args[0],
-				Target: client.StateCreated, Lenient: s.Cfg.Async.Lenient()})
+				Target: client.StateCreated, OnTimeout: s.Cfg.Async.OnTimeout()})
 		}
 		return builders.PrintResult(s, networkResource.Detail, n, err)
 	})
