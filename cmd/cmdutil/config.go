@@ -2,12 +2,9 @@ package cmdutil
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,10 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
-	"go.yaml.in/yaml/v3"
 
-	"github.com/shakenfist/shakectl/internal/configedit"
-	"github.com/shakenfist/shakectl/internal/userfile"
+	"github.com/shakenfist/shakectl/internal/configfile"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -111,8 +106,8 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
 	// never mixed with the other: a system key must not be sent to the URL a
 	// user's own file names. An unreadable file counts as absent.
-	for _, p := range sfClientFiles(home, systemFile) {
-		sf, ok, warning, err := readSFClientFile(ctx, p)
+	for _, p := range configfile.SFClientFiles(home, systemFile) {
+		sf, ok, warning, err := configfile.ReadSFClient(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +125,7 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 		}
 		if sf.Key != "" {
 			cfg.KeyFrom = p
-			cfg.Warnings = append(cfg.Warnings, keyFileWarning(p)...)
+			cfg.Warnings = append(cfg.Warnings, configfile.KeyWarning(p)...)
 		}
 		break
 	}
@@ -140,16 +135,15 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	path, explicit := ConfigPath(flags, env, home)
 	cfg.ConfigPath = path
 	if path != "" {
-		raw, err := userfile.Read(ctx, nil, path, configFileBound)
+		file, err := configfile.Read(ctx, path, FileKeys())
+		var ce *configfile.Error
 		switch {
-		case interrupted(err):
+		case configfile.Interrupted(err):
 			// The signal's error, not a usage error: exit 130 or 143.
 			return nil, err
+		case errors.As(err, &ce):
+			return nil, &UsageError{Msg: ce.Msg}
 		case err == nil:
-			file, err := parseConfigFile(path, raw)
-			if err != nil {
-				return nil, err
-			}
 			cfg.ConfigFile = path
 			for k := range file {
 				if slices.Contains(FileKeys(), k) {
@@ -158,7 +152,7 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 			}
 			if k, ok := file["key"]; ok && stringOf(k) != "" {
 				cfg.KeyFrom = path
-				cfg.Warnings = append(cfg.Warnings, keyFileWarning(path)...)
+				cfg.Warnings = append(cfg.Warnings, configfile.KeyWarning(path)...)
 			}
 			if err := applyContext(file, cfg, flags, env, path); err != nil {
 				return nil, err
@@ -244,48 +238,6 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	return cfg, nil
 }
 
-// dottedKey names a nested key the way viper flattens it ("tls.verify"),
-// the first in sorted order.
-func dottedKey(k string, val any) string {
-	m, ok := val.(map[string]any)
-	if !ok || len(m) == 0 {
-		return k
-	}
-	sub := slices.Sorted(maps.Keys(m))[0]
-	return dottedKey(k+"."+sub, m[sub])
-}
-
-// parseConfigFile parses the config file once, refusing unknown keys (a
-// typo is reported rather than ignored) and values that are not scalars (a
-// list where a URL belongs would otherwise read as "").
-func parseConfigFile(path string, raw []byte) (map[string]any, error) {
-	file := map[string]any{}
-	if err := oneDocument(path, raw); err != nil {
-		return nil, err
-	}
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		return nil, UsageErrorf("config file %s is not valid YAML: %s", path, firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
-	}
-	if file == nil {
-		file = map[string]any{}
-	}
-	keys := FileKeys()
-	for k, val := range file {
-		if k == "current-context" || k == "contexts" {
-			continue
-		}
-		if !slices.Contains(keys, k) {
-			return nil, UsageErrorf("config file %s: unknown key %q (known: %s)", path, dottedKey(k, val), strings.Join(keys, ", "))
-		}
-		switch val.(type) {
-		case nil, string, bool, int, int64, uint64, float64:
-		default:
-			return nil, UsageErrorf("config file %s: %s must be a single value, not a list or a map", path, k)
-		}
-	}
-	return file, nil
-}
-
 // parseTimeout reads --timeout: a Go duration ("90s", "5m"), or a bare
 // number of seconds as sf-client and most shells' users would write it.
 // Empty or zero means no timeout.
@@ -306,16 +258,8 @@ func parseTimeout(raw string) (time.Duration, error) {
 	return d, nil
 }
 
-// keyFileWarning names a file that holds the API key but can be read by
-// other users, and the command that fixes it.
-func keyFileWarning(path string) []string {
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm()&0o044 == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s holds an API key and is readable by other users (mode %04o); run: chmod 600 %s", path, st.Mode().Perm(), path)}
-}
-
+// ConfigPath is the config file this run reads: --config, else
+// SHAKECTL_CONFIG (explicit: it must exist), else the XDG default.
 func ConfigPath(flags *pflag.FlagSet, env func(string) (string, bool), home string) (string, bool) {
 	if fl := flags.Lookup("config"); fl != nil && fl.Changed {
 		return fl.Value.String(), true
@@ -331,67 +275,3 @@ func ConfigPath(flags *pflag.FlagSet, env func(string) (string, bool), home stri
 	}
 	return "", false
 }
-
-type sfClientFile struct {
-	APIURL    string `json:"apiurl"`
-	Namespace string `json:"namespace"`
-	Key       string `json:"key"`
-}
-
-// DefaultSystemConfigFile is sf-client's system-wide configuration.
-const DefaultSystemConfigFile = "/etc/sf/shakenfist.json"
-
-func sfClientFiles(home, systemFile string) []string {
-	var out []string
-	if home != "" {
-		out = append(out, filepath.Join(home, ".shakenfist"))
-	}
-	if systemFile == "" {
-		systemFile = DefaultSystemConfigFile
-	}
-	return append(out, systemFile)
-}
-
-// readSFClientFile reads one sf-client file. A file that does not exist or
-// cannot be read counts as absent; one that exists but is not the expected
-// JSON is ignored with a warning, since sf-client would refuse it too.
-//
-// Its error is only ever a read that ctx ended.
-func readSFClientFile(ctx context.Context, path string) (sf sfClientFile, ok bool, warning string, err error) {
-	raw, err := userfile.Read(ctx, nil, path, configFileBound)
-	if interrupted(err) {
-		return sf, false, "", err
-	}
-	if err != nil {
-		return sf, false, "", nil
-	}
-	if err := json.Unmarshal(raw, &sf); err != nil {
-		return sf, false, fmt.Sprintf("ignoring %s: not valid JSON (%s)", path, firstLine(err.Error())), nil
-	}
-	return sf, true, "", nil
-}
-
-// interrupted reports whether a userfile read ended because the run's
-// context did; such a read is never "absent" nor a usage error.
-func interrupted(err error) bool {
-	var ue *userfile.Error
-	return errors.As(err, &ue) && ue.Interrupted()
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func PathErrReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// configFileBound bounds a configuration file (internal/configedit).
-var configFileBound = configedit.FileBound

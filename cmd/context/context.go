@@ -1,11 +1,11 @@
 package context
 
 import (
-	"errors"
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/configedit"
+	"github.com/shakenfist/shakectl/internal/configfile"
 	"github.com/shakenfist/shakectl/internal/redact"
 )
 
@@ -37,12 +37,12 @@ config file's top-level keys, sf-client's files.`,
 	return c
 }
 
-func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.ConfigDoc)) (string, error) {
+func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*configedit.Doc)) (string, error) {
 	path, err := contextFile(c, f)
 	if err != nil {
 		return "", err
 	}
-	return path, updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
+	return path, updateDoc(f, path, func(doc *configedit.Doc) error {
 		if _, ok := doc.Contexts[name]; !ok {
 			return cmdutil.UsageErrorf("no context %q in %s", name, path)
 		}
@@ -54,25 +54,20 @@ func edit(c *cobra.Command, f *cmdutil.Factory, name string, edit func(*cmdutil.
 // updateDoc rewrites the config file at path as edit says
 // (internal/configedit), its errors made the kernel's: a file that
 // cannot be read or edited as it is is a usage error (exit 2).
-func updateDoc(f *cmdutil.Factory, path string, edit func(*cmdutil.ConfigDoc) error) error {
-	err := configedit.UpdateDoc(f.Context, path, edit)
-	var ce *configedit.Error
-	if errors.As(err, &ce) {
-		return &cmdutil.UsageError{Msg: ce.Msg}
-	}
-	return cmdutil.ReadFileError(err)
+func updateDoc(f *cmdutil.Factory, path string, edit func(*configedit.Doc) error) error {
+	return cmdutil.ReadFileError(configedit.UpdateDoc(f.Context, path, edit))
 }
 
 // read is where list and show start: the file, its contexts and
 // the run's configuration (for -o).
-func read(c *cobra.Command, f *cmdutil.Factory) (string, cmdutil.ConfigDoc, *cmdutil.Config, error) {
+func read(c *cobra.Command, f *cmdutil.Factory) (string, configedit.Doc, *cmdutil.Config, error) {
 	path, err := contextFile(c, f)
 	if err != nil {
-		return "", cmdutil.ConfigDoc{}, nil, err
+		return "", configedit.Doc{}, nil, err
 	}
-	_, doc, err := cmdutil.ReadDoc(f.Context, path)
+	doc, err := configfile.ReadDoc(f.Context, path)
 	if err != nil {
-		return "", cmdutil.ConfigDoc{}, nil, err
+		return "", configedit.Doc{}, nil, cmdutil.ReadFileError(err)
 	}
 	cfg, err := f.Config()
 	return path, doc, cfg, err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output/termtext"
@@ -63,7 +64,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		err = updateDoc(f, path, func(doc *cmdutil.ConfigDoc) error {
+		err = updateDoc(f, path, func(doc *configedit.Doc) error {
 			if _, exists := doc.Contexts[name]; exists {
 				return cmdutil.UsageErrorf("context %q exists; delete it first", name)
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/configedit"
 )
 
 func newCmdDelete(f *cmdutil.Factory) *cobra.Command {
@@ -19,7 +20,7 @@ was the current context, current-context is left empty ("").`,
 		Args: cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
 		wasCurrent := false
-		path, err := edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) {
+		path, err := edit(c, f, args[0], func(doc *configedit.Doc) {
 			delete(doc.Contexts, args[0])
 			if doc.CurrentContext == args[0] {
 				doc.CurrentContext = ""

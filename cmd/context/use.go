@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/configedit"
 )
 
 func newCmdUse(f *cmdutil.Factory) *cobra.Command {
@@ -14,7 +15,7 @@ func newCmdUse(f *cmdutil.Factory) *cobra.Command {
 		Short: "Make a context the current one",
 		Args:  cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
-		path, err := edit(c, f, args[0], func(doc *cmdutil.ConfigDoc) { doc.CurrentContext = args[0] })
+		path, err := edit(c, f, args[0], func(doc *configedit.Doc) { doc.CurrentContext = args[0] })
 		if err != nil {
 			return err
 		}
