@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/output/termtext"
 )
 
 // Distribution completes parking-probe's --distribution: the three
@@ -221,13 +221,15 @@ func completeFromAPI(f *cmdutil.Factory, list func(context.Context, *client.Clie
 		var comps []cobra.Completion
 		for _, it := range items {
 			// One candidate is one line, name and description split by a
-			// tab: a name with control characters cannot be offered safely,
-			// and a description's are blanked.
-			if it.name == "" || seen[it.name] || !strings.HasPrefix(it.name, toComplete) || strings.ContainsFunc(it.name, unicode.IsControl) {
+			// tab, shown on a terminal: a name termtext would change
+			// (controls, bidirectional overrides) cannot be offered
+			// safely, and a description is sanitised as every terminal
+			// line is.
+			if it.name == "" || seen[it.name] || !strings.HasPrefix(it.name, toComplete) || termtext.Unsafe(it.name) {
 				continue
 			}
 			seen[it.name] = true
-			comps = append(comps, cobra.CompletionWithDesc(it.name, blankControls(it.desc)))
+			comps = append(comps, cobra.CompletionWithDesc(it.name, termtext.Line(it.desc)))
 		}
 		return comps, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -242,15 +244,6 @@ func describe(parts ...string) string {
 		}
 	}
 	return strings.Join(keep, ", ")
-}
-
-func blankControls(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 func onNode(node string) string {

@@ -55,7 +55,9 @@ var completionCloudLists = map[string]string{
 		{"uuid": "u2", "name": "db-1", "state": "creating"},
 		{"uuid": "u4", "name": "web-1", "state": "error"},
 		{"uuid": "u5", "name": "evil\nname", "state": "created"},
-		{"uuid": "u6", "name": "odd", "state": "created\twith\ttabs"}
+		{"uuid": "u6", "name": "odd", "state": "created\twith\ttabs"},
+		{"uuid": "u7", "name": "rtl\u202egnp.exe", "state": "created"},
+		{"uuid": "u8", "name": "bidi", "state": "created\u202eno\u009b"}
 	]`,
 	"/networks": `[
 		{"uuid": "n1", "name": "private", "netblock": "10.0.0.0/24", "state": "created"},
@@ -97,8 +99,10 @@ func TestCompleteNamesFromTheAPI(t *testing.T) {
 		toComplete string
 		want       []string
 	}{
-		// Sorted, one entry per name, no name with a line break.
-		{"instances", complete.InstanceNames(f), nil, "", []string{"db-1", "odd", "web-1", "web-2"}},
+		// Sorted, one entry per name, no name with a line break or a
+		// bidirectional override (termtext's rule: it would show another
+		// name than the one completed).
+		{"instances", complete.InstanceNames(f), nil, "", []string{"bidi", "db-1", "odd", "web-1", "web-2"}},
 		{"instances by prefix", complete.InstanceNames(f), nil, "web", []string{"web-1", "web-2"}},
 		{"instances already given", complete.InstanceNames(f), []string{"web-1"}, "web", []string{"web-2"}},
 		{"networks", complete.NetworkNames(f), nil, "", []string{"dmz", "private"}},
@@ -129,6 +133,9 @@ func TestCompletionDescriptions(t *testing.T) {
 		"db-1":  "db-1\tcreating",
 		// Control characters from the server cannot break the line protocol.
 		"odd": "odd\tcreated with tabs",
+		// Nor reorder or obey what follows (termtext.Line, the one
+		// sanitiser of terminal text).
+		"bidi": "bidi\tcreated no ",
 	}
 	for _, comp := range comps {
 		name, _, _ := strings.Cut(comp, "\t")
@@ -210,7 +217,7 @@ func TestArgsAcceptedStopsAtTheLastPosition(t *testing.T) {
 	if got := completionNames(completionsOnly(fn(one, nil, "w"))); strings.Join(got, " ") != "web-1 web-2" {
 		t.Errorf("first argument: %q", got)
 	}
-	if got := completionNames(completionsOnly(fn(strict, nil, ""))); strings.Join(got, " ") != "db-1 odd web-1 web-2" {
+	if got := completionNames(completionsOnly(fn(strict, nil, ""))); strings.Join(got, " ") != "bidi db-1 odd web-1 web-2" {
 		t.Errorf("first argument of a command refusing empty names: %q", got)
 	}
 	if got, _ := fn(strict, []string{"web-1"}, ""); len(got) != 0 {
