@@ -88,8 +88,10 @@ and then COMMAND sees the server's own answer. The capacity gate is on
 (--gate=off to turn it off): after a transient refusal of a create, COMMAND's
 creates asking as much wait in the proxy until its Retry-After has passed,
 then go one at a time, and a burst of creates waits (briefly) for its first
-one's answer (see "shakectl proxy --help"). The proxy's lines go to
-stderr, before COMMAND's own. A client whose own timeout is shorter than the
+one's answer (see "shakectl proxy --help"). --replay-memory and
+--accept-hosts are the proxy's too (only loopback Host names are forwarded
+unless --accept-hosts adds others). The proxy's lines go to stderr, before
+COMMAND's own. A client whose own timeout is shorter than the
 budget gives up first and reports its own timeout.`
 
 const WrapExample = `  # A CI step that survives a briefly full cluster:

@@ -8,8 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	rootcmd "github.com/shakenfist/shakectl/cmd/root"
 )
 
 // Issue 34, item 9: --budget 0 once silently meant 60s; it is refused, as
@@ -26,6 +30,9 @@ func TestProxyRefusesMeaninglessFrontOptions(t *testing.T) {
 		{[]string{"proxy", "--replay-memory", "0"}, `error: invalid argument "0" for "--replay-memory" flag: want a size over 0, such as 64Mi` + "\n"},
 		{[]string{"proxy", "--replay-memory", "lots"}, `error: invalid argument "lots" for "--replay-memory" flag: want a size such as 64Mi, 1Gi or 1048576` + "\n"},
 		{[]string{"proxy", "--accept-hosts", "a(b"}, `error: --accept-hosts "a(b" is not a regular expression: missing closing ): ` + "`^(?:a(b)$`\n"},
+		// wrap's proxy takes the same flags, declared once.
+		{[]string{"wrap", "--replay-memory", "0", "--", "true"}, `error: invalid argument "0" for "--replay-memory" flag: want a size over 0, such as 64Mi` + "\n"},
+		{[]string{"wrap", "--accept-hosts", "a(b", "--", "true"}, `error: --accept-hosts "a(b" is not a regular expression: missing closing ): ` + "`^(?:a(b)$`\n"},
 	} {
 		res := clitest.CmdRun{Url: up.URL}.Run(t, tt.args...)
 		first, _, _ := strings.Cut(res.Stderr, "hint:")
@@ -102,5 +109,38 @@ func TestProxyJSONSummaryCountsRefusals(t *testing.T) {
 `
 	if got := errOut.String(); got != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// wrap's proxy is proxy's: every flag of proxy but where it listens is
+// wrap's too, with the same help and default (issue 34: wrap lacked
+// --replay-memory and --accept-hosts).
+func TestWrapTakesTheProxysFlags(t *testing.T) {
+	f, _, _ := clitest.CompletionTestFactory(t)
+	root := rootcmd.NewCmdRoot(f)
+	find := func(name string) *cobra.Command {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c.Name() != name {
+			t.Fatalf("no %s command: %v", name, err)
+		}
+		return c
+	}
+	proxy, wrap := find("proxy"), find("wrap")
+	n := 0
+	proxy.Flags().VisitAll(func(pf *pflag.Flag) {
+		if pf.Name == "listen" || pf.Name == "allow-remote" || pf.Name == "help" {
+			return
+		}
+		n++
+		wf := wrap.Flags().Lookup(pf.Name)
+		switch {
+		case wf == nil:
+			t.Errorf("wrap has no --%s", pf.Name)
+		case wf.Usage != pf.Usage || wf.DefValue != pf.DefValue:
+			t.Errorf("wrap's --%s differs from proxy's: %q (default %q) vs %q (default %q)", pf.Name, wf.Usage, wf.DefValue, pf.Usage, pf.DefValue)
+		}
+	})
+	if n < 5 {
+		t.Errorf("proxy has %d flags wrap should share; it has had 5", n)
 	}
 }

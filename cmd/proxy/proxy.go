@@ -17,10 +17,18 @@ import (
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
-// ProxyOptions are `shakectl proxy`'s own flags.
+// ProxyOptions are `shakectl proxy`'s own flags: where it listens, and
+// the proxy flags wrap has too.
 type ProxyOptions struct {
-	Listen       string
-	AllowRemote  bool
+	Listen      string
+	AllowRemote bool
+	ForwardOptions
+}
+
+// ForwardOptions are the flags of the proxy that proxy and wrap share,
+// declared once (addForwardFlags): what it accepts, what it keeps to
+// replay, how long it waits.
+type ForwardOptions struct {
 	AcceptHosts  []string
 	ReplayMemory ByteSize
 	Budget       time.Duration
@@ -28,9 +36,33 @@ type ProxyOptions struct {
 	Gate         GateMode
 }
 
+// defaultForwardOptions are the shared flags' defaults.
+func defaultForwardOptions() ForwardOptions {
+	return ForwardOptions{Budget: retryproxy.DefaultBudget, Gate: true, ReplayMemory: retryproxy.DefaultMaxReplayTotal}
+}
+
+// proxyOptions are the proxy's options for upstream, as the
+// configuration and these flags say.
+func (o *ForwardOptions) proxyOptions(f *cmdutil.Factory, cfg *cmdutil.Config, upstream string) retryproxy.Options {
+	po := retryproxy.Options{
+		Upstream:       upstream,
+		AcceptHosts:    o.AcceptHosts,
+		MaxReplayTotal: int64(o.ReplayMemory),
+		Insecure:       cfg.Insecure,
+		Budget:         o.Budget,
+		RetryWait:      o.RetryWait,
+		Gate:           bool(o.Gate),
+		JSONLines:      cfg.JSONOutput(),
+	}
+	if !cfg.Quiet {
+		po.Log = f.IOStreams.ErrOut
+	}
+	return po
+}
+
 // NewCmdProxy runs the retrying proxy until SIGINT or SIGTERM.
 func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
-	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, Budget: retryproxy.DefaultBudget, Gate: true, ReplayMemory: retryproxy.DefaultMaxReplayTotal}
+	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, ForwardOptions: defaultForwardOptions()}
 	c := cmdutil.Local(&cobra.Command{
 		Use:     "proxy",
 		Short:   retryproxy.ProxyShort,
@@ -47,25 +79,25 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&opts.Listen, "listen", opts.Listen, "address to listen on, HOST:PORT (port 0 picks a free one); loopback unless --allow-remote")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow a --listen address other machines can reach (anyone there can then use the API through it)")
-	fl.StringSliceVar(&opts.AcceptHosts, "accept-hosts", nil, "regular expressions for Host names to accept besides loopback ones (localhost, 127.0.0.1, [::1]), each matching a whole name, e.g. 'proxy\\.example\\.com'; any other Host gets a 403 (DNS rebinding)")
-	fl.Var(&opts.ReplayMemory, "replay-memory", "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
-	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
-	addRetryFlags(c, &opts.Budget, &opts.RetryWait, &opts.Gate)
+	addForwardFlags(c, &opts.ForwardOptions)
 	return c
 }
 
-// addRetryFlags are the flags proxy and wrap share.
-func addRetryFlags(c *cobra.Command, budget, retryWait *time.Duration, gate *GateMode) {
+// addForwardFlags declares the flags proxy and wrap share.
+func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 	fl := c.Flags()
-	fl.Var(gate, "gate", "the capacity gate: on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
+	fl.StringSliceVar(&o.AcceptHosts, "accept-hosts", nil, "regular expressions for Host names to accept besides loopback ones (localhost, 127.0.0.1, [::1]), each matching a whole name, e.g. 'proxy\\.example\\.com'; any other Host gets a 403 (DNS rebinding)")
+	fl.Var(&o.ReplayMemory, "replay-memory", "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
+	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
+	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
+	fl.Var(&o.Gate, "gate", "the capacity gate: on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
 	fl.Lookup("gate").NoOptDefVal = "on"
 	cmdutil.Must(c.RegisterFlagCompletionFunc("gate", cmdutil.FixedWithDesc([]string{"on", "off"}, map[string]string{
 		"on":  "hold creates behind a refused shape until its Retry-After (default)",
 		"off": "replay each refused request on its own clock",
 	})))
-	fl.Var((*budgetFlag)(budget), "budget", "how long one request may wait out transient refusals, e.g. 5m; more than 0 (without waiting, point the client at the API itself)")
-	fl.DurationVar(retryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
+	fl.Var((*budgetFlag)(&o.Budget), "budget", "how long one request may wait out transient refusals, e.g. 5m; more than 0 (without waiting, point the client at the API itself)")
+	fl.DurationVar(&o.RetryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
 }
@@ -89,21 +121,8 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	if err != nil {
 		return err
 	}
-	po := retryproxy.Options{
-		Upstream:       upstream,
-		Listen:         opts.Listen,
-		AllowRemote:    opts.AllowRemote,
-		AcceptHosts:    opts.AcceptHosts,
-		MaxReplayTotal: int64(opts.ReplayMemory),
-		Insecure:       cfg.Insecure,
-		Budget:         opts.Budget,
-		RetryWait:      opts.RetryWait,
-		Gate:           bool(opts.Gate),
-		JSONLines:      cfg.JSONOutput(),
-	}
-	if !cfg.Quiet {
-		po.Log = f.IOStreams.ErrOut
-	}
+	po := opts.proxyOptions(f, cfg, upstream)
+	po.Listen, po.AllowRemote = opts.Listen, opts.AllowRemote
 	started := false
 	sum, err := retryproxy.Run(f.Context, po, func(url string) {
 		started = true

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,17 +15,16 @@ import (
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
-// WrapOptions are `shakectl wrap`'s own flags.
+// WrapOptions are `shakectl wrap`'s own flags: the proxy's, but where it
+// listens (a free loopback port of its own).
 type WrapOptions struct {
-	Budget    time.Duration
-	RetryWait time.Duration
-	Gate      GateMode
+	ForwardOptions
 }
 
 // NewCmdWrap runs one command behind the retrying proxy and exits with its
 // status.
 func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
-	opts := &WrapOptions{Budget: retryproxy.DefaultBudget, Gate: true}
+	opts := &WrapOptions{ForwardOptions: defaultForwardOptions()}
 	c := cmdutil.Local(&cobra.Command{
 		Use: "wrap [--budget D] -- COMMAND [ARGS...]",
 		// The flags are in the line already, before the "--".
@@ -53,7 +51,7 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	// Everything from COMMAND on is COMMAND's: "shakectl wrap sf-client
 	// --json instance list" works without the "--" too.
 	c.Flags().SetInterspersed(false)
-	addRetryFlags(c, &opts.Budget, &opts.RetryWait, &opts.Gate)
+	addForwardFlags(c, &opts.ForwardOptions)
 	// The command's name completes from PATH, as after sudo or env.
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveDefault
@@ -88,17 +86,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	}
 	wo := retryproxy.WrapOptions{
 		URLVars: apiURLVars(),
-		Proxy: retryproxy.Options{
-			Upstream:  upstream,
-			Budget:    opts.Budget,
-			RetryWait: opts.RetryWait,
-			Gate:      bool(opts.Gate),
-			JSONLines: cfg.JSONOutput(),
-			Insecure:  cfg.Insecure,
-		},
-	}
-	if !cfg.Quiet {
-		wo.Proxy.Log = f.IOStreams.ErrOut
+		Proxy:   opts.proxyOptions(f, cfg, upstream),
 	}
 	// In a real process (Main sets CatchInterrupts, which this command
 	// skips), the signals are subscribed here and passed on to the
