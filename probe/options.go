@@ -118,6 +118,12 @@ type Options struct {
 	// scrapes (tests run the probe over in-memory connections).
 	RoundTripper    http.RoundTripper
 	ScrapeTransport http.RoundTripper
+	// Dial, when set, opens every connection to the target (either
+	// sender's, the pre-dialled ones and the preflight's) instead of a
+	// TCP dialer, and open mode waits on the runtime's timers rather than
+	// a kernel one: tests run the probe, the wire sender included, over
+	// in-memory connections on a synctest bubble's clock.
+	Dial transport.DialFunc
 
 	// Shard makes this run one of Shard.Count processes that together
 	// send the load the other options describe (issue 16): burst

@@ -195,15 +195,8 @@ func replayRouter(t *testing.T, folder string, files ...string) Options {
 // returns options that probe it, its metrics and its statusz.
 func memTarget(t *testing.T, h http.Handler) Options {
 	t.Helper()
-	l := router.NewMemListener("router.test:80")
-	srv := &http.Server{Handler: h}
-	go srv.Serve(l)
-	tr := router.Transport(l)
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		srv.Close()
-		l.Close()
-	})
+	tr := router.Transport(memServe(t, "router.test:80", h))
+	t.Cleanup(tr.CloseIdleConnections)
 	return Options{
 		Target: "http://router.test", Mode: Burst, Seed: 1, Requests: 1,
 		Actors: []string{"actor-0010"}, Atespace: "demo-ns",

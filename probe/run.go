@@ -272,9 +272,12 @@ func newEngine(o *Options) (*engine, error) {
 	if e.transport, err = transport.Choose(o.Transport, scheme, e.addr); err != nil {
 		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
 	}
+	dial := o.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
 	if o.Mode != Closed && e.addr != "" && o.RoundTripper == nil {
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-		e.predial = transport.NewPredialer(e.addr, dialer)
+		e.predial = transport.NewPredialer(e.addr, dial)
 		// A burst opens a connection per request. An open run opens what
 		// it likely holds at once, up to openPredialMax: without them
 		// its first second dials a connection per request and sends late.
@@ -285,7 +288,7 @@ func newEngine(o *Options) (*engine, error) {
 	}
 	e.sender, err = transport.New(transport.Config{
 		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: conns,
-		Predial: e.predial, RoundTripper: o.RoundTripper,
+		Predial: e.predial, RoundTripper: o.RoundTripper, Dial: o.Dial,
 	})
 	if err != nil {
 		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
@@ -298,7 +301,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil}
 	}
 	// Recorder shards spread the answers' writers: four per CPU the
 	// machine has (more than the run's Ps when --procs lowers them, which
@@ -397,8 +400,13 @@ func (e *engine) preflight(ctx context.Context) error {
 		}
 		addr = dialAddr(req.URL)
 	}
-	d := net.Dialer{Timeout: 5 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", addr)
+	dial := e.o.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	c, err := dial(dctx, "tcp", addr)
+	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)

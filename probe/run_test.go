@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -44,46 +45,49 @@ var kindAnswers = map[string]struct {
 	"ext-proc-error": {500, map[string]string{"server": "envoy"}, ``},
 }
 
-// kindServer answers by the actor in the Host header: the fixed answers
-// above, "client-timeout" never answers (until the request is cancelled),
-// and "transport-error" drops the connection.
+// kindServer serves kindHandler on loopback.
 func kindServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, _, _ := strings.Cut(r.Host, ".")
-		switch actor {
-		case "client-timeout":
-			<-r.Context().Done()
-			return
-		case "transport-error":
-			c, _, err := w.(http.Hijacker).Hijack()
-			if err == nil {
-				c.Close()
-			}
-			return
-		}
-		a, ok := kindAnswers[actor]
-		if !ok {
-			http.Error(w, "unknown actor "+actor, 400)
-			return
-		}
-		for k, v := range a.header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "text/plain")
-		w.WriteHeader(a.status)
-		fmt.Fprint(w, a.body)
-	}))
+	srv := httptest.NewServer(kindHandler)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
+// kindHandler answers by the actor in the Host header: the fixed answers
+// above, "client-timeout" never answers (until the request is cancelled),
+// and "transport-error" drops the connection.
+var kindHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	actor, _, _ := strings.Cut(r.Host, ".")
+	switch actor {
+	case "client-timeout":
+		<-r.Context().Done()
+		return
+	case "transport-error":
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+		return
+	}
+	a, ok := kindAnswers[actor]
+	if !ok {
+		http.Error(w, "unknown actor "+actor, 400)
+		return
+	}
+	for k, v := range a.header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(a.status)
+	fmt.Fprint(w, a.body)
+})
+
 func TestRunClassifiesEveryKindOfAnswer(t *testing.T) {
-	eachSender(t, testRunClassifiesEveryKindOfAnswer)
+	eachSenderInBubble(t, testRunClassifiesEveryKindOfAnswer)
 }
 
 func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
-	srv := kindServer(t)
+	target, dial := memDialTarget(t, kindHandler)
 	var actors []string
 	for a := range kindAnswers {
 		actors = append(actors, a)
@@ -94,7 +98,7 @@ func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 	// of it, so both refusals are unavailable (refused at once); when one
 	// comes after the budget is the business of the synctest tests and
 	// the recorded answers (TestRecordedRouterAnswers).
-	o := Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 150, Actors: actors, Seed: 7, Checks: report.CheckConfig{Budget: time.Hour}}
+	o := Options{Transport: kind, Target: target, Dial: dial, Mode: Burst, Requests: 150, Actors: actors, Seed: 7, Checks: report.CheckConfig{Budget: time.Hour}}
 	r, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -140,21 +144,23 @@ func testRunClassifiesEveryKindOfAnswer(t *testing.T, kind string) {
 
 // TestClientTimeout: an answer that never comes is the probe's own
 // client_timeout, after --timeout.
-func TestClientTimeout(t *testing.T) { eachSender(t, testClientTimeout) }
+func TestClientTimeout(t *testing.T) { eachSenderInBubble(t, testClientTimeout) }
 
 func testClientTimeout(t *testing.T, kind string) {
-	srv := kindServer(t)
+	target, dial := memDialTarget(t, kindHandler)
 	// All-timeout runs are a NoAnswerError (TestAllClientTimeoutsIsNoAnswer);
 	// a served actor beside it keeps this one a report.
-	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 12, Actors: []string{"client-timeout", "served"}, Seed: 2, Timeout: 200 * time.Millisecond})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: target, Dial: dial, Mode: Burst, Requests: 12, Actors: []string{"client-timeout", "served"}, Seed: 2, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Count(report.ClientTimeout) == 0 || r.Count(report.ClientTimeout)+r.Count(report.Served) != 12 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
-	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.2 || l.Max > 3 {
-		t.Errorf("client_timeout latency %+v, want about the 200ms timeout", l)
+	// On the bubble's clock a timeout is the 200 ms exactly (the
+	// histogram's own precision aside).
+	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.2 || l.Max > 0.21 {
+		t.Errorf("client_timeout latency %+v, want the 200ms timeout", l)
 	}
 }
 
@@ -169,14 +175,14 @@ func checksByName(r *report.Report) map[string]report.Check {
 // TestBurstIsReleasedTogether: the server holds every answer until all N
 // requests are in flight at once, which a loop or a worker pool never
 // achieves.
-func TestBurstIsReleasedTogether(t *testing.T) { eachSender(t, testBurstIsReleasedTogether) }
+func TestBurstIsReleasedTogether(t *testing.T) { eachSenderInBubble(t, testBurstIsReleasedTogether) }
 
 func testBurstIsReleasedTogether(t *testing.T, kind string) {
 	const n = 60
 	var inFlight atomic.Int64
 	all := make(chan struct{})
 	var once sync.Once
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	target, dial := memDialTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if inFlight.Add(1) == n {
 			once.Do(func() { close(all) })
 		}
@@ -187,8 +193,7 @@ func testBurstIsReleasedTogether(t *testing.T, kind string) {
 			http.Error(w, "not all together", 500)
 		}
 	}))
-	defer srv.Close()
-	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: n, Actors: GeneratedActors(5)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: target, Dial: dial, Mode: Burst, Requests: n, Actors: GeneratedActors(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +208,13 @@ func testBurstIsReleasedTogether(t *testing.T, kind string) {
 	}
 }
 
-func TestClosedModeHoldsConcurrency(t *testing.T) { eachSender(t, testClosedModeHoldsConcurrency) }
+func TestClosedModeHoldsConcurrency(t *testing.T) {
+	eachSenderInBubble(t, testClosedModeHoldsConcurrency)
+}
 
 func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 	var cur, peak atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	target, dial := memDialTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := cur.Add(1)
 		for {
 			p := peak.Load()
@@ -215,27 +222,27 @@ func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 				break
 			}
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		cur.Add(-1)
 		fmt.Fprint(w, "ok")
 	}))
-	defer srv.Close()
-	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Closed, Concurrency: 4, Duration: 400 * time.Millisecond, Actors: GeneratedActors(3)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: target, Dial: dial, Mode: Closed, Concurrency: 4, Duration: 400 * time.Millisecond, Actors: GeneratedActors(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if peak.Load() != 4 {
 		t.Errorf("the server saw at most %d requests at once, want 4", peak.Load())
 	}
-	// Each worker sent at least one; how many more fit in 400 ms is the
-	// machine's speed (9 at load 23), not the probe's behaviour.
-	if r.Requests < 4 || r.Count(report.Served) != r.Requests {
-		t.Errorf("%d requests, %d served", r.Requests, r.Count(report.Served))
+	// On the bubble's clock each worker sends one request after another
+	// for the 400 ms, 20 ms each: a worker that waited between requests,
+	// or stopped early, sends fewer.
+	if r.Requests < 4*400/20 || r.Count(report.Served) != r.Requests {
+		t.Errorf("%d requests, %d served; want at least %d, all served", r.Requests, r.Count(report.Served), 4*400/20)
 	}
 	if r.InFlightPeak > 4 {
 		t.Errorf("probe's in-flight peak %d > 4 workers", r.InFlightPeak)
 	}
-	if r.DurationSeconds < 0.4 || r.DurationSeconds > 2 {
+	if r.DurationSeconds < 0.4 || r.DurationSeconds > 0.45 {
 		t.Errorf("ran %.2fs for a 400ms duration", r.DurationSeconds)
 	}
 }
@@ -244,25 +251,28 @@ func testClosedModeHoldsConcurrency(t *testing.T, kind string) {
 // time, slower than the schedule, makes a queue; open mode keeps sending on
 // schedule and charges the queueing to latency (no coordinated omission).
 //
-// Nothing here depends on how fast the machine is: a loaded machine may
-// send some requests late or drop the last few at --duration, so the
-// bounds follow from the requests actually sent, and they separate open
+// It runs on a synctest bubble's clock over in-memory connections, so the
+// machine's speed changes nothing; the bounds follow from the requests
+// actually sent, and they separate open
 // from held-back sending by a wide margin (a probe waiting for answers
 // would send 10 in the 0.5 s, one per 50 ms of service).
-func TestOpenModeMeasuresFromSchedule(t *testing.T) { eachSender(t, testOpenModeMeasuresFromSchedule) }
+func TestOpenModeMeasuresFromSchedule(t *testing.T) {
+	eachSenderInBubble(t, testOpenModeMeasuresFromSchedule)
+}
 
 func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 	const service = 50 * time.Millisecond
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
+	// A one-slot channel, not a mutex: a goroutine waiting on a channel
+	// is durably blocked, so the bubble's clock moves on.
+	serial := make(chan struct{}, 1)
+	target, dial := memDialTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		serial <- struct{}{}
 		time.Sleep(service) // the server's own serial service time
-		mu.Unlock()
+		<-serial
 		fmt.Fprint(w, "ok")
 	}))
-	defer srv.Close()
 	const duration = 500 * time.Millisecond
-	r, err := Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Open, Rate: 100, Duration: duration, Actors: GeneratedActors(3)})
+	r, err := Run(context.Background(), Options{Transport: kind, Target: target, Dial: dial, Mode: Open, Rate: 100, Duration: duration, Actors: GeneratedActors(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,26 +305,25 @@ func testOpenModeMeasuresFromSchedule(t *testing.T, kind string) {
 }
 
 func TestInterruptCancelsInFlightAndCountsThem(t *testing.T) {
-	eachSender(t, testInterruptCancelsInFlightAndCountsThem)
+	eachSenderInBubble(t, testInterruptCancelsInFlightAndCountsThem)
 }
 
 func testInterruptCancelsInFlightAndCountsThem(t *testing.T, kind string) {
 	var arrived atomic.Int64
 	allIn := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	target, dial := memDialTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if arrived.Add(1) == 20 {
 			close(allIn)
 		}
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
 	errStop := errors.New("stop")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
 		<-allIn
 		cancel(errStop)
 	}()
-	r, err := Run(ctx, Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 20, Actors: GeneratedActors(2)})
+	r, err := Run(ctx, Options{Transport: kind, Target: target, Dial: dial, Mode: Burst, Requests: 20, Actors: GeneratedActors(2)})
 	if !errors.Is(err, errStop) {
 		t.Fatalf("err = %v, want the context's cause", err)
 	}
@@ -445,20 +454,19 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestURLTemplateAndHeaders(t *testing.T) { eachSender(t, testURLTemplateAndHeaders) }
+func TestURLTemplateAndHeaders(t *testing.T) { eachSenderInBubble(t, testURLTemplateAndHeaders) }
 
 func testURLTemplateAndHeaders(t *testing.T, kind string) {
 	type seen struct{ path, host, hdr, method, body string }
 	ch := make(chan seen, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	target, dial := memDialTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := make([]byte, 64)
 		n, _ := r.Body.Read(b)
 		ch <- seen{r.URL.Path, r.Host, r.Header.Get("X-Probe"), r.Method, string(b[:n])}
 		fmt.Fprint(w, "ok")
 	}))
-	defer srv.Close()
 	_, err := Run(context.Background(), Options{Transport: kind,
-		Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a1"}, Atespace: "prod",
+		Target: target, Dial: dial, Mode: Burst, Requests: 1, Actors: []string{"a1"}, Atespace: "prod",
 		URLTemplate: "/actors/{atespace}/{actor}/hello", Method: "POST",
 		Header: http.Header{"X-Probe": {"yes"}}, Body: []byte("payload"),
 	})
@@ -466,11 +474,11 @@ func testURLTemplateAndHeaders(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	got := <-ch
-	want := seen{"/actors/prod/a1/hello", strings.TrimPrefix(srv.URL, "http://"), "yes", "POST", "payload"}
+	want := seen{"/actors/prod/a1/hello", strings.TrimPrefix(target, "http://"), "yes", "POST", "payload"}
 	if got != want {
 		t.Errorf("server saw %+v, want %+v", got, want)
 	}
-	_, err = Run(context.Background(), Options{Transport: kind, Target: srv.URL, Mode: Burst, Requests: 1, Actors: []string{"a2"}, Atespace: "dev"})
+	_, err = Run(context.Background(), Options{Transport: kind, Target: target, Dial: dial, Mode: Burst, Requests: 1, Actors: []string{"a2"}, Atespace: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,35 +490,36 @@ func testURLTemplateAndHeaders(t *testing.T, kind string) {
 // TestClosedWorkersRecoverFromTimeouts: after a timeout a closed-mode
 // worker's next requests are served, not cancelled.
 func TestClosedWorkersRecoverFromTimeouts(t *testing.T) {
-	eachSender(t, testClosedWorkersRecoverFromTimeouts)
+	eachSenderInBubble(t, testClosedWorkersRecoverFromTimeouts)
 }
 
 func testClosedWorkersRecoverFromTimeouts(t *testing.T, kind string) {
-	srv := kindServer(t)
+	target, dial := memDialTarget(t, kindHandler)
 	r, err := Run(context.Background(), Options{Transport: kind,
-		Target: srv.URL, Mode: Closed, Concurrency: 2, Duration: 500 * time.Millisecond,
+		Target: target, Dial: dial, Mode: Closed, Concurrency: 2, Duration: 500 * time.Millisecond,
 		Actors: []string{"client-timeout", "served"}, Timeout: 50 * time.Millisecond, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Served at all, and nothing cancelled (below): how many are served
-	// in 500 ms is the machine's speed, not the probe's behaviour.
+	// Served at all, and nothing cancelled (below).
 	if r.Count(report.ClientTimeout) == 0 || r.Count(report.Served) == 0 {
 		t.Fatalf("outcomes %+v", r.Outcomes)
 	}
 	if r.Count(report.ClientTimeout)+r.Count(report.Served) != r.Requests {
 		t.Errorf("other outcomes after timeouts: %+v", r.Outcomes)
 	}
-	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.05 || l.P50 > 1 {
-		t.Errorf("client_timeout latency %+v, want about 50ms", l)
+	if l := r.Stats(report.ClientTimeout).Latency; l.P50 < 0.05 || l.Max > 0.0525 {
+		t.Errorf("client_timeout latency %+v, want the 50ms timeout", l)
 	}
 }
 
-func TestStartAtDelaysTheLoad(t *testing.T) {
-	srv := kindServer(t)
+func TestStartAtDelaysTheLoad(t *testing.T) { synctest.Test(t, testStartAtDelaysTheLoad) }
+
+func testStartAtDelaysTheLoad(t *testing.T) {
+	target, dial := memDialTarget(t, kindHandler)
 	at := time.Now().Add(300 * time.Millisecond)
-	r, err := Run(context.Background(), Options{Target: srv.URL, Mode: Burst, Requests: 3, Actors: []string{"served"}, StartAt: at})
+	r, err := Run(context.Background(), Options{Target: target, Dial: dial, Mode: Burst, Requests: 3, Actors: []string{"served"}, StartAt: at})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,11 @@ type netHTTPSender struct {
 func newNetHTTPSender(c Config) *netHTTPSender {
 	s := &netHTTPSender{rt: c.RoundTripper, timeout: c.Timeout}
 	if s.rt == nil {
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-		dial := dialer.DialContext
+		dial := c.Dial
+		if dial == nil {
+			dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+			dial = dialer.DialContext
+		}
 		if c.Predial != nil {
 			dial = c.Predial.DialContext
 		}
@@ -39,7 +42,7 @@ func newNetHTTPSender(c Config) *netHTTPSender {
 // newTransport is the one shared transport of a run: HTTP/1.1 (a parked
 // request holds its own connection, as it does through Envoy), keep-alive,
 // an idle pool as large as the run's concurrency, no proxy, no compression.
-func newTransport(conns int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+func newTransport(conns int, dial DialFunc) *http.Transport {
 	return &http.Transport{
 		DialContext:         dial,
 		MaxIdleConns:        0,

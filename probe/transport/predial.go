@@ -11,14 +11,14 @@ import (
 // the load, so the load measures the router rather than a storm of TCP
 // handshakes in the accept queue. Both senders take connections from it.
 type Predialer struct {
-	addr   string
-	dialer *net.Dialer
-	conns  chan net.Conn
+	addr  string
+	dial  DialFunc
+	conns chan net.Conn
 }
 
-// NewPredialer dials addr with dialer.
-func NewPredialer(addr string, dialer *net.Dialer) *Predialer {
-	return &Predialer{addr: addr, dialer: dialer}
+// NewPredialer dials addr with dial.
+func NewPredialer(addr string, dial DialFunc) *Predialer {
+	return &Predialer{addr: addr, dial: dial}
 }
 
 // Fill dials n connections, 256 at a time. Running out of file
@@ -45,7 +45,7 @@ func (p *Predialer) Fill(ctx context.Context, n int, warn func(string)) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
+			c, err := p.dial(ctx, "tcp", p.addr)
 			if err != nil {
 				mu.Lock()
 				if firstErr == nil {
@@ -78,7 +78,7 @@ func (p *Predialer) DialContext(ctx context.Context, network, addr string) (net.
 			return c, nil
 		}
 	}
-	return p.dialer.DialContext(ctx, network, addr)
+	return p.dial(ctx, network, addr)
 }
 
 // take hands out a pre-dialled connection that is still open, or nil when

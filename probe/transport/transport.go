@@ -107,7 +107,13 @@ type Config struct {
 	// RoundTripper, when set, carries the net/http sender's requests
 	// instead of its own tuned transport (tests use in-memory ones).
 	RoundTripper http.RoundTripper
+	// Dial, when set, opens the connections instead of a TCP dialer
+	// (tests dial in-memory listeners).
+	Dial DialFunc
 }
+
+// DialFunc opens a connection to addr, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Choose is the sender a run uses when the user asked for kind ("" for
 // the default): the wire sender for plain http:// to one address,
@@ -141,7 +147,9 @@ func New(c Config) (Sender, error) {
 		if c.Addr == "" {
 			return nil, errors.New("the wire sender needs an address")
 		}
-		return newWireSender(c.Addr, c.Timeout, c.Predial), nil
+		s := newWireSender(c.Addr, c.Timeout, c.Predial)
+		s.dial = c.Dial
+		return s, nil
 	case NetHTTP:
 		return newNetHTTPSender(c), nil
 	}

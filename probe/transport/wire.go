@@ -40,8 +40,10 @@ import (
 // write of a large body fails. A request that reached the server is never
 // sent again.
 type wireSender struct {
-	addr    string
-	dialer  net.Dialer
+	addr   string
+	dialer net.Dialer
+	// dial, when set, opens connections instead of dialer (Config.Dial).
+	dial    DialFunc
 	timeout time.Duration
 	predial *Predialer
 
@@ -461,9 +463,17 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 		}
 		break
 	}
-	d := s.dialer
-	d.Deadline = deadline
-	nc, err := d.DialContext(ctx, "tcp", s.addr)
+	var nc net.Conn
+	var err error
+	if s.dial != nil {
+		dctx, cancel := context.WithDeadline(ctx, deadline)
+		nc, err = s.dial(dctx, "tcp", s.addr)
+		cancel()
+	} else {
+		d := s.dialer
+		d.Deadline = deadline
+		nc, err = d.DialContext(ctx, "tcp", s.addr)
+	}
 	<-s.dials
 	if err != nil {
 		return nil, err

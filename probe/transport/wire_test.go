@@ -204,7 +204,7 @@ func TestWireSenderUsesPreDialledConnections(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { from <- r.RemoteAddr }))
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
-	p := NewPredialer(addr, &net.Dialer{})
+	p := NewPredialer(addr, (&net.Dialer{}).DialContext)
 	if err := p.Fill(context.Background(), 3, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestPreDialledConnectionsClosedByTheServerAreSkipped(t *testing.T) {
 		}
 	})
 	addr := ln.Addr().String()
-	p := NewPredialer(addr, &net.Dialer{})
+	p := NewPredialer(addr, (&net.Dialer{}).DialContext)
 	if err := p.Fill(context.Background(), 2, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
