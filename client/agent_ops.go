@@ -45,6 +45,11 @@ type AgentCommandResult struct {
 	ReturnCode json.RawMessage `json:"return-code"`
 	Stdout     string          `json:"stdout"`
 	Stderr     string          `json:"stderr"`
+	// StdoutBlob and StderrBlob hold an output over 10 KiB, which the
+	// server moves into a blob in place of stdout or stderr (da448b1a
+	// daemons/sidechannel.py).
+	StdoutBlob string `json:"stdout_blob"`
+	StderrBlob string `json:"stderr_blob"`
 	// ContentBlob is a get's file, as a blob (sf-client 6c25293
 	// instance download reads results["0"]["content_blob"]).
 	ContentBlob string `json:"content_blob"`

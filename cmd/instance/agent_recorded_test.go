@@ -51,6 +51,23 @@ func TestExecuteRecorded(t *testing.T) {
 	}
 }
 
+// TestExecuteLongOutputRecorded: an output over 10 KiB comes back as a
+// blob in place of stdout (sidechannel.py@da448b1a: stdout_blob), which
+// execute prints whole.
+func TestExecuteLongOutputRecorded(t *testing.T) {
+	const blob = "/blobs/2b1a0f9e-8d7c-4b6a-9f5e-4d3c2b1a0f9e"
+	data := clitest.ReadGolden(t, "sf2024/agent_stdout.data")
+	fa := clitest.NewStubs(t)
+	fa.ReplyRecorded(t, "POST", "/instances/web1/agent/execute", 200, "sf2024/agentop_execute_queued.json")
+	fa.ReplyRecorded(t, "GET", "/agentoperations/5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9", 200, "sf2024/agentop_execute_long.json")
+	fa.ReplyRecorded(t, "GET", blob, 200, "sf2024/agent_stdout_blob.json")
+	fa.Reply("GET", blob+"/data", 200, data)
+	res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--poll", "1ms", "--", "journalctl")
+	if res.Code != 0 || res.Stdout != data || res.Stderr != "" {
+		t.Fatalf("exit %d, %d bytes of stdout (want %d), stderr %q", res.Code, len(res.Stdout), len(data), res.Stderr)
+	}
+}
+
 // TestUploadRecorded: the file is a blob the cluster already holds (the
 // 2024 root page offers blob-search-by-hash; blob.json), made an artifact
 // (artifact.json), then put: the put names the artifact's blob, and the

@@ -85,8 +85,12 @@ command's code.`,
 			return fmt.Errorf("agent operation %s is complete without a result", op.UUID)
 		}
 		if !s.Cfg.JSONOutput() {
-			io.WriteString(s.F.IOStreams.Out, res.Stdout)
-			io.WriteString(s.F.IOStreams.ErrOut, res.Stderr)
+			if err := agentOutput(s, s.F.IOStreams.Out, res.Stdout, res.StdoutBlob); err != nil {
+				return err
+			}
+			if err := agentOutput(s, s.F.IOStreams.ErrOut, res.Stderr, res.StderrBlob); err != nil {
+				return err
+			}
 		}
 		// The agent answers with text: bytes that were not UTF-8 arrive as
 		// U+FFFD, so binary output is altered. Say so, after the output
@@ -128,4 +132,19 @@ func shellJoin(words []string) string {
 // were not UTF-8.
 func notText(s string) bool {
 	return strings.ContainsRune(s, 0) || strings.ContainsRune(s, utf8.RuneError)
+}
+
+// agentOutput writes a command's stdout or stderr: the text, or, for an
+// output over 10 KiB, the blob the server put it in, streamed.
+func agentOutput(s *cmdutil.Session, w io.Writer, text, blob string) error {
+	if blob == "" {
+		_, err := io.WriteString(w, text)
+		return err
+	}
+	b, err := s.Client.GetBlob(s.Ctx, blob)
+	if err != nil {
+		return err
+	}
+	_, err = s.Client.DownloadBlob(s.Ctx, blob, b.Size, w, client.DownloadBlobOptions{})
+	return err
 }
