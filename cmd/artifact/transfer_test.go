@@ -51,7 +51,9 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 		t.Run(gen, func(t *testing.T) {
 			r, _ := clitest.SimCluster(t, gen, nil)
 			dir := t.TempDir()
-			path, data := imageFile(t, dir, 5<<20+123, 1)
+			// Just over client.UploadChunkMax: two chunks at least, however the
+			// chunk size adapts, and a last one that is not a whole chunk.
+			path, data := imageFile(t, dir, 2<<20+123, 1)
 			res := r.Run(t, "artifact", "upload", "ci-image", path, "-o", "simple")
 			if res.Code != 0 || res.Stderr != "" || !strings.Contains(res.Stdout, "source_url\tsf://upload/system/ci-image\n") {
 				t.Fatalf("upload: %s", res)
@@ -169,7 +171,7 @@ var (
 func TestUploadInterruptedAtHalfResumes(t *testing.T) {
 	r, _ := clitest.SimCluster(t, cluster.Generation2024, nil)
 	dir := t.TempDir()
-	size := 8 << 20
+	size := 4 << 20 // half is four chunks of the first size (512 KiB)
 	path, data := imageFile(t, dir, size, 3)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	tr := &interrupting{after: int64(size / 2), cancel: cancel,
@@ -221,7 +223,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestDownloadInterruptedLeavesNothing(t *testing.T) {
 	r, _ := clitest.SimCluster(t, cluster.Generation2024, nil)
 	src := t.TempDir()
-	path, _ := imageFile(t, src, 6<<20, 4)
+	path, _ := imageFile(t, src, 3<<20, 4)
 	if res := r.Run(t, "artifact", "upload", "img", path); res.Code != 0 {
 		t.Fatal(res)
 	}
