@@ -12,11 +12,13 @@ import (
 // held back; --gate=off leaves the summary as it was before the gate; any
 // other value is a usage error.
 func TestWrapGateFlag(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flag     string
 		wantHeld bool
 	}{{"", true}, {"--gate=on", true}, {"--gate", true}, {"--gate=off", false}} {
 		t.Run("wrap "+tt.flag, func(t *testing.T) {
+			t.Parallel()
 			up, _ := refusingAPI(t, 1)
 			args := []string{"wrap", "-o", "json"}
 			if tt.flag != "" {
