@@ -45,7 +45,8 @@ shakectl warns when it is not. A bad value names where it came from, e.g.
 "shakectl config view" prints every value and its source, the key redacted.
 
 The client's flags (` + strings.Join(client, ", ") + `) apply to
-instance, network, node, namespace, api and config; parking-probe, sim, demo
-and version refuse them (exit 2).
+the commands that talk to the API; proxy and wrap take the API URL, the
+context and --insecure of them, and any other command refuses them (exit 2),
+naming the commands that take them.
 `
 }
