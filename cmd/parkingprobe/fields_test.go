@@ -14,6 +14,7 @@ import (
 // sources are read as text: a new placeholder fails this test until the
 // command names its flag.
 func TestEveryProbeOptionFieldHasAFlag(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../../probe/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("probe sources: %v", err)

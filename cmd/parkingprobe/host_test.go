@@ -14,6 +14,7 @@ import (
 // template is rendered before any load; a Host that is not one is a usage
 // error naming the flag.
 func TestInvalidHostIsAUsageErrorBeforeTheLoad(t *testing.T) {
+	t.Parallel()
 	srv, hits := countingTarget(t)
 	for _, c := range []struct {
 		args []string

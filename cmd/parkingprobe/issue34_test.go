@@ -15,6 +15,7 @@ import (
 // sent, on stderr, exits 130 and prints no report; and a --start-at hours
 // ahead is warned about before the wait.
 func TestInterruptedBeforeStartAtSaysNothingSent(t *testing.T) {
+	t.Parallel()
 	srv, hits := countingTarget(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f, out, errOut := probeTestFactory(t, ctx)
@@ -48,6 +49,7 @@ func TestInterruptedBeforeStartAtSaysNothingSent(t *testing.T) {
 // Issue 34, item 11: a Job whose shards each hold far more than one probe
 // process holds well is warned about, naming how many shards would do.
 func TestJobWarnsOfAHugeShard(t *testing.T) {
+	t.Parallel()
 	r := runJob(t, "parking-probe", "job", "--shards", "2", "--image", "img:1", "--", "--target", "http://r", "--requests", "100000")
 	if r.Code != cmdutil.ExitOK || !strings.Contains(r.Stderr, "each shard may hold 50000 requests in flight") || !strings.Contains(r.Stderr, "at least 10") {
 		t.Errorf("exit %d, stderr %q: want a warning naming the shards needed", r.Code, r.Stderr)

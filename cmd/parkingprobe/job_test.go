@@ -65,6 +65,7 @@ func argValue(args []string, flag string) (string, bool) {
 }
 
 func TestParkingProbeJobManifest(t *testing.T) {
+	t.Parallel()
 	const image = "ghcr.io/shakenfist/shakectl:1.2.3"
 	for _, format := range []string{"yaml", "json"} {
 		args := []string{"parking-probe", "job", "--shards", "4", "--image", image, "-n", "substrate"}
@@ -118,6 +119,7 @@ func TestParkingProbeJobManifest(t *testing.T) {
 }
 
 func TestParkingProbeJobKeepsTheGivenSeedNameAndStart(t *testing.T) {
+	t.Parallel()
 	r := runJob(t, "parking-probe", "job", "--shards", "2", "--image", "img:1", "--name", "probe-a", "--start-in", "5m", "--ttl", "2h",
 		"--", "--target", "http://r:8080", "--mode", "open", "--rate", "100", "--duration", "1m", "--seed", "42", "--timeout", "4s")
 	if r.Code != cmdutil.ExitOK {
@@ -145,6 +147,7 @@ func TestParkingProbeJobKeepsTheGivenSeedNameAndStart(t *testing.T) {
 }
 
 func TestParkingProbeJobUsageErrors(t *testing.T) {
+	t.Parallel()
 	job := []string{"parking-probe", "job", "--shards", "4", "--image", "img:1"}
 	for _, tc := range []struct {
 		args []string
@@ -184,6 +187,7 @@ func TestParkingProbeJobUsageErrors(t *testing.T) {
 // The job subcommand is wired under parking-probe and its -o json is
 // honoured (parking-probe's outputs annotation allows it).
 func TestParkingProbeJobHelp(t *testing.T) {
+	t.Parallel()
 	r := runJob(t, "parking-probe", "job", "--help")
 	if r.Code != cmdutil.ExitOK || !strings.Contains(r.Stdout, "completionMode Indexed") || !bytes.Contains([]byte(r.Stdout), []byte("ghcr.io/shakenfist/shakectl")) {
 		t.Errorf("help:\n%s", r)

@@ -19,6 +19,7 @@ import (
 // "merge /dev/zero" held 1 GB. A FIFO in a temporary directory stands for
 // /dev/zero; its writer counts what merge took before refusing it.
 func TestMergeReadsNoMoreThanOneReport(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "endless.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // same 503 a parking router sends when the budget is spent, and the probe
 // must find parking disabled and exit 3 rather than pass.
 func TestParkingProbeAgainstSimMainExits3(t *testing.T) {
+	t.Parallel()
 	urls, _, _, stop := clitest.StartSimRouterCmd(t, "--model", "main", "--workers", "1", "--actor-idle", "1h")
 	defer stop()
 	f, out, errOut := probeTestFactory(t, t.Context())
@@ -35,6 +36,7 @@ func TestParkingProbeAgainstSimMainExits3(t *testing.T) {
 // latency over time and by percentile, and parked against the lot), and
 // its outcome and check tables are the report's vocabulary, word for word.
 func TestParkingProbeHelpDescribesPlotAndVocabulary(t *testing.T) {
+	t.Parallel()
 	f, out, _ := probeTestFactory(t, t.Context())
 	if code := root.Run(f, []string{"parking-probe", "--help"}); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)

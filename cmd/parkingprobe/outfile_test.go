@@ -22,6 +22,7 @@ import (
 // load is sent (the report of a minutes-long run was lost after it), for
 // --out and --plot of a run and of merge.
 func TestOutputPathsRefusedBeforeTheLoad(t *testing.T) {
+	t.Parallel()
 	srv, hits := countingTarget(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -96,6 +97,7 @@ func TestOutDashIsStdout(t *testing.T) {
 // A FIFO named by --out is written in place (a rename over it, as root,
 // turned /dev/null into a regular file), and a symlinked --out stays a link.
 func TestOutFIFOAndSymlink(t *testing.T) {
+	t.Parallel()
 	srv, _ := countingTarget(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "report.fifo")

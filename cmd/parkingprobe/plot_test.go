@@ -95,6 +95,7 @@ func answered(d *htmlplottest.Page) (n int64) {
 // A merge of the runs' reports draws the merged report, from the
 // per-second series the reports carry.
 func TestPlotPageForEveryModeAndAMerge(t *testing.T) {
+	t.Parallel()
 	s := startSimRouter(t)
 	dir := t.TempDir()
 	var reports []string
@@ -156,6 +157,7 @@ func TestPlotPageForEveryModeAndAMerge(t *testing.T) {
 // before any request is sent or any report read; so is one in a directory
 // that does not exist.
 func TestPlotNotHTMLIsRefusedBeforeTheLoad(t *testing.T) {
+	t.Parallel()
 	srv, hits := countingTarget(t)
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, want string }{

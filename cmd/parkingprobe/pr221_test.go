@@ -73,6 +73,7 @@ func checkOf(t *testing.T, r *report.Report, name string) report.Check {
 // reached_parking fails naming it, exit 3, unless --expect parking=off
 // says it is meant, and then the run passes on what can be judged.
 func TestPR221ParkingOffSkipsWhatCannotBeJudged(t *testing.T) {
+	t.Parallel()
 	s := startPR221(t, true)
 	args := []string{"--target", s.URL(), "--host-template", "pr221", "--actors", "6", "--seed", "2",
 		"--requests", "30", "--metrics-url", s.MetricsURL(), "--statusz-url", s.StatusURL()}
@@ -117,6 +118,7 @@ func TestPR221ParkingOffSkipsWhatCannotBeJudged(t *testing.T) {
 // the series as at least the budget_exhausted count, says so, and names
 // how many answers could have shared the label.
 func TestPR221WaitErrorLabelIsALowerBound(t *testing.T) {
+	t.Parallel()
 	s := startPR221(t, false)
 	// actor-0007 … actor-0010 do not exist: 404 after a resume that failed.
 	r, code, errOut := runJSON(t, "--target", s.URL(), "--host-template", pr221Host, "--actors", "10", "--seed", "2",

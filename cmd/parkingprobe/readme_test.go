@@ -413,7 +413,7 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 }
 
 // readmeMaxDuration bounds an example's --duration in this test.
-const readmeMaxDuration = 4 * time.Second
+const readmeMaxDuration = 2 * time.Second
 
 // judge checks a report's verdict, JSON or text: every check passed or
 // was skipped, at least one was judged, and (issue 28, item 12) no answer
@@ -697,6 +697,7 @@ func checkREADMEJob(t *testing.T, jobArgs []string, job *batchv1.Job) {
 // The exemption covers the checks the machine's speed decides and nothing
 // else.
 func TestOnlySpeedChecksFailed(t *testing.T) {
+	t.Parallel()
 	for report, want := range map[string]bool{
 		"checks:\n  ✓ reached_parking  x\n  ✗ shed_fast        p99 400ms\n1 of 2 checks failed\n":                true,
 		"checks:\n  ✗ reached_parking  x\n  ✗ shed_fast        p99 400ms\n2 of 2 checks failed\n":                false,

@@ -23,6 +23,7 @@ import (
 // as nobody; the target stays in this process, so its count of requests
 // does not depend on the re-run's own word.
 func TestReadOnlyOutputDirRefusedBeforeTheLoad(t *testing.T) {
+	t.Parallel()
 	if arg, child := nobodytest.Arg(); child {
 		target, dir, _ := strings.Cut(arg, "\n")
 		checkReadOnlyOutputsRefused(t, target, dir)

@@ -69,6 +69,7 @@ func captureOptions(t *testing.T, args ...string) (*probe.Options, error) {
 }
 
 func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
+	t.Parallel()
 	o, err := captureOptions(t, "--target", "http://r:8080")
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +121,7 @@ func TestParkingProbeFlagsBecomeOptions(t *testing.T) {
 }
 
 func TestParkingProbeUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	tests := []struct {
 		args []string
@@ -187,6 +189,7 @@ func TestParkingProbeUsageErrors(t *testing.T) {
 }
 
 func TestParkingProbeTextReport(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	code := root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "30", "--actors", "2", "--seed", "1"})
@@ -205,6 +208,7 @@ func TestParkingProbeTextReport(t *testing.T) {
 }
 
 func TestParkingProbeJSONAndOut(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	file := filepath.Join(t.TempDir(), "report.json")
@@ -242,6 +246,7 @@ func TestParkingProbeJSONAndOut(t *testing.T) {
 }
 
 func TestParkingProbeFailedChecksExit3(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	code := root.Run(f, []string{"parking-probe", "--shed-max", "30s", "--target", srv.URL, "--requests", "20", "--actors", "4", "--expect", "served>=0.9", "--expect", "requests==20"})
@@ -257,6 +262,7 @@ func TestParkingProbeFailedChecksExit3(t *testing.T) {
 }
 
 func TestParkingProbeUnreachableTarget(t *testing.T) {
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
@@ -276,6 +282,7 @@ func TestParkingProbeUnreachableTarget(t *testing.T) {
 // Ctrl-C: the in-flight requests are cancelled and counted, the partial
 // report is printed and written, and the exit status is 130.
 func TestParkingProbeInterrupted(t *testing.T) {
+	t.Parallel()
 	var arrived atomic.Int64
 	all := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -319,6 +326,7 @@ func TestParkingProbeInterrupted(t *testing.T) {
 }
 
 func TestParkingProbeMerge(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	dir := t.TempDir()
 	var files []string
@@ -371,6 +379,7 @@ func TestParkingProbeMerge(t *testing.T) {
 }
 
 func TestParkingProbeProgressAndPlot(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	f, out, errOut := probeTestFactory(t, context.Background())
 	f.IOStreams.SetTTY(false, true)
@@ -402,6 +411,7 @@ func TestParkingProbeProgressAndPlot(t *testing.T) {
 // The local --timeout (per request) shadows the global one, and the global
 // configuration still resolves.
 func TestParkingProbeTimeoutShadowsGlobal(t *testing.T) {
+	t.Parallel()
 	var seen *probe.Options
 	f, _, _ := probeTestFactory(t, context.Background())
 	root := root.NewCmdRoot(f)
@@ -432,6 +442,7 @@ func TestParkingProbeTimeoutShadowsGlobal(t *testing.T) {
 // pass, the same report twice is refused, and so are runs of different
 // modes unless --allow-mixed.
 func TestParkingProbeMergeKeepsVerdicts(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	dir := t.TempDir()
 	run := func(name string, args ...string) string {
@@ -472,6 +483,7 @@ func TestParkingProbeMergeKeepsVerdicts(t *testing.T) {
 // until when it waits. The factory's clock is an hour early, so the run
 // itself does not wait.
 func TestParkingProbeStartAtSaysUntilWhen(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	f, _, errOut := probeTestFactory(t, context.Background())
 	f.Now = func() time.Time { return time.Now().Add(-time.Hour) }
@@ -486,6 +498,7 @@ func TestParkingProbeStartAtSaysUntilWhen(t *testing.T) {
 // request's body, as api --body @- and -F k=@- read it (it used to open a
 // file named "-"); a body over the bound is refused before any load.
 func TestParkingProbeBodyFromStdin(t *testing.T) {
+	t.Parallel()
 	var bodies atomic.Int32
 	var wrong atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -525,6 +538,7 @@ func TestParkingProbeBodyFromStdin(t *testing.T) {
 // --transport picks the HTTP client, the report says which one ran, and an
 // unknown one is a usage error naming the flag before any load is sent.
 func TestParkingProbeTransportFlag(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

@@ -44,6 +44,7 @@ func captureShardOptions(t *testing.T, env map[string]string, args ...string) (*
 }
 
 func TestParkingProbeShardFlags(t *testing.T) {
+	t.Parallel()
 	o, err := captureShardOptions(t, nil, "--shards", "3", "--shard", "1", "--seed", "5")
 	if err != nil || o.Shard != (probe.Shard{Index: 1, Count: 3}) || o.Seed != 5 {
 		t.Fatalf("--shard 1: %+v %v", o, err)
@@ -93,6 +94,7 @@ func TestParkingProbeShardFlags(t *testing.T) {
 
 // Three shard processes' -o json, among other log lines, merged from stdin.
 func TestParkingProbeMergeStdin(t *testing.T) {
+	t.Parallel()
 	srv := probeTarget(t)
 	var stream bytes.Buffer
 	var runID string

@@ -26,6 +26,7 @@ func (z *endlessZeros) Read(p []byte) (int, error) {
 // Issue 28, item 4: "merge - < /dev/zero" spun at 80% CPU and ignored
 // SIGINT and SIGTERM. Ctrl-C now stops the read, exit 130.
 func TestMergeStreamStopsOnInterrupt(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f, _, errOut := probeTestFactory(t, ctx)
 	in := &endlessZeros{onRead: func() { cancel(cmdutil.ErrInterrupted) }}

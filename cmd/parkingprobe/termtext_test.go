@@ -30,6 +30,7 @@ func assertTerminalSafe(t *testing.T, where, s string) {
 // Issue 28, item 11: the router's body in the probe's "other:" detail, and
 // a report's target in merge's output, are shown, never obeyed.
 func TestRouterAndReportTextReachTheTerminalHarmless(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
 		io.WriteString(w, evilText)
@@ -66,6 +67,7 @@ func TestRouterAndReportTextReachTheTerminalHarmless(t *testing.T) {
 // Issue 28, item 10: a password in --target or --metrics-url stays out of
 // the report, in text and JSON, and out of --out.
 func TestProbeReportRedactsURLPasswords(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" {
 			io.WriteString(w, "atenet_router_parking_active 0\n")
