@@ -296,6 +296,9 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 // closed before its --start-at release, and the probe dials new ones.
 func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 	eachSender(t, func(t *testing.T, kind string) {
+		// Each sender's run waits 1.5 s for its release, on a server of
+		// its own: the two wait at once.
+		t.Parallel()
 		var answered, closedEarly atomic.Int64
 		// The release is 1.5 s away and the connections are pre-dialled at
 		// once (predialLead is longer). The server closes, unread, every
