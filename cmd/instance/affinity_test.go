@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
@@ -45,50 +46,52 @@ func TestAffinityFlagsSendTheBinaryForm(t *testing.T) {
 	}
 }
 
+// startAffinitySim makes sim cluster in memory, node2 tagged gpu; the
+// caller runs inside a testing/synctest bubble, so a create waits out the
+// simulator's create time on the bubble's clock.
 func startAffinitySim(t *testing.T, gen string) clitest.CmdRun {
 	t.Helper()
-	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Generation = gen
-	cfg.AuthNamespace, cfg.AuthKey = clitest.TestNamespace, clitest.TestKey
-	cfg.CreateTime = 20 * time.Millisecond
-	cfg.NodeTags = map[string][]string{"node2": {"gpu"}}
-	sim, err := cluster.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	return clitest.CmdRun{Url: sim.URL()}
+	r, _ := clitest.SimClusterInMemory(t, gen, func(cfg *cluster.Config) {
+		cfg.AuthNamespace = clitest.TestNamespace
+		cfg.CreateTime = 20 * time.Millisecond
+		cfg.NodeTags = map[string][]string{"node2": {"gpu"}}
+	})
+	r.Env = nil
+	return r
 }
 
 // Against a 2026 sim the hard constraint holds (placed on the one gpu
 // node) or is refused with the 409 and its hint (exit 69).
 func TestAffinityFlagsAgainstSim2026(t *testing.T) {
-	r := startAffinitySim(t, cluster.Generation2026)
-	if res := r.Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "gpu", "-o", "json", "--jq", ".metadata.affinity.require_with_tag[0]"); res.Code != 0 || strings.TrimSpace(res.Stdout) != "gpu" {
-		t.Fatalf("placed with --require-tag gpu: %s", res)
-	}
-	res := r.Run(t, "instance", "create", "tpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "tpu")
-	if res.Code != cmdutil.ExitCapacityPermanent || !strings.Contains(res.Stderr, "affinity_constraints: require_with_tag=['tpu']") || !strings.Contains(res.Stderr, "hard placement constraint") {
-		t.Errorf("impossible constraint: %s", res)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r := startAffinitySim(t, cluster.Generation2026)
+		if res := r.Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "gpu", "-o", "json", "--jq", ".metadata.affinity.require_with_tag[0]"); res.Code != 0 || strings.TrimSpace(res.Stdout) != "gpu" {
+			t.Fatalf("placed with --require-tag gpu: %s", res)
+		}
+		res := r.Run(t, "instance", "create", "tpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "tpu")
+		if res.Code != cmdutil.ExitCapacityPermanent || !strings.Contains(res.Stderr, "affinity_constraints: require_with_tag=['tpu']") || !strings.Contains(res.Stderr, "hard placement constraint") {
+			t.Errorf("impossible constraint: %s", res)
+		}
+	})
 }
 
 // Against a 2024 sim (no network-delete-async among its capabilities) the
 // soft flags become weights, and the hard ones are refused before any
 // create.
 func TestAffinityFlagsAgainstSim2024(t *testing.T) {
-	r := startAffinitySim(t, cluster.Generation2024)
-	res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--prefer-tag", "fastdisk", "--avoid-tag", "spinning", "-o", "json", "--jq", ".metadata.affinity")
-	var got map[string]int
-	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &got) != nil || got["fastdisk"] != 1 || got["spinning"] != -1 || len(got) != 2 {
-		t.Fatalf("2024 weights: %s", res)
-	}
-	res = r.Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "gpu")
-	if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "does not support hard affinity") {
-		t.Errorf("2024 hard affinity: %s", res)
-	}
-	if res := r.Run(t, "instance", "list", "-o", "columns=name"); strings.Contains(res.Stdout, "gpu1") {
-		t.Errorf("a refused hard constraint still created an instance:\n%s", res)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r := startAffinitySim(t, cluster.Generation2024)
+		res := r.Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@debian:12", "--prefer-tag", "fastdisk", "--avoid-tag", "spinning", "-o", "json", "--jq", ".metadata.affinity")
+		var got map[string]int
+		if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &got) != nil || got["fastdisk"] != 1 || got["spinning"] != -1 || len(got) != 2 {
+			t.Fatalf("2024 weights: %s", res)
+		}
+		res = r.Run(t, "instance", "create", "gpu1", "1", "1024", "-d", "8@debian:12", "--require-tag", "gpu")
+		if res.Code != cmdutil.ExitFailure || !strings.Contains(res.Stderr, "does not support hard affinity") {
+			t.Errorf("2024 hard affinity: %s", res)
+		}
+		if res := r.Run(t, "instance", "list", "-o", "columns=name"); strings.Contains(res.Stdout, "gpu1") {
+			t.Errorf("a refused hard constraint still created an instance:\n%s", res)
+		}
+	})
 }

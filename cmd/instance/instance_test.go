@@ -144,7 +144,7 @@ func TestInstanceCreateBadInputIsAUsageErrorAndSendsNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		fa := clitest.NewStubs(t)
-		res := clitest.AgainstStubs(fa).Run(t, append([]string{"instance", "create"}, c.args...)...)
+		res := clitest.StubsInMemory(fa).Run(t, append([]string{"instance", "create"}, c.args...)...)
 		if res.Code != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s", c.args, res.Code, res)
 			continue
