@@ -63,6 +63,7 @@ var barLine = regexp.MustCompile(`\rupload \S+disk\.img  [0-9.]+ [KM]iB / 16\.0 
 // and checks the bar is drawn there: bytes, rate and time left, redrawn in
 // place, ending at 100%.
 func TestUploadProgressBarOnTerminal(t *testing.T) {
+	t.Parallel() // a child process and a simulator of its own, 16 MiB through each
 	env, path := transferSim(t, 16<<20)
 	c := exec.Command(os.Args[0], "artifact", "upload", "ci-image", path)
 	c.Env = env
@@ -110,6 +111,7 @@ func TestUploadProgressBarOnTerminal(t *testing.T) {
 // TestUploadProgressNothingWhenPiped: the same upload with stderr and
 // stdout piped draws no bar at all, so logs stay clean.
 func TestUploadProgressNothingWhenPiped(t *testing.T) {
+	t.Parallel() // a child process and a simulator of its own, 16 MiB through each
 	env, path := transferSim(t, 16<<20)
 	c := exec.Command(os.Args[0], "artifact", "upload", "ci-image", path)
 	c.Env = env

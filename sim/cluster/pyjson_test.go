@@ -43,6 +43,7 @@ func TestErrorBodiesAreTheServersBytes(t *testing.T) {
 // sf-client), the texts are checked against it; otherwise against the
 // forms Python documents.
 func TestPyStringIsJSONDumps(t *testing.T) {
+	t.Parallel() // python3's start-up (seconds on a busy machine) overlaps the package's other tests
 	cases := map[string]string{
 		`plain`:              `"plain"`,
 		"<&>'":               `"<&>'"`,
