@@ -103,7 +103,7 @@ func (n Notice) JSON() string {
 		LeftSeconds float64 `json:"left_seconds"`
 		// The header that could not be read, when the default was used.
 		UnreadableRetryAfter *string `json:"unreadable_retry_after,omitempty"`
-		Message              string `json:"message"`
+		Message              string  `json:"message"`
 	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.UnreadableRetryAfter, n.String()})
 	return string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))
 }
