@@ -97,8 +97,8 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	cfg := &Config{Sources: map[string]string{}}
 	settings := Settings()
 	for _, s := range settings {
-		if s.InFile() {
-			v.SetDefault(s.Name, s.Default)
+		if s.Declared().InFile() {
+			v.SetDefault(s.Declared().Name, s.defaultText())
 		}
 	}
 
@@ -106,28 +106,20 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	// else /etc/sf/shakenfist.json. The first usable file is taken whole,
 	// never mixed with the other: a system key must not be sent to the URL a
 	// user's own file names. An unreadable file counts as absent.
-	for _, p := range configfile.SFClientFiles(home, systemFile) {
-		sf, ok, warning, err := configfile.ReadSFClient(ctx, p)
-		if err != nil {
-			return nil, err
+	sf, p, warnings, err := configfile.ReadSFClientFiles(ctx, home, systemFile)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Warnings = append(cfg.Warnings, warnings...)
+	for k, val := range map[string]string{"api-url": sf.APIURL, "namespace": sf.Namespace, "key": sf.Key} {
+		if val != "" {
+			v.SetDefault(k, val)
+			cfg.Sources[k] = p
 		}
-		if warning != "" {
-			cfg.Warnings = append(cfg.Warnings, warning)
-		}
-		if !ok {
-			continue
-		}
-		for k, val := range map[string]string{"api-url": sf.APIURL, "namespace": sf.Namespace, "key": sf.Key} {
-			if val != "" {
-				v.SetDefault(k, val)
-				cfg.Sources[k] = p
-			}
-		}
-		if sf.Key != "" {
-			cfg.KeyFrom = p
-			cfg.Warnings = append(cfg.Warnings, configfile.KeyWarning(p)...)
-		}
-		break
+	}
+	if sf.Key != "" {
+		cfg.KeyFrom = p
+		cfg.Warnings = append(cfg.Warnings, configfile.KeyWarning(p)...)
 	}
 
 	// The config file: --config, else $XDG_CONFIG_HOME/shakectl/config.yaml,
@@ -150,7 +142,7 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 					cfg.Sources[k] = fmt.Sprintf("config file %s, key %s", path, k)
 				}
 			}
-			if k, ok := file["key"]; ok && stringOf(k) != "" {
+			if k, ok := file["key"]; ok && k != nil && fmt.Sprint(k) != "" {
 				cfg.KeyFrom = path
 				cfg.Warnings = append(cfg.Warnings, configfile.KeyWarning(path)...)
 			}
@@ -179,7 +171,8 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	}
 
 	// The flag and the environment, above everything else.
-	for _, s := range settings {
+	for _, setting := range settings {
+		s := setting.Declared()
 		if s.Selector {
 			continue
 		}
@@ -210,12 +203,10 @@ func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (str
 	// Every value, parsed once; a bad one names where it came from, so
 	// SHAKECTL_OUTPUT=xml or "timeout: forever" in a file is found at once.
 	for _, s := range settings {
-		if s.Apply == nil {
-			continue
-		}
-		if err := s.Apply(cfg, v.Get(s.Name)); err != nil {
+		name := s.Declared().Name
+		if err := s.apply(cfg, v.Get(name)); err != nil {
 			var u *UsageError
-			if src, ok := cfg.Sources[s.Name]; ok && errors.As(err, &u) {
+			if src, ok := cfg.Sources[name]; ok && errors.As(err, &u) {
 				return nil, &UsageError{Msg: u.Msg + " (from " + src + ")"}
 			}
 			return nil, err

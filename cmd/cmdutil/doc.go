@@ -34,9 +34,15 @@
 //
 // # Options
 //
-// Every setting is declared once (Settings): flag, environment, config
-// key, default, completion, secret or not. A command's --help lists the
-// options it takes and no other (BindOptions), and a client flag given to a
-// command that does not take it is refused with a message made from the
-// declarations (CheckClientFlags).
+// Every setting is declared once (Settings), as a typed Option[T] (hcloud's
+// rule): its Decl (flag, environment names, config key, scope, completion,
+// secret or not), its Default, its one Parse for the flag's, the
+// environment's and the file's text, and its Field in Config. The table is
+// a []Setting, the non-generic face of every Option: the flags
+// (AddSettingFlags), LoadConfig, config view, the "configuration" help
+// topic (SettingsHelp) and CheckClientFlags are all made from it. A
+// command's --help lists the options it takes and no other (BindOptions),
+// and a client flag given to a command that does not take it is refused
+// with a message made from the declarations (CheckClientFlags). Reading
+// the files is internal/configfile's; layering them is LoadConfig's.
 package cmdutil

@@ -154,7 +154,7 @@ func BindOptions(root *cobra.Command, f *Factory) {
 			}
 		}
 		if len(add) > 0 {
-			addSettingFlags(c, f, func(s Setting) bool { return slices.Contains(add, s.Name) }, false)
+			addSettingFlags(c, f, func(d *Decl) bool { return slices.Contains(add, d.Name) }, false)
 		}
 		have = append(slices.Clone(have), add...)
 		for _, sub := range c.Commands() {
@@ -170,8 +170,8 @@ func BindOptions(root *cobra.Command, f *Factory) {
 func ClientOptionNames() []string {
 	var names []string
 	for _, s := range Settings() {
-		if s.Scope == ClientCommands {
-			names = append(names, s.Name)
+		if d := s.Declared(); d.Scope == ClientCommands {
+			names = append(names, d.Name)
 		}
 	}
 	return names

@@ -5,15 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/shakenfist/shakectl/output"
 )
 
-// The typed values of the settings that are more than a string: each
-// parses itself (the flag's Set, the environment's and the config file's
-// Apply use the same parser), names its values for completion, and says
-// what it means, so no command compares a setting's text.
+// The typed values of the settings that are more than a string: each has
+// its parser (its Option's Parse: the flag, the environment and the config
+// file use it), names its values for completion, and says what it means,
+// so no command compares a setting's text.
 
 // AsyncMode is --async, as sf-client has it: how long a command waits for
 // slow operations.
@@ -83,14 +81,8 @@ const (
 	TimeoutForgiven
 )
 
-// The flag value (pflag.Value); Type is "string", as help has always
-// shown it.
+// String is the mode as --async takes it.
 func (m AsyncMode) String() string { return string(m) }
-func (m *AsyncMode) Set(s string) (err error) {
-	*m, err = ParseAsyncMode(s)
-	return err
-}
-func (*AsyncMode) Type() string { return "string" }
 
 // Output is -o: a format, or columns=NAME,STATE,… (hcloud's: a table of
 // those columns, the names as typed for the error that names one).
@@ -127,29 +119,13 @@ func ParseOutput(s string) (Output, error) {
 	return o, nil
 }
 
-// The flag value (pflag.Value).
+// String is -o as Parse reads it.
 func (o Output) String() string {
 	if len(o.Columns) > 0 {
 		return "columns=" + strings.Join(o.Columns, ",")
 	}
 	return string(o.Format)
 }
-func (o *Output) Set(s string) (err error) {
-	*o, err = ParseOutput(s)
-	return err
-}
-func (*Output) Type() string { return "string" }
-
-// OutputOf is the format a parsed -o flag holds; ok is false when fl is
-// not one.
-func OutputOf(fl *pflag.Flag) (f output.Format, ok bool) {
-	o, ok := fl.Value.(*Output)
-	if !ok {
-		return "", false
-	}
-	return o.Format, true
-}
-
 func joinValues[T ~string](values []T) string {
 	s := make([]string, len(values))
 	for i, v := range values {

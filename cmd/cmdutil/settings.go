@@ -12,90 +12,27 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// Every global setting is declared once, here: its flag, the environment
-// variables and config-file key that also set it, its default and help,
-// its completion, whether it is a secret, and which commands take it. The
+// Every global setting is declared once, here, as a typed Option: its
+// flag, the environment variables and config-file key that also set it,
+// its default, its parser, where its value lives in Config, its help and
+// completion, whether it is a secret, and which commands take it. The
 // flags (AddSettingFlags), the resolution (LoadConfig), `config view`, the
 // "configuration" help topic (SettingsHelp) and the refusal of client flags
 // elsewhere (CheckClientFlags) are all made from this table, so adding a
 // setting is one entry here plus the code that uses its Config field.
 
-// Scope says which commands a setting applies to.
-type Scope int
-
-const (
-	// EveryCommand settings are the root's: output, colour, the config
-	// file.
-	EveryCommand Scope = iota
-	// ClientCommands settings configure the Shakenfist API client: only
-	// the client command groups accept their flags (CheckClientFlags).
-	ClientCommands
-)
-
-// Setting is one row of the table.
-type Setting struct {
-	// Name is the flag's name and the config file's key.
-	Name      string
-	Shorthand string
-	Bool      bool // a boolean flag; otherwise a string, or Value's type
-	// Value makes the flag's typed value (AsyncMode, Output), which parses
-	// what the flag is given; nil for a string or boolean flag.
-	Value   func() pflag.Value
-	Default string
-	Usage   string
-	// Env are the environment variables that set it, the first set one
-	// winning; nil means SHAKECTL_<NAME>.
-	Env   []string
-	Scope Scope
-	// Where the value may come from besides the flag: FlagOnly settings
-	// come from the flag alone; Selector settings (--config, --context)
-	// choose a file or a part of it, so they have no key in the file; a
-	// Contextual setting may also be set by the selected context.
-	FlagOnly   bool
-	Selector   bool
-	Contextual bool
-	// Secret values are never shown (config view says only whether one is
-	// set).
-	Secret bool
-	// Complete completes the flag's value; nil leaves the shell's file
-	// completion.
-	Complete func(f *Factory) cobra.CompletionFunc
-	// Apply puts the resolved value (as viper has it: a string, or a
-	// bool or number from the file) into cfg, or says why it is invalid;
-	// nil for selectors, which LoadConfig reads itself.
-	Apply func(cfg *Config, raw any) error
-	// Show is the value config view prints.
-	Show func(cfg *Config) string
-}
-
-// EnvNames are the environment variables that set s, first winning.
-func (s Setting) EnvNames() []string {
-	switch {
-	case s.FlagOnly:
-		return nil
-	case s.Env != nil:
-		return s.Env
-	}
-	return []string{"SHAKECTL_" + strings.ToUpper(strings.ReplaceAll(s.Name, "-", "_"))}
-}
-
-// InFile says whether the config file (and so config view) has the key.
-func (s Setting) InFile() bool { return !s.FlagOnly && !s.Selector }
-
 // Settings is the table, in the order config view and the help topic list
 // the settings.
 func Settings() []Setting {
 	return []Setting{
-		{Name: "api-url", Scope: ClientCommands, Contextual: true,
+		&Option[string]{Decl: Decl{Name: "api-url", Scope: ClientCommands, Contextual: true,
 			Usage: "Shakenfist API URL: http://HOST:13000, or where your load balancer serves it (2024's Apache: http://HOST/api) (client commands)",
-			Env:   []string{"SHAKECTL_API_URL", "SHAKENFIST_API_URL"}, Complete: noFiles,
-			Apply: func(c *Config, raw any) error {
-				c.APIURL = strings.TrimRight(strings.TrimSpace(stringOf(raw)), "/")
-				return nil
-			},
+			Env:   []string{"SHAKECTL_API_URL", "SHAKENFIST_API_URL"}, Complete: noFiles},
+			Parse: func(s string) (string, error) { return strings.TrimRight(strings.TrimSpace(s), "/"), nil },
+			Field: At(func(c *Config) *string { return &c.APIURL }),
 			// A password in the URL is a secret too (issue 28, item 10).
-			Show: func(c *Config) string { return redact.URL(c.APIURL) }},
-		{Name: "namespace", Scope: ClientCommands, Contextual: true,
+			View: redact.URL},
+		&Option[string]{Decl: Decl{Name: "namespace", Scope: ClientCommands, Contextual: true,
 			Usage: "namespace to authenticate to (client commands)",
 			Env:   []string{"SHAKECTL_NAMESPACE", "SHAKENFIST_NAMESPACE"},
 			Complete: func(f *Factory) cobra.CompletionFunc {
@@ -103,62 +40,47 @@ func Settings() []Setting {
 					return cobra.NoFileCompletions
 				}
 				return f.CompleteNamespaces(f)
-			},
-			Apply: func(c *Config, raw any) error { c.Namespace = stringOf(raw); return nil },
-			Show:  func(c *Config) string { return c.Namespace }},
-		{Name: "key", Scope: ClientCommands, Contextual: true, Secret: true,
-			Usage: "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)",
-			Env:   []string{"SHAKECTL_KEY", "SHAKENFIST_KEY"}, Complete: noFiles,
-			Apply: func(c *Config, raw any) error { c.Key = stringOf(raw); return nil },
-			Show: func(c *Config) string {
-				if c.Key != "" {
-					return "[redacted]"
-				}
-				return ""
 			}},
-		{Name: "output", Shorthand: "o", Default: string(output.FormatTable), Scope: EveryCommand,
+			Parse: asText, Field: At(func(c *Config) *string { return &c.Namespace })},
+		&Option[string]{Decl: Decl{Name: "key", Scope: ClientCommands, Contextual: true, Secret: true,
+			Usage: "API key (prefer SHAKENFIST_KEY or a config file: argv is visible to other users)",
+			Env:   []string{"SHAKECTL_KEY", "SHAKENFIST_KEY"}, Complete: noFiles},
+			Parse: asText, Field: At(func(c *Config) *string { return &c.Key })},
+		&Option[Output]{Decl: Decl{Name: "output", Shorthand: "o", Scope: EveryCommand,
 			Usage:    "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns)",
-			Value:    func() pflag.Value { return new(Output) },
-			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(output.Formats, outputHelp) },
-			Apply: func(c *Config, raw any) error {
-				o, err := ParseOutput(stringOf(raw))
-				c.Output, c.Columns = o.Format, o.Columns
-				return err
-			},
-			Show: func(c *Config) string { return Output{Format: c.Output, Columns: c.Columns}.String() }},
-		boolSetting("retry-transient-capacity", ClientCommands, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)",
+			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(output.Formats, outputHelp) }},
+			Default: Output{Format: output.FormatTable}, Parse: ParseOutput, Text: Output.String, ParsesFlag: true,
+			Field: Field[Output]{
+				Get: func(c *Config) Output { return Output{Format: c.Output, Columns: c.Columns} },
+				Set: func(c *Config, o Output) { c.Output, c.Columns = o.Format, o.Columns }}},
+		boolOption("retry-transient-capacity", ClientCommands, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)",
 			func(c *Config) *bool { return &c.RetryTransientCapacity }),
-		{Name: "timeout", Scope: ClientCommands, Complete: noFiles,
-			Usage: "deadline for the whole command, e.g. 90s (default: the --async budget)",
-			Apply: func(c *Config, raw any) (err error) { c.Timeout, err = parseTimeout(stringOf(raw)); return err },
-			Show:  func(c *Config) string { return durationOr(c.Timeout, "none (the --async budget)") }},
-		{Name: "request-timeout", Scope: ClientCommands, Complete: noFiles,
-			Usage: "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command",
-			Apply: func(c *Config, raw any) (err error) { c.RequestTimeout, err = parseTimeout(stringOf(raw)); return err },
-			Show:  func(c *Config) string { return durationOr(c.RequestTimeout, "30s") }},
-		{Name: "async", Default: string(AsyncPause), Scope: ClientCommands,
+		&Option[time.Duration]{Decl: Decl{Name: "timeout", Scope: ClientCommands, Complete: noFiles,
+			Usage: "deadline for the whole command, e.g. 90s (default: the --async budget)"},
+			Parse: parseTimeout, Text: durationText, Field: At(func(c *Config) *time.Duration { return &c.Timeout }),
+			View: func(d time.Duration) string { return durationOr(d, "none (the --async budget)") }},
+		&Option[time.Duration]{Decl: Decl{Name: "request-timeout", Scope: ClientCommands, Complete: noFiles,
+			Usage: "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command"},
+			Parse: parseTimeout, Text: durationText, Field: At(func(c *Config) *time.Duration { return &c.RequestTimeout }),
+			View: func(d time.Duration) string { return durationOr(d, "30s") }},
+		&Option[AsyncMode]{Decl: Decl{Name: "async", Scope: ClientCommands,
 			Usage:    "how long to wait for slow operations: continue (0), pause (60s) or block (1h)",
 			Env:      []string{"SHAKECTL_ASYNC", "SHAKENFIST_ASYNC"},
-			Value:    func() pflag.Value { return new(AsyncMode) },
-			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(AsyncModes, asyncHelp) },
-			Apply: func(c *Config, raw any) (err error) {
-				c.Async, err = ParseAsyncMode(stringOf(raw))
-				return err
-			},
-			Show: func(c *Config) string { return string(c.Async) }},
-		boolSetting("no-color", EveryCommand, "never colour the output", func(c *Config) *bool { return &c.NoColor }),
-		boolSetting("quiet", EveryCommand, "print no progress or retry lines on stderr", func(c *Config) *bool { return &c.Quiet }),
-		boolSetting("debug", ClientCommands, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)",
+			Complete: func(*Factory) cobra.CompletionFunc { return fixedValues(AsyncModes, asyncHelp) }},
+			Default: AsyncPause, Parse: ParseAsyncMode, ParsesFlag: true, Field: At(func(c *Config) *AsyncMode { return &c.Async })},
+		boolOption("no-color", EveryCommand, "never colour the output", func(c *Config) *bool { return &c.NoColor }),
+		boolOption("quiet", EveryCommand, "print no progress or retry lines on stderr", func(c *Config) *bool { return &c.Quiet }),
+		boolOption("debug", ClientCommands, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)",
 			func(c *Config) *bool { return &c.Debug }),
-		boolSetting("insecure", ClientCommands, "do not verify the API server's TLS certificate (dangerous)", func(c *Config) *bool { return &c.Insecure }),
-		boolSetting("no-headers", EveryCommand, "print tables without their header line", func(c *Config) *bool { return &c.NoHeaders }),
-		{Name: "jq", Scope: EveryCommand, FlagOnly: true, Complete: noFiles,
-			Usage: "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'",
-			Apply: func(c *Config, raw any) error { c.JQ = stringOf(raw); return nil }},
-		{Name: "context", Scope: ClientCommands, Selector: true,
-			Usage: "use this context from the config file (default: SHAKECTL_CONTEXT, else current-context)"},
-		{Name: "config", Scope: EveryCommand, Selector: true,
-			Usage: "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)"},
+		boolOption("insecure", ClientCommands, "do not verify the API server's TLS certificate (dangerous)", func(c *Config) *bool { return &c.Insecure }),
+		boolOption("no-headers", EveryCommand, "print tables without their header line", func(c *Config) *bool { return &c.NoHeaders }),
+		&Option[string]{Decl: Decl{Name: "jq", Scope: EveryCommand, FlagOnly: true, Complete: noFiles,
+			Usage: "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'"},
+			Parse: asText, Field: At(func(c *Config) *string { return &c.JQ })},
+		&Option[string]{Decl: Decl{Name: "context", Scope: ClientCommands, Selector: true,
+			Usage: "use this context from the config file (default: SHAKECTL_CONTEXT, else current-context)"}},
+		&Option[string]{Decl: Decl{Name: "config", Scope: EveryCommand, Selector: true,
+			Usage: "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)"}},
 	}
 }
 
@@ -166,18 +88,19 @@ func Settings() []Setting {
 func FileKeys() []string {
 	var keys []string
 	for _, s := range Settings() {
-		if s.InFile() {
-			keys = append(keys, s.Name)
+		if d := s.Declared(); d.InFile() {
+			keys = append(keys, d.Name)
 		}
 	}
 	return keys
 }
 
-func boolSetting(name string, scope Scope, usage string, field func(*Config) *bool) Setting {
-	return Setting{Name: name, Bool: true, Default: "false", Scope: scope, Usage: usage,
-		Apply: func(c *Config, raw any) (err error) { *field(c), err = parseBool(raw, name); return err },
-		Show:  func(c *Config) string { return fmt.Sprint(*field(c)) }}
+func boolOption(name string, scope Scope, usage string, field func(*Config) *bool) *Option[bool] {
+	return &Option[bool]{Decl: Decl{Name: name, Scope: scope, Usage: usage},
+		Parse: func(s string) (bool, error) { return parseBool(s, name) }, Field: At(field)}
 }
+
+func asText(s string) (string, error) { return s, nil }
 
 func noFiles(*Factory) cobra.CompletionFunc { return cobra.NoFileCompletions }
 
@@ -197,21 +120,13 @@ func durationOr(d time.Duration, none string) string {
 	return d.String()
 }
 
-func stringOf(raw any) string {
-	if raw == nil {
-		return ""
-	}
-	return fmt.Sprint(raw)
-}
+// durationText writes a duration as parseTimeout reads it, "" for none.
+func durationText(d time.Duration) string { return durationOr(d, "") }
 
-func parseBool(raw any, key string) (bool, error) {
-	switch t := raw.(type) {
-	case nil:
-		return false, nil
-	case bool:
-		return t, nil
-	}
-	s := strings.ToLower(strings.TrimSpace(fmt.Sprint(raw)))
+// parseBool reads a boolean from the environment or the file, where yes,
+// no, on and off are common.
+func parseBool(text, key string) (bool, error) {
+	s := strings.ToLower(strings.TrimSpace(text))
 	switch s {
 	case "1", "t", "true", "yes", "on":
 		return true, nil
@@ -225,32 +140,23 @@ func parseBool(raw any, key string) (bool, error) {
 // the root, persistent, and a hidden copy of each client option's
 // (BindOptions says why), and registers their completion.
 func AddSettingFlags(root *cobra.Command, f *Factory) {
-	addSettingFlags(root, f, func(s Setting) bool { return s.Scope == EveryCommand }, false)
-	addSettingFlags(root, f, func(s Setting) bool { return s.Scope == ClientCommands }, true)
+	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope == EveryCommand }, false)
+	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope == ClientCommands }, true)
 	Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
 }
 
 // addSettingFlags defines the persistent flags of the settings keep
 // selects on c.
-func addSettingFlags(c *cobra.Command, f *Factory, keep func(Setting) bool, hidden bool) {
+func addSettingFlags(c *cobra.Command, f *Factory, keep func(*Decl) bool, hidden bool) {
 	pf := c.PersistentFlags()
 	for _, s := range Settings() {
-		if !keep(s) {
+		d := s.Declared()
+		if !keep(d) {
 			continue
 		}
-		switch {
-		case s.Value != nil:
-			v := s.Value()
-			Must(v.Set(s.Default))
-			pf.VarP(v, s.Name, s.Shorthand, s.Usage)
-		case s.Bool:
-			pf.BoolP(s.Name, s.Shorthand, s.Default == "true", s.Usage)
-		default:
-			pf.StringP(s.Name, s.Shorthand, s.Default, s.Usage)
-		}
-		pf.Lookup(s.Name).Hidden = hidden
-		if s.Complete != nil && !hidden {
-			Must(c.RegisterFlagCompletionFunc(s.Name, s.Complete(f)))
+		s.addFlag(pf).Hidden = hidden
+		if d.Complete != nil && !hidden {
+			Must(c.RegisterFlagCompletionFunc(d.Name, d.Complete(f)))
 		}
 	}
 }
@@ -259,7 +165,8 @@ func addSettingFlags(c *cobra.Command, f *Factory, keep func(Setting) bool, hidd
 // its flag, environment variables and whether the config file has it.
 func SettingsHelp() string {
 	var b strings.Builder
-	for _, s := range Settings() {
+	for _, setting := range Settings() {
+		s := setting.Declared()
 		flag := "--" + s.Name
 		if s.Shorthand != "" {
 			flag = "-" + s.Shorthand + ", " + flag

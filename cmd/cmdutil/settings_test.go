@@ -19,7 +19,8 @@ func TestEverySettingIsDeclaredOnce(t *testing.T) {
 	ios, _, _, _ := output.Test()
 	tree := root.NewCmdRoot(&cmdutil.Factory{IOStreams: ios})
 	help := clitest.CmdRun{}.Run(t, "help", "configuration").Stdout
-	for _, s := range cmdutil.Settings() {
+	for _, setting := range cmdutil.Settings() {
+		s := setting.Declared()
 		fl := tree.PersistentFlags().Lookup(s.Name)
 		if fl == nil || fl.Usage != s.Usage || fl.Shorthand != s.Shorthand {
 			t.Errorf("--%s: flag %+v does not follow the table", s.Name, fl)
@@ -32,7 +33,7 @@ func TestEverySettingIsDeclaredOnce(t *testing.T) {
 				t.Errorf("help configuration does not name %s for --%s", env, s.Name)
 			}
 		}
-		if !s.Bool || !s.InFile() {
+		if fl == nil || fl.Value.Type() != "bool" || !s.InFile() {
 			continue
 		}
 		env := s.EnvNames()[len(s.EnvNames())-1]

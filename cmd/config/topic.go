@@ -12,8 +12,8 @@ import (
 func Topic() string {
 	var client []string
 	for _, s := range cmdutil.Settings() {
-		if s.Scope == cmdutil.ClientCommands {
-			client = append(client, "--"+s.Name)
+		if d := s.Declared(); d.Scope == cmdutil.ClientCommands {
+			client = append(client, "--"+d.Name)
 		}
 	}
 	return `shakectl reads its settings from, highest precedence first:

@@ -38,10 +38,10 @@ func printConfigView(s *output.IOStreams, cfg *cmdutil.Config) error {
 	l := output.List{Columns: []output.Column{{Header: "KEY"}, {Header: "VALUE"}, {Header: "SOURCE"}}}
 	obj := map[string]entry{}
 	for _, setting := range cmdutil.Settings() {
-		if !setting.InFile() {
+		if !setting.Declared().InFile() {
 			continue
 		}
-		k := setting.Name
+		k := setting.Declared().Name
 		src, ok := cfg.Sources[k]
 		if !ok {
 			src = "default"

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/secret"
 	"github.com/shakenfist/shakectl/internal/configedit"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/internal/userfile"
@@ -45,7 +46,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			ctx["namespace"] = namespace
 		}
 		if keyStdin {
-			raw, err := cmdutil.ReadSecretInput(f.Context, f.IOStreams, userfile.Stdin, userfile.Key("--key-stdin"), "API key for context "+name)
+			raw, err := secret.ReadInput(f.Context, f.IOStreams, userfile.Stdin, userfile.Key("--key-stdin"), "API key for context "+name)
 			if err != nil {
 				return cmdutil.ReadFileError(err)
 			}

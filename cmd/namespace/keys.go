@@ -8,6 +8,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/secret"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -31,11 +32,11 @@ func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.
 		if err != nil {
 			return err
 		}
-		secret, err := cmdutil.ReadSecret(s.Ctx, s.F.IOStreams, kf.keyFile, "key for "+args[0]+"/"+args[1])
+		key, err := secret.Read(s.Ctx, s.F.IOStreams, kf.keyFile, "key for "+args[0]+"/"+args[1])
 		if err != nil {
 			return err
 		}
-		k, err := send(s.Client, s, args[0], args[1], secret, expiry)
+		k, err := send(s.Client, s, args[0], args[1], key, expiry)
 		if err != nil {
 			return err
 		}

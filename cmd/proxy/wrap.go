@@ -65,8 +65,8 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 func apiURLVars() []string {
 	var vars []string
 	for _, st := range cmdutil.Settings() {
-		if st.Name == "api-url" {
-			vars = append(vars, st.EnvNames()...)
+		if d := st.Declared(); d.Name == "api-url" {
+			vars = append(vars, d.EnvNames()...)
 		}
 	}
 	if !slices.Contains(vars, retryproxy.EnvAPIURL) {

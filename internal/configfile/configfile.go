@@ -189,6 +189,27 @@ func SFClientFiles(home, system string) []string {
 	return append(out, system)
 }
 
+// ReadSFClientFiles reads sf-client's files (SFClientFiles) and answers
+// the first usable one, taken whole (a system key must not be sent to the
+// URL a user's own file names), its path ("" when none is usable), and
+// the warnings about files that were ignored. Its error is only ever a
+// read that ctx ended.
+func ReadSFClientFiles(ctx context.Context, home, system string) (sf SFClient, path string, warnings []string, err error) {
+	for _, p := range SFClientFiles(home, system) {
+		sf, ok, warning, err := ReadSFClient(ctx, p)
+		if err != nil {
+			return SFClient{}, "", warnings, err
+		}
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
+		if ok {
+			return sf, p, warnings, nil
+		}
+	}
+	return SFClient{}, "", warnings, nil
+}
+
 // ReadSFClient reads one sf-client file. A file that does not exist or
 // cannot be read counts as absent; one that exists but is not the expected
 // JSON is ignored with a warning, since sf-client would refuse it too.

@@ -1,4 +1,7 @@
-package cmdutil
+// Package secret is shakectl's one reader of a secret (an API key): from
+// a file or stdin, never argv, and at a terminal with the echo off. Only
+// the commands that take a key use it, so it sits on the kernel, not in it.
+package secret
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/termecho"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -18,46 +22,46 @@ import (
 // maxSecret bounds a key read from a file or stdin: a key is a line.
 const maxSecret = 64 << 10
 
-// ReadSecret reads a key's secret from keyFile ("-" or "" meaning stdin),
+// Read reads a key's secret from keyFile ("-" or "" meaning stdin),
 // never from argv, where other users of the machine could read it (ps,
-// /proc), through ReadSecretInput: at a terminal it prompts on stderr and
+// /proc), through ReadInput: at a terminal it prompts on stderr and
 // does not echo. Trailing line ends are dropped, as `echo KEY |` adds one.
-func ReadSecret(ctx context.Context, ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
+func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
 	if keyFile == "" {
 		keyFile = userfile.Stdin
 	}
-	raw, err := ReadSecretInput(ctx, ios, keyFile, userfile.Bound{Flag: "--key-file", Max: maxSecret}, what)
+	raw, err := ReadInput(ctx, ios, keyFile, userfile.Bound{Flag: "--key-file", Max: maxSecret}, what)
 	if err != nil {
 		var ue *userfile.Error
 		if errors.As(err, &ue) {
-			return client.Secret{}, UsageErrorf("%s", err)
+			return client.Secret{}, cmdutil.UsageErrorf("%s", err)
 		}
 		return client.Secret{}, err
 	}
 	s := strings.TrimRight(string(raw), "\r\n")
 	switch {
 	case s == "":
-		return client.Secret{}, UsageErrorf("no key given: pipe it on stdin or name a file with --key-file (never on the command line)")
+		return client.Secret{}, cmdutil.UsageErrorf("no key given: pipe it on stdin or name a file with --key-file (never on the command line)")
 	case strings.ContainsAny(s, "\r\n"):
-		return client.Secret{}, UsageErrorf("the key spans several lines; a key is one line")
+		return client.Secret{}, cmdutil.UsageErrorf("the key spans several lines; a key is one line")
 	}
 	return client.NewSecret(s), nil
 }
 
-// ReadSecretInput is shakectl's one reader of a secret (issue 34, item 7:
+// ReadInput is shakectl's one reader of a secret (issue 34, item 7:
 // `context create --key-stdin` echoed the key as it was typed, `namespace
 // add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
 // file read is bounded. On a terminal stdin it prompts "WHAT (not echoed):"
 // on stderr and reads one line with the echo off; Ctrl-C (the run's
 // context) ends the wait at once and turns the echo back on. Anything
 // else is read as userfile reads any input.
-func ReadSecretInput(ctx context.Context, ios *output.IOStreams, arg string, b userfile.Bound, what string) ([]byte, error) {
+func ReadInput(ctx context.Context, ios *output.IOStreams, arg string, b userfile.Bound, what string) ([]byte, error) {
 	if arg != userfile.Stdin || !ios.IsStdinTTY() {
 		return userfile.Read(ctx, ios.In, arg, b)
 	}
 	file, ok := ios.In.(*os.File)
 	if !ok {
-		return nil, UsageErrorf("cannot read %s from this terminal without echoing it; pipe it in or name a file", what)
+		return nil, cmdutil.UsageErrorf("cannot read %s from this terminal without echoing it; pipe it in or name a file", what)
 	}
 	fd := int(file.Fd())
 	state, err := term.GetState(fd)
@@ -88,7 +92,7 @@ func ReadSecretInput(ctx context.Context, ios *output.IOStreams, arg string, b u
 		case r.err != nil:
 			return nil, fmt.Errorf("reading %s: %w", what, r.err)
 		case int64(len(r.b)) > b.Max:
-			return nil, UsageErrorf("%s from the terminal is longer than %d bytes, the most %s reads", what, b.Max, b.Flag)
+			return nil, cmdutil.UsageErrorf("%s from the terminal is longer than %d bytes, the most %s reads", what, b.Max, b.Flag)
 		}
 		return r.b, nil
 	case <-ctx.Done():
