@@ -50,8 +50,8 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 		var names []string
 		for _, w := range words {
 			name := strings.TrimLeft(w, "-")
-			for _, s := range cmdutil.Settings() {
-				if s.Shorthand != "" && w == "-"+s.Shorthand {
+			for _, setting := range cmdutil.Settings() {
+				if s := setting.Declared(); s.Shorthand != "" && w == "-"+s.Shorthand {
 					name = s.Name
 				}
 			}
@@ -70,8 +70,8 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 	noneCmds := sorted(ticks(part(`the others \((.*?)\) refuse them`)))
 
 	var wantEvery, wantClient []string
-	for _, s := range cmdutil.Settings() {
-		switch s.Scope {
+	for _, setting := range cmdutil.Settings() {
+		switch s := setting.Declared(); s.Scope {
 		case cmdutil.EveryCommand:
 			wantEvery = append(wantEvery, s.Name)
 		case cmdutil.ClientCommands:
