@@ -288,8 +288,18 @@ EOF
 # stderr paths the escape check reads.
 start refusing "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --script "$s/in/refusals.yaml"
 rapi=$(grep -o -m1 'http://127[^ ]*' "$s/refusing.out")
+# A third cluster whose creates are refused with an empty Retry-After (issue
+# 34, item 10: the retry line must say the 15 s default was used).
+cat >"$s/in/empty-retry-after.yaml" <<'EOF'
+- status: 507
+  body: {error: "No nodes remaining at scheduling stage sufficient_idle_cpu", status: 507, stage: sufficient_idle_cpu, transient: true}
+  headers: {Retry-After: ""}
+  repeat: 100
+EOF
+start emptyra "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --quiet --script "$s/in/empty-retry-after.yaml"
+eapi=$(grep -o -m1 'http://127[^ ]*' "$s/emptyra.out")
 export SHAKENFIST_API_URL="$api" SHAKENFIST_NAMESPACE=system SHAKENFIST_KEY="$key"
-echo "# sim cluster $api, sim router $router, hostile proxy $hapi, hostile router $hrouter, refusing cluster $rapi"
+echo "# sim cluster $api, sim router $router, hostile proxy $hapi, hostile router $hrouter, refusing cluster $rapi, empty Retry-After cluster $eapi"
 
 # Fixtures every input flag reads through a symlink: real content.
 printf '#cloud-config\n' >"$s/in/userdata.real"
@@ -732,6 +742,24 @@ if command -v script >/dev/null; then
 else
 	skip escapes/tty-transfer-progress "no script(1) for a pty"
 fi
+
+echo "## [${SECONDS}s] errors: what a failure says (issue 34, item 10), and completion's candidates"
+# says DIR: the case's stderr must hold $want.
+says() { grep -aqF -- "$want" "$1/stderr" || echo "stderr does not say '$want': $(first_error "$1")"; }
+SHAKENFIST_API_URL="$hapi" want='an answer larger than 64 KiB, the most shakectl reads of it' check=says \
+	run errors/error-body-over-64k 1 "$s/empty-stdin" "$sc" api GET /big-error
+SHAKENFIST_API_URL="$hapi" want='the POST may have taken effect on the server before the connection broke' check=says \
+	run errors/post-reset 1 "$s/empty-stdin" "$sc" api POST /reset -F name=hsreset
+SHAKENFIST_API_URL="$eapi" want='Retry-After "" empty, the 15s default used' check=says \
+	run errors/empty-retry-after 75 "$s/empty-stdin" "$sc" wrap --budget 2s -- "$sc" instance create hsra 1 1024 -d 8@debian:12
+# TAB completion of names from a hostile server: the instance whose name
+# holds escapes is not offered (it would show another name than the one
+# completed); hsvm is.
+offered() {
+	grep -aqx 'hsvm' "$1/stdout" || { echo "hsvm was not offered: $(printable "$(head -c 200 "$1/stdout")")"; return; }
+	if grep -aqF PWNED "$1/stdout"; then echo "the escape-laden name was offered"; fi
+}
+SHAKENFIST_API_URL="$hapi" check=offered run escapes/completion-names 0 "$s/empty-stdin" "$sc" __complete instance show ''
 
 echo "## [${SECONDS}s] signals: Ctrl-C (130) and SIGTERM (143) within a second"
 sigs=(INT TERM)

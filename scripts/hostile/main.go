@@ -3,7 +3,9 @@
 // as a reverse proxy that replaces the marker "hostilemark" in every answer
 // with terminal escapes (an OSC window title, an erase-line, a carriage
 // return and a forged "FAKE: all good"), answers /hostile-text with the same
-// bytes as a non-JSON body (what --debug shows), and, on a second address,
+// bytes as a non-JSON body (what --debug shows), /big-error with an error
+// answer over 64 KiB, /reset by resetting the connection once the request
+// is read, and, on a second address,
 // plays a router whose every answer is a 418 carrying them (what the probe
 // files under "other:").
 //
@@ -80,6 +82,25 @@ func main() {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, hostileText+"\n")
+	})
+	// Issue 34, item 10: an error answer larger than shakectl reads of it
+	// (its 64 KiB), and a POST whose connection is reset once its request
+	// is read (it may have taken effect).
+	mux.HandleFunc("/big-error", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"error": "%s", "status": 500}`, strings.Repeat("x", 70<<10))
+	})
+	mux.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetLinger(0) // a reset, not an orderly close
+		}
+		conn.Close()
 	})
 	mux.Handle("/", proxy)
 
