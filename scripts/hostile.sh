@@ -756,7 +756,8 @@ SHAKENFIST_API_URL="$eapi" want='Retry-After "" empty, the 15s default used' che
 # holds escapes is not offered (it would show another name than the one
 # completed); hsvm is.
 offered() {
-	grep -aqx 'hsvm' "$1/stdout" || { echo "hsvm was not offered: $(printable "$(head -c 200 "$1/stdout")")"; return; }
+	# A candidate is "NAME<TAB>description".
+	grep -aqE '^hsvm([[:space:]]|$)' "$1/stdout" || { echo "hsvm was not offered: $(printable "$(head -c 200 "$1/stdout")")"; return; }
 	if grep -aqF PWNED "$1/stdout"; then echo "the escape-laden name was offered"; fi
 }
 SHAKENFIST_API_URL="$hapi" check=offered run escapes/completion-names 0 "$s/empty-stdin" "$sc" __complete instance show ''
