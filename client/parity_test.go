@@ -41,7 +41,8 @@ func TestParityCallsRecordedAnswers(t *testing.T) {
 		t.Error(err)
 	}
 	locks, _, err := c.AdminLocks(ctx)
-	if err != nil || len(locks) != 1 || locks[0].Key != "/sflocks/sf/cluster/" || locks[0].Node != "sf-1" || locks[0].PID.String() != "3326781" || locks[0].Operation != "Cluster maintenance" {
+	if err != nil || len(locks) != 2 || locks[0].Key != "/sflocks/sf/cluster/" || locks[0].Node != "sf-1" || locks[0].PID.String() != "4441" || locks[0].Operation != "Cluster maintenance" ||
+		locks[1].Key != "/sflocks/sf/instance/8518b409-fe1b-45e5-83c8-b246c9002d6b" || locks[1].Operation != "Instance delete" {
 		t.Errorf("locks %+v, %v", locks, err)
 	}
 	vv, err := c.VDIConsoleFile(ctx, "web1")

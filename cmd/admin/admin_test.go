@@ -7,7 +7,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
-// The locks object of the 2024 server's source
+// The locks object the real 2024 server answered (recorded)
 // (client/testdata/sf2024/admin_locks.json), in every output format.
 func TestLockListRecordedGolden(t *testing.T) {
 	s := clitest.NewStubs(t)

@@ -16,7 +16,8 @@ import (
 const snapshotList = `[{"uuid": "a1", "source_url": "sf://instance/6a4e1a57/vda", "state": "created", "blob_uuid": "b1", "size": 1048576, "version": 1, "instances": []}]`
 
 // delete-all against InstancesEndpoint.delete's answer, the UUIDs
-// awaiting deletion (client/testdata/sf2024/instances_delete_all.json).
+// awaiting deletion, as the real server sent it
+// (client/testdata/sf2024/instances_delete_all.json, recorded).
 func TestInstanceDeleteAllConfirms(t *testing.T) {
 	fa := clitest.NewStubs(t)
 	fa.ReplyRecorded(t, "DELETE", "/instances", 200, "sf2024/instances_delete_all.json")
@@ -30,7 +31,7 @@ func TestInstanceDeleteAllConfirms(t *testing.T) {
 		t.Fatal(res)
 	}
 	tty.Stdin = "yes\n"
-	if res := tty.Run(t, "instance", "delete-all", "--namespace", "ci"); res.Code != 0 || !strings.Contains(res.Stdout, "c3d2e1f0") {
+	if res := tty.Run(t, "instance", "delete-all", "--namespace", "ci"); res.Code != 0 || !strings.Contains(res.Stdout, "cb942941") {
 		t.Fatal(res)
 	}
 	if got := fa.LastBody("DELETE", "/instances"); got != `{"confirm":true,"namespace":"ci"}` {
@@ -38,7 +39,7 @@ func TestInstanceDeleteAllConfirms(t *testing.T) {
 	}
 	res := clitest.AgainstStubs(fa).Run(t, "instance", "delete-all", "--yes", "-o", "json")
 	var ids []string
-	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &ids) != nil || len(ids) != 2 || ids[0] != "6a4e1a57-1b43-4cd8-9d39-9a4c0b0d1f01" {
+	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &ids) != nil || len(ids) != 2 || ids[0] != "8518b409-fe1b-45e5-83c8-b246c9002d6b" {
 		t.Fatal(res)
 	}
 	// A system token without a namespace is the server's 400, said.
