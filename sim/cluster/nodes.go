@@ -333,8 +333,11 @@ func (s *Server) handleNodeProcessMetrics(w http.ResponseWriter, r *http.Request
 // node always holds the cluster lock.
 //
 // 2024 (da448b1a external_api/admin.py, etcd.get_existing_locks): etcd's
-// keys, "/sflocks/sf/cluster/" holding {node, operation, pid}, as
-// admin_locks_get_example shows it.
+// keys, "/sflocks/sf/cluster/" holding {id, line, node, operation, pid}
+// as the real server answered it (client/testdata/sf2024/recorded/
+// admin-locks-held.http; admin_locks_get_example leaves out id and line).
+// line is where da448b1a's lock code records itself as the caller
+// (util/callstack.py:15:get_caller()), under the deployed venv's path.
 //
 // 2026: locks are MariaDB rows (locks.py, code index id 62934017694,
 // get_existing_locks = mariadb.get_all_cluster_locks, {key: holder}); the
@@ -360,7 +363,9 @@ func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller
 				"line":      "/usr/lib/python3/dist-packages/shakenfist/daemons/cluster/main.py:142:_cluster_wide_cleanup",
 				"operation": "Cluster maintenance", "id": "simlock0cluster0"}
 		} else {
-			out["/sflocks/sf/cluster/"] = map[string]any{"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
+			out["/sflocks/sf/cluster/"] = map[string]any{"id": "simlock0cluster0",
+				"line": "/srv/shakenfist/venv/lib/python3.11/site-packages/shakenfist/util/callstack.py:15:get_caller()",
+				"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
 		}
 	}
 	s.mu.Unlock()

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -90,4 +92,52 @@ func writePyError(w http.ResponseWriter, e *apiError) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(e.status)
 	_, _ = w.Write(data)
+}
+
+// pyJSON is json.dumps(v) with the default separators and ensure_ascii:
+// Go's encoding (without its HTML escapes), then a space after every ','
+// and ':' outside strings and every rune above U+007E as \uXXXX.
+func pyJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	data := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	var out strings.Builder
+	out.Grow(len(data) + len(data)/8)
+	inString, escaped := false, false
+	for _, r := range string(data) {
+		switch {
+		case inString && escaped:
+			escaped = false
+			out.WriteRune(r)
+		case inString && r == '\\':
+			escaped = true
+			out.WriteRune(r)
+		case inString && r == '"':
+			inString = false
+			out.WriteRune(r)
+		case inString && r > 0x7e:
+			if r > 0xffff {
+				r -= 0x10000
+				writeU(&out, 0xd800+(r>>10))
+				writeU(&out, 0xdc00+(r&0x3ff))
+			} else {
+				writeU(&out, r)
+			}
+		case inString:
+			out.WriteRune(r)
+		case r == '"':
+			inString = true
+			out.WriteRune(r)
+		case r == ',' || r == ':':
+			out.WriteRune(r)
+			out.WriteByte(' ')
+		default:
+			out.WriteRune(r)
+		}
+	}
+	return []byte(out.String()), nil
 }

@@ -103,3 +103,24 @@ func TestErrorBodyOverHTTP(t *testing.T) {
 		t.Errorf("%d %q", resp.StatusCode, b)
 	}
 }
+
+// The 200 answers in the real server's bytes: json.dumps separators,
+// ensure_ascii, no HTML escapes (client/testdata/sf2024/recorded).
+func TestPyJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{nil, `null`},
+		{[]string{"a", "b"}, `["a", "b"]`},
+		{map[string]any{"tags": []any{"web", "prod"}, "affinity": map[string]any{"fastdisk": 10}}, `{"affinity": {"fastdisk": 10}, "tags": ["web", "prod"]}`},
+		{map[string]any{}, `{}`},
+		{[]any{}, `[]`},
+		{"a, b: <c> & \"d\"\\ é 😀", `"a, b: <c> & \"d\"\\ \u00e9 \ud83d\ude00"`},
+	} {
+		got, err := pyJSON(tc.in)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("pyJSON(%#v) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}

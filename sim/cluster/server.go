@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -426,8 +425,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
+// writeJSON sends v as Flask-RESTful's output_json does: json.dumps with
+// Python's ", " and ": " separators and ensure_ascii, and a newline
+// (the real 2024 server's answers, client/testdata/sf2024/recorded).
+// Go's map keys come out sorted, where Python keeps the handler's order.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
+	data, err := pyJSON(v)
 	if err != nil {
 		status = http.StatusInternalServerError
 		data = []byte(`{"error": "cannot encode the answer", "status": 500}`)
