@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Instance routes beyond list/show/create/delete/power: shakenfist
@@ -300,7 +301,11 @@ func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, 
 // hypervisor, its SPICE or VNC port and, where the cluster has one, the
 // TLS port and CA certificate (shakenfist da448b1a instance.py
 // InstanceVDIConsoleHelperEndpoint, VIRTVIEWER_TEMPLATE; 2026: the node's
-// address and a host-subject). The bytes are returned as sent.
+// address and a host-subject). The bytes are returned as sent, unless the
+// file names no port: for an instance that is not running the real
+// server fills the template with Python's None ("port=None", recorded
+// from da448b1a: testdata/sf2024/recorded/vdi-helper.http), a file no
+// viewer can open, which is an error here.
 func (c *Client) VDIConsoleFile(ctx context.Context, ref string) ([]byte, error) {
 	p, err := instancePath(ref, "vdiconsolehelper")
 	if err != nil {
@@ -309,9 +314,14 @@ func (c *Client) VDIConsoleFile(ctx context.Context, ref string) ([]byte, error)
 	if err := c.require(ctx, CapVDIConsoleHelper, "VDI console files"); err != nil {
 		return nil, err
 	}
-	resp, _, err := c.call(ctx, http.MethodGet, p, nil)
+	resp, u, err := c.call(ctx, http.MethodGet, p, nil)
 	if err != nil {
 		return nil, err
+	}
+	for _, line := range strings.Split(string(resp.Body), "\n") {
+		if strings.TrimSpace(line) == "port=None" {
+			return nil, fmt.Errorf("GET %s: instance %s has no console port (the server's file says port=None): is it running?", u, ref)
+		}
 	}
 	return resp.Body, nil
 }

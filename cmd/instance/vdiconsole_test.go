@@ -91,3 +91,26 @@ func TestPauseUnpauseRecorded(t *testing.T) {
 		t.Fatal(res)
 	}
 }
+
+// An instance that is not running: the real 2024 server answers a .vv
+// file whose port is Python's None (recorded from da448b1a,
+// client/testdata/sf2024/recorded/vdi-helper.http). No viewer can open
+// it, so nothing is written and the error says why.
+func TestVDIConsoleFileOfAnInstanceNotRunning(t *testing.T) {
+	raw := clitest.ReadGolden(t, "sf2024/recorded/vdi-helper.http")
+	_, body, ok := strings.Cut(raw, "\r\n\r\n")
+	if !ok || !strings.Contains(body, "port=None\n") {
+		t.Fatalf("recorded answer %q", raw)
+	}
+	s := clitest.NewStubs(t)
+	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))
+	s.ReplyWith("GET", "/instances/web1/vdiconsolehelper", 200, map[string][]string{"Content-Type": {"application/x-virt-viewer"}}, body)
+	dir := t.TempDir()
+	res := clitest.AgainstStubs(s).Run(t, "instance", "vdiconsolefile", "web1", dir)
+	if res.Code != cmdutil.ExitFailure || res.Stdout != "" || !strings.Contains(res.Stderr, "instance web1 has no console port (the server's file says port=None): is it running?") {
+		t.Fatal(res)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("left %v (%v)", entries, err)
+	}
+}
