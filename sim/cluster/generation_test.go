@@ -469,13 +469,19 @@ func TestGenerationConsoleScopes2026(t *testing.T) {
 	if a := c.do("DELETE", "/instances/"+uuid+"/consoledata", nil); a.status != 200 {
 		t.Errorf("instance.delete clearing the console log: %d %s", a.status, a.raw)
 	}
-	_, console := startSim(t, func(cfg *Config) {
-		gen2026(cfg)
-		cfg.Kerbside, cfg.CreateTime = true, 0
-		cfg.AuthScopes = []string{"instance.console", "instance.write"}
+	// The token is minted for a running instance: in a bubble, so that
+	// the create's zero-length timers have run before it is asked for
+	// (on a real socket they raced the request).
+	synctest.Test(t, func(t *testing.T) {
+		_, console := bubbleSim(t, func(cfg *Config) {
+			gen2026(cfg)
+			cfg.Kerbside, cfg.CreateTime = true, 0
+			cfg.AuthScopes = []string{"instance.console", "instance.write"}
+		})
+		uuid := console.mustCreate("b", 1, 1024, 10, nil)["uuid"].(string)
+		synctest.Wait()
+		if a := console.do("GET", "/instances/"+uuid+"/vdiconsoleproxy", nil); a.status != 200 || !strings.Contains(string(a.raw), `/kerbside/sf-console.vv?token=`) {
+			t.Errorf("instance.console minting a console token: %d %s", a.status, a.raw)
+		}
 	})
-	uuid = console.mustCreate("b", 1, 1024, 10, nil)["uuid"].(string)
-	if a := console.do("GET", "/instances/"+uuid+"/vdiconsoleproxy", nil); a.status != 200 || !strings.Contains(string(a.raw), `/kerbside/sf-console.vv?token=`) {
-		t.Errorf("instance.console minting a console token: %d %s", a.status, a.raw)
-	}
 }
