@@ -360,16 +360,6 @@ func (d requestTimeout) Error() string {
 	return fmt.Sprintf("no answer within %s (--request-timeout, the bound on each request)", time.Duration(d))
 }
 
-// mayHaveActed says whether a request that got no answer may still have
-// changed something on the server: every method but the safe ones.
-func mayHaveActed(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return false
-	}
-	return true
-}
-
 func opName(method string) string {
 	if method == "" {
 		return "Get"
@@ -403,27 +393,20 @@ func (e *TransportError) Error() string {
 	for errors.As(cause, &ue) {
 		cause = ue.Err
 	}
-	if e.Bound == "" {
-		msg := fmt.Sprintf("%s %s: %v", e.Method, e.URL, cause)
-		if e.Attempts > 1 {
-			msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
-		}
-		if e.MayHaveActed() {
-			// The connection broke with the request made: it may have
-			// reached the server, which may have acted on it (issue 34,
-			// item 10).
-			msg += fmt.Sprintf("; the %s may have taken effect on the server before the connection broke", e.Method)
-		}
-		return msg
+	// A request that got no answer: the connection broke, or (Bound) a
+	// time bound ran out after it was sent.
+	detail, effect := fmt.Sprint(cause), "; the %s may have taken effect on the server before the connection broke"
+	if e.Bound != "" {
+		detail, effect = e.Bound, "; the %s may still have taken effect on the server"
 	}
-	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Bound)
+	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, detail)
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
 	}
 	if e.MayHaveActed() {
-		// It was sent: the server may have acted on it and not answered
-		// in time.
-		msg += fmt.Sprintf("; the %s may still have taken effect on the server", e.Method)
+		// It may have reached the server, which may have acted on it
+		// (issue 34, item 10).
+		msg += fmt.Sprintf(effect, e.Method)
 	}
 	return msg
 }
@@ -435,7 +418,9 @@ func (e *TransportError) Error() string {
 // made. A connection never made (refused, a name not found, a certificate
 // refused) sent nothing.
 func (e *TransportError) MayHaveActed() bool {
-	if !mayHaveActed(e.Method) || strings.HasSuffix(pathOf(e.URL), "/auth") {
+	switch {
+	case e.Method == http.MethodGet, e.Method == http.MethodHead, e.Method == http.MethodOptions,
+		strings.HasSuffix(pathOf(e.URL), "/auth"):
 		return false
 	}
 	return e.Bound != "" || !neverSent(e.Err)
