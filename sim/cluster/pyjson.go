@@ -64,17 +64,25 @@ func pyString(s string) string {
 				writeU(&b, r)
 			case r < utf8.RuneSelf:
 				b.WriteRune(r)
-			case r > 0xffff:
-				r -= 0x10000
-				writeU(&b, 0xd800+(r>>10))
-				writeU(&b, 0xdc00+(r&0x3ff))
 			default:
-				writeU(&b, r)
+				writeNonASCII(&b, r)
 			}
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// writeNonASCII writes a rune above U+007E as ensure_ascii does: \uXXXX,
+// a UTF-16 surrogate pair above U+FFFF.
+func writeNonASCII(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		r -= 0x10000
+		writeU(b, 0xd800+(r>>10))
+		writeU(b, 0xdc00+(r&0x3ff))
+		return
+	}
+	writeU(b, r)
 }
 
 func writeU(b *strings.Builder, r rune) {
@@ -120,13 +128,7 @@ func pyJSON(v any) ([]byte, error) {
 			inString = false
 			out.WriteRune(r)
 		case inString && r > 0x7e:
-			if r > 0xffff {
-				r -= 0x10000
-				writeU(&out, 0xd800+(r>>10))
-				writeU(&out, 0xdc00+(r&0x3ff))
-			} else {
-				writeU(&out, r)
-			}
+			writeNonASCII(&out, r)
 		case inString:
 			out.WriteRune(r)
 		case r == '"':
