@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,12 +18,12 @@ import (
 var versionResource = builders.Resource[client.Blob]{
 	Singular: "version", Plural: "versions",
 	Columns: []builders.Column[client.Blob]{
-		builders.Field("INDEX", func(b *client.Blob) string { return builders.Itoa(b.Index) }),
+		builders.Field("INDEX", func(b *client.Blob) string { return strconv.Itoa(b.Index) }),
 		builders.Field("BLOB", func(b *client.Blob) string { return b.UUID }),
 		builders.Field("SIZE", func(b *client.Blob) string { return cmdutil.Bytes(b.Size) }),
 		builders.Field("FORMAT", func(b *client.Blob) string { return b.FileFormat }),
 		builders.StateField("STATE", func(b *client.Blob) string { return b.State }),
-		builders.Field("REFS", func(b *client.Blob) string { return builders.Itoa(b.ReferenceCount) }),
+		builders.Field("REFS", func(b *client.Blob) string { return strconv.Itoa(b.ReferenceCount) }),
 		builders.Field("INSTANCES", func(b *client.Blob) string { return strings.Join(b.Instances, ",") }),
 	},
 	Raw: func(b *client.Blob) json.RawMessage { return cmdutil.RawOf(b.Raw, b) },

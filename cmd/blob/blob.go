@@ -2,6 +2,7 @@ package blob
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ var blobResource = builders.Resource[client.Blob]{
 		builders.StateField("STATE", func(b *client.Blob) string { return b.State }),
 		builders.Field("SIZE", func(b *client.Blob) string { return cmdutil.Bytes(b.Size) }),
 		builders.Field("FORMAT", func(b *client.Blob) string { return b.FileFormat }),
-		builders.Field("REFS", func(b *client.Blob) string { return builders.Itoa(b.ReferenceCount) }),
+		builders.Field("REFS", func(b *client.Blob) string { return strconv.Itoa(b.ReferenceCount) }),
 		builders.Field("LOCATIONS", func(b *client.Blob) string { return strings.Join(b.Locations, ",") }),
 	},
 	Raw: func(b *client.Blob) json.RawMessage { return cmdutil.RawOf(b.Raw, b) },

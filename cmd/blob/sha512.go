@@ -3,6 +3,7 @@ package blob
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ func checkSHA512(hash string) error {
 	case isHex && len(hash) == 64:
 		what = "64 hex digits, a sha256"
 	case isHex:
-		what = builders.Itoa(len(hash)) + " hex digits"
+		what = strconv.Itoa(len(hash)) + " hex digits"
 	}
 	return cmdutil.UsageErrorf("HASH is not a sha512 (%s): a sha512 is 128 hex digits, as sha512sum prints", what)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ var blobDetail = builders.Resource[referencedBlob]{
 		{Name: "format", Value: func(b *referencedBlob) string { return b.FileFormat }, OmitEmpty: true},
 		builders.Field("sha512", func(b *referencedBlob) string { return sha(&b.Blob) }),
 		builders.Field("fetched_at", func(b *referencedBlob) string { return builders.FormatUnix(b.FetchedAt) }),
-		builders.Field("reference_count", func(b *referencedBlob) string { return builders.Itoa(b.ReferenceCount) }),
+		builders.Field("reference_count", func(b *referencedBlob) string { return strconv.Itoa(b.ReferenceCount) }),
 		builders.Field("locations", func(b *referencedBlob) string { return strings.Join(b.Locations, ",") }),
 		{Name: "metadata", Value: func(b *referencedBlob) string { return builders.CompactJSON(b.Metadata) }, OmitEmpty: true},
 		builders.Field("instances", func(b *referencedBlob) string { return strings.Join(b.Instances, ",") }),

@@ -81,7 +81,7 @@ bounds a 2026 server enforces; its default is 100).`,
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
 	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if err := CheckEventsLimit(cmd, q.Limit); err != nil {
+		if err := checkEventsLimit(cmd, q.Limit); err != nil {
 			return err
 		}
 		if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
@@ -93,4 +93,15 @@ bounds a 2026 server enforces; its default is 100).`,
 	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events, 1-1000 (the server's default: 100)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(EventTypes, cobra.ShellCompDirectiveNoFileComp)))
 	return c
+}
+
+// checkEventsLimit refuses an events --limit the server would refuse: a
+// 2026 server validates it to 1–1000 (shakenfist-2026.md 2.4), and a 2024
+// one took any integer, so the tighter bound holds for both. An unset flag
+// leaves the server's default (100).
+func checkEventsLimit(c *cobra.Command, limit int) error {
+	if !c.Flags().Changed("limit") || (limit >= 1 && limit <= client.MaxEventsLimit) {
+		return nil
+	}
+	return &cmdutil.UsageError{Msg: fmt.Sprintf("--limit %d is outside 1-%d, the events a server sends at most", limit, client.MaxEventsLimit), Command: c.CommandPath()}
 }

@@ -2,15 +2,8 @@ package builders
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"strconv"
 	"time"
-
-	"github.com/spf13/cobra"
-
-	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // How the resources' columns and fields show values.
@@ -31,8 +24,6 @@ func YesNo(b bool) string {
 	return "no"
 }
 
-func Itoa(n int) string { return strconv.Itoa(n) }
-
 // CompactJSON renders a metadata map as one line of JSON with sorted keys,
 // "" when empty.
 func CompactJSON(m map[string]any) string {
@@ -44,15 +35,4 @@ func CompactJSON(m map[string]any) string {
 		return ""
 	}
 	return string(b)
-}
-
-// CheckEventsLimit refuses an events --limit the server would refuse: a
-// 2026 server validates it to 1–1000 (shakenfist-2026.md 2.4), and a 2024
-// one took any integer, so the tighter bound holds for both. An unset flag
-// leaves the server's default (100).
-func CheckEventsLimit(c *cobra.Command, limit int) error {
-	if !c.Flags().Changed("limit") || (limit >= 1 && limit <= client.MaxEventsLimit) {
-		return nil
-	}
-	return &cmdutil.UsageError{Msg: fmt.Sprintf("--limit %d is outside 1-%d, the events a server sends at most", limit, client.MaxEventsLimit), Command: c.CommandPath()}
 }

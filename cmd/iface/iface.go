@@ -2,6 +2,7 @@ package iface
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +46,7 @@ var Resource = builders.Resource[client.Interface]{
 		builders.Field("ipv4", func(i *client.Interface) string { return i.IPv4 }),
 		{Name: "floating", Value: func(i *client.Interface) string { return i.Floating }, OmitEmpty: true},
 		builders.Field("model", func(i *client.Interface) string { return i.Model }),
-		builders.Field("order", func(i *client.Interface) string { return builders.Itoa(i.Order) }),
+		builders.Field("order", func(i *client.Interface) string { return strconv.Itoa(i.Order) }),
 		builders.StateField("state", func(i *client.Interface) string { return i.State }),
 	},
 	Raw: func(i *client.Interface) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },

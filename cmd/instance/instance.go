@@ -3,6 +3,7 @@ package instance
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -123,8 +124,8 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 			builders.Field("UUID", func(i *client.Instance) string { return i.UUID }),
 			builders.Field("NAME", func(i *client.Instance) string { return i.Name }),
 			builders.Field("NAMESPACE", func(i *client.Instance) string { return i.Namespace }),
-			builders.Field("CPUS", func(i *client.Instance) string { return builders.Itoa(i.CPUs) }),
-			builders.Field("MEMORY", func(i *client.Instance) string { return builders.Itoa(i.Memory) }),
+			builders.Field("CPUS", func(i *client.Instance) string { return strconv.Itoa(i.CPUs) }),
+			builders.Field("MEMORY", func(i *client.Instance) string { return strconv.Itoa(i.Memory) }),
 			builders.Field("NODE", func(i *client.Instance) string { return nodes.name(i.Node) }),
 			builders.StateField("STATE", func(i *client.Instance) string { return i.State }),
 			builders.StateField("POWER", func(i *client.Instance) string { return i.PowerState }),
@@ -134,8 +135,8 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 			builders.Field("uuid", func(i *client.Instance) string { return i.UUID }),
 			builders.Field("name", func(i *client.Instance) string { return i.Name }),
 			builders.Field("namespace", func(i *client.Instance) string { return i.Namespace }),
-			builders.Field("cpus", func(i *client.Instance) string { return builders.Itoa(i.CPUs) }),
-			builders.Field("memory", func(i *client.Instance) string { return builders.Itoa(i.Memory) }),
+			builders.Field("cpus", func(i *client.Instance) string { return strconv.Itoa(i.CPUs) }),
+			builders.Field("memory", func(i *client.Instance) string { return strconv.Itoa(i.Memory) }),
 			builders.Field("disk", instanceDisks),
 			builders.Field("node", func(i *client.Instance) string { return i.Node }),
 			{Name: "node_name", Value: func(i *client.Instance) string {
@@ -157,7 +158,7 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 				}
 				return fmt.Sprintf("(%d bytes of base64)", len(i.UserData))
 			}, OmitEmpty: true},
-			builders.Field("version", func(i *client.Instance) string { return builders.Itoa(i.Version) }),
+			builders.Field("version", func(i *client.Instance) string { return strconv.Itoa(i.Version) }),
 		},
 		Raw: func(i *client.Instance) json.RawMessage { return cmdutil.RawOf(i.Raw, i) },
 	}
@@ -166,7 +167,7 @@ func instanceResourceWith(nodes nodeNames) builders.Resource[client.Instance] {
 func instanceDisks(i *client.Instance) string {
 	disks := make([]string, 0, len(i.DiskSpec))
 	for _, d := range i.DiskSpec {
-		s := builders.Itoa(d.Size)
+		s := strconv.Itoa(d.Size)
 		if d.Base != "" {
 			s += "@" + d.Base
 		}

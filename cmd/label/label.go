@@ -3,6 +3,7 @@ package label
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,7 +39,7 @@ var labelResource = builders.Resource[client.Artifact]{
 		builders.Field("NAME", (*client.Artifact).Name),
 		builders.Field("NAMESPACE", func(a *client.Artifact) string { return a.Namespace }),
 		builders.Field("BLOB", func(a *client.Artifact) string { return a.BlobUUID }),
-		builders.Field("INDEX", func(a *client.Artifact) string { return builders.Itoa(a.Index) }),
+		builders.Field("INDEX", func(a *client.Artifact) string { return strconv.Itoa(a.Index) }),
 		builders.StateField("STATE", func(a *client.Artifact) string { return a.State }),
 		builders.Field("UUID", func(a *client.Artifact) string { return a.UUID }),
 	},
@@ -49,9 +50,9 @@ var labelResource = builders.Resource[client.Artifact]{
 		builders.StateField("state", func(a *client.Artifact) string { return a.State }),
 		builders.Field("source_url", func(a *client.Artifact) string { return a.SourceURL }),
 		builders.Field("blob_uuid", func(a *client.Artifact) string { return a.BlobUUID }),
-		builders.Field("index", func(a *client.Artifact) string { return builders.Itoa(a.Index) }),
-		builders.Field("versions", func(a *client.Artifact) string { return builders.Itoa(len(a.Blobs)) }),
-		builders.Field("max_versions", func(a *client.Artifact) string { return builders.Itoa(a.MaxVersions) }),
+		builders.Field("index", func(a *client.Artifact) string { return strconv.Itoa(a.Index) }),
+		builders.Field("versions", func(a *client.Artifact) string { return strconv.Itoa(len(a.Blobs)) }),
+		builders.Field("max_versions", func(a *client.Artifact) string { return strconv.Itoa(a.MaxVersions) }),
 	},
 	Raw: func(a *client.Artifact) json.RawMessage { return cmdutil.RawOf(a.Raw, a) },
 }

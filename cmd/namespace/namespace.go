@@ -2,6 +2,7 @@ package namespace
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ var namespaceResource = builders.Resource[client.Namespace]{
 		builders.Field("keys", namespaceKeys),
 		builders.Field("trust", func(n *client.Namespace) string { return strings.Join(n.Trust.Full, ",") }),
 		builders.Field("metadata", func(n *client.Namespace) string { return builders.CompactJSON(n.Metadata) }),
-		builders.Field("version", func(n *client.Namespace) string { return builders.Itoa(n.Version) }),
+		builders.Field("version", func(n *client.Namespace) string { return strconv.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Namespace) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

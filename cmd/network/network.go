@@ -2,6 +2,7 @@ package network
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -55,7 +56,7 @@ var networkResource = builders.Resource[client.Network]{
 		builders.Field("provide_dns", func(n *client.Network) string { return builders.YesNo(n.ProvideDNS) }),
 		builders.Field("floating_gateway", func(n *client.Network) string { return n.FloatingGateway }),
 		builders.StateField("state", func(n *client.Network) string { return n.State }),
-		builders.Field("vxlan_id", func(n *client.Network) string { return builders.Itoa(n.VXLANID) }),
+		builders.Field("vxlan_id", func(n *client.Network) string { return strconv.Itoa(n.VXLANID) }),
 	},
 	Raw: func(n *client.Network) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }

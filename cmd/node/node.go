@@ -2,6 +2,7 @@ package node
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ var nodeResource = builders.Resource[client.Node]{
 		builders.Field("roles", nodeRoles),
 		builders.Field("release", func(n *client.Node) string { return n.Release }),
 		builders.Field("lastseen", func(n *client.Node) string { return builders.FormatUnix(n.LastSeen) }),
-		builders.Field("version", func(n *client.Node) string { return builders.Itoa(n.Version) }),
+		builders.Field("version", func(n *client.Node) string { return strconv.Itoa(n.Version) }),
 	},
 	Raw: func(n *client.Node) json.RawMessage { return cmdutil.RawOf(n.Raw, n) },
 }
