@@ -26,6 +26,22 @@ func TestErrorsNameTheRequestThatFailed(t *testing.T) {
 	const hang = time.Hour // longer than any bound below
 	created := clitest.CreatedInstance("web1", "created")
 	refusal := `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "stage": "sufficient_idle_cpu", "transient": true}`
+	// loginAnswers is a registry whose login (POST /auth) answers r.
+	loginAnswers := func(r httpstub.Responder) func(*testing.T) *clitest.Stubs {
+		return func(t *testing.T) *clitest.Stubs {
+			s := &clitest.Stubs{Registry: httpstub.New(t)}
+			s.Register(httpstub.REST("POST", "/auth"), r)
+			return s
+		}
+	}
+	// createAnswers is a logged-in registry whose POST /instances answers r.
+	createAnswers := func(r httpstub.Responder) func(*testing.T) *clitest.Stubs {
+		return func(t *testing.T) *clitest.Stubs {
+			s := clitest.NewStubs(t)
+			s.Register(clitest.Route("POST", "/instances"), r)
+			return s
+		}
+	}
 	for _, tt := range []struct {
 		name   string
 		stub   func(t *testing.T) *clitest.Stubs
@@ -34,75 +50,39 @@ func TestErrorsNameTheRequestThatFailed(t *testing.T) {
 		stderr string
 	}{
 		{"a hung login, per-request timeout",
-			func(t *testing.T) *clitest.Stubs {
-				s := &clitest.Stubs{Registry: httpstub.New(t)}
-				s.Register(httpstub.REST("POST", "/auth"), httpstub.Delay(hang, httpstub.String(200, `{}`)))
-				return s
-			},
+			loginAnswers(httpstub.Delay(hang, httpstub.String(200, `{}`))),
 			[]string{"instance", "list", "--request-timeout", "5s"}, 124,
 			"error: POST http://sf.test/auth: no answer within 5s (--request-timeout, the bound on each request)\nhint: give a longer --request-timeout, or check that the server is responding\n"},
 		{"a hung login, --timeout",
-			func(t *testing.T) *clitest.Stubs {
-				s := &clitest.Stubs{Registry: httpstub.New(t)}
-				s.Register(httpstub.REST("POST", "/auth"), httpstub.Delay(hang, httpstub.String(200, `{}`)))
-				return s
-			},
+			loginAnswers(httpstub.Delay(hang, httpstub.String(200, `{}`))),
 			[]string{"instance", "list", "--timeout", "3s"}, 124,
 			"error: POST http://sf.test/auth: no answer within 3s (--timeout)\nhint: give a longer --timeout, or check that the server is responding\n"},
 		{"a malformed login answer",
-			func(t *testing.T) *clitest.Stubs {
-				s := &clitest.Stubs{Registry: httpstub.New(t)}
-				s.Register(httpstub.REST("POST", "/auth"), httpstub.String(200, `{"access_tok`))
-				return s
-			},
+			loginAnswers(httpstub.String(200, `{"access_tok`)),
 			[]string{"instance", "list"}, 1,
 			"error: POST /auth: the server answered 200 with truncated JSON (the answer ends early)\nhint: the answer was cut short: a proxy or the server may have failed mid-answer; try again\n"},
 		{"a login answer over shakectl's limit",
-			func(t *testing.T) *clitest.Stubs {
-				s := &clitest.Stubs{Registry: httpstub.New(t)}
-				s.Register(httpstub.REST("POST", "/auth"), httpstub.String(200, `{"access_token": "`+strings.Repeat("x", 70<<10)+`"}`))
-				return s
-			},
+			loginAnswers(httpstub.String(200, `{"access_token": "`+strings.Repeat("x", 70<<10)+`"}`)),
 			[]string{"instance", "list"}, 1,
 			"error: POST /auth: the server answered 200 with an answer larger than 64 KiB, the most shakectl reads of it (the rest was not read)\nhint: the server's answer is not what the Shakenfist API sends; check the API URL and the server's version\n"},
 		{"a hung create, --timeout",
-			func(t *testing.T) *clitest.Stubs {
-				s := clitest.NewStubs(t)
-				s.Register(clitest.Route("POST", "/instances"), httpstub.Delay(hang, httpstub.String(200, created)))
-				return s
-			},
+			createAnswers(httpstub.Delay(hang, httpstub.String(200, created))),
 			[]string{"instance", "create", "web1", "1", "512", "-d", "8", "--timeout", "3s"}, 124,
 			"error: POST http://sf.test/instances: no answer within 3s (--timeout); the POST may still have taken effect on the server\nhint: give a longer --timeout, or check that the server is responding\n"},
 		{"a hung create, per-request timeout",
-			func(t *testing.T) *clitest.Stubs {
-				s := clitest.NewStubs(t)
-				s.Register(clitest.Route("POST", "/instances"), httpstub.Delay(hang, httpstub.String(200, created)))
-				return s
-			},
+			createAnswers(httpstub.Delay(hang, httpstub.String(200, created))),
 			[]string{"instance", "create", "web1", "1", "512", "-d", "8", "--request-timeout", "5s"}, 124,
 			"error: POST http://sf.test/instances: no answer within 5s (--request-timeout, the bound on each request); the POST may still have taken effect on the server\nhint: give a longer --request-timeout, or check that the server is responding\n"},
 		{"an error answer over shakectl's limit",
-			func(t *testing.T) *clitest.Stubs {
-				s := clitest.NewStubs(t)
-				s.Register(clitest.Route("POST", "/instances"), httpstub.String(500, `{"error": "`+strings.Repeat("x", 70<<10)+`", "status": 500}`))
-				return s
-			},
+			createAnswers(httpstub.String(500, `{"error": "`+strings.Repeat("x", 70<<10)+`", "status": 500}`)),
 			[]string{"instance", "create", "web1", "1", "512", "-d", "8"}, 1,
 			"error: POST /instances: 500 Internal Server Error: an answer larger than 64 KiB, the most shakectl reads of it (the rest was not read), beginning {\"error\": \"" + strings.Repeat("x", 189) + "…\nhint: the server failed; try again later\n"},
 		{"a refused connection",
-			func(t *testing.T) *clitest.Stubs {
-				s := clitest.NewStubs(t)
-				s.Register(clitest.Route("POST", "/instances"), httpstub.TransportError(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}))
-				return s
-			},
+			createAnswers(httpstub.TransportError(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})),
 			[]string{"instance", "create", "web1", "1", "512", "-d", "8"}, 1,
 			"error: POST http://sf.test/instances: dial tcp: connection refused\nhint: check the API URL (--api-url, SHAKENFIST_API_URL) and that the server is running\n"},
 		{"a reset create",
-			func(t *testing.T) *clitest.Stubs {
-				s := clitest.NewStubs(t)
-				s.Register(clitest.Route("POST", "/instances"), httpstub.TransportError(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}))
-				return s
-			},
+			createAnswers(httpstub.TransportError(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET})),
 			[]string{"instance", "create", "web1", "1", "512", "-d", "8"}, 1,
 			"error: POST http://sf.test/instances: read tcp: connection reset by peer; the POST may have taken effect on the server before the connection broke\nhint: the connection broke after the POST was sent: check whether it took effect before running it again\n"},
 		{"an unreadable Retry-After",
