@@ -146,13 +146,17 @@ func MemoConfig(load func() (*Config, error)) func() (*Config, error) {
 // the message already says what to do.
 const configHowToLead = "set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to "
 
+// unknownConfigFile names the config file when the path in use is not
+// known, up to its closing parenthesis.
+const unknownConfigFile = "the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml"
+
 // configHowTo says where an API URL and credentials can come from; it ends
 // every "not configured" error. path is the config file this run reads
 // (--config, SHAKECTL_CONFIG, else the XDG default), so the hint names the
 // file that is really in use (issue 34, item 12); "" when it is not known.
 func configHowTo(path string) string {
 	if path == "" {
-		return configHowToLead + "the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml; mode 600)"
+		return configHowToLead + unknownConfigFile + "; mode 600)"
 	}
 	return configHowToLead + path + " (mode 600)"
 }
@@ -162,7 +166,7 @@ func configHowTo(path string) string {
 // same config file.
 func APIURLHowTo(path string) string {
 	if path == "" {
-		path = "the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml)"
+		path = unknownConfigFile + ")"
 	}
 	return "set SHAKENFIST_API_URL, pass --api-url, or write api-url to " + path + " or a context"
 }
