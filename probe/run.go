@@ -272,12 +272,8 @@ func newEngine(o *Options) (*engine, error) {
 	if e.transport, err = transport.Choose(o.Transport, scheme, e.addr); err != nil {
 		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
 	}
-	dial := o.Dial
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	}
 	if o.Mode != Closed && e.addr != "" && o.RoundTripper == nil {
-		e.predial = transport.NewPredialer(e.addr, dial)
+		e.predial = transport.NewPredialer(e.addr, dialOf(o))
 		// A burst opens a connection per request. An open run opens what
 		// it likely holds at once, up to openPredialMax: without them
 		// its first second dials a connection per request and sends late.
@@ -400,12 +396,8 @@ func (e *engine) preflight(ctx context.Context) error {
 		}
 		addr = dialAddr(req.URL)
 	}
-	dial := e.o.Dial
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	c, err := dial(dctx, "tcp", addr)
+	c, err := dialOf(e.o)(dctx, "tcp", addr)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -718,4 +710,13 @@ func actorInURLHost(t string) bool {
 	}
 	host, _, _ := strings.Cut(rest, "/")
 	return strings.Contains(host, "{")
+}
+
+// dialOf is how a run opens its connections to the target: o.Dial, else
+// TCP.
+func dialOf(o *Options) transport.DialFunc {
+	if o.Dial != nil {
+		return o.Dial
+	}
+	return transport.TCPDial
 }

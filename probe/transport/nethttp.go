@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
@@ -27,8 +26,7 @@ func newNetHTTPSender(c Config) *netHTTPSender {
 	if s.rt == nil {
 		dial := c.Dial
 		if dial == nil {
-			dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-			dial = dialer.DialContext
+			dial = TCPDial
 		}
 		if c.Predial != nil {
 			dial = c.Predial.DialContext

@@ -107,13 +107,21 @@ type Config struct {
 	// RoundTripper, when set, carries the net/http sender's requests
 	// instead of its own tuned transport (tests use in-memory ones).
 	RoundTripper http.RoundTripper
-	// Dial, when set, opens the connections instead of a TCP dialer
-	// (tests dial in-memory listeners).
+	// Dial opens the connections; nil is TCPDial (tests dial in-memory
+	// listeners).
 	Dial DialFunc
 }
 
 // DialFunc opens a connection to addr, as net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// TCPDial is a real run's dialer: 10 s to connect (shorter than the
+// default --timeout, so a dial that hangs is a transport error, as it is
+// through net/http), and TCP keep-alives every 30 s.
+func TCPDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return d.DialContext(ctx, network, addr)
+}
 
 // Choose is the sender a run uses when the user asked for kind ("" for
 // the default): the wire sender for plain http:// to one address,
@@ -148,7 +156,9 @@ func New(c Config) (Sender, error) {
 			return nil, errors.New("the wire sender needs an address")
 		}
 		s := newWireSender(c.Addr, c.Timeout, c.Predial)
-		s.dial = c.Dial
+		if c.Dial != nil {
+			s.dial = c.Dial
+		}
 		return s, nil
 	case NetHTTP:
 		return newNetHTTPSender(c), nil

@@ -40,9 +40,8 @@ import (
 // write of a large body fails. A request that reached the server is never
 // sent again.
 type wireSender struct {
-	addr   string
-	dialer net.Dialer
-	// dial, when set, opens connections instead of dialer (Config.Dial).
+	addr string
+	// dial opens connections: TCPDial, or Config.Dial.
 	dial    DialFunc
 	timeout time.Duration
 	predial *Predialer
@@ -159,7 +158,7 @@ var wireReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 40
 func newWireSender(addr string, timeout time.Duration, predial *Predialer) *wireSender {
 	return &wireSender{
 		addr:    addr,
-		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		dial:    TCPDial,
 		timeout: timeout,
 		predial: predial,
 		dials:   make(chan struct{}, maxDials),
@@ -463,17 +462,9 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 		}
 		break
 	}
-	var nc net.Conn
-	var err error
-	if s.dial != nil {
-		dctx, cancel := context.WithDeadline(ctx, deadline)
-		nc, err = s.dial(dctx, "tcp", s.addr)
-		cancel()
-	} else {
-		d := s.dialer
-		d.Deadline = deadline
-		nc, err = d.DialContext(ctx, "tcp", s.addr)
-	}
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	nc, err := s.dial(dctx, "tcp", s.addr)
+	cancel()
 	<-s.dials
 	if err != nil {
 		return nil, err

@@ -38,7 +38,11 @@ func TestWireSenderDialerTimeoutIsNotTheClientTimeout(t *testing.T) {
 		}
 	}
 	s := newWireSender(addr, 5*time.Second, nil)
-	s.dialer.Timeout = 300 * time.Millisecond // stands for the 10 s dial timeout vs the 15 s default --timeout
+	// 300 ms stands for TCPDial's 10 s timeout vs the 15 s default --timeout.
+	s.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: 300 * time.Millisecond}
+		return d.DialContext(ctx, network, addr)
+	}
 	start := time.Now()
 	a, _ := wireSend(t, s, context.Background(), http.MethodGet, "http://"+addr+"/", "")
 	el := time.Since(start)
