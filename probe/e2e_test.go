@@ -188,8 +188,10 @@ func TestSimRouterFailFastAnswers(t *testing.T) {
 }
 
 // TestSimRouterOverTCP runs the real transport, pre-dialled burst and
-// scrapes against the simulator on loopback, with a short budget.
+// scrapes against the simulator on loopback, with a short budget. Its
+// router is its own, so its real-time budget waits in parallel.
 func TestSimRouterOverTCP(t *testing.T) {
+	t.Parallel()
 	cfg := router.DefaultConfig()
 	cfg.Listen, cfg.MetricsListen, cfg.StatusListen = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	cfg.Workers = 2

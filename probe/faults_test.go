@@ -15,7 +15,12 @@ import (
 // A router that misbehaves on every other request: each request is still
 // counted exactly once, under the outcome that says what happened, and the
 // report's all_accounted check holds.
+//
+// Real sockets (a reset is SO_LINGER 0) and a real 300 ms client timeout:
+// its servers are its own, so it waits in parallel with the other
+// loopback tests.
 func TestFaultyRouterEveryRequestAccountedOnce(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		fault   func(w http.ResponseWriter, r *http.Request)

@@ -56,6 +56,12 @@ func accounted(t *testing.T, kind string, r *report.Report, err error, answered 
 	}
 }
 
+// The tests in this file are about what only real sockets show (FINs,
+// resets, half-closes, a server's idle timers), so they run on loopback in
+// real time. Each has servers of its own and sets no process state (no
+// environment, working directory or limit), so each is t.Parallel(): their
+// waits overlap instead of adding up.
+
 func runOpts(kind, target string) Options {
 	return Options{Target: target, Transport: kind, ActorCount: 3, Seed: 1, Timeout: 5 * time.Second,
 		Checks: report.CheckConfig{ShedMax: time.Hour}}
@@ -64,6 +70,7 @@ func runOpts(kind, target string) Options {
 // A server that answers one request per connection without saying
 // Connection: close, then closes it (the keep-alive-closing server).
 func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []Mode{Closed, Open, Burst} {
 		t.Run(string(mode), func(t *testing.T) {
 			eachSender(t, func(t *testing.T, kind string) {
@@ -101,6 +108,7 @@ func TestSilentKeepAliveCloseIsCountedAsTheServerSaw(t *testing.T) {
 // report counts each such request once, and its resends apart; a probe
 // that counted a resent request twice fails here.
 func TestResentRequestIsCountedOnce(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		ln := rawserver.Serve(t, func(c net.Conn) {
@@ -133,6 +141,7 @@ const maxResendsPerRequest = 1
 // A server that half-closes each connection after its answer (shutdown of
 // its write side) and never reads from it again.
 func TestHalfCloseAfterAnswer(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		hold := make(chan struct{})
@@ -156,6 +165,7 @@ func TestHalfCloseAfterAnswer(t *testing.T) {
 // Go's server with an idle timeout far under a second: connections close
 // between an open run's sends.
 func TestIdleTimeoutUnderASecond(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -175,6 +185,7 @@ func TestIdleTimeoutUnderASecond(t *testing.T) {
 // A server that sends a body after its answer to HEAD (a late HEAD body):
 // stray bytes on the idle connection are not the next request's answer.
 func TestStrayBytesOnIdleConnection(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		if kind != transport.Wire {
 			// net/http hands a HEAD's connection back to its idle pool
@@ -219,6 +230,7 @@ func TestStrayBytesOnIdleConnection(t *testing.T) {
 // would race the first request on them whenever a busy machine delays the
 // server's accept (load 30 did).
 func TestRequestTimeoutOnIdle(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		ln := rawserver.Serve(t, func(c net.Conn) {
@@ -254,6 +266,7 @@ func TestRequestTimeoutOnIdle(t *testing.T) {
 // Go's server answers 503 before reading a 4 MB POST body: the probe
 // records the 503, not the reset of its write.
 func TestEarly503BeforeALargeBody(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -274,6 +287,7 @@ func TestEarly503BeforeALargeBody(t *testing.T) {
 // Every request's body reaches the server whole, a body larger than the
 // socket's buffer included, and a burst holds the one body it was given.
 func TestLargeBodiesArriveWhole(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		const size = 8 << 20
 		var whole atomic.Int64
@@ -295,6 +309,7 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 // client_header_timeout does): a burst's pre-dialled connections are
 // closed before its --start-at release, and the probe dials new ones.
 func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		// Each sender's run waits 1.5 s for its release, on a server of
 		// its own: the two wait at once.
@@ -335,6 +350,7 @@ func TestPreDialledConnectionsClosedBeforeTheRelease(t *testing.T) {
 // A user's own Connection: close is honoured: every request has a
 // connection of its own, though the server would keep it.
 func TestConnectionCloseOnTheRequest(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered, reused atomic.Int64
 		ln := rawserver.Serve(t, func(c net.Conn) {
@@ -364,6 +380,7 @@ func TestConnectionCloseOnTheRequest(t *testing.T) {
 // A 101 Switching Protocols answer on a connection the server then holds
 // open: the run ends (by --timeout at the latest), the answer counted.
 func TestSwitchingProtocolsHonoursTheTimeout(t *testing.T) {
+	t.Parallel()
 	eachSender(t, func(t *testing.T, kind string) {
 		var answered atomic.Int64
 		hold := make(chan struct{})
