@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
@@ -232,19 +233,23 @@ func TestInstanceActions(t *testing.T) {
 	}
 }
 
+// On synctest's clock, the stubs in memory: the wait's poll costs no wall
+// time.
 func TestInstanceDelete(t *testing.T) {
-	fa := clitest.NewStubs(t)
-	// 200 with the instance as it was; then the wait finds it deleted.
-	fa.Reply("DELETE", "/instances/web1", 200, web1)
-	fa.InTurn("GET", web1UUID, clitest.InStates(web1, "deleted")...)
-	res := clitest.AgainstStubs(fa).Run(t, "instance", "delete", "web1", "-o", "json")
-	if res.Code != 0 {
-		t.Fatal(res)
-	}
-	var got map[string]any
-	if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil || got["state"] != "deleted" {
-		t.Errorf("stdout %s", res.Stdout)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fa := clitest.NewStubs(t)
+		// 200 with the instance as it was; then the wait finds it deleted.
+		fa.Reply("DELETE", "/instances/web1", 200, web1)
+		fa.InTurn("GET", web1UUID, clitest.InStates(web1, "deleted")...)
+		res := clitest.StubsInMemory(fa).Run(t, "instance", "delete", "web1", "-o", "json")
+		if res.Code != 0 {
+			t.Fatal(res)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil || got["state"] != "deleted" {
+			t.Errorf("stdout %s", res.Stdout)
+		}
+	})
 }
 
 func TestInstanceShowNotFound(t *testing.T) {

@@ -19,10 +19,13 @@ import (
 // GET /instances/{ref}/screenshot for the blob the server captured (its
 // UUID, a JSON string: shakenfist da448b1a InstanceScreenshotEndpoint) and
 // saves the blob; the simulator's console is a 64×48 PNG. A directory as
-// DEST holds INSTANCE.png.
+// DEST holds INSTANCE.png. Over loopback in real time (its in-memory
+// sibling is below): each generation's simulator is its own and sets no
+// process state, so the two wait for their creates in parallel.
 func TestScreenshotOverLoopback(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
+			t.Parallel()
 			cfg := cluster.DefaultConfig()
 			cfg.Generation = gen
 			cfg.Listen = "127.0.0.1:0"

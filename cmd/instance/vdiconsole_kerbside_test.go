@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
@@ -123,37 +124,42 @@ func TestVDIConsoleFileKerbsideRefusal(t *testing.T) {
 // Against the simulator: a 2026 cluster with Kerbside mints and exchanges
 // (the file points at Kerbside, with a password; a token works once); a
 // 2026 cluster without it, and a 2024 one, answer the hypervisor's file.
+// The simulator is in memory on synctest's clock (its create and the
+// command's wait for it cost no wall time); its Kerbside stand-in is the
+// host the request named, sf.test here.
 func TestVDIConsoleFileAgainstSimCluster(t *testing.T) {
 	for _, tc := range []struct {
 		gen      string
 		kerbside bool
 		host     string // the file's host line
 	}{
-		{cluster.Generation2026, true, "host=127.0.0.1\nport=5901\ntls-port=5900\npassword="},
+		{cluster.Generation2026, true, "host=sf.test\nport=5901\ntls-port=5900\npassword="},
 		{cluster.Generation2026, false, "host=10."},
 		{cluster.Generation2024, false, "host=node"},
 	} {
 		t.Run(tc.gen+map[bool]string{true: "-kerbside"}[tc.kerbside], func(t *testing.T) {
-			r, _ := clitest.SimCluster(t, tc.gen, func(c *cluster.Config) {
-				c.CreateTime = 50 * time.Millisecond
-				c.Kerbside = tc.kerbside
+			synctest.Test(t, func(t *testing.T) {
+				r, _ := clitest.SimClusterInMemory(t, tc.gen, func(c *cluster.Config) {
+					c.CreateTime = 50 * time.Millisecond
+					c.Kerbside = tc.kerbside
+				})
+				if res := r.Run(t, "instance", "create", "web1", "1", "512", "-d", "8"); res.Code != 0 {
+					t.Fatal(res)
+				}
+				res := r.Run(t, "instance", "vdiconsolefile", "web1", "-")
+				if res.Code != 0 || !strings.HasPrefix(res.Stdout, "[virt-viewer]\ntype=spice\n"+tc.host) {
+					t.Fatalf("%s\n%s", tc.host, res)
+				}
+				if tc.kerbside {
+					if !strings.Contains(res.Stdout, "\ntitle=web1\n") {
+						t.Errorf("the Kerbside file: %q", res.Stdout)
+					}
+					res = r.Run(t, "instance", "vdiconsolefile", "web1", "-", "--direct")
+					if res.Code != 0 || !strings.HasPrefix(res.Stdout, "[virt-viewer]\ntype=spice\nhost=10.") {
+						t.Errorf("--direct: %s", res)
+					}
+				}
 			})
-			if res := r.Run(t, "instance", "create", "web1", "1", "512", "-d", "8"); res.Code != 0 {
-				t.Fatal(res)
-			}
-			res := r.Run(t, "instance", "vdiconsolefile", "web1", "-")
-			if res.Code != 0 || !strings.HasPrefix(res.Stdout, "[virt-viewer]\ntype=spice\n"+tc.host) {
-				t.Fatalf("%s\n%s", tc.host, res)
-			}
-			if tc.kerbside {
-				if !strings.Contains(res.Stdout, "\ntitle=web1\n") {
-					t.Errorf("the Kerbside file: %q", res.Stdout)
-				}
-				res = r.Run(t, "instance", "vdiconsolefile", "web1", "-", "--direct")
-				if res.Code != 0 || !strings.HasPrefix(res.Stdout, "[virt-viewer]\ntype=spice\nhost=10.") {
-					t.Errorf("--direct: %s", res)
-				}
-			}
 		})
 	}
 }
