@@ -63,19 +63,39 @@ const OutputsAnnotation = "shakectl/outputs"
 // completion scripts), so --jq and --no-headers would mean nothing there.
 const NoFiltersAnnotation = "shakectl/no-filters"
 
-// CheckOutputFilters refuses --jq or --no-headers on such a command instead
-// of ignoring it.
-func CheckOutputFilters(c *cobra.Command) error {
+// printsObjects says whether c and every command under it print the API's
+// objects: neither c, a group above it nor a command under it is marked
+// NoFiltersAnnotation, so they take the output filters (BindOptions).
+func printsObjects(c *cobra.Command) bool {
 	for p := c; p != nil; p = p.Parent() {
-		if _, ok := p.Annotations[NoFiltersAnnotation]; !ok {
-			continue
+		if _, ok := p.Annotations[NoFiltersAnnotation]; ok {
+			return false
 		}
-		for _, name := range []string{"jq", "no-headers"} {
-			if fl := c.Flag(name); fl != nil && fl.Changed {
-				return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": it filters the API's objects that client commands print", Command: c.CommandPath()}
+	}
+	var under func(c *cobra.Command) bool
+	under = func(c *cobra.Command) bool {
+		for _, sub := range c.Commands() {
+			if _, ok := sub.Annotations[NoFiltersAnnotation]; ok || !under(sub) {
+				return false
 			}
 		}
-		return nil
+		return true
+	}
+	return under(c)
+}
+
+// CheckOutputFilters refuses --jq or --no-headers on a command whose output
+// is not the API's objects instead of ignoring it: such a command has no
+// flag of its own by that name (BindOptions), so the flag given is the
+// root's hidden copy.
+func CheckOutputFilters(c *cobra.Command) error {
+	root := c.Root()
+	for _, name := range optionNames(ObjectCommands) {
+		global := root.PersistentFlags().Lookup(name)
+		if global == nil || !global.Changed || c.Flags().Lookup(name) != global {
+			continue
+		}
+		return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": it filters the API's objects that client commands print", Command: c.CommandPath()}
 	}
 	return nil
 }

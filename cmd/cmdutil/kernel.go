@@ -142,11 +142,16 @@ func takenBy(root *cobra.Command, name string) []string {
 // client option's flag, so that "shakectl --timeout 30s instance list"
 // parses as it always has and a client flag given to a command that does
 // not take it is refused (CheckClientFlags) with a message made from the
-// declarations. Call it once the tree is built.
+// declarations. The output filters (ObjectCommands) are bound the same
+// way, on every command whose output is the API's objects, so a command
+// that would refuse them does not list them. Call it once the tree is built.
 func BindOptions(root *cobra.Command, f *Factory) {
 	var bind func(c *cobra.Command, have []string)
 	bind = func(c *cobra.Command, have []string) {
 		takes := OptionsOf(c)
+		if printsObjects(c) {
+			takes = append(takes, optionNames(ObjectCommands)...)
+		}
 		var add []string
 		for _, o := range takes {
 			if !slices.Contains(have, o) {
@@ -167,10 +172,14 @@ func BindOptions(root *cobra.Command, f *Factory) {
 }
 
 // ClientOptionNames are the client options, in the table's order.
-func ClientOptionNames() []string {
+func ClientOptionNames() []string { return optionNames(ClientCommands) }
+
+// optionNames are the names of the options of one scope, in the table's
+// order.
+func optionNames(scope Scope) []string {
 	var names []string
 	for _, s := range Settings() {
-		if d := s.Declared(); d.Scope == ClientCommands {
+		if d := s.Declared(); d.Scope == scope {
 			names = append(names, d.Name)
 		}
 	}

@@ -20,6 +20,11 @@ const (
 	// ClientCommands settings configure the Shakenfist API client: only
 	// the commands that declare them take their flags (CheckClientFlags).
 	ClientCommands
+	// ObjectCommands settings shape how the API's objects print (--jq,
+	// --no-headers): every command takes their flags but those marked
+	// NoFiltersAnnotation, whose output is something else
+	// (CheckOutputFilters).
+	ObjectCommands
 )
 
 // Decl is what a setting declares whatever its type: its flag, where else

@@ -73,8 +73,8 @@ func Settings() []Setting {
 		boolOption("debug", ClientCommands, "log every API request and answer on stderr: URL, headers, bodies up to 4 KiB, timing (secrets redacted)",
 			func(c *Config) *bool { return &c.Debug }),
 		boolOption("insecure", ClientCommands, "do not verify the API server's TLS certificate (dangerous)", func(c *Config) *bool { return &c.Insecure }),
-		boolOption("no-headers", EveryCommand, "print tables without their header line", func(c *Config) *bool { return &c.NoHeaders }),
-		&Option[string]{Decl: Decl{Name: "jq", Scope: EveryCommand, FlagOnly: true, Complete: noFiles,
+		boolOption("no-headers", ObjectCommands, "print tables without their header line", func(c *Config) *bool { return &c.NoHeaders }),
+		&Option[string]{Decl: Decl{Name: "jq", Scope: ObjectCommands, FlagOnly: true, Complete: noFiles,
 			Usage: "filter JSON output with a jq expression (implies -o json), e.g. '.[].name'"},
 			Parse: asText, Field: At(func(c *Config) *string { return &c.JQ })},
 		&Option[string]{Decl: Decl{Name: "context", Scope: ClientCommands, Selector: true,
@@ -137,11 +137,11 @@ func parseBool(text, key string) (bool, error) {
 }
 
 // AddSettingFlags defines the flags of the settings every command takes on
-// the root, persistent, and a hidden copy of each client option's
+// the root, persistent, and a hidden copy of each other option's
 // (BindOptions says why), and registers their completion.
 func AddSettingFlags(root *cobra.Command, f *Factory) {
 	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope == EveryCommand }, false)
-	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope == ClientCommands }, true)
+	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope != EveryCommand }, true)
 	Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
 }
 
@@ -181,8 +181,11 @@ func SettingsHelp() string {
 		case s.InFile():
 			where = append(where, "file key "+s.Name)
 		}
-		if s.Scope == ClientCommands {
+		switch s.Scope {
+		case ClientCommands:
 			where = append(where, "client commands")
+		case ObjectCommands:
+			where = append(where, "commands that print the API's objects")
 		}
 		if s.Secret {
 			where = append(where, "secret")

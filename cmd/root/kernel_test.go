@@ -130,6 +130,27 @@ func TestHelpListsOnlyTheOptionsACommandTakes(t *testing.T) {
 			}
 		}
 	}
+	// Nor are the output filters, which the commands whose output is not
+	// the API's objects refuse; every command that prints them lists them.
+	for _, args := range [][]string{
+		{"parking-probe"}, {"parking-probe", "job"}, {"parking-probe", "merge"},
+		{"proxy"}, {"wrap"}, {"sim"}, {"sim", "cluster"}, {"sim", "router"}, {"demo"}, {"completion"},
+	} {
+		out := help(t, args...)
+		for _, name := range []string{"--jq ", "--no-headers "} {
+			if strings.Contains(out, name) {
+				t.Errorf("shakectl %s --help lists %s, which it refuses:\n%s", strings.Join(args, " "), name, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"instance", "list"}, {"api"}, {"version"}, {"config", "view"}, {"context", "list"}} {
+		out := help(t, args...)
+		for _, name := range []string{"--jq string", "--no-headers "} {
+			if !strings.Contains(out, name) {
+				t.Errorf("shakectl %s --help does not list %s:\n%s", strings.Join(args, " "), name, out)
+			}
+		}
+	}
 	// proxy and wrap take the API URL and the context, as their own flags.
 	for _, c := range []string{"proxy", "wrap"} {
 		out := help(t, c)

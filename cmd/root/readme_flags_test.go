@@ -62,20 +62,47 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 	}
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 
-	every := flagNames(ticks(part(`^(.*?) on every command`)))
+	every := flagNames(ticks(part(`^(.*?) on every command;`)))
+	filters := flagNames(ticks(part(`command; (.*?) on every command that prints`)))
+	noFilters := sorted(ticks(part(`which all but (.*?) do:`)))
 	client := flagNames(ticks(part(`the client's flags (.*?), which only`)))
 	apiCmds := sorted(ticks(part(`which only the API commands accept \((.*?)\);`)))
 	someCmds := sorted(ticks(part(`\); (.*?) take `)))
 	someFlags := flagNames(ticks(part(` take (.*?) of them`)))
 	noneCmds := sorted(ticks(part(`the others \((.*?)\) refuse them`)))
 
-	var wantEvery, wantClient []string
+	var wantEvery, wantClient, wantFilters []string
 	for _, setting := range cmdutil.Settings() {
 		switch s := setting.Declared(); s.Scope {
 		case cmdutil.EveryCommand:
 			wantEvery = append(wantEvery, s.Name)
 		case cmdutil.ClientCommands:
 			wantClient = append(wantClient, s.Name)
+		case cmdutil.ObjectCommands:
+			wantFilters = append(wantFilters, s.Name)
+		}
+	}
+	// The commands that do not list the output filters in their help,
+	// and so refuse them: the tree as built says which.
+	var wantNoFilters []string
+	for _, c := range newTree(t).Commands() {
+		if c.Hidden {
+			continue
+		}
+		var listed bool
+		walk(c, func(d *cobra.Command) {
+			if fl := d.Flags().Lookup(wantFilters[0]); fl != nil && !fl.Hidden {
+				listed = true
+			}
+			if fl := d.InheritedFlags().Lookup(wantFilters[0]); fl != nil && !fl.Hidden {
+				listed = true
+			}
+			if fl := d.PersistentFlags().Lookup(wantFilters[0]); fl != nil && !fl.Hidden {
+				listed = true
+			}
+		})
+		if !listed && c.Name() != "help" {
+			wantNoFilters = append(wantNoFilters, c.Name())
 		}
 	}
 	// What each command under the root takes, from its declarations: the
@@ -116,6 +143,8 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 		got, want []string
 	}{
 		{"the flags every command takes", every, sorted(wantEvery)},
+		{"the output filters", filters, sorted(wantFilters)},
+		{"the commands that refuse the output filters", noFilters, sorted(wantNoFilters)},
 		{"the client's flags", client, sorted(wantClient)},
 		{"the commands that take every client flag", apiCmds, sorted(wantAPI)},
 		{"the commands that take some", someCmds, sorted(wantSome)},
