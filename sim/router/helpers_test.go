@@ -32,6 +32,9 @@ type harness struct {
 	s      *Server
 	tr     *http.Transport
 	client *http.Client
+	// router is the router's listener when it is in memory, for raw
+	// connections to it.
+	router *MemListener
 }
 
 // startMem runs the simulator over in-memory listeners: for synctest
@@ -45,7 +48,7 @@ func startMem(t testing.TB, cfg Config) *harness {
 		t.Fatalf("Start: %v", err)
 	}
 	tr := Transport(ls...)
-	return &harness{t: t, s: s, tr: tr, client: &http.Client{Transport: tr}}
+	return &harness{t: t, s: s, tr: tr, client: &http.Client{Transport: tr}, router: ls[0]}
 }
 
 // startTCP runs the simulator on loopback TCP.

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -56,75 +57,75 @@ func TestListenConflict(t *testing.T) {
 
 // Hostile clients leak nothing: huge headers are refused by the server,
 // raw garbage is answered 400, and clients that hang up while parked give
-// their slot, their breaker stream and their goroutines back.
+// their slot, their breaker stream and their goroutines back. In a bubble
+// over in-memory connections, so that "the server has noticed the
+// hang-ups" is synctest.Wait, not a poll of the clock.
 func TestHostileClientsLeakNothing(t *testing.T) {
-	cfg := testConfig()
-	cfg.Workers = 1
-	cfg.ActorIdle = time.Hour
-	cfg.ParkedRequestMax = 8
-	cfg.ExtprocMaxRequests = 16
-	cfg.ParkedRequestBudget = time.Second
-	h := startTCP(t, cfg)
-	h.holdPool(1)
-	addr := strings.TrimPrefix(h.s.URL(), "http://")
-	settle := func(cond func() bool) bool {
-		// Bounded poll: the server notices a hang-up asynchronously.
-		for range 200 {
-			if cond() {
-				return true
+	synctest.Test(t, func(t *testing.T) {
+		cfg := testConfig()
+		cfg.Workers = 1
+		cfg.ActorIdle = time.Hour
+		cfg.ParkedRequestMax = 8
+		cfg.ExtprocMaxRequests = 16
+		cfg.ParkedRequestBudget = time.Second
+		h := startMem(t, cfg)
+		defer h.close()
+		h.holdPool(1)
+		dial := func() net.Conn {
+			c, err := h.router.Dial(t.Context())
+			if err != nil {
+				t.Fatal(err)
 			}
-			time.Sleep(10 * time.Millisecond)
+			return c
 		}
-		return cond()
-	}
-	baseline := runtime.NumGoroutine()
+		synctest.Wait()
+		baseline := runtime.NumGoroutine()
 
-	r := h.get("actor-0001", "X-Big", strings.Repeat("x", 100<<10))
-	if r.code != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("100 KiB header: %v, want 431", r)
-	}
+		r := h.get("actor-0001", "X-Big", strings.Repeat("x", 100<<10))
+		if r.code != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("100 KiB header: %v, want 431", r)
+		}
 
-	for _, raw := range []string{"GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\x00b\r\n\r\n", "GET / HTTP/9.9\r\n\r\n"} {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+		for _, raw := range []string{"GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\x00b\r\n\r\n", "GET / HTTP/9.9\r\n\r\n"} {
+			c := dial()
+			go fmt.Fprint(c, raw)
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			if !strings.HasPrefix(line, "HTTP/1.1 4") && !strings.HasPrefix(line, "HTTP/1.1 5") {
+				t.Errorf("%q answered %q", raw, line)
+			}
+			c.Close()
 		}
-		fmt.Fprint(c, raw)
-		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		line, _ := bufio.NewReader(c).ReadString('\n')
-		if !strings.HasPrefix(line, "HTTP/1.1 4") && !strings.HasPrefix(line, "HTTP/1.1 5") {
-			t.Errorf("%q answered %q", raw, line)
-		}
-		c.Close()
-	}
 
-	// Eight clients park, then hang up.
-	var conns []net.Conn
-	for i := 2; i < 10; i++ {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+		// Eight clients park, then hang up.
+		var conns []net.Conn
+		for i := 2; i < 10; i++ {
+			c := dial()
+			go fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", hostFor(ActorName(i)))
+			conns = append(conns, c)
 		}
-		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", hostFor(ActorName(i)))
-		conns = append(conns, c)
-	}
-	if !settle(func() bool { return h.s.Status().Parking.Active == 8 }) {
-		t.Fatalf("parked %d, want 8", h.s.Status().Parking.Active)
-	}
-	expect(t, h.get("actor-0010"), http.StatusServiceUnavailable, `actor "actor-0010" unavailable: router at capacity`)
-	for _, c := range conns {
-		c.Close()
-	}
-	if !settle(func() bool { st := h.s.Status(); return st.Parking.Active == 0 && st.Extproc.Active == 0 }) {
-		t.Fatalf("after the hang-ups: %+v", h.s.Status())
-	}
-	if pm := h.metrics(); pm.count(OutcomeCanceled) != 8 || pm.active != 0 {
-		t.Errorf("canceled %d (want 8), active %v", pm.count(OutcomeCanceled), pm.active)
-	}
-	// The orphaned flights end with their budget, then the goroutines are
-	// back to what they were (a little slack for the client's own).
-	if !settle(func() bool { return runtime.NumGoroutine() <= baseline+4 }) {
-		buf := make([]byte, 1<<16)
-		t.Errorf("goroutines %d, baseline %d:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
-	}
+		synctest.Wait()
+		if n := h.s.Status().Parking.Active; n != 8 {
+			t.Fatalf("parked %d, want 8", n)
+		}
+		expect(t, h.get("actor-0010"), http.StatusServiceUnavailable, `actor "actor-0010" unavailable: router at capacity`)
+		for _, c := range conns {
+			c.Close()
+		}
+		synctest.Wait()
+		if st := h.s.Status(); st.Parking.Active != 0 || st.Extproc.Active != 0 {
+			t.Fatalf("after the hang-ups: %+v", st)
+		}
+		if pm := h.metrics(); pm.count(OutcomeCanceled) != 8 || pm.active != 0 {
+			t.Errorf("canceled %d (want 8), active %v", pm.count(OutcomeCanceled), pm.active)
+		}
+		// The orphaned flights end with their budget, then the goroutines
+		// are back to what they were (a little slack for the client's
+		// own connections).
+		time.Sleep(cfg.ParkedRequestBudget)
+		synctest.Wait()
+		if n := runtime.NumGoroutine(); n > baseline+4 {
+			buf := make([]byte, 1<<16)
+			t.Errorf("goroutines %d, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+		}
+	})
 }
