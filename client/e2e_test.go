@@ -19,7 +19,9 @@ import (
 
 // These tests run the client against the cluster simulator, which spells
 // the wire format itself: a mismatch in field names or refusal bodies shows
-// up here.
+// up here. The simulator is in memory (httpstub.HandlerTransport): nothing
+// here is about sockets, and the tests that wait for its timings (a
+// Retry-After, a teardown) run in a synctest bubble on the virtual clock.
 
 // counting counts the POST /instances requests that reach the simulator.
 type counting struct {
@@ -37,7 +39,6 @@ func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
 func startSim(t *testing.T, mutate func(*cluster.Config)) *cluster.Server {
 	t.Helper()
 	cfg := cluster.DefaultConfig()
-	cfg.Listen = "127.0.0.1:0"
 	cfg.AuthKey = testKey
 	cfg.RetryAfter = 1
 	cfg.TeardownLag = 300 * time.Millisecond
@@ -50,7 +51,7 @@ func startSim(t *testing.T, mutate func(*cluster.Config)) *cluster.Server {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	s, err := cluster.Start(t.Context(), cfg)
+	s, err := cluster.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,8 @@ func startSim(t *testing.T, mutate func(*cluster.Config)) *cluster.Server {
 
 func simClient(t *testing.T, s *cluster.Server, retryOpts *client.RetryOptions) (*client.Client, *counting) {
 	t.Helper()
-	ct := &counting{next: http.DefaultTransport.(*http.Transport).Clone()}
-	c, err := client.New(client.Options{APIURL: s.URL(), Namespace: "system", Key: testKey,
+	ct := &counting{next: httpstub.HandlerTransport{Handler: s.Handler()}}
+	c, err := client.New(client.Options{APIURL: "http://sim.test", Namespace: "system", Key: testKey,
 		UserAgent: "shakectl/e2e", Timeout: 10 * time.Second, Transport: ct, Retry: retryOpts})
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +73,9 @@ func simClient(t *testing.T, s *cluster.Server, retryOpts *client.RetryOptions) 
 // TestE2ERetryRidesOutATeardown fills a one-node cluster, and while a
 // create waits out its transient refusal a background delete returns the
 // capacity (after the teardown lag); a later attempt succeeds.
-func TestE2ERetryRidesOutATeardown(t *testing.T) {
-	t.Parallel()
+func TestE2ERetryRidesOutATeardown(t *testing.T) { synctest.Test(t, testE2ERetryRidesOutATeardown) }
+
+func testE2ERetryRidesOutATeardown(t *testing.T) {
 	s := startSim(t, func(c *cluster.Config) { c.Nodes = 1; c.NodeCPUs = 4 })
 	var (
 		once    sync.Once
@@ -225,20 +227,21 @@ func TestE2EScriptedStagesAndPreSchedule(t *testing.T) {
 	req := client.CreateInstanceRequest{Name: "s", CPUs: 1, Memory: 256, Disk: []client.DiskRequest{{Size: 1}}}
 	for _, stage := range []string{"sufficient_idle_disk", "queue_state", "capacity_guard"} {
 		t.Run(stage, func(t *testing.T) {
-			t.Parallel()
-			s := startSim(t, func(c *cluster.Config) {
-				c.Script = []cluster.ScriptedAnswer{{Refuse: stage, Repeat: 1}}
+			synctest.Test(t, func(t *testing.T) {
+				s := startSim(t, func(c *cluster.Config) {
+					c.Script = []cluster.ScriptedAnswer{{Refuse: stage, Repeat: 1}}
+				})
+				var notices notices
+				c, ct := simClient(t, s, &client.RetryOptions{Budget: 30 * time.Second, Notify: notices.add})
+				inst, err := c.CreateInstance(t.Context(), req)
+				if err != nil {
+					t.Fatalf("create: %v", err)
+				}
+				got := notices.all()
+				if inst.Name != "s" || ct.creates.Load() != 2 || len(got) != 1 || got[0].Stage != stage || got[0].Wait != time.Second {
+					t.Errorf("instance %+v after %d requests, notices %+v", inst, ct.creates.Load(), got)
+				}
 			})
-			var notices notices
-			c, ct := simClient(t, s, &client.RetryOptions{Budget: 30 * time.Second, Notify: notices.add})
-			inst, err := c.CreateInstance(t.Context(), req)
-			if err != nil {
-				t.Fatalf("create: %v", err)
-			}
-			got := notices.all()
-			if inst.Name != "s" || ct.creates.Load() != 2 || len(got) != 1 || got[0].Stage != stage || got[0].Wait != time.Second {
-				t.Errorf("instance %+v after %d requests, notices %+v", inst, ct.creates.Load(), got)
-			}
 		})
 	}
 	t.Run("pre_schedule", func(t *testing.T) {
