@@ -125,6 +125,10 @@ func assertOneErrorLine(t *testing.T, res clitest.RunResult, want string) {
 // TestRetryStopsOnFaults: with --retry-transient-capacity, an answer that
 // is not a transient refusal in the middle of the sequence ends the retry
 // and is what the user sees; only the refusal before it was retried.
+//
+// On loopback (the reset is a real TCP RST) with the refusal's real
+// one-second wait: each case's server is its own and CmdRun sets no
+// process state, so the cases wait in parallel.
 func TestRetryStopsOnFaults(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -141,6 +145,7 @@ func TestRetryStopsOnFaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			url, n := hostileAPI(t, func(n int32, w http.ResponseWriter, _ *http.Request) {
 				if n == 1 {
 					transient507(w)
