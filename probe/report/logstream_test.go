@@ -82,10 +82,18 @@ func TestExtractReportsSaysWhatWasTruncated(t *testing.T) {
 	}
 }
 
+// Lines longer than the document bound are skipped, a document's line
+// reported. The bound is a small one (ExtractReports' own is
+// MaxStreamDocument, 16 MiB, pinned as the default by
+// TestExtractReportsStopsAtTheStreamBound):
+// lines just past 256 KiB cross the reader's 64 KiB buffer several times
+// as a 16 MiB line does, and copying two 16 MiB lines took over a second.
 func TestExtractReportsSkipsHugeLines(t *testing.T) {
-	huge := "{" + strings.Repeat("x", MaxStreamDocument+10)
-	stream := "junk " + strings.Repeat("y", MaxStreamDocument+5) + "\n[pod/p-1/probe] " + huge + "\n" + oneLineReport + "\n"
-	docs, problems, err := ExtractReports(strings.NewReader(stream))
+	lim := DefaultStreamLimits()
+	lim.Document = 256 << 10
+	huge := "{" + strings.Repeat("x", lim.Document+10)
+	stream := "junk " + strings.Repeat("y", lim.Document+5) + "\n[pod/p-1/probe] " + huge + "\n" + oneLineReport + "\n"
+	docs, problems, err := ExtractReportsWithin(strings.NewReader(stream), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
