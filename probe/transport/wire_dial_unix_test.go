@@ -14,8 +14,10 @@ import (
 
 // The dialer's own 10 s timeout (shorter than the default 15 s --timeout)
 // is a transport error, as through net/http, not a client_timeout: only
-// the request's own deadline is.
+// the request's own deadline is. A real hanging dial (a full listen
+// queue) in real time: its socket is its own, so it waits in parallel.
 func TestWireSenderDialerTimeoutIsNotTheClientTimeout(t *testing.T) {
+	t.Parallel()
 	// A listener that never accepts, with a backlog of 0: once its queue is
 	// full, SYNs are dropped and dials hang.
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)

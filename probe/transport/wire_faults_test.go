@@ -16,8 +16,10 @@ import (
 // An idle connection whose previous request's deadline has passed is still
 // reused when the server kept it open, as net/http would: alive() must not
 // mistake the old deadline (RawConn.Read refuses with ErrDeadlineExceeded
-// before the peek runs) for a closed connection.
+// before the peek runs) for a closed connection. A real socket's deadline
+// in real time: its server is its own, so it waits in parallel.
 func TestWireSenderIdleConnPastOldDeadlineIsReused(t *testing.T) {
+	t.Parallel()
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
