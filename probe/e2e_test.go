@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
@@ -36,13 +37,13 @@ func count(r *report.Report, o report.Outcome) int64 {
 // bubble; the returned transport reaches it.
 func startMem(t *testing.T, cfg router.Config) (*router.Server, *http.Transport) {
 	t.Helper()
-	ls := []*router.MemListener{router.NewMemListener("router.test:80"), router.NewMemListener("metrics.test:80"), router.NewMemListener("status.test:80")}
+	ls := []*memnet.Listener{memnet.NewListener("router.test:80"), memnet.NewListener("metrics.test:80"), memnet.NewListener("status.test:80")}
 	cfg.Listener, cfg.MetricsListener, cfg.StatusListener = ls[0], ls[1], ls[2]
 	s, err := router.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("router.Start: %v", err)
 	}
-	return s, router.Transport(ls...)
+	return s, memnet.Transport(ls...)
 }
 
 // TestSimRouterSaturatedPool: one worker held by a busy actor, a small lot.

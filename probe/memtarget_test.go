@@ -5,16 +5,16 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/probe/transport"
-	"github.com/shakenfist/shakectl/sim/router"
 )
 
 // memServe serves h as addr (a host:port) over in-memory connections
 // (net.Pipe), for a test inside a synctest bubble. The server ends with
 // the test.
-func memServe(t *testing.T, addr string, h http.Handler) *router.MemListener {
+func memServe(t *testing.T, addr string, h http.Handler) *memnet.Listener {
 	t.Helper()
-	l := router.NewMemListener(addr)
+	l := memnet.NewListener(addr)
 	srv := &http.Server{Handler: h}
 	go srv.Serve(l)
 	t.Cleanup(func() {
@@ -34,7 +34,7 @@ func memServe(t *testing.T, addr string, h http.Handler) *router.MemListener {
 // reset on an idle connection, a half-close) stays on httptest/rawserver.
 func memDialTarget(t *testing.T, h http.Handler) (string, transport.DialFunc) {
 	t.Helper()
-	return "http://target.test", router.Transport(memServe(t, "target.test:80", h)).DialContext
+	return "http://target.test", memnet.Transport(memServe(t, "target.test:80", h)).DialContext
 }
 
 // eachSenderInBubble runs test once per sender, each in its own synctest

@@ -16,8 +16,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/probe/report"
-	"github.com/shakenfist/shakectl/sim/router"
 )
 
 // Recorded answers of every atenet router version, in testdata/routers
@@ -195,7 +195,7 @@ func replayRouter(t *testing.T, folder string, files ...string) Options {
 // returns options that probe it, its metrics and its statusz.
 func memTarget(t *testing.T, h http.Handler) Options {
 	t.Helper()
-	tr := router.Transport(memServe(t, "router.test:80", h))
+	tr := memnet.Transport(memServe(t, "router.test:80", h))
 	t.Cleanup(tr.CloseIdleConnections)
 	return Options{
 		Target: "http://router.test", Mode: Burst, Seed: 1, Requests: 1,

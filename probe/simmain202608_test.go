@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/sim/router"
 )
@@ -33,13 +34,13 @@ func simToday(t *testing.T, edit func(*router.Config)) (*router.Server, Options)
 	if edit != nil {
 		edit(&cfg)
 	}
-	ls := []*router.MemListener{router.NewMemListener("router.test:80"), router.NewMemListener("metrics.test:80"), router.NewMemListener("status.test:80")}
+	ls := []*memnet.Listener{memnet.NewListener("router.test:80"), memnet.NewListener("metrics.test:80"), memnet.NewListener("status.test:80")}
 	cfg.Listener, cfg.MetricsListener, cfg.StatusListener = ls[0], ls[1], ls[2]
 	s, err := router.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := router.Transport(ls...)
+	tr := memnet.Transport(ls...)
 	t.Cleanup(func() {
 		tr.CloseIdleConnections()
 		s.Close()

@@ -30,7 +30,7 @@ type Config struct {
 
 	// Listener, MetricsListener and StatusListener, when set, are used
 	// instead of the addresses above (tests run the servers over a
-	// MemListener inside a synctest bubble). Start takes ownership.
+	// memnet listener inside a synctest bubble). Start takes ownership.
 	Listener, MetricsListener, StatusListener net.Listener
 
 	// Workers is the size of the worker pool, --workers.

@@ -25,7 +25,8 @@
 //	defer srv.Close() // graceful: parked requests are answered
 //
 // Inside a testing/synctest bubble, where sockets are not allowed, give it
-// MemListeners (Config.Listener …) and reach them with Transport.
+// in-memory listeners (internal/memnet) as Config.Listener …, and reach
+// them with memnet.Transport.
 //
 // The simulator spells the wire format (Host names, answer bodies, metric
 // names) itself and shares nothing with the client or the probe, so a test

@@ -14,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/shakenfist/shakectl/internal/memnet"
 )
 
 // testConfig is the defaults with ephemeral addresses, a fixed seed and no
@@ -34,20 +36,20 @@ type harness struct {
 	client *http.Client
 	// router is the router's listener when it is in memory, for raw
 	// connections to it.
-	router *MemListener
+	router *memnet.Listener
 }
 
 // startMem runs the simulator over in-memory listeners: for synctest
 // bubbles, where real sockets are not allowed.
 func startMem(t testing.TB, cfg Config) *harness {
 	t.Helper()
-	ls := []*MemListener{NewMemListener("router.test:80"), NewMemListener("metrics.test:80"), NewMemListener("status.test:80")}
+	ls := []*memnet.Listener{memnet.NewListener("router.test:80"), memnet.NewListener("metrics.test:80"), memnet.NewListener("status.test:80")}
 	cfg.Listener, cfg.MetricsListener, cfg.StatusListener = ls[0], ls[1], ls[2]
 	s, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	tr := Transport(ls...)
+	tr := memnet.Transport(ls...)
 	return &harness{t: t, s: s, tr: tr, client: &http.Client{Transport: tr}, router: ls[0]}
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/memnet"
 )
 
 // A running actor serves: 200, text/plain, a body naming actor and worker.
@@ -190,7 +192,7 @@ func TestStartContextStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg := testConfig()
-		cfg.Listener, cfg.MetricsListener, cfg.StatusListener = NewMemListener("r:1"), NewMemListener("m:1"), NewMemListener("s:1")
+		cfg.Listener, cfg.MetricsListener, cfg.StatusListener = memnet.NewListener("r:1"), memnet.NewListener("m:1"), memnet.NewListener("s:1")
 		s, err := Start(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
