@@ -69,6 +69,9 @@ func New(o Options) (*Client, error) {
 	if transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = 8
+		if o.Dial != nil {
+			t.DialContext = o.Dial
+		}
 		if o.Insecure {
 			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure, and the command warns
 		}

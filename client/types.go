@@ -1,8 +1,10 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -30,6 +32,10 @@ type Options struct {
 	// Transport carries the requests; nil means a tuned http.Transport.
 	// Tests inject an in-memory RoundTripper.
 	Transport http.RoundTripper
+	// Dial, when set and Transport is nil, opens the tuned transport's
+	// connections instead of a TCP dialer (tests dial in-memory, inside a
+	// testing/synctest bubble).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Debug, when set, receives one line per request and per answer:
 	// method, path, status, duration, request id. Secrets never appear.
 	Debug io.Writer

@@ -35,7 +35,7 @@ func fakeRun(t *testing.T, o Options, answers []fakeAnswer, setup func(*engine))
 	e := &engine{o: &o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
 	e.rec = newRecorder(4, o.Mode == Open, o.KeepSamples, 1)
 	if o.MetricsURL != "" || o.StatuszURL != "" {
-		e.scr = newScraper(o.MetricsURL, o.StatuszURL, nil)
+		e.scr = newScraper(o.MetricsURL, o.StatuszURL, nil, nil)
 	}
 	// The run lasts until its last answer (at least 2s), as a real one
 	// does: a report's series stays within its duration.

@@ -119,10 +119,11 @@ type Options struct {
 	RoundTripper    http.RoundTripper
 	ScrapeTransport http.RoundTripper
 	// Dial, when set, opens every connection to the target (either
-	// sender's, the pre-dialled ones and the preflight's) instead of a
-	// TCP dialer, and open mode waits on the runtime's timers rather than
-	// a kernel one: tests run the probe, the wire sender included, over
-	// in-memory connections on a synctest bubble's clock.
+	// sender's, the pre-dialled ones and the preflight's), and the
+	// scrapes' when ScrapeTransport is nil, instead of a TCP dialer, and
+	// open mode waits on the runtime's timers rather than a kernel one:
+	// tests run the probe, the wire sender included, over in-memory
+	// connections on a synctest bubble's clock.
 	Dial transport.DialFunc
 
 	// Shard makes this run one of Shard.Count processes that together

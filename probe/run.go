@@ -310,7 +310,7 @@ func newEngine(o *Options) (*engine, error) {
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
 	if o.MetricsURL != "" || o.StatuszURL != "" {
-		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport)
+		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport, o.Dial)
 	}
 	return e, nil
 }

@@ -185,9 +185,11 @@ type scraper struct {
 	statuszURL string
 }
 
-func newScraper(metricsURL, statuszURL string, rt http.RoundTripper) *scraper {
+func newScraper(metricsURL, statuszURL string, rt http.RoundTripper, dial transport.DialFunc) *scraper {
 	if rt == nil {
-		rt = &http.Transport{MaxIdleConnsPerHost: 2}
+		// Options.Dial opens the scrapes' connections too; nil is
+		// net/http's own dialer.
+		rt = &http.Transport{MaxIdleConnsPerHost: 2, DialContext: dial}
 	}
 	return &scraper{
 		client: &http.Client{

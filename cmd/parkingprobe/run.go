@@ -386,6 +386,9 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	if err := opts.shardOptions(c, f, po); err != nil {
 		return nil, err
 	}
+	// The factory's network (a test's in-memory one), else the probe's
+	// own TCP dialer.
+	po.Dial = f.Dial()
 	return po, nil
 }
 

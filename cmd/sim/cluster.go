@@ -189,6 +189,9 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		cfg.Log = errOut
 	}
 	ctx := f.Context
+	if cfg.Listener, err = f.Listener(ctx, cfg.Listen); err != nil {
+		return err
+	}
 	srv, err := cluster.Start(ctx, cfg)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -305,6 +306,9 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 		return err
 	}
 	ctx := f.Context
+	if err := RouterListeners(ctx, f, &cfg); err != nil {
+		return err
+	}
 	srv, err := router.Start(ctx, cfg)
 	if err != nil {
 		return err
@@ -339,6 +343,28 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 		}
 	}
 	return srv.Close()
+}
+
+// RouterListeners opens cfg's three addresses on the factory's network
+// (Factory.Listener), for `sim router` and the demo; with the machine's
+// TCP they stay nil and router.Start listens itself.
+func RouterListeners(ctx context.Context, f *cmdutil.Factory, cfg *router.Config) error {
+	for _, p := range []struct {
+		addr string
+		ln   *net.Listener
+	}{{cfg.Listen, &cfg.Listener}, {cfg.MetricsListen, &cfg.MetricsListener}, {cfg.StatusListen, &cfg.StatusListener}} {
+		ln, err := f.Listener(ctx, p.addr)
+		if err != nil {
+			for _, l := range []net.Listener{cfg.Listener, cfg.MetricsListener, cfg.StatusListener} {
+				if l != nil {
+					_ = l.Close()
+				}
+			}
+			return err
+		}
+		*p.ln = ln
+	}
+	return nil
 }
 
 // commandLine is the command as given, flags written --name=value, for

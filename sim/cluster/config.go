@@ -59,6 +59,10 @@ import (
 type Config struct {
 	// Listen is the address to serve on; "127.0.0.1:0" picks a free port.
 	Listen string
+	// Listener, when set, is served instead of listening on Listen (tests
+	// serve the simulator on an in-memory listener inside a
+	// testing/synctest bubble). Start takes ownership.
+	Listener net.Listener
 
 	// AuthNamespace and AuthKey are the only credentials POST /auth accepts.
 	AuthNamespace string

@@ -125,16 +125,21 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start builds a cluster and serves it on cfg.Listen until ctx is done or
-// Close is called.
+// Start builds a cluster and serves it on cfg.Listener, else on
+// cfg.Listen, until ctx is done or Close is called.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s, err := New(cfg)
 	if err != nil {
+		if cfg.Listener != nil {
+			_ = cfg.Listener.Close()
+		}
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
+	ln := cfg.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return nil, fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
+		}
 	}
 	s.url = "http://" + ln.Addr().String()
 	s.httpSrv = &http.Server{
