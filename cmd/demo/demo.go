@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/sim"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
 	"github.com/shakenfist/shakectl/sim/router"
@@ -96,6 +97,10 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 	// Not the default key "demo": shakectl masks the key wherever it
 	// appears in output, and it would mask the instances' names too.
 	ccfg.AuthKey = "sim-demo-key"
+	var err error
+	if ccfg.Listener, err = f.Listener(ctx, ccfg.Listen); err != nil {
+		return fmt.Errorf("starting the simulated cluster: %w", err)
+	}
 	sim, err := cluster.Start(ctx, ccfg)
 	if err != nil {
 		return fmt.Errorf("starting the simulated cluster: %w", err)
@@ -284,6 +289,9 @@ func demoRouter(ctx context.Context, f *cmdutil.Factory, opts Options, out io.Wr
 	// a later turn, so some flights run out of budget: the pool is the
 	// bottleneck, which is what budget_exhausted reports.
 	rcfg.ActorIdle = 600 * time.Millisecond
+	if err := sim.RouterListeners(ctx, f, &rcfg); err != nil {
+		return fmt.Errorf("starting the simulated router: %w", err)
+	}
 	srv, err := router.Start(ctx, rcfg)
 	if err != nil {
 		return fmt.Errorf("starting the simulated router: %w", err)
@@ -317,6 +325,7 @@ func demoChild(f *cmdutil.Factory, env map[string]string) *cmdutil.Factory {
 		Now:              f.Now,
 		Context:          f.Context,
 		Transport:        f.Transport,
+		Net:              f.Net,
 		SystemConfigFile: filepath.Join(os.DevNull, "none"),
 		Getenv: func(k string) (string, bool) {
 			if k == "NO_COLOR" || k == "CLICOLOR_FORCE" {
