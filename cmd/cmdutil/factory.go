@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
@@ -49,12 +49,9 @@ type Factory struct {
 	// testing/synctest) here.
 	Transport http.RoundTripper
 
-	// Net is the network commands listen and dial on: the simulators'
-	// listeners, the API client's connections (when Transport is nil) and
-	// parking-probe's. nil is the machine's TCP; tests pass an in-memory
-	// network (internal/memnet) to run commands inside a testing/synctest
-	// bubble.
-	Net Network
+	// Net, when set, is where commands listen and dial (simulators, the
+	// API client, parking-probe): tests run them in a synctest bubble.
+	Net *memnet.Network
 
 	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
 	// ErrInterrupted.
@@ -74,31 +71,6 @@ type Factory struct {
 	// CatchInterrupts, set by Main, starts cancelling Context on SIGINT
 	// and SIGTERM; Run calls it unless the run only prints (printsOnly).
 	CatchInterrupts func() (stop func())
-}
-
-// Network opens listeners and connections: Factory.Net.
-type Network interface {
-	Listen(ctx context.Context, network, addr string) (net.Listener, error)
-	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
-}
-
-// Listener opens addr on Net for a server to serve on (a simulator's
-// Config.Listener); with no Net it is nil, and the server listens on the
-// machine's TCP itself, as it always has.
-func (f *Factory) Listener(ctx context.Context, addr string) (net.Listener, error) {
-	if f.Net == nil {
-		return nil, nil
-	}
-	return f.Net.Listen(ctx, "tcp", addr)
-}
-
-// Dial is Net's dialer for a library's Dial option; with no Net it is nil,
-// and the library dials the machine's TCP itself.
-func (f *Factory) Dial() func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if f.Net == nil {
-		return nil
-	}
-	return f.Net.DialContext
 }
 
 // Wire gives f what commands ask of it, keeping whatever a test already
@@ -235,7 +207,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Insecure:  cfg.Insecure,
 		Timeout:   cfg.RequestTimeout,
 		Transport: f.Transport,
-		Dial:      f.Dial(),
+		Dial:      f.Net.Dialer(),
 		Now:       f.Now,
 		// A 406 (a network still "initial") is repeated within the async
 		// budget, as sf-client does (issue 12).

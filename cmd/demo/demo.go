@@ -98,7 +98,7 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 	// appears in output, and it would mask the instances' names too.
 	ccfg.AuthKey = "sim-demo-key"
 	var err error
-	if ccfg.Listener, err = f.Listener(ctx, ccfg.Listen); err != nil {
+	if ccfg.Listener, err = f.Net.Listener(ctx, ccfg.Listen); err != nil {
 		return fmt.Errorf("starting the simulated cluster: %w", err)
 	}
 	sim, err := cluster.Start(ctx, ccfg)

@@ -388,7 +388,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	}
 	// The factory's network (a test's in-memory one), else the probe's
 	// own TCP dialer.
-	po.Dial = f.Dial()
+	po.Dial = f.Net.Dialer()
 	return po, nil
 }
 

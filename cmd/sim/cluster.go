@@ -189,7 +189,7 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		cfg.Log = errOut
 	}
 	ctx := f.Context
-	if cfg.Listener, err = f.Listener(ctx, cfg.Listen); err != nil {
+	if cfg.Listener, err = f.Net.Listener(ctx, cfg.Listen); err != nil {
 		return err
 	}
 	srv, err := cluster.Start(ctx, cfg)

@@ -346,14 +346,14 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 }
 
 // RouterListeners opens cfg's three addresses on the factory's network
-// (Factory.Listener), for `sim router` and the demo; with the machine's
+// (Factory.Net), for `sim router` and the demo; with the machine's
 // TCP they stay nil and router.Start listens itself.
 func RouterListeners(ctx context.Context, f *cmdutil.Factory, cfg *router.Config) error {
 	for _, p := range []struct {
 		addr string
 		ln   *net.Listener
 	}{{cfg.Listen, &cfg.Listener}, {cfg.MetricsListen, &cfg.MetricsListener}, {cfg.StatusListen, &cfg.StatusListener}} {
-		ln, err := f.Listener(ctx, p.addr)
+		ln, err := f.Net.Listener(ctx, p.addr)
 		if err != nil {
 			for _, l := range []net.Listener{cfg.Listener, cfg.MetricsListener, cfg.StatusListener} {
 				if l != nil {
