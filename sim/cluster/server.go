@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/syncbuf"
@@ -60,11 +61,12 @@ type Server struct {
 	scriptPos      int
 	scriptUsed     int
 
-	httpSrv   *http.Server
-	url       string
-	served    chan struct{}
-	closeOnce sync.Once
-	closeErr  error
+	httpSrv  *http.Server
+	url      string
+	served   chan struct{}
+	closing  atomic.Bool
+	shut     chan struct{} // closed once Close is done
+	closeErr error
 }
 
 // New builds a cluster without listening: Handler serves it, e.g. over an
@@ -96,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 		tokens:     map[string]token{},
 		timers:     map[uint64]*time.Timer{},
 		script:     cfg.Script,
+		shut:       make(chan struct{}),
 		vxid:       1000,
 	}
 	s.namespaces[adminNamespace] = newNamespace(adminNamespace)
@@ -186,7 +189,15 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // (every request the simulator serves takes well under a millisecond).
 // Every call waits for the shutdown and returns its result.
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	// The first call closes; the others wait on shut, not on a sync.Once's
+	// mutex: in a testing/synctest bubble a goroutine blocked on a mutex
+	// is not durably blocked, so the clock the first call's shutdown
+	// waits on would stop.
+	if s.closing.CompareAndSwap(false, true) {
+		s.closeErr = s.close()
+		close(s.shut)
+	}
+	<-s.shut
 	return s.closeErr
 }
 

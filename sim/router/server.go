@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,7 +33,7 @@ type Server struct {
 	hookMu    sync.Mutex
 	stopAfter func() bool // unhooks the Start context
 	serveWG   sync.WaitGroup
-	closeOnce sync.Once
+	closing   atomic.Bool
 	closeErr  error
 	done      chan struct{}
 }
@@ -306,10 +307,15 @@ func (s *Server) ResumeActor(ctx context.Context, actor string) error {
 // first, the parks still running are cut short and answered 503
 // "actor <ref> unavailable" (outcome error).
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.closeOnce.Do(func() {
+	// The first call shuts down; the others wait on done, not on a
+	// sync.Once's mutex: in a testing/synctest bubble a goroutine blocked
+	// on a mutex is not durably blocked, so the clock the first call's
+	// drain waits on would stop (Start's context and the command's own
+	// Close often call at once).
+	if s.closing.CompareAndSwap(false, true) {
 		s.closeErr = s.shutdown(ctx)
 		close(s.done)
-	})
+	}
 	<-s.done
 	return s.closeErr
 }
