@@ -232,19 +232,25 @@ type MergeError struct{ Msg string }
 func (e *MergeError) Error() string { return e.Msg }
 
 // CheckMergeable refuses the same run twice, and runs of different targets
-// or modes unless allowMixed.
+// or modes unless allowMixed. Shards of one run may start at the same
+// instant (one clock, --start-at): their shard indexes tell them apart.
 func CheckMergeable(reports []*Report, names []string, allowMixed bool) error {
 	type key struct {
 		target, mode string
 		started      time.Time
 		requests     int64
 		seed         uint64
+		shard        int
 	}
 	seen := map[key]int{}
 	for i, r := range reports {
-		k := key{r.Target, r.Mode, r.StartedAt, r.Requests, r.Load.Seed}
+		shard := -1
+		if r.Shard != nil {
+			shard = *r.Shard
+		}
+		k := key{r.Target, r.Mode, r.StartedAt, r.Requests, r.Load.Seed, shard}
 		if j, dup := seen[k]; dup {
-			return &MergeError{Msg: fmt.Sprintf("%s and %s are the same run (target, mode, start, requests and seed agree): merging it twice would double its counts", names[j], names[i])}
+			return &MergeError{Msg: fmt.Sprintf("%s and %s are the same run (target, mode, start, requests, seed and shard agree): merging it twice would double its counts", names[j], names[i])}
 		}
 		seen[k] = i
 		if allowMixed || i == 0 {
