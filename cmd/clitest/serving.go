@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -59,12 +60,21 @@ func RouterURLsOut(s string) bool {
 
 var Ephemeral = []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--status-listen", "127.0.0.1:0"}
 
-// runRouter starts the command in the background and returns its URLs
-// (name → URL), a stop function and the exit code channel.
+// StartSimRouterCmd starts `sim router` in the background on loopback
+// ports and returns its URLs (name → URL), its streams and a stop function
+// that returns its exit code.
 func StartSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, out *ReadyWriter, errOut *syncbuf.Buffer, stop func() int) {
+	t.Helper()
+	return StartSimRouterCmdOn(t, nil, args...)
+}
+
+// StartSimRouterCmdOn is StartSimRouterCmd on network n (Factory.Net): an
+// in-memory one for a test inside a testing/synctest bubble.
+func StartSimRouterCmdOn(t *testing.T, n *memnet.Network, args ...string) (urls map[string]string, out *ReadyWriter, errOut *syncbuf.Buffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f, out, errOut := ServingFactory(t, ctx, RouterURLsOut)
+	f.Net = n
 	done := make(chan int, 1)
 	go func() { done <- root.Run(f, append(append([]string{"sim", "router"}, Ephemeral...), args...)) }()
 	select {

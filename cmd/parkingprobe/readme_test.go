@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,6 +27,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -36,9 +38,13 @@ import (
 // way sh runs it (mvdan.cc/sh parses and interprets it: continuation lines,
 // quotes, the shard loop's $i, $at from $(date …), &, wait, > and |), with
 // every command it runs played in-process: shakectl by root.Run, sim router
-// on loopback ports of its own (the README's 127.0.0.1:8080, :9090, :4040
-// and router:8080 rewritten to them, nothing else), curl, date and cat by
-// small stand-ins that refuse any form they do not know. A block without a
+// on ports of its own (the README's 127.0.0.1:8080, :9090, :4040 and
+// router:8080 rewritten to them, nothing else), curl, date and cat by
+// small stand-ins that refuse any form they do not know. Each block runs in
+// a testing/synctest bubble of its own, on an in-memory network
+// (internal/memnet, Factory.Net): the park budgets, the shards' --start-at
+// and the open schedule run on the bubble's clock, so every check of every
+// probe is judged, the ones that time the router included. A block without a
 // sim router line is paired with `sim router` as documented (the reference
 // target, at its default addresses). Any other command fails the test, so
 // an example the README grows cannot pass by not being run.
@@ -120,9 +126,8 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 		shapes[shape] = true
 	}
 	blocks := 0
-	// The blocks run in parallel, each against simulators of its own: the
-	// checks they judge compare counts, which sharing the CPUs cannot
-	// change.
+	// The blocks run in parallel, each in a bubble of its own with
+	// simulators of its own: sharing the CPUs changes no virtual time.
 	t.Run("blocks", func(t *testing.T) {
 		for _, b := range readmeShellBlocks(t) {
 			f, err := syntax.NewParser().Parse(strings.NewReader(b.src), "README.md")
@@ -151,7 +156,10 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 					runJobExample(t, b, f, saw)
 					return
 				}
-				runSimExample(t, b, f, sims > 0, probes, saw)
+				// In a bubble of its own: the simulators, the probes
+				// and curl on an in-memory network, every wait (the
+				// park budget, the shards' --start-at) on its clock.
+				synctest.Test(t, func(t *testing.T) { runSimExample(t, b, f, sims > 0, probes, saw) })
 			})
 		}
 	})
@@ -182,14 +190,21 @@ type exampleShell struct {
 	probes int
 	// sims are the block's running `sim router &`.
 	sims sync.WaitGroup
+	// net is the network the block's commands listen and dial on, and
+	// web curl's client over it.
+	net *memnet.Network
+	web *http.Client
 }
 
 func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool, probes int, saw func(string)) {
-	sh := &exampleShell{t: t, dir: t.TempDir(), saw: saw, ready: make(chan struct{}), src: b.src}
+	sh := &exampleShell{t: t, dir: t.TempDir(), saw: saw, ready: make(chan struct{}), src: b.src, net: &memnet.Network{}}
+	web := sh.net.Transport()
+	defer web.CloseIdleConnections()
+	sh.web = &http.Client{Transport: web}
 	if !hasSim {
 		// The README's own addresses are sim router's defaults: it is
 		// the target these examples name.
-		urls, _, _, stop := clitest.StartSimRouterCmd(t)
+		urls, _, _, stop := clitest.StartSimRouterCmdOn(t, sh.net)
 		defer stop()
 		sh.setAddrs(urls)
 	}
@@ -303,13 +318,14 @@ func (sh *exampleShell) exec(ctx context.Context, args []string) error {
 	return interp.ExitStatus(127)
 }
 
-// simRouter is `shakectl sim router FLAGS &`: it serves on loopback ports
+// simRouter is `shakectl sim router FLAGS &`: it serves on in-memory ports
 // of its own until the block ends.
 func (sh *exampleShell) simRouter(ctx context.Context, flags []string) error {
 	sh.saw("sim router flags")
 	sh.sims.Add(1)
 	defer sh.sims.Done()
 	f, out, errOut := clitest.ServingFactory(sh.t, ctx, clitest.RouterURLsOut)
+	f.Net = sh.net
 	go func() {
 		select {
 		case <-out.Ready:
@@ -384,6 +400,7 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 		SystemConfigFile: filepath.Join(dir, "no-system-file"),
 		Context:          ctx,
 		Now:              time.Now,
+		Net:              sh.net,
 	}
 	code := root.Run(f, args)
 	sh.mu.Lock()
@@ -391,12 +408,6 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 	sh.mu.Unlock()
 	line := "shakectl " + strings.Join(args, " ")
 	sh.t.Logf("%s: exit %d", line, code)
-	if code == cmdutil.ExitChecksFailed && clitest.OnlySpeedChecksFailed(out.String()) {
-		// Logged, not judged: on a busy machine the probe and the
-		// simulator share the CPUs, and these checks time them.
-		sh.t.Logf("%s: only checks the machine's speed decides failed: %q", line, clitest.FailedChecks(out.String()))
-		code = cmdutil.ExitOK
-	}
 	if code != cmdutil.ExitOK {
 		sh.t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", line, code, out.String(), errOut.String())
 		return interp.ExitStatus(uint8(code))
@@ -418,7 +429,10 @@ const readmeMaxDuration = 2 * time.Second
 // judge checks a report's verdict, JSON or text: every check passed or
 // was skipped, at least one was judged, and (issue 28, item 12) no answer
 // was a not_found, which would mean the example's actors or Host form do
-// not fit its simulator.
+// not fit its simulator. The checks that time the router (shed_fast,
+// budget_bound, parked, no_envoy_overflow, a --expect's p99) are judged
+// like the count checks: in the block's bubble they measure the
+// simulator on the virtual clock, not the machine's speed.
 func (sh *exampleShell) judge(line, report string) {
 	t := sh.t
 	if strings.HasPrefix(report, "{") {
@@ -440,54 +454,29 @@ func (sh *exampleShell) judge(line, report string) {
 		for _, c := range rep.Checks {
 			switch c.Status {
 			case "ok":
-				if clitest.SpeedCheck(c.Name) {
-					t.Logf("%s: check %s ok: %s", line, c.Name, c.Detail)
-					continue
-				}
 				judged++
 			case "skipped":
 			default:
-				if clitest.SpeedCheck(c.Name) {
-					t.Logf("%s: check %s %s (the machine's speed decides it, so it is logged, not judged): %s", line, c.Name, c.Status, c.Detail)
-					continue
-				}
 				t.Errorf("%s: check %s %s: %s", line, c.Name, c.Status, c.Detail)
 			}
 		}
 		if judged == 0 {
-			t.Errorf("%s: no check the machine's speed cannot change was judged", line)
+			t.Errorf("%s: no check was judged", line)
 		}
 		if n := rep.Outcomes["not_found"].Count; n > 0 {
 			t.Errorf("%s: %d not_found answers", line, n)
 		}
 		return
 	}
-	if m := regexp.MustCompile(`(?m)^ *✓ shed_fast +(.*)$`).FindStringSubmatch(report); m != nil {
-		t.Logf("%s: %s", line, m[1])
-	}
-	switch {
-	case clitest.OnlySpeedChecksFailed(report):
-		t.Logf("%s: only checks the machine's speed decides failed (logged, not judged):\n%s", line, report)
-	case !regexp.MustCompile(`(?m)^all checks passed$`).MatchString(report):
+	if !regexp.MustCompile(`(?m)^all checks passed$`).MatchString(report) {
 		t.Errorf("%s: not \"all checks passed\":\n%s", line, report)
 	}
-	if !judgedText(report) {
-		t.Errorf("%s: no check the machine's speed cannot change passed:\n%s", line, report)
+	if !regexp.MustCompile(`(?m)^ *✓ `).MatchString(report) {
+		t.Errorf("%s: no check passed:\n%s", line, report)
 	}
 	if regexp.MustCompile(`(?m)^not_found `).MatchString(report) {
 		t.Errorf("%s: not_found answers:\n%s", line, report)
 	}
-}
-
-// judgedText says whether a text report passed at least one check the
-// machine's speed cannot change.
-func judgedText(report string) bool {
-	for _, m := range regexp.MustCompile(`(?m)^ *✓ (\S+)`).FindAllStringSubmatch(report, -1) {
-		if !clitest.SpeedCheck(m[1]) {
-			return true
-		}
-	}
-	return false
 }
 
 // curl is the README's `curl [-H 'Host: …'] URL`: a GET of the simulator,
@@ -522,7 +511,7 @@ func (sh *exampleShell) curl(ctx context.Context, args []string) error {
 	if host != "" {
 		req.Host = host
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sh.web.Do(req)
 	if err != nil {
 		sh.t.Errorf("curl %s: %v", readme, err)
 		return interp.ExitStatus(7)
@@ -690,27 +679,6 @@ func checkREADMEJob(t *testing.T, jobArgs []string, job *batchv1.Job) {
 	for _, a := range jobArgs[sep+1:] {
 		if !slices.Contains(cs[0].Args, a) {
 			t.Errorf("the Job's pods do not get the probe's %q: %q", a, cs[0].Args)
-		}
-	}
-}
-
-// The exemption covers the checks the machine's speed decides and nothing
-// else.
-func TestOnlySpeedChecksFailed(t *testing.T) {
-	t.Parallel()
-	for report, want := range map[string]bool{
-		"checks:\n  ✓ reached_parking  x\n  ✗ shed_fast        p99 400ms\n1 of 2 checks failed\n":                true,
-		"checks:\n  ✗ reached_parking  x\n  ✗ shed_fast        p99 400ms\n2 of 2 checks failed\n":                false,
-		"checks:\n  ✓ shed_fast  p99 4ms\nall checks passed\n":                                                   false,
-		"checks:\n  ✗ expect served>=0.95  served is 90%\n  ✗ all_accounted    x\n2 of 2 checks failed\n":        false,
-		"checks:\n  ✗ expect served>=0.95  served is 90%\n  ✓ all_accounted          x\n1 of 2 checks failed\n":  true,
-		`{"checks":[{"name":"shed_fast","status":"failed"},{"name":"parked","status":"ok"}]}`:                    true,
-		`{"checks":[{"name":"no_envoy_overflow","status":"failed"},{"name":"budget_bound","status":"failed"}]}`:  true,
-		`{"checks":[{"name":"shed_fast","status":"failed"},{"name":"reached_parking","status":"failed"}]}`:       false,
-		`{"checks":[{"name":"shed_fast","status":"failed"},{"name":"rejected_matches_shed","status":"failed"}]}`: false,
-	} {
-		if got := clitest.OnlySpeedChecksFailed(report); got != want {
-			t.Errorf("OnlySpeedChecksFailed(%q) = %v, want %v", report, got, want)
 		}
 	}
 }
