@@ -11,17 +11,23 @@ import (
 	"time"
 )
 
-// Start listens on Options.Listen and serves in the background until
-// Shutdown. The address must be loopback unless AllowRemote is set: an open
-// relay to a cloud API, with the clients' own credentials passing through,
-// is a hole.
+// Start listens on Options.Listen (or takes Options.Listener) and serves in
+// the background until Shutdown. The address must be loopback unless
+// AllowRemote is set: an open relay to a cloud API, with the clients' own
+// credentials passing through, is a hole.
 func (s *Server) Start() error {
+	ln := s.opts.Listener
 	if err := checkListen(s.opts.Listen, s.opts.AllowRemote); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		return err
 	}
-	ln, err := net.Listen("tcp", s.opts.Listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", s.opts.Listen, err)
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.opts.Listen); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w", s.opts.Listen, err)
+		}
 	}
 	srv, err := s.bind(ln)
 	if err != nil {

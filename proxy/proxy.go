@@ -68,6 +68,13 @@ type Options struct {
 	// a loopback address unless AllowRemote is set.
 	Listen      string
 	AllowRemote bool
+	// Listener, when set, is served instead of listening on Listen (tests
+	// run the proxy on an in-memory listener inside a testing/synctest
+	// bubble). Start takes ownership.
+	Listener net.Listener
+	// Dial, when set and Transport is nil, opens the upstream connections
+	// instead of a TCP dialer (tests dial in-memory).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Budget bounds the waiting of one request; 0 is DefaultBudget.
 	Budget time.Duration
 	// RetryWait, when positive, replaces the server's Retry-After (still
@@ -241,6 +248,9 @@ func New(o Options) (*Server, error) {
 		// their Content-Encoding.
 		t.DisableCompression = true
 		t.MaxIdleConnsPerHost = 64
+		if o.Dial != nil {
+			t.DialContext = o.Dial
+		}
 		if o.Insecure {
 			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure, and the command warns
 		}

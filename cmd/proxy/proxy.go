@@ -123,6 +123,12 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	}
 	po := opts.proxyOptions(f, cfg, upstream)
 	po.Listen, po.AllowRemote = opts.Listen, opts.AllowRemote
+	// The factory's network (a test's in-memory one), else TCP. wrap
+	// stays on TCP: the command it runs is another process.
+	if po.Listener, err = f.Net.Listener(f.Context, opts.Listen); err != nil {
+		return err
+	}
+	po.Dial = f.Net.Dialer()
 	started := false
 	sum, err := retryproxy.Run(f.Context, po, func(url string) {
 		started = true
