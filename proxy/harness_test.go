@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -15,50 +14,14 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
-// memListener is an in-memory listener of net.Pipe connections, so the
-// proxy and its upstream run inside a testing/synctest bubble (where real
-// sockets would keep the fake clock from advancing).
-type memListener struct {
-	addr   string
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-type memAddr string
-
-func (a memAddr) Network() string { return "mem" }
-func (a memAddr) String() string  { return string(a) }
-
-func newMemListener(addr string) *memListener {
-	return &memListener{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *memListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *memListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
-func (l *memListener) Addr() net.Addr { return memAddr(l.addr) }
-
-func (l *memListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	c, s := net.Pipe()
-	select {
-	case l.conns <- s:
-		return c, nil
-	case <-l.closed:
-		return nil, errors.New("connection refused")
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+// dialTo dials l whatever the address: the rig's clients reach the proxy,
+// and the proxy its upstream, by any name.
+func dialTo(l *memnet.Listener) func(ctx context.Context, _, _ string) (net.Conn, error) {
+	return func(ctx context.Context, _, _ string) (net.Conn, error) { return l.Dial(ctx) }
 }
 
 // attempt is one request the upstream received.
@@ -147,14 +110,14 @@ type rig struct {
 func newRig(t *testing.T, opts Options, answer func(n int, w http.ResponseWriter, r *http.Request)) *rig {
 	t.Helper()
 	up := &upstream{answer: answer}
-	upLn := newMemListener("upstream.test:13000")
+	upLn := memnet.NewListener("upstream.test:13000")
 	upSrv := &http.Server{Handler: up}
 	go upSrv.Serve(upLn)
 
 	if opts.Upstream == "" {
 		opts.Upstream = "http://upstream.test:13000"
 	}
-	upTransport := &http.Transport{DialContext: upLn.dial, DisableCompression: true}
+	upTransport := &http.Transport{DialContext: dialTo(upLn), DisableCompression: true}
 	opts.Transport = upTransport
 	log := &syncbuf.Buffer{}
 	if opts.Log == nil {
@@ -164,10 +127,10 @@ func newRig(t *testing.T, opts Options, answer func(n int, w http.ResponseWriter
 	if err != nil {
 		t.Fatal(err)
 	}
-	pLn := newMemListener("127.0.0.1:8080")
+	pLn := memnet.NewListener("127.0.0.1:8080")
 	served := make(chan struct{})
 	go func() { p.Serve(pLn); close(served) }()
-	clientTransport := &http.Transport{DialContext: pLn.dial}
+	clientTransport := &http.Transport{DialContext: dialTo(pLn)}
 	r := &rig{t: t, up: up, proxy: p, log: log, client: &http.Client{
 		Transport:     clientTransport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -17,8 +17,9 @@ import (
 	"sync"
 )
 
-// ErrListenerClosed is returned by Accept and Dial after Close.
-var ErrListenerClosed = errors.New("mem listener closed")
+// ErrListenerClosed is returned by Accept and Dial after Close; it is a
+// net.ErrClosed, as a closed TCP listener's error is.
+var ErrListenerClosed = fmt.Errorf("mem listener closed: %w", net.ErrClosed)
 
 // Listener is an in-memory net.Listener whose connections are net.Pipe
 // pairs; Dial connects to it.
