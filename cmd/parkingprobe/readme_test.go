@@ -108,9 +108,6 @@ func shakectlCalls(f *syntax.File) [][]string {
 }
 
 func TestREADMEExamplesPassTheirChecks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the README's examples")
-	}
 	t.Parallel()
 	// What the README's examples must include between them; each is
 	// ticked off by a run, so a README that loses one (or a parser that
