@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/sim/router"
 )
 
@@ -103,8 +105,8 @@ func TestSimRouterPR221Defaults(t *testing.T) {
 	}
 }
 
-// The command prints its three URLs on stdout, serves, and on a signal
-// answers its parked requests before exiting 0.
+// The command prints its three URLs on stdout, serves on loopback, and on
+// a signal exits 0 and stops accepting connections.
 func TestSimRouterRunsAndStopsCleanly(t *testing.T) {
 	urls, _, errOut, stop := clitest.StartSimRouterCmd(t, "--workers", "1", "--actor-idle", "1h", "--parked-request-budget", "400ms")
 	for _, name := range []string{"router", "metrics", "statusz"} {
@@ -118,57 +120,70 @@ func TestSimRouterRunsAndStopsCleanly(t *testing.T) {
 	if s := errOut.String(); !strings.Contains(s, "1 workers, 100 actors") || !strings.Contains(s, "lot 1024, budget 400ms") || strings.Contains(s, "warning") {
 		t.Errorf("banner %q", s)
 	}
-
-	get := func(actor string) (int, string) {
-		req, _ := http.NewRequest(http.MethodGet, urls["router"]+"/", nil)
-		req.Host = actor + ".default.actors.resources.substrate.ate.dev"
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	if code, body := get("actor-0001"); code != http.StatusOK || !strings.HasPrefix(body, "actor default/actor-0001 served by worker-01") {
+	if code, body := routerGet(http.DefaultClient, urls["router"], "actor-0001"); code != http.StatusOK || !strings.HasPrefix(body, "actor default/actor-0001 served by worker-01") {
 		t.Fatalf("first request: %d %q", code, body)
 	}
-	parked := make(chan string, 1)
-	go func() {
-		code, body := get("actor-0002")
-		parked <- http.StatusText(code) + ": " + body
-	}()
-	// Wait (bounded) until the request is parked, as /statusz says.
-	for i := 0; ; i++ {
-		resp, err := http.Get(urls["statusz"] + "?format=json")
+	if code := stop(); code != cmdutil.ExitOK {
+		t.Errorf("exit %d after the signal, want 0; stderr %q", code, errOut)
+	}
+	if _, err := net.Dial("tcp", strings.TrimPrefix(urls["router"], "http://")); err == nil {
+		t.Error("router still accepting connections after exit")
+	}
+}
+
+// On a signal the command answers its parked requests (with their budget
+// answer) before it exits 0. In a bubble on an in-memory network, so that
+// "the request is parked" is synctest.Wait and /statusz, not a poll.
+func TestSimRouterAnswersParkedRequestsOnSignal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		urls, _, errOut, stop := clitest.StartSimRouterCmdOn(t, n, "--workers", "1", "--actor-idle", "1h", "--parked-request-budget", "400ms")
+		web := &http.Client{Transport: n.Transport()}
+		if code, body := routerGet(web, urls["router"], "actor-0001"); code != http.StatusOK {
+			t.Fatalf("first request: %d %q", code, body)
+		}
+		parked := make(chan string, 1)
+		go func() {
+			code, body := routerGet(web, urls["router"], "actor-0002")
+			parked <- http.StatusText(code) + ": " + body
+		}()
+		synctest.Wait()
+		resp, err := web.Get(urls["statusz"] + "?format=json")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var st struct {
 			Parking struct{ Active int } `json:"parking"`
 		}
-		_ = json.NewDecoder(resp.Body).Decode(&st)
+		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		if st.Parking.Active == 1 {
-			break
+		if err != nil || st.Parking.Active != 1 {
+			t.Fatalf("/statusz says %d parked (%v), want the one request", st.Parking.Active, err)
 		}
-		if i == 500 {
-			t.Fatal("request never parked")
+		if code := stop(); code != cmdutil.ExitOK {
+			t.Errorf("exit %d after the signal, want 0; stderr %q", code, errOut)
 		}
-		time.Sleep(2 * time.Millisecond)
+		if got := <-parked; got != `Service Unavailable: actor "actor-0002" unavailable: no free workers available` {
+			t.Errorf("parked request at shutdown got %q, want its budget answer", got)
+		}
+		if !strings.Contains(errOut.String(), "shutting down; answering 1 parked request(s) first") {
+			t.Errorf("stderr %q", errOut)
+		}
+		web.CloseIdleConnections()
+	})
+}
+
+// routerGet asks the router at url for actor's root.
+func routerGet(c *http.Client, url, actor string) (int, string) {
+	req, _ := http.NewRequest(http.MethodGet, url+"/", nil)
+	req.Host = actor + ".default.actors.resources.substrate.ate.dev"
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err.Error()
 	}
-	if code := stop(); code != cmdutil.ExitOK {
-		t.Errorf("exit %d after the signal, want 0; stderr %q", code, errOut)
-	}
-	if got := <-parked; got != `Service Unavailable: actor "actor-0002" unavailable: no free workers available` {
-		t.Errorf("parked request at shutdown got %q, want its budget answer", got)
-	}
-	if !strings.Contains(errOut.String(), "shutting down; answering 1 parked request(s) first") {
-		t.Errorf("stderr %q", errOut)
-	}
-	if _, err := net.Dial("tcp", strings.TrimPrefix(urls["router"], "http://")); err == nil {
-		t.Error("router still accepting connections after exit")
-	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // With -o json stdout is one JSON object of URLs and nothing else.
