@@ -63,31 +63,19 @@ const OutputsAnnotation = "shakectl/outputs"
 // completion scripts), so --jq and --no-headers would mean nothing there.
 const NoFiltersAnnotation = "shakectl/no-filters"
 
-// printsObjects says whether c and every command under it print the API's
-// objects: neither c, a group above it nor a command under it is marked
-// NoFiltersAnnotation, so they take the output filters (BindOptions).
+// printsObjects: neither c, a group above it nor a command under it is
+// marked NoFiltersAnnotation, so they take the output filters.
 func printsObjects(c *cobra.Command) bool {
 	for p := c; p != nil; p = p.Parent() {
 		if _, ok := p.Annotations[NoFiltersAnnotation]; ok {
 			return false
 		}
 	}
-	var under func(c *cobra.Command) bool
-	under = func(c *cobra.Command) bool {
-		for _, sub := range c.Commands() {
-			if _, ok := sub.Annotations[NoFiltersAnnotation]; ok || !under(sub) {
-				return false
-			}
-		}
-		return true
-	}
-	return under(c)
+	return !slices.ContainsFunc(c.Commands(), func(sub *cobra.Command) bool { return !printsObjects(sub) })
 }
 
-// CheckOutputFilters refuses --jq or --no-headers on a command whose output
-// is not the API's objects instead of ignoring it: such a command has no
-// flag of its own by that name (BindOptions), so the flag given is the
-// root's hidden copy.
+// CheckOutputFilters refuses --jq or --no-headers where the output is not
+// the API's objects: the flag given is then the root's hidden copy.
 func CheckOutputFilters(c *cobra.Command) error {
 	root := c.Root()
 	for _, name := range optionNames(ObjectCommands) {
@@ -98,6 +86,25 @@ func CheckOutputFilters(c *cobra.Command) error {
 		return &UsageError{Msg: "--" + name + " does not apply to " + c.CommandPath() + ": it filters the API's objects that client commands print", Command: c.CommandPath()}
 	}
 	return nil
+}
+
+// bindOutputs gives each command that accepts only some -o formats
+// (OutputsAnnotation; its commands inherit both) its own -o, whose usage
+// and completion name those, so its --help offers nothing
+// CheckOutputApplies refuses.
+func bindOutputs(c *cobra.Command) {
+	if allowed, ok := c.Annotations[OutputsAnnotation]; ok {
+		formats, settings := strings.Split(allowed, ","), Settings()
+		out := settings[slices.IndexFunc(settings, func(s Setting) bool { return s.Declared().Name == "output" })]
+		out.Declared().Usage = "output format: " + strings.Join(formats, ", ")
+		if fl := out.addFlag(c.PersistentFlags()); !slices.Contains(formats, fl.DefValue) {
+			fl.DefValue = "" // api's -o is json or yaml: "table" is no default there
+		}
+		Must(c.RegisterFlagCompletionFunc("output", FixedWithDesc(formats, outputHelp)))
+	}
+	for _, sub := range c.Commands() {
+		bindOutputs(sub)
+	}
 }
 
 // CheckOutputApplies refuses an -o given on the command line that the

@@ -143,8 +143,8 @@ func takenBy(root *cobra.Command, name string) []string {
 // parses as it always has and a client flag given to a command that does
 // not take it is refused (CheckClientFlags) with a message made from the
 // declarations. The output filters (ObjectCommands) are bound the same
-// way, on every command whose output is the API's objects, so a command
-// that would refuse them does not list them. Call it once the tree is built.
+// way where they apply, and -o where only some formats do (bindOutputs).
+// Call it once the tree is built.
 func BindOptions(root *cobra.Command, f *Factory) {
 	var bind func(c *cobra.Command, have []string)
 	bind = func(c *cobra.Command, have []string) {
@@ -169,6 +169,7 @@ func BindOptions(root *cobra.Command, f *Factory) {
 	for _, sub := range root.Commands() {
 		bind(sub, nil)
 	}
+	bindOutputs(root)
 }
 
 // ClientOptionNames are the client options, in the table's order.

@@ -151,6 +151,30 @@ func TestHelpListsOnlyTheOptionsACommandTakes(t *testing.T) {
 			}
 		}
 	}
+	// -o lists the formats a command accepts, nothing it refuses; every
+	// format of the others.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"parking-probe"}, "output format: table, json, yaml (default \"table\")\n"},
+		{[]string{"parking-probe", "merge"}, "output format: table, json, yaml (default \"table\")\n"},
+		{[]string{"api"}, "output format: json, yaml\n"},
+		{[]string{"proxy"}, "output format: table, json (default \"table\")\n"},
+		{[]string{"demo"}, "output format: table (default \"table\")\n"},
+		{[]string{"network", "ping"}, "output format: table, simple, json, yaml (default \"table\")\n"},
+		{[]string{"instance", "list"}, "output format: table, simple, json, yaml, or columns=NAME,STATE,… (a table of those columns) (default \"table\")\n"},
+	} {
+		if out := help(t, c.args...); strings.Count(out, "--output string") != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("shakectl %s --help: want one -o, %q:\n%s", strings.Join(c.args, " "), c.want, out)
+		}
+	}
+	// And TAB offers them alone.
+	ios, _, out, _ := output.Test()
+	if code := root.Run(&cmdutil.Factory{IOStreams: ios, HomeDir: t.TempDir()}, []string{"__complete", "api", "-o", ""}); code != 0 ||
+		!strings.HasPrefix(out.String(), "json\t") || strings.Contains(out.String(), "table") {
+		t.Errorf("shakectl api -o <TAB> offers:\n%s", out)
+	}
 	// proxy and wrap take the API URL and the context, as their own flags.
 	for _, c := range []string{"proxy", "wrap"} {
 		out := help(t, c)
