@@ -21,6 +21,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
@@ -78,23 +79,45 @@ func helperArgv(t *testing.T, role string) []string {
 // the tests that wait run in parallel) and then accepts them.
 func refusingAPI(t *testing.T, refusals int) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
+	h, creates := refusingHandler(refusals, "1")
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, creates
+}
+
+// refusingHandler is refusingAPI's upstream, whose refusals carry
+// retryAfter, for a server of the test's own (one on memnet).
+func refusingHandler(refusals int, retryAfter string) (http.Handler, *atomic.Int32) {
 	var creates atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/api/instances" {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		if int(creates.Add(1)) <= refusals {
-			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Retry-After", retryAfter)
 			w.WriteHeader(http.StatusInsufficientStorage)
 			io.WriteString(w, `{"error": "No nodes remaining at scheduling stage sufficient_idle_cpu", "status": 507, "stage": "sufficient_idle_cpu", "transient": true}`)
 			return
 		}
 		io.WriteString(w, `{"uuid": "u1", "name": "web-1"}`)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &creates
+	}), &creates
+}
+
+// createThrough POSTs a create to the proxy at url with c, and fails the
+// test unless the upstream's answer came back after its one refusal.
+func createThrough(t *testing.T, c *http.Client, url string, creates *atomic.Int32) {
+	t.Helper()
+	resp, err := c.Post(url+"/instances", "application/json", strings.NewReader(`{"name":"web-1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"uuid": "u1", "name": "web-1"}` || creates.Load() != 2 {
+		t.Fatalf("through the proxy: %d %s after %d creates upstream", resp.StatusCode, body, creates.Load())
+	}
 }
 
 // retryLine is the proxy's line before a wait, in the words of shakectl's
@@ -233,9 +256,17 @@ func TestWrapCoversEveryAPIURLVariable(t *testing.T) {
 // it printed on stdout.
 func startProxyCmd(t *testing.T, args ...string) (url string, errOut *syncbuf.Buffer, stop func(cause error) int) {
 	t.Helper()
+	return startProxyCmdOn(t, nil, args...)
+}
+
+// startProxyCmdOn is startProxyCmd on network n (Factory.Net): an
+// in-memory one for a test inside a testing/synctest bubble.
+func startProxyCmdOn(t *testing.T, n *memnet.Network, args ...string) (url string, errOut *syncbuf.Buffer, stop func(cause error) int) {
+	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t.Cleanup(func() { cancel(nil) })
 	f, out, errOut := clitest.ServingFactory(t, ctx, clitest.FirstLineOut)
+	f.Net = n
 	done := make(chan int, 1)
 	go func() { done <- root.Run(f, append([]string{"proxy"}, args...)) }()
 	select {
@@ -278,15 +309,7 @@ func TestProxyServesUntilSignalled(t *testing.T) {
 			if !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+/api$`).MatchString(url) {
 				t.Fatalf("stdout %q, want the proxy's loopback URL with /api", url)
 			}
-			resp, err := http.Post(url+"/instances", "application/json", strings.NewReader(`{"name":"web-1"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 || string(body) != `{"uuid": "u1", "name": "web-1"}` || creates.Load() != 2 {
-				t.Fatalf("through the proxy: %d %s after %d creates upstream", resp.StatusCode, body, creates.Load())
-			}
+			createThrough(t, http.DefaultClient, url, creates)
 			if code := stop(tt.cause); code != tt.code {
 				t.Errorf("exit %d after %s, want %d; stderr:\n%s", code, tt.name, tt.code, errOut)
 			}
