@@ -139,18 +139,18 @@ func takenBy(root *cobra.Command, name string) []string {
 // its --help shows them: a command group whose every command takes an
 // option has it as a persistent flag ("Global Flags" of its commands), a
 // command alone has it as its own. The root keeps a hidden copy of every
-// client option's flag, so that "shakectl --timeout 30s instance list"
-// parses as it always has and a client flag given to a command that does
-// not take it is refused (CheckClientFlags) with a message made from the
-// declarations. The output filters (ObjectCommands) are bound the same
-// way where they apply, and -o where only some formats do (bindOutputs).
-// Call it once the tree is built.
+// client option's flag, so "shakectl --timeout 30s instance list" parses
+// and a client flag given to a command that does not take it is refused
+// (CheckClientFlags). The output filters (ObjectCommands) are bound alike
+// where they apply, and -o where only some formats do (bindOutputs). Call
+// it once the tree is built.
 func BindOptions(root *cobra.Command, f *Factory) {
+	filters := optionNames(ObjectCommands)
 	var bind func(c *cobra.Command, have []string)
 	bind = func(c *cobra.Command, have []string) {
 		takes := OptionsOf(c)
 		if printsObjects(c) {
-			takes = append(takes, optionNames(ObjectCommands)...)
+			takes = append(takes, filters...)
 		}
 		var add []string
 		for _, o := range takes {
