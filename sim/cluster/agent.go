@@ -176,11 +176,8 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
 	s.withInstance(w, r, caller, "InstanceAgentExecuteEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if i.state != stateCreated {
-			if i.state == stateDeleted || strings.HasSuffix(i.state, "-error") {
-				return nil, notFound("instance not found")
-			}
-			return nil, badRequest("instance agent not ready")
+		if err := s.agentReady(i); err != nil {
+			return nil, err
 		}
 		line, _ := p["command_line"].(string)
 		deadline := int64(0)
@@ -369,12 +366,14 @@ func (s *Server) newAgentOp(i *instance, commands []any, results map[string]any,
 	return op, nil
 }
 
+// agentReady is what the three agent endpoints check before anything
+// else (da448b1a instance.py InstanceAgent{Execute,Put,Get}Endpoint; the
+// same in 2026, code index id 59117373307): @requires_instance_active's
+// 406 for an instance not created, then the handler's own 400 "instance
+// agent not ready" until the agent reports ready.
 func (s *Server) agentReady(i *instance) *apiError {
-	if i.state != stateCreated {
-		if i.state == stateDeleted || strings.HasSuffix(i.state, "-error") {
-			return notFound("instance not found")
-		}
-		return badRequest("instance agent not ready")
+	if err := requireInstanceActive(i); err != nil {
+		return err
 	}
 	if st, _ := s.agentState(i).(string); !strings.HasPrefix(st, "ready") {
 		return badRequest("instance agent not ready")

@@ -108,6 +108,18 @@ func (s *Server) showOne(w http.ResponseWriter, r *http.Request, handler string,
 	writeJSON(w, http.StatusOK, out)
 }
 
+// namespaceFilter is baseobject.namespace_filter (da448b1a; unchanged in
+// the 2026 tree, code index ids 59152227985, 62463336891): the system
+// namespace names every namespace's objects. The instance and network
+// delete-alls select with it, so a system key naming "system" deletes
+// every namespace's, which the handlers' own comment calls "deleting all
+// instances in the cluster (by specifying namespace='system')" (the real
+// 2024 server did so in the captures: da1 and nd1). The artifact
+// delete-all uses namespace_exact_filter instead.
+func namespaceFilter(ns, recordNamespace string) bool {
+	return ns == adminNamespace || recordNamespace == ns
+}
+
 // deleteAllScope is the namespace check every delete-all endpoint shares
 // (InstancesEndpoint.delete, NetworksEndpoint.delete,
 // ArtifactsEndpoint.delete at da448b1a): confirm must be JSON true; a

@@ -23,8 +23,12 @@ import (
 //   - DELETE removes the row and answers the claim as it was;
 //   - state is created/deleted, coverage_state active/expired.
 //
-// The error texts are the simulator's own (the endpoint's source was not
-// read); the statuses are the documented ones. A claim is accounting, not
+// The refusals' statuses and texts are CLAIM_REFUSAL_STATUS and
+// CLAIM_REFUSAL_MESSAGE of the 2026 external_api/auth.py (code index id
+// 59199844940, recorded in client/testdata/sf2026/refusals.json), and the
+// view is its claim_example's (with updated_at); the validation texts are
+// still the simulator's own (the same file words them "no limit_cpus
+// specified", "limit_cpus is not an integer", ...). A claim is accounting, not
 // enforcement (CLAIM_ENFORCEMENT_HARD is False): creates are not refused
 // by it. The 503 the server can answer while its accounting is built is
 // not simulated.
@@ -34,6 +38,7 @@ type claim struct {
 	namespace          string
 	cpus, memory, disk int64
 	expiresAt          float64
+	updatedAt          float64
 }
 
 func (c *claim) active(now time.Time) bool { return epoch(now) < c.expiresAt }
@@ -65,7 +70,7 @@ func (s *Server) claimView(c *claim, now time.Time) map[string]any {
 		"uuid": c.uuid, "namespace": c.namespace, "state": stateCreated, "coverage_state": coverage,
 		"limit_cpus": c.cpus, "limit_memory_mb": c.memory, "limit_disk_gb": c.disk,
 		"used_cpus": u.cpus, "used_memory_mb": u.memory, "used_disk_gb": u.disk,
-		"expires_at": c.expiresAt,
+		"expires_at": c.expiresAt, "updated_at": c.updatedAt,
 	}
 }
 
@@ -146,7 +151,7 @@ func (s *Server) findClaim(ns *namespaceRec, id string) (*claim, *apiError) {
 			return c, nil
 		}
 	}
-	return nil, notFound("claim not found")
+	return nil, notFound("namespace claim not found")
 }
 
 func (s *Server) handleListClaims(w http.ResponseWriter, r *http.Request, caller string) {
@@ -195,7 +200,7 @@ func (s *Server) handleCreateClaim(w http.ResponseWriter, r *http.Request, calle
 		}
 		for _, c := range ns.claims {
 			if c.active(now) {
-				return 0, nil, &apiError{status: http.StatusConflict, msg: "namespace " + ns.name + " already holds an active claim"}
+				return 0, nil, &apiError{status: http.StatusConflict, msg: "this namespace already holds an active claim"}
 			}
 		}
 		want := usage{vals[0], vals[1], vals[2]}
@@ -203,7 +208,7 @@ func (s *Server) handleCreateClaim(w http.ResponseWriter, r *http.Request, calle
 			return 0, nil, insufficientForClaim()
 		}
 		c := &claim{uuid: newUUID(), namespace: ns.name, cpus: vals[0], memory: vals[1], disk: vals[2],
-			expiresAt: epoch(now) + float64(vals[3])}
+			expiresAt: epoch(now) + float64(vals[3]), updatedAt: epoch(now)}
 		ns.claims = append(ns.claims, c)
 		return http.StatusOK, s.claimView(c, now), nil
 	})
@@ -246,14 +251,15 @@ func (s *Server) handleUpdateClaim(w http.ResponseWriter, r *http.Request, calle
 			}
 		}
 		if !c.active(now) {
-			return 0, nil, &apiError{status: http.StatusConflict, msg: "claim " + c.uuid + " is no longer active"}
+			return 0, nil, &apiError{status: http.StatusConflict, msg: "this claim is no longer active and cannot be changed, delete it and create a new one"}
 		}
 		if used := s.claimUsed(ns.name); !used.fitsIn(usage{next.cpus, next.memory, next.disk}) {
-			return 0, nil, &apiError{status: http.StatusConflict, msg: "the requested limit is below what the claim already uses"}
+			return 0, nil, &apiError{status: http.StatusConflict, msg: "a claim cannot be shrunk below what it is already using"}
 		}
 		if !s.promised(c, now).plus(usage{next.cpus, next.memory, next.disk}).fitsIn(s.clusterCapacity()) {
 			return 0, nil, insufficientForClaim()
 		}
+		next.updatedAt = epoch(now)
 		*c = next
 		return http.StatusOK, s.claimView(c, now), nil
 	})

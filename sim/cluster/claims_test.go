@@ -23,7 +23,7 @@ func TestClaims2026(t *testing.T) {
 		}
 		cl := a.obj(t)
 		wantKeys(t, "claim", cl, "uuid", "namespace", "state", "coverage_state", "limit_cpus", "limit_memory_mb",
-			"limit_disk_gb", "used_cpus", "used_memory_mb", "used_disk_gb", "expires_at")
+			"limit_disk_gb", "used_cpus", "used_memory_mb", "used_disk_gb", "expires_at", "updated_at")
 		if cl["state"] != "created" || cl["coverage_state"] != "active" || cl["limit_cpus"] != float64(4) {
 			t.Errorf("claim %s", a.raw)
 		}
@@ -50,7 +50,7 @@ func TestClaims2026(t *testing.T) {
 		if got := c.do("GET", "/auth/namespaces/ci/claims/"+id, nil).obj(t); got["used_cpus"] != float64(2) || got["used_disk_gb"] != float64(10) {
 			t.Errorf("used after a 2 vCPU create: %v", got)
 		}
-		wantError(t, c.do("PUT", "/auth/namespaces/ci/claims/"+id, map[string]any{"limit_cpus": 1}), 409, "below what the claim already uses")
+		wantError(t, c.do("PUT", "/auth/namespaces/ci/claims/"+id, map[string]any{"limit_cpus": 1}), 409, "a claim cannot be shrunk below what it is already using")
 		wantError(t, c.do("PUT", "/auth/namespaces/ci/claims/"+id, map[string]any{}), 400, "")
 		// A field mask: only the expiry changes.
 		before := c.do("GET", "/auth/namespaces/ci/claims/"+id, nil).obj(t)

@@ -97,6 +97,18 @@ type Config struct {
 	// server always sends the contract, so Validate refuses the pair.
 	LegacyRefusals bool
 
+	// NoFloatingNetwork models a 2024 cluster whose floating network
+	// record does not exist yet (no network node has created it): the
+	// first call that needs a floating address (float an interface, route
+	// an address to a network or delete one, create an instance with a
+	// floating interface) is the 2024 server's 500 server error:
+	// AttributeError("'NoneType' object has no attribute 'ipam'"), and
+	// creates the record, so the next call works. da448b1a network.py
+	// floating_network() creates the record but returns what it read
+	// before, None; the 2026 tree reads the record again (code index id
+	// 62464603406), so Validate refuses this with the 2026 server.
+	NoFloatingNetwork bool
+
 	// AuthScopes are the scopes tokens minted from AuthKey carry
 	// (Generation2026; "<family>.<verb>", "<family>.*", "cluster-admin").
 	// Empty means the wildcard "*", as every key made before scopes
@@ -141,6 +153,11 @@ type Config struct {
 	// CreateTime is how long an instance takes from initial through
 	// creating to created; networks take as long to tear down.
 	CreateTime time.Duration
+	// DeleteTime is how long an instance's node takes to carry out a
+	// delete the API queued: until then the instance keeps its state and
+	// everything it holds. 0 (the default) deletes at once; the capacity
+	// is returned TeardownLag after the delete either way.
+	DeleteTime time.Duration
 	// ErrorCleanup is how long a refused create's error-state record (and
 	// the addresses it holds) lingers before its delete is processed.
 	ErrorCleanup time.Duration
@@ -279,6 +296,9 @@ func (c Config) Validate() error {
 	if c.LegacyRefusals && c.Generation != Generation2024 {
 		return errors.New("legacy refusals are a 2024 behaviour: a 2026 server always sends stage and transient; choose the 2024 server (--server 2024) to use them")
 	}
+	if c.NoFloatingNetwork && c.Generation != Generation2024 {
+		return errors.New("a missing floating network record breaks only the 2024 server (its first float answers 500); a 2026 server creates the record and carries on: choose the 2024 server (--server 2024) to use it")
+	}
 	for _, sc := range c.AuthScopes {
 		if !scopeRE.MatchString(sc) {
 			return fmt.Errorf("invalid auth scope %q: want FAMILY.VERB (read, write, delete, console), FAMILY.*, cluster-admin or *", sc)
@@ -351,7 +371,7 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}, {"agent boot", c.AgentBoot}} {
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"delete time", c.DeleteTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}, {"agent boot", c.AgentBoot}} {
 		if v.d < 0 || v.d > maxSimDuration {
 			return fmt.Errorf("invalid %s %s: want 0 to %s", v.name, v.d, maxSimDuration)
 		}

@@ -18,8 +18,9 @@ import (
 // (InstanceConsoleDataEndpoint, da448b1a) and its screenshot.
 
 // handleScreenshot is InstanceScreenshotEndpoint.get (shakenfist da448b1a
-// external_api/instance.py; unchanged in the 2026 tree at 00c15b80): 406
-// unless the instance is created (@requires_instance_active), else the
+// external_api/instance.py; unchanged in the 2026 tree at 00c15b80): 200
+// null for an instance never placed (unplaced), 406 unless the instance
+// is created (@requires_instance_active), else the
 // console is captured into a new blob and the answer is that blob's UUID
 // as a JSON string (Instance.get_screenshot). The simulated console is a
 // small PNG; a real one is whatever libvirt's virDomainScreenshot gives.
@@ -28,8 +29,11 @@ import (
 // (daemons/checksums.py) has hashed the blob.
 func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceScreenshotEndpoint.get", nil, func(i *instance, _ map[string]any) (any, *apiError) {
-		if i.state != stateCreated {
-			return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
+		if unplaced(i) {
+			return nil, nil
+		}
+		if err := requireInstanceActive(i); err != nil {
+			return nil, err
 		}
 		shot := consolePNG(i.uuid)
 		b := s.newBlob(int64(len(shot)), nil)
@@ -72,17 +76,21 @@ func consolePNG(uuid string) []byte {
 }
 
 // consoleText is the simulated serial console: a boot banner, then one
-// line per event of the instance.
+// line per event of the instance; nothing before the instance has
+// started, as no hypervisor has written a console log for it yet (the
+// real 2024 server answered an empty body for an instance not started:
+// client/testdata/sf2024/recorded/console-empty.http, the captures' c1).
 func consoleText(i *instance) string {
+	if i.state != stateCreated {
+		return ""
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[    0.000000] Linux version 6.1.0-sim (shakectl sim cluster) #1 SMP\r\n")
 	fmt.Fprintf(&b, "[    0.000000] Command line: console=ttyS0 root=/dev/vda1\r\n")
 	for k, e := range i.events {
 		fmt.Fprintf(&b, "[%5d.%06d] sim: %s\r\n", k+1, 0, e.Message)
 	}
-	if i.state == stateCreated {
-		fmt.Fprintf(&b, "\r\n%s login: ", i.spec.name)
-	}
+	fmt.Fprintf(&b, "\r\n%s login: ", i.spec.name)
 	return b.String()
 }
 
@@ -91,7 +99,8 @@ const maxConsoleLength = 1 << 20
 
 // handleConsoleData answers the last `length` bytes (default 10240) of
 // the console log as application/octet-stream, with the real handler's
-// misspelt mimetype 'applicaton/octet-stream' (da448b1a).
+// misspelt mimetype 'applicaton/octet-stream' (da448b1a); 200 null, as
+// JSON, for an instance never placed (unplaced).
 func (s *Server) handleConsoleData(w http.ResponseWriter, r *http.Request, caller string) {
 	p, err := s.params(r, "InstanceConsoleDataEndpoint.get", "length")
 	if err != nil {
@@ -119,13 +128,18 @@ func (s *Server) handleConsoleData(w http.ResponseWriter, r *http.Request, calle
 	s.mu.Lock()
 	i, ferr := s.findInstance(r.PathValue("ref"), caller)
 	var text string
-	if ferr == nil {
+	placed := ferr == nil && !unplaced(i)
+	if placed {
 		s.addEvent(i, apiFQDN, "get console data request from REST API", nil)
 		text = consoleText(i)
 	}
 	s.mu.Unlock()
 	if ferr != nil {
 		writeError(w, ferr)
+		return
+	}
+	if !placed {
+		writeJSON(w, http.StatusOK, nil)
 		return
 	}
 	if int64(len(text)) > length {
@@ -138,6 +152,9 @@ func (s *Server) handleConsoleData(w http.ResponseWriter, r *http.Request, calle
 
 func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceConsoleDataEndpoint.delete", nil, func(i *instance, _ map[string]any) (any, *apiError) {
+		if unplaced(i) {
+			return nil, nil
+		}
 		s.addEvent(i, apiFQDN, "delete console data request from REST API", nil)
 		return nil, nil
 	})
@@ -149,9 +166,13 @@ func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, cal
 // /etc/pki/libvirt-spice CA, so the file has neither a tls-port nor a ca
 // line.
 //
+// Both generations: 200 null, as JSON, for an instance never placed
+// (unplaced: the captures' e3, v4, v6).
+//
 // 2024 (da448b1a external_api/instance.py): the video's vdi as stored,
-// host the placement's node name; no state check, so an instance not yet
-// placed gets "host=None" and "port=None", as Python formats them.
+// host the placement's node name; no state check, so an instance placed
+// but not started gets "port=None", as Python formats it (the captures'
+// v1).
 //
 // 2026 (instance.py, 2026 public copy, code index id 59117373307): the
 // placement's node must exist (404 "placement node not found"), host is
@@ -168,6 +189,11 @@ func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		s.mu.Unlock()
 		writeError(w, err)
+		return
+	}
+	if unplaced(i) {
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, nil)
 		return
 	}
 	vdi := instanceVDI(i)

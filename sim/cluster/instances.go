@@ -51,6 +51,9 @@ type instance struct {
 	addrs    []heldAddress
 	ifaces   []*iface
 	events   []event
+	// deleteQueued: a delete was asked for and its node has not carried
+	// it out yet (queueDelete).
+	deleteQueued bool
 }
 
 type heldAddress struct {
@@ -287,6 +290,15 @@ func (s *Server) allocateInterfaces(i *instance, found []*network) *apiError {
 			s.addEvent(i, apiFQDN, "allocated ip address", map[string]any{"network_uuid": n.uuid, "address": ifc.ipv4})
 		}
 		if want.float {
+			if err := s.floatingNetwork(); err != nil {
+				// da448b1a _netdesc_allocate_address: the
+				// interface is recorded before the float, and the
+				// exception leaves the instance as it was (initial,
+				// never placed).
+				i.ifaces = append(i.ifaces, ifc)
+				s.ifaces[ifc.uuid] = ifc
+				return err
+			}
 			f := s.reserveFloating("interface " + ifc.uuid)
 			ifc.floating = &f
 		}
@@ -382,6 +394,29 @@ func (s *Server) startCreating(i *instance, n *node) {
 // deleteInstance marks the instance deleted at once, releases its
 // addresses into the deletion halo, and returns its capacity after the
 // teardown lag. Callers hold s.mu.
+// queueDelete is Instance.enqueue_delete_remote (da448b1a; enqueue_delete
+// in 2026): the API queues the delete for the instance's node and
+// answers at once; the node carries it out Config.DeleteTime later, and
+// until then the instance keeps its state, addresses, interfaces and
+// capacity (the captures' recording ran no node daemon, so its deleted
+// instances stayed as they were). Asking again queues nothing more.
+// Callers hold s.mu.
+func (s *Server) queueDelete(i *instance, why string) {
+	if s.cfg.DeleteTime == 0 {
+		s.deleteInstance(i, why)
+		return
+	}
+	if i.deleteQueued {
+		return
+	}
+	i.deleteQueued = true
+	s.after(s.cfg.DeleteTime, func() {
+		if i.state != stateDeleted {
+			s.deleteInstance(i, why)
+		}
+	})
+}
+
 func (s *Server) deleteInstance(i *instance, why string) {
 	s.setState(i, stateDeleted)
 	i.powerState = "off"
@@ -474,8 +509,17 @@ const (
 	nodeVersion      = 7
 )
 
-// instanceView is Instance.external_view; callers hold s.mu. In 2026 the
-// node and requested_placement are node UUIDs.
+// instanceView is Instance.external_view; callers hold s.mu.
+//
+// 2024: disk_spec as sent, with disk_base added (recorded: the captures'
+// s-create-web1). 2026 (instance.py, code index id 59117373307,
+// instance_get_example; shakenfist-2026.md 2.3, 2.4): the node and
+// requested_placement are node UUIDs; disk_spec holds the four keys the
+// diskspec schema has (size, base, bus, type; bus null and type "disk"
+// unless sent); and the view adds last_cluster_operation (the
+// simulator's instances have none: null), references_to and
+// references_from (the simulator boots no instance from a blob, so it
+// records no reference: {}).
 func (s *Server) instanceView(i *instance) map[string]any {
 	sp := i.spec
 	disks := make([]any, len(sp.disks))
@@ -485,7 +529,16 @@ func (s *Server) instanceView(i *instance) map[string]any {
 		for dk, dv := range d {
 			c[dk] = dv
 		}
-		if _, ok := c["disk_base"]; !ok {
+		if s.is2026() {
+			for _, dk := range []string{"size", "base", "bus"} {
+				if _, ok := c[dk]; !ok {
+					c[dk] = nil
+				}
+			}
+			if _, ok := c["type"]; !ok {
+				c["type"] = "disk"
+			}
+		} else if _, ok := c["disk_base"]; !ok {
 			c["disk_base"] = nil
 		}
 		disks[k] = c
@@ -526,6 +579,11 @@ func (s *Server) instanceView(i *instance) map[string]any {
 	}
 	if n := s.nodeByName[sp.placedOn]; n != nil {
 		v["requested_placement"] = s.nodeRef(n)
+	}
+	if s.is2026() {
+		v["last_cluster_operation"] = nil
+		v["references_to"] = map[string]any{}
+		v["references_from"] = map[string]any{}
 	}
 	return v
 }
@@ -588,6 +646,29 @@ func (s *Server) handleCreateInstance(w http.ResponseWriter, r *http.Request, ca
 	writeJSON(w, http.StatusOK, view)
 }
 
+// unplaced is the first test of @api_base.redirect_instance_request
+// (da448b1a base.py; the same in the 2026 copy, code index id
+// 62501837835), the decorator of the routes a node answers for its
+// instances (console data get and delete, vdiconsolehelper, the six power
+// actions, screenshot, snapshot): an instance the scheduler never placed
+// has no placement node, and the decorator returns None before the
+// handler runs, so the server answers 200 null whatever the handler would
+// have said. The captures' e1-e3, v4 and v6 recorded it for an instance
+// refused at scheduling.
+func unplaced(i *instance) bool { return i.node == "" }
+
+// requireInstanceActive is @api_base.requires_instance_active (da448b1a
+// base.py; 2026 instance.py, code index id 59117373307): 406 "instance
+// <uuid> is not ready (<state>)" for an instance in any state but
+// created, checked before the handler's own checks (an agent operation's
+// "instance agent not ready"); the captures' x1 recorded it.
+func requireInstanceActive(i *instance) *apiError {
+	if i.state != stateCreated {
+		return &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
+	}
+	return nil
+}
+
 // withInstance runs fn on the instance the path names, under the lock,
 // after the body passed params' check.
 func (s *Server) withInstance(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(i *instance, p map[string]any) (any, *apiError)) {
@@ -619,7 +700,7 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request, ca
 		}
 		view := s.instanceView(i)
 		s.addEvent(i, apiFQDN, "delete request from REST API", nil)
-		s.deleteInstance(i, "delete request from REST API")
+		s.queueDelete(i, "delete request from REST API")
 		return view, nil
 	})
 }
@@ -631,7 +712,8 @@ func (s *Server) handleInstanceEvents(w http.ResponseWriter, r *http.Request, ca
 }
 
 // handlePowerAction answers 200 null as the real handlers (which return
-// None) do: 406 unless created (@requires_instance_active), 409 for
+// None) do, also for an instance never placed (unplaced): 406 unless
+// created (@requires_instance_active), 409 for
 // reboot/pause/unpause of a powered-off instance (Instance.reboot etc.
 // find no libvirt domain); poweron and poweroff are idempotent (da448b1a).
 // 2026 (tests/external_api/test_instance_power.py @12f0a5ee): power on of
@@ -640,8 +722,11 @@ func (s *Server) handleInstanceEvents(w http.ResponseWriter, r *http.Request, ca
 func (s *Server) handlePowerAction(action, handler string) authedHandler {
 	return func(w http.ResponseWriter, r *http.Request, caller string) {
 		s.withInstance(w, r, caller, handler, nil, func(i *instance, _ map[string]any) (any, *apiError) {
-			if i.state != stateCreated {
-				return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
+			if unplaced(i) {
+				return nil, nil
+			}
+			if err := requireInstanceActive(i); err != nil {
+				return nil, err
 			}
 			verb := map[string]string{"rebootsoft": "reboot", "reboothard": "reboot", "pause": "pause", "unpause": "unpause"}[action]
 			if verb != "" && i.powerState == "off" {
@@ -671,21 +756,37 @@ func (s *Server) handlePowerAction(action, handler string) authedHandler {
 }
 
 // handleDeleteAllInstances answers the UUIDs of the namespace's instances
-// that are now being deleted; each is deleted as DELETE /instances/{ref}.
+// (every namespace's for "system": namespaceFilter) that are now being
+// deleted; each is deleted as DELETE /instances/{ref}.
+//
+// 2024 (da448b1a InstancesEndpoint.delete): instance.Instances with no
+// state prefilter, so instances already deleted whose records are still
+// kept are named again (not deleted again), in etcd's key order (by
+// UUID), as the captures' da5 and da7 show. 2026 (instance.py, code index
+// id 59117373307: instance.Instances(namespace=namespace)): which states
+// that selects is unverified; the simulator names the live ones, oldest
+// first.
 func (s *Server) handleDeleteAllInstances(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withDeleteAll(w, r, caller, "InstancesEndpoint.delete", []string{"confirm", "namespace"}, func(ns string, _ map[string]any) (int, any) {
 		var list []*instance
 		for _, i := range s.instances {
-			if i.namespace == ns && i.state != stateDeleted {
+			if namespaceFilter(ns, i.namespace) && (i.state != stateDeleted || !s.is2026()) {
 				list = append(list, i)
 			}
 		}
-		sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
+		if s.is2026() {
+			sort.Slice(list, func(a, b int) bool { return list[a].seq < list[b].seq })
+		} else {
+			sort.Slice(list, func(a, b int) bool { return list[a].uuid < list[b].uuid })
+		}
 		out := []string{}
 		for _, i := range list {
-			s.addEvent(i, apiFQDN, "delete request via delete all from REST API", nil)
-			s.deleteInstance(i, "delete request via delete all from REST API")
 			out = append(out, i.uuid)
+			if i.state == stateDeleted {
+				continue
+			}
+			s.addEvent(i, apiFQDN, "delete request via delete all from REST API", nil)
+			s.queueDelete(i, "delete request via delete all from REST API")
 		}
 		return http.StatusOK, out
 	})

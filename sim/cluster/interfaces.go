@@ -126,6 +126,13 @@ func (s *Server) handleAddInterface(w http.ResponseWriter, r *http.Request, call
 			ifc.ipv4 = n.address(off).String()
 		}
 		if want.float {
+			if err := s.floatingNetwork(); err != nil {
+				// The interface was recorded before the float
+				// failed, and stays.
+				i.ifaces = append(i.ifaces, ifc)
+				s.ifaces[ifc.uuid] = ifc
+				return nil, err
+			}
 			f := s.reserveFloating("interface " + ifc.uuid)
 			ifc.floating = &f
 		}
@@ -138,6 +145,21 @@ func (s *Server) handleAddInterface(w http.ResponseWriter, r *http.Request, call
 
 // maxInterfaces bounds one instance's interfaces.
 const maxInterfaces = 64
+
+// floatingNetwork is network.floating_network(), which every call that
+// needs a floating address makes first: with Config.NoFloatingNetwork
+// (a 2024 cluster whose floating network record nobody has created yet),
+// the first call creates the record and fails as da448b1a does, 500
+// AttributeError: the function creates the record but returns what it
+// read before it, None, and the caller reads its .ipam (the captures'
+// j7; the second float, j8, worked). Callers hold s.mu.
+func (s *Server) floatingNetwork() *apiError {
+	if s.cfg.NoFloatingNetwork && !s.floatingMade {
+		s.floatingMade = true
+		return &apiError{status: http.StatusInternalServerError, msg: `server error: AttributeError("'NoneType' object has no attribute 'ipam'")`}
+	}
+	return nil
+}
 
 // reserveFloating takes the next address of the floating network for
 // holder (an interface or a routed network); the simulator's floating
@@ -165,6 +187,9 @@ func (s *Server) handleFloatInterface(w http.ResponseWriter, r *http.Request, ca
 	answerOne(s, w, r, "InterfaceFloatEndpoint.post", nil, func() (*iface, *apiError) {
 		return s.findInterface(r.PathValue("ref"), caller)
 	}, func(f *iface, _ map[string]any) (any, *apiError) {
+		if err := s.floatingNetwork(); err != nil {
+			return nil, err
+		}
 		addr := s.reserveFloating("interface " + f.uuid)
 		f.floating = &addr
 		return nil, nil

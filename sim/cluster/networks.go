@@ -228,9 +228,13 @@ func (s *Server) handleCreateNetwork(w http.ResponseWriter, r *http.Request, cal
 	name, _ := p["name"].(string)
 	n.uuid, n.name, n.namespace, n.state = newUUID(), name, ns, stateInitial
 	n.metadata = map[string]any{}
-	// NetworksEndpoint.post: provide_dhcp as sent; a false provide_nat is
-	// turned into true; provide_dns defaults to false.
-	n.dhcp = truthy(p["provide_dhcp"])
+	// NetworksEndpoint.post (da448b1a): a false provide_dhcp and a false
+	// provide_nat are each turned into true ("if not provide_dhcp:
+	// provide_dhcp = True"; the real server answered provide_dhcp true
+	// for false in the captures' n2); provide_dns defaults to false. The
+	// 2026 handler's provide_dhcp is unverified: the simulator keeps it
+	// as sent.
+	n.dhcp = truthy(p["provide_dhcp"]) || !s.is2026()
 	n.nat = true
 	n.dns = truthy(p["provide_dns"])
 	s.floatSeq++
@@ -510,7 +514,7 @@ func (s *Server) finishNetworkDelete(n *network) {
 }
 
 // handleDeleteAllNetworks is NetworksEndpoint.delete: every active network
-// of the namespace; one still holding interfaces goes to delete-wait with
+// of the namespace (every namespace's for "system": namespaceFilter); one still holding interfaces goes to delete-wait with
 // clean_wait, and is otherwise left alone, which makes the answer a 403
 // whose "error" is the object {"deleted": [...], "unable": [...]}. 2024
 // answers the deleted UUIDs; 2026 answers 202 with one operation handle
@@ -520,7 +524,7 @@ func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request,
 	s.withDeleteAll(w, r, caller, "NetworksEndpoint.delete", []string{"confirm", "namespace", "clean_wait"}, func(ns string, p map[string]any) (int, any) {
 		var list []*network
 		for _, n := range s.networks {
-			if n.namespace == ns && (n.state == stateInitial || n.state == stateCreated) {
+			if namespaceFilter(ns, n.namespace) && (n.state == stateInitial || n.state == stateCreated) {
 				list = append(list, n)
 			}
 		}
@@ -558,6 +562,9 @@ func (s *Server) handleRouteAddress(w http.ResponseWriter, r *http.Request, call
 		if e := networkActive(n); e != nil {
 			return nil, e
 		}
+		if e := s.floatingNetwork(); e != nil {
+			return nil, e
+		}
 		addr := s.reserveFloating("network " + n.uuid)
 		n.events = appendEvent(n.events, apiFQDN, "route request from REST API", nil)
 		return addr, nil
@@ -568,9 +575,19 @@ func (s *Server) handleRouteAddress(w http.ResponseWriter, r *http.Request, call
 // "address not routed" for an address the floating network has not
 // reserved, 403 "address not routed by this network" for another
 // holder's; 200 null.
+//
+// 2024 (da448b1a): the reservation's holder is stored as a JSON list and
+// compared with the network's unique_label(), a tuple, which never
+// equal, so every reserved address is a 403, the network's own routed
+// ones too (the captures' r8 and sfc-q8): on a 2024 server no routed
+// address can be deleted. 2026 compares (user_type, str(user_uuid))
+// (code index id 62470511013), so the route is removed.
 func (s *Server) handleUnrouteAddress(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withNetwork(w, r, caller, "NetworkUnrouteAddressEndpoint.delete", nil, func(n *network, _ map[string]any) (any, *apiError) {
 		if e := networkActive(n); e != nil {
+			return nil, e
+		}
+		if e := s.floatingNetwork(); e != nil {
 			return nil, e
 		}
 		addr := r.PathValue("address")
@@ -578,7 +595,7 @@ func (s *Server) handleUnrouteAddress(w http.ResponseWriter, r *http.Request, ca
 		switch {
 		case !ok:
 			return nil, notFound("address not routed")
-		case holder != "network "+n.uuid:
+		case holder != "network "+n.uuid || !s.is2026():
 			return nil, &apiError{status: http.StatusForbidden, msg: "address not routed by this network"}
 		}
 		delete(s.floatingHeld, addr)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -328,25 +329,35 @@ func (s *Server) handleNodeProcessMetrics(w http.ResponseWriter, r *http.Request
 	writeJSON(w, http.StatusOK, out)
 }
 
-// handleAdminLocks is AdminLocksEndpoint.get (admin): the cluster's locks
-// keyed by lock. The simulated cluster's maintenance daemon on its first
-// node always holds the cluster lock.
+// handleAdminLocks is AdminLocksEndpoint.get (admin): the locks held in
+// the cluster right now, keyed by lock; {} when none is (as the real 2024
+// server answered with nothing running: client/testdata/sf2024/recorded/
+// admin-locks-empty.http, and the captures' l1). A real cluster's locks
+// are held by its daemons while they work (the cluster maintenance lock
+// for a moment each cleanup pass, an instance's lock while its node
+// deletes it); the simulated cluster holds one while it works: an
+// instance's delete lock, on its node, until the teardown the delete
+// started is over (--teardown-lag).
 //
 // 2024 (da448b1a external_api/admin.py, etcd.get_existing_locks): etcd's
-// keys, "/sflocks/sf/cluster/" holding {id, line, node, operation, pid}
-// as the real server answered it (client/testdata/sf2024/recorded/
-// admin-locks-held.http; admin_locks_get_example leaves out id and line).
+// keys, "/sflocks/sf/instance/<uuid>" holding {id, line, node, operation,
+// pid} as the real server answered it (client/testdata/sf2024/recorded/
+// admin-locks-held.http: an "Instance delete" lock of that form beside
+// the cluster lock; admin_locks_get_example leaves out id and line).
 // line is where da448b1a's lock code records itself as the caller
 // (util/callstack.py:15:get_caller()), under the deployed venv's path.
 //
 // 2026: locks are MariaDB rows (locks.py, code index id 62934017694,
-// get_existing_locks = mariadb.get_all_cluster_locks, {key: holder}); the
-// cluster lock's key is "cluster/" (node.py NodesEndpoint reads
-// existing_locks.get('cluster/'), code index id 62480454688) and a
-// holder is ClusterLock.lock_data: node (NODE_NAME), pid, thread, line
-// (the caller), operation, id (a random lock id). The values of thread,
-// line and id are the simulator's; the 2026 admin.py itself was not in
-// the index (every stored version returns get_existing_locks() as is).
+// get_existing_locks = mariadb.get_all_cluster_locks, {key: holder}); a
+// holder is ClusterLock.lock_data: node (NODE_NAME, a name in both
+// generations), pid, thread, line
+// (the caller), operation, id (a random lock id). The cluster lock's key
+// is "cluster/" (node.py NodesEndpoint reads existing_locks.get
+// ('cluster/'), code index id 62480454688); an instance lock's key
+// "instance/<uuid>" is written after it (unverified), and the values of
+// thread, line and id are the simulator's; the 2026 admin.py itself was
+// not in the index (every stored version returns get_existing_locks() as
+// is).
 func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller string) {
 	if _, err := s.params(r, "AdminLocksEndpoint.get"); err != nil {
 		writeError(w, err)
@@ -357,15 +368,21 @@ func (s *Server) handleAdminLocks(w http.ResponseWriter, r *http.Request, caller
 	}
 	out := map[string]any{}
 	s.mu.Lock()
-	if len(s.nodes) > 0 {
+	for _, i := range s.instances {
+		// deleteInstance left its capacity charged until the
+		// teardown: the node is still deleting it.
+		if i.state != stateDeleted || !i.charged {
+			continue
+		}
+		id := strings.ReplaceAll(i.uuid, "-", "")[:16]
 		if s.is2026() {
-			out["cluster/"] = map[string]any{"node": s.nodes[0].name, "pid": os.Getpid(), "thread": 140000000000000 + os.Getpid(),
-				"line":      "/usr/lib/python3/dist-packages/shakenfist/daemons/cluster/main.py:142:_cluster_wide_cleanup",
-				"operation": "Cluster maintenance", "id": "simlock0cluster0"}
+			out["instance/"+i.uuid] = map[string]any{"node": i.node, "pid": os.Getpid(), "thread": 140000000000000 + os.Getpid(),
+				"line":      "/usr/lib/python3/dist-packages/shakenfist/instance.py:1544:delete",
+				"operation": "Instance delete", "id": id}
 		} else {
-			out["/sflocks/sf/cluster/"] = map[string]any{"id": "simlock0cluster0",
+			out["/sflocks/sf/instance/"+i.uuid] = map[string]any{"id": id,
 				"line": "/srv/shakenfist/venv/lib/python3.11/site-packages/shakenfist/util/callstack.py:15:get_caller()",
-				"node": s.nodes[0].name, "operation": "Cluster maintenance", "pid": os.Getpid()}
+				"node": i.node, "operation": "Instance delete", "pid": os.Getpid()}
 		}
 	}
 	s.mu.Unlock()

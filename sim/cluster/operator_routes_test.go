@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -31,19 +32,29 @@ func TestInstanceMetadataSetDelete(t *testing.T) {
 
 func TestConsoleData(t *testing.T) {
 	both(t, func(t *testing.T, gen string) {
-		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
-		c.mustCreate("a", 1, 1024, 10, nil)
-		a := c.do("GET", "/instances/a/consoledata", nil)
-		if a.status != 200 || a.header.Get("Content-Type") != "applicaton/octet-stream" || !bytes.Contains(a.raw, []byte("Linux version")) {
-			t.Fatalf("console: %d %q %q", a.status, a.header.Get("Content-Type"), a.raw)
-		}
-		short := c.do("GET", "/instances/a/consoledata", map[string]any{"length": 20})
-		if len(short.raw) != 20 || !bytes.HasSuffix(a.raw, short.raw) {
-			t.Errorf("length 20 gave %q, want the last 20 bytes of %q", short.raw, a.raw)
-		}
-		wantError(t, c.do("GET", "/instances/a/consoledata", map[string]any{"length": "lots"}), 400, "length is not an integer")
-		nullBody(t, c.do("DELETE", "/instances/a/consoledata", nil))
-		wantError(t, c.do("GET", "/instances/nosuch/consoledata", nil), 404, "instance not found")
+		synctest.Test(t, func(t *testing.T) {
+			_, c := bubbleSim(t, func(cfg *Config) { cfg.Generation = gen; cfg.CreateTime = time.Second })
+			c.mustCreate("a", 1, 1024, 10, nil)
+			// No hypervisor has started it, so there is no console log
+			// yet: an empty body, as the real server answered
+			// (client/testdata/sf2024/recorded/console-empty.http).
+			a := c.do("GET", "/instances/a/consoledata", nil)
+			if a.status != 200 || a.header.Get("Content-Type") != "applicaton/octet-stream" || len(a.raw) != 0 {
+				t.Fatalf("console before the instance started: %d %q %q", a.status, a.header.Get("Content-Type"), a.raw)
+			}
+			advance(2 * time.Second)
+			a = c.do("GET", "/instances/a/consoledata", nil)
+			if a.status != 200 || a.header.Get("Content-Type") != "applicaton/octet-stream" || !bytes.Contains(a.raw, []byte("Linux version")) {
+				t.Fatalf("console: %d %q %q", a.status, a.header.Get("Content-Type"), a.raw)
+			}
+			short := c.do("GET", "/instances/a/consoledata", map[string]any{"length": 20})
+			if len(short.raw) != 20 || !bytes.HasSuffix(a.raw, short.raw) {
+				t.Errorf("length 20 gave %q, want the last 20 bytes of %q", short.raw, a.raw)
+			}
+			wantError(t, c.do("GET", "/instances/a/consoledata", map[string]any{"length": "lots"}), 400, "length is not an integer")
+			nullBody(t, c.do("DELETE", "/instances/a/consoledata", nil))
+			wantError(t, c.do("GET", "/instances/nosuch/consoledata", nil), 404, "instance not found")
+		})
 	})
 }
 
@@ -77,15 +88,25 @@ func TestSnapshots(t *testing.T) {
 func TestDeleteAllInstances(t *testing.T) {
 	both(t, func(t *testing.T, gen string) {
 		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		if a := c.do("POST", "/auth/namespaces", map[string]any{"namespace": "ci"}); a.status != 200 {
+			t.Fatalf("namespace ci: %d %s", a.status, a.raw)
+		}
 		a1 := c.mustCreate("a", 1, 1024, 10, nil)
-		a2 := c.mustCreate("b", 1, 1024, 10, nil)
+		a2 := c.mustCreate("b", 1, 1024, 10, map[string]any{"namespace": "ci"})
 		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": "yes", "namespace": "system"}), 400, "parameter confirm is not set true")
 		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": true}), 400, "system user must specify parameter namespace")
 		wantError(t, c.do("DELETE", "/instances", map[string]any{"confirm": true, "namespace": "nosuch"}), 404, "namespace not found")
+		// "system" names every namespace's instances (namespace_filter:
+		// the real 2024 server did so in the captures' da1); 2024 answers
+		// them in etcd's key order, by UUID; 2026 oldest first.
 		a := c.do("DELETE", "/instances", map[string]any{"confirm": true, "namespace": "system"})
+		uuids := []string{a1["uuid"].(string), a2["uuid"].(string)}
+		if gen == Generation2024 {
+			sort.Strings(uuids)
+		}
 		// json.dumps and a newline, as the real server's (client/testdata/
 		// sf2024/recorded/del-all.http).
-		want := fmt.Sprintf("[\"%s\", \"%s\"]\n", a1["uuid"], a2["uuid"])
+		want := fmt.Sprintf("[\"%s\", \"%s\"]\n", uuids[0], uuids[1])
 		if a.status != 200 || string(a.raw) != want {
 			t.Errorf("delete all: %d %s, want %s", a.status, a.raw, want)
 		}
@@ -93,6 +114,16 @@ func TestDeleteAllInstances(t *testing.T) {
 			if i["state"] != "deleted" {
 				t.Errorf("%s is %s after delete all", i["name"], i["state"])
 			}
+		}
+		// Again: 2024 selects with no state prefilter, so the deleted
+		// records still kept are named again (and not deleted again).
+		again := c.do("DELETE", "/instances", map[string]any{"confirm": true, "namespace": "ci"})
+		want = "[]\n"
+		if gen == Generation2024 {
+			want = fmt.Sprintf("[\"%s\"]\n", a2["uuid"])
+		}
+		if again.status != 200 || string(again.raw) != want {
+			t.Errorf("delete all again: %d %s, want %s", again.status, again.raw, want)
 		}
 	})
 }

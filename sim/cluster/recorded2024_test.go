@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
 	"testing"
+	"time"
 )
 
 // The answers of the real 2024 server (shakenfist da448b1a under gunicorn
@@ -46,19 +49,21 @@ func readRecorded2024(t *testing.T, name string) (status int, contentType string
 }
 
 func TestRecorded2024Answers(t *testing.T) {
-	_, c := startSim(t, nil)
+	// The teardown of a deleted instance outlasts the test, so that its
+	// node is still deleting it when the locks are read at the end.
+	_, c := startSim(t, func(cfg *Config) { cfg.TeardownLag = time.Hour })
 	if a := c.do("POST", "/auth/namespaces", map[string]any{"namespace": "ci"}); a.status != 200 {
 		t.Fatalf("namespace ci: %d %s", a.status, a.raw)
 	}
 	if a := c.do("POST", "/auth/namespaces", map[string]any{"namespace": "empty"}); a.status != 200 {
 		t.Fatalf("namespace empty: %d %s", a.status, a.raw)
 	}
-	sims := map[string]string{}
-	var node string
+	sims, nodes := map[string]string{}, map[string]string{}
 	for _, name := range []string{"web1", "web2"} {
 		i := c.mustCreate(name, 1, 1024, 8, map[string]any{"namespace": "ci"})
-		sims[name], node = i["uuid"].(string), i["node"].(string)
+		sims[name], nodes[name] = i["uuid"].(string), i["node"].(string)
 	}
+	node := nodes["web2"]
 	sysArt := c.do("POST", "/artifacts", map[string]any{"url": "debian:11"})
 	ciArt := c.do("POST", "/artifacts", map[string]any{"url": "https://images.example.com/mine.qcow2", "namespace": "ci"})
 	if sysArt.status != 200 || ciArt.status != 200 {
@@ -72,6 +77,13 @@ func TestRecorded2024Answers(t *testing.T) {
 	want = bytes.ReplaceAll(want, []byte("host=sf-1\n"), []byte("host="+node+"\n"))
 	if got := c.do("GET", "/instances/web2/vdiconsolehelper", nil); got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
 		t.Errorf("vdiconsolehelper: the simulator answers %d %q %q, the real server %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
+	}
+
+	// Nothing is being worked on, so no lock is held (the recording ran
+	// no cluster daemon): {} and a newline.
+	status, ct, want = readRecorded2024(t, "admin-locks-empty.http")
+	if got := c.do("GET", "/admin/locks", nil); got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
+		t.Errorf("admin locks: the simulator answers %d %q %q, the real server %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
 	}
 
 	// In the order they were recorded: each step's situation is the one
@@ -117,6 +129,13 @@ func TestRecorded2024Answers(t *testing.T) {
 			body = st.body
 		}
 		got := c.do(st.method, st.path, body)
+		if st.file == "del-all.http" {
+			// The UUIDs come in etcd's key order, so the simulator's
+			// own UUIDs may come in another order than the real ones:
+			// the same UUIDs, written as json.dumps writes the
+			// simulator's order.
+			want = sameUUIDsInOrder(t, want, got.raw)
+		}
 		if got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
 			t.Errorf("%s %s (%s): the simulator answers %d %q %q, the real server %d %q %q",
 				st.method, st.path, st.file, got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
@@ -157,9 +176,9 @@ func TestRecorded2024Answers(t *testing.T) {
 			}
 		}
 	}
-	// The simulated cluster's maintenance daemon holds the cluster lock
-	// (the recording had no cluster daemon, admin-locks-empty.http): its
-	// holder has the fields of the one a process held while recording.
+	// del-all deleted web1, and its node is still tearing it down: the
+	// simulator holds the instance's delete lock, as a process of the
+	// recording held web1's (admin-locks-held.http), with the same fields.
 	_, _, held := readRecorded2024(t, "admin-locks-held.http")
 	var real, sim map[string]map[string]any
 	if err := jsonUnmarshal(held, &real); err != nil {
@@ -168,13 +187,37 @@ func TestRecorded2024Answers(t *testing.T) {
 	if err := jsonUnmarshal(c.do("GET", "/admin/locks", nil).raw, &sim); err != nil {
 		t.Fatal(err)
 	}
-	realLock, simLock := real["/sflocks/sf/cluster/"], sim["/sflocks/sf/cluster/"]
-	if len(simLock) != len(realLock) || simLock["operation"] != realLock["operation"] {
-		t.Errorf("cluster lock %v, the real server's %v", simLock, realLock)
+	realLock, simLock := real["/sflocks/sf/instance/"+recordedUUIDs["web1"]], sim["/sflocks/sf/instance/"+sims["web1"]]
+	if len(simLock) != len(realLock) || simLock["operation"] != realLock["operation"] || simLock["node"] != nodes["web1"] {
+		t.Errorf("web1's delete lock %v, the real server's %v (node %s)", simLock, realLock, nodes["web1"])
 	}
 	for k := range realLock {
 		if _, ok := simLock[k]; !ok {
-			t.Errorf("cluster lock without %q: %v", k, simLock)
+			t.Errorf("delete lock without %q: %v", k, simLock)
 		}
 	}
+	if len(sim) != 2 {
+		t.Errorf("locks %v, want web1's and web2's delete locks", sim)
+	}
+}
+
+// sameUUIDsInOrder is want rewritten in got's order when the two JSON
+// lists hold the same UUIDs; else want as it is.
+func sameUUIDsInOrder(t *testing.T, want, got []byte) []byte {
+	t.Helper()
+	var w, g []string
+	if jsonUnmarshal(want, &w) != nil || jsonUnmarshal(got, &g) != nil {
+		return want
+	}
+	ws, gs := slices.Clone(w), slices.Clone(g)
+	sort.Strings(ws)
+	sort.Strings(gs)
+	if !slices.Equal(ws, gs) {
+		return want
+	}
+	out, err := pyJSON(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
 }

@@ -49,6 +49,9 @@ type Server struct {
 	// floatingHeld are the floating network's reserved addresses and
 	// their holders (interfaces.go reserveFloating).
 	floatingHeld map[string]string
+	// floatingMade: the floating network's record exists (always, unless
+	// Config.NoFloatingNetwork, until the first call that needs it).
+	floatingMade bool
 	// kerbsideTokens are the minted console tokens (kerbside.go).
 	kerbsideTokens map[string]*kerbsideToken
 	start          time.Time

@@ -15,8 +15,11 @@ import (
 // answer maps each device to its source_url, artifact_uuid and blob_uuid.
 func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceSnapshotEndpoint.post", []string{"all", "device", "max_versions", "thin"}, func(i *instance, p map[string]any) (any, *apiError) {
-		if i.state != stateCreated {
-			return nil, &apiError{status: http.StatusNotAcceptable, msg: fmt.Sprintf("instance %s is not ready (%s)", i.uuid, i.state)}
+		if unplaced(i) {
+			return nil, nil
+		}
+		if err := requireInstanceActive(i); err != nil {
+			return nil, err
 		}
 		view := s.instanceView(i)
 		devices, _ := view["disks"].([]any)

@@ -55,6 +55,9 @@ func (s *Server) removeSpool() {
 
 // handleCreateUpload is UploadCreateEndpoint.post: {uuid, node,
 // created_at}.
+// uploadVersion is the upload object's schema version at da448b1a.
+const uploadVersion = 3
+
 func (s *Server) handleCreateUpload(w http.ResponseWriter, r *http.Request, _ string) {
 	if _, err := s.params(r, "UploadCreateEndpoint.post"); err != nil {
 		writeError(w, err)
@@ -77,7 +80,11 @@ func (s *Server) handleCreateUpload(w http.ResponseWriter, r *http.Request, _ st
 	}
 	u.path = path
 	s.uploads[u.uuid] = u
-	writeJSON(w, http.StatusOK, map[string]any{"uuid": u.uuid, "node": s.nodes0(), "created_at": u.created})
+	// Upload.external_view (da448b1a upload.py): the base object view
+	// (uuid, state, metadata, version 3) and node, created_at, as the
+	// real server answered it (the captures' u1, u2).
+	writeJSON(w, http.StatusOK, map[string]any{"uuid": u.uuid, "state": stateCreated, "metadata": map[string]any{}, "version": uploadVersion,
+		"node": s.nodes0(), "created_at": u.created})
 }
 
 func (s *Server) upload(id string) *uploadRec {
