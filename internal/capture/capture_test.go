@@ -188,6 +188,8 @@ func TestCompare(t *testing.T) {
 			resp(200, js, `{"uuid": "u", "state": "created", "version": 3}`), resp(200, js, `{"uuid": "u", "created_at": 1.5}`),
 			[]string{"$.state: missing", "$.version: missing", "$.created_at: not sent by the real server"}},
 		{"a null field matches any type", "", resp(200, js, `{"node": null}`), resp(200, js, `{"node": "node1"}`), nil},
+		{"an empty map matches any map below the top", "", resp(200, js, `{"refs": {"disk": [{"uuid": "u"}]}, "metadata": {}}`), resp(200, js, `{"refs": {}, "metadata": {"k": "v"}}`), nil},
+		{"but an empty object at the top is not any object", "", resp(200, js, `{}`), resp(200, js, `{"k": 1}`), []string{"$.k: not sent by the real server"}},
 		{"a lone value", "", resp(200, js, "300000\n"), resp(200, js, "299999"), []string{"299999, the real server's 300000"}},
 		{"bodies not JSON: only emptiness", "", resp(200, "applicaton/octet-stream", ""), resp(200, "applicaton/octet-stream", "boot log"), []string{"body of 8 bytes, the real server's 0"}},
 		{"Retry-After", "", func() *Response {

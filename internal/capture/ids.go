@@ -2,6 +2,7 @@ package capture
 
 import (
 	"net/netip"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -65,8 +66,8 @@ func (ids *IDs) Len() int { return len(ids.fwd) }
 
 // Learn pairs the identifiers found at the same place in a real answer
 // and the simulator's answer to the same request: values of identifier
-// fields (uuid, *_uuid, node, locations), and UUIDs and addresses
-// anywhere. Objects are walked by key; list elements are paired by an
+// fields (uuid, *_uuid, node, locations), UUIDs and addresses anywhere,
+// and the query values of two URLs (a token minted into a link). Objects are walked by key; list elements are paired by an
 // identifier already known, else by name, else by position when the
 // lists are as long and in the same order as far as they were paired. A top-level answer that
 // is one UUID or address (an address reserved for a route) is paired too.
@@ -84,8 +85,12 @@ func (ids *IDs) learn(key string, real, sim any) {
 	switch r := real.(type) {
 	case string:
 		s, ok := sim.(string)
-		if ok && (identifierKey(key) || IsUUID(r) && IsUUID(s) || isAddress(r) && isAddress(s)) {
+		switch {
+		case !ok:
+		case identifierKey(key) || IsUUID(r) && IsUUID(s) || isAddress(r) && isAddress(s):
 			ids.Set(r, s)
+		default:
+			ids.learnURL(r, s)
 		}
 	case map[string]any:
 		s, ok := sim.(map[string]any)
@@ -104,6 +109,23 @@ func (ids *IDs) learn(key string, real, sim any) {
 		}
 		for i, j := range ids.pairElements(key, r, s) {
 			ids.learn(key, r[i], s[j])
+		}
+	}
+}
+
+// learnURL pairs the query values of two URLs that name the same
+// parameters: a credential a server minted into a link (the token of a
+// console URL) is named by a later request.
+func (ids *IDs) learnURL(real, sim string) {
+	ru, err1 := url.Parse(real)
+	su, err2 := url.Parse(sim)
+	if err1 != nil || err2 != nil || ru.Scheme == "" || su.Scheme == "" {
+		return
+	}
+	rq, sq := ru.Query(), su.Query()
+	for k, rv := range rq {
+		if sv, ok := sq[k]; ok && len(rv) == 1 && len(sv) == 1 {
+			ids.Set(rv[0], sv[0])
 		}
 	}
 }
