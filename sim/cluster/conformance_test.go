@@ -1,0 +1,517 @@
+package cluster
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shakenfist/shakectl/internal/capture"
+	"github.com/shakenfist/shakectl/internal/httpstub"
+)
+
+// The conformance suite (issue 45): every exchange recorded from a real
+// Shakenfist server is replayed, in the order it was made, against the
+// simulator's generation of that server, and the simulator must answer as
+// the real server did (capture.Compare: status, error text, content type,
+// the shape of a success body and the request's fields it repeats).
+//
+// testdata/conformance holds one folder per capture set: the exchanges of
+// one server's life (a verbatim copy of a capture, or the answers the
+// repository derived from a generation's source, as exchanges), and
+// beside them conformance.json, which says which generation answered
+// (else the folder's name starts with sf2024 or sf2026), how the
+// simulator is configured to stand in for that cluster, what the
+// recording's harness did to the server outside the API (situations), and
+// which exchanges no simulator can answer the same, each with the reason.
+// A new capture dropped into a set, or a new set, is replayed without a
+// change here.
+//
+// State is rebuilt by replaying the captured creates themselves; the
+// identifiers the two servers generated (UUIDs, addresses, node names)
+// are paired as the answers show them (capture.IDs), so a later request
+// names the simulator's objects and a later answer is read with them.
+
+const conformanceRoot = "testdata/conformance"
+
+// conformanceSpec is a set's conformance.json.
+type conformanceSpec struct {
+	// Server is the generation that answered: "2024" or "2026".
+	Server string `json:"server"`
+	// About says what the set is (for the reader; the test ignores it).
+	About string `json:"about"`
+	// Sim configures the simulator beyond the replay's defaults.
+	Sim conformanceSim `json:"sim"`
+	// Situations are what the recording's harness did to the server
+	// between exchanges, outside the API.
+	Situations []conformanceSituation `json:"situations"`
+	// NotComparable are the exchanges whose answer depends on state no
+	// simulator can have.
+	NotComparable []conformanceException `json:"not_comparable"`
+}
+
+// conformanceSim is the part of Config a set may set. By default the
+// simulator stands in for the recorded clusters, where nothing ran but
+// the API: no daemon deployed a network, started or deleted an
+// instance, cleaned up a refused create or fetched an image.
+type conformanceSim struct {
+	Nodes              *int                `json:"nodes"`
+	NonHypervisorNodes int                 `json:"non_hypervisor_nodes"`
+	NodeCPUs           *int                `json:"node_cpus"`
+	NodeMemoryMiB      *int                `json:"node_memory"`
+	NodeDiskGiB        *int                `json:"node_disk"`
+	NodeTags           map[string][]string `json:"node_tags"`
+	LegacyRefusals     bool                `json:"legacy_refusals"`
+	NoFloatingNetwork  bool                `json:"no_floating_network"`
+	CapacityGuard      bool                `json:"capacity_guard"`
+	Kerbside           bool                `json:"kerbside"`
+	PowerFault         string              `json:"power_fault"`
+	CPUOvercommit      *float64            `json:"cpu_overcommit"`
+	RAMOvercommit      *float64            `json:"ram_overcommit"`
+	RAMReservationGiB  *float64            `json:"ram_reservation"`
+	MinFreeDiskGiB     *int                `json:"min_free_disk"`
+	NetworkOpErrors    int                 `json:"network_op_errors"`
+	Script             json.RawMessage     `json:"script"`
+	CreateTime         string              `json:"create_time"`
+	NetworkDeployTime  string              `json:"network_deploy_time"`
+	AgentBoot          string              `json:"agent_boot"`
+}
+
+// conformanceSituation is something the harness did before exchange
+// Before: "deploy-networks" (every initial network now reads created: the
+// harness played the network daemon's one step).
+type conformanceSituation struct {
+	Before int    `json:"before"`
+	Do     string `json:"do"`
+	Why    string `json:"why"`
+}
+
+// conformanceException is an exchange whose answer is not compared.
+// NotSent: the request is not sent to the simulator either, because what
+// it did to the real server was the recording environment's (a failed
+// upload that left a blob behind).
+type conformanceException struct {
+	Seq     int    `json:"seq"`
+	Reason  string `json:"reason"`
+	NotSent bool   `json:"not_sent"`
+}
+
+// conformanceReport is what one set's replay found.
+type conformanceReport struct {
+	exchanges, compared, setup int
+	// differences: one entry per comparable exchange the simulator
+	// answered otherwise.
+	differences []string
+	// notComparable: one line per listed exchange, with its reason.
+	notComparable []string
+	// problems: the set's own faults (a stale list entry, a listed
+	// exchange the simulator now answers the same, a setup step refused).
+	problems []string
+}
+
+// conformanceSets lists the capture sets under root: every folder that
+// holds exchange files.
+func conformanceSets(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var sets []string
+	for _, e := range entries {
+		if e.IsDir() {
+			sets = append(sets, filepath.Join(root, e.Name()))
+		}
+	}
+	return sets, nil
+}
+
+func readConformanceSpec(dir string) (conformanceSpec, error) {
+	var spec conformanceSpec
+	raw, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return spec, err
+	default:
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&spec); err != nil {
+			return spec, fmt.Errorf("conformance.json: %w", err)
+		}
+	}
+	if spec.Server == "" {
+		for _, gen := range []string{Generation2024, Generation2026} {
+			if strings.HasPrefix(filepath.Base(dir), "sf"+gen) {
+				spec.Server = gen
+			}
+		}
+	}
+	if spec.Server != Generation2024 && spec.Server != Generation2026 {
+		return spec, fmt.Errorf("which server answered %s? Say \"server\": \"2024\" or \"2026\" in its conformance.json, or start the folder's name with sf2024 or sf2026", dir)
+	}
+	return spec, nil
+}
+
+// conformanceConfig is the simulator standing in for a set's cluster.
+func conformanceConfig(spec conformanceSpec) (Config, error) {
+	never := 24 * time.Hour
+	cfg := DefaultConfig()
+	cfg.Generation = spec.Server
+	cfg.Listen = "127.0.0.1:0"
+	cfg.CreateTime, cfg.DeleteTime, cfg.NetworkDeployTime, cfg.ErrorCleanup, cfg.ArtifactFetchTime = never, never, never, never, never
+	cfg.TeardownLag = 0
+	sim := spec.Sim
+	for _, v := range []struct {
+		from *int
+		to   *int
+	}{{sim.Nodes, &cfg.Nodes}, {sim.NodeCPUs, &cfg.NodeCPUs}, {sim.NodeMemoryMiB, &cfg.NodeMemoryMiB}, {sim.NodeDiskGiB, &cfg.NodeDiskGiB}} {
+		if v.from != nil {
+			*v.to = *v.from
+		}
+	}
+	for _, v := range []struct {
+		from *float64
+		to   *float64
+	}{{sim.CPUOvercommit, &cfg.CPUOvercommit}, {sim.RAMOvercommit, &cfg.RAMOvercommit}, {sim.RAMReservationGiB, &cfg.RAMReservationGiB}} {
+		if v.from != nil {
+			*v.to = *v.from
+		}
+	}
+	if sim.MinFreeDiskGiB != nil {
+		cfg.MinFreeDiskGiB = *sim.MinFreeDiskGiB
+	}
+	if len(sim.Script) > 0 {
+		script, err := ParseScript(sim.Script)
+		if err != nil {
+			return cfg, fmt.Errorf("script: %w", err)
+		}
+		cfg.Script = script
+	}
+	cfg.NetworkOpErrors = sim.NetworkOpErrors
+	cfg.NonHypervisorNodes, cfg.NodeTags = sim.NonHypervisorNodes, sim.NodeTags
+	cfg.LegacyRefusals, cfg.NoFloatingNetwork, cfg.CapacityGuard = sim.LegacyRefusals, sim.NoFloatingNetwork, sim.CapacityGuard
+	cfg.Kerbside, cfg.PowerFault = sim.Kerbside, sim.PowerFault
+	for _, v := range []struct {
+		text string
+		to   *time.Duration
+	}{{sim.CreateTime, &cfg.CreateTime}, {sim.NetworkDeployTime, &cfg.NetworkDeployTime}, {sim.AgentBoot, &cfg.AgentBoot}} {
+		if v.text == "" {
+			continue
+		}
+		d, err := time.ParseDuration(v.text)
+		if err != nil {
+			return cfg, err
+		}
+		*v.to = d
+	}
+	return cfg, cfg.Validate()
+}
+
+// conformanceKey stands in for the keys the captures redact ("<redacted>")
+// of namespaces other than the simulator's own.
+const conformanceKey = "conformance-key-0"
+
+// replayConformanceSet replays one capture set against a fresh simulator,
+// in a testing/synctest bubble: the simulator's timers run on the
+// bubble's clock, and each exchange is sent once everything due before it
+// (a create's steps when the set's create time is 0) has happened.
+func replayConformanceSet(t *testing.T, dir string) (rep conformanceReport, err error) {
+	synctest.Test(t, func(t *testing.T) { rep, err = replayConformanceSetInBubble(t, dir) })
+	return rep, err
+}
+
+func replayConformanceSetInBubble(t *testing.T, dir string) (conformanceReport, error) {
+	var rep conformanceReport
+	spec, err := readConformanceSpec(dir)
+	if err != nil {
+		return rep, err
+	}
+	cfg, err := conformanceConfig(spec)
+	if err != nil {
+		return rep, fmt.Errorf("%s: the simulator's configuration: %w", dir, err)
+	}
+	xs, err := capture.Load(dir)
+	if err != nil {
+		return rep, err
+	}
+	if len(xs) == 0 {
+		return rep, fmt.Errorf("%s holds no exchange", dir)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		return rep, err
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	hc := &http.Client{
+		Transport:     httpstub.HandlerTransport{Handler: srv.Handler()},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+
+	listed := map[int]conformanceException{}
+	for _, e := range spec.NotComparable {
+		if strings.TrimSpace(e.Reason) == "" {
+			rep.problems = append(rep.problems, fmt.Sprintf("not_comparable %04d gives no reason", e.Seq))
+		}
+		listed[e.Seq] = e
+	}
+	seen := map[int]bool{}
+	for _, x := range xs {
+		seen[x.Seq] = true
+	}
+	for _, e := range spec.NotComparable {
+		if !seen[e.Seq] {
+			rep.problems = append(rep.problems, fmt.Sprintf("not_comparable %04d names no exchange of the set", e.Seq))
+		}
+	}
+	for _, s := range spec.Situations {
+		if !seen[s.Before] {
+			rep.problems = append(rep.problems, fmt.Sprintf("situation %q before %04d names no exchange of the set", s.Do, s.Before))
+		}
+	}
+
+	ids := capture.NewIDs()
+	token := ""
+	for _, x := range xs {
+		rep.exchanges++
+		for _, s := range spec.Situations {
+			if s.Before == x.Seq {
+				if err := conformanceSituationDo(srv, s.Do); err != nil {
+					return rep, err
+				}
+			}
+		}
+		exc, isListed := listed[x.Seq]
+		if isListed && exc.NotSent {
+			rep.notComparable = append(rep.notComparable, fmt.Sprintf("%s: %s (not sent)", x, exc.Reason))
+			continue
+		}
+		synctest.Wait()
+		got, err := conformanceSend(t, hc, cfg, ids, token, x)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", x, err)
+		}
+		if x.Request.Method == http.MethodPost && x.Request.Path == "/auth" && got.Status == http.StatusOK {
+			var a struct {
+				AccessToken string `json:"access_token"`
+			}
+			_ = json.Unmarshal(got.Body, &a)
+			token = a.AccessToken
+		}
+		if x.Response == nil {
+			rep.setup++
+			if got.Status < 200 || got.Status > 299 {
+				rep.problems = append(rep.problems, fmt.Sprintf("%s: a setup step, answered %d %.300s", x, got.Status, got.Body))
+			}
+			continue
+		}
+		// Identifiers are paired first, wherever both servers made the
+		// same thing (even when their answers differ in another way, so
+		// that one difference does not hide the exchanges after it): an
+		// answer that is a new identifier (a routed address) is then
+		// read as the simulator's.
+		if !isListed && x.Response.Status == got.Status && got.Status >= 200 && got.Status < 300 {
+			realV, realOK := capture.DecodeJSON(x.Response.Body)
+			simV, simOK := capture.DecodeJSON(got.Body)
+			if realOK && simOK {
+				ids.Learn(realV, simV)
+			}
+		}
+		diffs := capture.Compare(ids, x.Request.Body, x.Response, got)
+		if isListed {
+			if len(diffs) == 0 {
+				rep.problems = append(rep.problems, fmt.Sprintf("%s: listed as not comparable (%s) but the simulator answers as the real server did: take it off the list", x, exc.Reason))
+			}
+			rep.notComparable = append(rep.notComparable, fmt.Sprintf("%s: %s", x, exc.Reason))
+			continue
+		}
+		rep.compared++
+		if len(diffs) > 0 {
+			rep.differences = append(rep.differences, fmt.Sprintf("%s:\n    %s\n    real: %.400q\n    sim:  %.400q", x, strings.Join(diffs, "\n    "), x.Response.Body, got.Body))
+		}
+	}
+	return rep, nil
+}
+
+// conformanceSend sends a recorded request to the simulator, with the
+// simulator's identifiers, keys and token in place of the real server's.
+func conformanceSend(t *testing.T, hc *http.Client, cfg Config, ids *capture.IDs, token string, x capture.Exchange) (*capture.Response, error) {
+	var body io.Reader
+	if len(x.Request.Body) > 0 {
+		b := x.Request.Body
+		if utf8.Valid(b) {
+			text := string(b)
+			if strings.Contains(text, `"<redacted>"`) {
+				key := conformanceKey
+				var auth struct {
+					Namespace string `json:"namespace"`
+				}
+				if x.Request.Path == "/auth" && json.Unmarshal(b, &auth) == nil && auth.Namespace == cfg.AuthNamespace {
+					key = cfg.AuthKey
+				}
+				text = strings.ReplaceAll(text, `"<redacted>"`, `"`+key+`"`)
+			}
+			b = []byte(ids.Translate(text))
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), x.Request.Method, "http://sim.invalid"+ids.Translate(x.Request.Path), body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range x.Request.Header {
+		switch http.CanonicalHeaderKey(k) {
+		case "Host", "Content-Length", "Authorization", "Accept-Encoding", "Connection", "Cookie":
+			continue
+		}
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if x.Request.Header.Get("Authorization") != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return capture.ResponseOf(resp.StatusCode, resp.Header, got), nil
+}
+
+// conformanceSituationDo puts the simulator in a situation the recording's
+// harness made outside the API.
+func conformanceSituationDo(s *Server, do string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch do {
+	case "deploy-networks":
+		for _, n := range s.networks {
+			if n.state == stateInitial {
+				n.state = stateCreated
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown situation %q: the simulator knows deploy-networks", do)
+}
+
+// TestConformance replays every capture set and holds the simulator to
+// every comparable exchange; it lists the others with their reasons.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	sets, err := conformanceSets(conformanceRoot)
+	if err != nil || len(sets) == 0 {
+		t.Fatalf("no capture sets in %s: %v", conformanceRoot, err)
+	}
+	for _, dir := range sets {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			rep, err := replayConformanceSet(t, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range rep.problems {
+				t.Error(p)
+			}
+			for _, d := range rep.differences {
+				t.Errorf("the simulator's answer differs from the real server's: %s", d)
+			}
+			sort.Strings(rep.notComparable)
+			t.Logf("%d exchanges: %d compared, %d differ; %d setup steps; %d not comparable:\n  %s",
+				rep.exchanges, rep.compared, len(rep.differences), rep.setup, len(rep.notComparable), strings.Join(rep.notComparable, "\n  "))
+			if rep.compared == 0 {
+				t.Error("no exchange was compared")
+			}
+		})
+	}
+}
+
+// A capture dropped into the testdata is replayed without a code change:
+// a new set (a folder whose name says the generation, no
+// conformance.json), and a new exchange dropped into it later, which the
+// replay then compares too.
+func TestConformanceReplaysACaptureDroppedIn(t *testing.T) {
+	root := t.TempDir()
+	set := filepath.Join(root, "sf2024-dropped-in")
+	drop := func(rel, text string) {
+		t.Helper()
+		path := filepath.Join(set, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const netUUID = "93e6a481-d82a-4182-9636-e1b02ce1e0ec"
+	drop("a-auth/0001-post-_auth-200.json", `{"request": {"method": "POST", "path": "/auth", "headers": [["Content-Type", "application/json"]],
+	  "body": "{\"key\": \"<redacted>\",\"namespace\":\"system\"}"},
+	 "response": {"status": 200, "headers": [["Content-Type", "application/json"]],
+	  "body": "{\"access_token\": \"eyJ...\", \"token_type\": \"Bearer\", \"expires_in\": 900}\n"}}`)
+	drop("b-net/0002-post-_networks-200.json", `{"request": {"method": "POST", "path": "/networks", "headers": [["Content-Type", "application/json"], ["Authorization", "Bearer <jwt ...>"]],
+	  "body": "{\"netblock\":\"10.20.0.0/24\",\"name\":\"net2\",\"provide_dhcp\":false}"},
+	 "response": {"status": 200, "headers": [["Content-Type", "application/json"]],
+	  "body": "{\"uuid\": \"`+netUUID+`\", \"state\": \"initial\", \"metadata\": {}, \"version\": 6, \"name\": \"net2\", \"namespace\": \"system\", \"netblock\": \"10.20.0.0/24\", \"provide_dhcp\": true, \"provide_nat\": true, \"provide_dns\": false, \"floating_gateway\": null, \"vxlan_id\": 1147449}\n"}}`)
+	drop("b-net/0003-post-_instances-406.json", `{"request": {"method": "POST", "path": "/instances", "headers": [["Content-Type", "application/json"], ["Authorization", "Bearer <jwt ...>"]],
+	  "body": "{\"name\":\"web3\",\"cpus\":1,\"memory\":1024,\"disk\":[{\"size\":8}],\"network\":[{\"network_uuid\":\"net2\"}]}"},
+	 "response": {"status": 406, "headers": [["Content-Type", "application/json"]],
+	  "body": "{\"error\": \"network `+netUUID+` is not ready (initial)\", \"status\": 406}"}}`)
+
+	sets, err := conformanceSets(root)
+	if err != nil || len(sets) != 1 || sets[0] != set {
+		t.Fatalf("sets %q (%v), want %q", sets, err, set)
+	}
+	rep, err := replayConformanceSet(t, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.exchanges != 3 || rep.compared != 3 || len(rep.differences) != 0 || len(rep.problems) != 0 {
+		t.Fatalf("the dropped-in set: %+v", rep)
+	}
+
+	// A later exchange, dropped in: an answer the simulator does not
+	// give (an instance list that is not empty) is found.
+	drop("c-list/0004-get-_instances-200.json", `{"request": {"method": "GET", "path": "/instances", "headers": [["Authorization", "Bearer <jwt ...>"]]},
+	 "response": {"status": 200, "headers": [["Content-Type", "application/json"]], "body": "[{\"uuid\": \"`+netUUID+`\"}]\n"}}`)
+	rep, err = replayConformanceSet(t, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.exchanges != 4 || rep.compared != 4 || len(rep.differences) != 1 || !strings.Contains(rep.differences[0], "0004 GET /instances") || !strings.Contains(rep.differences[0], "a list of 0, the real server's of 1") {
+		t.Fatalf("the exchange dropped in later: %+v", rep)
+	}
+
+	// Its conformance.json lists it, with the reason; an entry naming no
+	// exchange, or giving no reason, is the set's fault.
+	drop("conformance.json", `{"not_comparable": [{"seq": 4, "reason": "made up for this test"}, {"seq": 9, "reason": "stale"}, {"seq": 3, "reason": " "}]}`)
+	rep, err = replayConformanceSet(t, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.compared != 2 || len(rep.differences) != 0 || len(rep.notComparable) != 2 || !strings.Contains(rep.notComparable[1], "0004 GET /instances (c-list/0004-get-_instances-200.json): made up for this test") {
+		t.Errorf("listed: %+v", rep)
+	}
+	want := []string{"not_comparable 0003 gives no reason", "not_comparable 0009 names no exchange of the set",
+		"0003 POST /instances (b-net/0003-post-_instances-406.json): listed as not comparable ( ) but the simulator answers as the real server did: take it off the list"}
+	if strings.Join(rep.problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems %q, want %q", rep.problems, want)
+	}
+
+	// A folder that does not say which server answered is refused.
+	if _, err := replayConformanceSet(t, t.TempDir()); err == nil || !strings.Contains(err.Error(), "which server answered") {
+		t.Errorf("a set of no generation: %v", err)
+	}
+}
