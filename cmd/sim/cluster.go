@@ -50,7 +50,26 @@ sees differ, docs/shakenfist-generations.md for every answer and its commit):
   2024            develop da448b1a, the v0.8 releases, which the released
                   sf-client speaks: 507 texts such as "No nodes with enough
                   idle CPU", synchronous network deletes, node names,
-                  integer affinity weights
+                  integer affinity weights, and the quirks the real 2024
+                  server showed when recorded: provide_dhcp false is
+                  answered true, and no routed address can be deleted (403
+                  "address not routed by this network")
+
+Both generations, as the real servers answer (sim/cluster/testdata/
+conformance replays every recorded exchange against this simulator): a
+delete-all naming the namespace "system" deletes every namespace's
+instances (or networks: a 403 of "deleted" and "unable" while some are in
+use); an instance the scheduler never placed answers its console, VDI,
+screenshot, snapshot and power routes with 200 null; agent commands on an
+instance not created are a 406 "instance <uuid> is not ready (<state>)";
+no lock is held but an instance's delete lock while its node tears it down.
+
+2024-only knobs: --legacy-refusals (below), --no-floating-network (a cluster
+whose floating network record no network node has made yet: the first
+float, add-routed, delete-routed or create with a floating interface
+answers the 2024 server's 500 AttributeError("'NoneType' object has no
+attribute 'ipam'") and makes the record, so the next one works; a bug of
+that server, for rehearsing a client against it).
 
 2026-only knobs: --auth-scopes (what the key's tokens may do; others get 403),
 --network-op-errors N (the next N network delete operations end in "error"),
@@ -87,9 +106,12 @@ instance create on an initial network is refused 406.
 
 A refused create leaves an instance record in the initial-error state, holding its
 addresses (not capacity), until its delete is processed --error-cleanup later.
-Deleting an instance returns its capacity after --teardown-lag (5.5 s, the
-measured metrics lag of a real cluster); a released address stays unusable
-for --address-halo.
+A deleted instance keeps its state and all it holds until its node carries
+the delete out, --delete-time later (0: at once; a cluster whose node
+daemons are stopped never does, as when the 2024 server was recorded), and
+returns its capacity --teardown-lag after that (5.5 s, the measured metrics
+lag of a real cluster); a released address stays unusable for
+--address-halo.
 
 --script FILE gives canned answers for POST /instances, one per request, in
 order, then normal scheduling resumes:
@@ -113,6 +135,10 @@ order, then normal scheduling resumes:
   # The 2024 server, as the released sf-client knows it
   shakectl sim cluster --server 2024 --legacy-refusals
 
+  # The 2024 server as it was recorded: no floating network yet, no node
+  # daemon carrying deletes out
+  shakectl sim cluster --server 2024 --legacy-refusals --no-floating-network --delete-time 24h
+
   # A 2026 network delete whose operation fails
   shakectl sim cluster --network-op-errors 1`,
 		Args: cobra.NoArgs,
@@ -133,6 +159,7 @@ order, then normal scheduling resumes:
 	fl.IntVar(&d.RetryAfter, "retry-after", d.RetryAfter, "Retry-After seconds on transient 507s (a real cluster always says 15)")
 	fl.DurationVar(&d.TeardownLag, "teardown-lag", d.TeardownLag, "how long a deleted instance's capacity stays charged")
 	fl.DurationVar(&d.CreateTime, "create-time", d.CreateTime, "how long an instance takes from initial through preflight and creating to created")
+	fl.DurationVar(&d.DeleteTime, "delete-time", d.DeleteTime, "how long an instance's node takes to carry out a delete (until then it keeps its state); 0: at once")
 	fl.DurationVar(&d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, "how long a refused create's error record (and its addresses) lingers")
 	fl.DurationVar(&d.AddressHalo, "address-halo", d.AddressHalo, "how long a released address stays unusable")
 	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
@@ -142,6 +169,7 @@ order, then normal scheduling resumes:
 	fl.IntVar(&d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
 	fl.StringVar(&d.Generation, "server", d.Generation, "Shakenfist server generation to speak: 2026 (develop: capacity contract, async network deletes, claims, scopes, node UUIDs) or 2024 (develop da448b1a, the v0.8 releases); see docs/shakenfist-generations.md")
 	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `with --server 2024, refuse exactly as the 2024 server ({"error","status"} only, soft affinity)`)
+	fl.BoolVar(&d.NoFloatingNetwork, "no-floating-network", d.NoFloatingNetwork, "with --server 2024, no floating network record exists yet: the first call needing a floating address answers that server's 500 AttributeError and makes it")
 	fl.StringSliceVar(&d.AuthScopes, "auth-scopes", d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
 	fl.IntVar(&d.NetworkOpErrors, "network-op-errors", d.NetworkOpErrors, "2026: the next N network delete operations end in error, to rehearse a failed delete")
 	fl.BoolVar(&d.AgentTransferStall, "agent-transfer-stall", d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")

@@ -43,6 +43,8 @@ func TestSimClusterFlagErrors(t *testing.T) {
 		{"zero cpu overcommit", []string{"--cpu-overcommit", "0"}, "overcommit"},
 		{"negative ram reservation", []string{"--ram-reservation", "-1"}, "RAM reservation"},
 		{"negative network deploy time", []string{"--network-deploy-time", "-1s"}, "network deploy time"},
+		{"negative delete time", []string{"--delete-time", "-1s"}, "delete time"},
+		{"no floating network on 2026", []string{"--no-floating-network"}, "choose the 2024 server (--server 2024)"},
 		{"malformed node tags", []string{"--node-tags", "node1"}, "NODE=TAG"},
 		{"tags for an unknown node", []string{"--node-tags", "node9=ssd"}, `unknown node "node9"`},
 		{"missing script", []string{"--script", filepath.Join(dir, "nope.yaml")}, "--script"},
@@ -205,6 +207,53 @@ func TestSimClusterLegacyRefusalsAndSchedulerFlags(t *testing.T) {
 	code, hdr, body := create("full")
 	if code != 507 || hdr.Get("Retry-After") != "" || len(body) != 2 || body["error"] != "No nodes with enough idle RAM" {
 		t.Errorf("second create: %d Retry-After %q %v, want a plain 507 {error, status}", code, hdr.Get("Retry-After"), body)
+	}
+	cancel(cmdutil.ErrInterrupted)
+	<-done
+}
+
+// --no-floating-network and --delete-time reach the 2024 simulator: the
+// first float is that server's 500, the second works; a deleted instance
+// keeps its state until its node deletes it.
+func TestSimClusterNoFloatingNetworkAndDeleteTime(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	out, _, done := startSimClusterCmd(t, ctx, "--listen", "127.0.0.1:0", "--quiet", "--server", "2024",
+		"--no-floating-network", "--delete-time", "24h", "--network-deploy-time", "0s")
+	url := strings.TrimSpace(out.String())
+	hc := &http.Client{Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	token := simLogin(t, hc, url)
+	call := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if code, m := call("POST", "/networks", `{"name": "net1", "netblock": "10.0.0.0/24"}`); code != 200 {
+		t.Fatalf("network: %d %v", code, m)
+	}
+	code, inst := call("POST", "/instances", `{"name": "a", "cpus": 1, "memory": 1024, "disk": [{"size": 1}], "network": [{"network_uuid": "net1"}]}`)
+	if code != 200 {
+		t.Fatalf("create: %d %v", code, inst)
+	}
+	ifc := inst["interfaces"].([]any)[0].(map[string]any)["uuid"].(string)
+	if code, m := call("POST", "/interfaces/"+ifc+"/float", ""); code != 500 || m["error"] != `server error: AttributeError("'NoneType' object has no attribute 'ipam'")` {
+		t.Errorf("first float: %d %v", code, m)
+	}
+	if code, m := call("POST", "/interfaces/"+ifc+"/float", ""); code != 200 {
+		t.Errorf("second float: %d %v", code, m)
+	}
+	call("DELETE", "/instances/a", "")
+	if code, m := call("GET", "/instances/a", ""); code != 200 || m["state"] != "initial" {
+		t.Errorf("after a delete its node has not carried out: %d %v", code, m["state"])
 	}
 	cancel(cmdutil.ErrInterrupted)
 	<-done
