@@ -1,21 +1,18 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/capture"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -30,23 +27,9 @@ import (
 // server's.
 //
 // Identifiers differ between the two servers, so the replay learns them as
-// it goes: where the real answer and the simulator's hold a uuid (or a
-// node's name) at the same place, later requests carry the simulator's.
-
-// replayExchange is one recorded exchange (the captures' format).
-type replayExchange struct {
-	Seq     int `json:"seq"`
-	Request struct {
-		Method  string            `json:"method"`
-		Path    string            `json:"path"`
-		Headers map[string]string `json:"headers"`
-		Body    string            `json:"body"`
-	} `json:"request"`
-	Response struct {
-		Status int    `json:"status"`
-		Body   string `json:"body"`
-	} `json:"response"`
-}
+// it goes (capture.IDs, which sim/cluster's conformance suite also uses):
+// where the real answer and the simulator's hold a uuid (or a node's name)
+// at the same place, later requests carry the simulator's.
 
 // replayKnown are the exchanges whose answer the simulator cannot give,
 // each with the reason. Every other exchange must match.
@@ -61,232 +44,22 @@ var replayKnown = map[int]string{
 	113: "the recorded cluster was full of instances other clients had made (507 No nodes with enough idle CPU); the replay's cluster is not",
 }
 
-// replayIDs are the real identifiers the replay has learnt the simulator's
-// for.
-type replayIDs map[string]string
-
-var replayUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
-// learn pairs identifiers found at the same place in the real answer and
-// the simulator's: uuid values, and list elements by name, else by
-// position when the lists are as long.
-func (ids replayIDs) learn(real, sim any) {
-	switch r := real.(type) {
-	case map[string]any:
-		s, ok := sim.(map[string]any)
-		if !ok {
-			return
-		}
-		for k, rv := range r {
-			sv, ok := s[k]
-			if !ok {
-				continue
-			}
-			rs, rok := rv.(string)
-			ss, sok := sv.(string)
-			if rok && sok && rs != ss && (k == "uuid" || replayUUID.MatchString(rs)) {
-				if _, seen := ids[rs]; !seen {
-					ids[rs] = ss
-				}
-				continue
-			}
-			ids.learn(rv, sv)
-		}
-	case []any:
-		s, ok := sim.([]any)
-		if !ok {
-			return
-		}
-		used := map[int]bool{}
-		var unpaired []int
-		for i, re := range r {
-			name := replayName(re)
-			j := -1
-			for k, se := range s {
-				if !used[k] && name != "" && replayName(se) == name {
-					j = k
-					break
-				}
-			}
-			if j < 0 {
-				unpaired = append(unpaired, i)
-				continue
-			}
-			used[j] = true
-			ids.learn(re, s[j])
-		}
-		if len(r) == len(s) && len(used) == 0 {
-			for _, i := range unpaired {
-				ids.learn(r[i], s[i])
-			}
-		}
-	}
-}
-
-func replayName(v any) string {
-	m, _ := v.(map[string]any)
-	s, _ := m["name"].(string)
-	return s
-}
-
-// path is a recorded path with each segment the replay knows replaced.
-func (ids replayIDs) path(p string) (string, []string) {
-	segs := strings.Split(p, "/")
+// unknownUUIDs are the UUIDs in a recorded path the replay never saw made.
+func unknownUUIDs(ids *capture.IDs, path string) []string {
 	var unknown []string
-	for i, s := range segs {
-		if v, ok := ids[s]; ok {
-			segs[i] = v
-		} else if replayUUID.MatchString(s) {
-			unknown = append(unknown, s)
+	for _, seg := range strings.Split(path, "/") {
+		if _, ok := ids.Sim(seg); !ok && capture.IsUUID(seg) {
+			unknown = append(unknown, seg)
 		}
 	}
-	return strings.Join(segs, "/"), unknown
+	return unknown
 }
 
-// body is a recorded JSON body with every string the replay knows replaced.
-func (ids replayIDs) body(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			t[k] = ids.body(e)
-		}
-	case []any:
-		for i, e := range t {
-			t[i] = ids.body(e)
-		}
-	case string:
-		if s, ok := ids[t]; ok {
-			return s
-		}
-	}
-	return v
-}
-
-// jsonShape describes a JSON value's shape: an object's keys with their
-// shapes, an array's distinct element shapes, else the type's name.
-func jsonShape(v any) string {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%q: %s", k, jsonShape(t[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case []any:
-		seen := map[string]bool{}
-		var elems []string
-		for _, e := range t {
-			if s := jsonShape(e); !seen[s] {
-				seen[s] = true
-				elems = append(elems, s)
-			}
-		}
-		sort.Strings(elems)
-		return "[" + strings.Join(elems, " | ") + "]"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "bool"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// shapeDiff lists where sim's shape differs from real's: missing and extra
-// keys, and values of another type. A null on one side matches any type
-// on the other (a field not yet set: an instance's node before placement),
-// and an array's elements are compared with the real array's first
-// element of its shape, when both have elements.
-func shapeDiff(at string, real, sim any) []string {
-	if real == nil || sim == nil {
-		return nil
-	}
-	switch r := real.(type) {
-	case map[string]any:
-		s, ok := sim.(map[string]any)
-		if !ok {
-			return []string{fmt.Sprintf("%s: the real server sent an object, the simulator %s", at, jsonShape(sim))}
-		}
-		var diffs []string
-		for k, rv := range r {
-			sv, ok := s[k]
-			if !ok {
-				diffs = append(diffs, fmt.Sprintf("%s.%s: missing (the real server sent %s)", at, k, jsonShape(rv)))
-				continue
-			}
-			diffs = append(diffs, shapeDiff(at+"."+k, rv, sv)...)
-		}
-		for k, sv := range s {
-			if _, ok := r[k]; !ok {
-				diffs = append(diffs, fmt.Sprintf("%s.%s: not sent by the real server (the simulator sent %s)", at, k, jsonShape(sv)))
-			}
-		}
-		sort.Strings(diffs)
-		return diffs
-	case []any:
-		s, ok := sim.([]any)
-		if !ok {
-			return []string{fmt.Sprintf("%s: the real server sent an array, the simulator %s", at, jsonShape(sim))}
-		}
-		if len(r) == 0 || len(s) == 0 {
-			return nil
-		}
-		// Each of the simulator's elements must have the shape of one
-		// of the real server's (the recorded lists hold instances other
-		// clients made, whose disk_spec is shakectl's or curl's); the
-		// differences shown are those from the real element of the same
-		// name, else the first.
-		var diffs []string
-		for i, se := range s {
-			best := r[0]
-			fits := false
-			for _, re := range r {
-				if replayName(re) != "" && replayName(re) == replayName(se) {
-					best = re
-				}
-				if len(shapeDiff("", re, se)) == 0 {
-					fits = true
-					break
-				}
-			}
-			if !fits {
-				diffs = append(diffs, shapeDiff(fmt.Sprintf("%s[%d]", at, i), best, se)...)
-			}
-		}
-		return diffs
-	}
-	if jsonShape(real) != jsonShape(sim) {
-		return []string{fmt.Sprintf("%s: the real server sent a %s, the simulator a %s", at, jsonShape(real), jsonShape(sim))}
-	}
-	return nil
-}
-
-func loadReplay(t *testing.T) []replayExchange {
+func loadReplay(t *testing.T) []capture.Exchange {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "sfclient-2024", "*.json"))
-	if err != nil || len(files) == 0 {
+	xs, err := capture.Load(filepath.Join("testdata", "sfclient-2024"))
+	if err != nil || len(xs) == 0 {
 		t.Fatalf("no recorded exchanges: %v", err)
-	}
-	sort.Strings(files)
-	var xs []replayExchange
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var x replayExchange
-		if err := json.Unmarshal(raw, &x); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		xs = append(xs, x)
 	}
 	return xs
 }
@@ -320,38 +93,36 @@ func TestSFClientExchangesReplayThroughProxyAgainstSim2024(t *testing.T) {
 	front := httptest.NewServer(px)
 	t.Cleanup(front.Close)
 
-	ids := replayIDs{}
+	ids := capture.NewIDs()
 	token := ""
 	var matched, known, outside int
 	for _, x := range xs {
-		path, unknown := ids.path(x.Request.Path)
-		if len(unknown) > 0 {
+		if unknown := unknownUUIDs(ids, x.Request.Path); len(unknown) > 0 {
 			// An instance another client's run made on the recorded
 			// server: this replay never saw it made.
 			t.Logf("seq %d %s %s: skipped, %v was made outside these exchanges", x.Seq, x.Request.Method, x.Request.Path, unknown)
 			outside++
 			continue
 		}
+		path := ids.Translate(x.Request.Path)
 		var body io.Reader
-		if x.Request.Body != "" {
-			var v any
-			if err := json.Unmarshal([]byte(x.Request.Body), &v); err != nil {
-				t.Fatalf("seq %d: request body: %v", x.Seq, err)
+		if len(x.Request.Body) > 0 {
+			if _, ok := capture.DecodeJSON(x.Request.Body); !ok {
+				t.Fatalf("seq %d: request body is not JSON: %q", x.Seq, x.Request.Body)
 			}
-			b, _ := json.Marshal(ids.body(v))
-			body = bytes.NewReader(b)
+			body = strings.NewReader(ids.Translate(string(x.Request.Body)))
 		}
 		req, err := http.NewRequest(x.Request.Method, front.URL+path, body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ct := x.Request.Headers["Content-Type"]; ct != "" {
+		if ct := x.Request.Header.Get("Content-Type"); ct != "" {
 			req.Header.Set("Content-Type", ct)
 		}
-		if strings.HasPrefix(x.Request.Headers["Authorization"], "Bearer ") {
+		if strings.HasPrefix(x.Request.Header.Get("Authorization"), "Bearer ") {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		req.Header.Set("User-Agent", x.Request.Headers["User-Agent"])
+		req.Header.Set("User-Agent", x.Request.Header.Get("User-Agent"))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("seq %d: %v", x.Seq, err)
@@ -363,17 +134,16 @@ func TestSFClientExchangesReplayThroughProxyAgainstSim2024(t *testing.T) {
 		if resp.StatusCode != x.Response.Status {
 			diffs = append(diffs, fmt.Sprintf("status %d, the real server's %d", resp.StatusCode, x.Response.Status))
 		}
-		var realV, simV any
-		realJSON := json.Unmarshal([]byte(x.Response.Body), &realV) == nil
-		simJSON := json.Unmarshal(got, &simV) == nil
+		realV, realJSON := capture.DecodeJSON(x.Response.Body)
+		simV, simJSON := capture.DecodeJSON(got)
 		switch {
 		case realJSON && !simJSON:
 			diffs = append(diffs, "the real server answered JSON, the simulator did not")
 		case !realJSON && simJSON:
 			diffs = append(diffs, "the simulator answered JSON, the real server did not")
 		case realJSON && resp.StatusCode == x.Response.Status:
-			diffs = append(diffs, shapeDiff("$", realV, simV)...)
-			ids.learn(realV, simV)
+			diffs = append(diffs, capture.ShapeDiff("$", realV, simV)...)
+			ids.Learn(realV, simV)
 		}
 		if x.Request.Path == "/auth" && resp.StatusCode == http.StatusOK {
 			var a struct {
