@@ -65,6 +65,10 @@ type conformanceSpec struct {
 // the API: no daemon deployed a network, started or deleted an
 // instance, cleaned up a refused create or fetched an image.
 type conformanceSim struct {
+	// AuthKey is the system key the recording used, where it wrote it
+	// out (the captures' commands/ write "<redacted>", which the replay
+	// turns into the simulator's key).
+	AuthKey            string              `json:"auth_key"`
 	Nodes              *int                `json:"nodes"`
 	NonHypervisorNodes int                 `json:"non_hypervisor_nodes"`
 	NodeCPUs           *int                `json:"node_cpus"`
@@ -198,6 +202,9 @@ func conformanceConfig(spec conformanceSpec) (Config, error) {
 		cfg.Script = script
 	}
 	cfg.NetworkOpErrors = sim.NetworkOpErrors
+	if sim.AuthKey != "" {
+		cfg.AuthKey = sim.AuthKey
+	}
 	cfg.NonHypervisorNodes, cfg.NodeTags = sim.NonHypervisorNodes, sim.NodeTags
 	cfg.LegacyRefusals, cfg.NoFloatingNetwork, cfg.CapacityGuard = sim.LegacyRefusals, sim.NoFloatingNetwork, sim.CapacityGuard
 	cfg.Kerbside, cfg.PowerFault = sim.Kerbside, sim.PowerFault
@@ -508,6 +515,26 @@ func TestConformanceReplaysACaptureDroppedIn(t *testing.T) {
 		"0003 POST /instances (b-net/0003-post-_instances-406.json): listed as not comparable ( ) but the simulator answers as the real server did: take it off the list"}
 	if strings.Join(rep.problems, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems %q, want %q", rep.problems, want)
+	}
+
+	// A recording that wrote its key out (as proxy/testdata/sfclient-2024
+	// does) names it in its conformance.json, and the simulator takes it.
+	keyed := filepath.Join(root, "keyed")
+	if err := os.MkdirAll(keyed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"conformance.json": `{"server": "2026", "sim": {"auth_key": "rskey0123456789"}}`,
+		"0001-post-auth-200.json": `{"seq": 1, "client": "", "request": {"method": "POST", "path": "/auth", "headers": {"Content-Type": "application/json"},
+		  "body": "{\"namespace\": \"system\", \"key\": \"rskey0123456789\"}", "body_b64": null},
+		 "response": {"status": 200, "headers": [["Content-Type", "application/json"]], "body": "{\"access_token\": \"x\", \"token_type\": \"Bearer\", \"expires_in\": 900}\n"}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(keyed, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rep, err := replayConformanceSet(t, keyed); err != nil || rep.compared != 1 || len(rep.differences) != 0 {
+		t.Errorf("a recording with its key written out: %+v (%v)", rep, err)
 	}
 
 	// A folder that does not say which server answered is refused.
