@@ -185,7 +185,7 @@ func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (*Re
 // retry) and returns the answer: for a 2xx its body (bounded by
 // MaxResponseBody), otherwise the *Response and an *APIError.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Response, error) {
-	call := c.policy().NewCall()
+	call := c.policy(method, path).NewCall()
 	defer call.Finish()
 	return c.send(ctx, call, method, path, body)
 }
@@ -250,6 +250,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		}
 		apiErr.Attempts = call.Attempts()
 		apiErr.Elapsed = call.Elapsed()
+		markRoute(apiErr, method, path)
 		c.scrub(apiErr)
 		out.Body = apiErr.Body
 		return out, apiErr
@@ -267,12 +268,15 @@ func redirectMessage(resp *http.Response) string {
 	return fmt.Sprintf("redirected to %s; the API URL may point at a web page or a login proxy", oneLine(loc))
 }
 
-// policy is the retry policy of one call: off unless Options.Retry is set.
-func (c *Client) policy() retry.Policy {
+// policy is the retry policy of one call of method on path: off unless
+// Options.Retry is set, and replaying only what retry.Replayable allows.
+func (c *Client) policy(method, path string) retry.Policy {
 	p := retry.Policy{
 		Now:       c.opts.Now,
 		ReadLimit: MaxErrorBody,
 		Classify:  classify,
+		Method:    method,
+		Path:      path,
 	}
 	if r := c.opts.Retry; r != nil {
 		p.Enabled = true
@@ -283,6 +287,15 @@ func (c *Client) policy() retry.Policy {
 		p.Log = c.debug.line
 	}
 	return p
+}
+
+// markRoute records on a transient refusal of a call that is not on
+// retry.ReplayableRoutes why it is not (and was not) replayed, for its
+// hint: the marker alone does not make a replay safe.
+func markRoute(e *APIError, method, path string) {
+	if cr := e.capacity; cr != nil && cr.Transient && !retry.Replayable(method, path) {
+		cr.NotReplayable = retry.NotReplayable(method, path)
+	}
 }
 
 // classify is the retry's view of an answer: retry.ClassifyRefusal, the

@@ -150,7 +150,7 @@ type binaryAnswer struct {
 // drops the per-request timeout (a blob takes as long as it takes) for an
 // idle one: the answer fails when no byte arrives for that long.
 func (c *Client) binary(ctx context.Context, method, path string, body []byte, idle time.Duration) (*binaryAnswer, error) {
-	call := c.policy().NewCall()
+	call := c.policy(method, path).NewCall()
 	defer call.Finish()
 	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
@@ -193,6 +193,7 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		stop()
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		apiErr.Attempts, apiErr.Elapsed = call.Attempts(), call.Elapsed()
+		markRoute(apiErr, method, path)
 		c.scrub(apiErr)
 		return nil, apiErr
 	}

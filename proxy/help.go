@@ -13,14 +13,18 @@ unchanged, streaming both. Point any client at the URL it prints (the
 upstream's /api prefix is kept); the client's own credentials pass through,
 the proxy holds none.
 
-An answer that is a 507 whose JSON body says "transient": true is not passed
-on: the proxy waits the server's Retry-After (clamped to 1s..60s; --retry-wait
-replaces it) and replays the identical request, at most 5 attempts, within
+An answer that is a 507 whose JSON body says "transient": true, to a call
+whose replay cannot double an effect (POST /instances, an instance create,
+and reads, GET and HEAD: the list shakectl's own retry follows), is not
+passed on: the proxy waits the server's Retry-After (clamped to 1s..60s;
+--retry-wait replaces it) and replays the identical request, at most 5
+attempts, within
 --budget per request (default 60s; the last wait is cut to what is left, then
 one more attempt; 0 is refused: to wait for nothing, point the client at the
 API itself). Then the client gets the server's own last answer, byte for
-byte. Everything else passes through at once: other 507s, HTML pages, every
-other status, connection errors. Request bodies up to 1 MiB are replayed;
+byte. Everything else passes through at once: a transient refusal of any
+other call (an upload chunk may already have been appended), other 507s,
+HTML pages, every other status, connection errors. Request bodies up to 1 MiB are replayed;
 larger or chunked ones stream and are never replayed. All requests in flight
 together keep at most --replay-memory (default 64Mi) of bodies to replay; a
 body beyond it streams and a refusal of it is handed back, which its line
@@ -82,8 +86,8 @@ Behind an HTTP proxy, 127.0.0.1 is added to NO_PROXY and no_proxy, each
 keeping the exemptions already set. A COMMAND that made no request through
 the proxy is warned about.
 
-The rules are the proxy's: only a 507 marked "transient": true is waited out
-and replayed, at most 5 attempts within --budget (default 60s) per request,
+The rules are the proxy's: only a 507 marked "transient": true, to an
+instance create or a read, is waited out and replayed, at most 5 attempts within --budget (default 60s) per request,
 and then COMMAND sees the server's own answer. The capacity gate is on
 (--gate=off to turn it off): after a transient refusal of a create, COMMAND's
 creates asking as much wait in the proxy until its Retry-After has passed,

@@ -416,9 +416,12 @@ type ctxKey struct{}
 // requestInfo travels with a request from ServeHTTP to the transport.
 type requestInfo struct {
 	method, path string
-	host         string // the Host the client addressed the proxy as
-	replayable   bool   // the body is buffered and GetBody replays it
-	streamedWhy  string // why not, for the log
+	// apiPath is path relative to the upstream's API root ("/instances"
+	// for "/api/instances"): what retry.Replayable reads.
+	apiPath     string
+	host        string // the Host the client addressed the proxy as
+	replayable  bool   // the body is buffered and GetBody replays it
+	streamedWhy string // why not, for the log
 	// gated: a create (POST /instances with a buffered body the gate can
 	// read a shape from), which the capacity gate may hold.
 	gated bool
@@ -436,7 +439,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.requests.Add(1)
-	info := &requestInfo{method: r.Method, path: r.URL.Path, host: r.Host}
+	info := &requestInfo{method: r.Method, path: r.URL.Path, apiPath: s.apiPath(r), host: r.Host}
 	switch {
 	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:
 		info.replayable = true
@@ -473,11 +476,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // isCreate reports whether r creates an instance: POST /instances under
 // the upstream's prefix.
 func (s *Server) isCreate(r *http.Request) bool {
-	if r.Method != http.MethodPost {
-		return false
-	}
-	p := strings.TrimSuffix(s.upstreamPath(r.URL.EscapedPath()), "/")
-	return p == s.prefix+"/instances"
+	return r.Method == http.MethodPost && s.apiPath(r) == "/instances"
+}
+
+// apiPath is r's path relative to the upstream's API root, as
+// retry.Replayable reads it: "/instances" for "/api/instances" in front of
+// http://HOST/api.
+func (s *Server) apiPath(r *http.Request) string {
+	p := strings.TrimPrefix(s.upstreamPath(r.URL.EscapedPath()), s.prefix)
+	return retry.APIPath(p)
 }
 
 // Summary reports what the proxy has done so far.
@@ -523,10 +530,15 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := t.s
 	info := requestInfoFrom(req.Context())
 	if info == nil {
-		info = &requestInfo{method: req.Method, path: req.URL.Path}
+		info = &requestInfo{method: req.Method, path: req.URL.Path, apiPath: retry.APIPath(strings.TrimPrefix(req.URL.EscapedPath(), s.prefix))}
 	}
 	policy := retry.Policy{
+		// The proxy's own rule (a body it holds to replay) and the one
+		// list of the calls a replay cannot double, which shakectl's own
+		// calls follow too (retry.ReplayableRoutes).
 		Enabled:   info.replayable,
+		Method:    info.method,
+		Path:      info.apiPath,
 		Budget:    s.opts.Budget,
 		Wait:      s.opts.RetryWait,
 		Classify:  retry.ClassifyRefusal,
@@ -751,6 +763,8 @@ type multiReadCloser struct {
 
 func stopReason(info *requestInfo, call *retry.Call, budget time.Duration) string {
 	switch {
+	case !retry.Replayable(info.method, info.apiPath):
+		return retry.NotReplayable(info.method, info.apiPath)
 	case !info.replayable:
 		return info.streamedWhy + ", so it cannot be replayed"
 	case call.Attempts() >= retry.MaxAttempts:
