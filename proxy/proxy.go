@@ -118,7 +118,8 @@ type Options struct {
 
 // Summary is what the proxy did, for the line printed on exit.
 type Summary struct {
-	// Requests is the number of client requests forwarded.
+	// Requests is the number of client requests forwarded: sent to the
+	// upstream at least once.
 	Requests int64
 	// Waited is the number of transient refusals waited out: each was
 	// followed by a replay of the request.
@@ -138,7 +139,15 @@ type Summary struct {
 	// Refused is the number of requests answered 403 or 405 unforwarded.
 	OverReplayMemory int64
 	Refused          int64
+	// NeverSent is the number of creates the capacity gate held and never
+	// sent: the proxy stopped, or their client left, before their turn.
+	// They are not forwarded (issue 40, item 12).
+	NeverSent int64
 }
+
+// Received is the number of client requests the proxy took to forward:
+// forwarded or held and never sent.
+func (s Summary) Received() int64 { return s.Requests + s.NeverSent }
 
 func (s Summary) String() string {
 	line := fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
@@ -149,6 +158,9 @@ func (s Summary) String() string {
 		// Only when it did something: a run the gate never touched reads
 		// as it did before the gate existed (-o json always says).
 		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
+	}
+	if s.NeverSent > 0 {
+		line += fmt.Sprintf(", %d held %s never sent", s.NeverSent, plural(s.NeverSent, "create", "creates"))
 	}
 	if s.OverReplayMemory > 0 {
 		line += fmt.Sprintf(", %d request %s streamed without replay (the replay memory was full)", s.OverReplayMemory, plural(s.OverReplayMemory, "body", "bodies"))
@@ -190,7 +202,7 @@ type Server struct {
 	shutdownOnce sync.Once
 
 	requests, waited, handedBack, heldBack atomic.Int64
-	overReplayMemory, refused              atomic.Int64
+	overReplayMemory, refused, neverSent   atomic.Int64
 	replayMem                              replayMemory
 	acceptHosts                            []*regexp.Regexp
 	gate                                   *gate // nil with the gate off
@@ -438,7 +450,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.refuse(w, r) {
 		return
 	}
-	s.requests.Add(1)
 	info := &requestInfo{method: r.Method, path: r.URL.Path, apiPath: s.apiPath(r), host: r.Host}
 	switch {
 	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:
@@ -491,7 +502,7 @@ func (s *Server) apiPath(r *http.Request) string {
 func (s *Server) Summary() Summary {
 	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load(),
 		Gate: s.gate != nil, HeldBack: s.heldBack.Load(),
-		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load()}
+		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load(), NeverSent: s.neverSent.Load()}
 }
 
 // logEvent writes text, or under JSONLines the fields as one JSON object.
@@ -557,6 +568,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if s.gate != nil && info.gated {
 		return t.gatedRoundTrip(req, info, call)
 	}
+	// Forwarded: counted when it is sent (a create the gate holds is
+	// counted when the gate lets it go, if ever).
+	s.requests.Add(1)
 	for {
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
@@ -633,6 +647,7 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 	w.info = info
 	defer s.gate.leave(w)
 	var (
+		sent      bool // sent upstream at least once: forwarded
 		notBefore time.Time
 		last      *http.Response // its own latest refusal, while it waits to replay
 		lastSent  []byte
@@ -650,6 +665,9 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 			w.held = false
 		}
 		if why == releaseGone || why == releaseStopped {
+			if !sent {
+				s.neverSent.Add(1)
+			}
 			if why == releaseGone {
 				// The client went away: send nothing more.
 				if last != nil {
@@ -674,6 +692,10 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 				return nil, err
 			}
 			last = nil
+		}
+		if !sent {
+			s.requests.Add(1)
+			sent = true
 		}
 		sentAt := time.Now()
 		resp, err := t.next.RoundTrip(req)

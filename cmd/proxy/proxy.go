@@ -248,11 +248,11 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 	switch {
 	case cfg.Quiet:
 	case cfg.JSONOutput():
-		// held_back only with the gate on: with --gate=off the line is
-		// what it was before the gate existed.
-		var held *int64
+		// held_back and never_sent only with the gate on: with
+		// --gate=off the line is what it was before the gate existed.
+		var held, neverSent *int64
 		if s.Gate {
-			held = &s.HeldBack
+			held, neverSent = &s.HeldBack, &s.NeverSent
 		}
 		fmt.Fprintln(f.IOStreams.ErrOut, output.JSONLine(struct {
 			Event      string `json:"event"`
@@ -260,12 +260,14 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 			Waited     int64  `json:"waited_out"`
 			HandedBack int64  `json:"handed_back"`
 			HeldBack   *int64 `json:"held_back,omitempty"`
+			// Creates the gate held and never sent: not in requests.
+			NeverSent *int64 `json:"never_sent,omitempty"`
 			// Bodies that streamed unreplayable because the replay
 			// memory was full; requests refused unforwarded.
 			OverReplayMemory int64  `json:"over_replay_memory"`
 			Refused          int64  `json:"refused"`
 			Message          string `json:"message"`
-		}{"summary", s.Requests, s.Waited, s.HandedBack, held, s.OverReplayMemory, s.Refused, s.String()}))
+		}{"summary", s.Requests, s.Waited, s.HandedBack, held, neverSent, s.OverReplayMemory, s.Refused, s.String()}))
 	default:
 		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
 	}

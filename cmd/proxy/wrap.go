@@ -111,7 +111,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	}
 	// After the command's own output: what the proxy did for it.
 	printSummary(f, cfg, res.Summary)
-	if res.Summary.Requests == 0 && !cfg.Quiet {
+	if res.Summary.Received() == 0 && !cfg.Quiet {
 		// Issue 34, item 5: a command that took its API URL from
 		// somewhere else (a flag, a config file, a variable wrap does
 		// not know) got no retry, and nothing said so.
