@@ -39,7 +39,7 @@ machines use). CONNECT and HTTP/2's "PRI *" are answered 405: this is not a
 forward proxy, and it speaks HTTP/1.1. --insecure skips verifying the
 upstream's TLS certificate, with the same warning the client commands give.
 
-The capacity gate (on by default; --gate=off replays every request on its
+The capacity gate (on by default; --gate off replays every request on its
 own clock): once a create (POST /instances) is refused with a transient 507,
 creates that ask at least as much of the resource the refusal's stage names
 (vCPUs for sufficient_idle_cpu, memory for sufficient_idle_memory, disk for
@@ -89,7 +89,7 @@ the proxy is warned about.
 The rules are the proxy's: only a 507 marked "transient": true, to an
 instance create or a read, is waited out and replayed, at most 5 attempts within --budget (default 60s) per request,
 and then COMMAND sees the server's own answer. The capacity gate is on
-(--gate=off to turn it off): after a transient refusal of a create, COMMAND's
+(--gate off turns it off): after a transient refusal of a create, COMMAND's
 creates asking as much wait in the proxy until its Retry-After has passed,
 then go one at a time, and a burst of creates waits (briefly) for its first
 one's answer (see "shakectl proxy --help"). --replay-memory and

@@ -15,6 +15,13 @@ import (
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
+// CommandArgsAnnotation marks a command whose first argument starts
+// another command's command line (wrap: its flags are parsed with
+// SetInterspersed(false), which pflag does not report): what follows is
+// not this command's, and the root's check of flag values
+// (flagValueAsArgument) stops there.
+const CommandArgsAnnotation = "shakectl/command-args"
+
 // WrapOptions are `shakectl wrap`'s own flags: the proxy's, but where it
 // listens (a free loopback port of its own).
 type WrapOptions struct {
@@ -40,7 +47,7 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		},
 		// wrap passes SIGINT and SIGTERM to its command itself (see
 		// runWrap); the run must not also cancel its context on them.
-		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true"},
+		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true", CommandArgsAnnotation: "true"},
 	}, func(c *cobra.Command, args []string) error {
 		return kernelError(runWrap(f, opts, args))
 	})
