@@ -200,17 +200,13 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
 
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, requestBody(body))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if body != nil {
+	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
 		// GetBody lets the re-login repeat the request and lets the retry
 		// check that each attempt replays the same bytes.
@@ -255,6 +251,22 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		out.Body = apiErr.Body
 		return out, apiErr
 	}
+}
+
+// requestBody is body as retryablehttp takes it: nil when it is empty. An
+// empty body that is not nil has an unknown length to net/http, which sends
+// it chunked (Transfer-Encoding: chunked, no Content-Length), and the 2026
+// server refuses every chunked body with 411 Length Required (shakenfist
+// tests/external_api/test_body_size_limit.py @86b2eedf,
+// test_a_chunked_body_is_refused): `artifact upload --resume` asked the
+// upload's size that way (issue 40, item 6). Without a body, net/http sends
+// a POST with Content-Length: 0, which both generations take (the 2024
+// server: POST /upload in the captures' u1-upload).
+func requestBody(body []byte) any {
+	if len(body) == 0 {
+		return nil
+	}
+	return body
 }
 
 func redirectMessage(resp *http.Response) string {

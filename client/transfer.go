@@ -160,17 +160,13 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		ctx, stop = context.WithCancel(ctx)
 		w = newIdleWatch(idle, stop)
 	}
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.endpoint(path), raw)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.endpoint(path), requestBody(body))
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if body != nil {
+	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/octet-stream")
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		call.SetBody(body)
