@@ -206,10 +206,13 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if len(body) > 0 {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if len(body) > 0 {
 		// GetBody lets the re-login repeat the request and lets the retry
-		// check that each attempt replays the same bytes.
+		// check that each attempt replays the same bytes. An empty body
+		// has none: its repeat goes without one too (requestBody).
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		call.SetBody(body)
 	}

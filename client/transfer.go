@@ -166,8 +166,11 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if len(body) > 0 {
+	if body != nil {
+		// An empty chunk (UploadSize) too: a chunk of nothing.
 		req.Header.Set("Content-Type", "application/octet-stream")
+	}
+	if len(body) > 0 {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		call.SetBody(body)
 	}
