@@ -185,7 +185,7 @@ func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (*Re
 // retry) and returns the answer: for a 2xx its body (bounded by
 // MaxResponseBody), otherwise the *Response and an *APIError.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Response, error) {
-	call := c.policy().NewCall()
+	call := c.policy(method, path).NewCall()
 	defer call.Finish()
 	return c.send(ctx, call, method, path, body)
 }
@@ -200,11 +200,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
 
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, requestBody(body))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
@@ -212,8 +208,11 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if len(body) > 0 {
 		// GetBody lets the re-login repeat the request and lets the retry
-		// check that each attempt replays the same bytes.
+		// check that each attempt replays the same bytes. An empty body
+		// has none: its repeat goes without one too (requestBody).
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		call.SetBody(body)
 	}
@@ -250,10 +249,27 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		}
 		apiErr.Attempts = call.Attempts()
 		apiErr.Elapsed = call.Elapsed()
+		markRoute(apiErr, method, path)
 		c.scrub(apiErr)
 		out.Body = apiErr.Body
 		return out, apiErr
 	}
+}
+
+// requestBody is body as retryablehttp takes it: nil when it is empty. An
+// empty body that is not nil has an unknown length to net/http, which sends
+// it chunked (Transfer-Encoding: chunked, no Content-Length), and the 2026
+// server refuses every chunked body with 411 Length Required (shakenfist
+// tests/external_api/test_body_size_limit.py @86b2eedf,
+// test_a_chunked_body_is_refused): `artifact upload --resume` asked the
+// upload's size that way (issue 40, item 6). Without a body, net/http sends
+// a POST with Content-Length: 0, which both generations take (the 2024
+// server: POST /upload in the captures' u1-upload).
+func requestBody(body []byte) any {
+	if len(body) == 0 {
+		return nil
+	}
+	return body
 }
 
 func redirectMessage(resp *http.Response) string {
@@ -267,12 +283,15 @@ func redirectMessage(resp *http.Response) string {
 	return fmt.Sprintf("redirected to %s; the API URL may point at a web page or a login proxy", oneLine(loc))
 }
 
-// policy is the retry policy of one call: off unless Options.Retry is set.
-func (c *Client) policy() retry.Policy {
+// policy is the retry policy of one call of method on path: off unless
+// Options.Retry is set, and replaying only what retry.Replayable allows.
+func (c *Client) policy(method, path string) retry.Policy {
 	p := retry.Policy{
 		Now:       c.opts.Now,
 		ReadLimit: MaxErrorBody,
 		Classify:  classify,
+		Method:    method,
+		Path:      path,
 	}
 	if r := c.opts.Retry; r != nil {
 		p.Enabled = true
@@ -283,6 +302,15 @@ func (c *Client) policy() retry.Policy {
 		p.Log = c.debug.line
 	}
 	return p
+}
+
+// markRoute records on a transient refusal of a call that is not on
+// retry.ReplayableRoutes why it is not (and was not) replayed, for its
+// hint: the marker alone does not make a replay safe.
+func markRoute(e *APIError, method, path string) {
+	if cr := e.capacity; cr != nil && cr.Transient && !retry.Replayable(method, path) {
+		cr.NotReplayable = retry.NotReplayable(method, path)
+	}
 }
 
 // classify is the retry's view of an answer: retry.ClassifyRefusal, the

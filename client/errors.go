@@ -80,6 +80,10 @@ type CapacityRefusal struct {
 	// [1s, 60s] by retry.ParseRetryAfter; 0 when the answer has none.
 	RetryAfter time.Duration
 	Message    string
+	// NotReplayable, on a transient refusal, says why the request it
+	// answers is not replayed (retry.NotReplayable): it is not on
+	// retry.ReplayableRoutes. "" when it is.
+	NotReplayable string
 }
 
 func (e *APIError) Error() string {

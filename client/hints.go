@@ -156,6 +156,10 @@ func (c *CapacityRefusal) Hint(attempts int) string {
 		stage = c.TextStage
 	}
 	switch {
+	case c.Transient && c.NotReplayable != "":
+		// The marker says waiting may help; the route says a replay
+		// could double what the refused request already did.
+		return fmt.Sprintf("the server marks this refusal transient (stage %s), but %s, so --retry-transient-capacity does not retry it: check what the server holds before sending it again", OrNone(stage), c.NotReplayable)
 	case c.Transient:
 		at := "at stage " + stage
 		if stage == "" {

@@ -70,7 +70,7 @@ const hotPlugRefused = "instance in invalid state for hot plug"
 // and the transient-capacity retry (both budgets count from it), and one
 // attempt counter, as client-python 74d6e129 _request_url has them.
 func (c *Client) doWhenReady(ctx context.Context, method, path string, body []byte, repeat bool) (*Response, error) {
-	call := c.policy().NewCall()
+	call := c.policy(method, path).NewCall()
 	defer call.Finish()
 	for {
 		resp, err := c.send(ctx, call, method, path, body)

@@ -150,7 +150,7 @@ type binaryAnswer struct {
 // drops the per-request timeout (a blob takes as long as it takes) for an
 // idle one: the answer fails when no byte arrives for that long.
 func (c *Client) binary(ctx context.Context, method, path string, body []byte, idle time.Duration) (*binaryAnswer, error) {
-	call := c.policy().NewCall()
+	call := c.policy(method, path).NewCall()
 	defer call.Finish()
 	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
@@ -160,18 +160,17 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		ctx, stop = context.WithCancel(ctx)
 		w = newIdleWatch(idle, stop)
 	}
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.endpoint(path), raw)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.endpoint(path), requestBody(body))
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	if body != nil {
+		// An empty chunk (UploadSize) too: a chunk of nothing.
 		req.Header.Set("Content-Type", "application/octet-stream")
+	}
+	if len(body) > 0 {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		call.SetBody(body)
 	}
@@ -193,6 +192,7 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		stop()
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		apiErr.Attempts, apiErr.Elapsed = call.Attempts(), call.Elapsed()
+		markRoute(apiErr, method, path)
 		c.scrub(apiErr)
 		return nil, apiErr
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shakenfist/shakectl/client"
 )
@@ -109,5 +111,62 @@ func TestBlobBySHA512(t *testing.T) {
 	}
 	if _, err := c.BlobBySHA512(t.Context(), "../x"); err == nil {
 		t.Error("a hash that is not hex was sent")
+	}
+}
+
+// Issue 40, item 6: the size of an upload is asked with an empty POST, and
+// an empty body must go with Content-Length: 0, never chunked: the 2026
+// server refuses every chunked body with 411 Length Required
+// (test_body_size_limit.py @86b2eedf), which broke `artifact upload
+// --resume` there. So does a truncate, the other bodyless POST of an
+// upload. Over a real connection, as the server sees it.
+func TestBodylessPostsCarryAContentLength(t *testing.T) {
+	type seen struct {
+		path          string
+		contentLength []string
+		chunked       bool
+	}
+	var (
+		mu  sync.Mutex
+		got []seen
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/auth" {
+			fmt.Fprint(w, `{"access_token": "tok", "token_type": "Bearer", "expires_in": 900}`)
+			return
+		}
+		chunked := len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
+		mu.Lock()
+		got = append(got, seen{r.URL.Path, r.Header.Values("Content-Length"), chunked})
+		mu.Unlock()
+		if chunked {
+			w.WriteHeader(http.StatusLengthRequired)
+			fmt.Fprint(w, `{"error": "a content-length is required", "status": 411}`)
+			return
+		}
+		if strings.Contains(r.URL.Path, "/truncate/") {
+			fmt.Fprint(w, "null")
+			return
+		}
+		fmt.Fprint(w, "1000")
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Options{APIURL: srv.URL, Namespace: "system", Key: testKey, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.UploadSize(t.Context(), "u1"); err != nil || n != 1000 {
+		t.Errorf("UploadSize: %d, %v", n, err)
+	}
+	if err := c.TruncateUpload(t.Context(), "u1", 500); err != nil {
+		t.Errorf("TruncateUpload: %v", err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("the server saw %+v", got)
+	}
+	for _, g := range got {
+		if g.chunked || len(g.contentLength) != 1 || g.contentLength[0] != "0" {
+			t.Errorf("POST %s: chunked %v, Content-Length %q; want Content-Length: 0", g.path, g.chunked, g.contentLength)
+		}
 	}
 }

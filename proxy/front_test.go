@@ -26,11 +26,13 @@ func TestReplayMemoryBoundStreamsTheBodiesOverIt(t *testing.T) {
 		release := make(chan struct{})
 		r := newRig(t, Options{Budget: 5 * time.Second, MaxReplayTotal: 2048}, nil)
 		r.up.answer = func(n int, w http.ResponseWriter, req *http.Request) {
-			switch req.URL.Path {
-			case "/hold":
+			// Three creates, told apart by their query: every one is
+			// on the list of calls a refusal may replay.
+			switch req.URL.RawQuery {
+			case "hold":
 				<-release
 				io.WriteString(w, "held")
-			case "/again":
+			case "again":
 				if n == 3 {
 					refusal("sufficient_idle_cpu", true, "1", n)(w)
 					return
@@ -44,13 +46,13 @@ func TestReplayMemoryBoundStreamsTheBodiesOverIt(t *testing.T) {
 
 		held := make(chan reply, 1)
 		go func() {
-			held <- r.do(context.Background(), "POST", "/hold", strings.NewReader(strings.Repeat("h", size)))
+			held <- r.do(context.Background(), "POST", "/instances?hold", strings.NewReader(strings.Repeat("h", size)))
 		}()
 		<-firstBytes
 		synctest.Wait() // the held request's answer is waiting on release
 
 		pr, pw := io.Pipe()
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", r.base+"/upload", pr)
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", r.base+"/instances?streamed", pr)
 		req.ContentLength = size
 		go func() {
 			pw.Write(make([]byte, 1000))
@@ -67,7 +69,7 @@ func TestReplayMemoryBoundStreamsTheBodiesOverIt(t *testing.T) {
 		if resp.StatusCode != 507 || resp.Header.Get("X-Attempt") != "2" {
 			t.Errorf("the streamed request got %d %q (attempt %s), want its one refusal", resp.StatusCode, b, resp.Header.Get("X-Attempt"))
 		}
-		want := "POST /upload: capacity refused at stage sufficient_idle_cpu (transient); handing the refusal back after 1 attempt, 0s: the request body (1500 bytes) was streamed because the replay memory (2 KiB for all requests in flight) was full, so it cannot be replayed\n"
+		want := "POST /instances: capacity refused at stage sufficient_idle_cpu (transient); handing the refusal back after 1 attempt, 0s: the request body (1500 bytes) was streamed because the replay memory (2 KiB for all requests in flight) was full, so it cannot be replayed\n"
 		if got := r.log.String(); got != want {
 			t.Errorf("log:\n%s\nwant:\n%s", got, want)
 		}
@@ -77,7 +79,7 @@ func TestReplayMemoryBoundStreamsTheBodiesOverIt(t *testing.T) {
 			t.Errorf("the held request got %d %q", h.status, h.body)
 		}
 		// Its memory is given back: the next body is kept and replayed.
-		if a := r.do(context.Background(), "POST", "/again", strings.NewReader(strings.Repeat("a", size))); a.status != 200 || string(a.body) != "created" {
+		if a := r.do(context.Background(), "POST", "/instances?again", strings.NewReader(strings.Repeat("a", size))); a.status != 200 || string(a.body) != "created" {
 			t.Errorf("after the held request, a body of the same size got %d %q, want it replayed to success", a.status, a.body)
 		}
 		if n := r.up.count(); n != 4 {

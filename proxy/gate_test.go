@@ -266,6 +266,11 @@ func TestGateShutdownAnswersEveryHeldClient(t *testing.T) {
 		if n := r.up.count(); n != 1 {
 			t.Errorf("%d creates reached the server, want 1 (b was held throughout)", n)
 		}
+		// b was never sent: not forwarded (issue 40, item 12), and the
+		// summary says so.
+		if s := r.proxy.Summary().String(); s != "proxy: 1 request forwarded, 0 refusals waited out, 1 refusal handed back, 1 send held back by the capacity gate, 1 held create never sent" {
+			t.Errorf("summary %q", s)
+		}
 		// The two answers are written by two requests at once: their
 		// lines in a fixed order.
 		logLines := lines(r.log.String())

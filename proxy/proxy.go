@@ -118,7 +118,8 @@ type Options struct {
 
 // Summary is what the proxy did, for the line printed on exit.
 type Summary struct {
-	// Requests is the number of client requests forwarded.
+	// Requests is the number of client requests forwarded: sent to the
+	// upstream at least once.
 	Requests int64
 	// Waited is the number of transient refusals waited out: each was
 	// followed by a replay of the request.
@@ -138,7 +139,15 @@ type Summary struct {
 	// Refused is the number of requests answered 403 or 405 unforwarded.
 	OverReplayMemory int64
 	Refused          int64
+	// NeverSent is the number of creates the capacity gate held and never
+	// sent: the proxy stopped, or their client left, before their turn.
+	// They are not forwarded (issue 40, item 12).
+	NeverSent int64
 }
+
+// Received is the number of client requests the proxy took to forward:
+// forwarded or held and never sent.
+func (s Summary) Received() int64 { return s.Requests + s.NeverSent }
 
 func (s Summary) String() string {
 	line := fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
@@ -149,6 +158,9 @@ func (s Summary) String() string {
 		// Only when it did something: a run the gate never touched reads
 		// as it did before the gate existed (-o json always says).
 		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
+	}
+	if s.NeverSent > 0 {
+		line += fmt.Sprintf(", %d held %s never sent", s.NeverSent, plural(s.NeverSent, "create", "creates"))
 	}
 	if s.OverReplayMemory > 0 {
 		line += fmt.Sprintf(", %d request %s streamed without replay (the replay memory was full)", s.OverReplayMemory, plural(s.OverReplayMemory, "body", "bodies"))
@@ -190,7 +202,7 @@ type Server struct {
 	shutdownOnce sync.Once
 
 	requests, waited, handedBack, heldBack atomic.Int64
-	overReplayMemory, refused              atomic.Int64
+	overReplayMemory, refused, neverSent   atomic.Int64
 	replayMem                              replayMemory
 	acceptHosts                            []*regexp.Regexp
 	gate                                   *gate // nil with the gate off
@@ -416,9 +428,12 @@ type ctxKey struct{}
 // requestInfo travels with a request from ServeHTTP to the transport.
 type requestInfo struct {
 	method, path string
-	host         string // the Host the client addressed the proxy as
-	replayable   bool   // the body is buffered and GetBody replays it
-	streamedWhy  string // why not, for the log
+	// apiPath is path relative to the upstream's API root ("/instances"
+	// for "/api/instances"): what retry.Replayable reads.
+	apiPath     string
+	host        string // the Host the client addressed the proxy as
+	replayable  bool   // the body is buffered and GetBody replays it
+	streamedWhy string // why not, for the log
 	// gated: a create (POST /instances with a buffered body the gate can
 	// read a shape from), which the capacity gate may hold.
 	gated bool
@@ -435,8 +450,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.refuse(w, r) {
 		return
 	}
-	s.requests.Add(1)
-	info := &requestInfo{method: r.Method, path: r.URL.Path, host: r.Host}
+	info := &requestInfo{method: r.Method, path: r.URL.Path, apiPath: s.apiPath(r), host: r.Host}
 	switch {
 	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:
 		info.replayable = true
@@ -473,18 +487,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // isCreate reports whether r creates an instance: POST /instances under
 // the upstream's prefix.
 func (s *Server) isCreate(r *http.Request) bool {
-	if r.Method != http.MethodPost {
-		return false
-	}
-	p := strings.TrimSuffix(s.upstreamPath(r.URL.EscapedPath()), "/")
-	return p == s.prefix+"/instances"
+	return r.Method == http.MethodPost && s.apiPath(r) == "/instances"
+}
+
+// apiPath is r's path relative to the upstream's API root, as
+// retry.Replayable reads it: "/instances" for "/api/instances" in front of
+// http://HOST/api.
+func (s *Server) apiPath(r *http.Request) string {
+	p := strings.TrimPrefix(s.upstreamPath(r.URL.EscapedPath()), s.prefix)
+	return retry.APIPath(p)
 }
 
 // Summary reports what the proxy has done so far.
 func (s *Server) Summary() Summary {
 	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load(),
 		Gate: s.gate != nil, HeldBack: s.heldBack.Load(),
-		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load()}
+		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load(), NeverSent: s.neverSent.Load()}
 }
 
 // logEvent writes text, or under JSONLines the fields as one JSON object.
@@ -523,10 +541,15 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := t.s
 	info := requestInfoFrom(req.Context())
 	if info == nil {
-		info = &requestInfo{method: req.Method, path: req.URL.Path}
+		info = &requestInfo{method: req.Method, path: req.URL.Path, apiPath: retry.APIPath(strings.TrimPrefix(req.URL.EscapedPath(), s.prefix))}
 	}
 	policy := retry.Policy{
+		// The proxy's own rule (a body it holds to replay) and the one
+		// list of the calls a replay cannot double, which shakectl's own
+		// calls follow too (retry.ReplayableRoutes).
 		Enabled:   info.replayable,
+		Method:    info.method,
+		Path:      info.apiPath,
 		Budget:    s.opts.Budget,
 		Wait:      s.opts.RetryWait,
 		Classify:  retry.ClassifyRefusal,
@@ -545,6 +568,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if s.gate != nil && info.gated {
 		return t.gatedRoundTrip(req, info, call)
 	}
+	// Forwarded: counted when it is sent (a create the gate holds is
+	// counted when the gate lets it go, if ever).
+	s.requests.Add(1)
 	for {
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
@@ -621,6 +647,7 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 	w.info = info
 	defer s.gate.leave(w)
 	var (
+		sent      bool // sent upstream at least once: forwarded
 		notBefore time.Time
 		last      *http.Response // its own latest refusal, while it waits to replay
 		lastSent  []byte
@@ -638,6 +665,9 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 			w.held = false
 		}
 		if why == releaseGone || why == releaseStopped {
+			if !sent {
+				s.neverSent.Add(1)
+			}
 			if why == releaseGone {
 				// The client went away: send nothing more.
 				if last != nil {
@@ -662,6 +692,10 @@ func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, ca
 				return nil, err
 			}
 			last = nil
+		}
+		if !sent {
+			s.requests.Add(1)
+			sent = true
 		}
 		sentAt := time.Now()
 		resp, err := t.next.RoundTrip(req)
@@ -751,6 +785,8 @@ type multiReadCloser struct {
 
 func stopReason(info *requestInfo, call *retry.Call, budget time.Duration) string {
 	switch {
+	case !retry.Replayable(info.method, info.apiPath):
+		return retry.NotReplayable(info.method, info.apiPath)
 	case !info.replayable:
 		return info.streamedWhy + ", so it cannot be replayed"
 	case call.Attempts() >= retry.MaxAttempts:

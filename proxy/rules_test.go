@@ -43,7 +43,7 @@ func TestLargeAndChunkedBodiesStreamAndAreNotReplayed(t *testing.T) {
 					refusal("sufficient_free_disk", true, "1", n)(w)
 				}
 				pr, pw := io.Pipe()
-				req, _ := http.NewRequestWithContext(t.Context(), "POST", r.base+"/upload", pr)
+				req, _ := http.NewRequestWithContext(t.Context(), "POST", r.base+"/instances", pr)
 				if !tt.chunked {
 					req.ContentLength = int64(tt.size)
 				}
@@ -230,19 +230,21 @@ func TestSummaryFigures(t *testing.T) {
 		r := newRig(t, Options{Budget: time.Hour}, nil)
 		perPath := map[string]int{}
 		r.up.answer = func(n int, w http.ResponseWriter, req *http.Request) {
-			perPath[req.URL.Path]++
-			k := perPath[req.URL.Path]
+			// Four creates, told apart by their query.
+			q := req.URL.RawQuery
+			perPath[q]++
+			k := perPath[q]
 			switch {
-			case req.URL.Path == "/recovers" && k <= 2, req.URL.Path == "/never":
+			case q == "recovers" && k <= 2, q == "never":
 				refusal("sufficient_idle_cpu", true, "1", k)(w)
-			case req.URL.Path == "/final":
+			case q == "final":
 				refusal("cpu_max_per_instance", false, "", k)(w)
 			default:
 				io.WriteString(w, "{}")
 			}
 		}
-		for _, p := range []string{"/recovers", "/never", "/final", "/plain"} {
-			r.do(t.Context(), "POST", p, strings.NewReader(createBody))
+		for _, q := range []string{"recovers", "never", "final", "plain"} {
+			r.do(t.Context(), "POST", "/instances?"+q, strings.NewReader(createBody))
 		}
 		got := r.proxy.Summary()
 		if got != (Summary{Requests: 4, Waited: 2 + 4, HandedBack: 1}) {
@@ -460,5 +462,66 @@ func TestBadOptions(t *testing.T) {
 	var oe *OptionError
 	if err := p.Start(); !errors.As(err, &oe) {
 		t.Errorf("non-loopback listen: %v, want an OptionError", err)
+	}
+}
+
+// client-python#420, in front of other clients: the proxy replays a
+// refusal marked transient only on the calls a replay cannot double
+// (retry.ReplayableRoutes, the list shakectl's own retry follows), read
+// under the upstream's /api prefix. An upload chunk (which may already
+// have been appended), a delete, a power action get the server's refusal
+// at once, byte for byte, with a line that says why; a create and a read
+// are replayed.
+func TestOnlyTheReplayableRoutesAreReplayed(t *testing.T) {
+	for _, tt := range []struct {
+		method, path string
+		body         string
+		replayed     bool
+	}{
+		// Under the proxy's URL, http://127.0.0.1:PORT/api.
+		{"POST", "/instances", createBody, true},
+		{"GET", "/instances/web1", "", true},
+		{"POST", "/upload/0c4a3c9e-8e1f-4b8e-9a51-2b7c3d4e5f60", "chunk", false},
+		{"DELETE", "/instances/web1", "", false},
+		{"POST", "/instances/web1/poweron", "", false},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, Options{Upstream: "http://upstream.test:13000/api", Budget: time.Minute}, func(n int, w http.ResponseWriter, _ *http.Request) {
+					if n == 1 {
+						refusal("sufficient_idle_cpu", true, "1", n)(w)
+						return
+					}
+					io.WriteString(w, `{"ok": true}`)
+				})
+				var body io.Reader
+				if tt.body != "" {
+					body = strings.NewReader(tt.body)
+				}
+				start := time.Now()
+				got := r.do(t.Context(), tt.method, tt.path, body)
+				if tt.replayed {
+					if got.status != 200 || r.up.count() != 2 || time.Since(start) != time.Second {
+						t.Errorf("got %d after %d attempts in %s, want it replayed once after 1s", got.status, r.up.count(), time.Since(start))
+					}
+					if s := r.proxy.Summary(); s.Waited != 1 || s.HandedBack != 0 {
+						t.Errorf("summary %q", s)
+					}
+					return
+				}
+				want := `{"error": "Insufficient Resources (attempt 1)", "status": 507, "stage": "sufficient_idle_cpu", "transient": true}` + "\n"
+				if got.status != 507 || string(got.body) != want || got.header.Get("Retry-After") != "1" || r.up.count() != 1 || !got.at.Equal(start) {
+					t.Errorf("got %d %q after %d attempts and %s, want the server's refusal at once", got.status, got.body, r.up.count(), got.at.Sub(start))
+				}
+				wantLog := tt.method + " /api" + tt.path + ": capacity refused at stage sufficient_idle_cpu (transient); handing the refusal back after 1 attempt, 0s: " +
+					tt.method + " " + tt.path + " is not a call a replay cannot double: only POST /instances (instance create) and reads (GET, HEAD) are replayed\n"
+				if l := r.log.String(); l != wantLog {
+					t.Errorf("log\n%s\nwant\n%s", l, wantLog)
+				}
+				if s := r.proxy.Summary().String(); s != "proxy: 1 request forwarded, 0 refusals waited out, 1 refusal handed back" {
+					t.Errorf("summary %q", s)
+				}
+			})
+		})
 	}
 }

@@ -115,7 +115,17 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 	if cmd.WaitDelay <= 0 {
 		cmd.WaitDelay = 10 * time.Second
 	}
-	if err := cmd.Start(); err != nil {
+	// Started tied to wrap's life (child_*.go): a wrap killed outright
+	// does not leave the command running against a proxy that is gone.
+	warn := func(msg string) {
+		text := "wrap: warning: " + msg
+		p.logEvent(text, struct {
+			Event   string `json:"event"`
+			Message string `json:"message"`
+		}{"warning", text})
+	}
+	wait, err := startTied(cmd, warn)
+	if err != nil {
 		code := 126
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			code = 127
@@ -126,7 +136,7 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 	if opts.Signals != nil {
 		go relaySignals(opts.Signals, cmd.Process, done)
 	}
-	werr := cmd.Wait()
+	werr := wait()
 	close(done)
 	res := WrapResult{ExitCode: exitCode(cmd.ProcessState), Summary: p.Summary()}
 	var ee *exec.ExitError

@@ -39,6 +39,12 @@ type Policy struct {
 	Wait time.Duration
 	// Classify decides which 507s are transient; nil retries nothing.
 	Classify Classifier
+	// Method and Path are the call's request, Path relative to the API
+	// root ("/instances", no /api prefix): a transient refusal is
+	// replayed only when Replayable(Method, Path) says so. The zero
+	// value is on no list, so a Policy that does not say what it sends
+	// replays nothing.
+	Method, Path string
 	// Now is the wall clock for Retry-After HTTP-dates; nil is time.Now.
 	// The budget itself is measured on the monotonic clock.
 	Now func() time.Time
@@ -144,8 +150,8 @@ func (c *Call) logf(format string, a ...any) {
 }
 
 // CheckRetry retries exactly one kind of answer: a 507 whose body says
-// "transient": true (per Classify), while fewer than MaxAttempts requests
-// have been sent and some budget is left. Transport errors and every other
+// "transient": true (per Classify) to a request on ReplayableRoutes, while
+// fewer than MaxAttempts requests have been sent and some budget is left. Transport errors and every other
 // status end the call with that answer — unlike retryablehttp's
 // DefaultRetryPolicy, which retries all 5xx and connection errors.
 func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
@@ -161,6 +167,13 @@ func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (
 	}
 	stage, transient := c.p.Classify(resp.StatusCode, resp.Header, body)
 	if !transient {
+		return false, nil
+	}
+	if !Replayable(c.p.Method, c.p.Path) {
+		// Marked transient, but its replay could double what the first
+		// attempt did (an upload chunk already appended): handed back as
+		// it came (client-python#420).
+		c.logf("retry: not retrying: %s", NotReplayable(c.p.Method, c.p.Path))
 		return false, nil
 	}
 	r := int(c.refused.Add(1))

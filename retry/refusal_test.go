@@ -104,7 +104,7 @@ func TestPolicyWaitOverride(t *testing.T) {
 		{30 * time.Second, 5 * time.Second, 5 * time.Second},
 	} {
 		var got []Notice
-		c := Policy{Enabled: true, Budget: tt.budget, Wait: tt.wait, Classify: ClassifyRefusal, Notify: func(n Notice) { got = append(got, n) }}.NewCall()
+		c := Policy{Enabled: true, Method: "POST", Path: "/instances", Budget: tt.budget, Wait: tt.wait, Classify: ClassifyRefusal, Notify: func(n Notice) { got = append(got, n) }}.NewCall()
 		resp := &http.Response{StatusCode: 507, Header: http.Header{"Retry-After": {"15"}}, Body: io.NopCloser(strings.NewReader(body))}
 		again, _ := c.CheckRetry(context.Background(), resp, nil)
 		if !again {

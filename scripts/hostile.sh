@@ -789,6 +789,55 @@ long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
 # the Ctrl-C typed at a terminal is TestWrapRelaysCtrlCOnceOnATerminal's,
 # under a pty). setsid: no controlling terminal, whatever runs the script.
 long wrap-relay "$s/empty-stdin" setsid "$sc" wrap -- sleep 30
+
+# Issue 40, item 10: wrap killed with SIGKILL takes its command with it
+# (Linux: a parent-death signal). The command (sh exec'ing sleep: one PID)
+# prints its PID; wrap is SIGKILLed; the command must be gone (or a zombie
+# nobody reaped) within 5 s. Both PIDs are this script's own and are ended
+# here (not in cleanup: once gone, their PIDs may be another's): wrap by
+# the case itself, a command still running by the failure.
+wrap_killed() {
+	local name=wrap/sigkill-ends-command d="$s/out/wrap-sigkill" wpid child="" st why="" t0 ms
+	mkdir -p "$d"
+	"$sc" wrap -- sh -c 'echo "pid $$"; exec sleep 30' <"$s/empty-stdin" >"$d/stdout" 2>"$d/stderr" &
+	wpid=$!
+	for _ in $(seq 100); do
+		child=$(sed -n 's/^pid \([0-9][0-9]*\)$/\1/p' "$d/stdout" 2>/dev/null || true)
+		[ -n "$child" ] && break
+		sleep 0.1
+	done
+	if [ -z "$child" ]; then
+		kill -KILL "$wpid" 2>/dev/null || true
+		wait "$wpid" 2>/dev/null || true
+		line FAIL "$name" "the command printed no PID: $(first_error "$d")" - - ""
+		return
+	fi
+	t0=$(date +%s%N)
+	kill -KILL "$wpid"
+	wait "$wpid" 2>/dev/null || true
+	# A bounded wait for the command's exit: gone, or a zombie (Z).
+	for _ in $(seq 50); do
+		st=$(ps -o stat= -p "$child" 2>/dev/null | tr -d ' ' || true)
+		[ -z "$st" ] || [ "${st#Z}" != "$st" ] && break
+		sleep 0.1
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [ -n "$st" ] && [ "${st#Z}" = "$st" ]; then
+		why="its command (PID $child) still runs 5 s after wrap was SIGKILLed"
+		kill -KILL "$child" 2>/dev/null || true
+	fi
+	if [ -n "$why" ]; then
+		line FAIL "$name" "$why" 137 "$ms" ""
+	else
+		line PASS "$name" "command gone ${ms} ms after wrap's SIGKILL" 137 "$ms" ""
+	fi
+}
+if [ "$(uname -s)" = Linux ]; then wrap_killed; else skip wrap/sigkill-ends-command "no parent-death signal on $(uname -s)"; fi
+# Issue 40, item 9: --gate's value as a word of its own is the gate's, not
+# the command (it ran a command named "off", exit 127); a true/false
+# flag's separate value is refused, not run as the command "false".
+run wrap/gate-off-word 0 "$s/empty-stdin" "$sc" wrap --gate off -- true
+run wrap/bool-value-word 2 "$s/empty-stdin" "$sc" wrap --quiet false -- true
 early="1|2" long merge-stdin-zero /dev/zero "$sc" parking-probe merge -
 # An open run at 100,000/s on two cores keeps a goroutine for every
 # scheduled request it cannot send yet (75-85k at the signal), 320-460 MiB

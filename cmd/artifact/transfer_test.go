@@ -161,56 +161,73 @@ func (b *countingBody) Read(p []byte) (int, error) {
 }
 
 var (
-	resumeRE  = regexp.MustCompile(`--resume ([0-9a-f-]{36})`)
-	stoppedRE = regexp.MustCompile(`stopped at (\d+) of \d+ bytes`)
+	// resumeLineRE is the command an interrupted upload prints, after
+	// "shakectl ".
+	resumeLineRE = regexp.MustCompile(`(?m)^  shakectl (artifact upload .* --resume [0-9a-f-]{36})$`)
+	stoppedRE    = regexp.MustCompile(`stopped at (\d+) of \d+ bytes`)
 )
 
 // TestUploadInterruptedAtHalfResumes: Ctrl-C at half an upload exits
-// 130 and names the upload; --resume sends only the rest, and the
-// artifact's blob has the file's sha512.
+// 130 and names the upload; the command it prints, run as printed, sends
+// only the rest, and the artifact's blob has the file's sha512, against
+// both generations (issue 40, item 6: the resume's first request, a
+// bodyless POST asking the upload's size, went chunked, and the 2026
+// server refuses a chunked body: 411 Length Required).
 func TestUploadInterruptedAtHalfResumes(t *testing.T) {
-	r, _ := clitest.SimCluster(t, cluster.Generation2024, nil)
-	dir := t.TempDir()
-	size := 4 << 20 // half is four chunks of the first size (512 KiB)
-	path, data := imageFile(t, dir, size, 3)
-	ctx, cancel := context.WithCancelCause(t.Context())
-	tr := &interrupting{after: int64(size / 2), cancel: cancel,
-		match: func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/upload/") }}
-	cut := r
-	cut.Transport, cut.Ctx = tr, ctx
-	res := cut.Run(t, "artifact", "upload", "half", path)
-	if res.Code != cmdutil.ExitInterrupted {
-		t.Fatalf("interrupted upload: %s", res)
-	}
-	m := resumeRE.FindStringSubmatch(res.Stderr)
-	at := stoppedRE.FindStringSubmatch(res.Stderr)
-	if m == nil || at == nil {
-		t.Fatalf("no --resume in %s", res.Stderr)
-	}
-	held, _ := strconv.ParseInt(at[1], 10, 64)
-	if held <= 0 || held > int64(size)/2 {
-		t.Fatalf("stopped at %d of %d", held, size)
-	}
-	// Resume: only the remaining bytes travel.
-	var sent atomic.Int64
-	count := r
-	count.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if req.Method == http.MethodPost && strings.HasPrefix(req.URL.Path, "/upload/") {
-			sent.Add(req.ContentLength)
-		}
-		return http.DefaultTransport.RoundTrip(req)
-	})
-	res = count.Run(t, "artifact", "upload", "half", path, "--resume", m[1], "-o", "json", "--jq", ".blob_uuid")
-	if res.Code != 0 {
-		t.Fatalf("resume: %s", res)
-	}
-	if s := sent.Load(); s != int64(size)-held {
-		t.Errorf("the resume sent %d bytes, want the %d the server did not hold", s, int64(size)-held)
-	}
-	blob := strings.TrimSpace(res.Stdout)
-	got := strings.TrimSpace(r.Run(t, "blob", "show", blob, "-o", "json", "--jq", ".sha512").Stdout)
-	if got != sum512(data) {
-		t.Errorf("sha512 after resume %s, want %s", got, sum512(data))
+	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
+		t.Run(gen, func(t *testing.T) {
+			r, _ := clitest.SimCluster(t, gen, nil)
+			dir := t.TempDir()
+			size := 4 << 20 // half is four chunks of the first size (512 KiB)
+			path, data := imageFile(t, dir, size, 3)
+			ctx, cancel := context.WithCancelCause(t.Context())
+			tr := &interrupting{after: int64(size / 2), cancel: cancel,
+				match: func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/upload/") }}
+			cut := r
+			cut.Transport, cut.Ctx = tr, ctx
+			res := cut.Run(t, "artifact", "upload", "half", path)
+			if res.Code != cmdutil.ExitInterrupted {
+				t.Fatalf("interrupted upload: %s", res)
+			}
+			printed := resumeLineRE.FindStringSubmatch(res.Stderr)
+			at := stoppedRE.FindStringSubmatch(res.Stderr)
+			if printed == nil || at == nil {
+				t.Fatalf("no resume command in %s", res.Stderr)
+			}
+			held, _ := strconv.ParseInt(at[1], 10, 64)
+			if held <= 0 || held > int64(size)/2 {
+				t.Fatalf("stopped at %d of %d", held, size)
+			}
+			// Resume with the command as printed: only the remaining
+			// bytes travel, and no body goes chunked.
+			var sent atomic.Int64
+			var chunked atomic.Int32
+			count := r
+			count.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				if req.Method == http.MethodPost && strings.HasPrefix(req.URL.Path, "/upload/") {
+					sent.Add(req.ContentLength)
+				}
+				if req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0 {
+					chunked.Add(1) // net/http sends such a body chunked
+				}
+				return http.DefaultTransport.RoundTrip(req)
+			})
+			res = count.Run(t, strings.Fields(printed[1])...)
+			if res.Code != 0 {
+				t.Fatalf("%s: %s", printed[1], res)
+			}
+			if n := chunked.Load(); n != 0 {
+				t.Errorf("the resume sent %d requests with a body of unknown length (chunked)", n)
+			}
+			if s := sent.Load(); s != int64(size)-held {
+				t.Errorf("the resume sent %d bytes, want the %d the server did not hold", s, int64(size)-held)
+			}
+			blob := strings.TrimSpace(r.Run(t, "artifact", "show", "half", "-o", "json", "--jq", ".blob_uuid").Stdout)
+			got := strings.TrimSpace(r.Run(t, "blob", "show", blob, "-o", "json", "--jq", ".sha512").Stdout)
+			if got != sum512(data) {
+				t.Errorf("sha512 after resume %s, want %s", got, sum512(data))
+			}
+		})
 	}
 }
 

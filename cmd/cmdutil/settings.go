@@ -10,6 +10,7 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
+	"github.com/shakenfist/shakectl/retry"
 )
 
 // Every global setting is declared once, here, as a typed Option: its
@@ -53,8 +54,7 @@ func Settings() []Setting {
 			Field: Field[Output]{
 				Get: func(c *Config) Output { return Output{Format: c.Output, Columns: c.Columns} },
 				Set: func(c *Config, o Output) { c.Output, c.Columns = o.Format, o.Columns }}},
-		boolOption("retry-transient-capacity", ClientCommands, "retry creates refused with a transient 507, as the server's Retry-After says (at most 5 attempts, within the deadline)",
-			func(c *Config) *bool { return &c.RetryTransientCapacity }),
+		boolOption("retry-transient-capacity", ClientCommands, "retry a call refused with a transient 507 as the server's Retry-After says (at most 5 attempts, within the deadline), if a replay cannot double it: "+retry.ReplayableText, func(c *Config) *bool { return &c.RetryTransientCapacity }),
 		&Option[time.Duration]{Decl: Decl{Name: "timeout", Scope: ClientCommands, Complete: noFiles,
 			Usage: "deadline for the whole command, e.g. 90s (default: the --async budget)"},
 			Parse: parseTimeout, Text: durationText, Field: At(func(c *Config) *time.Duration { return &c.Timeout }),

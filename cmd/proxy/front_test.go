@@ -104,7 +104,7 @@ func TestProxyJSONSummaryCountsRefusals(t *testing.T) {
 	}
 	stop(cmdutil.ErrInterrupted)
 	want := `{"event":"refused","method":"GET","path":"/api/instances","host":"evil.example","status":403,"reason":"Host \"evil.example\" is not accepted","message":"GET /api/instances: refused (403): Host \"evil.example\" is not accepted"}
-{"event":"summary","requests":0,"waited_out":0,"handed_back":0,"held_back":0,"over_replay_memory":0,"refused":1,"message":"proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back, 1 request refused unforwarded"}
+{"event":"summary","requests":0,"waited_out":0,"handed_back":0,"held_back":0,"never_sent":0,"over_replay_memory":0,"refused":1,"message":"proxy: 0 requests forwarded, 0 refusals waited out, 0 refusals handed back, 1 request refused unforwarded"}
 {"error":"interrupted","exit_code":130}
 `
 	if got := errOut.String(); got != want {

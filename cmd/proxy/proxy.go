@@ -90,8 +90,10 @@ func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 	fl.Var(&o.ReplayMemory, "replay-memory", "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
-	fl.Var(&o.Gate, "gate", "the capacity gate: on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
-	fl.Lookup("gate").NoOptDefVal = "on"
+	// A value of its own, not an optional one (pflag's NoOptDefVal): with
+	// one, "--gate off" left "off" as wrap's command or proxy's argument
+	// (issue 40, item 9). TestNoOptionalValueFlags keeps every flag so.
+	fl.Var(&o.Gate, "gate", "the capacity gate, on (default) or off (--gate off or --gate=off): on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("gate", cmdutil.FixedWithDesc([]string{"on", "off"}, map[string]string{
 		"on":  "hold creates behind a refused shape until its Retry-After (default)",
 		"off": "replay each refused request on its own clock",
@@ -248,11 +250,11 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 	switch {
 	case cfg.Quiet:
 	case cfg.JSONOutput():
-		// held_back only with the gate on: with --gate=off the line is
-		// what it was before the gate existed.
-		var held *int64
+		// held_back and never_sent only with the gate on: with
+		// --gate=off the line is what it was before the gate existed.
+		var held, neverSent *int64
 		if s.Gate {
-			held = &s.HeldBack
+			held, neverSent = &s.HeldBack, &s.NeverSent
 		}
 		fmt.Fprintln(f.IOStreams.ErrOut, output.JSONLine(struct {
 			Event      string `json:"event"`
@@ -260,12 +262,14 @@ func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary)
 			Waited     int64  `json:"waited_out"`
 			HandedBack int64  `json:"handed_back"`
 			HeldBack   *int64 `json:"held_back,omitempty"`
+			// Creates the gate held and never sent: not in requests.
+			NeverSent *int64 `json:"never_sent,omitempty"`
 			// Bodies that streamed unreplayable because the replay
 			// memory was full; requests refused unforwarded.
 			OverReplayMemory int64  `json:"over_replay_memory"`
 			Refused          int64  `json:"refused"`
 			Message          string `json:"message"`
-		}{"summary", s.Requests, s.Waited, s.HandedBack, held, s.OverReplayMemory, s.Refused, s.String()}))
+		}{"summary", s.Requests, s.Waited, s.HandedBack, held, neverSent, s.OverReplayMemory, s.Refused, s.String()}))
 	default:
 		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
 	}

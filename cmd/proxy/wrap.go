@@ -15,6 +15,13 @@ import (
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
+// CommandArgsAnnotation marks a command whose first argument starts
+// another command's command line (wrap: its flags are parsed with
+// SetInterspersed(false), which pflag does not report): what follows is
+// not this command's, and the root's check of flag values
+// (flagValueAsArgument) stops there.
+const CommandArgsAnnotation = "shakectl/command-args"
+
 // WrapOptions are `shakectl wrap`'s own flags: the proxy's, but where it
 // listens (a free loopback port of its own).
 type WrapOptions struct {
@@ -40,7 +47,7 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		},
 		// wrap passes SIGINT and SIGTERM to its command itself (see
 		// runWrap); the run must not also cancel its context on them.
-		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true"},
+		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true", CommandArgsAnnotation: "true"},
 	}, func(c *cobra.Command, args []string) error {
 		return kernelError(runWrap(f, opts, args))
 	})
@@ -111,7 +118,7 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	}
 	// After the command's own output: what the proxy did for it.
 	printSummary(f, cfg, res.Summary)
-	if res.Summary.Requests == 0 && !cfg.Quiet {
+	if res.Summary.Received() == 0 && !cfg.Quiet {
 		// Issue 34, item 5: a command that took its API URL from
 		// somewhere else (a flag, a config file, a variable wrap does
 		// not know) got no retry, and nothing said so.

@@ -97,7 +97,10 @@ func Run(f *cmdutil.Factory, args []string) int {
 		defer f.CatchInterrupts()()
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(f.Context)
+	err := flagValueAsArgument(f, root, args)
+	if err == nil {
+		err = root.ExecuteContext(f.Context)
+	}
 	if err == nil {
 		return cmdutil.ExitOK
 	}
