@@ -50,9 +50,6 @@ command's code.`,
 	}, func(s *cmdutil.Session, args []string) error {
 		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
 		if s.F.Command.Flags().Changed("deadline") {
-			if deadline < 0 {
-				return cmdutil.UsageErrorf("--deadline must not be negative")
-			}
 			req.Deadline = &deadline
 		}
 
@@ -109,8 +106,8 @@ command's code.`,
 		}
 		return nil
 	})
-	c.Flags().DurationVar(&deadline, "deadline", 0, "end the operation on the server after this long (2026 servers)")
-	c.Flags().DurationVar(&poll, "poll", time.Second, "how often to read the operation while it runs")
+	addDeadlineFlag(c, &deadline)
+	addPollFlag(c, &poll)
 	return c
 }
 
