@@ -57,7 +57,7 @@ command's code.`,
 		if err != nil {
 			return err
 		}
-		op, err = s.Client.WaitAgentOperation(s.Ctx, op, poll)
+		op, err = waitAgentOp(s, op, poll)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -58,7 +59,7 @@ func (a *agentFlags) request(c *cobra.Command) (client.TransferRequest, error) {
 // awaitAgentOp waits for the operation and turns its end into an error:
 // expired exits 124 with the reason, anything but complete fails.
 func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
-	op, err := s.Client.WaitAgentOperation(s.Ctx, op, poll)
+	op, err := waitAgentOp(s, op, poll)
 	if err != nil {
 		return op, err
 	}
@@ -81,4 +82,16 @@ func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Durat
 		}
 	}
 	return op, fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
+}
+
+// waitAgentOp polls the operation until it ends. The command's --timeout
+// running out ends the wait as every wait ends (issue 40): exit 124,
+// naming the operation and its last state, not the poll that was cut
+// short.
+func waitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
+	last, err := s.Client.WaitAgentOperation(s.Ctx, op, poll)
+	if errors.Is(err, cmdutil.ErrTimeout) && last != nil {
+		return last, &cmdutil.WaitTimeoutError{What: "agent operation " + last.UUID + " did not end", State: client.State(last.State), Budget: s.Cfg.Timeout}
+	}
+	return last, err
 }
