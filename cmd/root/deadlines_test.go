@@ -53,15 +53,8 @@ func TestEveryWaitEndsAtItsDeadlineWith124(t *testing.T) {
 			[]string{"instance", "await", "web1"})
 		return r
 	}
-	// kerbside is a 2026 server that offers the Kerbside proxy (its
-	// recorded root page and mint) and a Kerbside that never answers.
 	kerbside := func(t *testing.T) clitest.CmdRun {
-		api := clitest.NewStubs(t)
-		api.Root(clitest.ReadGolden(t, "sf2026/root.html"))
-		minted := strings.Replace(clitest.ReadGolden(t, "sf2026/vdiconsoleproxy.json"), "https://kerbside.example.com", "http://kerbside.test", 1)
-		api.Reply("GET", "/instances/web1/vdiconsoleproxy", 200, minted)
-		api.Register(httpstub.REST("GET", "/sf-console.vv"), httpstub.Delay(time.Hour, httpstub.String(200, "never"))).Always()
-		r := clitest.StubsInMemory(api)
+		r := clitest.StubsInMemory(kerbsideNeverAnswers(t))
 		r.Env = map[string]string{"SHAKECTL_VDI_VIEWER": "true"}
 		return r
 	}
@@ -191,6 +184,18 @@ func TestEveryWaitEndsAtItsDeadlineWith124(t *testing.T) {
 			})
 		})
 	}
+}
+
+// kerbsideNeverAnswers is a 2026 server that offers the Kerbside proxy
+// (its recorded root page and mint, for instance web1) and a Kerbside,
+// kerbside.test, that never answers.
+func kerbsideNeverAnswers(t *testing.T) *clitest.Stubs {
+	api := clitest.NewStubs(t)
+	api.Root(clitest.ReadGolden(t, "sf2026/root.html"))
+	minted := strings.Replace(clitest.ReadGolden(t, "sf2026/vdiconsoleproxy.json"), "https://kerbside.example.com", "http://kerbside.test", 1)
+	api.Offer("GET", "/instances/web1/vdiconsoleproxy", 200, minted)
+	api.Register(httpstub.REST("GET", "/sf-console.vv"), httpstub.Delay(time.Hour, httpstub.String(200, "never"))).Always().Optional()
+	return api
 }
 
 // uuids are the names the simulator makes up, replaced for comparison.

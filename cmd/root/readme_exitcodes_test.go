@@ -84,13 +84,8 @@ func TestREADMEExitCodeTableHoldsFor2And124(t *testing.T) {
 		{"instance", "vdiconsolefile", "web1", "-", "--timeout", "5s"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			s := clitest.NewStubs(t)
-			s.Root(clitest.ReadGolden(t, "sf2026/root.html"))
-			never := httpstub.Delay(time.Hour, httpstub.String(200, "[]"))
-			s.Register(clitest.Route("GET", "/instances"), never).Optional()
-			minted := strings.Replace(clitest.ReadGolden(t, "sf2026/vdiconsoleproxy.json"), "https://kerbside.example.com", "http://kerbside.test", 1)
-			s.Offer("GET", "/instances/web1/vdiconsoleproxy", 200, minted)
-			s.Register(httpstub.REST("GET", "/sf-console.vv"), never).Optional()
+			s := kerbsideNeverAnswers(t)
+			s.Register(clitest.Route("GET", "/instances"), httpstub.Delay(time.Hour, httpstub.String(200, "[]"))).Optional()
 			if res := clitest.StubsInMemory(s).Run(t, args...); res.Code != deadline {
 				t.Errorf("shakectl %s: exit %d, README.md says %d\n%s", strings.Join(args, " "), res.Code, deadline, res)
 			}
