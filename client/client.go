@@ -346,6 +346,14 @@ func (c *Client) callError(ctx context.Context, method, u string, err error, cal
 		// The login's answer could not be used.
 		return respErr
 	}
+	return c.noAnswer(ctx, method, u, err, call.Attempts(), call.Elapsed())
+}
+
+// noAnswer is the *TransportError of a request that got no answer (an
+// API call's, a Kerbside fetch's): the time bound that ran out, if one
+// did, and the context's cause kept beside the transport's error, so that
+// errors.Is and errors.As see every deadline form.
+func (c *Client) noAnswer(ctx context.Context, method, u string, err error, attempts int, elapsed time.Duration) error {
 	bound := c.timeoutBound(ctx, err)
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
@@ -360,7 +368,7 @@ func (c *Client) callError(ctx context.Context, method, u string, err error, cal
 	} else {
 		err = &url.Error{Op: opName(method), URL: u, Err: err}
 	}
-	return &TransportError{Method: method, URL: u, Attempts: call.Attempts(), Elapsed: call.Elapsed(), Bound: bound, Err: err}
+	return &TransportError{Method: method, URL: u, Attempts: attempts, Elapsed: elapsed, Bound: bound, Err: err}
 }
 
 // timeoutBound says which time bound ended a request that got no answer:
@@ -377,11 +385,20 @@ func (c *Client) timeoutBound(ctx context.Context, err error) string {
 		}
 		return "no answer before the call's deadline"
 	}
-	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	if IsTimeout(err) {
 		return requestTimeout(c.opts.Timeout).Error()
 	}
 	return ""
+}
+
+// IsTimeout reports whether err is a time bound running out, in any of the
+// forms Go gives one: a context deadline, net/http's Client.Timeout, any
+// net.Error whose Timeout() is true (a dial, a read deadline). The
+// command's exit code (cmdutil.IsDeadline: 124) and the bound a
+// TransportError names both read it here.
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // requestTimeout is the client's per-request timeout running out.

@@ -280,12 +280,12 @@ func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, 
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	resp, err := c.public.Do(req)
 	if err != nil {
-		return nil, &TransportError{Method: http.MethodGet, URL: shown, Attempts: 1, Err: errors.New(redactTokenQuery(c.redact(redactURLError(err).Error())))}
+		return nil, c.kerbsideError(ctx, shown, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxVVFile+1))
 	if err != nil {
-		return nil, &TransportError{Method: http.MethodGet, URL: shown, Attempts: 1, Err: errors.New(redactTokenQuery(c.redact(err.Error())))}
+		return nil, c.kerbsideError(ctx, shown, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, NewAPIError(http.MethodGet, shown, resp.StatusCode, resp.Header, body, c.opts.Now())
@@ -294,6 +294,17 @@ func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, 
 		return nil, fmt.Errorf("GET %s: the console file is larger than %d KiB", shown, maxVVFile>>10)
 	}
 	return body, nil
+}
+
+// kerbsideError is a Kerbside fetch that got no (whole) answer, as an
+// API call's (noAnswer): its cause kept, so that a deadline is exit 124
+// (issue 40), and its URL the one shown, without the console token.
+func (c *Client) kerbsideError(ctx context.Context, shown string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = shown
+	}
+	return c.noAnswer(ctx, http.MethodGet, shown, err, 1, 0)
 }
 
 // VDIConsoleFile reads GET /instances/{ref}/vdiconsolehelper: a virt-viewer

@@ -244,10 +244,22 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		b.w.kick()
 	}
 	if err != nil && err != io.EOF && b.w.didFire() {
-		err = fmt.Errorf("%w (%s): %w", ErrStalled, b.w.d, err)
+		err = &stallError{idle: b.w.d, err: err}
 	}
 	return n, err
 }
+
+// stallError is a transfer's answer that stopped coming for its idle
+// bound: a deadline (errors.Is ErrStalled), whose request's error names
+// the bound (streamError).
+type stallError struct {
+	idle time.Duration
+	err  error
+}
+
+func (e *stallError) Error() string        { return fmt.Sprintf("%s (%s): %s", ErrStalled, e.idle, e.err) }
+func (e *stallError) Unwrap() error        { return e.err }
+func (e *stallError) Is(target error) bool { return target == ErrStalled }
 
 func (b *watchedBody) Close() error {
 	b.w.t.Stop()
@@ -257,7 +269,11 @@ func (b *watchedBody) Close() error {
 
 func (c *Client) streamError(method, path string, err error) error {
 	shown := c.shownEndpoint(path)
-	return &TransportError{Method: method, URL: shown, Attempts: 1, Err: &url.Error{Op: opName(method), URL: shown, Err: err}}
+	bound := ""
+	if se := (*stallError)(nil); errors.As(err, &se) {
+		bound = fmt.Sprintf("no data within %s (--request-timeout, the bound on each request)", se.idle)
+	}
+	return &TransportError{Method: method, URL: shown, Attempts: 1, Bound: bound, Err: &url.Error{Op: opName(method), URL: shown, Err: err}}
 }
 
 // OpenBlobData is GET /blobs/{uuid}/data?offset=N: the blob's bytes from

@@ -766,6 +766,44 @@ offered() {
 }
 SHAKENFIST_API_URL="$hapi" check=offered run escapes/completion-names 0 "$s/empty-stdin" "$sc" __complete instance show ''
 
+echo "## [${SECONDS}s] numbers and deadlines: every number in its flag's range, every deadline exit 124 (issue 40)"
+# names_range: the refusal names the flag's range, and nothing started.
+names_range() {
+	grep -aqE 'want (a|an) [a-z ]+ (from|more than) ' "$1/stderr" || echo "refused without naming the range: $(first_error "$1")"
+	grep -aq . "$1/stdout" && echo "printed on stdout: $(printable "$(head -c 200 "$1/stdout")")"
+}
+# 100000 CPUs ended in "fatal error: thread exhaustion", 1.2 million lines
+# of stack and 2.4 GB.
+check=names_range run numbers/procs-100000 2 "$s/empty-stdin" "$sc" parking-probe --target "$router" --procs 100000 --requests 1
+check=names_range run numbers/threshold-NaN 2 "$s/empty-stdin" "$sc" node cpuhogs --threshold NaN
+check=names_range run numbers/threshold-Inf 2 "$s/empty-stdin" "$sc" node cpuhogs -t +Inf
+check=names_range run numbers/rate-NaN 2 "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate NaN --duration 1s
+check=names_range run numbers/timeout-negative 2 "$s/empty-stdin" "$sc" instance list --timeout -1s
+check=names_range run numbers/workers-huge 2 "$s/empty-stdin" "$sc" sim router --listen 127.0.0.1:0 --workers 9223372036854775807
+check=names_range run numbers/retry-wait-negative 2 "$s/empty-stdin" "$sc" wrap --retry-wait -1s -- true
+if [ $quick = 0 ]; then
+	check=names_range run numbers/replay-memory-negative 2 "$s/empty-stdin" "$sc" proxy --replay-memory -1
+	check=names_range run numbers/length-huge 2 "$s/empty-stdin" "$sc" instance consoledata hsvm --length 1e300
+	check=names_range run numbers/cpu-overcommit-Inf 2 "$s/empty-stdin" "$sc" sim cluster --listen 127.0.0.1:0 --cpu-overcommit Inf
+	check=names_range run numbers/request-timeout-NaN 2 "$s/empty-stdin" env SHAKECTL_REQUEST_TIMEOUT=NaN "$sc" instance list
+fi
+# A Kerbside that never answers (item 7: exit 1 and Go's raw text): a
+# Kerbside sim behind the hostile proxy, whose /kerbside/ never answers.
+start kerbsim "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --quiet --kerbside --create-time 0s
+start kerbhostile "$s/hostile" -upstream "$(grep -o -m1 'http://127[^ ]*' "$s/kerbsim.out")"
+kapi=$(url_of kerbhostile api)
+SHAKENFIST_API_URL="$kapi" "$sc" instance create hskvm 1 1024 -d 8@debian:12 --async block -o json >/dev/null 2>"$s/in/hskvm.err" ||
+	{ echo "could not create the instance hskvm:" >&2; printable "$(cat "$s/in/hskvm.err")" >&2; exit 1; }
+# kerbside_deadline FLAG DIR: the one line names the Kerbside request and the bound.
+kerbside_deadline() {
+	grep -aqE "^error: GET http://127[^ ]*/kerbside/sf-console.vv\?token=\[redacted\]: no answer within 2s \($1" "$2/stderr" ||
+		echo "not the deadline's line: $(first_error "$2")"
+}
+kerbside_timeout() { kerbside_deadline --timeout "$1"; }
+kerbside_request() { kerbside_deadline --request-timeout "$1"; }
+SHAKENFIST_API_URL="$kapi" check=kerbside_timeout run deadlines/kerbside-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --timeout 2s
+[ $quick = 0 ] && SHAKENFIST_API_URL="$kapi" check=kerbside_request run deadlines/kerbside-request-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --request-timeout 2s
+
 echo "## [${SECONDS}s] signals: Ctrl-C (130) and SIGTERM (143) within a second"
 sigs=(INT TERM)
 [ $quick = 1 ] && sigs=(INT)

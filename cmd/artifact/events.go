@@ -7,12 +7,14 @@ import (
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
+	"github.com/shakenfist/shakectl/internal/numflag"
 )
 
 // NewCmdEvents builds `shakectl artifact events`. Its rows are
 // builders.EventResource, the eventlog view (shakenfist da448b1a) that
 // instances, networks and nodes share; its flags are checked as they were
-// before builders.NewEventsCmd existed (any --type, a --limit of 0 or more).
+// before builders.NewEventsCmd existed (any --type; a --limit of 0, the
+// server's default, or more, now up to the 1000 every events call sends).
 func NewCmdEvents(f *cmdutil.Factory) *cobra.Command {
 	var q client.EventsQuery
 	c := builders.NewVerbCmd(f, builders.VerbSpec{
@@ -24,12 +26,6 @@ is 100).`,
 		Example: `  shakectl artifact events debian-12.qcow2 --limit 5
   shakectl artifact events debian-12.qcow2 -o json --jq '.[].message'`,
 		Args: []string{"ARTIFACT"}, Complete: []cobra.CompletionFunc{complete.ArtifactNames(f)},
-		Check: func([]string) error {
-			if q.Limit < 0 {
-				return cmdutil.UsageErrorf("--limit must be at least 1")
-			}
-			return nil
-		},
 		Run: func(s *cmdutil.Session, args []string) error {
 			events, err := s.Client.ArtifactEvents(s.Ctx, args[0], q)
 			if err != nil {
@@ -39,6 +35,6 @@ is 100).`,
 		},
 	})
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (audit, mutate, status, ...)")
-	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events")
+	numflag.VarP(c.Flags(), &q.Limit, "limit", "l", 0, numflag.Between(0, client.MaxEventsLimit), "at most this many events (0: the server's default)")
 	return c
 }

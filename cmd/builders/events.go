@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 )
 
 // EventResource is an event of shakenfist da448b1a (external_api/
@@ -81,27 +82,16 @@ bounds a 2026 server enforces; its default is 100).`,
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
 	c.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkEventsLimit(cmd, q.Limit); err != nil {
-			return err
-		}
 		if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
 			return cmdutil.UsageErrorf("--type %q is not an event type; want one of %s", q.Type, strings.Join(EventTypes, ", "))
 		}
 		return nil
 	}
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (the server's event_type)")
-	c.Flags().IntVarP(&q.Limit, "limit", "l", 0, "at most this many events, 1-1000 (the server's default: 100)")
+	// A 2026 server validates --limit to 1–1000 (shakenfist-2026.md 2.4),
+	// and a 2024 one took any integer, so the tighter bound holds for
+	// both. Unset, the server's default (100).
+	numflag.VarP(c.Flags(), &q.Limit, "limit", "l", 0, numflag.Between(1, client.MaxEventsLimit), "at most this many events (the server's default: 100)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(EventTypes, cobra.ShellCompDirectiveNoFileComp)))
 	return c
-}
-
-// checkEventsLimit refuses an events --limit the server would refuse: a
-// 2026 server validates it to 1–1000 (shakenfist-2026.md 2.4), and a 2024
-// one took any integer, so the tighter bound holds for both. An unset flag
-// leaves the server's default (100).
-func checkEventsLimit(c *cobra.Command, limit int) error {
-	if !c.Flags().Changed("limit") || (limit >= 1 && limit <= client.MaxEventsLimit) {
-		return nil
-	}
-	return &cmdutil.UsageError{Msg: fmt.Sprintf("--limit %d is outside 1-%d, the events a server sends at most", limit, client.MaxEventsLimit), Command: c.CommandPath()}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -239,11 +240,12 @@ func parseTimeout(raw string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		if n, nerr := strconv.ParseFloat(s, 64); nerr == nil && n >= 0 && n <= 1e9 {
+		// Its Range refuses what is negative or too long.
+		if n, nerr := strconv.ParseFloat(s, 64); nerr == nil && math.Abs(n) <= 1e9 {
 			d, err = time.Duration(n*float64(time.Second)), nil
 		}
 	}
-	if err != nil || d < 0 {
+	if err != nil {
 		return 0, UsageErrorf("invalid timeout %q: want a duration such as 30s or 5m", s)
 	}
 	return d, nil

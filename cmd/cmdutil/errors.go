@@ -88,7 +88,7 @@ func DescribeError(err error) output.ErrorReport {
 		// taken effect.
 		if errors.Is(err, ErrTimeout) {
 			r.Hint = "give a longer --timeout, or check that the server is responding"
-		} else if transport.Bound != "" {
+		} else if transport.Bound != "" || IsDeadline(err) {
 			r.Hint = "give a longer --request-timeout, or check that the server is responding"
 		} else if transport.MayHaveActed() {
 			r.Hint = fmt.Sprintf("the connection broke after the %s was sent: check whether it took effect before running it again", transport.Method)

@@ -1,10 +1,8 @@
 package cmdutil
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"syscall"
@@ -134,7 +132,6 @@ func ExitCode(err error) int {
 		apiErr   *client.APIError
 		capacity *client.CapacityRefusal
 		claim    *client.ClaimRefusal
-		netErr   net.Error
 	)
 	var (
 		status *ExitStatusError
@@ -198,12 +195,20 @@ func ExitCode(err error) int {
 			return ExitCapacityPermanent
 		}
 		return ExitFailure
-	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return ExitTimeout
-	case errors.As(err, &netErr) && netErr.Timeout():
+	case IsDeadline(err):
 		return ExitTimeout
 	}
 	return ExitFailure
+}
+
+// IsDeadline reports whether err is a deadline that ran out, whichever
+// transport or command ran it: the command's --timeout or a wait's budget
+// (ErrTimeout), a request's bound in any form Go gives one (a context
+// deadline, net/http's Client.Timeout, a net.Error timeout:
+// client.IsTimeout), or a transfer that stalled past its idle bound. The
+// one test of it: ExitCode maps it to 124, DescribeError hints by it.
+func IsDeadline(err error) bool {
+	return errors.Is(err, ErrTimeout) || client.IsTimeout(err) || errors.Is(err, client.ErrStalled)
 }
 
 // ExitCodeTopic is the text of `shakectl help exit-codes`.
@@ -212,8 +217,10 @@ const ExitCodeTopic = `shakectl's exit status tells a script what happened:
   0    success
   1    any failure not listed below (API error, network error, an instance
        that went to an error state)
-  2    usage error (bad flag, argument or config value; a mistyped command
-       or help topic; a flag that does not apply; no API URL or key)
+  2    usage error (bad flag, argument or config value, such as a number
+       outside the range its flag's help states, NaN and ±Inf included; a
+       mistyped command or help topic; a flag that does not apply; no API
+       URL or key)
   3    parking-probe ran, and one or more checks failed
   4    authentication or authorisation refused (401/403 after one re-login,
        or an unknown namespace at login)
@@ -229,7 +236,9 @@ const ExitCodeTopic = `shakectl's exit status tells a script what happened:
        ("No nodes remaining at scheduling stage sufficient_idle_cpu", sent
        by 2026 servers older than the stage/transient contract), which is
        never retried; and a capacity claim's 503 ("please retry")
-  124  --timeout (or a wait's --async budget) ran out with no answer
+  124  a deadline ran out: --timeout (or a wait's --async budget), or
+       --request-timeout (an answer, a Kerbside fetch, the next byte of a
+       download), whatever was waited for
   130  interrupted (Ctrl-C); a probe still prints what it measured
   143  terminated (SIGTERM)
 

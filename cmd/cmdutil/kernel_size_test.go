@@ -14,7 +14,9 @@ import (
 // kernelMaxLines bounds the kernel's non-test lines (issue 32, item 4:
 // under 2.5k, kept well below so that growth is a decision): what every
 // command needs lives here, everything else in a package of its own.
-const kernelMaxLines = 2350
+// Issue 40 grew it by the settings' ranges (the range type itself is
+// internal/numflag) and the one deadline mapping.
+const kernelMaxLines = 2400
 
 // TestKernelStaysThin: cmd/cmdutil keeps only what every command needs and
 // imports no feature package: of shakectl's own packages only the leaves

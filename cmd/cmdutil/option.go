@@ -3,10 +3,12 @@ package cmdutil
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -106,6 +108,12 @@ type Option[T any] struct {
 	// Field is where the value lives in Config; zero for a selector,
 	// which LoadConfig reads itself.
 	Field Field[T]
+	// Range bounds a numeric option, as numflag.Var's does a command's
+	// numeric flag, and every numeric option has one (addFlag panics
+	// without): the flag, the environment and the file are each refused
+	// outside it, naming the range. Its flag is a RangedValue of the
+	// range's type, which checks it as the command line is parsed.
+	Range numflag.Bounds[T]
 	// ParsesFlag makes the flag parse its value as it is given (-o,
 	// --async): a bad value is the flag parser's "invalid argument"
 	// error, and the flag holds the typed value (OutputOf). Otherwise the
@@ -165,15 +173,32 @@ func (o *Option[T]) apply(cfg *Config, raw any) error {
 	if raw != nil {
 		text = fmt.Sprint(raw)
 	}
-	v, err := o.Parse(text)
+	v, err := o.parse(text)
 	o.Field.Set(cfg, v)
 	return err
+}
+
+// parse is Parse, and for a numeric option its Range: a value outside it
+// is refused as one Parse cannot read, naming the range.
+func (o *Option[T]) parse(text string) (T, error) {
+	v, err := o.Parse(text)
+	if o.Range != nil && (err != nil || !o.Range.Contains(v)) {
+		return v, UsageErrorf("invalid %s %q: %s", o.Name, strings.TrimSpace(text), o.Range.Refusal(text))
+	}
+	return v, err
 }
 
 func (o *Option[T]) addFlag(fs *pflag.FlagSet) *pflag.Flag {
 	switch def := any(o.Default).(type) {
 	case bool:
 		fs.BoolP(o.Name, o.Shorthand, def, o.Usage)
+	case int, int64, uint64, float64, time.Duration:
+		if o.Range == nil {
+			panic("setting " + o.Name + " is a number declared without its Range")
+		}
+		// The flag holds the text, as a setting's does, once accepted.
+		check := func(s string) error { _, err := o.parse(s); return err }
+		fs.VarP(numflag.Text(o.defaultText(), o.Range, check), o.Name, o.Shorthand, numflag.WithRange(o.Usage, o.Range.String()))
 	default:
 		if o.ParsesFlag {
 			fs.VarP(&flagValue[T]{o: o, v: o.Default}, o.Name, o.Shorthand, o.Usage)

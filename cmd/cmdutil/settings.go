@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/retry"
@@ -57,11 +58,11 @@ func Settings() []Setting {
 		boolOption("retry-transient-capacity", ClientCommands, "retry a call refused with a transient 507 as the server's Retry-After says (at most 5 attempts, within the deadline), if a replay cannot double it: "+retry.ReplayableText, func(c *Config) *bool { return &c.RetryTransientCapacity }),
 		&Option[time.Duration]{Decl: Decl{Name: "timeout", Scope: ClientCommands, Complete: noFiles,
 			Usage: "deadline for the whole command, e.g. 90s (default: the --async budget)"},
-			Parse: parseTimeout, Text: durationText, Field: At(func(c *Config) *time.Duration { return &c.Timeout }),
+			Parse: parseTimeout, Text: durationText, Range: numflag.Between(0, MaxTimeout), Field: At(func(c *Config) *time.Duration { return &c.Timeout }),
 			View: func(d time.Duration) string { return durationOr(d, "none (the --async budget)") }},
 		&Option[time.Duration]{Decl: Decl{Name: "request-timeout", Scope: ClientCommands, Complete: noFiles,
 			Usage: "bound on each request, its answer included, e.g. 10s (default 30s); --timeout bounds the whole command"},
-			Parse: parseTimeout, Text: durationText, Field: At(func(c *Config) *time.Duration { return &c.RequestTimeout }),
+			Parse: parseTimeout, Text: durationText, Range: numflag.Between(0, MaxTimeout), Field: At(func(c *Config) *time.Duration { return &c.RequestTimeout }),
 			View: func(d time.Duration) string { return durationOr(d, "30s") }},
 		&Option[AsyncMode]{Decl: Decl{Name: "async", Scope: ClientCommands,
 			Usage:    "how long to wait for slow operations: continue (0), pause (60s) or block (1h)",
@@ -83,6 +84,11 @@ func Settings() []Setting {
 			Usage: "config file (default $XDG_CONFIG_HOME/shakectl/config.yaml)"}},
 	}
 }
+
+// MaxTimeout bounds --timeout and --request-timeout: a week, far above
+// --async block's hour, so that a typo (--timeout 9999999h) is refused
+// rather than read as never.
+const MaxTimeout = 7 * 24 * time.Hour
 
 // FileKeys are the keys a config file may hold, in the table's order.
 func FileKeys() []string {

@@ -8,6 +8,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -22,7 +23,11 @@ func TestEverySettingIsDeclaredOnce(t *testing.T) {
 	for _, setting := range cmdutil.Settings() {
 		s := setting.Declared()
 		fl := tree.PersistentFlags().Lookup(s.Name)
-		if fl == nil || fl.Usage != s.Usage || fl.Shorthand != s.Shorthand {
+		usage := s.Usage
+		if rv, ok := fl.Value.(numflag.RangedValue); ok {
+			usage = numflag.WithRange(usage, rv.Range())
+		}
+		if fl == nil || fl.Usage != usage || fl.Shorthand != s.Shorthand {
 			t.Errorf("--%s: flag %+v does not follow the table", s.Name, fl)
 		}
 		if !strings.Contains(help, "--"+s.Name) {

@@ -10,6 +10,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -37,9 +38,6 @@ guest cannot drive your terminal. -o json and -o yaml print
 				}
 				n = v
 			}
-			if n < 0 {
-				return cmdutil.UsageErrorf("--length must be positive")
-			}
 			data, err := s.Client.ConsoleData(s.Ctx, args[0], n)
 			if err != nil {
 				return err
@@ -50,7 +48,8 @@ guest cannot drive your terminal. -o json and -o yaml print
 			return printConsole(s, args[0], n, data)
 		},
 	})
-	c.Flags().IntVar(&length, "length", 0, "how many bytes from the end of the console log (default 10240)")
+	// At most what the client reads of an answer.
+	numflag.Var(c.Flags(), &length, "length", 0, numflag.Between(1, client.MaxResponseBody), "how many bytes from the end of the console log (default 10240)")
 	return builders.PrintsText(c)
 }
 

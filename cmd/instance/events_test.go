@@ -34,7 +34,7 @@ func TestInstanceEventsLimitIsBounded(t *testing.T) {
 	for _, limit := range []string{"0", "-1", "1001"} {
 		fa := clitest.NewStubs(t)
 		res := clitest.AgainstStubs(fa).Run(t, "instance", "events", "web1", "--limit", limit)
-		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, "outside 1-1000") || fa.Count("GET", "/instances/web1/events") != 0 {
+		if res.Code != cmdutil.ExitUsage || !strings.Contains(res.Stderr, `for "-l, --limit" flag: it is out of range: want a whole number from 1 to 1000`) || fa.Count("GET", "/instances/web1/events") != 0 {
 			t.Errorf("--limit %s: %s", limit, res)
 		}
 	}

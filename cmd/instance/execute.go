@@ -50,9 +50,6 @@ command's code.`,
 	}, func(s *cmdutil.Session, args []string) error {
 		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
 		if s.F.Command.Flags().Changed("deadline") {
-			if deadline < 0 {
-				return cmdutil.UsageErrorf("--deadline must not be negative")
-			}
 			req.Deadline = &deadline
 		}
 
@@ -60,7 +57,7 @@ command's code.`,
 		if err != nil {
 			return err
 		}
-		op, err = s.Client.WaitAgentOperation(s.Ctx, op, poll)
+		op, err = waitAgentOp(s, op, poll)
 		if err != nil {
 			return err
 		}
@@ -109,8 +106,8 @@ command's code.`,
 		}
 		return nil
 	})
-	c.Flags().DurationVar(&deadline, "deadline", 0, "end the operation on the server after this long (2026 servers)")
-	c.Flags().DurationVar(&poll, "poll", time.Second, "how often to read the operation while it runs")
+	addDeadlineFlag(c, &deadline)
+	addPollFlag(c, &poll)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output/termtext"
 )
 
@@ -20,18 +22,30 @@ type agentFlags struct {
 }
 
 func (a *agentFlags) add(c *cobra.Command) {
-	c.Flags().DurationVar(&a.deadline, "deadline", 0, "end the operation on the server after this long (2026 servers)")
-	c.Flags().DurationVar(&a.progress, "progress-timeout", 0, "end it when the transfer makes no progress for this long (2026 servers)")
-	c.Flags().DurationVar(&a.poll, "poll", time.Second, "how often to read the operation while it runs")
+	addDeadlineFlag(c, &a.deadline)
+	numflag.Var(c.Flags(), &a.progress, "progress-timeout", 0, numflag.Between(0, maxAgentDeadline), "end it when the transfer makes no progress for this long (2026 servers)")
+	addPollFlag(c, &a.poll)
+}
+
+// maxAgentDeadline bounds an agent operation's deadlines as the 2026
+// server does (deadline_seconds 0–86400, shakenfist-2026.md 2.4).
+const maxAgentDeadline = 24 * time.Hour
+
+// addDeadlineFlag is execute's, upload's and download's --deadline.
+func addDeadlineFlag(c *cobra.Command, d *time.Duration) {
+	numflag.Var(c.Flags(), d, "deadline", 0, numflag.Between(0, maxAgentDeadline), "end the operation on the server after this long (2026 servers)")
+}
+
+// addPollFlag is their --poll: often enough to see the end soon, seldom
+// enough to spare the API.
+func addPollFlag(c *cobra.Command, poll *time.Duration) {
+	numflag.Var(c.Flags(), poll, "poll", time.Second, numflag.Between(time.Millisecond, time.Minute), "how often to read the operation while it runs")
 }
 
 func (a *agentFlags) request(c *cobra.Command) (client.TransferRequest, error) {
 	var t client.TransferRequest
 	for name, d := range map[string]*time.Duration{"deadline": &a.deadline, "progress-timeout": &a.progress} {
 		if c.Flags().Changed(name) {
-			if *d < 0 {
-				return t, cmdutil.UsageErrorf("--%s must not be negative", name)
-			}
 			if name == "deadline" {
 				t.Deadline = d
 			} else {
@@ -45,7 +59,7 @@ func (a *agentFlags) request(c *cobra.Command) (client.TransferRequest, error) {
 // awaitAgentOp waits for the operation and turns its end into an error:
 // expired exits 124 with the reason, anything but complete fails.
 func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
-	op, err := s.Client.WaitAgentOperation(s.Ctx, op, poll)
+	op, err := waitAgentOp(s, op, poll)
 	if err != nil {
 		return op, err
 	}
@@ -68,4 +82,16 @@ func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Durat
 		}
 	}
 	return op, fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
+}
+
+// waitAgentOp polls the operation until it ends. The command's --timeout
+// running out ends the wait as every wait ends (issue 40): exit 124,
+// naming the operation and its last state, not the poll that was cut
+// short.
+func waitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
+	last, err := s.Client.WaitAgentOperation(s.Ctx, op, poll)
+	if errors.Is(err, cmdutil.ErrTimeout) && last != nil {
+		return last, &cmdutil.WaitTimeoutError{What: "agent operation " + last.UUID + " did not end", State: client.State(last.State), Budget: s.Cfg.Timeout}
+	}
+	return last, err
 }

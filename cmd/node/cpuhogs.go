@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/probe/report"
 )
 
@@ -44,6 +45,10 @@ var hogResource = builders.Resource[hog]{
 	Raw: func(h *hog) json.RawMessage { return cmdutil.RawOf(nil, h) },
 }
 
+// maxThreshold bounds --threshold: a process's share of one CPU is at
+// most the node's CPUs.
+const maxThreshold = 1024
+
 // NewCmdCPUHogs builds `shakectl node cpuhogs`.
 func NewCmdCPUHogs(f *cmdutil.Factory) *cobra.Command {
 	var (
@@ -65,9 +70,6 @@ tells a hog from a failure to ask (1, 4, ...).`,
 		Example: `  shakectl node cpuhogs
   shakectl node cpuhogs --threshold 0.5 --ignore sf_eventlog,etcd -o json`,
 		Run: func(s *cmdutil.Session, _ []string) error {
-			if threshold < 0 {
-				return cmdutil.UsageErrorf("--threshold must not be negative")
-			}
 			nodes, err := s.Client.ListNodes(s.Ctx)
 			if err != nil {
 				return err
@@ -111,7 +113,10 @@ tells a hog from a failure to ask (1, 4, ...).`,
 			return nil
 		},
 	})
-	c.Flags().Float64VarP(&threshold, "threshold", "t", 0.25, "the share of one CPU above which a process is listed")
+	// A process of many threads may use more than one CPU; NaN, which
+	// compares false with every share and so listed none (issue 40), is
+	// refused with every value outside the range.
+	numflag.VarP(c.Flags(), &threshold, "threshold", "t", 0.25, numflag.Between[float64](0, maxThreshold), "the share of one CPU above which a process is listed")
 	c.Flags().StringSliceVarP(&ignore, "ignore", "i", nil, "processes not to list, comma separated (as the metric names them, e.g. sf_eventlog)")
 	return c
 }

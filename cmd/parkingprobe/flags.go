@@ -1,11 +1,14 @@
 package parkingprobe
 
 import (
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
 )
@@ -39,17 +42,19 @@ func probeFlags() []probeFlag {
 			fl.StringVar((*string)(&p.Mode), n, string(probe.Burst), "load shape: burst, closed or open")
 		}},
 		{"Requests", "requests", func(fl fs, n string, p po, _ op) {
-			fl.IntVar(&p.Requests, n, 100, "burst: requests released together")
+			numflag.Var(fl, &p.Requests, n, 100, numflag.Between(1, probe.MaxBurst*MaxShards), "burst: requests released together, at most "+strconv.Itoa(probe.MaxBurst)+" per shard")
 		}},
 		{"Concurrency", "concurrency", func(fl fs, n string, p po, _ op) {
-			fl.IntVar(&p.Concurrency, n, 16, "closed: workers sending back to back")
+			numflag.Var(fl, &p.Concurrency, n, 16, numflag.Between(1, probe.MaxConcurrency), "closed: workers sending back to back")
 		}},
-		{"Rate", "rate", func(fl fs, n string, p po, _ op) { fl.Float64Var(&p.Rate, n, 100, "open: requests a second") }},
+		{"Rate", "rate", func(fl fs, n string, p po, _ op) {
+			numflag.Var(fl, &p.Rate, n, 100, numflag.Above[float64](0, probe.MaxRate), "open: requests a second")
+		}},
 		{"Duration", "duration", func(fl fs, n string, p po, _ op) {
-			fl.DurationVar(&p.Duration, n, 10*time.Second, "closed and open: how long to send")
+			numflag.Var(fl, &p.Duration, n, 10*time.Second, numflag.Above(0, MaxDuration), "closed and open: how long to send")
 		}},
 		{"ActorCount", "actors", func(fl fs, n string, p po, _ op) {
-			fl.IntVar(&p.ActorCount, n, 100, "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
+			numflag.Var(fl, &p.ActorCount, n, 100, numflag.Between(1, probe.MaxActors), "number of generated actors (actor-0001 …); default 100 unless --actor or --actors-file is given")
 		}},
 		{"Actors", "actor", func(fl fs, n string, p po, _ op) { fl.StringArrayVar(&p.Actors, n, nil, "an actor name (repeat)") }},
 		{"ActorsFile", "actors-file", func(fl fs, n string, _ po, o op) {
@@ -59,7 +64,7 @@ func probeFlags() []probeFlag {
 			fl.StringVar(&o.distribution, n, "uniform", "how requests spread over actors: uniform, hot:FRACTION or zipf:S")
 		}},
 		{"", "seed", func(fl fs, n string, p po, _ op) {
-			fl.Uint64Var(&p.Seed, n, 0, "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
+			numflag.Var(fl, &p.Seed, n, 0, numflag.Between[uint64](0, math.MaxUint64), "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
 		}},
 		{"HostTemplate", "host-template", func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}), or a form by name: atespace (the default, today's router) or pr221 ({actor}.actors.resources.substrate.ate.dev)")
@@ -83,7 +88,7 @@ func probeFlags() []probeFlag {
 		// A local --timeout shadows the global one (whole-command
 		// deadline): for parking-probe it is the per-request timeout.
 		{"Timeout", "timeout", func(fl fs, n string, p po, _ op) {
-			fl.DurationVar(&p.Timeout, n, 0, "per-request timeout (default --budget + 10s); shadows the global --timeout")
+			numflag.Var(fl, &p.Timeout, n, 0, numflag.Above(0, MaxDuration), "per-request timeout (default --budget + 10s); shadows the global --timeout")
 		}},
 		{"StartAt", "start-at", func(fl fs, n string, _ po, o op) {
 			fl.StringVar(&o.startAt, n, "", "start the load at this RFC 3339 time, so probes on several machines fire together")
@@ -95,13 +100,13 @@ func probeFlags() []probeFlag {
 			fl.StringVar(&p.StatuszURL, n, "", "router /statusz, read as JSON (?format=json) before and after the run")
 		}},
 		{"Checks.Budget", "budget", func(fl fs, n string, p po, _ op) {
-			fl.DurationVar(&p.Checks.Budget, n, report.DefaultBudget, "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
+			numflag.Var(fl, &p.Checks.Budget, n, report.DefaultBudget, numflag.Above(0, MaxDuration), "the router's park budget (seed --parked-request-budget, PR #221 --parking-max-wait), for budget_bound; unset, the router's statusz max_wait is used when --statusz-url gives it")
 		}},
 		{"Checks.Slack", "slack", func(fl fs, n string, p po, _ op) {
-			fl.DurationVar(&p.Checks.Slack, n, report.DefaultSlack, "grace above --budget before a budget_exhausted answer is late (0 for none)")
+			numflag.Var(fl, &p.Checks.Slack, n, report.DefaultSlack, numflag.Between(0, MaxDuration), "grace above --budget before a budget_exhausted answer is late (0 for none)")
 		}},
 		{"Checks.ShedMax", "shed-max", func(fl fs, n string, p po, _ op) {
-			fl.DurationVar(&p.Checks.ShedMax, n, report.DefaultShedMax, "shed answers' p99 must stay under this")
+			numflag.Var(fl, &p.Checks.ShedMax, n, report.DefaultShedMax, numflag.Above(0, MaxDuration), "shed answers' p99 must stay under this")
 		}},
 		{"", "expect", func(fl fs, n string, _ po, o op) {
 			fl.StringArrayVar(&o.expect, n, nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
@@ -115,16 +120,30 @@ func probeFlags() []probeFlag {
 		// The command's, not the probe's: the library changes no process
 		// setting, so the run's CPU count is set (and restored) in run.
 		{"", "procs", func(fl fs, n string, _ po, o op) {
-			fl.IntVar(&o.procs, n, 0, "CPUs to run the load on (GOMAXPROCS for the run, as vegeta's -cpus); 0 leaves Go's default, all of them")
+			numflag.Var(fl, &o.procs, n, 0, numflag.Between(0, MaxProcs), "CPUs to run the load on (GOMAXPROCS for the run, as vegeta's -cpus); 0 leaves Go's default, all of them")
 		}},
 		{"Shard.Count", "shards", func(fl fs, n string, _ po, o op) {
-			fl.IntVar(&o.shards, n, 1, "run one of N shards that together send this command line's load (needs --seed or --start-at)")
+			numflag.Var(fl, &o.shards, n, 1, numflag.Between(1, MaxShards), "run one of N shards that together send this command line's load (needs --seed or --start-at)")
 		}},
 		{"Shard.Index", "shard", func(fl fs, n string, _ po, o op) {
-			fl.IntVar(&o.shard, n, 0, "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
+			numflag.Var(fl, &o.shard, n, 0, numflag.Between(0, MaxShards-1), "this process's shard index, 0 ≤ I < --shards (default: $JOB_COMPLETION_INDEX)")
 		}},
 	}
 }
+
+// Bounds of the flags that probe.Options leaves open, as the command
+// sees them.
+const (
+	// MaxShards is the most shards a run is split into: Kubernetes'
+	// bound on an Indexed Job's completions and parallelism (10^5).
+	MaxShards = 100_000
+	// MaxProcs bounds --procs: GOMAXPROCS far above the CPUs a machine
+	// has only multiplies the runtime's threads (100000 ended in "fatal
+	// error: thread exhaustion", issue 40).
+	MaxProcs = 1024
+	// MaxDuration bounds the durations: a run, a request, a park budget.
+	MaxDuration = 24 * time.Hour
+)
 
 // bindFlags defines every flag on fl, bound into po and o.
 func bindFlags(fl *pflag.FlagSet, po *probe.Options, o *Options) {

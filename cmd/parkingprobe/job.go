@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/k8sjob"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
 )
@@ -84,18 +85,22 @@ func newCmdJob(f *cmdutil.Factory) *cobra.Command {
 		return runJob(f, c, opts, args)
 	})
 	fl := c.Flags()
-	fl.IntVar(&opts.shards, "shards", 0, "number of shards, one pod each (required)")
+	numflag.Var(fl, &opts.shards, "shards", 0, numflag.Between(1, MaxShards), "number of shards, one pod each (required)")
 	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")
 	fl.StringVar(&opts.name, "name", "", "the Job's name (default parking-probe-<random>)")
 	// Shadows the global --namespace (the Shakenfist API's), as kubectl's -n.
 	fl.StringVarP(&opts.namespace, "namespace", "n", "", "Kubernetes namespace of the Job (default: kubectl's current one)")
-	fl.DurationVar(&opts.startIn, "start-in", time.Minute, "how long from now the shards start together: time enough to pull the image and schedule every pod")
-	fl.DurationVar(&opts.ttl, "ttl", k8sjob.DefaultTTL, "how long the finished Job and its pods (and logs) stay")
+	numflag.Var(fl, &opts.startIn, "start-in", time.Minute, numflag.Above(0, MaxDuration), "how long from now the shards start together: time enough to pull the image and schedule every pod")
+	numflag.Var(fl, &opts.ttl, "ttl", k8sjob.DefaultTTL, numflag.Between(time.Second, MaxJobTTL), "how long the finished Job and its pods (and logs) stay")
 	for _, name := range []string{"image", "name", "namespace"} {
 		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
 	}
 	return c
 }
+
+// MaxJobTTL bounds --ttl: a month of keeping a finished Job's pods
+// (Kubernetes counts it in int32 seconds).
+const MaxJobTTL = 30 * 24 * time.Hour
 
 // jobOwnedFlags are probe flags the Job sets or that name a pod's files.
 var jobOwnedFlags = map[string]string{
@@ -122,12 +127,6 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 	}
 	if opts.shards < 1 {
 		return cmdutil.UsageErrorf("--shards must be at least 1, got %d", opts.shards)
-	}
-	if opts.startIn <= 0 {
-		return cmdutil.UsageErrorf("--start-in must be a positive duration, got %s", opts.startIn)
-	}
-	if opts.ttl < time.Second {
-		return cmdutil.UsageErrorf("--ttl must be at least 1s, got %s", opts.ttl)
 	}
 	po, probeArgs, err := checkProbeFlags(f, args, opts.shards)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestParkingProbeJobUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"parking-probe", "job", "--shards", "4", "--", "--target", "http://r"}, "--image is required"},
-		{[]string{"parking-probe", "job", "--shards", "0", "--image", "img:1", "--", "--target", "http://r"}, "--shards must be at least 1"},
+		{[]string{"parking-probe", "job", "--shards", "0", "--image", "img:1", "--", "--target", "http://r"}, `"--shards" flag: it is out of range: want a whole number from 1 to 100000`},
 		{[]string{"parking-probe", "job", "--image", "img:1", "--", "--target", "http://r"}, "--shards must be at least 1"},
 		{append(slices.Clone(job), "--", "--target", "http://r", "--shard", "1"), "--shard cannot be passed to the shards"},
 		{append(slices.Clone(job), "--", "--target", "http://r", "--shards=2"), "--shards cannot be passed"},
@@ -175,7 +175,7 @@ func TestParkingProbeJobUsageErrors(t *testing.T) {
 		{append(slices.Clone(job), "--", "--target", "http://r", "--requests", "99999999"), "--requests 99999999 is more than"},
 		{append(slices.Clone(job), "--", "--target", "http://r", "--url-template", "/no-actor"), "must contain {actor}"},
 		{[]string{"parking-probe", "job", "--shards", "2", "--image", "img:1", "--name", "Probe_A", "--", "--target", "http://r"}, "not a DNS label"},
-		{[]string{"parking-probe", "job", "--shards", "2", "--image", "img:1", "--start-in", "0s", "--", "--target", "http://r"}, "--start-in must be a positive duration"},
+		{[]string{"parking-probe", "job", "--shards", "2", "--image", "img:1", "--start-in", "0s", "--", "--target", "http://r"}, `"--start-in" flag: it is out of range: want a duration more than 0 and at most 24h`},
 	} {
 		r := runJob(t, tc.args...)
 		if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, tc.want) || r.Stdout != "" {

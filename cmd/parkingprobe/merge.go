@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/probe/report"
 )
@@ -68,9 +69,9 @@ samples, so the latency-over-time panel is left out).`,
 		return runMerge(f, c, opts, args)
 	})
 	fl := c.Flags()
-	fl.DurationVar(&opts.budget, "budget", report.DefaultBudget, "the router's park budget, for budget_bound (default: the first report's)")
-	fl.DurationVar(&opts.slack, "slack", report.DefaultSlack, "grace above --budget (default: the first report's)")
-	fl.DurationVar(&opts.shedMax, "shed-max", report.DefaultShedMax, "bound on shed p99 (default: the first report's)")
+	numflag.Var(fl, &opts.budget, "budget", report.DefaultBudget, numflag.Above(0, MaxDuration), "the router's park budget, for budget_bound (default: the first report's)")
+	numflag.Var(fl, &opts.slack, "slack", report.DefaultSlack, numflag.Between(0, MaxDuration), "grace above --budget (default: the first report's)")
+	numflag.Var(fl, &opts.shedMax, "shed-max", report.DefaultShedMax, numflag.Above(0, MaxDuration), "bound on shed p99 (default: the first report's)")
 	fl.StringArrayVar(&opts.expect, "expect", nil, "expectation such as served>=0.95 (repeat, or separate with commas)")
 	fl.StringVar(&opts.out, "out", "", "also write the merged JSON report to FILE (atomically)")
 	fl.StringVar(&opts.plot, "plot", "", "write the merged report as one self-contained HTML page, FILE.html")

@@ -295,19 +295,11 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	if err := checkWritableDir("--out", opts.out); err != nil {
 		return nil, err
 	}
-	// Ranges and maximums are probe.Options' to check (one owner; its
-	// errors name fields, rendered here as flags). What only the command
-	// can see is a flag given as 0: the probe reads a zero field as "the
-	// default", so --budget 0 would silently become 5s. --slack 0 is a
-	// real value (no grace), which the probe knows from SlackSet.
-	for _, z := range []struct {
-		flag string
-		zero bool
-	}{{"budget", po.Checks.Budget == 0}, {"shed-max", po.Checks.ShedMax == 0}, {"timeout", po.Timeout == 0}, {"actors", po.ActorCount == 0}} {
-		if z.zero && fl.Changed(z.flag) {
-			return nil, cmdutil.UsageErrorf("--%s must be positive, got 0 (leave the flag out for its default)", z.flag)
-		}
-	}
+	// Each flag's range is in its declaration (flags.go): a flag given
+	// as 0 where the probe reads a zero field as "the default" (--budget
+	// 0 would silently become 5s) is refused there. What depends on more
+	// than one field is probe.Options' to check (its errors name fields,
+	// rendered here as flags).
 
 	d, err := probe.ParseDistribution(opts.distribution)
 	if err != nil {
@@ -373,9 +365,6 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 		return nil, &cmdutil.UsageError{Msg: err.Error()}
 	}
 	po.Checks.Expect = exps
-	if opts.procs < 0 {
-		return nil, cmdutil.UsageErrorf("--procs must be 0 (Go's default) or more, got %d", opts.procs)
-	}
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func TestParkingProbeShardFlags(t *testing.T) {
 		{nil, []string{"--shards", "3", "--shard", "1"}, "needs --seed (or --start-at"},
 		{nil, []string{"--shards", "3", "--seed", "1"}, "--shard I, or JOB_COMPLETION_INDEX"},
 		{nil, []string{"--shards", "3", "--shard", "3", "--seed", "1"}, "--shard 3 is out of range"},
-		{nil, []string{"--shards", "0", "--seed", "1"}, "--shards must be at least 1"},
+		{nil, []string{"--shards", "0", "--seed", "1"}, `"--shards" flag: it is out of range: want a whole number from 1 to 100000`},
 		{map[string]string{"JOB_COMPLETION_INDEX": "x"}, []string{"--shards", "3", "--seed", "1"}, `JOB_COMPLETION_INDEX="x" is not a shard index`},
 	} {
 		_, err := captureShardOptions(t, c.env, c.args...)

@@ -18,7 +18,8 @@ func TestByteSizeParsesAndPrintsBack(t *testing.T) {
 			t.Errorf("%q prints as %q, which reads back as %d, %v", in, b.String(), back, err)
 		}
 	}
-	for _, bad := range []string{"-1", "0", "1e9", "lots", ""} {
+	// 0 is a size; --replay-memory's range refuses it (numflag).
+	for _, bad := range []string{"-1", "1e9", "lots", ""} {
 		var b ByteSize
 		if err := b.Set(bad); err == nil {
 			t.Errorf("Set(%q) accepted as %d", bad, b)

@@ -25,13 +25,13 @@ func TestProxyRefusesMeaninglessFrontOptions(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"proxy", "--budget", "0"}, `error: invalid argument "0" for "--budget" flag: want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)` + "\n"},
-		{[]string{"wrap", "--budget", "0s", "--", "true"}, `error: invalid argument "0s" for "--budget" flag: want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)` + "\n"},
-		{[]string{"proxy", "--replay-memory", "0"}, `error: invalid argument "0" for "--replay-memory" flag: want a size over 0, such as 64Mi` + "\n"},
-		{[]string{"proxy", "--replay-memory", "lots"}, `error: invalid argument "lots" for "--replay-memory" flag: want a size such as 64Mi, 1Gi or 1048576` + "\n"},
+		{[]string{"proxy", "--budget", "0"}, `error: invalid argument "0" for "--budget" flag: it is out of range: want a duration more than 0 and at most 24h` + "\n"},
+		{[]string{"wrap", "--budget", "0s", "--", "true"}, `error: invalid argument "0s" for "--budget" flag: it is out of range: want a duration more than 0 and at most 24h` + "\n"},
+		{[]string{"proxy", "--replay-memory", "0"}, `error: invalid argument "0" for "--replay-memory" flag: it is out of range: want a size from 1 to 64Gi` + "\n"},
+		{[]string{"proxy", "--replay-memory", "lots"}, `error: invalid argument "lots" for "--replay-memory" flag: want a size from 1 to 64Gi` + "\n"},
 		{[]string{"proxy", "--accept-hosts", "a(b"}, `error: --accept-hosts "a(b" is not a regular expression: missing closing ): ` + "`^(?:a(b)$`\n"},
 		// wrap's proxy takes the same flags, declared once.
-		{[]string{"wrap", "--replay-memory", "0", "--", "true"}, `error: invalid argument "0" for "--replay-memory" flag: want a size over 0, such as 64Mi` + "\n"},
+		{[]string{"wrap", "--replay-memory", "0", "--", "true"}, `error: invalid argument "0" for "--replay-memory" flag: it is out of range: want a size from 1 to 64Gi` + "\n"},
 		{[]string{"wrap", "--accept-hosts", "a(b", "--", "true"}, `error: --accept-hosts "a(b" is not a regular expression: missing closing ): ` + "`^(?:a(b)$`\n"},
 	} {
 		res := clitest.CmdRun{Url: up.URL}.Run(t, tt.args...)

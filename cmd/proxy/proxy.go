@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
@@ -87,7 +88,7 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 	fl := c.Flags()
 	fl.StringSliceVar(&o.AcceptHosts, "accept-hosts", nil, "regular expressions for Host names to accept besides loopback ones (localhost, 127.0.0.1, [::1]), each matching a whole name, e.g. 'proxy\\.example\\.com'; any other Host gets a 403 (DNS rebinding)")
-	fl.Var(&o.ReplayMemory, "replay-memory", "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
+	numflag.Var(fl, &o.ReplayMemory, "replay-memory", o.ReplayMemory, numflag.Between[ByteSize](1, MaxReplayMemory), "memory for request bodies kept to replay, for all requests in flight together, e.g. 64Mi; a body beyond it streams and is not replayed")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
 	// A value of its own, not an optional one (pflag's NoOptDefVal): with
@@ -98,8 +99,8 @@ func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 		"on":  "hold creates behind a refused shape until its Retry-After (default)",
 		"off": "replay each refused request on its own clock",
 	})))
-	fl.Var((*budgetFlag)(&o.Budget), "budget", "how long one request may wait out transient refusals, e.g. 5m; more than 0 (without waiting, point the client at the API itself)")
-	fl.DurationVar(&o.RetryWait, "retry-wait", 0, "wait this long between attempts instead of the server's Retry-After (still 1s..60s); default: the server's")
+	numflag.Var(fl, &o.Budget, "budget", o.Budget, numflag.Above(0, MaxBudget), "how long one request may wait out transient refusals, e.g. 5m (without waiting, point the client at the API itself)")
+	numflag.Var(fl, &o.RetryWait, "retry-wait", 0, numflag.Between(0, time.Minute), "wait this long between attempts instead of the server's Retry-After (a shorter wait than 1s is 1s); 0, the default: the server's")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("budget", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
 }
@@ -157,28 +158,17 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	return err
 }
 
-// budgetFlag is --budget: a positive duration. 0 is refused rather than
-// read as the default (it once silently meant 60s) or as "do not wait"
-// (then the proxy would do nothing a direct connection does not).
-type budgetFlag time.Duration
+// Bounds of the numeric flags proxy and wrap share.
+const (
+	// MaxBudget bounds --budget: a day of waiting out refusals.
+	MaxBudget = 24 * time.Hour
+	// MaxReplayMemory bounds --replay-memory: a cap, not an allocation,
+	// but one a typo should not lift to all of a machine's memory.
+	MaxReplayMemory ByteSize = 64 << 30
+)
 
-func (b *budgetFlag) String() string { return time.Duration(*b).String() }
-
-func (b *budgetFlag) Set(v string) error {
-	d, err := time.ParseDuration(strings.TrimSpace(v))
-	if err != nil {
-		return fmt.Errorf("want a duration such as 60s or 5m")
-	}
-	if d <= 0 {
-		return fmt.Errorf("want a duration over 0, such as 60s or 5m: the budget is how long a request may wait out refusals (to wait for none, point the client at the API itself)")
-	}
-	*b = budgetFlag(d)
-	return nil
-}
-
-func (b *budgetFlag) Type() string { return "duration" }
-
-// ByteSize is --replay-memory: a positive size in bytes, with binary or
+// ByteSize is --replay-memory: a size in bytes (its range in the flag's
+// declaration), with binary or
 // decimal units (64Mi, 64MiB, 1Gi, 500M, 1048576), as go-humanize reads
 // them. (Not Kubernetes' quantity parser: apimachinery is a test-only
 // module the binary must not link; internal/k8sjob's test says so.)
@@ -203,9 +193,6 @@ func (b *ByteSize) Set(v string) error {
 	n, err := humanize.ParseBytes(strings.TrimSpace(v))
 	if err != nil || n > math.MaxInt64 {
 		return fmt.Errorf("want a size such as 64Mi, 1Gi or 1048576")
-	}
-	if n == 0 {
-		return fmt.Errorf("want a size over 0, such as 64Mi")
 	}
 	*b = ByteSize(n)
 	return nil

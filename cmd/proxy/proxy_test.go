@@ -336,7 +336,7 @@ func TestProxyAndWrapUsageErrors(t *testing.T) {
 	}{
 		{[]string{"proxy", "--listen", "0.0.0.0:0"}, up.URL, `listen address "0.0.0.0:0" is not a loopback address`},
 		{[]string{"proxy", "--listen", "127.0.0.1"}, up.URL, `invalid listen address "127.0.0.1"`},
-		{[]string{"proxy", "--budget", "-1s"}, up.URL, `invalid argument "-1s" for "--budget" flag: want a duration over 0`},
+		{[]string{"proxy", "--budget", "-1s"}, up.URL, `invalid argument "-1s" for "--budget" flag: it is out of range: want a duration more than 0 and at most 24h`},
 		{[]string{"proxy", "--key", "x"}, up.URL, "--key does not apply to shakectl proxy"},
 		{[]string{"wrap", "--namespace", "x", "--", "true"}, up.URL, "--namespace does not apply to shakectl wrap"},
 		// The hint names the config file this run reads (the runner's

@@ -16,10 +16,10 @@ func TestFlagErrorsInPlainWords(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"parking-probe", "--requests", "1e9"}, `error: invalid argument "1e9" for "--requests" flag: want a whole number in digits, such as 1000000000 for 1e9`},
-		{[]string{"parking-probe", "--seed", "-1"}, `error: invalid argument "-1" for "--seed" flag: it is negative: want a whole number, 0 or more, in digits`},
-		{[]string{"parking-probe", "--requests", "99999999999999999999"}, `error: invalid argument "99999999999999999999" for "--requests" flag: it is out of range: want a whole number in digits`},
-		{[]string{"sim", "router", "--workers", "many"}, `error: invalid argument "many" for "--workers" flag: want a whole number in digits`},
+		{[]string{"parking-probe", "--requests", "1e9"}, `error: invalid argument "1e9" for "--requests" flag: want a whole number from 1 to 100000000000, in digits, such as 1000000000 for 1e9`},
+		{[]string{"parking-probe", "--seed", "-1"}, `error: invalid argument "-1" for "--seed" flag: it is out of range: want a whole number from 0 to 18446744073709551615`},
+		{[]string{"parking-probe", "--requests", "99999999999999999999"}, `error: invalid argument "99999999999999999999" for "--requests" flag: it is out of range: want a whole number from 1 to 100000000000`},
+		{[]string{"sim", "router", "--workers", "many"}, `error: invalid argument "many" for "--workers" flag: want a whole number from 1 to 100000`},
 		{[]string{"instance", "create", "x", "-1", "1024"}, `error: -1 is not a flag of "shakectl instance create": an argument that starts with "-" is read as a flag, and no argument here takes a negative number (see the arguments in 'shakectl instance create --help')`},
 	} {
 		res := clitest.CmdRun{}.Run(t, c.args...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/router"
 )
@@ -194,25 +196,25 @@ exits with status 0.`,
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
 	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
 	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
-	fl.IntVar(&d.Workers, "workers", d.Workers, "workers in the pool; a running actor holds one (at most 100000)")
-	fl.IntVar(&d.Actors, "actors", d.Actors, "known actors, actor-0001…actor-NNNN")
+	numflag.Var(fl, &d.Workers, "workers", d.Workers, numflag.Between(1, router.MaxWorkers), "workers in the pool; a running actor holds one")
+	numflag.Var(fl, &d.Actors, "actors", d.Actors, numflag.Between(0, router.MaxActors), "known actors, actor-0001…actor-NNNN (0 only with --any-actor)")
 	fl.BoolVar(&d.AnyActor, "any-actor", d.AnyActor, "every well-formed actor name in --atespace exists")
 	fl.StringVar(&d.Atespace, "atespace", d.Atespace, "the atespace the actors live in")
-	fl.DurationVar(&d.ResumeLatency, "resume-latency", d.ResumeLatency, "how long a successful resume takes")
-	fl.DurationVar(&d.ServiceTime, "service-time", d.ServiceTime, "how long a running actor takes to answer")
-	fl.DurationVar(&d.ActorIdle, "actor-idle", d.ActorIdle, "idle time after which a running actor suspends and frees its worker (0: never)")
-	fl.DurationVar(&d.ParkedRequestBudget, "parked-request-budget", d.ParkedRequestBudget, "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
-	fl.IntVar(&d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
+	numflag.Var(fl, &d.ResumeLatency, "resume-latency", d.ResumeLatency, numflag.Between(0, router.MaxDuration), "how long a successful resume takes")
+	numflag.Var(fl, &d.ServiceTime, "service-time", d.ServiceTime, numflag.Between(0, router.MaxDuration), "how long a running actor takes to answer")
+	numflag.Var(fl, &d.ActorIdle, "actor-idle", d.ActorIdle, numflag.Between(0, router.MaxDuration), "idle time after which a running actor suspends and frees its worker (0: never)")
+	numflag.Var(fl, &d.ParkedRequestBudget, "parked-request-budget", d.ParkedRequestBudget, numflag.Between(0, router.MaxDuration), "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
+	numflag.Var(fl, &d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, numflag.Between(0, router.MaxLot), "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
 	fl.BoolVar(&opts.parkingEnabled, "parking-enabled", true, "pr221 model: park requests (PR #221's --parking-enabled); false fails fast, exports no parking series, and statusz shows enabled:false with the configured lot")
 	fl.StringArrayVar(&opts.holds, "hold", nil, "ACTOR[=DURATION|=N]: the actor's resumes answer 'no free workers available' for DURATION after its first resume, for its first N resumes, or for ever; ACTOR '*' means every actor (repeatable)")
-	fl.DurationVar(&d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, "delay before a parked request's first resume retry")
-	fl.Float64Var(&d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, "multiplier applied to the retry delay after each attempt (>= 1)")
-	fl.Float64Var(&d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, "random fraction in [0, 1) added per retry")
-	fl.IntVar(&d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max (main-2026-08: default 0, which derives twice the lot, at least 1024)")
+	numflag.Var(fl, &d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, numflag.Above(0, router.MaxDuration), "delay before a parked request's first resume retry")
+	numflag.Var(fl, &d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, numflag.Between[float64](1, router.MaxRetryFactor), "multiplier applied to the retry delay after each attempt")
+	numflag.Var(fl, &d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, numflag.Below[float64](0, 1), "random fraction of the delay added per retry")
+	numflag.Var(fl, &d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, numflag.Between(0, router.MaxLot), "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max (main-2026-08: default 0, which derives twice the lot, at least 1024)")
 	fl.BoolVar(&d.AllowBreakerBelowLot, "allow-breaker-below-lot", false, "permit --extproc-max-requests below --parked-request-max, to rehearse Envoy truncating the lot")
-	fl.DurationVar(&d.RequestTimeout, "request-timeout", d.RequestTimeout, "each request's own deadline when it sends no x-request-timeout header (0: none)")
+	numflag.Var(fl, &d.RequestTimeout, "request-timeout", d.RequestTimeout, numflag.Between(0, router.MaxDuration), "each request's own deadline when it sends no x-request-timeout header (0: none)")
 	fl.StringArrayVar(&opts.windows, "control-plane-unavailable", nil, "START+DURATION after start during which ResumeActor answers Unavailable, e.g. 2s+3s (repeatable)")
-	fl.DurationVar(&d.ControlPlaneLatency, "control-plane-latency", d.ControlPlaneLatency, "latency added to every ResumeActor call")
+	numflag.Var(fl, &d.ControlPlaneLatency, "control-plane-latency", d.ControlPlaneLatency, numflag.Between(0, router.MaxDuration), "latency added to every ResumeActor call")
 	fl.StringSliceVar(&d.Deny, "deny", nil, "actors whose resume answers PermissionDenied (403) (repeatable or comma-separated)")
 	fl.StringSliceVar(&d.Unauth, "unauth", nil, "actors whose resume answers Unauthenticated (401)")
 	fl.StringSliceVar(&d.Slow, "slow", nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
@@ -220,17 +222,17 @@ exits with status 0.`,
 	fl.StringSliceVar(&d.NotFound, "not-found", nil, "actors whose resume answers NotFound (404) although they exist")
 	fl.StringVar(&opts.poolFullCode, "pool-full-code", "", "gRPC code ateapi answers for a full pool: ResourceExhausted or FailedPrecondition (default: ResourceExhausted under main-2026-08, else FailedPrecondition)")
 	fl.StringVar(&d.PoolFullMessage, "pool-full-message", "", `ateapi's text for a full pool (default "no free workers available"; newer ateapi says "no worker has room for the actor")`)
-	fl.DurationVar(&d.RouteTimeout, "route-timeout", d.RouteTimeout, "main-2026-08: Envoy's route timeout from the listener to the actor's answer, not covering the resume; a slower worker gets Envoy's 504 (default 10s under main-2026-08)")
-	fl.DurationVar(&d.DrainDelay, "drain-delay", d.DrainDelay, "main-2026-08: how long to keep serving after Ctrl-C or SIGTERM before draining (the real router's default is 13s)")
-	fl.DurationVar(&d.DrainTimeout, "drain-timeout", d.DrainTimeout, "main-2026-08: bound on draining parked requests; 0 derives budget + 10s + 5s; must be >= --parked-request-budget while parking is on")
+	numflag.Var(fl, &d.RouteTimeout, "route-timeout", d.RouteTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: Envoy's route timeout from the listener to the actor's answer, not covering the resume; a slower worker gets Envoy's 504 (default 10s under main-2026-08)")
+	numflag.Var(fl, &d.DrainDelay, "drain-delay", d.DrainDelay, numflag.Between(0, router.MaxDuration), "main-2026-08: how long to keep serving after Ctrl-C or SIGTERM before draining (the real router's default is 13s)")
+	numflag.Var(fl, &d.DrainTimeout, "drain-timeout", d.DrainTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: bound on draining parked requests; 0 derives budget + 10s + 5s; must be >= --parked-request-budget while parking is on")
 	fl.StringVar(&d.DrainCompleteFile, "drain-complete-file", d.DrainCompleteFile, "main-2026-08: file created once the drain is over, for a preStop hook (empty: none; the real router's default is /var/run/atenet/drain-complete)")
 	fl.StringSliceVar(&d.RateLimit, "rate-limit", nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
 	fl.StringSliceVar(&d.RoutingFail, "routing-fail", nil, "actors that resume but whose worker address is bad (500 routing failed)")
 	fl.BoolVar(&d.BreakerOverflow503, "breaker-overflow-503", false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
 	fl.BoolVar(&d.ExtprocMessageTimeout, "extproc-message-timeout", false, "emulate Envoy's ext_proc message timeout (budget + 5s, or 5s without parking): an empty 504")
 	fl.StringArrayVar(&opts.aborts, "abort", nil, "ACTOR[=N]: the actor's next N resumes (default: all) answer Aborted, as when another router replica resumes it (repeatable)")
-	fl.Float64Var(&d.AbortRate, "abort-rate", d.AbortRate, "probability in [0, 1] that any resume answers Aborted")
-	fl.Uint64Var(&d.Seed, "seed", 0, "seed for jitter and --abort-rate (0: random)")
+	numflag.Var(fl, &d.AbortRate, "abort-rate", d.AbortRate, numflag.Between[float64](0, 1), "probability that any resume answers Aborted")
+	numflag.Var(fl, &d.Seed, "seed", 0, numflag.Between[uint64](0, math.MaxUint64), "seed for jitter and --abort-rate (0: random)")
 	return c
 }
 

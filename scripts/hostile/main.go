@@ -5,7 +5,8 @@
 // return and a forged "FAKE: all good"), answers /hostile-text with the same
 // bytes as a non-JSON body (what --debug shows), /big-error with an error
 // answer over 64 KiB, /reset by resetting the connection once the request
-// is read, and, on a second address,
+// is read, /kerbside/ (a Kerbside exchange) never, and, on a second
+// address,
 // plays a router whose every answer is a 418 carrying them (what the probe
 // files under "other:").
 //
@@ -101,6 +102,13 @@ func main() {
 			tc.SetLinger(0) // a reset, not an orderly close
 		}
 		conn.Close()
+	})
+	// Issue 40, item 7: a Kerbside that never answers. A sim cluster
+	// behind this proxy mints console URLs on the Host it was asked by,
+	// so its Kerbside exchange comes here, and waits until the client
+	// gives up.
+	mux.HandleFunc("/kerbside/", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
 	})
 	mux.Handle("/", proxy)
 

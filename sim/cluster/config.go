@@ -262,6 +262,20 @@ const (
 	maxNetworkOpErrs = 1_000_000
 )
 
+// The bounds as `shakectl sim cluster` declares its flags' ranges with
+// them, before Validate sees a value.
+const (
+	MaxNodes         = maxNodes
+	MaxRetryAfter    = maxRetryAfter
+	MaxNodeCPUs      = maxNodeCPUs
+	MaxNodeMemoryMiB = maxNodeMemoryMiB
+	MaxNodeDiskGiB   = maxNodeDiskGiB
+	MaxOvercommit    = maxOvercommit
+	MaxTokenTTL      = maxTokenTTL
+	MaxSimDuration   = maxSimDuration
+	MaxNetworkOpErrs = maxNetworkOpErrs
+)
+
 var (
 	// Compiled on first use, not at start-up: every shakectl command links
 	// this package, and the {0,61} repetition alone costs milliseconds.

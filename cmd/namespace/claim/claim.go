@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
+	"github.com/shakenfist/shakectl/internal/numflag"
 )
 
 // NewCmd groups the claim commands.
@@ -75,14 +76,23 @@ type limitFlags struct {
 	expiry             time.Duration
 }
 
+const (
+	maxClaimLimit  = 1 << 40
+	maxClaimExpiry = 10 * 366 * 24 * time.Hour
+)
+
 var limitNames = []string{"cpus", "memory", "disk", "expiry"}
 
 func (l *limitFlags) add(c *cobra.Command) {
 	fl := c.Flags()
-	fl.IntVar(&l.cpus, "cpus", 0, "the vCPUs promised")
-	fl.IntVar(&l.memory, "memory", 0, "the memory promised, in MiB")
-	fl.IntVar(&l.disk, "disk", 0, "the disk promised, in GB")
-	fl.DurationVar(&l.expiry, "expiry", 0, "how long the claim lasts from now, e.g. 24h (the cluster's clock)")
+	// The bounds sim/cluster's claims.go checks (the reference records
+	// none for the real server): limits 0 to 2^40, an expiry of 1s
+	// (expires_in_seconds >= 1) to ten years.
+	limit := numflag.Between(0, maxClaimLimit)
+	numflag.Var(fl, &l.cpus, "cpus", 0, limit, "the vCPUs promised")
+	numflag.Var(fl, &l.memory, "memory", 0, limit, "the memory promised, in MiB")
+	numflag.Var(fl, &l.disk, "disk", 0, limit, "the disk promised, in GB")
+	numflag.Var(fl, &l.expiry, "expiry", 0, numflag.Between(time.Second, maxClaimExpiry), "how long the claim lasts from now, e.g. 24h (the cluster's clock)")
 }
 
 // missing names the limit flags not given, as a usage error (exit 2)
