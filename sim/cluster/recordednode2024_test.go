@@ -165,3 +165,73 @@ func TestRecordedNode2024AgentNotReady(t *testing.T) {
 	wantRecorded(t, "agent-exec-406.http", c.do("POST", "/instances/web1/agent/execute", `{"command-line":"uptime"}`),
 		map[string]string{recordedUUIDs["web1"]: web1["uuid"].(string)})
 }
+
+// TestRecordedNode2024Network: a running instance's interfaces on a network
+// the network daemon created, a routed address, the namespace's network
+// delete refused while the network is in use, the VDI console file of a
+// running instance and a node's process metrics, against what the real
+// node answered.
+func TestRecordedNode2024Network(t *testing.T) {
+	_, c := startSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
+	net := c.mustNetwork("net1", "10.240.0.0/24")
+	vm := c.create("vm1", 1, 1024, 2, map[string]any{"network": []map[string]any{{"network_uuid": net["uuid"], "float": true}}})
+	if vm.status != 200 {
+		t.Fatalf("create: %d %s", vm.status, vm.raw)
+	}
+	pairs := map[string]string{}
+	for _, k := range []string{"network_uuid", "macaddr", "ipv4", "floating"} {
+		recordedVarying[k] = true
+	}
+	t.Cleanup(func() {
+		for _, k := range []string{"network_uuid", "macaddr", "ipv4", "floating"} {
+			delete(recordedVarying, k)
+		}
+	})
+	wantRecorded(t, "node-instance-interfaces.http", c.do("GET", "/instances/vm1/interfaces", nil), pairs)
+
+	// A routed address is the address as a JSON string and a newline.
+	routed := c.do("POST", "/networks/net1/route", nil)
+	if routed.status != 200 || !regexp.MustCompile(`^"\d+\.\d+\.\d+\.\d+"\n$`).Match(routed.raw) {
+		t.Errorf("add-routed: %d %q, the real node 200 %q", routed.status, routed.raw, `"192.168.20.170"`+"\n")
+	}
+
+	wantRecorded(t, "node-net-delete-all-inuse.http",
+		c.do("DELETE", "/networks", `{"confirm":true,"namespace":"system"}`),
+		map[string]string{"43324040-0215-4f52-be23-400996b097eb": net["uuid"].(string)})
+
+	// The console file names the node, the console's port and its TLS
+	// port; the real node's API host also had the SPICE CA (a ca line),
+	// which the simulated one has not.
+	status, ct, want := readRecorded2024(t, "node-vdi-helper-running.http")
+	want = regexp.MustCompile(`(?m)^ca=.*\n`).ReplaceAll(want, nil)
+	got := c.do("GET", "/instances/vm1/vdiconsolehelper", nil)
+	ports := regexp.MustCompile(`(?m)^(port|tls-port)=(\d+)$`)
+	gotPorts, wantPorts := ports.FindAllSubmatch(got.raw, -1), ports.FindAllSubmatch(want, -1)
+	if len(gotPorts) != 2 || len(wantPorts) != 2 {
+		t.Fatalf("ports: the simulator's %q, the real node's %q", got.raw, want)
+	}
+	for n := range wantPorts {
+		want = bytes.Replace(want, wantPorts[n][0], gotPorts[n][0], 1)
+	}
+	node := c.do("GET", "/instances/vm1", nil).obj(t)["node"].(string)
+	want = bytes.Replace(want, []byte("host=sf-1\n"), []byte("host="+node+"\n"), 1)
+	if got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
+		t.Errorf("vdiconsolehelper: the simulator answers %d %q %q, the real node %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
+	}
+
+	// Process metrics: resources.py's three figures per process name,
+	// names with non-alphanumerics made _.
+	_, _, real := readRecorded2024(t, "node-processmetrics.http")
+	key := regexp.MustCompile(`^process_(age|cpu_time|cpu_fraction)_[a-z0-9_]+$`)
+	for name, body := range map[string][]byte{"the real node's": real, "the simulator's": c.do("GET", "/nodes/"+node+"/processmetrics", nil).raw} {
+		var m map[string]float64
+		if err := json.Unmarshal(body, &m); err != nil || len(m) == 0 {
+			t.Errorf("%s process metrics: %v %q", name, err, body)
+		}
+		for k := range m {
+			if !key.MatchString(k) {
+				t.Errorf("%s process metrics: key %q", name, k)
+			}
+		}
+	}
+}
