@@ -143,4 +143,10 @@ func TestSF2024FilesAreTheNodeRecordings(t *testing.T) {
 			t.Errorf("sf2024/%s is not the body of node/%s", tc.file, tc.exchange)
 		}
 	}
+	// The console file of a running instance, with its TLS port and the
+	// recording node's SPICE CA.
+	resp, body := recordedAnswer(t, "node-vdi-helper-running.http")
+	if resp.Header.Get("Content-Type") != "application/x-virt-viewer" || golden(t, "sf2024/vdiconsole.vv") != string(body) {
+		t.Errorf("sf2024/vdiconsole.vv is not the body of recorded/node-vdi-helper-running.http (%s)", resp.Header.Get("Content-Type"))
+	}
 }
