@@ -442,16 +442,6 @@ func (o pyObject) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// get is the value of key, nil when absent.
-func (o pyObject) get(key string) any {
-	for _, f := range o {
-		if f.key == key {
-			return f.value
-		}
-	}
-	return nil
-}
-
 // handleShowAgentOp is AgentOperationEndpoint.get: the caller's own (or,
 // for system, any) operation.
 func (s *Server) handleShowAgentOp(w http.ResponseWriter, r *http.Request, caller string) {
