@@ -12,7 +12,7 @@ import (
 )
 
 // screenshotBlob is the UUID sf2024/screenshot.json names.
-const screenshotBlob = "3e8b1c2a-7d4f-4a61-9c0e-5b2f8d1a6e47"
+const screenshotBlob = "6bff478b-c845-4637-b1ad-4b98349fa224"
 
 // TestScreenshotRecordedAnswer: GET /instances/{ref}/screenshot answers
 // the new blob's UUID as a bare JSON string (shakenfist da448b1a

@@ -137,7 +137,7 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 	// The agent's answer for a command that exited 3
 	// (client/testdata/sf2024/agentop_execute_failed.json), its
 	// return-code replaced by each case's.
-	const op = "5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9"
+	const op = "ffdedc9e-8a76-4afa-a452-3ba848644f11"
 	recorded := clitest.ReadGolden(t, "sf2024/agentop_execute_failed.json")
 	if !strings.Contains(recorded, `"return-code": 3, `) {
 		t.Fatal("agentop_execute_failed.json has no return-code 3")
@@ -163,7 +163,7 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		if tt.rc != "" {
 			field = `"return-code": ` + tt.rc + `, `
 		}
-		body := strings.Replace(strings.Replace(recorded, `"return-code": 3, `, field, 1), `"stderr": "three\n"`, `"stderr": ""`, 1)
+		body := strings.Replace(strings.Replace(recorded, `"return-code": 3, `, field, 1), `"stderr": "failing\n"`, `"stderr": ""`, 1)
 		fa.Reply("POST", "/instances/web1/agent/execute", 200, body)
 		res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--", "exit", "7")
 		if res.Code != tt.want || (tt.err != "" && !strings.Contains(res.Stderr, "error: agent operation "+op+": "+tt.err)) || (tt.err == "" && res.Stderr != "") {

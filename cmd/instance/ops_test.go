@@ -120,9 +120,9 @@ func TestInstanceConsoleData(t *testing.T) {
 }
 
 // snapshot against InstanceSnapshotEndpoint.post, Instance.snapshot's
-// {device: {source_url, artifact_uuid, blob_uuid}} (da448b1a;
-// client/testdata/sf2024/snapshot_created.json, with the nvram of a UEFI
-// instance).
+// {device: {source_url, artifact_uuid, blob_uuid}} as a real node answered
+// it for a running BIOS instance (client/testdata/sf2024/
+// snapshot_created.json, from node/n16-snapshot: vda only).
 func TestInstanceSnapshotGolden(t *testing.T) {
 	fa := clitest.NewStubs(t)
 	fa.ReplyRecorded(t, "POST", "/instances/web1/snapshot", 200, "sf2024/snapshot_created.json")

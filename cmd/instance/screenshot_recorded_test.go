@@ -1,7 +1,6 @@
 package instance_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,39 +12,39 @@ import (
 )
 
 // recordedScreenshots is a fake 2024 server (its root page, which lists
-// instance-screenshot) answering GET /instances/web1/screenshot with the
-// recorded blob UUID (sf2024/screenshot.json: a JSON string, shakenfist
-// da448b1a InstanceScreenshotEndpoint.get) and that blob's view and
-// bytes; GET /instances/batch/screenshot with requires_instance_active's
-// recorded 406 (sf2024/screenshot_not_ready.json).
+// instance-screenshot) answering GET /instances/web1/screenshot, the
+// blob's view and its bytes as a real node did (sf2024/screenshot.json:
+// the blob UUID as a JSON string; sf2024/screenshot_blob.json: its view,
+// sha512 still null, mime-type image/png; sf2024/screenshot.png: the
+// console libvirt captured, served as text/plain; all from
+// client/testdata/sf2024/node/n14-screenshot); GET
+// /instances/batch/screenshot with requires_instance_active's recorded 406
+// (sf2024/screenshot_not_ready.json). shot replaces the PNG when set.
 func recordedScreenshots(t *testing.T, shot []byte) *clitest.Stubs {
 	t.Helper()
-	const blob = "3e8b1c2a-7d4f-4a61-9c0e-5b2f8d1a6e47" // the UUID screenshot.json names
-	var view map[string]any
-	if err := json.Unmarshal([]byte(clitest.ReadGolden(t, "sf2024/blob.json")), &view); err != nil {
-		t.Fatal(err)
+	const blob = "6bff478b-c845-4637-b1ad-4b98349fa224" // the UUID screenshot.json names
+	if shot == nil {
+		shot = []byte(clitest.ReadGolden(t, "sf2024/screenshot.png"))
 	}
-	view["uuid"], view["size"], view["sha512"] = blob, len(shot), nil // not yet checksummed
-	v, _ := json.Marshal(view)
 	fa := clitest.NewStubs(t)
 	fa.Root(clitest.ReadGolden(t, "sf2024/root.html"))
 	fa.Offer("GET", "/instances/web1/screenshot", 200, clitest.ReadGolden(t, "sf2024/screenshot.json"))
-	fa.Offer("GET", "/blobs/"+blob, 200, string(v))
-	fa.ReplyWith("GET", "/blobs/"+blob+"/data", 200, http.Header{"Content-Type": {"text/plain"}}, string(shot)).Optional()
+	fa.Offer("GET", "/blobs/"+blob, 200, clitest.ReadGolden(t, "sf2024/screenshot_blob.json"))
+	fa.ReplyWith("GET", "/blobs/"+blob+"/data", 200, http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, string(shot)).Optional()
 	fa.Offer("GET", "/instances/batch/screenshot", 406, clitest.ReadGolden(t, "sf2024/screenshot_not_ready.json"))
 	return fa
 }
 
 func TestScreenshotRecordedAnswers(t *testing.T) {
-	shot := []byte("\x89PNG\r\n\x1a\nthe console as libvirt captured it")
-	r := clitest.AgainstStubs(recordedScreenshots(t, shot))
+	shot := []byte(clitest.ReadGolden(t, "sf2024/screenshot.png"))
+	r := clitest.AgainstStubs(recordedScreenshots(t, nil))
 	dest := filepath.Join(t.TempDir(), "web1.png")
 	res := r.Run(t, "instance", "screenshot", "web1", dest)
-	if res.Code != 0 || res.Stdout != "" || !strings.Contains(res.Stderr, "(blob 3e8b1c2a-7d4f-4a61-9c0e-5b2f8d1a6e47, ") {
+	if res.Code != 0 || res.Stdout != "" || !strings.Contains(res.Stderr, "(blob 6bff478b-c845-4637-b1ad-4b98349fa224, 1582 bytes)") {
 		t.Fatalf("screenshot: %s", res)
 	}
-	if got, err := os.ReadFile(dest); err != nil || string(got) != string(shot) {
-		t.Errorf("saved %q (%v), want the blob's bytes", got, err)
+	if got, err := os.ReadFile(dest); err != nil || string(got) != string(shot) || len(shot) != 1582 {
+		t.Errorf("saved %d bytes (%v), want the blob's %d", len(got), err, len(shot))
 	}
 }
 

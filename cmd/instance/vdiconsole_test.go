@@ -10,7 +10,8 @@ import (
 )
 
 // vdiStubs answers the .vv file of web1 as the 2024 server's handler
-// fills its template (client/testdata/sf2024/vdiconsole.vv).
+// fills its template (client/testdata/sf2024/vdiconsole.vv: a real node's
+// answer for a running instance, recorded).
 func vdiStubs(t *testing.T) *clitest.Stubs {
 	s := clitest.NewStubs(t)
 	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))

@@ -95,6 +95,15 @@ func TestNetworkDeleteAll(t *testing.T) {
 	if got := fa.LastBody("DELETE", "/networks"); got != `{"confirm":true,"namespace":"ns1","clean_wait":false}` {
 		t.Errorf("body = %s", got)
 	}
+	// Recorded from a real node: its one network held a running
+	// instance's interface, so nothing was deleted.
+	fa = clitest.NewStubs(t)
+	fa.Canned("DELETE", "/networks", clitest.RecordedRefusal(t, "sf2024/refusals.json", "403 delete-all with every network in use"))
+	res = clitest.AgainstStubs(fa).Run(t, "network", "delete-all", "--yes")
+	if res.Code != cmdutil.ExitFailure || res.Stdout != "networks\t\nnetworks_in_use\t43324040-0215-4f52-be23-400996b097eb\n" ||
+		!strings.Contains(res.Stderr, "still in use") || !strings.Contains(res.Stderr, "43324040-0215-4f52-be23-400996b097eb") {
+		t.Fatal(res)
+	}
 	// 2026: one cluster operation per network.
 	fa = clitest.NewStubs(t)
 	fa.Reply("DELETE", "/networks", 202, clitest.ReadGolden(t, "sf2026/networks_delete_all_202.json"))

@@ -83,15 +83,12 @@ func TestREADMEAwaitAgentExample(t *testing.T) {
 				step := stepper(t, r)
 				step(0, calls[0]...)
 				step(0, calls[1]...)
-				// Not yet: the instance is not created (the server's
-				// @requires_instance_active 406, as the real 2024
-				// server answered it: sim/cluster's conformance suite,
-				// x1-exec-406), and once it is, its agent has not booted.
+				// Not yet: the instance is not created (the real node's
+				// 406), then it is but its agent has not booted (400).
 				if res := step(cmdutil.ExitFailure, "instance", "execute", "app1", "--", "true"); !strings.Contains(res.Stderr, "is not ready (initial)") {
 					t.Errorf("execute before the instance is created:\n%s", res)
 				}
-				time.Sleep(time.Second) // created, the agent still booting
-				synctest.Wait()
+				step(0, "instance", "await", "app1", "--state", "created")
 				if res := step(cmdutil.ExitFailure, "instance", "execute", "app1", "--", "true"); !strings.Contains(res.Stderr, "instance agent not ready") {
 					t.Errorf("execute before the agent is ready:\n%s", res)
 				}

@@ -1,14 +1,17 @@
 package cluster
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The in-guest agent, as far as POST /instances/{ref}/agent/execute and
@@ -32,6 +35,12 @@ import (
 // agent is ready once the instance is created (the instance view still
 // reads agent_state null). A command takes no time but its sleep; the
 // operation's state is worked out when it is read.
+//
+// Pinned to a real node (client/testdata/sf2024/node, SOURCES.md): the
+// server stores each agent packet without its "command" and "unique"
+// (agentoperation.py add_result), an output over 10 KiB becomes a blob
+// (stdout_blob, stderr_blob), the view's keys come in external_view's
+// order, and an instance not created is a 406 before the agent's 400.
 
 type agentOp struct {
 	uuid, namespace, instance, commandLine string
@@ -45,6 +54,9 @@ type agentOp struct {
 	stalled         bool
 	rc              int
 	stdout, stderr  string
+	// stdoutBlob and stderrBlob hold an output over 10 KiB, which the
+	// server keeps as a blob in place of the text.
+	stdoutBlob, stderrBlob string
 	// commands and results, when set, are a put or get's (not execute's).
 	commands []any
 	results  map[string]any
@@ -55,31 +67,113 @@ type agentOp struct {
 	failed bool
 }
 
-// agentUnique is the "unique" the server gives step n of op
-// (sidechannel.py: agentop:<uuid>:<n>), which the agent echoes.
-func agentUnique(op *agentOp, n int) string { return fmt.Sprintf("agentop:%s:%d", op.uuid, n) }
-
 // maxAgentOps bounds the operations a client can make the simulator hold.
 const maxAgentOps = 4096
 
 // defaultAgentDeadline is AGENT_OPERATION_DEFAULT_DEADLINE (2026).
 const defaultAgentDeadline = 600
 
-// runAgentCommand is the simulated agent's shell.
-// read, when set, gives the content of a file put into the guest.
+// runAgentCommand is the simulated agent's shell: the agent runs a
+// command line with processutils.execute(shell=True), that is /bin/sh -c
+// LINE, so a failure names "/bin/sh" (and "sh" in a nested sh -c), as
+// the real node's answers show. read, when set, gives the content of a
+// file put into the guest.
 func runAgentCommand(line string, read func(path string) (string, bool)) (rc int, stdout, stderr string, runs time.Duration) {
-	words, ok := shellWords(line)
+	return runShell("/bin/sh", line, read)
+}
+
+// runShell runs a line's ;-separated commands in turn, each optionally
+// ending in >&2, until one exits.
+func runShell(shell, line string, read func(path string) (string, bool)) (rc int, stdout, stderr string, runs time.Duration) {
+	stmts, ok := splitStatements(line)
 	if !ok {
-		return 2, "", "sh: syntax error: unterminated quoted string\n", 0
+		return 2, "", shell + ": 1: Syntax error: Unterminated quoted string\n", 0
 	}
+	var outs, errs strings.Builder
+	for _, st := range stmts {
+		words, _ := shellWords(st)
+		toErr := false
+		if n := len(words); n > 0 && words[n-1] == ">&2" {
+			words, toErr = words[:n-1], true
+		}
+		if len(words) > 0 && words[0] == "exit" {
+			c, o, e, _ := runWords(shell, words, read)
+			errs.WriteString(o + e)
+			return c, outs.String(), errs.String(), runs
+		}
+		c, o, e, d := runWords(shell, words, read)
+		if toErr {
+			errs.WriteString(o)
+		} else {
+			outs.WriteString(o)
+		}
+		errs.WriteString(e)
+		rc, runs = c, runs+d
+	}
+	return rc, outs.String(), errs.String(), runs
+}
+
+// splitStatements cuts a line at the semicolons outside quotes.
+func splitStatements(line string) ([]string, bool) {
+	var out []string
+	var quote rune
+	escaped, start := false, 0
+	for i, r := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case quote == 0 && r == '\\':
+			escaped = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ';':
+			out = append(out, line[start:i])
+			start = i + 1
+		}
+	}
+	if quote != 0 || escaped {
+		return nil, false
+	}
+	return append(out, line[start:]), true
+}
+
+// runWords runs one simple command.
+func runWords(shell string, words []string, read func(path string) (string, bool)) (rc int, stdout, stderr string, runs time.Duration) {
 	if len(words) == 0 {
 		return 0, "", "", 0
 	}
 	switch words[0] {
 	case "sh", "bash":
 		if len(words) >= 3 && words[1] == "-c" {
-			return runAgentCommand(words[2], read)
+			return runShell(words[0], words[2], read)
 		}
+	case "seq":
+		// seq LAST or seq FIRST LAST, bounded so a client cannot make the
+		// simulator hold much.
+		first, last, err := int64(1), int64(0), error(nil)
+		switch len(words) {
+		case 2:
+			last, err = strconv.ParseInt(words[1], 10, 64)
+		case 3:
+			if first, err = strconv.ParseInt(words[1], 10, 64); err == nil {
+				last, err = strconv.ParseInt(words[2], 10, 64)
+			}
+		default:
+			return 1, "", "seq: missing operand\n", 0
+		}
+		if err != nil || last-first > 100000 {
+			return 1, "", "seq: invalid argument\n", 0
+		}
+		var b strings.Builder
+		for n := first; n <= last; n++ {
+			b.WriteString(strconv.FormatInt(n, 10))
+			b.WriteByte('\n')
+		}
+		return 0, b.String(), "", 0
 	case "echo":
 		return 0, strings.Join(words[1:], " ") + "\n", "", 0
 	case "true":
@@ -118,7 +212,7 @@ func runAgentCommand(line string, read func(path string) (string, bool)) (rc int
 		}
 		return rc, outs.String(), errs.String(), 0
 	}
-	return 127, "", "sh: 1: " + words[0] + ": not found\n", 0
+	return 127, "", shell + ": 1: " + words[0] + ": not found\n", 0
 }
 
 // shellWords splits a line as sh does for words, single and double
@@ -175,10 +269,7 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 	if s.is2026() {
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
-	s.withInstance(w, r, caller, "InstanceAgentExecuteEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if err := s.agentReady(i); err != nil {
-			return nil, err
-		}
+	s.withAgentInstance(w, r, caller, "InstanceAgentExecuteEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
 		line, _ := p["command_line"].(string)
 		deadline := int64(0)
 		if s.is2026() {
@@ -204,6 +295,13 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 		rc, out, errOut, runs := runAgentCommand(line, func(path string) (string, bool) { return s.readGuestFile(i.uuid, path) })
 		op := &agentOp{uuid: newUUID(), namespace: i.namespace, instance: i.uuid, commandLine: line,
 			started: time.Now(), runs: runs, deadline: deadline, rc: rc, stdout: out, stderr: errOut}
+		var e *apiError
+		if op.stdoutBlob, e = s.longOutputBlob(out); e != nil {
+			return nil, e
+		}
+		if op.stderrBlob, e = s.longOutputBlob(errOut); e != nil {
+			return nil, e
+		}
 		if s.agentOps == nil {
 			s.agentOps = map[string]*agentOp{}
 		}
@@ -216,15 +314,12 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 // agentOpView is AgentOperation.external_view: queued when just made,
 // then executing until the command's time is up, then complete (or, in
 // 2026, expired past its deadline).
-func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
+func (s *Server) agentOpView(op *agentOp, justQueued bool) pyObject {
 	commands := op.commands
 	if commands == nil {
 		commands = []any{map[string]any{"command": "execute", "commandline": op.commandLine, "block-for-result": true}}
 	}
-	out := map[string]any{
-		"uuid": op.uuid, "namespace": op.namespace, "instance_uuid": op.instance, "metadata": map[string]any{},
-		"version": 1, "commands": commands, "results": map[string]any{},
-	}
+	out := map[string]any{"results": map[string]any{}}
 	el := time.Since(op.started)
 	deadline := time.Duration(op.deadline) * time.Second
 	switch {
@@ -251,10 +346,17 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 		// (agent-python daemon.py execute; sidechannel.py add_result):
 		// result false when the command exited nonzero.
 		out["state"] = "complete"
-		out["results"] = map[string]any{"0": map[string]any{
-			"command": "execute-response", "command-line": op.commandLine, "result": op.rc == 0, "return-code": op.rc,
-			"stdout": op.stdout, "stderr": op.stderr, "unique": agentUnique(op, 0),
-		}}
+		result := map[string]any{
+			"command-line": op.commandLine, "result": op.rc == 0, "return-code": op.rc,
+			"stdout": op.stdout, "stderr": op.stderr,
+		}
+		for _, o := range []struct{ key, blob string }{{"stdout", op.stdoutBlob}, {"stderr", op.stderrBlob}} {
+			if o.blob != "" {
+				delete(result, o.key)
+				result[o.key+"_blob"] = o.blob
+			}
+		}
+		out["results"] = map[string]any{"0": result}
 	}
 	if s.is2026() {
 		out["deadline"] = op.deadline
@@ -268,7 +370,76 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) map[string]any {
 			out["expiry_reason"] = nil
 		}
 	}
-	return out
+	// AgentOperation.external_view's order (baseobject._external_view's
+	// uuid, state, metadata, version, then its own), as recorded; the
+	// 2026 fields after it.
+	view := pyObject{{"uuid", op.uuid}, {"state", out["state"]}, {"metadata", map[string]any{}}, {"version", 1},
+		{"namespace", op.namespace}, {"instance_uuid", op.instance}, {"commands", commands}, {"results", out["results"]}}
+	for _, k := range []string{"deadline", "progress_timeout", "attempts", "last_progress", "expiry_reason"} {
+		if v, ok := out[k]; ok {
+			view = append(view, pyField{k, v})
+		}
+	}
+	return view
+}
+
+// agentBlobThreshold is the output length past which the server keeps an
+// output as a blob (sidechannel.py@da448b1a: len(stdout) > 10 * KiB, in
+// characters).
+const agentBlobThreshold = 10 << 10
+
+// longOutputBlob keeps an output over the threshold as a blob and names
+// it; a shorter one stays text ("").
+func (s *Server) longOutputBlob(text string) (string, *apiError) {
+	if utf8.RuneCountInString(text) <= agentBlobThreshold {
+		return "", nil
+	}
+	b := s.newBlob(int64(len(text)), nil)
+	path, err := s.spoolPath("agent-output-" + b.uuid)
+	if err == nil {
+		err = os.WriteFile(path, []byte(text), 0o600)
+	}
+	if err != nil {
+		delete(s.blobTable(), b.uuid)
+		return "", &apiError{status: http.StatusInternalServerError, msg: "agent output blob: " + err.Error()}
+	}
+	b.path = path
+	return b.uuid, nil
+}
+
+// pyField is one key of a pyObject.
+type pyField struct {
+	key   string
+	value any
+}
+
+// pyObject is a JSON object whose keys keep the order a Python dict
+// literal gave them (Go's maps are written sorted).
+type pyObject []pyField
+
+// MarshalJSON writes the fields in order, without HTML escapes (pyJSON
+// adds Python's separators).
+func (o pyObject) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for n, f := range o {
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(f.key); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1)
+		buf.WriteByte(':')
+		if err := enc.Encode(f.value); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // handleShowAgentOp is AgentOperationEndpoint.get: the caller's own (or,
@@ -280,7 +451,7 @@ func (s *Server) handleShowAgentOp(w http.ResponseWriter, r *http.Request, calle
 	}
 	s.mu.Lock()
 	op := s.agentOps[r.PathValue("operation_uuid")]
-	var out map[string]any
+	var out pyObject
 	if op != nil && visible(caller, op.namespace) {
 		out = s.agentOpView(op, false)
 	}
@@ -292,8 +463,21 @@ func (s *Server) handleShowAgentOp(w http.ResponseWriter, r *http.Request, calle
 	writeJSON(w, http.StatusOK, out)
 }
 
-// guestFile is a file put into a guest: a blob and a mode.
-type guestFile struct{ blob, mode string }
+// guestFile is a file put into a guest: a blob, a mode and when.
+type guestFile struct {
+	blob, mode string
+	at         time.Time
+}
+
+// statMode is the file's st_mode as os.stat gives it: a regular file
+// with the put's octal mode (a symbolic one is taken as 644).
+func (g guestFile) statMode() int64 {
+	m, err := strconv.ParseInt(strings.TrimSpace(g.mode), 8, 64)
+	if err != nil || m < 0 || m > 0o7777 {
+		m = 0o644
+	}
+	return 0o100000 | m
+}
 
 // maxGuestFileRead bounds what cat prints of a put file.
 const maxGuestFileRead = 64 << 10
@@ -366,11 +550,53 @@ func (s *Server) newAgentOp(i *instance, commands []any, results map[string]any,
 	return op, nil
 }
 
-// agentReady is what the three agent endpoints check before anything
-// else (da448b1a instance.py InstanceAgent{Execute,Put,Get}Endpoint; the
-// same in 2026, code index id 59117373307): @requires_instance_active's
-// 406 for an instance not created, then the handler's own 400 "instance
-// agent not ready" until the agent reports ready.
+// withAgentInstance runs an agent handler (execute, put, get) on its
+// instance once agentReady allows it. On 2024 the checks come in the real
+// server's order: its decorators (the instance, @requires_instance_active)
+// run before Python calls post() with the body's keys, so an unexpected
+// key is a 400 only for an instance that passed them (recorded:
+// recorded/agent-exec-406.http sent "command-line" and got the 406).
+func (s *Server) withAgentInstance(w http.ResponseWriter, r *http.Request, caller, handler string, accepted []string, fn func(i *instance, p map[string]any) (any, *apiError)) {
+	if s.is2026() {
+		s.withInstance(w, r, caller, handler, accepted, func(i *instance, p map[string]any) (any, *apiError) {
+			if e := s.agentReady(i); e != nil {
+				return nil, e
+			}
+			return fn(i, p)
+		})
+		return
+	}
+	data, rerr := readBody(r)
+	if rerr != nil {
+		writeError(w, rerr)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	var body map[string]any
+	_ = json.Unmarshal(data, &body)
+	var unknown []string
+	for k := range body {
+		if !oneOf(k, accepted) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	s.withInstance(w, r, caller, handler, append(accepted[:len(accepted):len(accepted)], unknown...), func(i *instance, p map[string]any) (any, *apiError) {
+		if e := s.agentReady(i); e != nil {
+			return nil, e
+		}
+		if len(unknown) > 0 {
+			return nil, badRequest("%s() got an unexpected keyword argument '%s'", handler, truncate(unknown[0]))
+		}
+		return fn(i, p)
+	})
+}
+
+// agentReady is what execute, put and get check first:
+// @requires_instance_active's 406 for an instance not created (recorded:
+// recorded/agent-exec-406.http), then the handler's 400 while the agent
+// is not ready (recorded/node-exec-agent-not-ready.http, and
+// node-exec-poweredoff.http for one powered off).
 func (s *Server) agentReady(i *instance) *apiError {
 	if err := requireInstanceActive(i); err != nil {
 		return err
@@ -414,10 +640,7 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 	if s.is2026() {
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
-	s.withInstance(w, r, caller, "InstanceAgentPutEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if e := s.agentReady(i); e != nil {
-			return nil, e
-		}
+	s.withAgentInstance(w, r, caller, "InstanceAgentPutEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
 		mode := fmt.Sprint(p["mode"])
 		if _, err := strconv.Atoi(strings.TrimSpace(mode)); err != nil && strings.Trim(mode, "ugoa+-=rwxXst,") != "" {
 			return nil, &apiError{status: http.StatusNotAcceptable, msg: "invalid mode: " + mode}
@@ -443,9 +666,11 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 			return nil, e
 		}
 		// The agent's put-file-response and chmod-response carry no
-		// "result" (agent-python daemon.py put_file, chmod).
-		op.results["0"] = map[string]any{"command": "put-file-response", "path": path, "unique": agentUnique(op, 0)}
-		op.results["1"] = map[string]any{"command": "chmod-response", "path": path, "unique": agentUnique(op, 1)}
+		// "result" (agent-python daemon.py put_file, chmod); stored
+		// without "command" and "unique", each is its path alone
+		// (recorded/node-agent-put-ok-op.http).
+		op.results["0"] = map[string]any{"path": path}
+		op.results["1"] = map[string]any{"path": path}
 		op.preflight = true
 		s.stallTransfer(op, progress)
 		if s.guestFiles == nil {
@@ -455,7 +680,7 @@ func (s *Server) handleAgentPut(w http.ResponseWriter, r *http.Request, caller s
 			s.guestFiles[i.uuid] = map[string]guestFile{}
 		}
 		if !s.cfg.AgentTransferStall { // a stalled put never lands
-			s.guestFiles[i.uuid][path] = guestFile{blob: blobUUID, mode: mode}
+			s.guestFiles[i.uuid][path] = guestFile{blob: blobUUID, mode: mode, at: time.Now()}
 		}
 		s.addEvent(i, apiFQDN, "agent operation put-blob request from REST API", nil)
 		return s.agentOpView(op, true), nil
@@ -470,10 +695,7 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 	if s.is2026() {
 		accepted = append(accepted, "deadline_seconds", "progress_timeout_seconds")
 	}
-	s.withInstance(w, r, caller, "InstanceAgentGetEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
-		if e := s.agentReady(i); e != nil {
-			return nil, e
-		}
+	s.withAgentInstance(w, r, caller, "InstanceAgentGetEndpoint.post", accepted, func(i *instance, p map[string]any) (any, *apiError) {
 		path, _ := p["path"].(string)
 		deadline, progress := int64(0), int64(0)
 		if s.is2026() {
@@ -488,15 +710,17 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 		}
 		// The agent's get-file-response (agent-python protocol.py
 		// _path_is_a_file, _send_file) as sidechannel.py
-		// _handle_get_file stores it: a missing file ends the operation
-		// in error; a file's last packet gains stat_result and
-		// content_blob.
-		result := map[string]any{"command": "get-file-response", "result": false, "path": path,
-			"message": "path does not exist", "unique": agentUnique(op, 0)}
+		// _handle_get_file stores it, without "command" and "unique": a
+		// missing file ends the operation in error; a file's last packet
+		// gains stat_result (os.stat's mode, size, uid, gid and times)
+		// and content_blob (recorded/node-agent-get-*-op.http).
+		result := map[string]any{"result": false, "path": path, "message": "path does not exist"}
 		op.failed = true
 		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
-			result = map[string]any{"command": "get-file-response", "result": true, "path": path, "unique": agentUnique(op, 0),
-				"stat_result":  map[string]any{"size": s.blobTable()[g.blob].size},
+			at := epoch(g.at)
+			result = map[string]any{"result": true, "path": path,
+				"stat_result": map[string]any{"mode": g.statMode(), "size": s.blobTable()[g.blob].size, "uid": 0, "gid": 0,
+					"atime": at, "mtime": at, "ctime": at},
 				"content_blob": g.blob}
 			op.failed = false
 		}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"net/http"
 	"sort"
+	"strconv"
 )
 
 // answerOne is the shape of a handler on one object the path names (an
@@ -51,6 +52,14 @@ func (s *Server) withDeleteAll(w http.ResponseWriter, r *http.Request, caller, h
 		return
 	}
 	status, out := fn(ns, p)
+	if e, ok := out.(errorObject); ok {
+		data, _ := pyJSON(e.body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(status)
+		_, _ = w.Write(data)
+		return
+	}
 	writeJSON(w, status, out)
 }
 

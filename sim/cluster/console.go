@@ -162,9 +162,11 @@ func (s *Server) handleConsoleDelete(w http.ResponseWriter, r *http.Request, cal
 
 // handleVDIConsoleHelper is InstanceVDIConsoleHelperEndpoint.get: a
 // virt-viewer file, application/x-virt-viewer, from VIRTVIEWER_TEMPLATE.
-// The simulated hypervisors have no SPICE TLS port and no
-// /etc/pki/libvirt-spice CA, so the file has neither a tls-port nor a ca
-// line.
+// The simulated API host has no /etc/pki/libvirt-spice/ca-cert.pem, so
+// the file has no ca line; on 2024 a running instance has the TLS port
+// libvirt gave its SPICE console (a real node's answer,
+// recorded/node-vdi-helper-running.http, has both: deploy.yml sets up
+// SPICE TLS).
 //
 // Both generations: 200 null, as JSON, for an instance never placed
 // (unplaced: the captures' e3, v4, v6).
@@ -197,7 +199,7 @@ func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	vdi := instanceVDI(i)
-	host, port := "None", "None"
+	host, port, tls := "None", "None", ""
 	n := s.nodeByName[i.node]
 	if n == nil && s.is2026() {
 		s.mu.Unlock()
@@ -214,14 +216,21 @@ func (s *Server) handleVDIConsoleHelper(w http.ResponseWriter, r *http.Request, 
 		}
 		if i.state == stateCreated {
 			port = fmt.Sprint(vdiPort(i))
+			if !s.is2026() {
+				tls = fmt.Sprintf("\ntls-port=%d", vdiTLSPort(i))
+			}
 		}
 	}
 	s.addEvent(i, apiFQDN, "vdiconsole request from REST API", nil)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-virt-viewer")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprintf(w, "[virt-viewer]\ntype=%s\nhost=%s\nport=%s\ndelete-this-file=1\n", vdi, host, port)
+	fmt.Fprintf(w, "[virt-viewer]\ntype=%s\nhost=%s\nport=%s%s\ndelete-this-file=1\n", vdi, host, port, tls)
 }
+
+// vdiTLSPort is the TLS port of the instance's SPICE console: one of
+// 30000–39999, fixed per instance.
+func vdiTLSPort(i *instance) int { return 30000 + int(i.seq%10000) }
 
 // vdiPort is the port libvirt would give the instance's SPICE or VNC
 // console: one of 40000–49999, fixed per instance.

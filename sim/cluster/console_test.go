@@ -63,7 +63,7 @@ func TestScreenshotSendsTheRecordedForms(t *testing.T) {
 				if a.status != http.StatusOK || json.Unmarshal(a.raw, &blob) != nil || !isUUID(blob) {
 					t.Fatalf("screenshot: %d %q", a.status, a.raw)
 				}
-				form := bytes.Replace(recorded(t, "sf2024/screenshot.json"), []byte("3e8b1c2a-7d4f-4a61-9c0e-5b2f8d1a6e47"), []byte(blob), 1)
+				form := bytes.Replace(recorded(t, "sf2024/screenshot.json"), []byte("6bff478b-c845-4637-b1ad-4b98349fa224"), []byte(blob), 1)
 				if !bytes.Equal(a.raw, form) || a.header.Get("Content-Type") != "application/json" {
 					t.Errorf("screenshot answer %q (%s), want the recorded form %q", a.raw, a.header.Get("Content-Type"), form)
 				}

@@ -33,11 +33,27 @@ func interfaceView(f *iface) map[string]any {
 	}
 }
 
+// interfaceFieldOrder is NetworkInterface.external_view's key order
+// (baseobject's uuid, state, metadata, version, then its own), as a real
+// node's interface lists show it (recorded/node-instance-interfaces.http).
+var interfaceFieldOrder = []string{"uuid", "state", "metadata", "version", "network_uuid", "instance_uuid",
+	"macaddr", "ipv4", "order", "model", "floating"}
+
+// orderedInterfaceView is interfaceView in the server's key order.
+func orderedInterfaceView(f *iface) pyObject {
+	v := interfaceView(f)
+	out := make(pyObject, 0, len(interfaceFieldOrder))
+	for _, k := range interfaceFieldOrder {
+		out = append(out, pyField{k, v[k]})
+	}
+	return out
+}
+
 func (s *Server) handleInstanceInterfaces(w http.ResponseWriter, r *http.Request, caller string) {
 	s.withInstance(w, r, caller, "InstanceInterfacesEndpoint.get", nil, func(i *instance, _ map[string]any) (any, *apiError) {
 		out := []any{}
 		for _, f := range i.ifaces {
-			out = append(out, interfaceView(f))
+			out = append(out, orderedInterfaceView(f))
 		}
 		return out, nil
 	})

@@ -330,7 +330,7 @@ func (s *Server) handleNetworkInterfaces(w http.ResponseWriter, r *http.Request,
 		})
 		out := []any{}
 		for _, f := range list {
-			out = append(out, interfaceView(f))
+			out = append(out, orderedInterfaceView(f))
 		}
 		return out, nil
 	})
@@ -513,6 +513,10 @@ func (s *Server) finishNetworkDelete(n *network) {
 	}
 }
 
+// errorObject is an error body whose "error" is not a string: sent as
+// sf_api.error sends any error, json.dumps without a trailing newline.
+type errorObject struct{ body pyObject }
+
 // handleDeleteAllNetworks is NetworksEndpoint.delete: every active network
 // of the namespace (every namespace's for "system": namespaceFilter); one still holding interfaces goes to delete-wait with
 // clean_wait, and is otherwise left alone, which makes the answer a 403
@@ -543,7 +547,9 @@ func (s *Server) handleDeleteAllNetworks(w http.ResponseWriter, r *http.Request,
 		}
 		switch {
 		case len(unable) > 0:
-			return http.StatusForbidden, map[string]any{"error": map[string]any{"deleted": deleted, "unable": unable}, "status": http.StatusForbidden}
+			// sf_api.error with an object for a message: json.dumps with
+			// no newline (recorded/node-net-delete-all-inuse.http).
+			return http.StatusForbidden, errorObject{pyObject{{"error", pyObject{{"deleted", deleted}, {"unable", unable}}}, {"status", http.StatusForbidden}}}
 		case s.is2026():
 			return http.StatusAccepted, handles
 		}
