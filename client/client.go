@@ -455,7 +455,11 @@ type ResponseError struct {
 	RequestID  string
 	// Problem says what was wrong, e.g. "an HTML page, not JSON".
 	Problem string
-	Err     error
+	// Advice, when set, is the hint for this answer: what the server's
+	// answer means for the object asked about (a console route's null:
+	// an instance never placed). Otherwise Hint reads Problem.
+	Advice string
+	Err    error
 }
 
 func (e *ResponseError) Error() string {

@@ -235,6 +235,8 @@ var schedulerMessageHints = []messageHint{
 // Hint says what an answer that is not the API's JSON most likely means.
 func (e *ResponseError) Hint() string {
 	switch {
+	case e.Advice != "":
+		return e.Advice
 	case strings.Contains(e.Problem, "HTML"):
 		return NotAnAPIHint
 	case strings.Contains(e.Problem, "truncated"), strings.Contains(e.Problem, "empty"):
