@@ -250,6 +250,8 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		}
 		apiErr.Attempts = call.Attempts()
 		apiErr.Elapsed = call.Elapsed()
+		apiErr.Route = path
+		apiErr.KeyAccepted = resp.StatusCode == http.StatusUnauthorized && refusedAfterLogin(ctx)
 		c.scrub(apiErr)
 		out.Body = apiErr.Body
 		return out, apiErr

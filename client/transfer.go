@@ -193,6 +193,8 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		stop()
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		apiErr.Attempts, apiErr.Elapsed = call.Attempts(), call.Elapsed()
+		apiErr.Route = path
+		apiErr.KeyAccepted = resp.StatusCode == http.StatusUnauthorized && refusedAfterLogin(ctx)
 		c.scrub(apiErr)
 		return nil, apiErr
 	}
