@@ -75,15 +75,12 @@ func TestHintsFromTheRecordedAnswers(t *testing.T) {
 	if res.Code != cmdutil.ExitAuth || res.Stderr != "error: POST /auth: 401 Unauthorized: unauthorized\nhint: the namespace and key were refused: set SHAKENFIST_API_URL, SHAKENFIST_NAMESPACE and SHAKENFIST_KEY, pass --api-url/--namespace, or write api-url, namespace and key to the config file (--config, SHAKECTL_CONFIG, else ~/.config/shakectl/config.yaml; mode 600)\n" {
 		t.Errorf("%s", res)
 	}
-}
-
-// instance create's own 404s keep naming its flags: there the missing
-// artifact is the disk's base (POST /instances, the route of no other
-// command).
-func TestCreateNotFoundHintNamesItsFlags(t *testing.T) {
-	s := clitest.NewStubs(t)
+	// instance create's own 404s keep naming its flags: there the
+	// missing artifact is the disk's base (POST /instances, the route of
+	// no other command).
+	s = clitest.NewStubs(t)
 	s.Reply("POST", "/instances", 404, `{"error": "artifact not found", "status": 404}`)
-	res := clitest.AgainstStubs(s).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@nosuch")
+	res = clitest.AgainstStubs(s).Run(t, "instance", "create", "web1", "1", "1024", "-d", "8@nosuch")
 	if want := "error: POST /instances: 404 Not Found: artifact not found\nhint: the disk's base image (label or artifact) was not found; check the BASE of -d SIZE@BASE\n"; res.Code != cmdutil.ExitNotFound || res.Stderr != want {
 		t.Errorf("%s\nwant %q", res, want)
 	}
