@@ -39,14 +39,18 @@ func TestDeleteAllScope(t *testing.T) {
 	for _, noun := range []struct {
 		name, path, plural string
 		// answer is the recorded answer to a delete-all; body is what
-		// is sent for namespace NS.
-		answer, body string
-		code         int
+		// is sent for namespace NS; deleted is a UUID the answer says
+		// was deleted (printed on stdout); code and tail are the exit
+		// and the stderr lines after the question or note.
+		answer, body, deleted string
+		code                  int
+		tail                  string
 	}{
-		{"instance", "/instances", "instances", "sf2024/recorded/del-all-system.http", `{"confirm":true,"namespace":"NS"}`, 0},
+		{"instance", "/instances", "instances", "sf2024/recorded/del-all-system.http", `{"confirm":true,"namespace":"NS"}`, "24b88204-95ac-4a84-bb44-4ce09a7eb727", 0, ""},
 		// The 2024 answer with a network still in use: a 403 listing
 		// both, exit 1 (the command's own reading of it).
-		{"network", "/networks", "networks", "sf2024/recorded/net-del-all-system-403.http", `{"confirm":true,"namespace":"NS","clean_wait":false}`, cmdutil.ExitFailure},
+		{"network", "/networks", "networks", "sf2024/recorded/net-del-all-system-403.http", `{"confirm":true,"namespace":"NS","clean_wait":false}`, "93e6a481-d82a-4182-9636-e1b02ce1e0ec", cmdutil.ExitFailure,
+			"error: 1 network still in use were not deleted (f6f83ea8-d4dd-42ee-bc93-fe034acaf528); delete their instances first, or use \"shakectl namespace clean\"\n"},
 	} {
 		for _, tc := range []struct {
 			name      string
@@ -56,7 +60,7 @@ func TestDeleteAllScope(t *testing.T) {
 			sent      string // the namespace sent; "" = nothing sent
 			code      int    // -1: the noun's own code for the answer
 			stderr    string // exact, with {noun} and {plural}; "" = not checked here
-			stderrHas string
+			stderrHas string // exact, then the noun's tail
 		}{
 			// The system key must name the scope.
 			{name: "system key, no --namespace, --yes", key: "system", args: []string{"--yes"}, code: cmdutil.ExitUsage, stderr: noScope},
@@ -114,8 +118,15 @@ func TestDeleteAllScope(t *testing.T) {
 				if tc.stderr != "" && res.Stderr != expand(tc.stderr) {
 					t.Errorf("stderr:\n%q\nwant\n%q", res.Stderr, expand(tc.stderr))
 				}
-				if tc.stderrHas != "" && !strings.HasPrefix(res.Stderr, expand(tc.stderrHas)) {
-					t.Errorf("stderr:\n%q\nwant it to start with\n%q", res.Stderr, expand(tc.stderrHas))
+				if tc.stderrHas != "" {
+					// Sent: the question or the note, then what the
+					// answer makes the command say; stdout the answer.
+					if want := expand(tc.stderrHas) + noun.tail; res.Stderr != want {
+						t.Errorf("stderr:\n%q\nwant\n%q", res.Stderr, want)
+					}
+					if !strings.Contains(res.Stdout, noun.deleted) {
+						t.Errorf("stdout does not show %s:\n%s", noun.deleted, res.Stdout)
+					}
 				}
 			})
 		}
