@@ -125,6 +125,20 @@ func (s *Stubs) ReplyRecordedAnswer(t *testing.T, method, path, name string) *ht
 	return s.ReplyWith(method, path, resp.StatusCode, h, string(body))
 }
 
+// NeverPlacedStubs is a 2024 server on which instance "big" was refused
+// by the scheduler, answering as the real one did (captures
+// commands/e0-e3, v4, v6; client/testdata/sf2024/instance_never_placed.json,
+// its view with node null, and recorded/console-noplace.http and
+// vdi-helper-noplace.http, the 200 null of its console routes).
+func NeverPlacedStubs(t *testing.T) *Stubs {
+	s := NewStubs(t)
+	s.Root(ReadGolden(t, "sf2024/root.html"))
+	s.ReplyRecorded(t, "GET", "/instances/big", 200, "sf2024/instance_never_placed.json").Optional()
+	s.ReplyRecordedAnswer(t, "GET", "/instances/big/consoledata", "sf2024/recorded/console-noplace.http").Optional()
+	s.ReplyRecordedAnswer(t, "GET", "/instances/big/vdiconsolehelper", "sf2024/recorded/vdi-helper-noplace.http").Optional()
+	return s
+}
+
 // Root answers the unauthenticated GET / with page, the capability list
 // client.Capabilities reads; it may go unused.
 func (s *Stubs) Root(page string) *httpstub.Stub {

@@ -16,28 +16,13 @@ import (
 // instance, from the route and the answer, and where to look.
 const notPlacedHint = "hint: an instance the scheduler never placed on a node (state initial-error, \"scheduling failed\") has no console; \"shakectl instance show big\" shows its state and node\n"
 
-// neverPlaced is a 2024 server on which "big" was refused by the
-// scheduler (recorded from da448b1a: its view as GET /instances listed
-// it, node null, client/testdata/sf2024/instance_never_placed.json), and
-// whose console routes answer for it as recorded (captures e1, e3, v4,
-// v6: 200 null, client/testdata/sf2024/recorded/console-noplace.http and
-// vdi-helper-noplace.http).
-func neverPlaced(t *testing.T) *clitest.Stubs {
-	s := clitest.NewStubs(t)
-	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))
-	s.ReplyRecorded(t, "GET", "/instances/big", 200, "sf2024/instance_never_placed.json").Optional()
-	s.ReplyRecordedAnswer(t, "GET", "/instances/big/consoledata", "sf2024/recorded/console-noplace.http").Optional()
-	s.ReplyRecordedAnswer(t, "GET", "/instances/big/vdiconsolehelper", "sf2024/recorded/vdi-helper-noplace.http").Optional()
-	return s
-}
-
 // Issue 40, item 5: for an instance never placed the real server answers
 // the console routes with 200 null. consoledata printed "null" and exited
 // 0; vdiconsolefile wrote "null" as the .vv file (to DEST and to stdout)
 // and exited 0; vdiconsole started the viewer on it. Each is now exit 1,
 // saying what the server sent, before anything is written or started.
 func TestConsoleRoutesRefuseANullAnswer(t *testing.T) {
-	s := neverPlaced(t)
+	s := clitest.NeverPlacedStubs(t)
 	r := clitest.AgainstStubs(s)
 
 	res := r.Run(t, "instance", "consoledata", "big")

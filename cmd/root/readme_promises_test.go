@@ -79,7 +79,7 @@ func TestReadmePromisesOfDestructiveScopeAndAnswers(t *testing.T) {
 	// of --jq is a failure too, not "not found".
 	failure := code("any failure not listed below")
 	notFound := code("not found")
-	s := neverPlacedStubs(t)
+	s := clitest.NeverPlacedStubs(t)
 	for _, args := range [][]string{
 		{"instance", "consoledata", "big"},
 		{"instance", "vdiconsolefile", "big", "-"},
@@ -100,16 +100,4 @@ func TestReadmePromisesOfDestructiveScopeAndAnswers(t *testing.T) {
 	if res := clitest.AgainstStubs(s).As("ci").Run(t, "admin", "lock", "list"); res.Code != auth || s.Logins() != 2 {
 		t.Errorf("admin route, ci key: %s\nwant README's code %d after one re-login", res, auth)
 	}
-}
-
-// neverPlacedStubs is a 2024 server whose instance "big" was never placed
-// (recorded answers: client/testdata/sf2024/instance_never_placed.json,
-// recorded/console-noplace.http, recorded/vdi-helper-noplace.http).
-func neverPlacedStubs(t *testing.T) *clitest.Stubs {
-	s := clitest.NewStubs(t)
-	s.Root(clitest.ReadGolden(t, "sf2024/root.html"))
-	s.ReplyRecorded(t, "GET", "/instances/big", 200, "sf2024/instance_never_placed.json").Optional()
-	s.ReplyRecordedAnswer(t, "GET", "/instances/big/consoledata", "sf2024/recorded/console-noplace.http").Optional()
-	s.ReplyRecordedAnswer(t, "GET", "/instances/big/vdiconsolehelper", "sf2024/recorded/vdi-helper-noplace.http").Optional()
-	return s
 }
