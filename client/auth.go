@@ -61,7 +61,14 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	drain(resp)
-	return t.send(req, body, fresh)
+	resp, err = t.send(req, body, fresh)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		// The login just succeeded: what is refused is the request.
+		if lf, ok := req.Context().Value(loginFailureKey{}).(*loginFailure); ok {
+			lf.setRefusedAfterLogin()
+		}
+	}
+	return resp, err
 }
 
 func (t *authTransport) send(req *http.Request, body io.ReadCloser, token string) (*http.Response, error) {
@@ -200,6 +207,27 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 type loginFailure struct {
 	mu  sync.Mutex
 	err error
+	// refused says a request repeated with a fresh token (its login
+	// succeeded) was refused with 401 again.
+	refused bool
+}
+
+func (f *loginFailure) setRefusedAfterLogin() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refused = true
+}
+
+// refusedAfterLogin says the call's 401 came to a request repeated right
+// after a login that succeeded.
+func refusedAfterLogin(ctx context.Context) bool {
+	f, ok := ctx.Value(loginFailureKey{}).(*loginFailure)
+	if !ok {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused
 }
 
 type loginFailureKey struct{}

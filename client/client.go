@@ -249,7 +249,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 		}
 		apiErr.Attempts = call.Attempts()
 		apiErr.Elapsed = call.Elapsed()
-		markRoute(apiErr, method, path)
+		markRoute(ctx, apiErr, method, path)
 		c.scrub(apiErr)
 		out.Body = apiErr.Body
 		return out, apiErr
@@ -304,10 +304,13 @@ func (c *Client) policy(method, path string) retry.Policy {
 	return p
 }
 
-// markRoute records on a transient refusal of a call that is not on
+// markRoute records the route the error answered, whether a 401 came
+// after a good login, and on a transient refusal of a call that is not on
 // retry.ReplayableRoutes why it is not (and was not) replayed, for its
 // hint: the marker alone does not make a replay safe.
-func markRoute(e *APIError, method, path string) {
+func markRoute(ctx context.Context, e *APIError, method, path string) {
+	e.Route = path
+	e.KeyAccepted = e.StatusCode == http.StatusUnauthorized && refusedAfterLogin(ctx)
 	if cr := e.capacity; cr != nil && cr.Transient && !retry.Replayable(method, path) {
 		cr.NotReplayable = retry.NotReplayable(method, path)
 	}
@@ -500,7 +503,11 @@ type ResponseError struct {
 	RequestID  string
 	// Problem says what was wrong, e.g. "an HTML page, not JSON".
 	Problem string
-	Err     error
+	// Advice, when set, is the hint for this answer: what the server's
+	// answer means for the object asked about (a console route's null:
+	// an instance never placed). Otherwise Hint reads Problem.
+	Advice string
+	Err    error
 }
 
 func (e *ResponseError) Error() string {

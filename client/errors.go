@@ -39,6 +39,16 @@ type APIError struct {
 	Cut       bool
 	Header    http.Header
 	RequestID string // X-Request-ID of the answer, when sent
+	// Route is the API path asked for ("/artifacts/debian:11/share"),
+	// without the API URL's own path; "" when the error was made from a
+	// URL alone (then the URL's path is read). Hints read it: what a
+	// message means depends on where it came from.
+	Route string
+	// KeyAccepted says the answer (a 401) came right after a login that
+	// succeeded, to the request repeated with the fresh token: the
+	// namespace and key are good, and it is this request the server
+	// refuses (an admin route with another namespace's key).
+	KeyAccepted bool
 
 	// Attempts and Elapsed say how many requests this call sent and how
 	// long it took in all; with --retry-transient-capacity a refusal may be
@@ -116,6 +126,14 @@ func (e *APIError) IsHTML() bool {
 // authentication failure, not a missing resource.
 func (e *APIError) AtLogin() bool {
 	return e.Method == http.MethodPost && strings.HasSuffix(pathOf(e.URL), "/auth")
+}
+
+// route is the API path of the request, for the hints.
+func (e *APIError) route() string {
+	if e.Route != "" {
+		return e.Route
+	}
+	return pathOf(e.URL)
 }
 
 // Capacity returns the capacity view of a 507, or nil.

@@ -22,17 +22,24 @@ import (
 const NotAnAPIHint = "this is not a Shakenfist API: the URL answered with an HTML page; a real API URL is " + APIURLForms
 
 // Hint says what an API error most likely means and what to do about it,
-// from its status and message; "" when the status says it all. A capacity
-// refusal's own hint is CapacityRefusal.Hint. Refused credentials (401, or
-// 404 at login) are the caller's to explain: only it knows where they came
-// from.
+// from the route it came from, its status and the server's message; ""
+// when the status says it all. A hint never names a flag the command may
+// not have: the create flags (-d SIZE@BASE, --placement) are named only
+// for an answer to POST /instances. A capacity refusal's own hint is
+// CapacityRefusal.Hint. Refused credentials (401 at login, or not known
+// to have logged in: KeyAccepted false; 404 at login) are the caller's to
+// explain: only it knows where they came from.
 func (e *APIError) Hint() string {
 	msg := strings.ToLower(e.Message)
 	switch code := e.StatusCode; {
 	case e.IsHTML() && code < 500:
 		return NotAnAPIHint
+	case code == http.StatusUnauthorized:
+		return unauthorizedHint(msg, e.Method, e.route())
 	case code == http.StatusForbidden:
 		return forbiddenHint(msg)
+	case code == http.StatusNotFound && e.Method == http.MethodPost && e.route() == "/instances":
+		return hintByMessage(msg, createNotFoundHints, notFoundFallback)
 	case code == http.StatusNotFound:
 		return notFoundHint(msg)
 	case code == http.StatusConflict:
@@ -88,13 +95,17 @@ func isParameterName(p string) bool {
 	return true
 }
 
-// forbiddenHint reads a 403. A 2024 server sends one for another
-// namespace's object; a 2026 server also for a scoped token asked to do
-// what its scopes do not cover (scopes "<family>.<verb>": read for
-// GET/HEAD, write for POST/PUT/PATCH, delete for DELETE; external_api/
-// scopes.py @451a0ef2), and for an admin route without the cluster-admin
-// scope ("token is not scoped for administrative operations",
-// docs/developer_guide/authentication.md @00b8f3e2).
+// forbiddenHint reads a 403. Most of the 2024 server's 403s are about the
+// object, not the key (shakenfist da448b1a external_api/*.py: "artifact
+// not shared", "address not routed by this network", "you cannot delete
+// the floating network", "namespace exists", the delete-all of networks
+// in use), and are read as what they say; a 2026 server also sends one
+// for a scoped token asked to do what its scopes do not cover (scopes
+// "<family>.<verb>": read for GET/HEAD, write for POST/PUT/PATCH, delete
+// for DELETE; external_api/scopes.py @451a0ef2), and for an admin route
+// without the cluster-admin scope ("token is not scoped for administrative
+// operations", docs/developer_guide/authentication.md @00b8f3e2). Only a
+// 403 whose text is none of those is taken to be about the key.
 func forbiddenHint(msg string) string {
 	return hintByMessage(msg, forbiddenHints, "the key is not allowed to do that: use a key of the owning namespace (or system); on a 2026 server a scoped key also needs the scope for it (<family>.<verb>, e.g. instance.write)")
 }
@@ -102,6 +113,57 @@ func forbiddenHint(msg string) string {
 var forbiddenHints = []messageHint{
 	{[]string{"administrative"}, "this token is not scoped for administrative operations: admin routes need a key of the system namespace that carries the cluster-admin scope"},
 	{[]string{"scope"}, "this key's scopes do not cover that request: a scoped key needs <family>.<verb> for it (e.g. network.delete, instance.write; read is GET, write POST/PUT, delete DELETE); use a key with that scope, or an unscoped one"},
+	// The object's state, whatever the key.
+	{[]string{"not shared"}, "the artifact is not shared, so there is nothing to unshare; \"shakectl artifact show ARTIFACT\" shows whether it is"},
+	{[]string{"in the system namespace can be shared"}, "only an artifact of the system namespace can be shared, and this one belongs to another namespace, whichever key asks"},
+	{[]string{"not routed by this network"}, "the server says this network does not route that address: \"shakectl network addresses NETWORK\" lists what it routes (a 2024 server answers this for every routed address: its delete-routed compares the address's owner wrongly, so none can be deleted there)"},
+	{[]string{"floating network"}, "the floating network is the cluster's own: it cannot be deleted"},
+	{[]string{"delete the system namespace"}, "the system namespace cannot be deleted"},
+	{[]string{"namespace exists"}, "a namespace of that name exists already"},
+	{[]string{"illegal key name"}, "the server keeps that key name for itself: choose another name"},
+	{[]string{"invalid artifact type"}, "the server does not take that artifact type"},
+	{[]string{`"unable"`}, "the networks listed as unable still have interfaces and were not deleted: delete their instances first (\"shakectl namespace clean\" deletes both, each network once its interfaces are gone)"},
+	// The key's namespace: only the system namespace may.
+	{[]string{"only the system namespace"}, "only the system namespace's key may do that"},
+}
+
+// unauthorizedHint reads a 401 that came after a login that succeeded
+// (APIError.KeyAccepted): the namespace and key are good, and the server
+// refuses this request to them. shakenfist da448b1a sends "unauthorized"
+// from its admin-only routes (base.py caller_is_admin: /nodes, /admin/…)
+// to any namespace but system, "you cannot delete other namespaces" from
+// the delete-alls, and "only admins can create resources in a different
+// namespace" from network create.
+func unauthorizedHint(msg, method, route string) string {
+	if msg == "unauthorized" && adminRoute(method, route) {
+		return fmt.Sprintf("the namespace and key were accepted at login, but %s %s is for the system namespace's key only (an admin route): use that key", method, route)
+	}
+	return hintByMessage(msg, unauthorizedHints, "the namespace and key were accepted at login, but the server refused the token it had just issued for this request (was the key removed, or the namespace deleted, meanwhile?)")
+}
+
+// adminRoute says a route is one of the 2024 server's admin-only ones
+// (shakenfist da448b1a: caller_is_admin on node.py's endpoints,
+// admin.py's, BlobsEndpoint.get, and auth.py's namespace create and
+// delete and key update), which refuse every namespace but system with
+// 401 "unauthorized".
+func adminRoute(method, route string) bool {
+	switch {
+	case route == "/nodes", strings.HasPrefix(route, "/nodes/"), strings.HasPrefix(route, "/admin/"):
+		return true
+	case method == http.MethodGet && route == "/blobs":
+		return true
+	case method == http.MethodPost && route == "/auth/namespaces":
+		return true
+	case strings.HasPrefix(route, "/auth/namespaces/"):
+		rest := strings.Split(strings.TrimPrefix(route, "/auth/namespaces/"), "/")
+		return (method == http.MethodDelete && len(rest) == 1) || (method == http.MethodPut && len(rest) == 3 && rest[1] == "keys")
+	}
+	return false
+}
+
+var unauthorizedHints = []messageHint{
+	{[]string{"delete other namespaces"}, "a key deletes only in its own namespace; the system namespace's key may delete in another"},
+	{[]string{"different namespace"}, "only the system namespace's key may create in another namespace"},
 }
 
 func mentionsAffinity(msg string) bool {
@@ -130,22 +192,49 @@ func conflictHint(msg string) string {
 	return "the request conflicts with the resource's current state"
 }
 
+// notFoundFallback is a 404 whose message names nothing known.
+const notFoundFallback = "nothing has that name or UUID; the list commands show what exists"
+
 // notFoundHint reads a 404 by its message: the server names what it could
-// not find (shakenfist da448b1a).
+// not find (shakenfist da448b1a). An answer to instance create is read by
+// createNotFoundHints instead, where a missing artifact is a disk's base
+// and a missing node the placement.
 func notFoundHint(msg string) string {
-	return hintByMessage(msg, notFoundHints, "nothing has that name or UUID; the list commands show what exists")
+	return hintByMessage(msg, notFoundHints, notFoundFallback)
 }
 
-var notFoundHints = []messageHint{
+// The readings of a 404 that do not depend on the route.
+var (
 	// auth.py: "key name not found in namespace" (2024), "key does
 	// not exist" (2026 PUT).
-	{[]string{"key name", "key does not exist"}, "the namespace has no key of that name; \"shakectl namespace show NAMESPACE\" lists its keys"},
-	{[]string{"claim"}, "the namespace has no claim with that UUID; \"shakectl namespace claim list NAMESPACE\" shows its claims"},
-	{[]string{"namespace"}, "the namespace does not exist or does not trust yours; \"shakectl namespace list\" shows the namespaces you can see"},
-	{[]string{"network"}, "no network of yours has that name or UUID; \"shakectl network list\" shows them"},
+	keyNotFound       = messageHint{[]string{"key name", "key does not exist"}, "the namespace has no key of that name; \"shakectl namespace show NAMESPACE\" lists its keys"}
+	claimNotFound     = messageHint{[]string{"claim"}, "the namespace has no claim with that UUID; \"shakectl namespace claim list NAMESPACE\" shows its claims"}
+	namespaceNotFound = messageHint{[]string{"namespace"}, "the namespace does not exist or does not trust yours; \"shakectl namespace list\" shows the namespaces you can see"}
+	networkNotFound   = messageHint{[]string{"network"}, "no network of yours has that name or UUID; \"shakectl network list\" shows them"}
+	instanceNotFound  = messageHint{[]string{"instance"}, "no instance of yours has that name or UUID; \"shakectl instance list\" shows them"}
+)
+
+var notFoundHints = []messageHint{
+	keyNotFound, claimNotFound, namespaceNotFound,
+	// network.py NetworkRouteAddressEndpoint.delete: "address not
+	// routed" (recorded from da448b1a, captures r9).
+	{[]string{"not routed"}, "the network does not route that address; \"shakectl network addresses NETWORK\" lists the ones it does"},
+	networkNotFound,
+	{[]string{"interface"}, "no interface has that UUID; \"shakectl instance show INSTANCE\" lists an instance's interfaces"},
+	{[]string{"node"}, "no node has that name; \"shakectl node list\" shows the nodes"},
+	{[]string{"label"}, "no label has that name; \"shakectl label list\" shows them"},
+	{[]string{"artifact"}, "no artifact of yours, or shared with you, has that name or UUID; \"shakectl artifact list\" shows them"},
+	{[]string{"blob"}, "no blob has that UUID; \"shakectl blob list\" shows them"},
+	instanceNotFound,
+}
+
+// createNotFoundHints read the 404s of POST /instances, whose request
+// names a base image per disk and a node to place on.
+var createNotFoundHints = []messageHint{
+	namespaceNotFound, networkNotFound,
 	{[]string{"node"}, "the node (--placement) does not exist, is not ready, or is not a candidate; \"shakectl node list\" shows the nodes"},
 	{[]string{"label", "artifact", "blob"}, "the disk's base image (label or artifact) was not found; check the BASE of -d SIZE@BASE"},
-	{[]string{"instance"}, "no instance of yours has that name or UUID; \"shakectl instance list\" shows them"},
+	instanceNotFound,
 }
 
 // Hint says whether waiting can help a capacity refusal, and what else
@@ -239,6 +328,8 @@ var schedulerMessageHints = []messageHint{
 // Hint says what an answer that is not the API's JSON most likely means.
 func (e *ResponseError) Hint() string {
 	switch {
+	case e.Advice != "":
+		return e.Advice
 	case strings.Contains(e.Problem, "HTML"):
 		return NotAnAPIHint
 	case strings.Contains(e.Problem, "truncated"), strings.Contains(e.Problem, "empty"):

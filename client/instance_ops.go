@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 )
 
 // Instance routes beyond list/show/create/delete/power: shakenfist
@@ -70,8 +69,11 @@ func (c *Client) ConsoleData(ctx context.Context, ref string, length int) ([]byt
 	if length > 0 {
 		params = map[string]int{"length": length}
 	}
-	resp, _, err := c.call(ctx, http.MethodGet, p, params)
+	resp, u, err := c.call(ctx, http.MethodGet, p, params)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkConsoleData(ctx, resp, u, ref); err != nil {
 		return nil, err
 	}
 	return resp.Body, nil
@@ -226,6 +228,9 @@ type VDIConsoleProxy struct {
 	URL       string          `json:"url"`
 	ExpiresAt int64           `json:"expires_at"`
 	Raw       json.RawMessage `json:"-"`
+	// ref is the instance it was minted for, for the messages about
+	// the file it is exchanged for.
+	ref string
 }
 
 func (v *VDIConsoleProxy) keepRaw(r json.RawMessage) { v.Raw = r }
@@ -257,6 +262,7 @@ func (c *Client) MintVDIConsoleProxy(ctx context.Context, ref string) (*VDIConso
 	if tok := u.Query().Get("token"); tok != "" {
 		c.addSecret(tok)
 	}
+	v.ref = ref
 	return v, nil
 }
 
@@ -270,7 +276,8 @@ const maxVVFile = 256 << 10
 // credential), through the same transport (TLS settings, --debug) as the
 // API. The token is single use, so this is the one request made to it.
 // The file names Kerbside's host and ports and a password valid for about
-// a minute; it is returned as sent.
+// a minute; it is returned as sent, once checkConsoleFile has found it a
+// console file with a port.
 func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, error) {
 	shown := redactTokenQuery(p.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
@@ -293,6 +300,10 @@ func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, 
 	if len(body) > maxVVFile {
 		return nil, fmt.Errorf("GET %s: the console file is larger than %d KiB", shown, maxVVFile>>10)
 	}
+	answer := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
+	if err := checkConsoleFile(answer, http.MethodGet, shown, p.ref, ""); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 
@@ -312,11 +323,12 @@ func (c *Client) kerbsideError(ctx context.Context, shown string, err error) err
 // hypervisor, its SPICE or VNC port and, where the cluster has one, the
 // TLS port and CA certificate (shakenfist da448b1a instance.py
 // InstanceVDIConsoleHelperEndpoint, VIRTVIEWER_TEMPLATE; 2026: the node's
-// address and a host-subject). The bytes are returned as sent, unless the
-// file names no port: for an instance that is not running the real
-// server fills the template with Python's None ("port=None", recorded
-// from da448b1a: testdata/sf2024/recorded/vdi-helper.http), a file no
-// viewer can open, which is an error here.
+// address and a host-subject). The bytes are returned as sent once
+// checkConsoleFile has found them a console file with a port: for an
+// instance that is not running the real server fills the template with
+// Python's None ("port=None", recorded from da448b1a:
+// testdata/sf2024/recorded/vdi-helper.http), and for one never placed it
+// answers 200 null (vdi-helper-noplace.http); no viewer can open either.
 func (c *Client) VDIConsoleFile(ctx context.Context, ref string) ([]byte, error) {
 	p, err := instancePath(ref, "vdiconsolehelper")
 	if err != nil {
@@ -329,10 +341,8 @@ func (c *Client) VDIConsoleFile(ctx context.Context, ref string) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(resp.Body), "\n") {
-		if strings.TrimSpace(line) == "port=None" {
-			return nil, fmt.Errorf("GET %s: instance %s has no console port (the server's file says port=None): is it running?", u, ref)
-		}
+	if err := checkConsoleFile(resp, http.MethodGet, u, ref, notPlacedAdvice(ref)); err != nil {
+		return nil, err
 	}
 	return resp.Body, nil
 }

@@ -146,6 +146,9 @@ func getList[T any, P interface {
 		if err := json.Unmarshal(item, &v); err != nil {
 			return nil, decodeError(resp, method, u, err)
 		}
+		if err := checkIdentity(P(&v), item, resp, method, u); err != nil {
+			return nil, err
+		}
 		P(&v).keepRaw(append(json.RawMessage(nil), item...))
 		out = append(out, v)
 	}
@@ -162,6 +165,9 @@ func decodeOne[T any, P interface {
 	var v T
 	if err := json.Unmarshal(resp.Body, &v); err != nil {
 		return nil, decodeError(resp, method, u, err)
+	}
+	if err := checkIdentity(P(&v), resp.Body, resp, method, u); err != nil {
+		return nil, err
 	}
 	P(&v).keepRaw(append(json.RawMessage(nil), bytes.TrimSpace(resp.Body)...))
 	return &v, nil

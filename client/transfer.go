@@ -192,7 +192,7 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 		stop()
 		apiErr := NewAPIError(method, shown, resp.StatusCode, resp.Header, b, c.opts.Now())
 		apiErr.Attempts, apiErr.Elapsed = call.Attempts(), call.Elapsed()
-		markRoute(apiErr, method, path)
+		markRoute(ctx, apiErr, method, path)
 		c.scrub(apiErr)
 		return nil, apiErr
 	}

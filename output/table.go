@@ -132,6 +132,17 @@ func (l JQLimits) withDefaults() JQLimits {
 	return l
 }
 
+// JQError is an error the --jq expression raised as it ran: error("x"),
+// halt_error, a function given the wrong type. It keeps gojq's text but
+// not gojq's error, whose ExitCode (5, jq's own code for an error, or
+// halt_error's argument) would otherwise become shakectl's: 5 means "not
+// found" here, 3 "checks failed" (issue 40, item 12). A filter that fails
+// on the answer is a failure, exit 1; one that does not compile is a
+// usage error (ParseJQ).
+type JQError struct{ Msg string }
+
+func (e *JQError) Error() string { return "--jq: " + e.Msg }
+
 // JQLimitError is a --jq evaluation stopped by one of its bounds.
 type JQLimitError struct{ Reason string }
 
@@ -192,7 +203,7 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 			if h, halt := err.(*gojq.HaltError); halt && h.Value() == nil {
 				return nil
 			}
-			return fmt.Errorf("--jq: %w", err)
+			return &JQError{Msg: err.Error()}
 		}
 		b.Reset()
 		var out []byte
@@ -204,7 +215,7 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 			b.WriteByte('\n')
 			out = b.Bytes()
 		} else if err := enc.Encode(x); err != nil {
-			return fmt.Errorf("--jq: %w", err)
+			return &JQError{Msg: err.Error()}
 		} else {
 			out = termtext.JSON(b.Bytes())
 		}

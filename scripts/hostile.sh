@@ -804,6 +804,38 @@ kerbside_request() { kerbside_deadline --request-timeout "$1"; }
 SHAKENFIST_API_URL="$kapi" check=kerbside_timeout run deadlines/kerbside-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --timeout 2s
 [ $quick = 0 ] && SHAKENFIST_API_URL="$kapi" check=kerbside_request run deadlines/kerbside-request-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --request-timeout 2s
 
+echo "## [${SECONDS}s] scope and answers (issue 40): a delete of many without an explicit scope, a console route's null"
+# The system key (this script's) with no namespace, or "system", which the
+# server reads as every namespace: exit 2 before anything is sent, and hsvm
+# is still there afterwards.
+hsvm_kept() {
+	says "$1" || return 0
+	"$sc" instance show hsvm -o json >/dev/null 2>&1 || echo "hsvm is gone: the delete went out"
+}
+for a in "instance delete-all --yes" "network delete-all --yes" "instance delete-all --namespace system --yes" "namespace clean system --yes"; do
+	# shellcheck disable=SC2086 # the words of the command
+	want='nothing was sent' check=hsvm_kept run "scope/${a// /_}" 2 "$s/empty-stdin" "$sc" $a
+done
+# hsnull's console routes answer 200 null (the hostile proxy plays the
+# recorded 2024 answer): an error (exit 1) with nothing on stdout, nothing
+# written, no viewer started.
+nothing_out() {
+	says "$1" || return 0
+	[ ! -s "$1/stdout" ] || echo "printed $(printable "$(head -c 80 "$1/stdout")")"
+	[ -z "$(ls -A "$s/o/null-vv")" ] || echo "wrote $(ls -A "$s/o/null-vv")"
+	[ ! -e "$s/o/viewer-ran" ] || echo "started the viewer"
+}
+mkdir -p "$s/o/null-vv"
+printf '#!/bin/sh
+touch %q
+' "$s/o/viewer-ran" >"$s/o/viewer"
+chmod +x "$s/o/viewer"
+for a in "instance consoledata hsnull" "instance vdiconsolefile hsnull -" "instance vdiconsolefile hsnull $s/o/null-vv" "instance vdiconsole hsnull --viewer $s/o/viewer"; do
+	# shellcheck disable=SC2086 # the words of the command
+	n=${a%% "$s"*}
+	SHAKENFIST_API_URL="$hapi" want='the server answered 200 with null' check=nothing_out run "answers/${n// /_}" 1 "$s/empty-stdin" "$sc" $a
+done
+
 echo "## [${SECONDS}s] signals: Ctrl-C (130) and SIGTERM (143) within a second"
 sigs=(INT TERM)
 [ $quick = 1 ] && sigs=(INT)

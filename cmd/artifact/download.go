@@ -30,7 +30,9 @@ The download streams in constant memory, with a progress bar on a
 terminal (JSON lines on stderr with -o json, nothing when piped or with
 --quiet). A connection that drops is reopened at the offset reached. The
 bytes are checked against the blob's size and, where the server reports
-one, its sha512; a mismatch fails (exit 1).
+one, its sha512; a mismatch fails (exit 1). A blob without a sha512 (a
+2024 server computes it some time after the blob is made) is downloaded,
+with a warning on stderr that only its size was checked.
 
 The file is written beside DEST under a temporary name and renamed to DEST
 only once complete and verified: an interrupted download (Ctrl-C: exit

@@ -196,42 +196,92 @@ func Confirm(s *cmdutil.Session, yes bool, question string) error {
 // DeleteAllSpec is a namespace-wide delete: what it deletes (for the
 // question and the help) and the call.
 type DeleteAllSpec struct {
+	// Use is the verb, "delete-all" unless set; Short its summary.
+	Use, Short            string
 	Plural, Long, Example string
-	Delete                func(s *cmdutil.Session, namespace string) (output.Detail, error)
+	// NamespaceArg takes the namespace as the positional NAMESPACE
+	// (namespace clean) rather than --namespace, and offers no
+	// --all-namespaces.
+	NamespaceArg bool
+	// Delete deletes in the scope ResolveScope judged: the only way a
+	// command reaches a client call that deletes many objects (the source
+	// scan in cmd/root keeps it so).
+	Delete func(s *cmdutil.Session, sc Scope) (output.Detail, error)
 }
 
 // NewDeleteAllCmd builds "<noun> delete-all": every object of one
-// namespace (--namespace, else the configured one), after a confirmation.
+// namespace, after a confirmation that names what the server will delete.
+// The scope is judged by ResolveScope before anything is sent: the system
+// key must name a namespace (--namespace), and every namespace is asked
+// for with --all-namespaces, never by leaving the namespace out.
 func NewDeleteAllCmd(f *cmdutil.Factory, spec DeleteAllSpec) *cobra.Command {
 	var (
 		yes       bool
 		namespace string
+		all       bool
 	)
-	c := NewVerbCmd(f, VerbSpec{
-		Use: "delete-all", Short: "Delete every " + strings.TrimSuffix(spec.Plural, "s") + " of a namespace",
+	use, short := spec.Use, spec.Short
+	if use == "" {
+		use = "delete-all"
+	}
+	if short == "" {
+		short = "Delete every " + strings.TrimSuffix(spec.Plural, "s") + " of a namespace"
+	}
+	v := VerbSpec{
+		Use: use, Short: short,
 		Long: spec.Long + `
 
 It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 		Example: spec.Example,
-		Run: func(s *cmdutil.Session, _ []string) error {
-			ns := namespace
-			if ns == "" {
-				ns = s.Cfg.Namespace
+		Run: func(s *cmdutil.Session, args []string) error {
+			req := ScopeRequest{Namespace: namespace, AllNamespaces: all, AllowAll: true, Named: "--namespace"}
+			if spec.NamespaceArg {
+				req = ScopeRequest{Namespace: args[0], Named: "NAMESPACE"}
 			}
-			if err := Confirm(s, yes, fmt.Sprintf("Delete ALL %s of namespace %q", spec.Plural, ns)); err != nil {
+			sc, err := ResolveScope(s, req)
+			if err != nil {
 				return err
 			}
-			d, err := spec.Delete(s, ns)
+			if err := ConfirmScope(s, yes, spec.Plural, sc); err != nil {
+				return err
+			}
+			d, err := spec.Delete(s, sc)
+			if d.Raw == nil && d.Fields == nil {
+				return err // nothing to print
+			}
 			if perr := s.PrintDetail(d); perr != nil && err == nil {
 				err = perr
 			}
 			return err
 		},
-	})
+	}
+	if spec.NamespaceArg {
+		v.Args = []string{"NAMESPACE"}
+		v.Complete = []cobra.CompletionFunc{complete.NamespaceNames(f)}
+	}
+	c := NewVerbCmd(f, v)
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	c.Flags().BoolVar(&yes, "confirm", false, "the same as --yes (sf-client's spelling)")
-	c.Flags().StringVar(&namespace, "namespace", "", "the namespace whose "+spec.Plural+" to delete (default: the one you authenticate to)")
-	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
+	if !spec.NamespaceArg {
+		c.Long += `
+
+The scope is never left to the server: with the system key, --namespace
+must be given (the server reads "system" as every namespace, so shakectl
+does not fill it in), and deleting in every namespace takes
+--all-namespaces; --namespace system alone is refused. Any other key
+deletes in its own namespace unless --namespace says otherwise (the server
+refuses another). What is refused exits 2 before anything is sent.`
+		c.Flags().StringVar(&namespace, "namespace", "", "the namespace whose "+spec.Plural+" to delete (default: your key's own; the system key must name one)")
+		c.Flags().BoolVar(&all, "all-namespaces", false, "with the system key: delete the "+spec.Plural+" of every namespace")
+		cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[DestructiveAnnotation] = "namespace"
+	if spec.NamespaceArg {
+		c.Annotations[DestructiveAnnotation] = "NAMESPACE"
+	}
 	return c
 }
 

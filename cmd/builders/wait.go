@@ -68,12 +68,43 @@ var WatchedInstanceAgent = func(c *client.Client) Watched[client.Instance] {
 		return client.State("created, agent " + *i.AgentState)
 	}
 	w.never = func(i *client.Instance) string {
-		if i.HasAgentChannel() || i.Lifecycle().IsError() || i.Lifecycle() == client.StateDeleted {
+		switch {
+		case i.Lifecycle().IsError() || i.Lifecycle() == client.StateDeleted:
 			return ""
+		case !i.HasAgentChannel():
+			return "it has no sf-agent side channel, so it has no agent to wait for"
+		case i.Lifecycle() == client.StateCreated:
+			return powerStopsAgent(i)
 		}
-		return "it has no sf-agent side channel, so it has no agent to wait for"
+		return ""
 	}
 	return w
+}
+
+// powerStopsAgent says why an instance's agent cannot become ready while
+// nothing else acts on it, "" when it can: the instance is powered off,
+// paused or crashed (power_state off, paused, crashed; shakenfist da448b1a
+// sets agent_state "not ready (instance powered off)" and "not ready
+// (instance paused)", constants.py AGENT_INSTANCE_OFF/_PAUSED). Waiting
+// out the deadline for it (issue 40, item 12: await waited out --timeout
+// while its own message said "powered off") helps nobody.
+func powerStopsAgent(i *client.Instance) string {
+	agent, ref := "", i.Name
+	if i.AgentState != nil {
+		agent = *i.AgentState
+	}
+	if ref == "" {
+		ref = i.UUID
+	}
+	switch {
+	case i.PowerState == "off" || agent == "not ready (instance powered off)":
+		return fmt.Sprintf("it is powered off (power_state %s, agent %q): \"shakectl instance poweron %s\" first", client.OrNone(i.PowerState), agent, ref)
+	case i.PowerState == "paused" || agent == "not ready (instance paused)":
+		return fmt.Sprintf("it is paused (power_state %s, agent %q): \"shakectl instance unpause %s\" first", client.OrNone(i.PowerState), agent, ref)
+	case i.PowerState == "crashed":
+		return fmt.Sprintf("it has crashed (power_state crashed): \"shakectl instance reboot %s --hard\" or poweron it first", ref)
+	}
+	return ""
 }
 
 // NeverReadyError is a wait whose condition can never be met (an agent

@@ -1,8 +1,11 @@
 package clitest
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/shakenfist/shakectl/internal/httpstub"
@@ -19,11 +22,16 @@ type Stubs struct {
 // NewStubs is a registry whose POST /auth answers TestToken to
 // TestNamespace and TestKey, as often as the commands log in, and 401 to
 // any other credentials.
-func NewStubs(t *testing.T) *Stubs {
+func NewStubs(t *testing.T) *Stubs { return NewStubsAs(t, TestNamespace) }
+
+// NewStubsAs is NewStubs whose login takes TestKey for namespace instead
+// (the system namespace's key: "system"); run the commands with
+// CmdRun.As(namespace).
+func NewStubsAs(t *testing.T, namespace string) *Stubs {
 	s := &Stubs{httpstub.New(t)}
 	creds := httpstub.REST("POST", "/auth").Body("the test namespace and key", func(body []byte) bool {
 		var c struct{ Namespace, Key string }
-		return json.Unmarshal(body, &c) == nil && c.Namespace == TestNamespace && c.Key == TestKey
+		return json.Unmarshal(body, &c) == nil && c.Namespace == namespace && c.Key == TestKey
 	})
 	s.Register(creds,
 		httpstub.String(200, `{"access_token": "`+TestToken+`", "token_type": "Bearer", "expires_in": 900}`)).Always().Optional()
@@ -93,6 +101,44 @@ func (s *Stubs) ReplyRecorded(t *testing.T, method, path string, status int, nam
 	return s.Reply(method, path, status, ReadGolden(t, name))
 }
 
+// ReplyRecordedAnswer answers every authenticated method path request
+// with an answer the real server sent, recorded whole (client/testdata's
+// name, an .http file: status line, headers, body): its status, body and
+// Content-Type and X-Request-ID headers as sent.
+func (s *Stubs) ReplyRecordedAnswer(t *testing.T, method, path, name string) *httpstub.Stub {
+	t.Helper()
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(ReadGolden(t, name))), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	h := http.Header{}
+	for _, k := range []string{"Content-Type", "X-Request-ID"} {
+		if v := resp.Header.Get(k); v != "" {
+			h.Set(k, v)
+		}
+	}
+	return s.ReplyWith(method, path, resp.StatusCode, h, string(body))
+}
+
+// NeverPlacedStubs is a 2024 server on which instance "big" was refused
+// by the scheduler, answering as the real one did (captures
+// commands/e0-e3, v4, v6; client/testdata/sf2024/instance_never_placed.json,
+// its view with node null, and recorded/console-noplace.http and
+// vdi-helper-noplace.http, the 200 null of its console routes).
+func NeverPlacedStubs(t *testing.T) *Stubs {
+	s := NewStubs(t)
+	s.Root(ReadGolden(t, "sf2024/root.html"))
+	s.ReplyRecorded(t, "GET", "/instances/big", 200, "sf2024/instance_never_placed.json").Optional()
+	s.ReplyRecordedAnswer(t, "GET", "/instances/big/consoledata", "sf2024/recorded/console-noplace.http").Optional()
+	s.ReplyRecordedAnswer(t, "GET", "/instances/big/vdiconsolehelper", "sf2024/recorded/vdi-helper-noplace.http").Optional()
+	return s
+}
+
 // Root answers the unauthenticated GET / with page, the capability list
 // client.Capabilities reads; it may go unused.
 func (s *Stubs) Root(page string) *httpstub.Stub {
@@ -146,6 +192,17 @@ func (s *Stubs) Bodies(method, path string) []string {
 
 // LastBody is the body of the last method path request.
 func (s *Stubs) LastBody(method, path string) string { return string(s.Last(method, path).Body) }
+
+// As is the runner authenticating to namespace (with TestKey).
+func (c CmdRun) As(namespace string) CmdRun {
+	env := map[string]string{}
+	for k, v := range c.Env {
+		env[k] = v
+	}
+	env["SHAKENFIST_NAMESPACE"] = namespace
+	c.Env = env
+	return c
+}
 
 // AgainstStubs returns a runner for the registry on a loopback httptest
 // server.

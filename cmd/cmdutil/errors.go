@@ -122,7 +122,7 @@ func describeAPIError(r *output.ErrorReport, apiErr *client.APIError) {
 		r.Hint = apiErr.Hint()
 	case code == http.StatusNotFound && apiErr.AtLogin():
 		r.Hint = "the server does not know the namespace (POST /auth answered 404): check --namespace / SHAKENFIST_NAMESPACE; " + configHowTo("")
-	case code == http.StatusUnauthorized:
+	case code == http.StatusUnauthorized && !apiErr.KeyAccepted: // after a good login, the request is refused (client's hint)
 		r.Hint = "the namespace and key were refused: " + configHowTo("")
 	default:
 		r.Hint = apiErr.Hint()

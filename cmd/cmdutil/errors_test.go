@@ -41,8 +41,10 @@ func TestBrokenServerAnswers(t *testing.T) {
 			"error: GET /instances: 502 Bad Gateway: (HTML page) 502 Bad Gateway", "the server failed; try again"},
 		{"error object instead of string", clitest.CannedReply{Status: 400, Body: `{"error": {"field": "cpus", "reason": "too many"}, "status": 400}`}, 1,
 			`error: GET /instances: 400 Bad Request: {"field":"cpus","reason":"too many"}`, "refused the request's parameters"},
+		// The login succeeded: the credentials are not what was
+		// refused (issue 40, item 11).
 		{"401 with good credentials", clitest.CannedReply{Status: 401, Body: `{"error": "unauthorized", "status": 401}`}, 4,
-			"error: GET /instances: 401 Unauthorized: unauthorized", "SHAKENFIST_KEY"},
+			"error: GET /instances: 401 Unauthorized: unauthorized", "accepted at login, but the server refused the token it had just issued"},
 		{"403", clitest.CannedReply{Status: 403, Body: `{"error": "forbidden", "status": 403}`}, 4, "error: GET /instances: 403 Forbidden: forbidden", "not allowed"},
 	}
 	for _, c := range cases {

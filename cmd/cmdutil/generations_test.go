@@ -56,7 +56,8 @@ func TestHintsAndExitCodesForRecordedRefusals(t *testing.T) {
 		{"sf2024", "507 No nodes with enough disk space", cmdutil.ExitCapacityPermanent, "enough free disk"},
 		{"sf2024", "507 CongestedNetwork", cmdutil.ExitCapacityPermanent, "address pool is exhausted"},
 		{"sf2024", "406 network not ready", cmdutil.ExitFailure, "not ready yet"},
-		{"sf2024", "403 delete-all with networks in use", cmdutil.ExitAuth, "owning namespace"},
+		// Networks in use are not a refused key (issue 40, item 11).
+		{"sf2024", "403 delete-all with networks in use", cmdutil.ExitAuth, "the networks listed as unable still have interfaces"},
 		{"sf2026", "507 transient sufficient_idle_cpu", cmdutil.ExitCapacityTransient, "short of capacity at stage sufficient_idle_cpu right now"},
 		{"sf2026", "507 transient queue_state", cmdutil.ExitCapacityTransient, "at stage queue_state right now"},
 		{"sf2026", "507 capacity guard", cmdutil.ExitCapacityTransient, "at stage capacity_guard right now"},

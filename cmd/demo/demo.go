@@ -226,7 +226,7 @@ func demoPipeline(out io.Writer, cs output.ColourScheme, opts Options, run func(
 		},
 		func() demoStep {
 			return demoStep{say: "Make room: delete the first act's instances (the server deletes them in the background).",
-				args: []string{"instance", "delete-all", "--namespace", "system", "--yes"}}
+				args: []string{"instance", "delete-all", "--all-namespaces", "--yes"}}
 		},
 		func() demoStep {
 			return demoStep{say: fmt.Sprintf("Boot from the image; the freed capacity comes back after the %s teardown lag, and the retry waits for it:", opts.TeardownLag),

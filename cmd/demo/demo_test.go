@@ -53,7 +53,7 @@ func testDemoTour(t *testing.T) {
 		"Act 2: a pipeline that tests an image",
 		"$ shakectl artifact upload ci-image ",
 		"source_url\tsf://upload/system/ci-image",
-		"$ shakectl instance delete-all --namespace system --yes",
+		"$ shakectl instance delete-all --all-namespaces --yes",
 		"$ shakectl --retry-transient-capacity --timeout 30s instance create ci1 2 1024 -d 8@ci-image --async block",
 		"disk\t8@ci-image",
 		// execute printed the guest's cat of the file put into it.

@@ -32,6 +32,9 @@ must reach "created" and then its in-guest agent must report ready
 (agent_state "ready" or "ready (degraded)"), which is what "instance
 execute", "upload" and "download" need. An instance created without the
 sf-agent side channel has no agent: the command fails at once (exit 1).
+So does a created instance that is powered off, paused or crashed
+(power_state off, paused, crashed): its agent cannot become ready until
+someone powers it on, and the error says how.
 
 --state S (or --for state, whose state is "created") waits for an instance
 state instead, as shakectl's await did before: e.g. --state deleted.

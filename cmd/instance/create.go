@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -131,6 +132,9 @@ func (o *CreateOptions) Request() (client.CreateInstanceRequest, error) {
 			return req, cmdutil.ReadFileError(err)
 		}
 		req.SSHKey = strings.TrimSpace(string(raw))
+		if notText(req.SSHKey) || strings.ContainsFunc(req.SSHKey, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }) {
+			return req, cmdutil.UsageErrorf("--ssh-key-file %s holds a NUL or another control character, or is not UTF-8: a public key is text", o.SSHKeyFile)
+		}
 		if req.SSHKey == "" || strings.Contains(req.SSHKey, "PRIVATE KEY") {
 			return req, cmdutil.UsageErrorf("--ssh-key-file %s: want a public key (one line such as \"ssh-ed25519 AAAA... user@host\")", o.SSHKeyFile)
 		}

@@ -28,7 +28,9 @@ func NewCmdExecute(f *cmdutil.Factory) *cobra.Command {
 print its stdout on stdout and its stderr on stderr, and exit with its exit
 code, so a pipeline can branch on it: 128+N when signal N ended it, as a
 shell reports it; exit 1 with "the agent reported no exit code" when the
-agent's answer has none (missing, null or not an integer). COMMAND and its arguments are joined
+agent's answer has none (missing, null or not an integer), and with "the
+agent reported the command failed" when it says "result": false with an
+exit code of 0. COMMAND and its arguments are joined
 into one shell command line (each quoted as sh would need).
 
 --deadline bounds the operation on the server (2026 servers, capability

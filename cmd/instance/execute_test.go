@@ -148,7 +148,9 @@ func TestExecuteExitCodeAsAShellGivesIt(t *testing.T) {
 		err  string
 	}{
 		{`7`, 7, ""},
-		{`0`, 0, ""},
+		// The fixture says "result": false: with a code of 0 that is a
+		// failure (issue 40, item 12), not the success it was.
+		{`0`, 1, `the agent reported the command failed ("result": false) although its exit code is 0`},
 		{`-15`, 143, ""}, // SIGTERM ended it: 128+15
 		{`-9`, 137, ""},
 		{`263`, 7, ""}, // as `exit 263` leaves 7
@@ -191,4 +193,32 @@ func TestExecuteWarnsWhenOutputWasNotText(t *testing.T) {
 			t.Errorf("echo: %s", res)
 		}
 	})
+}
+
+// Issue 40, item 12: the agent's "result": false with return-code 0
+// exited 0. It fails (exit 1), saying so and quoting the agent's message;
+// "result": true with 0 is success, as is a result without the field.
+func TestExecuteResultFalseIsAFailure(t *testing.T) {
+	const op = "5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9"
+	recorded := clitest.ReadGolden(t, "sf2024/agentop_execute_failed.json")
+	for _, tt := range []struct {
+		result, message string
+		code            int
+		stderr          string
+	}{
+		{`"result": false, `, "", 1, "error: agent operation " + op + `: the agent reported the command failed ("result": false) although its exit code is 0` + "\n"},
+		{`"result": false, `, `"message": "command timed out", `, 1, "error: agent operation " + op + `: the agent reported the command failed ("result": false) although its exit code is 0: command timed out` + "\n"},
+		{`"result": true, `, "", 0, ""},
+		{``, "", 0, ""},
+	} {
+		body := strings.Replace(recorded, `"return-code": 3, `, `"return-code": 0, `+tt.message, 1)
+		body = strings.Replace(body, `"stderr": "three\n"`, `"stderr": ""`, 1)
+		body = strings.Replace(body, `"result": false, `, tt.result, 1)
+		fa := clitest.NewStubs(t)
+		fa.Reply("POST", "/instances/web1/agent/execute", 200, body)
+		res := clitest.AgainstStubs(fa).Run(t, "instance", "execute", "web1", "--", "true")
+		if res.Code != tt.code || res.Stderr != tt.stderr || res.Stdout != "" {
+			t.Errorf("%s%s: %s\nwant exit %d, stderr %q", tt.result, tt.message, res, tt.code, tt.stderr)
+		}
+	}
 }

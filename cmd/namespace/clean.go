@@ -14,31 +14,35 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// NewCmdClean builds `shakectl namespace clean`.
+// NewCmdClean builds `shakectl namespace clean`: a delete of many on the
+// one mechanism (builders.NewDeleteAllCmd), so the scope rule holds here
+// too: "namespace clean system" with the system key would delete in every
+// namespace, and is refused.
 func NewCmdClean(f *cmdutil.Factory) *cobra.Command {
-	var yes bool
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	return builders.NewDeleteAllCmd(f, builders.DeleteAllSpec{
 		Use: "clean", Short: "Delete every instance and network of a namespace",
+		Plural: "instances and networks", NamespaceArg: true,
 		Long: `Delete every instance and then every network of a namespace, as sf-client's
 "namespace clean" does: DELETE /instances, then DELETE /networks with
 clean_wait, so that each network goes once its interfaces have. It prints
 what the server queued for deletion: instances, networks deleted, networks
 it was unable to delete (still in use; clean again once the instances are
-gone). It asks for confirmation on a terminal; anywhere else --yes must be
-given.
+gone).
 
 With --async pause (the default) or block it then waits, within the
 deadline, until the namespace holds no instances and no networks, so that
-"namespace delete" can follow; with --async continue it returns at once.`,
+"namespace delete" can follow; with --async continue it returns at once.
+
+NAMESPACE "system" is refused with the system key (exit 2, nothing sent):
+the server reads it as every namespace. "instance delete-all
+--all-namespaces" and "network delete-all --all-namespaces" say that on
+purpose.`,
 		Example: `  shakectl namespace clean ci --yes`,
-		Args:    []string{"NAMESPACE"}, Complete: namespaceArg(f),
-		Run: func(s *cmdutil.Session, args []string) error {
-			if err := builders.Confirm(s, yes, "Delete ALL instances and networks of namespace \""+args[0]+"\""); err != nil {
-				return err
-			}
-			cleaned, err := s.Client.CleanNamespace(s.Ctx, args[0])
+		Delete: func(s *cmdutil.Session, sc builders.Scope) (output.Detail, error) {
+			ns := sc.Namespace
+			cleaned, err := s.Client.CleanNamespace(s.Ctx, ns)
 			if cleaned == nil || cleaned.Instances == nil {
-				return err // nothing was queued
+				return output.Detail{}, err // nothing was queued
 			}
 			d := output.Detail{Raw: cmdutil.RawOf(nil, cleaned)}
 			d.Fields = append(d.Fields, output.Field{Name: "instances", Value: strings.Join(cleaned.Instances, ",")})
@@ -46,17 +50,11 @@ deadline, until the namespace holds no instances and no networks, so that
 			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async.Waits() {
-				err = builders.WaitUntil(s, "namespace "+args[0]+" was not emptied", s.Cfg.Async.OnTimeout(), emptied(s, args[0]))
+				err = builders.WaitUntil(s, "namespace "+ns+" was not emptied", s.Cfg.Async.OnTimeout(), emptied(s, ns))
 			}
-			if perr := s.PrintDetail(d); perr != nil && err == nil {
-				err = perr
-			}
-			return err
+			return d, err
 		},
 	})
-	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
-	c.Flags().BoolVar(&yes, "confirm", false, "the same as --yes (sf-client's spelling)")
-	return c
 }
 
 // emptied says whether a namespace's instances and networks are gone, as

@@ -1,7 +1,10 @@
 package namespace
 
 import (
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +30,14 @@ func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.
 	var kf keyFlags
 	spec.Args = []string{"NAMESPACE", "KEYNAME"}
 	spec.Complete = namespaceArg(f)
+	spec.Check = func(args []string) error {
+		// A name is shown by namespace show and typed back to delete-key:
+		// text, as the key itself must be.
+		if strings.ContainsFunc(args[1], unicode.IsControl) || !utf8.ValidString(args[1]) {
+			return cmdutil.UsageErrorf("KEYNAME %q holds a control character or is not UTF-8: a key's name is text", args[1])
+		}
+		return nil
+	}
 	spec.Run = func(s *cmdutil.Session, args []string) error {
 		expiry, err := parseExpiry(kf.expiry, s.F.Now)
 		if err != nil {

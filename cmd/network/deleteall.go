@@ -21,8 +21,8 @@ func NewCmdDeleteAll(f *cmdutil.Factory) *cobra.Command {
 	var cleanWait bool
 	c := builders.NewDeleteAllCmd(f, builders.DeleteAllSpec{
 		Plural: "networks",
-		Long: `Delete every network of a namespace (--namespace, else the one you
-authenticate to; a system key must name one): DELETE /networks with
+		Long: `Delete every network of a namespace (--namespace, else the one your key
+belongs to; a system key must name one): DELETE /networks with
 confirm, as sf-client's "network delete-all" sends it. A network that still
 has interfaces is not deleted (a 2024 server lists it as unable; exit 1)
 unless --wait-for-interfaces asks the server to delete it once they have
@@ -35,9 +35,9 @@ and fails (exit 1) when any ends in error or abort, after printing them
 all.`,
 		Example: `  shakectl network delete-all --namespace ci --yes
   shakectl network delete-all --namespace ci --yes --async block --timeout 5m`,
-		Delete: func(s *cmdutil.Session, ns string) (output.Detail, error) {
+		Delete: func(s *cmdutil.Session, sc builders.Scope) (output.Detail, error) {
 			start := time.Now()
-			res, err := s.Client.DeleteAllNetworks(s.Ctx, ns, cleanWait)
+			res, err := s.Client.DeleteAllNetworks(s.Ctx, sc.Namespace, cleanWait)
 			fields, err := NetworksDeletedFields(res, err)
 			if err != nil || res == nil || len(res.Operations) == 0 {
 				return output.Detail{Raw: cmdutil.RawOf(nil, res), Fields: fields}, err

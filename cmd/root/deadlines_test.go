@@ -109,8 +109,9 @@ func TestEveryWaitEndsAtItsDeadlineWith124(t *testing.T) {
 			r := slow(t, "2026")
 			setup(t, r, []string{"network", "create", "net1", "10.1.0.0/24", "--timeout", "2h"})
 			return r
-		}, []string{"network", "delete-all", "--namespace", "system", "--yes", "--timeout", "5s"},
-			"error: cluster operation net_op/UUID (deleting network UUID) did not complete within 5s (last state: queued)\n" + waitHint},
+		}, []string{"network", "delete-all", "--all-namespaces", "--yes", "--timeout", "5s"},
+			"deleting ALL networks of EVERY namespace (namespace \"system\" with the system key means all of them)\n" +
+				"error: cluster operation net_op/UUID (deleting network UUID) did not complete within 5s (last state: queued)\n" + waitHint},
 		{"cluster-operation show --wait", func(t *testing.T) clitest.CmdRun {
 			r := busyNetwork(t)
 			res := r.Run(t, "network", "delete", "net1", "--async", "continue", "-o", "json")
@@ -128,7 +129,8 @@ func TestEveryWaitEndsAtItsDeadlineWith124(t *testing.T) {
 			s.Reply("DELETE", "/networks", 200, `[]`)
 			return clitest.StubsInMemory(s)
 		}, []string{"namespace", "clean", "ns1", "--yes", "--timeout", "5s"},
-			"error: namespace ns1 was not emptied within 5s (3 instances and 2 networks left)\n" + waitHint},
+			"deleting ALL instances and networks of namespace \"ns1\"\n" +
+				"error: namespace ns1 was not emptied within 5s (3 instances and 2 networks left)\n" + waitHint},
 		{"artifact cache", func(t *testing.T) clitest.CmdRun { return slow(t, "2026") },
 			[]string{"artifact", "cache", "https://images.example.com/debian.qcow2", "--timeout", "5s"},
 			"error: artifact debian.qcow2 was not fetched within 5s (fetching debian.qcow2 (state initial))\n" + waitHint},

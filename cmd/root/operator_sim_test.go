@@ -214,10 +214,13 @@ func TestOperatorInstanceNetworkNodeCommandsAgainstSimCluster(t *testing.T) {
 				step(cmdutil.ExitNotFound, "node", "delete", "no-such-node", "--yes")
 
 				step(cmdutil.ExitUsage, "instance", "delete-all")
-				if res := step(0, "instance", "delete-all", "--namespace", "system", "--yes", "-o", "json", "--jq", "length"); res.Stdout != "1\n" {
+				// "system" with the system key is every namespace: asked
+				// for by --all-namespaces, never by --namespace system.
+				step(cmdutil.ExitUsage, "instance", "delete-all", "--namespace", "system", "--yes")
+				if res := step(0, "instance", "delete-all", "--all-namespaces", "--yes", "-o", "json", "--jq", "length"); res.Stdout != "1\n" {
 					t.Fatal(res)
 				}
-				step(0, "network", "delete-all", "--namespace", "system", "--yes", "--wait-for-interfaces")
+				step(0, "network", "delete-all", "--all-namespaces", "--yes", "--wait-for-interfaces")
 			})
 		})
 	}

@@ -25,7 +25,9 @@ const maxSecret = 64 << 10
 // Read reads a key's secret from keyFile ("-" or "" meaning stdin),
 // never from argv, where other users of the machine could read it (ps,
 // /proc), through ReadInput: at a terminal it prompts on stderr and
-// does not echo. Trailing line ends are dropped, as `echo KEY |` adds one.
+// does not echo. Surrounding white space is dropped (`echo KEY |` adds a
+// newline), and a key of more than one line, or holding a NUL or another
+// control character, or not UTF-8, is refused (exit 2).
 func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (client.Secret, error) {
 	if keyFile == "" {
 		keyFile = userfile.Stdin
@@ -38,14 +40,23 @@ func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (cli
 		}
 		return client.Secret{}, err
 	}
-	s := strings.TrimRight(string(raw), "\r\n")
-	switch {
-	case s == "":
+	if strings.TrimSpace(string(raw)) == "" {
 		return client.Secret{}, cmdutil.UsageErrorf("no key given: pipe it on stdin or name a file with --key-file (never on the command line)")
-	case strings.ContainsAny(s, "\r\n"):
-		return client.Secret{}, cmdutil.UsageErrorf("the key spans several lines; a key is one line")
 	}
-	return client.NewSecret(s), nil
+	// The one rule for a key's text, the one a login's key is read by
+	// (userfile.ParseKey): one line of UTF-8 without NUL or other control
+	// characters. A key set with a NUL (issue 40, item 12) could never
+	// be given back: not in an environment variable, and not from a
+	// file, which ParseKey refuses.
+	from := "--key-file"
+	if keyFile == userfile.Stdin {
+		from = "stdin"
+	}
+	key, err := userfile.ParseKey(raw, from)
+	if err != nil {
+		return client.Secret{}, cmdutil.ReadFileError(err)
+	}
+	return client.NewSecret(key), nil
 }
 
 // ReadInput is shakectl's one reader of a secret (issue 34, item 7:

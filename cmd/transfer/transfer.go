@@ -113,6 +113,11 @@ func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest 
 	if err != nil {
 		return "", n, err
 	}
+	if want == "" {
+		// Nothing to verify against (the server has not computed it yet,
+		// or a server left it out): said, never silently "verified no".
+		cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("blob %s has no sha512 on the server: the %d bytes written to %s were checked against its size only", blobUUID, n, dest))
+	}
 	return sum, n, nil
 }
 

@@ -5,8 +5,9 @@
 // return and a forged "FAKE: all good"), answers /hostile-text with the same
 // bytes as a non-JSON body (what --debug shows), /big-error with an error
 // answer over 64 KiB, /reset by resetting the connection once the request
-// is read, /kerbside/ (a Kerbside exchange) never, and, on a second
-// address,
+// is read, /kerbside/ (a Kerbside exchange) never, the console routes of
+// instance "hsnull" with the null a 2024 server sends for an instance
+// never placed, and, on a second address,
 // plays a router whose every answer is a 418 carrying them (what the probe
 // files under "other:").
 //
@@ -110,6 +111,17 @@ func main() {
 	mux.HandleFunc("/kerbside/", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
+	// Issue 40, item 5: the real 2024 server answers an instance the
+	// scheduler never placed with 200 null on its console routes
+	// (recorded: client/testdata/sf2024/recorded/console-noplace.http and
+	// vdi-helper-noplace.http). Instance "hsnull" is one.
+	for _, route := range []string{"/instances/hsnull/consoledata", "/instances/hsnull/vdiconsolehelper"} {
+		mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "null\n")
+		})
+	}
 	mux.Handle("/", proxy)
 
 	go func() {
