@@ -41,11 +41,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	if r.Target == "" {
 		r.Target = redact.URL(o.URLTemplate)
 	}
-	if o.URLTemplate != "" {
-		r.Load.Addressing = "url " + o.URLTemplate
-	} else {
-		r.Load.Addressing = "host " + o.HostTemplate
-	}
+	r.Load.Addressing = o.addressingSummary()
 	switch o.Mode {
 	case Burst:
 		r.Load.Requests = o.Requests

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,7 +177,9 @@ type engine struct {
 	target    *url.URL
 	urlT      template
 	hostT     template
-	addr      string
+	// headerT are the -H values, parsed once and expanded per actor.
+	headerT []headerTemplate
+	addr    string
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
@@ -231,10 +234,11 @@ func newEngine(o *Options) (*engine, error) {
 	}
 	var hostT, urlT template
 	if o.URLTemplate != "" {
-		urlT, _ = parseTemplate("{URLTemplate}", o.URLTemplate)
-	} else {
-		hostT, _ = parseTemplate("{HostTemplate}", o.HostTemplate)
+		urlT, _ = parseTemplateIn("{URLTemplate}", o.URLTemplate, false)
+	} else if o.HostTemplate != "" {
+		hostT, _ = parseTemplateIn("{HostTemplate}", o.HostTemplate, false)
 	}
+	e.headerT = parseHeaderTemplates(o.Header)
 	// One prepared request per actor would hold every actor's request in
 	// memory; requests are rendered on demand instead, from the actor's
 	// name (named actors first, then GeneratedActors), and checked here
@@ -663,12 +667,14 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	if host != "" {
 		req.Host = host
 	}
-	for k, vs := range o.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
+	for _, h := range e.headerT {
+		v := h.value.s
+		if !h.value.literal {
+			v = h.value.render(a, o.Atespace)
 		}
+		req.Header.Add(h.key, v)
 	}
-	if h := o.Header.Get("Host"); h != "" {
+	if h := req.Header.Get("Host"); h != "" {
 		req.Host = h
 		req.Header.Del("Host")
 	}
@@ -686,6 +692,36 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 		req.Header.Set("User-Agent", "shakectl-parking-probe")
 	}
 	return req, nil
+}
+
+// headerTemplate is one -H value, parsed.
+type headerTemplate struct {
+	key   string
+	value parsedValue
+}
+
+// parsedValue is a header value and its template.
+type parsedValue struct {
+	s string
+	template
+}
+
+// parseHeaderTemplates parses every header value (validate checked them),
+// in a fixed order.
+func parseHeaderTemplates(h http.Header) []headerTemplate {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []headerTemplate
+	for _, k := range keys {
+		for _, v := range h[k] {
+			t, _ := parseHeaderTemplate("{Header} "+k, v)
+			out = append(out, headerTemplate{key: k, value: parsedValue{s: v, template: t}})
+		}
+	}
+	return out
 }
 
 // mustRequest renders a request newEngine already rendered for another

@@ -106,7 +106,7 @@ func (r *Report) RouterEvidence() string {
 	}
 	if st := r.Outcomes[NotFound.String()]; st != nil {
 		for d, c := range st.Details {
-			if strings.HasPrefix(d, "invalid host") || strings.HasPrefix(d, "the router's") {
+			if strings.HasPrefix(d, "invalid host") || strings.HasPrefix(d, "invalid header") || strings.HasPrefix(d, "the router's") {
 				n += c
 			}
 		}
@@ -203,7 +203,21 @@ const MaxNotFoundShare = 0.2
 // the router's own words, and the flag to change.
 func (r *Report) notFoundCause() string {
 	d := r.TopDetail(NotFound)
+	headerAddressed := strings.Contains(r.Load.Addressing, "header ")
 	switch {
+	case strings.HasPrefix(d, "invalid header "):
+		// The router after substrate #1333 and agentgateway after #3409:
+		// `invalid "ate-target-actor": expected <atespace>/<actor>`.
+		name, _, _ := strings.Cut(strings.TrimPrefix(d, "invalid header "), ":")
+		switch {
+		case strings.Contains(r.Load.Addressing, "header "+name+":"):
+			return "an addressing problem: the dataplane cannot read the actor from the " + name + " header sent (" + d + "): check that -H value (or --addressing) and --atespace"
+		case name == "ate-target-actor":
+			return "an addressing problem: the dataplane reads the actor from the " + name + " header, not from where it was sent (" + d + "): use --addressing ate-target-actor (or -H 'ate-target-actor: {atespace}/{actor}')"
+		}
+		return "an addressing problem: the dataplane reads the actor from the " + name + " header (" + d + "): send it with -H '" + name + ": …' ({actor} and {atespace} expand)"
+	case strings.HasPrefix(d, "invalid host") && headerAddressed && !strings.Contains(r.Load.Addressing, "host "):
+		return "a Host problem: the dataplane reads the actor from the Host, not a header (" + d + "): use --addressing atespace (or --host-template)"
 	case strings.Contains(d, "<atespace>"):
 		// 6210ad86 and later: `expected <actor_name>.<atespace>.actors…`.
 		return "a Host problem: the router wants the atespace in the Host (" + d + "): change --host-template to '{actor}.{atespace}.actors.resources.substrate.ate.dev' (the default) and name the atespace with --atespace"

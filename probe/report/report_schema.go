@@ -62,7 +62,9 @@ type LoadInfo struct {
 	Distribution    string  `json:"distribution"`
 	Seed            uint64  `json:"seed"`
 	Method          string  `json:"method"`
-	// Addressing is "host <template>" or "url <template>".
+	// Addressing is where the actor went: "host <template>", "url
+	// <template>" and/or "header <name>: <template>" (joined by "; "),
+	// then " (form <name>)" for a named addressing form.
 	Addressing    string  `json:"addressing"`
 	BudgetSeconds float64 `json:"budget_seconds"`
 	// BudgetSource says where the budget came from: given, statusz
