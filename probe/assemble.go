@@ -51,6 +51,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	case Open:
 		r.Load.Rate = o.Rate
 		r.Load.DurationSeconds = seconds(o.Duration)
+		r.Load.Scheduled = int64(o.Shard.OpenRequests(openScheduled(o.Rate, o.Duration)))
 	}
 	for _, oc := range report.AllOutcomes() {
 		r.SetOutcome(oc, t.counts[oc], t.lat[oc], t.svc[oc], t.details[oc])

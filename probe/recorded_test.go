@@ -300,7 +300,7 @@ func TestNotARouterDoesNotPass(t *testing.T) {
 				o.MetricsURL, o.StatuszURL = "", ""
 				o.Requests = 10
 				r := runReplay(t, o)
-				wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "nothing identified the target as an atenet router")
+				wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "nothing identified the target as a Substrate dataplane")
 				if name == "redirect" && (r.Count(report.Other) != 10 || r.Count(report.Served) != 0) {
 					t.Errorf("redirects: outcomes %v, want 10 other and none served", r.Outcomes)
 				}

@@ -34,11 +34,24 @@ const (
 )
 
 // checkParked: a capacity refusal that came at once was never parked:
-// the router gave up on the actor without waiting out its budget.
+// the router gave up on the actor without waiting out its budget. A 429
+// "rate limited" at once is one too: a dataplane that does not retry
+// ResourceExhausted (agentgateway before it added the code to its retry
+// set, or with parking off; PR #221) answers ateapi's full pool so, and
+// parking never engages.
 func (r *Report) checkParked(cfg CheckConfig) Check {
 	at, be := r.Count(Unavailable), r.Count(BudgetExhausted)
-	if at+be == 0 {
-		return skipped(CheckParked, "no capacity refusals (budget_exhausted or unavailable)")
+	rl := r.rateLimitedAtOnce(cfg)
+	if at+be+rl == 0 {
+		return skipped(CheckParked, "no capacity refusals (budget_exhausted, unavailable, or rate_limited at once)")
+	}
+	if rl > 0 {
+		also := ""
+		if at > 0 {
+			also = fmt.Sprintf("; and %d unavailable came at once (%s)", at, r.TopDetail(Unavailable))
+		}
+		return failed(CheckParked, fmt.Sprintf("the dataplane answered 429 at once: parking did not engage (%d of %d capacity refusals were 429 rate limited under half the park budget %s: a ResourceExhausted it does not retry%s)",
+			rl, at+be+rl, BudgetPhrase(cfg), also))
 	}
 	if at > 0 {
 		fastest := ""
@@ -54,6 +67,27 @@ func (r *Report) checkParked(cfg CheckConfig) Check {
 			be, BudgetPhrase(cfg), f.Flights, FormatDuration(time.Duration(f.FastestFirstSeconds*float64(time.Second)))))
 	}
 	return ok(CheckParked, fmt.Sprintf("all %d capacity refusals came after at least half the park budget %s", be, BudgetPhrase(cfg)))
+}
+
+// rateLimitedAtOnce counts the rate_limited answers that came in under
+// half the park budget, from the request's write where it is known.
+func (r *Report) rateLimitedAtOnce(cfg CheckConfig) int64 {
+	s := r.Stats(RateLimited)
+	if s.Count == 0 {
+		return 0
+	}
+	lat, svc, err := s.Histograms()
+	if err != nil {
+		return 0
+	}
+	h := svc
+	if h == nil {
+		h = lat
+	}
+	if h == nil {
+		return 0
+	}
+	return countBelow(h, cfg.Budget/2)
 }
 
 // BudgetPhrase names the park budget and where it came from, so a
@@ -78,19 +112,24 @@ var parkingPathOutcomes = []Outcome{Served, Shed, BudgetExhausted}
 var routerOnlyOutcomes = []Outcome{Shed, BudgetExhausted, Unavailable, DeadlineExceeded, ResumeError, RateLimited, RoutingFailed}
 
 // notARouter starts reached_parking's verdict on a target nothing
-// identified as an atenet router.
-const notARouter = "nothing identified the target as an atenet router"
+// identified as a Substrate dataplane.
+const notARouter = "nothing identified the target as a Substrate dataplane (the atenet router or agentgateway)"
 
-// RouterEvidence says what identified the target as an atenet router, or
-// "" when nothing did. Evidence is: a /metrics scrape with the router's
-// series (atenet_router_*, or its otel_scope_name or service_name
-// "atenet-router"); a /statusz with a parking card, or the router's own
-// statusz keys without one; or an answer whose body only the router
-// writes (`actor <id> …`, `error resuming actor <id>`, `invalid host
-// "<h>": …`). A 2xx, a bare status or a Server: envoy header is not: any
-// server sends those.
+// RouterEvidence says what identified the target as a Substrate
+// dataplane, or "" when nothing did. Evidence is: a /metrics scrape with
+// the atenet router's series (atenet_router_*, or its otel_scope_name or
+// service_name "atenet-router") or agentgateway's Substrate families
+// (agentgateway_substrate_*, agentgateway_atenet_router_*); a /statusz
+// with a parking card, or the router's own statusz keys without one; or
+// an answer whose body only a Substrate dataplane writes (`actor <id> …`,
+// `error resuming actor <id>`, `invalid host "<h>": …`, `invalid
+// "<header>": …`). A 2xx, a bare status or a Server: envoy header is not:
+// any server sends those.
 func (r *Report) RouterEvidence() string {
 	if m := r.Metrics; m != nil {
+		if r.Dataplane() == DataplaneAgentgateway {
+			return "its /metrics has agentgateway's Substrate series"
+		}
 		for _, s := range []*RouterMetrics{m.Before, m.After} {
 			if s != nil && (s.AtenetRouter || s.ParkingActive != nil || s.ParkingRejectedTotal != nil || len(s.ParkingWait) > 0) {
 				return "its /metrics has the atenet router's series"
@@ -142,7 +181,7 @@ func (r *Report) checkReachedParking() Check {
 		return failed(CheckReachedParking, "no request was sent")
 	}
 	if r.RouterEvidence() == "" && r.Count(TransportError)+r.Count(ClientTimeout) < r.Requests {
-		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as the router, and no answer carried a body only it writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`); "+r.answersSummary())
+		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as one, and no answer carried a body only one writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`, `invalid \"<header>\": …`); "+r.answersSummary())
 	}
 	var n int64
 	for _, o := range parkingPathOutcomes {

@@ -28,6 +28,10 @@ type Report struct {
 	// AchievedRate and SendLateness are set in open mode: the rate the
 	// probe really sent at, and how late sends were against the schedule.
 	AchievedRate    *float64        `json:"achieved_rate,omitempty"`
+	// ServedLate counts the served answers that came after the park
+	// budget (the router after substrate #675 and #1229 serves a resume
+	// that outlived it); they are among the served.
+	ServedLate int64 `json:"served_late,omitempty"`
 	SendLateness    *LatencySummary `json:"send_lateness_seconds,omitempty"`
 	SendLatenessHDR string          `json:"send_lateness_hdr,omitempty"`
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
@@ -56,6 +60,9 @@ type LoadInfo struct {
 	Requests        int     `json:"requests,omitempty"`
 	Concurrency     int     `json:"concurrency,omitempty"`
 	Rate            float64 `json:"rate,omitempty"`
+	// Scheduled is how many requests an open run's schedule held for
+	// this process (its shard's part of the schedule).
+	Scheduled       int64   `json:"scheduled,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds,omitempty"`
 	TimeoutSeconds  float64 `json:"timeout_seconds"`
 	Actors          int     `json:"actors"`
