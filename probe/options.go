@@ -392,6 +392,12 @@ func (o *Options) validate() error {
 	if o.Timeout < 0 {
 		return optionErrorf("{Timeout} must be positive, got %s", o.Timeout)
 	}
+	if !o.budgetFromStatusz {
+		// A budget read from statusz is checked once read (scrapeBefore).
+		if err := o.checkTimeoutCoversBudget(); err != nil {
+			return err
+		}
+	}
 	if o.ActorCount < 0 {
 		return optionErrorf("{ActorCount} must be a positive number, got %d", o.ActorCount)
 	}
@@ -436,6 +442,37 @@ func (o *Options) validate() error {
 		return optionErrorf("invalid {Method} %q", o.Method)
 	}
 	return o.cutShard()
+}
+
+// checkTimeoutCoversBudget refuses a per-request timeout no longer than a
+// known park budget (given, or read from statusz): every parked request
+// would end as the probe's own client_timeout, budget_bound would judge
+// none, and the run would still pass (issue 41: --timeout 15s against PR
+// #221's 30s). An expectation on client_timeout (client_timeout>0) says
+// the user means it, as parking=off does. An assumed budget is not known:
+// the run warns instead (Run).
+func (o *Options) checkTimeoutCoversBudget() error {
+	if o.Timeout <= 0 || o.Timeout > o.Checks.Budget || o.Checks.BudgetSource == report.BudgetDefault || o.shortTimeoutMeant() {
+		return nil
+	}
+	src := "as given"
+	if o.Checks.BudgetSource == report.BudgetStatusz {
+		src = "the router's statusz max_wait"
+	}
+	return optionErrorf("{Timeout} %s is not longer than the park budget %s (%s): every parked request would end as the probe's own client_timeout and no budget could be judged; give a {Timeout} above the budget plus slack, or say the short timeout is meant with an expectation on it (client_timeout>0)",
+		report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget), src)
+}
+
+// shortTimeoutMeant: an expectation says the user wants client timeouts
+// (one on client_timeout's count or latency), or that the router parks
+// nothing (parking=off), so no park budget applies.
+func (o *Options) shortTimeoutMeant() bool {
+	for _, e := range o.Checks.Expect {
+		if e.Parking == report.ParkingOffWord || e.Parking == "" && !e.Requests && e.Outcome == report.ClientTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // cutShard names the run and then keeps only this shard's part of the

@@ -95,6 +95,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
+	if o.Timeout > 0 && o.Timeout <= o.Checks.Budget && o.Checks.BudgetSource == report.BudgetDefault && !o.shortTimeoutMeant() {
+		// An assumed budget is not refused against (checkTimeoutCoversBudget),
+		// but a parked request may well outlast so short a timeout.
+		e.warn(fmt.Sprintf("--timeout %s is not longer than the %s park budget assumed (no --budget given, none read from statusz): a request parked that long ends as client_timeout",
+			report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget)))
+	}
 	if !o.StartAt.IsZero() {
 		// A burst or open run opens its connections just before --start-at, so
 		// probes on several machines release together.
@@ -168,6 +174,8 @@ type engine struct {
 	reqs [requestCacheSlots]atomic.Pointer[preparedRequest]
 	// transport names the sender's client, for the report.
 	transport string
+	// conns is how many connections the run may hold at once.
+	conns int
 	shape     Shape
 	predial   *transport.Predialer
 	predialN  int
@@ -286,12 +294,9 @@ func newEngine(o *Options) (*engine, error) {
 			e.predialN = min(likely, openPredialMax)
 		}
 	}
-	e.sender, err = transport.New(transport.Config{
-		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: conns,
-		Predial: e.predial, RoundTripper: o.RoundTripper, Dial: o.Dial,
-	})
-	if err != nil {
-		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
+	e.conns = conns
+	if err := e.openSender(); err != nil {
+		return nil, err
 	}
 
 	index := shardIndex(e.picker, o)
@@ -364,6 +369,34 @@ func dialAddr(u *url.URL) string {
 		}
 	}
 	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// openSender builds the sender with the run's per-request timeout.
+func (e *engine) openSender() error {
+	s, err := transport.New(transport.Config{
+		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: e.conns,
+		Predial: e.predial, RoundTripper: e.o.RoundTripper, Dial: e.o.Dial,
+	})
+	if err != nil {
+		return optionErrorf("{Transport} %s: %s", e.o.Transport, err)
+	}
+	e.sender = s
+	return nil
+}
+
+// retime gives the sender a new per-request timeout, before any load:
+// the default timeout follows the park budget, which statusz may tell
+// only once scraped. The sender takes its timeout when built, so it is
+// built again (issue 41: a 30s budget read from statusz left requests cut
+// at the assumed budget's 15s, reported as client_timeout of a 40s
+// --timeout).
+func (e *engine) retime(d time.Duration) error {
+	if d == e.timeout {
+		return nil
+	}
+	e.timeout = d
+	e.sender.Close()
+	return e.openSender()
 }
 
 func (e *engine) close() {
