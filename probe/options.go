@@ -209,6 +209,10 @@ type Options struct {
 	// burstFirst is the unsharded number of this shard's first burst
 	// request: the lower shards send the ones before it.
 	burstFirst uint64
+	// paceClock, when set (tests), is the open pacer's clock (openShape's
+	// elapsed): a test makes the sender fall behind its schedule with it,
+	// deterministically.
+	paceClock func(start time.Time) time.Duration
 }
 
 // OptionError is an invalid option: the caller's mistake, not the target's.

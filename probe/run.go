@@ -175,16 +175,16 @@ type engine struct {
 	// transport names the sender's client, for the report.
 	transport string
 	// conns is how many connections the run may hold at once.
-	conns int
-	shape     Shape
-	predial   *transport.Predialer
-	predialN  int
-	timeout   time.Duration
-	picker    *picker
-	actors    actorSet
-	target    *url.URL
-	urlT      template
-	hostT     template
+	conns    int
+	shape    Shape
+	predial  *transport.Predialer
+	predialN int
+	timeout  time.Duration
+	picker   *picker
+	actors   actorSet
+	target   *url.URL
+	urlT     template
+	hostT    template
 	// headerT are the -H values, parsed once and expanded per actor.
 	headerT []headerTemplate
 	addr    string
@@ -306,7 +306,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil, elapsed: o.paceClock}
 	}
 	// Recorder shards spread the answers' writers: four per CPU the
 	// machine has (more than the run's Ps when --procs lowers them, which

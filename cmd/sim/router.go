@@ -296,10 +296,12 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	if conf.JSONOutput() {
 		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(urls))
 	} else {
-		fmt.Fprintf(f.IOStreams.Out, "router   %s\nmetrics  %s\n", urls["router_url"], urls["metrics_url"])
+		// One write: a script may read the URLs as soon as the first is out.
+		lines := fmt.Sprintf("router   %s\nmetrics  %s\n", urls["router_url"], urls["metrics_url"])
 		if cfg.HasStatusz() {
-			fmt.Fprintf(f.IOStreams.Out, "statusz  %s\n", urls["statusz_url"])
+			lines += fmt.Sprintf("statusz  %s\n", urls["statusz_url"])
 		}
+		fmt.Fprint(f.IOStreams.Out, lines)
 	}
 	if opts.onStart != nil {
 		opts.onStart(srv)

@@ -151,7 +151,7 @@ func (r *Report) RouterEvidence() string {
 		}
 	}
 	if n > 0 {
-		return fmt.Sprintf("%d answers carry bodies only the atenet router writes", n)
+		return fmt.Sprintf("%d answers carry bodies only a Substrate dataplane writes", n)
 	}
 	return ""
 }

@@ -27,11 +27,11 @@ type Report struct {
 	InFlightPeak    int64                    `json:"in_flight_peak"`
 	// AchievedRate and SendLateness are set in open mode: the rate the
 	// probe really sent at, and how late sends were against the schedule.
-	AchievedRate    *float64        `json:"achieved_rate,omitempty"`
+	AchievedRate *float64 `json:"achieved_rate,omitempty"`
 	// ServedLate counts the served answers that came after the park
 	// budget (the router after substrate #675 and #1229 serves a resume
 	// that outlived it); they are among the served.
-	ServedLate int64 `json:"served_late,omitempty"`
+	ServedLate      int64           `json:"served_late,omitempty"`
 	SendLateness    *LatencySummary `json:"send_lateness_seconds,omitempty"`
 	SendLatenessHDR string          `json:"send_lateness_hdr,omitempty"`
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
@@ -57,9 +57,9 @@ type Report struct {
 
 // LoadInfo records how the load was shaped and checked.
 type LoadInfo struct {
-	Requests        int     `json:"requests,omitempty"`
-	Concurrency     int     `json:"concurrency,omitempty"`
-	Rate            float64 `json:"rate,omitempty"`
+	Requests    int     `json:"requests,omitempty"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
 	// Scheduled is how many requests an open run's schedule held for
 	// this process (its shard's part of the schedule).
 	Scheduled       int64   `json:"scheduled,omitempty"`
