@@ -274,6 +274,7 @@ func routeAttrs(m2608 bool, ns, name string, o RouteOutcome, r Resume) metric.Re
 
 // routed records one ext_proc exchange.
 func (m *metrics) routed(d time.Duration, e routeEnd) {
+	e.unaddressed = false // not a label
 	switch {
 	case !m.m2608:
 		e.resume = ""

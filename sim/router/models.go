@@ -226,6 +226,9 @@ type modelTraits struct {
 	// grpcAnswers: a gRPC client's refusal is HTTP 200 with grpc-status
 	// and grpc-message (agentgateway).
 	grpcAnswers bool
+	// failuresAreResumeErrors: the route histogram records every failed
+	// resolution as resume_error (agentgateway's resolve_target).
+	failuresAreResumeErrors bool
 	// defaults puts the model's own defaults into every setting whose
 	// flag was not set (changed reports whether one was); nil: the seed's.
 	defaults func(c *Config, changed func(flag string) bool)
@@ -323,7 +326,7 @@ client's refusal is HTTP 200 with grpc-status.`,
 		addressing: addrTargetActor, lotFull: lotFullAgentgateway, lot: lotOnCacheMiss,
 		parks: []Code{ResourceExhausted, FailedPrecondition, Unavailable}, poolFull: ResourceExhausted,
 		passesDescription: true, budgetEndTimedOut: true, unparkedExhaustionIs429: true, noJitter: true,
-		metrics: metricsAgentgateway, breaker: breakerNone, statusz: statuszNone, grpcAnswers: true,
+		metrics: metricsAgentgateway, breaker: breakerNone, statusz: statuszNone, grpcAnswers: true, failuresAreResumeErrors: true,
 	},
 }
 

@@ -155,6 +155,8 @@ type routeEnd struct {
 	outcome  RouteOutcome
 	resolved bool
 	resume   Resume
+	// unaddressed: the request named no actor the router could read.
+	unaddressed bool
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -181,7 +183,17 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	end, a, sa, ctx, cancel := rt.route(w, r)
 	d := time.Since(start)
-	rt.m.routed(d, end)
+	switch {
+	case !rt.tr.failuresAreResumeErrors:
+		rt.m.routed(d, end)
+	case !end.unaddressed:
+		// agentgateway records every failed resolution as resume_error,
+		// and nothing for a request that named no actor.
+		if end.outcome != RouteOK {
+			end.outcome = RouteResumeError
+		}
+		rt.m.routed(d, end)
+	}
 	if rt.queries != nil {
 		target := "-"
 		if sa != nil {
@@ -207,7 +219,7 @@ func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *acto
 	atespace, name, refusal := rt.parseActor(r)
 	if refusal != "" {
 		answer(w, http.StatusNotFound, refusal)
-		return routeEnd{outcome: RouteNotFound}, nil, nil, nil, nil
+		return routeEnd{outcome: RouteNotFound, unaddressed: true}, nil, nil, nil, nil
 	}
 	ctx, cancel, err := rt.requestContext(r)
 	if err != nil {
@@ -762,11 +774,6 @@ func (rt *router) routeOutcomeFor(c Code) RouteOutcome {
 	}
 	switch c {
 	case ResourceExhausted:
-		if rt.tr.unparkedExhaustionIs429 {
-			// agentgateway's 429 (its route outcome inferred: the
-			// vocabulary's rate_limited).
-			return RouteRateLimited
-		}
 		return RouteNoCapacity
 	case FailedPrecondition:
 		return RouteFailedPrecondition
@@ -808,11 +815,6 @@ func (rt *router) statusFor(who string, st *StatusError) (int, string) {
 	case NotFound:
 		return http.StatusNotFound, bodyNotFound(who)
 	case DeadlineExceeded:
-		if rt.tr.budgetEndTimedOut {
-			// agentgateway maps codes it does not name to 500
-			// (ingress.rs 76-79).
-			return http.StatusInternalServerError, bodyResumeError(who)
-		}
 		return http.StatusGatewayTimeout, bodyTimedOut(who)
 	case PermissionDenied:
 		return http.StatusForbidden, bodyDenied(who)
