@@ -56,7 +56,7 @@ const CheckExpectPrefix = "expect "
 // sources_passed is added by Merge only.
 var checkTerms = []Term{
 	{CheckBudgetBound, "no budget_exhausted answer came later than the park budget plus slack after its request was written"},
-	{CheckShedFast, "the p99 latency of shed answers is under the shed bound (" + DefaultShedMax.String() + " unless set)"},
+	{CheckShedFast, "the p99 latency of shed answers is under the shed bound (" + DefaultShedMax.String() + " unless set), which leaves room for the one resume attempt the router after #1229 makes before it sheds"},
 	{CheckRejectedMatchesShed, "the router's parking_rejected_total grew by exactly the shed count (needs its metrics; not judged on agentgateway, which has no such counter)"},
 	{CheckActiveDrains, "the dataplane's parked count is back to 0 after the run: the router's parking_active or statusz active, agentgateway's agentgateway_substrate_request_parking_active (needs its metrics or statusz)"},
 	{CheckNoEnvoyOverflow, "no envoy_overflow and no ext_proc_error answers: Envoy would truncate the parking lot"},
