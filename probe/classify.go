@@ -312,7 +312,13 @@ func readGRPC(a Answer, code string) Reading {
 		rd.Outcome = report.Other
 	}
 	d := "grpc-status " + code
-	if m := strings.TrimSpace(msg); m != "" {
+	m := strings.TrimSpace(msg)
+	if rd.Router && rd.Reason != "" {
+		// The dataplane's reason without the actor, so one detail
+		// stands for every actor's answer.
+		m = rd.Reason
+	}
+	if m != "" {
 		if len(m) > 60 {
 			m = m[:60]
 		}

@@ -360,7 +360,7 @@ func TestModelAgentgatewayGRPCRefusalsAreNotServed(t *testing.T) {
 		if count(r, report.RateLimited) != 4 || count(r, report.Served) != 0 {
 			t.Fatalf("outcomes %v, want 4 rate_limited read from grpc-status, none served", summary(r))
 		}
-		if d := r.TopDetail(report.RateLimited); !strings.HasPrefix(d, "grpc-status 14: ") {
+		if d := r.TopDetail(report.RateLimited); d != "grpc-status 14: rate limited" {
 			t.Errorf("detail %q, want the grpc-status named", d)
 		}
 	})

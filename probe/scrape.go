@@ -294,7 +294,13 @@ func (s *scraper) metrics(ctx context.Context) (*report.RouterMetrics, error) {
 func (s *scraper) statusz(ctx context.Context) (*report.StatuszParking, error) {
 	body, err := s.get(ctx, s.statuszURL, "application/json")
 	if err != nil {
-		return nil, fmt.Errorf("statusz %s: %w", redact.URL(s.statuszURL), err)
+		hint := ""
+		if strings.HasPrefix(err.Error(), "HTTP 404") {
+			// agentgateway's own parking has no statusz at all
+			// (router-dataplanes.md §3.3, §4).
+			hint = " (agentgateway has no statusz: probe it without --statusz-url, with --budget)"
+		}
+		return nil, fmt.Errorf("statusz %s: %w%s", redact.URL(s.statuszURL), err, hint)
 	}
 	p, err := ParseStatusz(bytes.NewReader(body))
 	if errors.Is(err, ErrNoParkingCard) {

@@ -182,7 +182,7 @@ func writeOutcomeTable(b *strings.Builder, r *Report, p Painter) {
 		fmt.Fprintf(b, "  %s: %s\n", o, formatDetails(d))
 	}
 	if r.ServedLate > 0 {
-		fmt.Fprintf(b, "  served: %d after the park budget (served late: a resume that outlived the budget)\n", r.ServedLate)
+		fmt.Fprintf(b, "  served: %d after the park budget (served late)\n", r.ServedLate)
 	}
 }
 
@@ -224,7 +224,7 @@ func writeRouterView(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "\n%s metrics (%s):\n", who, safe(m.URL))
 		var parts []string
-		if m.RejectedDelta != nil {
+		if m.RejectedDelta != nil && who != "agentgateway" {
 			parts = append(parts, fmt.Sprintf("parking_rejected +%s", formatFloat(*m.RejectedDelta)))
 		}
 		if m.ActivePeak != nil {

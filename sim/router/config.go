@@ -374,6 +374,9 @@ func (c Config) poolFull() *StatusError {
 	}
 	msg := c.PoolFullMessage
 	if msg == "" {
+		msg = c.traits().poolFullText
+	}
+	if msg == "" {
 		msg = msgNoFreeWorkers
 	}
 	return status(code, msg)

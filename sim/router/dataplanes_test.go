@@ -99,7 +99,7 @@ func TestAfter1229LotAtParkTransition(t *testing.T) {
 			t.Errorf("%d ResumeActor calls for the shed request and the running one, want one each at least", got)
 		}
 
-		expect(t, <-parked, http.StatusServiceUnavailable, `actor default/actor-0002 unavailable: no free workers available`)
+		expect(t, <-parked, http.StatusServiceUnavailable, `actor default/actor-0002 unavailable: no worker has room for the actor`)
 		// Only the parked request has a wait sample: the running actor's
 		// requests and the shed one never entered the lot.
 		h.checkMetrics(1, map[Outcome]int{OutcomeBudgetExhausted: 1})
@@ -226,7 +226,7 @@ func TestAgentgatewayParkingOff(t *testing.T) {
 		body string
 	}{
 		{ResourceExhausted, http.StatusTooManyRequests, `actor "actor-0002" rate limited`},
-		{FailedPrecondition, http.StatusServiceUnavailable, `actor "actor-0002" unavailable: no free workers available`},
+		{FailedPrecondition, http.StatusServiceUnavailable, `actor "actor-0002" unavailable: no worker has room for the actor`},
 	} {
 		t.Run(c.code.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -210,9 +210,13 @@ type modelTraits struct {
 	// noJitter: the retry backoff has no jitter (agentgateway has no
 	// knob for it).
 	noJitter bool
-	// poolFull is ateapi's default code for a full pool in the model's era.
-	poolFull Code
-	metrics  metricsKind
+	// poolFull is ateapi's default code for a full pool in the model's era,
+	// and poolFullText its text ("" is "no free workers available"; the
+	// ateapi of #1229's time says "no worker has room for the actor",
+	// which substrate's e2e at 603c7c34 expects in the 503).
+	poolFull     Code
+	poolFullText string
+	metrics      metricsKind
 	// zeroAtStart exports the parking gauge and counter at zero before
 	// first use (the seed's simulator always did).
 	zeroAtStart bool
@@ -302,9 +306,10 @@ lot, running actors are never shed, and a full lot sheds after one resume
 attempt; parking_active, statusz active and the wait histogram count only
 requests that parked; a resume still running when the budget ends
 completes, so a request can be served late (up to one attempt past the
-budget). Otherwise as main-2026-08.`,
+budget); ateapi's pool-full text is its newer "no worker has room for the
+actor". Otherwise as main-2026-08.`,
 		addressing: addrTargetActor, refInBodies: true, lotFull: lotFullQuotedRef, lot: lotAtParkTransition,
-		parks: []Code{ResourceExhausted, FailedPrecondition, Unavailable}, poolFull: ResourceExhausted,
+		parks: []Code{ResourceExhausted, FailedPrecondition, Unavailable}, poolFull: ResourceExhausted, poolFullText: msgNoRoom,
 		passesDescription: true, attemptOutlivesBudget: true, metrics: metricsAtenet202608, breaker: breakerDerived,
 		statusz: statusz202608, queries: true, drainFlags: true, defaults: ApplyMain202608Defaults,
 	},
@@ -324,7 +329,7 @@ its own Prometheus families, agentgateway_substrate_request_parking_active
 (a gauge) and agentgateway_atenet_router_route_duration_seconds; a gRPC
 client's refusal is HTTP 200 with grpc-status.`,
 		addressing: addrTargetActor, lotFull: lotFullAgentgateway, lot: lotOnCacheMiss,
-		parks: []Code{ResourceExhausted, FailedPrecondition, Unavailable}, poolFull: ResourceExhausted,
+		parks: []Code{ResourceExhausted, FailedPrecondition, Unavailable}, poolFull: ResourceExhausted, poolFullText: msgNoRoom,
 		passesDescription: true, budgetEndTimedOut: true, unparkedExhaustionIs429: true, noJitter: true,
 		metrics: metricsAgentgateway, breaker: breakerNone, statusz: statuszNone, grpcAnswers: true, failuresAreResumeErrors: true,
 	},
