@@ -245,9 +245,9 @@ var models = []modelTraits{
 		help: `the request-parking design (agent-substrate/substrate docs, "Request
 parking"): the --parked-request-* flags, 5s budget, lot 1024, outcome
 "budget_exhausted", a fast path for running actors.`,
-		addressing: addrHostSim, lotFull: lotFullQuotedID, lot: lotSuspendedOnArrival,
+		addressing: addrHostSim, lotFull: lotFullQuotedID, lot: lotSuspendedOnArrival, parking: parkingOffAtLotZero,
 		parks: []Code{FailedPrecondition, Unavailable}, poolFull: FailedPrecondition,
-		metrics: metricsAtenetSeed, zeroAtStart: true, statusz: statuszSim,
+		metrics: metricsAtenetSeed, zeroAtStart: true, breaker: breakerExplicit, statusz: statuszSim,
 	},
 	{
 		model: ModelMain,
