@@ -363,7 +363,7 @@ func (s *standIn) serve(t *testing.T, n *memnet.Network) {
 	}
 }
 
-// standInRunning and standInParked name the scenario's actors: five
+// standInActors names the scenario's actors: five
 // running, twenty suspended.
 func standInActors(atespace string) (running map[string]bool, freeAt map[string]time.Duration) {
 	running, freeAt = map[string]bool{}, map[string]time.Duration{}
@@ -383,6 +383,14 @@ func standInActors(atespace string) (running map[string]bool, freeAt map[string]
 // burstOf100 is the scenario's load: 100 requests released together over
 // the 25 actors.
 var burstOf100 = []string{"--mode", "burst", "--requests", "100"}
+
+// routerAfter1229 is the router after #1229 with a lot of 2 over the
+// scenario's actors, in atespace demo-ns.
+func routerAfter1229(budget time.Duration) *standIn {
+	running, freeAt := standInActors("demo-ns")
+	return &standIn{kind: after1229, lot: 2, budget: budget, attempt: 30 * time.Millisecond,
+		atespace: "demo-ns", running: running, freeAt: freeAt}
+}
 
 // probeStandIn runs parking-probe against the stand-in on n with the load
 // given and returns its report and exit code.
@@ -438,9 +446,7 @@ func failedChecks(r *report.Report) string {
 func TestRouterAfter1229StandIn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n memnet.Network
-		running, freeAt := standInActors("demo-ns")
-		s := &standIn{kind: after1229, lot: 2, budget: 2 * time.Second, attempt: 30 * time.Millisecond,
-			atespace: "demo-ns", running: running, freeAt: freeAt}
+		s := routerAfter1229(2 * time.Second)
 		s.serve(t, &n)
 		r, code, errOut := probeStandIn(t, &n, burstOf100, "--addressing", "ate-target-actor", "--atespace", "demo-ns",
 			"--metrics-url", "http://admin.test/metrics", "--statusz-url", "http://admin.test/statusz")
@@ -448,7 +454,6 @@ func TestRouterAfter1229StandIn(t *testing.T) {
 			t.Errorf("exit %d, want 0: the router behaved as documented; failed:%s\nstderr %s", code, failedChecks(r), errOut)
 		}
 		sameCounts(t, r, s)
-		t.Logf("served %d budget %d shed %d rl %d; checks:%s", s.served, s.budgetSpent, s.shed, s.rateLimited, allChecks(r))
 		if r.Count(report.Shed) == 0 || r.Count(report.BudgetExhausted) == 0 || r.Count(report.Served) == 0 {
 			t.Errorf("want served, shed and budget_exhausted answers: %d, %d, %d", r.Count(report.Served), r.Count(report.Shed), r.Count(report.BudgetExhausted))
 		}
@@ -484,7 +489,6 @@ func TestAgentgatewayStandIn(t *testing.T) {
 			t.Errorf("exit %d, want 0: agentgateway behaved as documented; failed:%s\nstderr %s", code, failedChecks(r), errOut)
 		}
 		sameCounts(t, r, s)
-		t.Logf("served %d budget %d shed %d rl %d; checks:%s", s.served, s.budgetSpent, s.shed, s.rateLimited, allChecks(r))
 		if r.Count(report.Shed) == 0 || r.Count(report.BudgetExhausted) == 0 || r.Count(report.Served) == 0 {
 			t.Errorf("want served, shed and budget_exhausted answers: %d, %d, %d", r.Count(report.Served), r.Count(report.Shed), r.Count(report.BudgetExhausted))
 		}
@@ -553,7 +557,6 @@ func TestAgentgatewayParkingNeverEngages(t *testing.T) {
 			t.Errorf("exit %d, want 3: parking never engaged\nstderr %s", code, errOut)
 		}
 		sameCounts(t, r, s)
-		t.Logf("served %d budget %d shed %d rl %d; checks:%s", s.served, s.budgetSpent, s.shed, s.rateLimited, allChecks(r))
 		if r.Count(report.RateLimited) == 0 {
 			t.Fatalf("no rate_limited answers: %v", r.Outcomes)
 		}
@@ -566,23 +569,13 @@ func TestAgentgatewayParkingNeverEngages(t *testing.T) {
 	})
 }
 
-func allChecks(r *report.Report) string {
-	var b strings.Builder
-	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "\n  %s %s: %s", c.Name, c.Status, c.Detail)
-	}
-	return b.String()
-}
-
 // A --timeout no longer than the known park budget is refused before the
 // run (exit 2), whether the budget was given or read from statusz; an
 // expectation on client_timeout says it is meant.
 func TestShortTimeoutIsRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n memnet.Network
-		running, freeAt := standInActors("demo-ns")
-		s := &standIn{kind: after1229, lot: 2, budget: 3 * time.Second, attempt: 30 * time.Millisecond,
-			atespace: "demo-ns", running: running, freeAt: freeAt}
+		s := routerAfter1229(3 * time.Second)
 		s.serve(t, &n)
 		for _, c := range []struct {
 			args []string
