@@ -371,12 +371,16 @@ func printRouterBanner(w io.Writer, cfg router.Config) {
 	fmt.Fprintf(w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
 		cfg.Workers, actors, cfg.Atespace, cfg.ResumeLatency, cfg.ServiceTime, cfg.ActorIdle)
 	fmt.Fprintf(w, "model %s\n", cfg.Model)
+	breaker := "; no ext_proc breaker (no Envoy in front)"
+	if cfg.HasExtprocBreaker() {
+		breaker = fmt.Sprintf("; ext_proc breaker %d", cfg.ExtprocBreaker())
+	}
 	if cfg.ParkingEnabled() {
-		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter; ext_proc breaker %d\n",
+		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter%s\n",
 			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
-			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocBreaker())
+			cfg.ParkedRequestRetryFactor, cfg.RetryJitter(), breaker)
 	} else {
-		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocBreaker())
+		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s%s\n", breaker)
 	}
 	fmt.Fprintf(w, "address actors as %s\n", cfg.AddressExample())
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")

@@ -429,6 +429,19 @@ func (c Config) AddressExample() string {
 	return "Host: actor-0001." + c.Atespace + HostSuffix
 }
 
+// HasExtprocBreaker reports whether the model has Envoy's ext_proc
+// circuit breaker in front (agentgateway has no Envoy).
+func (c Config) HasExtprocBreaker() bool { return c.traits().breaker != breakerNone }
+
+// RetryJitter is the jitter the model's retries use: agentgateway has
+// none, whatever --parked-request-retry-jitter says.
+func (c Config) RetryJitter() float64 {
+	if c.traits().noJitter {
+		return 0
+	}
+	return c.ParkedRequestRetryJitter
+}
+
 // HasStatusz reports whether the model serves /statusz.
 func (c Config) HasStatusz() bool { return c.traits().statusz != statuszNone }
 

@@ -598,10 +598,7 @@ func (rt *router) fly(f *flight, ref string, a *actor) flightResult {
 			timer.Stop()
 		}
 	}()
-	jitter := rt.cfg.ParkedRequestRetryJitter
-	if rt.tr.noJitter {
-		jitter = 0
-	}
+	jitter := rt.cfg.RetryJitter()
 	delay := float64(rt.cfg.ParkedRequestRetryInterval)
 	var last *StatusError
 	for {
