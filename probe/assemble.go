@@ -41,11 +41,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	if r.Target == "" {
 		r.Target = redact.URL(o.URLTemplate)
 	}
-	if o.URLTemplate != "" {
-		r.Load.Addressing = "url " + o.URLTemplate
-	} else {
-		r.Load.Addressing = "host " + o.HostTemplate
-	}
+	r.Load.Addressing = o.addressingSummary()
 	switch o.Mode {
 	case Burst:
 		r.Load.Requests = o.Requests
@@ -55,6 +51,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	case Open:
 		r.Load.Rate = o.Rate
 		r.Load.DurationSeconds = seconds(o.Duration)
+		r.Load.Scheduled = int64(o.Shard.OpenRequests(openScheduled(o.Rate, o.Duration)))
 	}
 	for _, oc := range report.AllOutcomes() {
 		r.SetOutcome(oc, t.counts[oc], t.lat[oc], t.svc[oc], t.details[oc])

@@ -104,7 +104,7 @@ func TestCheckBudgetBound(t *testing.T) {
 
 	// Open mode: a send that left late is judged from when it left, not
 	// from its schedule.
-	open := Options{Mode: Open, Rate: 10, Duration: time.Second}
+	open := Options{Mode: Open, Rate: 1, Duration: time.Second}
 	r = fakeRun(t, open, []fakeAnswer{{o: report.BudgetExhausted, lat: 8 * time.Second, svc: 5 * time.Second}}, nil)
 	wantCheck(t, r, report.CheckBudgetBound, report.CheckOK, "within 6s")
 	r = fakeRun(t, open, []fakeAnswer{{o: report.BudgetExhausted, lat: 8 * time.Second, svc: 7 * time.Second}}, nil)

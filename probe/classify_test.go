@@ -45,7 +45,12 @@ func TestClassify(t *testing.T) {
 		{name: "shed text on a 500 is not shed", status: 500, body: `actor "default/a" unavailable: router at capacity`, want: report.ResumeError},
 		{name: "not found", status: 404, body: `actor default/actor-9999 not found`, want: report.NotFound},
 		{name: "404 any body", status: 404, body: `nope`, want: report.NotFound},
-		{name: "deadline", status: 504, body: `actor default/actor-0004 request timed out`, want: report.DeadlineExceeded},
+		{name: "deadline at once", status: 504, body: `actor default/actor-0004 request timed out`, atOnce: true, want: report.DeadlineExceeded},
+		// The router's budget cutting its first ResumeActor call
+		// (6210ad86 resumer.go 183-223) and agentgateway's spent budget
+		// write the same 504: after the budget it is the budget's end.
+		{name: "timed out after the budget", status: 504, body: `actor default/actor-0004 request timed out`, want: report.BudgetExhausted},
+		{name: "504 other actor text", status: 504, body: `actor default/actor-0004 gave up`, want: report.DeadlineExceeded},
 		{name: "envoy upstream timeout", status: 504, body: `upstream request timeout`, want: report.ProxyError},
 		{name: "401", status: 401, body: `actor default/a authentication required`, want: report.Unauthenticated},
 		{name: "403", status: 403, body: `actor default/a access denied`, want: report.PermissionDenied},
@@ -63,7 +68,27 @@ func TestClassify(t *testing.T) {
 		{name: "real invalid host", status: 404, body: `invalid host "foo.example.com": invalid actor_id: must end with actors.resources.substrate.ate.dev, got "foo.example.com"`, want: report.NotFound},
 		{name: "real unauthenticated", status: 401, body: `actor "unauth-e" authentication required`, want: report.Unauthenticated},
 		{name: "real denied", status: 403, body: `actor "deny-f" access denied`, want: report.PermissionDenied},
-		{name: "real deadline", status: 504, body: `actor "dl-g" request timed out`, want: report.DeadlineExceeded},
+		{name: "real deadline", status: 504, body: `actor "dl-g" request timed out`, atOnce: true, want: report.DeadlineExceeded},
+		// agentgateway's own texts (crates/agentgateway/src/http/substrate/
+		// ingress.rs at 5f96588b7, lines 44-75): the actor's name quoted,
+		// without the atespace.
+		{name: "agentgateway lot full", status: 503, body: `actor "actor-0001" request parking capacity exhausted`, atOnce: true, want: report.Shed},
+		{name: "agentgateway budget spent", status: 504, body: `actor "actor-0001" request timed out`, want: report.BudgetExhausted},
+		{name: "agentgateway rate limited", status: 429, body: `actor "actor-0001" rate limited`, atOnce: true, want: report.RateLimited},
+		{name: "agentgateway parking off, FailedPrecondition", status: 503, body: `actor "actor-0001" unavailable: no free workers available`, atOnce: true, want: report.Unavailable},
+		{name: "header addressing refused", status: 404, body: `invalid "ate-target-actor": expected <atespace>/<actor>`, want: report.NotFound},
+		// A gRPC client's refusal: HTTP 200 whose grpc-status says what
+		// happened (agentgateway proxy/mod.rs 478-544); never served.
+		{name: "grpc lot full", status: 200, header: grpc("14", `actor "a" request parking capacity exhausted`), atOnce: true, want: report.Shed},
+		{name: "grpc budget spent", status: 200, header: grpc("14", `actor "a" request timed out`), want: report.BudgetExhausted},
+		{name: "grpc rate limited", status: 200, header: grpc("14", `actor "a" rate limited`), atOnce: true, want: report.RateLimited},
+		{name: "grpc unavailable, percent-encoded", status: 200, header: grpc("14", `actor "a" unavailable: no%20free workers%25`), want: report.BudgetExhausted},
+		{name: "grpc not found", status: 200, header: grpc("12", `actor "a" not found`), want: report.NotFound},
+		{name: "grpc denied", status: 200, header: grpc("7", `actor "a" access denied`), want: report.PermissionDenied},
+		{name: "grpc unauthenticated", status: 200, header: grpc("16", ""), want: report.Unauthenticated},
+		{name: "grpc unknown", status: 200, header: grpc("2", `error resuming actor "a"`), want: report.ResumeError},
+		{name: "grpc unavailable without an actor", status: 200, header: grpc("14", "no healthy upstream"), want: report.ProxyError},
+		{name: "grpc OK is served", status: 200, header: grpc("0", ""), want: report.Served},
 		{name: "real resume error", status: 500, body: `error resuming actor "int-h"`, want: report.ResumeError},
 		{name: "real rate limited", status: 429, body: `actor "exh-p" rate limited`, want: report.RateLimited},
 		{name: "rate limited with atespace", status: 429, body: `actor "default/exh-p" rate limited`, want: report.RateLimited},
@@ -104,6 +129,11 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// grpc is a gRPC answer's status headers.
+func grpc(code, msg string) http.Header {
+	return http.Header{"Grpc-Status": {code}, "Grpc-Message": {msg}, "Content-Type": {"application/grpc"}}
 }
 
 type netErr struct{ errno syscall.Errno }
@@ -150,6 +180,7 @@ func FuzzClassify(f *testing.F) {
 		{-1, "", "actor"},
 		{999, "server", "envoy"},
 		{200, "", string(make([]byte, 600))},
+		{200, "Grpc-Status", `actor "a" request timed out`},
 	}
 	for _, s := range seeds {
 		f.Add(s.status, s.header, s.body, false, false)
@@ -178,13 +209,13 @@ func FuzzClassify(f *testing.F) {
 		if failed && !timeout && o != report.TransportError {
 			t.Fatalf("a transport failure classified as %s", o)
 		}
-		if !failed && !timeout && status >= 200 && status < 300 && o != report.Served {
+		if !failed && !timeout && status >= 200 && status < 300 && a.Header[grpcStatusKey] == nil && o != report.Served {
 			t.Fatalf("a %d classified as %s", status, o)
 		}
-		if o == report.Served && (status < 200 || status >= 300) {
+		if o == report.Served && (status < 200 || status >= 300 || rd.GRPC != "") {
 			t.Fatalf("a %d classified as served", status)
 		}
-		if rd.Capacity && o != report.Unavailable {
+		if rd.Capacity && o != rd.AtOnce {
 			t.Fatalf("a capacity refusal after 1s of a 5s budget classified as %s", o)
 		}
 		_ = answerDetail(o, a, rd)

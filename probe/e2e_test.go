@@ -222,7 +222,8 @@ func TestSimRouterOverTCP(t *testing.T) {
 		t.Errorf("transport errors: %v", r.Outcomes["transport_error"].Details)
 	}
 	for _, c := range r.Checks {
-		if c.Status != report.CheckOK {
+		// A burst has no schedule for the sender to fall behind.
+		if c.Status != report.CheckOK && c.Name != report.CheckSenderOnSchedule {
 			t.Errorf("check %s: %s %s", c.Name, c.Status, c.Detail)
 		}
 	}

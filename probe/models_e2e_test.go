@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -230,6 +231,137 @@ func TestModelMain202608ParkingOffFails(t *testing.T) {
 		c := wantStatus(t, r, report.CheckReachedParking, report.CheckFailed)
 		if !strings.Contains(c.Detail, "parking is disabled on the router") {
 			t.Errorf("reached_parking %q does not say parking is disabled", c.Detail)
+		}
+	})
+}
+
+// burstWithRunning is burst with the running actor-0001 among the four
+// cold ones.
+func burstWithRunning(t *testing.T, o probe.Options) *report.Report {
+	t.Helper()
+	o.Requests = 25
+	o.Actors = []string{"actor-0001", "actor-0002", "actor-0003", "actor-0004", "actor-0005"}
+	r, err := probe.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// --model after-1229 (the router after substrate #1229, header
+// addressing): a lot of 2 takes only the requests that park; the running
+// actor is never shed, the cold ones beyond the lot are shed after one
+// attempt, and every check holds.
+func TestModelAfter1229Passes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, o := modelRouter(t, router.ModelAfter1229, func(c *router.Config) {
+			c.ParkedRequestBudget = 2 * time.Second
+			c.ParkedRequestMax = 2
+			c.ExtprocMaxRequests = 0
+			c.ControlPlaneLatency = 20 * time.Millisecond
+		})
+		o.Addressing = probe.TargetActorHeader
+		warm(t, o)
+		r := burstWithRunning(t, o)
+		if count(r, report.Served) == 0 || count(r, report.Shed) == 0 || count(r, report.BudgetExhausted) == 0 {
+			t.Fatalf("outcomes %v, want served, shed and budget_exhausted", summary(r))
+		}
+		if st := s.Status(); st.Parking.Active != 0 {
+			t.Errorf("statusz active %d after the run", st.Parking.Active)
+		}
+		wantStatus(t, r, report.CheckRejectedMatchesShed, report.CheckOK)
+		wantStatus(t, r, report.CheckWaitMatchesBudgetExhausted, report.CheckOK)
+		noneFailed(t, r)
+	})
+}
+
+// after-1229 serves a resume that outlived the budget: served, and the
+// report counts it late.
+func TestModelAfter1229ServedLateIsServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelAfter1229, func(c *router.Config) {
+			c.Workers = 4
+			c.ParkedRequestBudget = 2 * time.Second
+			c.ExtprocMaxRequests = 0
+			c.ControlPlaneLatency = 500 * time.Millisecond
+			c.Hold = map[string]router.Hold{"actor-0002": {For: 1800 * time.Millisecond}}
+		})
+		o.Addressing = probe.TargetActorHeader
+		o.Requests, o.Actors = 1, []string{"actor-0002"}
+		r, err := probe.Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if count(r, report.Served) != 1 || r.ServedLate != 1 {
+			t.Fatalf("outcomes %v, served_late %d; want one served, late", summary(r), r.ServedLate)
+		}
+		noneFailed(t, r)
+	})
+}
+
+// --model agentgateway, parking on: its answers, its gauge and no statusz;
+// the checks it cannot feed are not judged, the others pass.
+func TestModelAgentgatewayPasses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelAgentgateway, func(c *router.Config) {
+			c.ParkedRequestBudget = 2 * time.Second
+			c.ParkedRequestMax = 3
+		})
+		o.Addressing = probe.TargetActorHeader
+		o.StatuszURL = ""
+		o.Checks.Budget = 2 * time.Second
+		warm(t, o)
+		r := burstWithRunning(t, o)
+		if count(r, report.Served) == 0 || count(r, report.Shed) == 0 || count(r, report.BudgetExhausted) == 0 {
+			t.Fatalf("outcomes %v, want served, shed and budget_exhausted", summary(r))
+		}
+		wantStatus(t, r, report.CheckRejectedMatchesShed, report.CheckSkipped)
+		wantStatus(t, r, report.CheckWaitMatchesBudgetExhausted, report.CheckSkipped)
+		wantStatus(t, r, report.CheckActiveDrains, report.CheckOK)
+		noneFailed(t, r)
+	})
+}
+
+// --model agentgateway with parking off: ateapi's ResourceExhausted is a
+// 429 at once, and parked fails saying parking did not engage.
+func TestModelAgentgatewayParkingOffFailsParked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelAgentgateway, func(c *router.Config) { c.ParkedRequestMax = 0 })
+		o.Addressing = probe.TargetActorHeader
+		o.StatuszURL = ""
+		o.Checks.Budget = 2 * time.Second
+		warm(t, o)
+		r := burstWithRunning(t, o)
+		if count(r, report.RateLimited) == 0 {
+			t.Fatalf("outcomes %v, want 429s", summary(r))
+		}
+		c := wantStatus(t, r, report.CheckParked, report.CheckFailed)
+		if !strings.Contains(c.Detail, "the dataplane answered 429 at once: parking did not engage") {
+			t.Errorf("parked %q", c.Detail)
+		}
+	})
+}
+
+// agentgateway answers a gRPC client's refusal with HTTP 200 and
+// grpc-status: read as what it stands for, never served.
+func TestModelAgentgatewayGRPCRefusalsAreNotServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, o := modelRouter(t, router.ModelAgentgateway, func(c *router.Config) { c.ParkedRequestMax = 0 })
+		o.Addressing = probe.TargetActorHeader
+		o.StatuszURL = ""
+		o.Checks.Budget = 2 * time.Second
+		warm(t, o)
+		o.Header = http.Header{"Content-Type": {"application/grpc"}}
+		o.Requests, o.Actors = 4, []string{"actor-0002"}
+		r, err := probe.Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if count(r, report.RateLimited) != 4 || count(r, report.Served) != 0 {
+			t.Fatalf("outcomes %v, want 4 rate_limited read from grpc-status, none served", summary(r))
+		}
+		if d := r.TopDetail(report.RateLimited); d != "grpc-status 14: rate limited" {
+			t.Errorf("detail %q, want the grpc-status named", d)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,8 +26,68 @@ const (
 	Open Mode = report.ModeOpen
 )
 
-// HostForms are the Host forms --host-template knows by name.
-var HostForms = map[string]string{"atespace": DefaultHostTemplate, "pr221": PR221HostTemplate}
+// AddressingForm is a named way of putting the actor in a request: as one
+// generation of Substrate dataplane reads it, in the Host, in headers, or
+// both.
+type AddressingForm struct {
+	Name string
+	// Host is the Host template, "" when the form sends the target's own.
+	Host string
+	// Headers are the header templates the form sends, name then value.
+	Headers [][2]string
+	// Dataplanes says which dataplanes read the actor so.
+	Dataplanes string
+}
+
+// TargetActorHeader is the header the newest dataplanes read the actor
+// from, as <atespace>/<actor>: the router after substrate #1333 and
+// agentgateway after #3409 (router-dataplanes.md §0, §3.6).
+const TargetActorHeader = "ate-target-actor"
+
+// AddressingForms are the named forms, oldest dataplane first. Their
+// templates are expanded per request as any other ({actor},
+// {atespace}).
+var AddressingForms = []AddressingForm{
+	{Name: "pr221", Host: PR221HostTemplate,
+		Dataplanes: "the router of PR #221, which predates the atespace"},
+	{Name: "atespace", Host: DefaultHostTemplate,
+		Dataplanes: "the router from 6210ad86 (2026-08) until substrate #1333, agentgateway until #3409 (5f96588b7), and sim router's seed, main and main-2026-08 models"},
+	{Name: "x-ate-headers", Headers: [][2]string{{"x-ate-actor-name", "{actor}"}, {"x-ate-atespace", "{atespace}"}},
+		Dataplanes: "the router's interim header form (ingress/ingress.go at 0847a350)"},
+	{Name: TargetActorHeader, Headers: [][2]string{{TargetActorHeader, "{atespace}/{actor}"}},
+		Dataplanes: "the router after substrate #1333 and agentgateway after #3409 (sim router's after-1229 and agentgateway models)"},
+}
+
+// AddressingForm returns the form named name.
+func addressingForm(name string) (AddressingForm, bool) {
+	for _, f := range AddressingForms {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return AddressingForm{}, false
+}
+
+// AddressingFormNames lists the forms' names, "a, b or c".
+func AddressingFormNames() string {
+	names := make([]string, len(AddressingForms))
+	for i, f := range AddressingForms {
+		names[i] = f.Name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// HostForms are the Host forms --host-template knows by name: the
+// addressing forms that have a Host.
+var HostForms = func() map[string]string {
+	m := map[string]string{}
+	for _, f := range AddressingForms {
+		if f.Host != "" {
+			m[f.Name] = f.Host
+		}
+	}
+	return m
+}()
 
 // Defaults of the options the command exposes.
 const (
@@ -76,15 +137,22 @@ type Options struct {
 	Seed         uint64
 
 	Atespace string
+	// Addressing names one of AddressingForms, which sets HostTemplate
+	// and adds its headers; it excludes HostTemplate and URLTemplate.
+	Addressing string
 	// HostTemplate renders the Host header ({actor}, {atespace}); used when
-	// URLTemplate is empty.
+	// URLTemplate is empty. Empty, and no header carries {actor}, it is
+	// DefaultHostTemplate.
 	HostTemplate string
 	// URLTemplate renders the request URL: a full URL, or a path joined to
-	// Target. It must contain {actor}.
+	// Target.
 	URLTemplate string
 	Method      string
-	Header      http.Header
-	Body        []byte
+	// Header is sent with every request; its values are templates too,
+	// expanded per request ({actor}, {atespace}; other braces are sent as
+	// they are). The actor must be in the Host, the URL or a header.
+	Header http.Header
+	Body   []byte
 
 	// Timeout is the per-request timeout; 0 means Budget + 10s.
 	Timeout time.Duration
@@ -141,6 +209,10 @@ type Options struct {
 	// burstFirst is the unsharded number of this shard's first burst
 	// request: the lower shards send the ones before it.
 	burstFirst uint64
+	// paceClock, when set (tests), is the open pacer's clock (openShape's
+	// elapsed): a test makes the sender fall behind its schedule with it,
+	// deterministically.
+	paceClock func(start time.Time) time.Duration
 }
 
 // OptionError is an invalid option: the caller's mistake, not the target's.
@@ -260,11 +332,8 @@ func (o *Options) validate() error {
 	if o.Atespace == "" {
 		o.Atespace = DefaultAtespace
 	}
-	if o.HostTemplate == "" && o.URLTemplate == "" {
-		o.HostTemplate = DefaultHostTemplate
-	}
-	if t, ok := HostForms[o.HostTemplate]; ok {
-		o.HostTemplate = t
+	if err := o.resolveAddressing(); err != nil {
+		return err
 	}
 	if o.Distribution.Kind == "" {
 		o.Distribution.Kind = "uniform"
@@ -327,6 +396,12 @@ func (o *Options) validate() error {
 	if o.Timeout < 0 {
 		return optionErrorf("{Timeout} must be positive, got %s", o.Timeout)
 	}
+	if !o.budgetFromStatusz {
+		// A budget read from statusz is checked once read (scrapeBefore).
+		if err := o.checkTimeoutCoversBudget(); err != nil {
+			return err
+		}
+	}
 	if o.ActorCount < 0 {
 		return optionErrorf("{ActorCount} must be a positive number, got %d", o.ActorCount)
 	}
@@ -364,17 +439,44 @@ func (o *Options) validate() error {
 			return err
 		}
 	}
-	if o.URLTemplate != "" {
-		if _, err := parseTemplate("{URLTemplate}", o.URLTemplate); err != nil {
-			return err
-		}
-	} else if _, err := parseTemplate("{HostTemplate}", o.HostTemplate); err != nil {
+	if err := o.checkTemplates(); err != nil {
 		return err
 	}
 	if !validMethod(o.Method) {
 		return optionErrorf("invalid {Method} %q", o.Method)
 	}
 	return o.cutShard()
+}
+
+// checkTimeoutCoversBudget refuses a per-request timeout no longer than a
+// known park budget (given, or read from statusz): every parked request
+// would end as the probe's own client_timeout, budget_bound would judge
+// none, and the run would still pass (issue 41: --timeout 15s against PR
+// #221's 30s). An expectation on client_timeout (client_timeout>0) says
+// the user means it, as parking=off does. An assumed budget is not known:
+// the run warns instead (Run).
+func (o *Options) checkTimeoutCoversBudget() error {
+	if o.Timeout <= 0 || o.Timeout > o.Checks.Budget || o.Checks.BudgetSource == report.BudgetDefault || o.shortTimeoutMeant() {
+		return nil
+	}
+	src := "as given"
+	if o.Checks.BudgetSource == report.BudgetStatusz {
+		src = "the router's statusz max_wait"
+	}
+	return optionErrorf("{Timeout} %s is not longer than the park budget %s (%s): every parked request would end as the probe's own client_timeout and no budget could be judged; give a {Timeout} above the budget plus slack, or say the short timeout is meant with an expectation on it (client_timeout>0)",
+		report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget), src)
+}
+
+// shortTimeoutMeant: an expectation says the user wants client timeouts
+// (one on client_timeout's count or latency), or that the router parks
+// nothing (parking=off), so no park budget applies.
+func (o *Options) shortTimeoutMeant() bool {
+	for _, e := range o.Checks.Expect {
+		if e.Parking == report.ParkingOffWord || e.Parking == "" && !e.Requests && e.Outcome == report.ClientTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // cutShard names the run and then keeps only this shard's part of the
@@ -456,12 +558,128 @@ func validMethod(m string) bool {
 	return true
 }
 
-// template is a string with {actor} and {atespace} placeholders.
-type template struct{ parts []string }
+// resolveAddressing puts the named form's Host and headers in the
+// options, and the default Host form when nothing else carries the actor.
+func (o *Options) resolveAddressing() error {
+	if o.Addressing != "" {
+		f, ok := addressingForm(o.Addressing)
+		if !ok {
+			return optionErrorf("unknown {Addressing} %q: want %s", o.Addressing, AddressingFormNames())
+		}
+		if o.HostTemplate != "" || o.URLTemplate != "" {
+			return optionErrorf("{Addressing} %s names where the actor goes: give it, or {HostTemplate} or {URLTemplate}, not both", o.Addressing)
+		}
+		o.HostTemplate = f.Host
+		if len(f.Headers) > 0 {
+			h := o.Header.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
+			for _, kv := range f.Headers {
+				if _, set := h[http.CanonicalHeaderKey(kv[0])]; set {
+					return optionErrorf("{Addressing} %s sends the header %s itself; leave it out of {Header}", o.Addressing, kv[0])
+				}
+				h.Set(kv[0], kv[1])
+			}
+			o.Header = h
+		}
+	}
+	if t, ok := HostForms[o.HostTemplate]; ok {
+		o.HostTemplate = t
+	}
+	if o.HostTemplate == "" && o.URLTemplate == "" && o.Addressing == "" && !o.headerCarriesActor() {
+		o.HostTemplate = DefaultHostTemplate
+	}
+	return nil
+}
 
-// parseTemplate checks a template: {actor} is required, and no other
-// placeholder is allowed.
-func parseTemplate(flag, s string) (template, error) {
+// headerCarriesActor reports whether a header value names {actor}.
+func (o *Options) headerCarriesActor() bool {
+	for _, vs := range o.Header {
+		for _, v := range vs {
+			if strings.Contains(v, "{actor}") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkTemplates parses every template and checks the actor goes
+// somewhere: the Host, the URL or a header.
+func (o *Options) checkTemplates() error {
+	carried := o.headerCarriesActor()
+	for k, vs := range o.Header {
+		for _, v := range vs {
+			if _, err := parseHeaderTemplate("{Header} "+k, v); err != nil {
+				return err
+			}
+		}
+	}
+	if o.URLTemplate != "" {
+		t, err := parseTemplateIn("{URLTemplate}", o.URLTemplate, !carried)
+		carried = carried || t.hasActor
+		if err != nil {
+			return err
+		}
+	} else if o.HostTemplate != "" {
+		t, err := parseTemplateIn("{HostTemplate}", o.HostTemplate, !carried)
+		carried = carried || t.hasActor
+		if err != nil {
+			return err
+		}
+	}
+	if !carried {
+		return optionErrorf("nothing carries the actor: put {actor} in {HostTemplate}, {URLTemplate} or a {Header} value, or name an {Addressing} form")
+	}
+	return nil
+}
+
+// addressingSummary says how the run addresses the actor, for the report:
+// "host <template>", "url <template>", "header <name>: <template>" for
+// each header that carries a placeholder (other headers may hold secrets
+// and are not named), joined by "; ", then the form's name if one was
+// given.
+func (o *Options) addressingSummary() string {
+	var parts []string
+	switch {
+	case o.URLTemplate != "":
+		parts = append(parts, "url "+o.URLTemplate)
+	case o.HostTemplate != "":
+		parts = append(parts, "host "+o.HostTemplate)
+	}
+	var hs []string
+	for k, vs := range o.Header {
+		for _, v := range vs {
+			if strings.Contains(v, "{actor}") || strings.Contains(v, "{atespace}") {
+				hs = append(hs, "header "+strings.ToLower(k)+": "+v)
+			}
+		}
+	}
+	sort.Strings(hs)
+	parts = append(parts, hs...)
+	s := strings.Join(parts, "; ")
+	if o.Addressing != "" {
+		s += " (form " + o.Addressing + ")"
+	}
+	return s
+}
+
+// template is a string with {actor} and {atespace} placeholders.
+type template struct {
+	parts    []string
+	hasActor bool
+	// literal says the template has no placeholder: render is the string.
+	literal bool
+}
+
+// parseTemplate checks a Host or URL template: {actor} is required, and
+// no other placeholder is allowed.
+func parseTemplate(flag, s string) (template, error) { return parseTemplateIn(flag, s, true) }
+
+// parseTemplateIn checks a Host or URL template; requireActor says
+// {actor} must be in it (it need not when a header carries the actor).
+func parseTemplateIn(flag, s string, requireActor bool) (template, error) {
 	var t template
 	hasActor := false
 	rest := s
@@ -492,10 +710,59 @@ func parseTemplate(flag, s string) (template, error) {
 		t.parts = append(t.parts, rest[:i], "{"+name+"}")
 		rest = rest[i+j+1:]
 	}
-	if !hasActor {
+	if !hasActor && requireActor {
 		return t, optionErrorf("invalid "+flag+" %q: it must contain {actor}", s)
 	}
+	t.hasActor = hasActor
 	return t, nil
+}
+
+// parseHeaderTemplate splits a header value at its {actor} and
+// {atespace} placeholders. A brace pair that is not a placeholder's form,
+// {lower-case letters}, is sent as it is (a JSON value, say); an unknown
+// placeholder is refused, so a typo ({actr}) is not sent literally.
+func parseHeaderTemplate(flag, s string) (template, error) {
+	var t template
+	rest := s
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			t.parts = append(t.parts, rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			t.parts = append(t.parts, rest)
+			break
+		}
+		name := rest[i+1 : i+j]
+		switch {
+		case name == "actor" || name == "atespace":
+			t.hasActor = t.hasActor || name == "actor"
+			t.parts = append(t.parts, rest[:i], "{"+name+"}")
+		case isPlaceholderName(name):
+			return t, optionErrorf("invalid "+flag+" value %q: unknown placeholder {%s} (known: {actor}, {atespace})", s, name)
+		default:
+			t.parts = append(t.parts, rest[:i+j+1])
+		}
+		rest = rest[i+j+1:]
+	}
+	t.literal = len(t.parts) == 1
+	return t, nil
+}
+
+// isPlaceholderName reports whether s looks like a placeholder's name:
+// lower-case letters and '_', as {actor} and {atespace} are.
+func isPlaceholderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (t template) render(actor, atespace string) string {

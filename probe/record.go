@@ -330,6 +330,9 @@ const canceledDetail = "canceled"
 // carried, which Host form the router refused, and whether a 404 was the
 // router's at all.
 func answerDetail(o report.Outcome, a Answer, rd Reading) string {
+	if rd.GRPC != "" && !rd.Capacity {
+		return rd.GRPC
+	}
 	switch o {
 	case report.TransportError:
 		return transport.Detail(a.Err)
@@ -339,7 +342,7 @@ func answerDetail(o report.Outcome, a Answer, rd Reading) string {
 		}
 	case report.NotFound:
 		if rd.Router {
-			if strings.HasPrefix(rd.Reason, "invalid host") {
+			if strings.HasPrefix(rd.Reason, "invalid host") || strings.HasPrefix(rd.Reason, "invalid header") {
 				return rd.Reason
 			}
 			return "the router's actor … " + rd.Reason

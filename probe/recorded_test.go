@@ -20,10 +20,11 @@ import (
 	"github.com/shakenfist/shakectl/probe/report"
 )
 
-// Recorded answers of every atenet router version, in testdata/routers
-// (SOURCES.md says where each came from): upstream main 6210ad86 as
-// captured, PR #221 and main 86e138f6 as recorded, the seed's and the
-// newer code's texts. The outcome of each is judged from what happened
+// Recorded answers of every Substrate dataplane and version, in
+// testdata/routers (answers.tsv cites each row's source, SOURCES.md says
+// more): upstream main 6210ad86 as captured, PR #221 and main 86e138f6 as
+// recorded, the seed's texts, and the router after #1229 and agentgateway
+// (5f96588b7 and later main) as their sources write them, not run. The outcome of each is judged from what happened
 // (its status, its body's form and how long it took against the park
 // budget), never from one version's wording.
 
@@ -100,11 +101,14 @@ func TestRecordedRouterAnswers(t *testing.T) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			t.Fatalf("bad row %q", line)
+		if len(f) != 4 {
+			t.Fatalf("bad row %q: want file, budget, outcome and source", line)
 		}
 		rows++
-		file, budgetText, wantName := f[0], f[1], f[2]
+		file, budgetText, wantName, source := f[0], f[1], f[2], f[3]
+		if !strings.HasPrefix(source, "run here: ") && !strings.HasPrefix(source, "from source, not run: ") && !strings.HasPrefix(source, "from the design, not run: ") {
+			t.Errorf("%s: source %q says neither that it ran here nor that it was written from source", file, source)
+		}
 		want, ok := report.ParseOutcome(wantName)
 		if !ok {
 			t.Fatalf("%s: unknown outcome %q", file, wantName)
@@ -126,7 +130,7 @@ func TestRecordedRouterAnswers(t *testing.T) {
 			}
 		})
 	}
-	if rows < 40 {
+	if rows < 56 {
 		t.Errorf("only %d rows in answers.tsv", rows)
 	}
 }
@@ -300,7 +304,7 @@ func TestNotARouterDoesNotPass(t *testing.T) {
 				o.MetricsURL, o.StatuszURL = "", ""
 				o.Requests = 10
 				r := runReplay(t, o)
-				wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "nothing identified the target as an atenet router")
+				wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "nothing identified the target as a Substrate dataplane")
 				if name == "redirect" && (r.Count(report.Other) != 10 || r.Count(report.Served) != 0) {
 					t.Errorf("redirects: outcomes %v, want 10 other and none served", r.Outcomes)
 				}
@@ -336,4 +340,32 @@ func TestReplayLotFull(t *testing.T) {
 		wantCheck(t, r, report.CheckRejectedMatchesShed, report.CheckOK, "grew by 2")
 		noFailedChecks(t, r)
 	})
+}
+
+// Every recorded answer is a row of answers.tsv, so the table stays the
+// list of every dataplane and version the probe is held to.
+func TestEveryRecordedAnswerIsARow(t *testing.T) {
+	table, err := os.ReadFile(filepath.Join(routersDir, "answers.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for line := range strings.Lines(string(table)) {
+		if f, _, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(line, "#") {
+			rows[f] = true
+		}
+	}
+	err = filepath.WalkDir(routersDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".http") {
+			return err
+		}
+		rel, _ := filepath.Rel(routersDir, path)
+		if !rows[filepath.ToSlash(rel)] {
+			t.Errorf("%s has no row in answers.tsv", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
+	if o.Timeout > 0 && o.Timeout <= o.Checks.Budget && o.Checks.BudgetSource == report.BudgetDefault && !o.shortTimeoutMeant() {
+		// An assumed budget is not refused against (checkTimeoutCoversBudget),
+		// but a parked request may well outlast so short a timeout.
+		e.warn(fmt.Sprintf("--timeout %s is not longer than the %s park budget assumed (no --budget given, none read from statusz): a request parked that long ends as client_timeout",
+			report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget)))
+	}
 	if !o.StartAt.IsZero() {
 		// A burst or open run opens its connections just before --start-at, so
 		// probes on several machines release together.
@@ -167,16 +174,20 @@ type engine struct {
 	reqs [requestCacheSlots]atomic.Pointer[preparedRequest]
 	// transport names the sender's client, for the report.
 	transport string
-	shape     Shape
-	predial   *transport.Predialer
-	predialN  int
-	timeout   time.Duration
-	picker    *picker
-	actors    actorSet
-	target    *url.URL
-	urlT      template
-	hostT     template
-	addr      string
+	// conns is how many connections the run may hold at once.
+	conns    int
+	shape    Shape
+	predial  *transport.Predialer
+	predialN int
+	timeout  time.Duration
+	picker   *picker
+	actors   actorSet
+	target   *url.URL
+	urlT     template
+	hostT    template
+	// headerT are the -H values, parsed once and expanded per actor.
+	headerT []headerTemplate
+	addr    string
 	// ctxs are the run's request parents, one per shard.
 	ctxs []context.Context
 	rec  *recorder
@@ -231,10 +242,11 @@ func newEngine(o *Options) (*engine, error) {
 	}
 	var hostT, urlT template
 	if o.URLTemplate != "" {
-		urlT, _ = parseTemplate("{URLTemplate}", o.URLTemplate)
-	} else {
-		hostT, _ = parseTemplate("{HostTemplate}", o.HostTemplate)
+		urlT, _ = parseTemplateIn("{URLTemplate}", o.URLTemplate, false)
+	} else if o.HostTemplate != "" {
+		hostT, _ = parseTemplateIn("{HostTemplate}", o.HostTemplate, false)
 	}
+	e.headerT = parseHeaderTemplates(o.Header)
 	// One prepared request per actor would hold every actor's request in
 	// memory; requests are rendered on demand instead, from the actor's
 	// name (named actors first, then GeneratedActors), and checked here
@@ -282,12 +294,9 @@ func newEngine(o *Options) (*engine, error) {
 			e.predialN = min(likely, openPredialMax)
 		}
 	}
-	e.sender, err = transport.New(transport.Config{
-		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: conns,
-		Predial: e.predial, RoundTripper: o.RoundTripper, Dial: o.Dial,
-	})
-	if err != nil {
-		return nil, optionErrorf("{Transport} %s: %s", o.Transport, err)
+	e.conns = conns
+	if err := e.openSender(); err != nil {
+		return nil, err
 	}
 
 	index := shardIndex(e.picker, o)
@@ -297,7 +306,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil}
+		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil, elapsed: o.paceClock}
 	}
 	// Recorder shards spread the answers' writers: four per CPU the
 	// machine has (more than the run's Ps when --procs lowers them, which
@@ -360,6 +369,34 @@ func dialAddr(u *url.URL) string {
 		}
 	}
 	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// openSender builds the sender with the run's per-request timeout.
+func (e *engine) openSender() error {
+	s, err := transport.New(transport.Config{
+		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: e.conns,
+		Predial: e.predial, RoundTripper: e.o.RoundTripper, Dial: e.o.Dial,
+	})
+	if err != nil {
+		return optionErrorf("{Transport} %s: %s", e.o.Transport, err)
+	}
+	e.sender = s
+	return nil
+}
+
+// retime gives the sender a new per-request timeout, before any load:
+// the default timeout follows the park budget, which statusz may tell
+// only once scraped. The sender takes its timeout when built, so it is
+// built again (issue 41: a 30s budget read from statusz left requests cut
+// at the assumed budget's 15s, reported as client_timeout of a 40s
+// --timeout).
+func (e *engine) retime(d time.Duration) error {
+	if d == e.timeout {
+		return nil
+	}
+	e.timeout = d
+	e.sender.Close()
+	return e.openSender()
 }
 
 func (e *engine) close() {
@@ -663,12 +700,14 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	if host != "" {
 		req.Host = host
 	}
-	for k, vs := range o.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
+	for _, h := range e.headerT {
+		v := h.value.s
+		if !h.value.literal {
+			v = h.value.render(a, o.Atespace)
 		}
+		req.Header.Add(h.key, v)
 	}
-	if h := o.Header.Get("Host"); h != "" {
+	if h := req.Header.Get("Host"); h != "" {
 		req.Host = h
 		req.Header.Del("Host")
 	}
@@ -686,6 +725,36 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 		req.Header.Set("User-Agent", "shakectl-parking-probe")
 	}
 	return req, nil
+}
+
+// headerTemplate is one -H value, parsed.
+type headerTemplate struct {
+	key   string
+	value parsedValue
+}
+
+// parsedValue is a header value and its template.
+type parsedValue struct {
+	s string
+	template
+}
+
+// parseHeaderTemplates parses every header value (validate checked them),
+// in a fixed order.
+func parseHeaderTemplates(h http.Header) []headerTemplate {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []headerTemplate
+	for _, k := range keys {
+		for _, v := range h[k] {
+			t, _ := parseHeaderTemplate("{Header} "+k, v)
+			out = append(out, headerTemplate{key: k, value: parsedValue{s: v, template: t}})
+		}
+	}
+	return out
 }
 
 // mustRequest renders a request newEngine already rendered for another

@@ -31,6 +31,20 @@ const (
 	metricRejected = "atenet_router_parking_rejected_total"
 )
 
+// agentgateway's own Substrate families (Prometheus, on the pod's
+// :15020/metrics): its permit gauge, one per parking permit held (a
+// cache-miss lookup of a running actor included), and its route duration.
+// It has no wait histogram and no rejection counter (router-dataplanes.md
+// §3.6; substrate internal/e2e/atenet_dataplane.go at 603c7c34 scrapes
+// the gauge by this name).
+const (
+	metricAgentgatewayActive = "agentgateway_substrate_request_parking_active"
+	// agentgatewayPrefixes name the families only agentgateway's Substrate
+	// integration exports.
+	agentgatewaySubstrate = "agentgateway_substrate_"
+	agentgatewayRoute     = "agentgateway_atenet_router_"
+)
+
 // maxScrapeBytes bounds what a scrape reads, so a wrong URL serving a huge
 // file cannot exhaust memory.
 const maxScrapeBytes = 16 << 20
@@ -43,8 +57,12 @@ func ParseMetrics(r io.Reader) (*report.RouterMetrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not Prometheus text: %s", firstLine(err.Error()))
 	}
-	m := &report.RouterMetrics{AtenetRouter: isAtenetRouter(fams)}
+	m := &report.RouterMetrics{Dataplane: dataplaneOf(fams)}
+	m.AtenetRouter = m.Dataplane == report.DataplaneAtenet
 	if f := fams[metricActive]; f != nil {
+		v := sumValues(f)
+		m.ParkingActive = &v
+	} else if f := fams[metricAgentgatewayActive]; f != nil {
 		v := sumValues(f)
 		m.ParkingActive = &v
 	}
@@ -70,22 +88,28 @@ func ParseMetrics(r io.Reader) (*report.RouterMetrics, error) {
 	return m, nil
 }
 
-// isAtenetRouter reports whether an exposition is the atenet router's: a
-// family named atenet_router_*, or a series whose otel_scope_name or
-// service_name (target_info) is "atenet-router" (every real version's;
-// sim router writes the same).
-func isAtenetRouter(fams map[string]*dto.MetricFamily) bool {
+// dataplaneOf says whose exposition it is: the atenet router's (a family
+// named atenet_router_*, or a series whose otel_scope_name or service_name
+// (target_info) is "atenet-router": every real version's, sim router's
+// too), agentgateway's Substrate integration's (agentgateway_substrate_*
+// or agentgateway_atenet_router_*), or "" for neither.
+func dataplaneOf(fams map[string]*dto.MetricFamily) string {
+	agw := false
 	for name, f := range fams {
 		if strings.HasPrefix(name, "atenet_router_") {
-			return true
+			return report.DataplaneAtenet
 		}
+		agw = agw || strings.HasPrefix(name, agentgatewaySubstrate) || strings.HasPrefix(name, agentgatewayRoute)
 		for _, m := range f.GetMetric() {
 			if labelValue(m, "otel_scope_name") == routerName || labelValue(m, "service_name") == routerName {
-				return true
+				return report.DataplaneAtenet
 			}
 		}
 	}
-	return false
+	if agw {
+		return report.DataplaneAgentgateway
+	}
+	return ""
 }
 
 // routerName is the atenet router's OpenTelemetry scope and service name.
@@ -270,7 +294,13 @@ func (s *scraper) metrics(ctx context.Context) (*report.RouterMetrics, error) {
 func (s *scraper) statusz(ctx context.Context) (*report.StatuszParking, error) {
 	body, err := s.get(ctx, s.statuszURL, "application/json")
 	if err != nil {
-		return nil, fmt.Errorf("statusz %s: %w", redact.URL(s.statuszURL), err)
+		hint := ""
+		if strings.HasPrefix(err.Error(), "HTTP 404") {
+			// agentgateway's own parking has no statusz at all
+			// (router-dataplanes.md §3.3, §4).
+			hint = " (agentgateway has no statusz: probe it without --statusz-url, with --budget)"
+		}
+		return nil, fmt.Errorf("statusz %s: %w%s", redact.URL(s.statuszURL), err, hint)
 	}
 	p, err := ParseStatusz(bytes.NewReader(body))
 	if errors.Is(err, ErrNoParkingCard) {

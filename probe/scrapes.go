@@ -74,7 +74,12 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 			// its parked requests time to end (the default timeout
 			// follows the budget).
 			e.o.Checks.Budget, e.o.Checks.BudgetSource = d, report.BudgetStatusz
-			e.timeout = e.o.EffectiveTimeout()
+			if err := e.o.checkTimeoutCoversBudget(); err != nil {
+				return err
+			}
+			if err := e.retime(e.o.EffectiveTimeout()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

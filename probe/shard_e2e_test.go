@@ -139,7 +139,7 @@ func TestShardedBurstMergesExactly(t *testing.T) {
 	var total int64
 	sums := map[string]int64{}
 	for i, r := range shards {
-		if r.Schema != "parking-probe/v1" || r.Shards != 3 || r.Shard == nil || *r.Shard != i || r.RunID != shards[0].RunID {
+		if r.Schema != report.SchemaVersion || r.Shards != 3 || r.Shard == nil || *r.Shard != i || r.RunID != shards[0].RunID {
 			t.Errorf("shard %d names itself %+v", i, r.RunInfo)
 		}
 		if r.StartLatenessSeconds == nil || *r.StartLatenessSeconds < 0 || *r.StartLatenessSeconds > 1 {

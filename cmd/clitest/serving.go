@@ -52,10 +52,10 @@ func ServingFactory(t *testing.T, ctx context.Context, done func(stdout string) 
 // FirstLineOut: sim cluster's start-up is done once its URL line is out.
 func FirstLineOut(s string) bool { return strings.Contains(s, "\n") }
 
-// RouterURLsOut: sim router's start-up is done once its three URLs (the
-// statusz one last) are out.
+// RouterURLsOut: sim router's start-up is done once its URLs are out, in
+// one write (a model without statusz, agentgateway, has no statusz line).
 func RouterURLsOut(s string) bool {
-	return strings.Contains(s, "statusz") && strings.HasSuffix(s, "\n")
+	return strings.Contains(s, "metrics") && strings.HasSuffix(s, "\n")
 }
 
 var Ephemeral = []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--status-listen", "127.0.0.1:0"}

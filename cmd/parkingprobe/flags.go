@@ -66,8 +66,11 @@ func probeFlags() []probeFlag {
 		{"", "seed", func(fl fs, n string, p po, _ op) {
 			numflag.Var(fl, &p.Seed, n, 0, numflag.Between[uint64](0, math.MaxUint64), "seed of the actor choice, for repeatable runs (default: random, printed in the report)")
 		}},
+		{"Addressing", "addressing", func(fl fs, n string, p po, _ op) {
+			fl.StringVar(&p.Addressing, n, "", "where the actor goes, by the dataplane generation's form: "+probe.AddressingFormNames()+" (see ADDRESSING)")
+		}},
 		{"HostTemplate", "host-template", func(fl fs, n string, p po, _ op) {
-			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}), or a form by name: atespace (the default, today's router) or pr221 ({actor}.actors.resources.substrate.ate.dev)")
+			fl.StringVar(&p.HostTemplate, n, probe.DefaultHostTemplate, "Host header template ({actor}, {atespace}), or a Host form by name: atespace (the default) or pr221 ({actor}.actors.resources.substrate.ate.dev)")
 		}},
 		{"URLTemplate", "url-template", func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.URLTemplate, n, "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
@@ -79,8 +82,8 @@ func probeFlags() []probeFlag {
 			fl.StringVar(&p.Transport, n, "", "HTTP client: wire (the probe's own connections; the default for http:// to one address) or net/http (Go's client; the default for https:// and actor-in-host URL templates)")
 		}},
 		{"Method", "method", func(fl fs, n string, p po, _ op) { fl.StringVar(&p.Method, n, http.MethodGet, "HTTP method") }},
-		{"", "header", func(fl fs, n string, _ po, o op) {
-			fl.StringArrayVarP(&o.headers, n, "H", nil, "request header \"Key: value\" (repeat)")
+		{"Header", "header", func(fl fs, n string, _ po, o op) {
+			fl.StringArrayVarP(&o.headers, n, "H", nil, "request header \"Key: value\" (repeat); {actor} and {atespace} in the value expand per request")
 		}},
 		{"", "body", func(fl fs, n string, _ po, o op) {
 			fl.StringVar(&o.body, n, "", "request body; @FILE reads it from a file, @- from standard input")

@@ -79,15 +79,16 @@ HTTP CLIENT AND CPUS
                         leaves Go's, every CPU the process may use.
 
 ADDRESSING
-  The actor goes in the Host header, rendered from --host-template (default
-  {actor}.{atespace}.actors.resources.substrate.ate.dev), or in the URL with
-  --url-template (a full URL, or a path joined to --target). Templates must
-  contain {actor}; {atespace} is --atespace. That is today's router's form
-  (upstream main 6210ad86 and later), which answers any other with 404
-  invalid host "…": … expected <actor_name>.<atespace>.actors…; the report
-  calls such 404s a Host problem and names the flag to change. PR #221
-  predates the atespace: probe it with --host-template pr221
-  ({actor}.actors.resources.substrate.ate.dev).
+  The actor goes where {actor} is: in the Host header, rendered from
+  --host-template (default {actor}.{atespace}.actors.resources.substrate.ate.dev),
+  in the URL with --url-template (a full URL, or a path joined to --target),
+  or in a header: -H values expand {actor} and {atespace} per request, so
+  -H 'ate-target-actor: {atespace}/{actor}' addresses the newest dataplanes
+  (the Host is then the --target's own). {atespace} is --atespace.
+  --addressing names the form of a dataplane generation:
+` + addressingHelp() + `  A dataplane answers another form with a 404 (invalid host "…": …, or
+  invalid "ate-target-actor": expected <atespace>/<actor>); the report calls
+  such 404s an addressing problem and names the flag to change.
   Actors: --actors N (actor-0001 …), --actor NAME (repeat), --actors-file FILE
   (one a line, # comments); chosen per request by --distribution:
     uniform     every actor equally
@@ -245,6 +246,13 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))
 	cmdutil.Must(c.MarkFlagFilename("plot", "html"))
 	cmdutil.Must(c.MarkFlagFilename("actors-file"))
+	forms := make([]string, len(probe.AddressingForms))
+	formDesc := map[string]string{}
+	for i, f := range probe.AddressingForms {
+		forms[i] = f.Name
+		formDesc[f.Name] = f.Dataplanes
+	}
+	cmdutil.Must(c.RegisterFlagCompletionFunc("addressing", cmdutil.FixedWithDesc(forms, formDesc)))
 	for _, name := range []string{"target", "metrics-url", "statusz-url", "host-template", "url-template", "start-at", "expect", "header", "actor"} {
 		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
 	}
@@ -252,6 +260,43 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	c.AddCommand(newCmdMerge(f))
 	c.AddCommand(newCmdJob(f))
 	return c
+}
+
+// addressingHelp lists the named addressing forms: what each sends, and
+// which dataplanes read it.
+func addressingHelp() string {
+	var b strings.Builder
+	for _, f := range probe.AddressingForms {
+		var sends []string
+		if f.Host != "" {
+			sends = append(sends, "Host: "+f.Host)
+		}
+		for _, h := range f.Headers {
+			sends = append(sends, h[0]+": "+h[1])
+		}
+		fmt.Fprintf(&b, "    %-17s %s\n", f.Name, strings.Join(sends, ", "))
+		for _, l := range wrapWords(f.Dataplanes, 56) {
+			fmt.Fprintf(&b, "    %-17s %s\n", "", l)
+		}
+	}
+	return b.String()
+}
+
+// wrapWords breaks s into lines of at most width bytes, at spaces.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
 }
 
 // probeOptions turns the flags into probe options, refusing bad input as
@@ -274,7 +319,14 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	if fl.Changed("url-template") && fl.Changed("host-template") {
 		return nil, cmdutil.UsageErrorf("--host-template and --url-template are exclusive: the actor goes in the Host header or in the URL")
 	}
-	if po.URLTemplate != "" {
+	for _, other := range []string{"host-template", "url-template"} {
+		if fl.Changed("addressing") && fl.Changed(other) {
+			return nil, cmdutil.UsageErrorf("--addressing and --%s are exclusive: --addressing %s says where the actor goes", other, po.Addressing)
+		}
+	}
+	if !fl.Changed("host-template") {
+		// probe owns the default: the Host form, unless --addressing or a
+		// -H value carries the actor.
 		po.HostTemplate = ""
 	}
 	// Flags of another load shape would be silently ignored: refuse them.

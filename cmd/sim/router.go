@@ -49,49 +49,16 @@ func newCmdRouter(f *cmdutil.Factory, onStart func(*router.Server)) *cobra.Comma
 and a worker pool, implementing request parking as the atenet design says,
 until Ctrl-C or SIGTERM. It is the reference target for parking-probe.
 
-Which router it models (--model):
-  seed   (default) the request-parking design (agent-substrate/substrate
-         docs, "Request parking"): the --parked-request-* flags, 5s budget,
-         lot 1024, outcome "budget_exhausted", a fast path for running
-         actors.
-  main   agent-substrate/substrate main (86e138f6): no parking at all. A
-         full pool is answered at once with 503 "no free workers
-         available"; no parking metrics; no parking card on /statusz.
-  main-2026-08
-         agent-substrate/substrate upstream main 6210ad86 (2026-08-22),
-         the router as it runs today, as measured on loopback: the seed's
-         flags and outcome labels, plus --route-timeout and the drain
-         flags; a full pool is ResourceExhausted (or FailedPrecondition,
-         --pool-full-code) and, like Unavailable and Aborted, parked to
-         the budget, then 503 "actor <atespace>/<id> unavailable: <ateapi's
-         text>" (Unavailable: no text). Bodies name the actor
-         <atespace>/<id>; only the lot-full body quotes it. Every request
-         enters the lot on arrival and calls ResumeActor, so a full lot
-         sheds running actors too. --extproc-max-requests 0 (its default)
-         is twice the lot, at least 1024. Route-duration labels
-         ate_router_outcome (ok, no_capacity, failed_precondition,
-         lock_conflict, unavailable, not_found, timeout, resume_error,
-         cancelled), ate_router_resume (triggered, joined, none) and
-         ate_template_*; parking series only once used; statusz JSON with
-         the real router's keys ("mode", "flags", "queries", ...) and
-         max_wait "5s".
-  pr221  PR #221 (4a8f978b): parks, but wants the Host
-         <actor>.actors.resources.substrate.ate.dev (the atespace form is a
-         404 "invalid host"), records a spent budget as outcome "error" and a
-         request's own deadline as "canceled", has no fast path (every
-         request takes a lot slot), writes statusz max_wait as "30s", and
-         exports parking series only once used. Unless set by flag its
-         defaults are PR #221's: lot 2048, budget 30s, first retry 500ms, and
-         Envoy's default ext_proc breaker of 1024 (below the lot). A lot
-         of 0 keeps parking on and sheds every request, as PR #221 does;
-         --parking-enabled=false turns parking off (statusz then shows
-         enabled:false with the configured lot).
-
+Which dataplane it models (--model):
+` + router.ModelHelp() + `
 The three URLs (router, metrics, status) go to stdout, one "NAME URL" per
-line, or as one JSON object with -o json; everything else goes to stderr.
+line, or as one JSON object with -o json (agentgateway has no statusz, so
+no status URL); everything else goes to stderr.
 
 Requests name their actor in the Host header,
-<actor>.<atespace>.actors.resources.substrate.ate.dev (any port, any path).
+<actor>.<atespace>.actors.resources.substrate.ate.dev (any port, any path),
+or, under after-1229 and agentgateway, in the header
+ate-target-actor: <atespace>/<actor>.
 Actors actor-0001…actor-NNNN (--actors) exist in --atespace, or every name
 with --any-actor; all start suspended. A request for a running actor is
 served by its worker (--service-time) with a 200. A request for a suspended
@@ -99,8 +66,8 @@ actor resumes it: ResumeActor claims a free worker (--resume-latency) or
 answers FailedPrecondition "no free workers available". A running actor
 suspends after --actor-idle without traffic, freeing its worker.
 
-Parking (on unless --parked-request-max=0 under seed, or
---parking-enabled=false under pr221): FailedPrecondition, Unavailable
+Parking (on unless --parked-request-max=0, or --parking-enabled=false
+under pr221): FailedPrecondition, Unavailable
 and Aborted are retried with exponential backoff (--parked-request-retry-*,
 no cap, no attempt limit) until the resume succeeds or the per-flight budget
 (--parked-request-budget) elapses. Concurrent requests for one actor share
@@ -108,9 +75,10 @@ one resume flight: one control-plane call, one budget; each takes a lot slot.
 A full lot sheds at once. With parking disabled, FailedPrecondition and
 Unavailable fail at once and only Aborted is retried, within 15s.
 
-Answers (text/plain, no trailing newline; under seed, main and pr221 the id
-is quoted, without the atespace, as those routers write it; main-2026-08
-writes actor <atespace>/<id> instead, see above):
+Answers (text/plain, no trailing newline; under seed, main, pr221 and
+agentgateway the id is quoted, without the atespace, as those dataplanes
+write it; main-2026-08 and after-1229 write actor <atespace>/<id> instead;
+agentgateway's own endings are described above):
   200 actor <atespace>/<id> served by worker-NN (IP)
   404 invalid host "<host>": <why>          Host does not name an actor
   404 actor "<id>" not found                NotFound
@@ -192,7 +160,7 @@ exits with status 0.`,
 		return runRouter(f, opts)
 	})
 	fl := c.Flags()
-	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real router to behave like: seed (the 000_ design), main (no parking), pr221 (PR #221) or main-2026-08 (upstream main 6210ad86, today's router)")
+	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real dataplane to behave like: "+router.ModelNames()+" (each is described above)")
 	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
 	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
 	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
@@ -240,11 +208,8 @@ exits with status 0.`,
 // parsing, and checks it; every problem is a usage error.
 func (o *RouterOptions) BuildConfig() (router.Config, error) {
 	cfg := o.Cfg
-	if cfg.Model == router.ModelPR221 && o.Changed != nil {
-		router.ApplyPR221Defaults(&cfg, o.Changed)
-	}
-	if cfg.Model == router.ModelMain202608 && o.Changed != nil {
-		router.ApplyMain202608Defaults(&cfg, o.Changed)
+	if o.Changed != nil {
+		router.ApplyModelDefaults(&cfg, o.Changed)
 	}
 	if cfg.Args == "" {
 		cfg.Args = o.args
@@ -326,10 +291,19 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	if !conf.Quiet {
 		printRouterBanner(errOut, cfg)
 	}
+	urls := map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL()}
+	if cfg.HasStatusz() {
+		urls["statusz_url"] = srv.StatusURL()
+	}
 	if conf.JSONOutput() {
-		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL(), "statusz_url": srv.StatusURL()}))
+		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(urls))
 	} else {
-		fmt.Fprintf(f.IOStreams.Out, "router   %s\nmetrics  %s\nstatusz  %s\n", srv.URL(), srv.MetricsURL(), srv.StatusURL())
+		// One write: a script may read the URLs as soon as the first is out.
+		lines := fmt.Sprintf("router   %s\nmetrics  %s\n", urls["router_url"], urls["metrics_url"])
+		if cfg.HasStatusz() {
+			lines += fmt.Sprintf("statusz  %s\n", urls["statusz_url"])
+		}
+		fmt.Fprint(f.IOStreams.Out, lines)
 	}
 	if opts.onStart != nil {
 		opts.onStart(srv)
@@ -399,17 +373,17 @@ func printRouterBanner(w io.Writer, cfg router.Config) {
 	fmt.Fprintf(w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
 		cfg.Workers, actors, cfg.Atespace, cfg.ResumeLatency, cfg.ServiceTime, cfg.ActorIdle)
 	fmt.Fprintf(w, "model %s\n", cfg.Model)
+	breaker := "; no ext_proc breaker (no Envoy in front)"
+	if cfg.HasExtprocBreaker() {
+		breaker = fmt.Sprintf("; ext_proc breaker %d", cfg.ExtprocBreaker())
+	}
 	if cfg.ParkingEnabled() {
-		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter; ext_proc breaker %d\n",
+		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter%s\n",
 			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
-			cfg.ParkedRequestRetryFactor, cfg.ParkedRequestRetryJitter, cfg.ExtprocBreaker())
+			cfg.ParkedRequestRetryFactor, cfg.RetryJitter(), breaker)
 	} else {
-		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s; ext_proc breaker %d\n", cfg.ExtprocBreaker())
+		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s%s\n", breaker)
 	}
-	if cfg.Model == router.ModelPR221 {
-		fmt.Fprintln(w, "address actors as Host: actor-0001.actors.resources.substrate.ate.dev")
-	} else {
-		fmt.Fprintf(w, "address actors as Host: actor-0001.%s%s\n", cfg.Atespace, router.HostSuffix)
-	}
+	fmt.Fprintf(w, "address actors as %s\n", cfg.AddressExample())
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }

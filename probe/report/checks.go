@@ -44,6 +44,7 @@ func (r *Report) Evaluate(cfg CheckConfig) {
 		r.checkActiveDrains(),
 		r.checkNoEnvoyOverflow(),
 		r.checkAllAccounted(),
+		r.checkSenderOnSchedule(cfg),
 		r.checkWaitMatchesBudgetExhausted(),
 		r.checkParked(cfg),
 		r.checkReachedParking(),
@@ -51,7 +52,9 @@ func (r *Report) Evaluate(cfg CheckConfig) {
 	for _, e := range cfg.Expect {
 		r.Checks = append(r.Checks, r.checkExpectation(e))
 	}
+	r.noteServedLate(cfg)
 	r.judgeParkingOff(cfg)
+	r.judgeSenderBehind()
 	r.leaveRouterChecksToMerge()
 }
 
@@ -126,6 +129,9 @@ func (r *Report) checkRejectedMatchesShed() Check {
 	if m == nil {
 		return skipped(CheckRejectedMatchesShed, "no --metrics-url")
 	}
+	if r.Dataplane() == DataplaneAgentgateway {
+		return skipped(CheckRejectedMatchesShed, "not judged: the dataplane (agentgateway) has no parking_rejected counter: no metric counts its full lot's refusals")
+	}
 	if m.RejectedDelta == nil {
 		reason := "the scrape after the run failed"
 		if m.Before == nil {
@@ -161,6 +167,10 @@ func (r *Report) checkActiveDrains() Check {
 	switch {
 	case r.Metrics != nil && r.Metrics.After != nil:
 		after, source = r.Metrics.After.ParkingActive, "parking_active"
+		if r.Dataplane() == DataplaneAgentgateway {
+			// One per parking permit held (router-dataplanes.md §3.6).
+			source = "agentgateway_substrate_request_parking_active"
+		}
 		if after == nil {
 			zero := 0.0
 			after = &zero
@@ -336,6 +346,9 @@ func (r *Report) checkWaitMatchesBudgetExhausted() Check {
 	m := r.Metrics
 	if m == nil {
 		return skipped(CheckWaitMatchesBudgetExhausted, "no --metrics-url")
+	}
+	if r.Dataplane() == DataplaneAgentgateway {
+		return skipped(CheckWaitMatchesBudgetExhausted, "not judged: the dataplane (agentgateway) has no parking_wait histogram")
 	}
 	if m.Before == nil || m.After == nil {
 		return skipped(CheckWaitMatchesBudgetExhausted, "a scrape before or after the run failed")

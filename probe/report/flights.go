@@ -34,11 +34,24 @@ const (
 )
 
 // checkParked: a capacity refusal that came at once was never parked:
-// the router gave up on the actor without waiting out its budget.
+// the router gave up on the actor without waiting out its budget. A 429
+// "rate limited" at once is one too: a dataplane that does not retry
+// ResourceExhausted (agentgateway before it added the code to its retry
+// set, or with parking off; PR #221) answers ateapi's full pool so, and
+// parking never engages.
 func (r *Report) checkParked(cfg CheckConfig) Check {
 	at, be := r.Count(Unavailable), r.Count(BudgetExhausted)
-	if at+be == 0 {
-		return skipped(CheckParked, "no capacity refusals (budget_exhausted or unavailable)")
+	rl := r.rateLimitedAtOnce(cfg)
+	if at+be+rl == 0 {
+		return skipped(CheckParked, "no capacity refusals (budget_exhausted, unavailable, or rate_limited at once)")
+	}
+	if rl > 0 {
+		also := ""
+		if at > 0 {
+			also = fmt.Sprintf("; and %d unavailable came at once (%s)", at, r.TopDetail(Unavailable))
+		}
+		return failed(CheckParked, fmt.Sprintf("the dataplane answered 429 at once: parking did not engage (%d of %d capacity refusals were 429 rate limited under half the park budget %s: a ResourceExhausted it does not retry%s)",
+			rl, at+be+rl, BudgetPhrase(cfg), also))
 	}
 	if at > 0 {
 		fastest := ""
@@ -54,6 +67,27 @@ func (r *Report) checkParked(cfg CheckConfig) Check {
 			be, BudgetPhrase(cfg), f.Flights, FormatDuration(time.Duration(f.FastestFirstSeconds*float64(time.Second)))))
 	}
 	return ok(CheckParked, fmt.Sprintf("all %d capacity refusals came after at least half the park budget %s", be, BudgetPhrase(cfg)))
+}
+
+// rateLimitedAtOnce counts the rate_limited answers that came in under
+// half the park budget, from the request's write where it is known.
+func (r *Report) rateLimitedAtOnce(cfg CheckConfig) int64 {
+	s := r.Stats(RateLimited)
+	if s.Count == 0 {
+		return 0
+	}
+	lat, svc, err := s.Histograms()
+	if err != nil {
+		return 0
+	}
+	h := svc
+	if h == nil {
+		h = lat
+	}
+	if h == nil {
+		return 0
+	}
+	return countBelow(h, cfg.Budget/2)
 }
 
 // BudgetPhrase names the park budget and where it came from, so a
@@ -78,19 +112,24 @@ var parkingPathOutcomes = []Outcome{Served, Shed, BudgetExhausted}
 var routerOnlyOutcomes = []Outcome{Shed, BudgetExhausted, Unavailable, DeadlineExceeded, ResumeError, RateLimited, RoutingFailed}
 
 // notARouter starts reached_parking's verdict on a target nothing
-// identified as an atenet router.
-const notARouter = "nothing identified the target as an atenet router"
+// identified as a Substrate dataplane.
+const notARouter = "nothing identified the target as a Substrate dataplane (the atenet router or agentgateway)"
 
-// RouterEvidence says what identified the target as an atenet router, or
-// "" when nothing did. Evidence is: a /metrics scrape with the router's
-// series (atenet_router_*, or its otel_scope_name or service_name
-// "atenet-router"); a /statusz with a parking card, or the router's own
-// statusz keys without one; or an answer whose body only the router
-// writes (`actor <id> …`, `error resuming actor <id>`, `invalid host
-// "<h>": …`). A 2xx, a bare status or a Server: envoy header is not: any
-// server sends those.
+// RouterEvidence says what identified the target as a Substrate
+// dataplane, or "" when nothing did. Evidence is: a /metrics scrape with
+// the atenet router's series (atenet_router_*, or its otel_scope_name or
+// service_name "atenet-router") or agentgateway's Substrate families
+// (agentgateway_substrate_*, agentgateway_atenet_router_*); a /statusz
+// with a parking card, or the router's own statusz keys without one; or
+// an answer whose body only a Substrate dataplane writes (`actor <id> …`,
+// `error resuming actor <id>`, `invalid host "<h>": …`, `invalid
+// "<header>": …`). A 2xx, a bare status or a Server: envoy header is not:
+// any server sends those.
 func (r *Report) RouterEvidence() string {
 	if m := r.Metrics; m != nil {
+		if r.Dataplane() == DataplaneAgentgateway {
+			return "its /metrics has agentgateway's Substrate series"
+		}
 		for _, s := range []*RouterMetrics{m.Before, m.After} {
 			if s != nil && (s.AtenetRouter || s.ParkingActive != nil || s.ParkingRejectedTotal != nil || len(s.ParkingWait) > 0) {
 				return "its /metrics has the atenet router's series"
@@ -106,13 +145,13 @@ func (r *Report) RouterEvidence() string {
 	}
 	if st := r.Outcomes[NotFound.String()]; st != nil {
 		for d, c := range st.Details {
-			if strings.HasPrefix(d, "invalid host") || strings.HasPrefix(d, "the router's") {
+			if strings.HasPrefix(d, "invalid host") || strings.HasPrefix(d, "invalid header") || strings.HasPrefix(d, "the router's") {
 				n += c
 			}
 		}
 	}
 	if n > 0 {
-		return fmt.Sprintf("%d answers carry bodies only the atenet router writes", n)
+		return fmt.Sprintf("%d answers carry bodies only a Substrate dataplane writes", n)
 	}
 	return ""
 }
@@ -142,7 +181,7 @@ func (r *Report) checkReachedParking() Check {
 		return failed(CheckReachedParking, "no request was sent")
 	}
 	if r.RouterEvidence() == "" && r.Count(TransportError)+r.Count(ClientTimeout) < r.Requests {
-		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as the router, and no answer carried a body only it writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`); "+r.answersSummary())
+		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as one, and no answer carried a body only one writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`, `invalid \"<header>\": …`); "+r.answersSummary())
 	}
 	var n int64
 	for _, o := range parkingPathOutcomes {
@@ -203,7 +242,21 @@ const MaxNotFoundShare = 0.2
 // the router's own words, and the flag to change.
 func (r *Report) notFoundCause() string {
 	d := r.TopDetail(NotFound)
+	headerAddressed := strings.Contains(r.Load.Addressing, "header ")
 	switch {
+	case strings.HasPrefix(d, "invalid header "):
+		// The router after substrate #1333 and agentgateway after #3409:
+		// `invalid "ate-target-actor": expected <atespace>/<actor>`.
+		name, _, _ := strings.Cut(strings.TrimPrefix(d, "invalid header "), ":")
+		switch {
+		case strings.Contains(r.Load.Addressing, "header "+name+":"):
+			return "an addressing problem: the dataplane cannot read the actor from the " + name + " header sent (" + d + "): check that -H value (or --addressing) and --atespace"
+		case name == "ate-target-actor":
+			return "an addressing problem: the dataplane reads the actor from the " + name + " header, not from where it was sent (" + d + "): use --addressing ate-target-actor (or -H 'ate-target-actor: {atespace}/{actor}')"
+		}
+		return "an addressing problem: the dataplane reads the actor from the " + name + " header (" + d + "): send it with -H '" + name + ": …' ({actor} and {atespace} expand)"
+	case strings.HasPrefix(d, "invalid host") && headerAddressed && !strings.Contains(r.Load.Addressing, "host "):
+		return "a Host problem: the dataplane reads the actor from the Host, not a header (" + d + "): use --addressing atespace (or --host-template)"
 	case strings.Contains(d, "<atespace>"):
 		// 6210ad86 and later: `expected <actor_name>.<atespace>.actors…`.
 		return "a Host problem: the router wants the atespace in the Host (" + d + "): change --host-template to '{actor}.{atespace}.actors.resources.substrate.ate.dev' (the default) and name the atespace with --atespace"

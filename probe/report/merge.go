@@ -76,6 +76,7 @@ func Merge(reports []*Report, cfg CheckConfig) (*Report, error) {
 		if i > 0 {
 			m.Load.Requests += r.Load.Requests
 			m.Load.Concurrency += r.Load.Concurrency
+			m.Load.Scheduled += r.Load.Scheduled
 			if m.Shards <= 1 {
 				// Shards send their slots of one schedule at its rate;
 				// separate runs each had their own.

@@ -27,7 +27,11 @@ type Report struct {
 	InFlightPeak    int64                    `json:"in_flight_peak"`
 	// AchievedRate and SendLateness are set in open mode: the rate the
 	// probe really sent at, and how late sends were against the schedule.
-	AchievedRate    *float64        `json:"achieved_rate,omitempty"`
+	AchievedRate *float64 `json:"achieved_rate,omitempty"`
+	// ServedLate counts the served answers that came after the park
+	// budget (the router after substrate #675 and #1229 serves a resume
+	// that outlived it); they are among the served.
+	ServedLate      int64           `json:"served_late,omitempty"`
 	SendLateness    *LatencySummary `json:"send_lateness_seconds,omitempty"`
 	SendLatenessHDR string          `json:"send_lateness_hdr,omitempty"`
 	Metrics         *MetricsReport  `json:"metrics,omitempty"`
@@ -53,16 +57,21 @@ type Report struct {
 
 // LoadInfo records how the load was shaped and checked.
 type LoadInfo struct {
-	Requests        int     `json:"requests,omitempty"`
-	Concurrency     int     `json:"concurrency,omitempty"`
-	Rate            float64 `json:"rate,omitempty"`
+	Requests    int     `json:"requests,omitempty"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+	// Scheduled is how many requests an open run's schedule held for
+	// this process (its shard's part of the schedule).
+	Scheduled       int64   `json:"scheduled,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds,omitempty"`
 	TimeoutSeconds  float64 `json:"timeout_seconds"`
 	Actors          int     `json:"actors"`
 	Distribution    string  `json:"distribution"`
 	Seed            uint64  `json:"seed"`
 	Method          string  `json:"method"`
-	// Addressing is "host <template>" or "url <template>".
+	// Addressing is where the actor went: "host <template>", "url
+	// <template>" and/or "header <name>: <template>" (joined by "; "),
+	// then " (form <name>)" for a named addressing form.
 	Addressing    string  `json:"addressing"`
 	BudgetSeconds float64 `json:"budget_seconds"`
 	// BudgetSource says where the budget came from: given, statusz

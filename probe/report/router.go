@@ -24,6 +24,35 @@ type RouterMetrics struct {
 	// "atenet-router". A router that has parked nothing yet exports no
 	// parking series, but its route duration and target_info are there.
 	AtenetRouter bool `json:"atenet_router,omitempty"`
+	// Dataplane names whose exposition it is: DataplaneAtenet or
+	// DataplaneAgentgateway (whose gauge then fills ParkingActive), ""
+	// for neither.
+	Dataplane string `json:"dataplane,omitempty"`
+}
+
+// The dataplanes a /metrics exposition can be told apart as.
+const (
+	DataplaneAtenet       = "atenet-router"
+	DataplaneAgentgateway = "agentgateway"
+)
+
+// Dataplane is whose metrics the run scraped: DataplaneAtenet,
+// DataplaneAgentgateway, or "" (no metrics, or neither's).
+func (r *Report) Dataplane() string {
+	if r.Metrics == nil {
+		return ""
+	}
+	for _, s := range []*RouterMetrics{r.Metrics.After, r.Metrics.Before} {
+		if s != nil && s.Dataplane != "" {
+			return s.Dataplane
+		}
+	}
+	for _, s := range []*RouterMetrics{r.Metrics.After, r.Metrics.Before} {
+		if s != nil && s.AtenetRouter {
+			return DataplaneAtenet
+		}
+	}
+	return ""
 }
 
 // WaitStats is one outcome's series of the wait histogram.

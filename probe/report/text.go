@@ -181,6 +181,9 @@ func writeOutcomeTable(b *strings.Builder, r *Report, p Painter) {
 		}
 		fmt.Fprintf(b, "  %s: %s\n", o, formatDetails(d))
 	}
+	if r.ServedLate > 0 {
+		fmt.Fprintf(b, "  served: %d after the park budget (served late)\n", r.ServedLate)
+	}
 }
 
 func fmtShare(f float64) string {
@@ -215,13 +218,17 @@ func formatDetails(d map[string]int64) string {
 
 func writeRouterView(b *strings.Builder, r *Report) {
 	if m := r.Metrics; m != nil {
-		fmt.Fprintf(b, "\nrouter metrics (%s):\n", safe(m.URL))
+		who, active := "router", "parking_active"
+		if r.Dataplane() == DataplaneAgentgateway {
+			who, active = "agentgateway", "parking permits"
+		}
+		fmt.Fprintf(b, "\n%s metrics (%s):\n", who, safe(m.URL))
 		var parts []string
-		if m.RejectedDelta != nil {
+		if m.RejectedDelta != nil && who != "agentgateway" {
 			parts = append(parts, fmt.Sprintf("parking_rejected +%s", formatFloat(*m.RejectedDelta)))
 		}
 		if m.ActivePeak != nil {
-			s := fmt.Sprintf("parking_active highest scraped %s", formatFloat(*m.ActivePeak))
+			s := fmt.Sprintf("%s highest scraped %s", active, formatFloat(*m.ActivePeak))
 			if m.After != nil {
 				s += fmt.Sprintf(", %s after", formatFloat(val(m.After.ParkingActive)))
 			}

@@ -29,16 +29,16 @@ type Term struct {
 
 // outcomeTerms is indexed by Outcome: the order is the report's.
 var outcomeTerms = [NumOutcomes]Term{
-	Served:           {"served", "2xx: the actor answered"},
-	Shed:             {"shed", `503 "actor … unavailable: router at capacity": the parking lot was full`},
-	BudgetExhausted:  {"budget_exhausted", `any other 503 "actor … unavailable…" (whatever ateapi's text after it) that came after at least half the park budget: the router parked the request and gave up when the budget ran out`},
+	Served:           {"served", "2xx: the actor answered (late, after the budget, too: the report counts those as served_late); never a gRPC answer whose grpc-status is not OK, which is read as the answer it stands for"},
+	Shed:             {"shed", `503 "actor … unavailable: router at capacity", or agentgateway's "actor … request parking capacity exhausted": the parking lot was full (at once, or after one resume attempt from the router after #1229)`},
+	BudgetExhausted:  {"budget_exhausted", `any other 503 "actor … unavailable…" (whatever ateapi's text after it), or a 504 "actor … request timed out" (agentgateway's spent budget), that came after at least half the park budget: the dataplane parked the request and gave up when the budget ran out`},
 	Unavailable:      {"unavailable", `the same 503 "actor … unavailable…" in under half the park budget: refused at once, without parking (parking off, a router without parking, or a code it does not park)`},
-	NotFound:         {"not_found", `404, including the router's "invalid host"`},
-	DeadlineExceeded: {"deadline_exceeded", "504 with an actor body"},
+	NotFound:         {"not_found", `404, including the dataplane's "invalid host" and "invalid "ate-target-actor""`},
+	DeadlineExceeded: {"deadline_exceeded", `504 with an actor body in under half the park budget (ateapi's DeadlineExceeded)`},
 	Unauthenticated:  {"unauthenticated", "401"},
 	PermissionDenied: {"permission_denied", "403"},
 	ResumeError:      {"resume_error", `500 "error resuming actor …"`},
-	RateLimited:      {"rate_limited", `429 "actor … rate limited"`},
+	RateLimited:      {"rate_limited", `429 "actor … rate limited": a ResourceExhausted the dataplane does not retry; at once, parking did not engage (parked fails)`},
 	RoutingFailed:    {"routing_failed", `500 "actor … routing failed"`},
 	ExtProcError:     {"ext_proc_error", "500 or 504 with an empty body: Envoy's own answer when the ext_proc stream fails or times out"},
 	EnvoyOverflow:    {"envoy_overflow", `503 with x-envoy-overloaded, or "reset reason: overflow": Envoy's circuit breaker`},
@@ -56,14 +56,15 @@ const CheckExpectPrefix = "expect "
 // sources_passed is added by Merge only.
 var checkTerms = []Term{
 	{CheckBudgetBound, "no budget_exhausted answer came later than the park budget plus slack after its request was written"},
-	{CheckShedFast, "the p99 latency of shed answers is under the shed bound (" + DefaultShedMax.String() + " unless set)"},
-	{CheckRejectedMatchesShed, "the router's parking_rejected_total grew by exactly the shed count (needs its metrics)"},
-	{CheckActiveDrains, "the router's parking_active is back to 0 after the run (needs its metrics or statusz)"},
+	{CheckShedFast, "the p99 latency of shed answers is under the shed bound (" + DefaultShedMax.String() + " unless set), which leaves room for the one resume attempt the router after #1229 makes before it sheds"},
+	{CheckRejectedMatchesShed, "the router's parking_rejected_total grew by exactly the shed count (needs its metrics; not judged on agentgateway, which has no such counter)"},
+	{CheckActiveDrains, "the dataplane's parked count is back to 0 after the run: the router's parking_active or statusz active, agentgateway's agentgateway_substrate_request_parking_active (needs its metrics or statusz)"},
 	{CheckNoEnvoyOverflow, "no envoy_overflow and no ext_proc_error answers: Envoy would truncate the parking lot"},
 	{CheckAllAccounted, "the outcomes add up to the requests sent"},
-	{CheckWaitMatchesBudgetExhausted, `the router's parking_wait grew by the budget_exhausted count (label budget_exhausted), or by at least it (PR #221's label error); needs its metrics`},
-	{CheckParked, "no capacity refusal came at once (unavailable): a router that parks holds a refused request for its budget"},
-	{CheckReachedParking, "something identified the target as an atenet router (its metrics, its statusz or an answer only it writes), parking is on (unless expected off), some answer came from the parking path (served, shed or budget_exhausted), and at most a fifth were not_found; a run of only 404s, timeouts or transport errors fails, as does one whose load was aimed at actors the router does not have"},
+	{CheckSenderOnSchedule, "the probe kept its own schedule: an open run sent at least 99% of the requests it scheduled, with its sends' p99 lateness under 100ms (or half the shed bound, if less); when it fails, budget_bound, shed_fast, parked and latency expectations are not judged (the machine limited the run)"},
+	{CheckWaitMatchesBudgetExhausted, `the router's parking_wait grew by the budget_exhausted count (label budget_exhausted), or by at least it (PR #221's label error); needs its metrics; not judged on agentgateway, which has no such histogram`},
+	{CheckParked, "no capacity refusal came at once (unavailable, or a 429 rate limited under half the budget): a dataplane that parks holds a refused request for its budget"},
+	{CheckReachedParking, "something identified the target as a Substrate dataplane (its metrics, its statusz or an answer only one writes), parking is on (unless expected off), some answer came from the parking path (served, shed or budget_exhausted), and at most a fifth were not_found; a run of only 404s, timeouts or transport errors fails, as does one whose load was aimed at actors the router does not have"},
 	{CheckSourcesPassed, "merge only: every merged run passed its own checks"},
 }
 

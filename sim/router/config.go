@@ -167,41 +167,6 @@ type Config struct {
 	Seed uint64
 }
 
-// Model names which real atenet router the simulator behaves like
-// (github.com/agent-substrate/substrate, cmd/atenet/internal/router, at
-// the commits named below).
-type Model string
-
-const (
-	// ModelSeed is the request-parking design the router is converging on
-	// (--parked-request-* flags, budget_exhausted label, fast path for
-	// running actors).
-	ModelSeed Model = "seed"
-	// ModelMain is agent-substrate/substrate main 86e138f6: no parking at
-	// all; a full pool is answered at once, no parking metrics, no statusz
-	// parking card.
-	ModelMain Model = "main"
-	// ModelPR221 is PR #221 head 4a8f978b: parking with its Host form
-	// <actor>.actors.resources.substrate.ate.dev, outcome="error" for a
-	// spent budget, "canceled" for a stream deadline, no fast path, a
-	// statusz max_wait written as a Go duration, and parking series that
-	// appear only once used.
-	ModelPR221 Model = "pr221"
-	// ModelMain202608 is agent-substrate/substrate upstream main at
-	// 6210ad86 (2026-08-22), as measured on loopback (the captures in
-	// sim/router/testdata/atenet-router-6210ad86): the seed's flags and
-	// outcome labels; ResourceExhausted and FailedPrecondition, Unavailable
-	// and Aborted parked to the budget, then 503 with ateapi's text; bodies
-	// naming the actor atespace/id; the lot entered on arrival by every
-	// request (running actors too); route-duration labels
-	// ate_router_outcome/ate_router_resume/ate_template_*; parking series
-	// only once used; statusz with "mode" and duration strings.
-	ModelMain202608 Model = "main-2026-08"
-)
-
-// Models lists the valid --model values.
-var Models = []Model{ModelSeed, ModelMain, ModelPR221, ModelMain202608}
-
 // Hold says how long an actor's resumes are refused with "no free workers
 // available". For counts from the actor's first ResumeActor call; Times
 // refuses that many calls. With both zero the actor never gets a worker.
@@ -385,11 +350,18 @@ func DefaultConfig() Config {
 }
 
 // ExtprocBreaker is the ext_proc circuit breaker's max_requests in force:
-// --extproc-max-requests, or under main-2026-08 with 0, twice the lot and
-// at least 1024 (2048 at the defaults), as 6210ad86 derives it.
+// --extproc-max-requests, or, in a model that derives it (main-2026-08 and
+// later) from 0, twice the lot and at least 1024 (2048 at the defaults),
+// as 6210ad86 derives it. A model without Envoy (agentgateway) has none:
+// MaxLot, above any lot.
 func (c Config) ExtprocBreaker() int {
-	if c.model() == ModelMain202608 && c.ExtprocMaxRequests == 0 {
-		return max(2*c.ParkedRequestMax, EnvoyDefaultMaxRequests)
+	switch c.traits().breaker {
+	case breakerDerived:
+		if c.ExtprocMaxRequests == 0 {
+			return max(2*c.ParkedRequestMax, EnvoyDefaultMaxRequests)
+		}
+	case breakerNone:
+		return MaxLot
 	}
 	return c.ExtprocMaxRequests
 }
@@ -398,12 +370,12 @@ func (c Config) ExtprocBreaker() int {
 func (c Config) poolFull() *StatusError {
 	code := c.PoolFullCode
 	if code == OK {
-		code = FailedPrecondition
-		if c.model() == ModelMain202608 {
-			code = ResourceExhausted
-		}
+		code = c.traits().poolFull
 	}
 	msg := c.PoolFullMessage
+	if msg == "" {
+		msg = c.traits().poolFullText
+	}
 	if msg == "" {
 		msg = msgNoFreeWorkers
 	}
@@ -412,78 +384,105 @@ func (c Config) poolFull() *StatusError {
 
 // ParkingEnabled reports whether requests are parked. main never parks;
 // pr221 parks unless ParkingDisabled (a lot of 0 parks nothing and sheds
-// everything, but parking is on); the seed parks when ParkedRequestMax > 0.
+// everything, but parking is on); the others park when ParkedRequestMax > 0.
 func (c Config) ParkingEnabled() bool {
-	switch c.model() {
-	case ModelMain:
+	switch c.traits().parking {
+	case parkingNever:
 		return false
-	case ModelPR221:
+	case parkingOffByFlag:
 		return !c.ParkingDisabled
 	}
 	return c.ParkedRequestMax > 0
 }
 
-// model is Model with the zero value read as the seed.
-func (c Config) model() Model {
-	if c.Model == "" {
-		return ModelSeed
+// Validate checks the real routers' startup rules and the simulator's own;
+// each error names the flag and the rule it broke. All broken rules are
+// reported.
+func (c Config) Validate() error {
+	var v validation
+	tr, ok := modelRow(c.Model)
+	if !ok {
+		v.bad("--model %q: want %s", c.Model, ModelNames())
+		tr = c.traits()
 	}
-	return c.Model
+	c.validateModelFlags(&v, tr)
+	c.validateSizes(&v)
+	c.validateDurations(&v)
+	c.validateRetry(&v, tr)
+	c.validateBreaker(&v, tr)
+	if !c.validateFaults(&v) {
+		return v.err()
+	}
+	c.validateAddrs(&v)
+	return v.err()
 }
 
-// Validate checks the seed's startup rules and the simulator's own; each
-// error names the flag and the rule it broke. All broken rules are reported.
-func (c Config) Validate() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+// validation gathers every broken rule.
+type validation struct{ errs []error }
 
-	switch c.model() {
-	case ModelSeed, ModelMain, ModelPR221, ModelMain202608:
-	default:
-		bad("--model %q: want seed, main, pr221 or main-2026-08", c.Model)
-	}
-	m2608 := c.model() == ModelMain202608
-	for _, d := range []struct {
-		flag string
-		set  bool
-	}{
-		{"--route-timeout", c.RouteTimeout != 0},
-		{"--drain-delay", c.DrainDelay != 0},
-		{"--drain-timeout", c.DrainTimeout != 0},
-		{"--drain-complete-file", c.DrainCompleteFile != ""},
-	} {
-		if d.set && !m2608 {
-			bad("%s is the main-2026-08 router's flag and needs --model main-2026-08", d.flag)
+func (v *validation) bad(format string, a ...any) { v.errs = append(v.errs, fmt.Errorf(format, a...)) }
+func (v *validation) err() error                  { return errors.Join(v.errs...) }
+
+// validateModelFlags refuses the flags the configured model does not have.
+func (c Config) validateModelFlags(v *validation, tr modelTraits) {
+	if !tr.drainFlags {
+		for _, d := range []struct {
+			flag string
+			set  bool
+		}{
+			{"--route-timeout", c.RouteTimeout != 0},
+			{"--drain-delay", c.DrainDelay != 0},
+			{"--drain-timeout", c.DrainTimeout != 0},
+			{"--drain-complete-file", c.DrainCompleteFile != ""},
+		} {
+			if d.set {
+				v.bad("%s is the flag of the routers from main-2026-08 on and needs --model %s", d.flag, modelsWith(func(m modelTraits) bool { return m.drainFlags }))
+			}
 		}
+	}
+	// The real router's startup rule (6210ad86 cmd.go, as the reference
+	// reads it).
+	if tr.drainFlags && c.DrainTimeout > 0 && c.DrainTimeout < c.ParkedRequestBudget && c.ParkingEnabled() {
+		v.bad("--drain-timeout (%s) must be >= --parked-request-budget (%s) while parking is on", c.DrainTimeout, c.ParkedRequestBudget)
+	}
+	if c.ParkingDisabled && tr.parking != parkingOffByFlag {
+		v.bad("--parking-enabled=false is PR #221's switch and needs --model pr221; the %s model turns parking off with --parked-request-max 0", tr.model)
 	}
 	switch c.PoolFullCode {
 	case OK, ResourceExhausted, FailedPrecondition:
 	default:
-		bad("--pool-full-code %s: want ResourceExhausted or FailedPrecondition", c.PoolFullCode)
-	}
-	if m2608 {
-		// The real router's startup rules (6210ad86 cmd.go, as the
-		// reference reads them).
-		if c.DrainTimeout > 0 && c.DrainTimeout < c.ParkedRequestBudget && c.ParkingEnabled() {
-			bad("--drain-timeout (%s) must be >= --parked-request-budget (%s) while parking is on", c.DrainTimeout, c.ParkedRequestBudget)
-		}
-	}
-	if c.Workers < 1 {
-		bad("--workers must be at least 1 (got %d)", c.Workers)
-	} else if c.Workers > MaxWorkers {
-		bad("--workers must be at most %d (got %d)", MaxWorkers, c.Workers)
-	}
-	if c.Actors < 0 || (c.Actors == 0 && !c.AnyActor) {
-		bad("--actors must be at least 1, or use --any-actor (got %d)", c.Actors)
-	} else if c.Actors > MaxActors {
-		bad("--actors must be at most %d (got %d)", MaxActors, c.Actors)
-	}
-	if c.ParkingDisabled && c.model() != ModelPR221 {
-		bad("--parking-enabled=false is PR #221's switch and needs --model pr221; the %s model turns parking off with --parked-request-max 0", c.model())
+		v.bad("--pool-full-code %s: want ResourceExhausted or FailedPrecondition", c.PoolFullCode)
 	}
 	if err := checkLabel(c.Atespace); err != nil {
-		bad("--atespace %q is not a valid atespace name: %v", c.Atespace, err)
+		v.bad("--atespace %q is not a valid atespace name: %v", c.Atespace, err)
 	}
+}
+
+// modelsWith names the models whose row satisfies has.
+func modelsWith(has func(modelTraits) bool) string {
+	var names []string
+	for _, m := range models {
+		if has(m) {
+			names = append(names, string(m.model))
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+func (c Config) validateSizes(v *validation) {
+	if c.Workers < 1 {
+		v.bad("--workers must be at least 1 (got %d)", c.Workers)
+	} else if c.Workers > MaxWorkers {
+		v.bad("--workers must be at most %d (got %d)", MaxWorkers, c.Workers)
+	}
+	if c.Actors < 0 || (c.Actors == 0 && !c.AnyActor) {
+		v.bad("--actors must be at least 1, or use --any-actor (got %d)", c.Actors)
+	} else if c.Actors > MaxActors {
+		v.bad("--actors must be at most %d (got %d)", MaxActors, c.Actors)
+	}
+}
+
+func (c Config) validateDurations(v *validation) {
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
@@ -500,65 +499,83 @@ func (c Config) Validate() error {
 		{"--drain-timeout", c.DrainTimeout},
 	} {
 		if d.v < 0 {
-			bad("%s must not be negative (got %s)", d.flag, d.v)
+			v.bad("%s must not be negative (got %s)", d.flag, d.v)
 		} else if d.v > MaxDuration {
-			bad("%s must be at most %s (got %s)", d.flag, MaxDuration, d.v)
+			v.bad("%s must be at most %s (got %s)", d.flag, MaxDuration, d.v)
 		}
 	}
 	if c.ParkedRequestRetryInterval == 0 {
 		// A zero first delay stays zero under any factor: the flight would
 		// call the control plane in a tight loop.
-		bad("--parked-request-retry-interval must be positive (got 0s)")
+		v.bad("--parked-request-retry-interval must be positive (got 0s)")
 	}
+}
+
+func (c Config) validateRetry(v *validation, tr modelTraits) {
 	zeroLot := "0 disables parking"
-	if c.model() == ModelPR221 {
+	if tr.parking == parkingOffByFlag {
 		zeroLot = "0 sheds every request"
 	}
 	if c.ParkedRequestMax < 0 {
-		bad("--parked-request-max must not be negative; %s (got %d)", zeroLot, c.ParkedRequestMax)
+		v.bad("--parked-request-max must not be negative; %s (got %d)", zeroLot, c.ParkedRequestMax)
 	} else if c.ParkedRequestMax > MaxLot {
-		bad("--parked-request-max must be at most %d (got %d)", MaxLot, c.ParkedRequestMax)
+		v.bad("--parked-request-max must be at most %d (got %d)", MaxLot, c.ParkedRequestMax)
 	}
 	if math.IsNaN(c.ParkedRequestRetryFactor) || c.ParkedRequestRetryFactor < 1 {
-		bad("--parked-request-retry-factor must be >= 1 (got %v)", c.ParkedRequestRetryFactor)
+		v.bad("--parked-request-retry-factor must be >= 1 (got %v)", c.ParkedRequestRetryFactor)
 	} else if c.ParkedRequestRetryFactor > MaxRetryFactor {
-		bad("--parked-request-retry-factor must be at most %d (got %v)", MaxRetryFactor, c.ParkedRequestRetryFactor)
+		v.bad("--parked-request-retry-factor must be at most %d (got %v)", MaxRetryFactor, c.ParkedRequestRetryFactor)
 	}
 	if math.IsNaN(c.ParkedRequestRetryJitter) || c.ParkedRequestRetryJitter < 0 || c.ParkedRequestRetryJitter >= 1 {
-		bad("--parked-request-retry-jitter must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
+		v.bad("--parked-request-retry-jitter must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
 	}
-	switch {
-	case m2608 && c.ExtprocMaxRequests < 0:
-		bad("--extproc-max-requests must not be negative; 0 derives twice --parked-request-max, at least %d (got %d)", EnvoyDefaultMaxRequests, c.ExtprocMaxRequests)
-	case m2608 && c.ExtprocMaxRequests > 0 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot:
-		// The real router's own words.
-		bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a circuit breaker below the parking lot silently truncates it with Envoy-generated 503s",
-			c.ExtprocMaxRequests, c.ParkedRequestMax)
-	case m2608 && c.ExtprocMaxRequests > MaxLot:
-		bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
-	case m2608:
-	case c.ExtprocMaxRequests < 1:
-		bad("--extproc-max-requests must be at least 1 (got %d)", c.ExtprocMaxRequests)
-	case c.ExtprocMaxRequests > MaxLot:
-		bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+}
+
+func (c Config) validateBreaker(v *validation, tr modelTraits) {
+	switch tr.breaker {
+	case breakerNone:
+		// No Envoy in front: --extproc-max-requests is not read.
+	case breakerDerived:
+		switch {
+		case c.ExtprocMaxRequests < 0:
+			v.bad("--extproc-max-requests must not be negative; 0 derives twice --parked-request-max, at least %d (got %d)", EnvoyDefaultMaxRequests, c.ExtprocMaxRequests)
+		case c.ExtprocMaxRequests > 0 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot:
+			// The real router's own words.
+			v.bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a circuit breaker below the parking lot silently truncates it with Envoy-generated 503s",
+				c.ExtprocMaxRequests, c.ParkedRequestMax)
+		case c.ExtprocMaxRequests > MaxLot:
+			v.bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+		}
+	default:
+		switch {
+		case c.ExtprocMaxRequests < 1:
+			v.bad("--extproc-max-requests must be at least 1 (got %d)", c.ExtprocMaxRequests)
+		case c.ExtprocMaxRequests > MaxLot:
+			v.bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+		}
+		if c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
+			v.bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
+				c.ExtprocMaxRequests, c.ParkedRequestMax)
+		}
 	}
-	if !m2608 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
-		bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
-			c.ExtprocMaxRequests, c.ParkedRequestMax)
-	}
+}
+
+// validateFaults checks the fault-injection settings; false when the
+// names are too many to walk.
+func (c Config) validateFaults(v *validation) bool {
 	if n := len(c.ControlPlaneUnavailable); n > MaxWindows {
-		bad("--control-plane-unavailable: at most %d windows (got %d)", MaxWindows, n)
+		v.bad("--control-plane-unavailable: at most %d windows (got %d)", MaxWindows, n)
 	} else {
 		for _, w := range c.ControlPlaneUnavailable {
 			if err := w.validate(); err != nil {
-				bad("--control-plane-unavailable: %v", err)
+				v.bad("--control-plane-unavailable: %v", err)
 			}
 		}
 	}
 	if n := len(c.Deny) + len(c.Unauth) + len(c.Slow) + len(c.Fail) + len(c.NotFound) + len(c.RateLimit) + len(c.RoutingFail) + len(c.Abort) + len(c.Hold); n > MaxNamedActors {
 		// Checked before the names, so a huge list is not walked.
-		bad("the fault flags name %d actors together; at most %d", n, MaxNamedActors)
-		return errors.Join(errs...)
+		v.bad("the fault flags name %d actors together; at most %d", n, MaxNamedActors)
+		return false
 	}
 	for _, l := range []struct {
 		flag  string
@@ -566,31 +583,35 @@ func (c Config) Validate() error {
 	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}, {"--not-found", c.NotFound}, {"--rate-limit", c.RateLimit}, {"--routing-fail", c.RoutingFail}} {
 		for _, n := range l.names {
 			if _, err := c.actorRef(n); err != nil {
-				bad("%s: %v", l.flag, err)
+				v.bad("%s: %v", l.flag, err)
 			}
 		}
 	}
 	for n, times := range c.Abort {
 		if _, err := c.actorRef(n); err != nil {
-			bad("--abort: %v", err)
+			v.bad("--abort: %v", err)
 		}
 		if times > MaxCount {
-			bad("--abort %s=%d: at most %d resumes", n, times, MaxCount)
+			v.bad("--abort %s=%d: at most %d resumes", n, times, MaxCount)
 		}
 	}
 	for n, h := range c.Hold {
 		if n != HoldEveryActor {
 			if _, err := c.actorRef(n); err != nil {
-				bad("--hold: %v", err)
+				v.bad("--hold: %v", err)
 			}
 		}
 		if err := h.validate(); err != nil {
-			bad("--hold %s: %v", n, err)
+			v.bad("--hold %s: %v", n, err)
 		}
 	}
 	if math.IsNaN(c.AbortRate) || c.AbortRate < 0 || c.AbortRate > 1 {
-		bad("--abort-rate must be in [0, 1] (got %v)", c.AbortRate)
+		v.bad("--abort-rate must be in [0, 1] (got %v)", c.AbortRate)
 	}
+	return true
+}
+
+func (c Config) validateAddrs(v *validation) {
 	for _, a := range []struct{ flag, addr string }{
 		{"--listen", c.Listen}, {"--metrics-listen", c.MetricsListen}, {"--status-listen", c.StatusListen},
 	} {
@@ -598,10 +619,9 @@ func (c Config) Validate() error {
 			continue
 		}
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {
-			bad("%s %q is not HOST:PORT: %v", a.flag, a.addr, err)
+			v.bad("%s %q is not HOST:PORT: %v", a.flag, a.addr, err)
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // actorRef turns a fault-injection name ("actor-0001" or

@@ -64,8 +64,13 @@ func (e *StatusError) Error() string { return e.Code.String() + ": " + e.Msg }
 
 func status(c Code, msg string) *StatusError { return &StatusError{Code: c, Msg: msg} }
 
-// msgNoFreeWorkers is AssignWorkerStep's refusal, word for word.
-const msgNoFreeWorkers = "no free workers available"
+// msgNoFreeWorkers is AssignWorkerStep's refusal, word for word, and
+// msgNoRoom the newer ateapi's (substrate internal/e2e/atenet_dataplane.go
+// at 603c7c34 expects it in the router's 503).
+const (
+	msgNoFreeWorkers = "no free workers available"
+	msgNoRoom        = "no worker has room for the actor"
+)
 
 // MsgConcurrent is the simulated ateapi's text for Aborted: another
 // resume holds the actor. main-2026-08 passes it on in its 503 body.

@@ -192,7 +192,7 @@ func (h *harness) metrics() parkingMetrics {
 	fams := h.scrape()
 	pm := parkingMetrics{waits: map[Outcome]*dto.Histogram{}}
 	// The real routers' series appear only once used: absent is zero there.
-	absentIsZero := h.s.cfg.model() != ModelSeed
+	absentIsZero := !h.s.cfg.traits().zeroAtStart
 	if f := fams[MetricActive]; f != nil && len(f.Metric) == 1 {
 		pm.active = f.Metric[0].GetGauge().GetValue()
 	} else if f != nil || !absentIsZero {

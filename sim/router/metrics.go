@@ -108,9 +108,34 @@ var RouteBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1
 // defaults are sized for milliseconds and would put every park in one bucket.
 var WaitBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60}
 
+// dataplaneMetrics is what the resume path records, whichever exposition
+// the model's dataplane serves.
+type dataplaneMetrics interface {
+	// routed records one exchange's route duration and ending.
+	routed(d time.Duration, e routeEnd)
+	// parked moves the parked gauge by delta.
+	parked(delta int64)
+	// shed counts a request the full lot refused.
+	shed()
+	// waited records one park's wait and outcome.
+	waited(d time.Duration, o Outcome)
+	// handler serves /metrics.
+	handler() http.Handler
+	shutdown(ctx context.Context) error
+}
+
+// newDataplaneMetrics builds the exposition of the model's dataplane.
+func newDataplaneMetrics(tr modelTraits, atespace string) (dataplaneMetrics, error) {
+	if tr.metrics == metricsAgentgateway {
+		return newAgentgatewayMetrics()
+	}
+	return newMetrics(tr.zeroAtStart, tr.metrics == metricsAtenet202608, atespace)
+}
+
+// metrics is the atenet router's OpenTelemetry exposition.
 type metrics struct {
 	provider *sdkmetric.MeterProvider
-	handler  http.Handler
+	h        http.Handler
 
 	route    metric.Float64Histogram
 	active   metric.Int64UpDownCounter
@@ -172,7 +197,7 @@ func newMetrics(zeroAtStart, m2608 bool, atespace string) (*metrics, error) {
 	meter := provider.Meter(MeterName)
 	m := &metrics{
 		provider:    provider,
-		handler:     promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})),
+		h:           promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})),
 		outcomeOpts: make(map[Outcome]metric.RecordOption),
 		m2608:       m2608,
 	}
@@ -249,6 +274,7 @@ func routeAttrs(m2608 bool, ns, name string, o RouteOutcome, r Resume) metric.Re
 
 // routed records one ext_proc exchange.
 func (m *metrics) routed(d time.Duration, e routeEnd) {
+	e.unaddressed = false // not a label
 	switch {
 	case !m.m2608:
 		e.resume = ""
@@ -265,5 +291,7 @@ func (m *metrics) shed() { m.rejected.Add(context.Background(), 1) }
 func (m *metrics) waited(d time.Duration, o Outcome) {
 	m.wait.Record(context.Background(), d.Seconds(), m.outcomeOpts[o])
 }
+
+func (m *metrics) handler() http.Handler { return m.h }
 
 func (m *metrics) shutdown(ctx context.Context) error { return m.provider.Shutdown(ctx) }

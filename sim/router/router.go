@@ -41,17 +41,10 @@ func quotedActor(ref string) string {
 
 // who is how the model's answer bodies name the actor.
 func (rt *router) who(ref string) string {
-	if rt.m2608 {
+	if rt.tr.refInBodies {
 		return "actor " + ref
 	}
 	return quotedActor(ref)
-}
-
-func (rt *router) bodyAtCapacity(ref string) string {
-	if rt.m2608 {
-		return "actor " + strconv.Quote(ref) + " unavailable: router at capacity"
-	}
-	return quotedActor(ref) + " unavailable: router at capacity"
 }
 
 // Answer bodies after the actor (who is "actor \"x\"" or "actor ns/x").
@@ -110,18 +103,20 @@ type flightResult struct {
 // router plays Envoy's ext_proc breaker and the atenet router's resume and
 // parking logic in front of the control plane.
 type router struct {
-	cfg     Config
+	cfg Config
+	// tr is the model's row (models.go), resolved once.
+	tr      modelTraits
 	cp      *controlPlane
-	m       *metrics
+	m       dataplaneMetrics
 	rand    *lockedRand
 	parking bool
-	// m2608 is the main-2026-08 model: its bodies, route labels, host
-	// texts, retryable codes and statusz queries.
-	m2608 bool
-	// lotOnArrival: every request whose Host parses enters the lot and
-	// calls ResumeActor, running actors too (PR #221, main-2026-08); the
-	// seed has a fast path for running actors.
-	lotOnArrival bool
+	// richRoutes names route outcomes as 6210ad86 and later do
+	// (ate_router_outcome: no_capacity, lock_conflict, …); PR #221 and
+	// main have ok, error, not_found and cancelled.
+	richRoutes bool
+	// cache is agentgateway's resolved-actor cache (lotOnCacheMiss):
+	// atespace/name → when its entry expires.
+	cache sync.Map
 	// routingFail holds the --routing-fail actors (atespace/name).
 	routingFail map[string]bool
 	// queries is main-2026-08's statusz query log.
@@ -144,9 +139,13 @@ type router struct {
 }
 
 // flight is one actor's in-flight resume; done closes when res is set.
+// parked closes at the park transition, the flight's first retryable
+// error (#1229's lot takes its slots then), and parkCode is that error's.
 type flight struct {
-	done chan struct{}
-	res  flightResult
+	done     chan struct{}
+	res      flightResult
+	parked   chan struct{}
+	parkCode Code
 }
 
 // routeEnd is how one ext_proc exchange ended, for the route-duration
@@ -156,6 +155,8 @@ type routeEnd struct {
 	outcome  RouteOutcome
 	resolved bool
 	resume   Resume
+	// unaddressed: the request named no actor the router could read.
+	unaddressed bool
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -174,12 +175,25 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer releaseBreaker()
 
+	if rt.tr.grpcAnswers && isGRPC(r) {
+		w = &grpcRefusal{ResponseWriter: w}
+	}
 	// The ext_proc exchange starts: the route-duration clock runs until the
 	// worker is resolved or the request is answered.
 	start := time.Now()
 	end, a, sa, ctx, cancel := rt.route(w, r)
 	d := time.Since(start)
-	rt.m.routed(d, end)
+	switch {
+	case !rt.tr.failuresAreResumeErrors:
+		rt.m.routed(d, end)
+	case !end.unaddressed:
+		// agentgateway records every failed resolution as resume_error,
+		// and nothing for a request that named no actor.
+		if end.outcome != RouteOK {
+			end.outcome = RouteResumeError
+		}
+		rt.m.routed(d, end)
+	}
 	if rt.queries != nil {
 		target := "-"
 		if sa != nil {
@@ -202,10 +216,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // worker, or answers the request itself. With a worker it returns the
 // request's context (and its cancel, which the caller runs after serving).
 func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *actor, *servedAnswer, context.Context, context.CancelFunc) {
-	atespace, name, err := rt.parseHost(r.Host)
-	if err != nil {
-		answer(w, http.StatusNotFound, "invalid host "+quoteHost(r.Host)+": "+err.Error())
-		return routeEnd{outcome: RouteNotFound}, nil, nil, nil, nil
+	atespace, name, refusal := rt.parseActor(r)
+	if refusal != "" {
+		answer(w, http.StatusNotFound, refusal)
+		return routeEnd{outcome: RouteNotFound, unaddressed: true}, nil, nil, nil, nil
 	}
 	ctx, cancel, err := rt.requestContext(r)
 	if err != nil {
@@ -225,8 +239,9 @@ func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *acto
 	a := rt.cp.lookup(atespace, name)
 	var sa *servedAnswer
 	resume := ResumeNone
-	if a != nil && !rt.lotOnArrival {
-		// The seed's fast path: the actor is already running.
+	if a != nil && rt.fastPath(ref) {
+		// The actor is already running, and this router knows it without
+		// asking ateapi (the seed's fast path, agentgateway's cache).
 		sa = a.acquire()
 	}
 	if sa == nil {
@@ -243,7 +258,7 @@ func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *acto
 		a.done()
 		answer(w, http.StatusInternalServerError, bodyRoutingFailed(rt.who(ref)))
 		cancel()
-		if rt.m2608 {
+		if rt.richRoutes {
 			return routeEnd{outcome: RouteResumeError}, nil, nil, nil, nil
 		}
 		return routeEnd{outcome: RouteError, resolved: true}, nil, nil, nil, nil
@@ -253,7 +268,7 @@ func (rt *router) route(w http.ResponseWriter, r *http.Request) (routeEnd, *acto
 
 // genericError is the route outcome of a failure with no better name.
 func (rt *router) genericError() RouteOutcome {
-	if rt.m2608 {
+	if rt.richRoutes {
 		return RouteResumeError
 	}
 	return RouteError
@@ -283,16 +298,61 @@ func (rt *router) messageTimeout() time.Duration {
 	return 5 * time.Second
 }
 
-// parseHost reads the atespace and actor from the Host in the model's form.
-func (rt *router) parseHost(host string) (atespace, name string, err error) {
-	switch rt.cfg.model() {
-	case ModelPR221:
-		name, err = parseHostPR221(host)
-		return rt.cfg.Atespace, name, err
-	case ModelMain202608:
-		return parseHost202608(host)
+// parseActor reads the atespace and actor from the request where the
+// model's router reads them, or returns the body of the router's 404.
+func (rt *router) parseActor(r *http.Request) (atespace, name, refusal string) {
+	var err error
+	switch rt.tr.addressing {
+	case addrTargetActor:
+		var v string
+		if vs := r.Header[targetActorKey]; len(vs) > 0 {
+			v = vs[0]
+		}
+		if atespace, name, err = parseTargetActor(v); err != nil {
+			return "", "", `invalid "` + TargetActorHeader + `": expected <atespace>/<actor>`
+		}
+		return atespace, name, ""
+	case addrHostPR221:
+		atespace = rt.cfg.Atespace
+		name, err = parseHostPR221(r.Host)
+	case addrHost202608:
+		atespace, name, err = parseHost202608(r.Host)
+	default:
+		atespace, name, err = ParseHost(r.Host)
 	}
-	return ParseHost(host)
+	if err != nil {
+		return "", "", "invalid host " + quoteHost(r.Host) + ": " + err.Error()
+	}
+	return atespace, name, ""
+}
+
+// fastPath reports whether a request for ref, whose actor exists, may be
+// served without the resume path when the actor is running: always in the
+// seed; in agentgateway while the actor's cache entry lasts; never in the
+// routers that call ResumeActor for every request.
+func (rt *router) fastPath(ref string) bool {
+	switch rt.tr.lot {
+	case lotSuspendedOnArrival:
+		return true
+	case lotOnCacheMiss:
+		exp, ok := rt.cache.Load(ref)
+		return ok && time.Now().Before(exp.(time.Time))
+	}
+	return false
+}
+
+// AgentgatewayCacheTTL is agentgateway's default cacheTtl: how long a
+// resolved actor is served from its cache, without a permit or a
+// ResumeActor call (crates/agentgateway/src/http/substrate/ingress.rs at
+// 5f96588b7).
+const AgentgatewayCacheTTL = 5 * time.Second
+
+// resolved notes that ref's actor was resolved to a worker (agentgateway
+// caches it).
+func (rt *router) resolved(ref string) {
+	if rt.tr.lot == lotOnCacheMiss {
+		rt.cache.Store(ref, time.Now().Add(AgentgatewayCacheTTL))
+	}
 }
 
 // requestContext gives the request its own deadline: the
@@ -338,22 +398,17 @@ func ParseRequestTimeout(v string) (time.Duration, error) {
 // when parking is on. It returns the worker to route to, or nil when it
 // has already answered, with how the route ended.
 func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, routeEnd) {
-	if !rt.parking {
+	switch {
+	case !rt.parking:
 		// Disabled: no admission cap, no parking metrics; only Aborted is
 		// retried (inside the flight).
 		wk, res, started, err := rt.await(ctx, ref, a)
-		if wk != nil {
-			return wk, routeEnd{outcome: RouteOK, resolved: true, resume: resumeOf(res, started)}
-		}
-		return nil, routeEnd{outcome: rt.fail(ctx, w, ref, res, err)}
+		return rt.ended(ctx, w, ref, wk, res, started, err)
+	case rt.tr.lot == lotAtParkTransition:
+		return rt.resumeParkingAtTransition(ctx, w, ref, a)
 	}
 	if !rt.lot.tryAcquire() {
-		rt.m.shed()
-		answer(w, http.StatusServiceUnavailable, rt.bodyAtCapacity(ref))
-		if rt.m2608 {
-			return nil, routeEnd{outcome: RouteNoCapacity}
-		}
-		return nil, routeEnd{outcome: RouteError}
+		return nil, rt.shed(w, ref, ResourceExhausted)
 	}
 	rt.m.parked(1)
 	start := time.Now()
@@ -362,10 +417,97 @@ func (rt *router) resume(ctx context.Context, w http.ResponseWriter, ref string,
 	rt.m.waited(time.Since(start), rt.outcomeOf(ctx, res, err))
 	rt.m.parked(-1)
 	rt.lot.release()
+	return rt.ended(ctx, w, ref, wk, res, started, err)
+}
+
+// ended answers a request whose resume is over: routed to its worker, or
+// refused.
+func (rt *router) ended(ctx context.Context, w http.ResponseWriter, ref string, wk *servedAnswer, res flightResult, started bool, err error) (*servedAnswer, routeEnd) {
 	if wk != nil {
+		rt.resolved(ref)
 		return wk, routeEnd{outcome: RouteOK, resolved: true, resume: resumeOf(res, started)}
 	}
 	return nil, routeEnd{outcome: rt.fail(ctx, w, ref, res, err)}
+}
+
+// shed answers a request the full lot refused. After #1229 the route
+// outcome follows the error that parked the flight: no_capacity for
+// ResourceExhausted, unavailable otherwise.
+func (rt *router) shed(w http.ResponseWriter, ref string, parkCode Code) routeEnd {
+	rt.m.shed()
+	answer(w, http.StatusServiceUnavailable, rt.tr.lotFull(ref))
+	switch {
+	case !rt.richRoutes:
+		return routeEnd{outcome: RouteError}
+	case parkCode == ResourceExhausted:
+		return routeEnd{outcome: RouteNoCapacity}
+	}
+	return routeEnd{outcome: RouteUnavailable}
+}
+
+// resumeParkingAtTransition is the resume path after #1229: the request
+// joins its actor's flight without a lot slot; it takes one only when the
+// flight meets its first retryable error (or at once when it joins a
+// flight already retrying), and is shed then if the lot is full. A request
+// resolved by the flight's first attempt (a running actor, a fail-fast
+// error) never touches the lot, and only requests that parked count in
+// parking_active and the wait histogram, measured from lot entry.
+func (rt *router) resumeParkingAtTransition(ctx context.Context, w http.ResponseWriter, ref string, a *actor) (*servedAnswer, routeEnd) {
+	for {
+		f, started := rt.joinFlight(ref, a)
+		if f == nil {
+			return rt.ended(ctx, w, ref, nil, flightResult{stopped: true}, false, nil)
+		}
+		slot := false
+		select {
+		case <-f.done:
+		default:
+			select {
+			case <-ctx.Done():
+				return rt.ended(ctx, w, ref, nil, flightResult{}, started, ctx.Err())
+			case <-f.done:
+			case <-f.parked:
+				select {
+				case <-f.done:
+					// It ended as it parked: nothing to wait for.
+				default:
+					if !rt.lot.tryAcquire() {
+						return nil, rt.shed(w, ref, f.parkCode)
+					}
+					slot = true
+				}
+			}
+		}
+		var err error
+		var entered time.Time
+		if slot {
+			rt.m.parked(1)
+			entered = time.Now()
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-f.done:
+			}
+		}
+		var res flightResult
+		if err == nil {
+			res = f.res
+		}
+		var wk *servedAnswer
+		if err == nil && res.err == nil && !res.exhausted && !res.stopped {
+			wk = a.acquire()
+		}
+		if slot {
+			rt.m.waited(time.Since(entered), rt.outcomeOf(ctx, res, err))
+			rt.m.parked(-1)
+			rt.lot.release()
+		}
+		if wk != nil || err != nil || res.err != nil || res.exhausted || res.stopped {
+			return rt.ended(ctx, w, ref, wk, res, started, err)
+		}
+		// Suspended again between the resume and this request's turn (a
+		// tiny --actor-idle): resume once more.
+	}
 }
 
 // resumeOf is main-2026-08's ate_router_resume label for a routed
@@ -419,12 +561,12 @@ func (rt *router) joinFlight(ref string, a *actor) (*flight, bool) {
 	if f, ok := rt.flights[ref]; ok {
 		return f, false
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight{done: make(chan struct{}), parked: make(chan struct{})}
 	rt.flights[ref] = f
 	rt.flightWG.Add(1)
 	go func() {
 		defer rt.flightWG.Done()
-		f.res = rt.fly(ref, a)
+		f.res = rt.fly(f, ref, a)
 		rt.flightMu.Lock()
 		delete(rt.flights, ref)
 		rt.flightMu.Unlock()
@@ -435,15 +577,17 @@ func (rt *router) joinFlight(ref string, a *actor) (*flight, bool) {
 
 // fly is one resume flight: call ResumeActor, and retry retryable answers
 // with exponential backoff (no cap, no attempt limit) until the flight's
-// budget, which started with this call, runs out.
-func (rt *router) fly(ref string, a *actor) flightResult {
+// budget, which started with this call, runs out. The first retryable
+// answer is the flight's park transition (f.parked).
+func (rt *router) fly(f *flight, ref string, a *actor) flightResult {
 	budget := rt.flightBudget()
 	deadline := time.Now().Add(budget)
 	// Only a call that can block (control-plane latency, a slow resume)
 	// needs the budget as a context; the rest of the flight runs on one
-	// reused timer, so 10,000 parked flights make little garbage.
+	// reused timer, so 10,000 parked flights make little garbage. After
+	// #675 the budget never cuts a call.
 	ctx := rt.stop
-	if rt.cfg.ControlPlaneLatency > 0 || len(rt.cfg.Slow) > 0 {
+	if (rt.cfg.ControlPlaneLatency > 0 || len(rt.cfg.Slow) > 0) && !rt.tr.attemptOutlivesBudget {
 		c, cancel := context.WithDeadline(rt.stop, deadline)
 		defer cancel()
 		ctx = c
@@ -454,11 +598,15 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 			timer.Stop()
 		}
 	}()
+	jitter := rt.cfg.RetryJitter()
 	delay := float64(rt.cfg.ParkedRequestRetryInterval)
 	var last *StatusError
 	for {
 		resumed, err := rt.cp.resume(ctx, ref, a)
+		left := time.Until(deadline)
 		if err == nil {
+			// After #675 an attempt that outlived the budget still serves
+			// its requests (late).
 			return flightResult{resumed: resumed}
 		}
 		var st *StatusError
@@ -468,15 +616,22 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 		if rt.stop.Err() != nil {
 			return flightResult{stopped: true}
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
+		if left <= 0 && !rt.tr.attemptOutlivesBudget {
 			return rt.exhausted(last, st)
 		}
 		if !rt.retryable(st.Code) {
+			// After #675 a late non-retryable answer is kept as it is.
 			return flightResult{err: st}
 		}
+		if last == nil {
+			f.parkCode = st.Code
+			close(f.parked)
+		}
 		last = st
-		wait := time.Duration(delay * (1 + rt.cfg.ParkedRequestRetryJitter*rt.rand.Float64()))
+		if left <= 0 {
+			return rt.exhausted(last, st)
+		}
+		wait := time.Duration(delay * (1 + jitter*rt.rand.Float64()))
 		// The delay grows without a cap (the budget alone bounds the
 		// wait); clamping the number far beyond any budget only keeps the
 		// float conversion from overflowing.
@@ -496,13 +651,15 @@ func (rt *router) fly(ref string, a *actor) flightResult {
 			return flightResult{stopped: true}
 		}
 		if final {
+			// The budget ends the retries (after #675 it ends no attempt
+			// already running, and none is now).
 			return rt.exhausted(last, st)
 		}
 	}
 }
 
 // exhausted is the result of a flight whose budget ran out: the last
-// retryable condition it was blocked on (main-2026-08 reports a
+// retryable condition it was blocked on (6210ad86 reports a
 // non-retryable error that came after the budget as that, too).
 func (rt *router) exhausted(last, current *StatusError) flightResult {
 	if rt.retryable(current.Code) {
@@ -521,7 +678,7 @@ func (rt *router) exhausted(last, current *StatusError) flightResult {
 // the budget whenever it is positive, parking on or off, and 15s
 // otherwise (resumer.go, legacyResumeBudget, 4a8f978b).
 func (rt *router) flightBudget() time.Duration {
-	if rt.cfg.model() == ModelPR221 {
+	if rt.tr.budgetEvenUnparked {
 		if rt.cfg.ParkedRequestBudget > 0 {
 			return rt.cfg.ParkedRequestBudget
 		}
@@ -533,31 +690,21 @@ func (rt *router) flightBudget() time.Duration {
 	return rt.cfg.ParkedRequestBudget
 }
 
-// retryable says which ResumeActor answers a flight waits out. PR #221
-// retries Aborted always and FailedPrecondition only when parking is on;
-// Unavailable fails fast (ActorResumer.retryable, 4a8f978b). The seed
-// parks on Unavailable too.
+// retryable says which ResumeActor answers a flight waits out: Aborted
+// always, and the model's parked codes while parking is on (PR #221:
+// FailedPrecondition only; 6210ad86 and later: ResourceExhausted too).
 func (rt *router) retryable(c Code) bool {
-	switch c {
-	case Aborted:
+	if c == Aborted {
 		return true
-	case FailedPrecondition:
-		return rt.parking
-	case Unavailable:
-		return rt.parking && rt.cfg.model() != ModelPR221
-	case ResourceExhausted:
-		// main-2026-08 parks a full pool answered ResourceExhausted
-		// (ateapi's own code since 2026); PR #221 answers it 429.
-		return rt.parking && rt.m2608
 	}
-	return false
+	return rt.parking && rt.tr.parksCode(c)
 }
 
 // outcomeOf names how a park ended, for the wait histogram. PR #221
 // records a spent budget as "error" and any end of the request's stream,
 // its own deadline included, as "canceled".
 func (rt *router) outcomeOf(ctx context.Context, res flightResult, err error) Outcome {
-	pr221 := rt.cfg.model() == ModelPR221
+	pr221 := rt.tr.metrics == metricsAtenetPR221
 	switch {
 	case err != nil && !pr221 && errors.Is(context.Cause(ctx), errRequestTimeout):
 		return OutcomeTimeout
@@ -574,8 +721,8 @@ func (rt *router) outcomeOf(ctx context.Context, res flightResult, err error) Ou
 // fail answers a request whose resume did not get the actor running, and
 // says how the route ended. PR #221's classifyOutcome gives "cancelled"
 // to a stream that ended (the client, a deadline, Envoy's timeout),
-// "not_found" to a 404 and "error" to the rest; main-2026-08 names the
-// code (routeOutcomeFor).
+// "not_found" to a 404 and "error" to the rest; 6210ad86 names the code
+// (routeOutcomeFor).
 func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, res flightResult, err error) RouteOutcome {
 	who := rt.who(ref)
 	switch {
@@ -586,23 +733,28 @@ func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, r
 		return RouteCancelled
 	case err != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
 		answer(w, http.StatusGatewayTimeout, bodyTimedOut(who))
-		if rt.m2608 {
+		if rt.richRoutes {
 			return RouteTimeout
 		}
 		return RouteCancelled
 	case err != nil:
-		// The client went away: nobody reads an answer. main-2026-08
-		// still writes one (408, read in its source).
-		if rt.m2608 {
+		// The client went away: nobody reads an answer. 6210ad86 still
+		// writes one (408, read in its source).
+		if rt.richRoutes {
 			answer(w, http.StatusRequestTimeout, "request for "+who+" canceled by client")
 		}
 		return RouteCancelled
 	case res.stopped:
 		answer(w, http.StatusServiceUnavailable, bodyUnavailable(who))
-		if rt.m2608 {
+		if rt.richRoutes {
 			return RouteUnavailable
 		}
 		return RouteError
+	case res.exhausted && rt.tr.budgetEndTimedOut:
+		// agentgateway: the budget running out is a timeout, whatever
+		// kept the flight waiting (ingress.rs 279-285, 324-329).
+		answer(w, http.StatusGatewayTimeout, bodyTimedOut(who))
+		return RouteTimeout
 	}
 	code, body := rt.statusFor(who, res.err)
 	answer(w, code, body)
@@ -611,7 +763,7 @@ func (rt *router) fail(ctx context.Context, w http.ResponseWriter, ref string, r
 
 // routeOutcomeFor is the route outcome of a resume that failed with c.
 func (rt *router) routeOutcomeFor(c Code) RouteOutcome {
-	if !rt.m2608 {
+	if !rt.richRoutes {
 		if c == NotFound {
 			return RouteNotFound
 		}
@@ -638,9 +790,10 @@ func (rt *router) routeOutcomeFor(c Code) RouteOutcome {
 func (rt *router) statusFor(who string, st *StatusError) (int, string) {
 	switch st.Code {
 	case ResourceExhausted, FailedPrecondition, Aborted:
-		if rt.m2608 {
+		if rt.tr.passesDescription && !(st.Code == ResourceExhausted && rt.tr.unparkedExhaustionIs429) {
 			// ateapi's own description is passed on (captures budget,
-			// budget-newtext, budget-fp, code-Aborted).
+			// budget-newtext, budget-fp, code-Aborted, disabled;
+			// agentgateway's `unavailable: <grpc msg>`).
 			return http.StatusServiceUnavailable, who + " unavailable: " + st.Msg
 		}
 	}
@@ -648,7 +801,7 @@ func (rt *router) statusFor(who string, st *StatusError) (int, string) {
 	case FailedPrecondition:
 		return http.StatusServiceUnavailable, bodyNoFreeWorkers(who)
 	case Aborted:
-		if rt.cfg.model() == ModelPR221 {
+		if rt.tr.abortedIsResumeError {
 			// PR #221's mapResumeError has no case for Aborted: a budget
 			// spent on a contended actor is a 500 (errors.go, 4a8f978b).
 			return http.StatusInternalServerError, bodyResumeError(who)

@@ -24,7 +24,7 @@ type Server struct {
 	cfg Config
 	cp  *controlPlane
 	rt  *router
-	m   *metrics
+	m   dataplaneMetrics
 
 	routerSrv, metricsSrv, statusSrv *http.Server
 	routerLn, metricsLn, statusLn    net.Listener
@@ -56,8 +56,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m2608 := cfg.model() == ModelMain202608
-	m, err := newMetrics(cfg.model() == ModelSeed, m2608, cfg.Atespace)
+	tr := cfg.traits()
+	m, err := newDataplaneMetrics(tr, cfg.Atespace)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
@@ -71,23 +71,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	rng := newLockedRand(cfg.Seed)
 	cp := newControlPlane(stop, cfg, time.Now(), rng)
 	rt := &router{
-		cfg:     cfg,
-		cp:      cp,
-		m:       m,
-		rand:    rng,
-		parking: cfg.ParkingEnabled(),
-		m2608:   m2608,
-		// PR #221 and main-2026-08 enter the lot on arrival and call
-		// ResumeActor for running actors too.
-		lotOnArrival: cfg.model() == ModelPR221 || m2608,
-		breaker:      gate{max: int64(cfg.ExtprocBreaker())},
-		lot:          gate{max: int64(cfg.ParkedRequestMax)},
-		stop:         stop,
-		flights:      make(map[string]*flight),
+		cfg:        cfg,
+		tr:         tr,
+		cp:         cp,
+		m:          m,
+		rand:       rng,
+		parking:    cfg.ParkingEnabled(),
+		richRoutes: tr.metrics == metricsAtenet202608 || tr.metrics == metricsAgentgateway,
+		breaker:    gate{max: int64(cfg.ExtprocBreaker())},
+		lot:        gate{max: int64(cfg.ParkedRequestMax)},
+		stop:       stop,
+		flights:    make(map[string]*flight),
 
 		routingFail: make(map[string]bool),
 	}
-	if m2608 {
+	if tr.queries {
 		rt.queries = &queryLog{}
 	}
 	for _, n := range cfg.RoutingFail {
@@ -110,11 +108,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		ErrorLog:          quiet,
 	}
 	metricsMux := http.NewServeMux()
-	metricsMux.Handle("GET /metrics", m.handler)
+	metricsMux.Handle("GET /metrics", m.handler())
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 	statusMux := http.NewServeMux()
-	statusMux.HandleFunc("GET /statusz", s.serveStatusz)
-	statusMux.Handle("GET /{$}", http.RedirectHandler("/statusz", http.StatusFound))
+	if tr.statusz != statuszNone {
+		statusMux.HandleFunc("GET /statusz", s.serveStatusz)
+		statusMux.Handle("GET /{$}", http.RedirectHandler("/statusz", http.StatusFound))
+	}
 	s.statusSrv = &http.Server{Handler: statusMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 
 	for _, p := range []struct {
@@ -252,7 +252,7 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // main-2026-08 bounds it with its --drain-timeout, by default budget + the
 // default route timeout (10s) + 5s.
 func (s *Server) drainBound() time.Duration {
-	if s.cfg.model() == ModelMain202608 {
+	if s.rt.tr.drainFlags {
 		if s.cfg.DrainTimeout > 0 {
 			return s.cfg.DrainTimeout
 		}

@@ -70,7 +70,7 @@ type ControlPlaneStatus struct {
 func (s *Server) status() Status {
 	cfg := s.cfg
 	var parking *ParkingStatus
-	if cfg.model() != ModelMain {
+	if s.rt.tr.parking != parkingNever {
 		parking = &ParkingStatus{
 			Enabled:   cfg.ParkingEnabled(),
 			Active:    s.rt.lot.n.Load(),
@@ -79,7 +79,7 @@ func (s *Server) status() Status {
 		}
 	}
 	var flags map[string]string
-	if cfg.model() == ModelPR221 {
+	if s.rt.tr.statusz == statuszPR221 {
 		flags = map[string]string{
 			"parking-enabled":    strconv.FormatBool(cfg.ParkingEnabled()),
 			"parking-max-parked": strconv.Itoa(cfg.ParkedRequestMax),
@@ -124,11 +124,11 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
-		if s.cfg.model() == ModelMain202608 {
+		if s.rt.tr.statusz == statusz202608 {
 			_ = enc.Encode(s.status202608(st))
 			return
 		}
-		if s.cfg.model() != ModelPR221 {
+		if s.rt.tr.statusz != statuszPR221 {
 			// PR #221's status.go encodes without indenting.
 			enc.SetIndent("", "  ")
 		}
@@ -141,7 +141,7 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 		maxWait = st.Parking.MaxWait.String()
 	}
 	off := "--parked-request-max=0: fail fast"
-	if s.cfg.model() == ModelPR221 {
+	if s.rt.tr.parking == parkingOffByFlag {
 		off = "--parking-enabled=false: fail fast"
 	}
 	_ = statuszPage().Execute(w, struct {
