@@ -3,6 +3,7 @@ package instance_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -199,8 +200,8 @@ func TestExecuteWarnsWhenOutputWasNotText(t *testing.T) {
 // exited 0. It fails (exit 1), saying so and quoting the agent's message;
 // "result": true with 0 is success, as is a result without the field.
 func TestExecuteResultFalseIsAFailure(t *testing.T) {
-	const op = "5a00d6f3-19b6-42bc-b1df-ddc4e5a299e9"
 	recorded := clitest.ReadGolden(t, "sf2024/agentop_execute_failed.json")
+	op := regexp.MustCompile(`^\{"uuid": "([0-9a-f-]{36})"`).FindStringSubmatch(recorded)[1]
 	for _, tt := range []struct {
 		result, message string
 		code            int
@@ -212,7 +213,8 @@ func TestExecuteResultFalseIsAFailure(t *testing.T) {
 		{``, "", 0, ""},
 	} {
 		body := strings.Replace(recorded, `"return-code": 3, `, `"return-code": 0, `+tt.message, 1)
-		body = strings.Replace(body, `"stderr": "three\n"`, `"stderr": ""`, 1)
+		body = strings.Replace(body, `"stderr": "failing\n"`, `"stderr": ""`, 1)
+		body = strings.Replace(body, `"stdout": "partial\n"`, `"stdout": ""`, 1)
 		body = strings.Replace(body, `"result": false, `, tt.result, 1)
 		fa := clitest.NewStubs(t)
 		fa.Reply("POST", "/instances/web1/agent/execute", 200, body)
