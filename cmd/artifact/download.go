@@ -21,10 +21,11 @@ func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "download ARTIFACT DEST",
 		Short: "Download an artifact's newest version to a file",
-		Long: `Download the newest version of ARTIFACT to DEST (a file, or a directory to
-hold a file named ARTIFACT as you typed it, never a name the server sends),
-then print what was written, its path included. An existing file is
-replaced only with --clobber.
+		Long: `Download the newest version of ARTIFACT to DEST (a file, "-" for stdout, or a
+directory to hold a file named ARTIFACT as you typed it, never a name the
+server sends), then print what was written, its path included (nothing
+with "-": stdout is the file's, and -o json, -o yaml and --jq are
+refused with it). An existing file is replaced only with --clobber.
 
 The download streams in constant memory, with a progress bar on a
 terminal (JSON lines on stderr with -o json, nothing when piped or with
@@ -37,9 +38,15 @@ with a warning on stderr that only its size was checked.
 The file is written beside DEST under a temporary name and renamed to DEST
 only once complete and verified: an interrupted download (Ctrl-C: exit
 130) or a failed one leaves nothing under DEST's name, and an existing DEST
-(with --clobber) is replaced only by a complete file.`,
+(with --clobber) is replaced only by a complete file.
+
+` + transfer.DestHelp + `
+
+The blob UUIDs the server names must be UUIDs: any other name is refused
+(exit 1) before anything is written.`,
 		Example: `  shakectl artifact download ci-image ./disk.qcow2
-  shakectl artifact download debian-12.qcow2 /var/tmp/ -o json`,
+  shakectl artifact download debian-12.qcow2 /var/tmp/ -o json
+  shakectl artifact download ci-image - | qemu-img info /dev/stdin`,
 		Args: cmdutil.RefArgs("ARTIFACT", "DEST"),
 		ValidArgsFunction: func(c *cobra.Command, args []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) == 1 {
@@ -48,9 +55,12 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 			return complete.ArgsAccepted(complete.ArtifactNames(f))(c, args, s)
 		},
 	}, func(s *cmdutil.Session, args []string) error {
-		dest, err := transfer.DownloadDest(args[1], args[0], clobber)
+		out, err := transfer.DownloadDest(args[1], args[0], 0o666, clobber)
 		if err != nil {
 			return err
+		}
+		if out.IsStdout() && (s.Cfg.Output == output.FormatJSON || s.Cfg.Output == output.FormatYAML) {
+			return cmdutil.UsageErrorf("DEST - writes the artifact's bytes to stdout; -o %s (or --jq) would print the result there too: give DEST a file name", s.Cfg.Output)
 		}
 
 		a, err := s.Client.GetArtifact(s.Ctx, args[0])
@@ -61,16 +71,19 @@ only once complete and verified: an interrupted download (Ctrl-C: exit
 		if a.BlobUUID == "" || !ok {
 			return fmt.Errorf("artifact %s has no versions to download", args[0])
 		}
+		if err := transfer.CheckBlobName(cur.UUID); err != nil {
+			return err
+		}
 		b, err := s.Client.GetBlob(s.Ctx, cur.UUID)
 		if err != nil {
 			return err
 		}
 		want := b.WantSHA512()
-		got, n, err := transfer.DownloadBlobTo(s, cur.UUID, b.Size, want, dest)
-		if err != nil {
+		got, n, err := transfer.DownloadBlobTo(s, cur.UUID, b.Size, want, out)
+		if err != nil || out.IsStdout() {
 			return err
 		}
-		return s.PrintDetail(downloadDetail(a, cur.UUID, dest, n, got, want != ""))
+		return s.PrintDetail(downloadDetail(a, cur.UUID, out.Arg, n, got, want != ""))
 	})
 	transfer.AddClobberFlag(c, &clobber)
 	return c

@@ -62,9 +62,17 @@ whose file is there with the right size is not fetched again. A progress
 bar shows on a terminal.
 
 DEST is written last, so it exists only for a complete backup. It is not
-replaced if it exists, unless --clobber is given; neither is a blob file of
-the wrong size. Blobs that are not "created" cannot be read and are listed
-in the index only (said on stderr).`,
+replaced if it exists, unless --clobber is given, nor if it appears while
+the backup runs (another backup to the same DEST: one of the two fails,
+exit 1); a blob file is never replaced, not even with --clobber (one of the
+wrong size stops the backup). DEST "-" is refused (exit 2): the blobs go
+in files beside it, which stdout cannot hold; so is --blobs-dir "-". Blobs
+that are not "created" cannot be read and are listed in the index only
+(said on stderr).
+
+Blob files are named by the UUIDs the server sends, which must be UUIDs:
+any other name ("../../x", a name with "/", a control character, 300
+characters) is refused (exit 1), naming it, before anything is written.`,
 		Example: `  cd /srv/backup/$(date +%F) && shakectl backup create summary.json
   shakectl backup create /srv/backup/summary.json --blobs-dir /srv/backup/blobs -o json`,
 		Args: []string{"DEST"},
@@ -75,18 +83,18 @@ in the index only (said on stderr).`,
 			if args[0] == outfile.Stdout {
 				return cmdutil.UsageErrorf("DEST must be a file: the blobs go beside it")
 			}
-			dest, err := transfer.DownloadDest(args[0], "summary.json", clobber)
-			if err != nil {
-				return err
+			if blobsDir == outfile.Stdout {
+				return cmdutil.UsageErrorf("--blobs-dir must be a directory: the blobs are files, which stdout cannot hold")
 			}
-			out, err := outfile.Check("DEST", dest, 0o666) // as every download: the umask decides
+			// As every download: the umask decides a new file's mode.
+			out, err := transfer.DownloadDest(args[0], "summary.json", 0o666, clobber)
 			if err != nil {
 				return err
 			}
 			if blobsDir == "" {
-				blobsDir = filepath.Join(filepath.Dir(dest), "blobs")
+				blobsDir = filepath.Join(filepath.Dir(out.Arg), "blobs")
 			}
-			return create(s, out, dest, blobsDir)
+			return create(s, out, blobsDir)
 		},
 	})
 	c.Flags().StringVar(&blobsDir, "blobs-dir", "", `where the blob files go (default "blobs" beside DEST; sf-client: ./blobs)`)
@@ -107,7 +115,7 @@ type result struct {
 	Bytes      int64  `json:"bytes"`
 }
 
-func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error {
+func create(s *cmdutil.Session, out *outfile.Path, blobsDir string) error {
 	artifacts, err := s.Client.ListArtifacts(s.Ctx, false)
 	if err != nil {
 		return err
@@ -128,15 +136,23 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 		sum.Blobs[b.UUID] = cmdutil.RawOf(b.Raw, b)
 		byUUID[b.UUID] = b
 	}
-	if err := os.MkdirAll(blobsDir, 0o700); err != nil {
-		return err
-	}
-	res := result{Summary: dest, BlobsDir: blobsDir, Artifacts: len(sum.Artifacts), Blobs: len(sum.Blobs)}
 	uuids := make([]string, 0, len(sum.Blobs))
 	for u := range sum.Blobs {
 		uuids = append(uuids, u)
 	}
 	sort.Strings(uuids)
+	// Every blob's name (the blob list's and the artifacts' versions'),
+	// before anything is written: a blob file is named by it (issue 40,
+	// item 2: "../../PWNED1" wrote ./PWNED1).
+	for _, u := range uuids {
+		if err := transfer.CheckBlobName(u); err != nil {
+			return err
+		}
+	}
+	if err := outfile.MkdirAll(blobsDir, 0o700); err != nil {
+		return err
+	}
+	res := result{Summary: out.Arg, BlobsDir: blobsDir, Artifacts: len(sum.Artifacts), Blobs: len(sum.Blobs)}
 	for _, u := range uuids {
 		b, listed := byUUID[u]
 		if !listed || b.State != "created" {
@@ -150,7 +166,10 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 			res.Skipped++
 			continue
 		}
-		path := filepath.Join(blobsDir, u)
+		path, err := outfile.ServerName(blobsDir, "blob", u, outfile.UUIDName)
+		if err != nil {
+			return err
+		}
 		if st, err := os.Stat(path); err == nil {
 			if !st.Mode().IsRegular() || st.Size() != b.Size {
 				return fmt.Errorf("%s is there but is not blob %s (%d bytes, the blob has %d): move it away and run the backup again", path, u, st.Size(), b.Size)
@@ -158,8 +177,13 @@ func create(s *cmdutil.Session, out *outfile.Path, dest, blobsDir string) error 
 			res.AlreadyHad++
 			continue
 		}
-		want := b.WantSHA512()
-		_, n, err := transfer.DownloadBlobTo(s, u, b.Size, want, path)
+		// A blob file is never replaced, --clobber or not: one that
+		// appears while the blob is fetched (another backup) stops this one.
+		blobOut, err := outfile.CheckNew("blob file", path, 0o666, false)
+		if err != nil {
+			return err
+		}
+		_, n, err := transfer.DownloadBlobTo(s, u, b.Size, b.WantSHA512(), blobOut)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
 	"github.com/shakenfist/shakectl/sim/router"
@@ -195,20 +196,21 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 // agent holds only what is put into the guest (sim/cluster/agent.go), so
 // the file copied out is one copied in.
 func demoPipeline(out io.Writer, cs output.ColourScheme, opts Options, run func(demoStep) error) error {
-	dir, err := os.MkdirTemp("", "shakectl-demo-")
+	scratch, err := outfile.NewScratch("shakectl-demo-")
 	if err != nil {
 		return fmt.Errorf("making the demo's temporary folder: %w", err)
 	}
-	defer os.RemoveAll(dir)
-	image := filepath.Join(dir, "ci-image.qcow2")
-	script := filepath.Join(dir, "run-tests.sh")
+	defer scratch.Remove()
+	dir := scratch.Dir
 	back := filepath.Join(dir, "run-tests.back")
 	// A small stand-in image: the simulator never boots it, it only
 	// stores, checksums and serves it.
-	if err := os.WriteFile(image, []byte(strings.Repeat("QFI\xfb shakectl demo image\n", 4096)), 0o600); err != nil {
+	image, err := scratch.WriteFile("ci-image.qcow2", []byte(strings.Repeat("QFI\xfb shakectl demo image\n", 4096)), 0o600)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho all tests passed\n"), 0o700); err != nil {
+	script, err := scratch.WriteFile("run-tests.sh", []byte("#!/bin/sh\necho all tests passed\n"), 0o700)
+	if err != nil {
 		return err
 	}
 

@@ -18,19 +18,22 @@ func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	c := cmdutil.Verb(f, &cobra.Command{
 		Use:   "download INSTANCE SOURCE DEST",
 		Short: "Copy a file out of an instance through its agent",
-		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, or a
-directory to hold SOURCE's base name; an existing file is replaced only with
---clobber). The agent sends the file back as a
+		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, "-" for
+stdout, or a directory to hold SOURCE's base name; an existing file is
+replaced only with --clobber). The agent sends the file back as a
 blob (sf-client reads results["0"]["content_blob"]); shakectl then
 streams it as artifact download does: constant memory, a progress bar on
 a terminal, checked against the blob's size and sha512 where the server
 reports one, and renamed to DEST only when complete (an interrupted
 download, exit 130, leaves nothing under DEST's name).
 
+` + transfer.DestHelp + `
+
 --deadline and --progress-timeout bound the agent's operation on 2026
 servers (expired: exit 124 with the reason); a 2024 server is refused them
 before anything is sent.`,
-		Example:           `  shakectl instance download ci1 /var/log/test.log ./test.log`,
+		Example: `  shakectl instance download ci1 /var/log/test.log ./test.log
+  shakectl instance download ci1 /var/log/test.log - | grep -c FAIL`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
 		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
@@ -38,7 +41,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		dest, err := transfer.DownloadDest(args[2], args[1], clobber)
+		out, err := transfer.DownloadDest(args[2], args[1], 0o666, clobber)
 		if err != nil {
 			return err
 		}
@@ -58,14 +61,19 @@ before anything is sent.`,
 			}
 			return fmt.Errorf("agent operation %s: cannot fetch %s: %s", op.UUID, args[1], why)
 		}
+		if err := transfer.CheckBlobName(res.ContentBlob); err != nil {
+			return err
+		}
 		b, err := s.Client.GetBlob(s.Ctx, res.ContentBlob)
 		if err != nil {
 			return err
 		}
-		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), out); err != nil {
 			return err
 		}
-		transfer.Say(s, "%s of instance %s is %s", args[1], args[0], dest)
+		if !out.IsStdout() {
+			transfer.Say(s, "%s of instance %s is %s", args[1], args[0], out.Arg)
+		}
 		return nil
 	})
 	af.add(c)

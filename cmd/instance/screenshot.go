@@ -18,8 +18,8 @@ func NewCmdScreenshot(f *cmdutil.Factory) *cobra.Command {
 		Use:   "screenshot INSTANCE DESTINATION",
 		Short: "Save a screenshot of an instance's console",
 		Long: `Ask the server for a screenshot of the instance's console and save it at
-DESTINATION (a file, or a directory to hold INSTANCE.png; an existing file
-is replaced only with --clobber). The server
+DESTINATION (a file, "-" for stdout, or a directory to hold INSTANCE.png;
+an existing file is replaced only with --clobber, as every download). The server
 captures the console into a new blob and answers its UUID (shakenfist
 da448b1a InstanceScreenshotEndpoint); shakectl then streams the blob as
 artifact download does, checked against its size and sha512 where the
@@ -30,7 +30,7 @@ simulator). An instance that is not created is refused (406).`,
 		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
 		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
-		dest, err := transfer.DownloadDest(args[1], args[0]+".png", clobber)
+		out, err := transfer.DownloadDest(args[1], args[0]+".png", 0o666, clobber)
 		if err != nil {
 			return err
 		}
@@ -43,10 +43,12 @@ simulator). An instance that is not created is refused (406).`,
 		if err != nil {
 			return err
 		}
-		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), dest); err != nil {
+		if _, _, err := transfer.DownloadBlobTo(s, b.UUID, b.Size, b.WantSHA512(), out); err != nil {
 			return err
 		}
-		transfer.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], dest, b.UUID, b.Size)
+		if !out.IsStdout() {
+			transfer.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], out.Arg, b.UUID, b.Size)
+		}
 		return nil
 	})
 	transfer.AddClobberFlag(c, &clobber)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -62,8 +61,8 @@ it with remote-viewer (virt-viewer), ryll or another SPICE client.
 ` + vdiRouteHelp + `
 
 As every download, it never replaces an existing file unless --clobber is
-given, and writes DEST only once the whole file has arrived. A new file is
-private (0600).`,
+given, not even one that appears while the file is fetched, and writes
+DEST only once the whole file has arrived. A new file is private (0600).`,
 		Example: `  shakectl instance vdiconsolefile web1
   shakectl instance vdiconsolefile web1 /tmp/web1.vv --clobber && remote-viewer /tmp/web1.vv`,
 		Args: []string{"INSTANCE"}, Optional: []string{"DEST"},
@@ -75,11 +74,7 @@ private (0600).`,
 			if len(args) == 2 {
 				dest = args[1]
 			}
-			path, err := transfer.DownloadDest(dest, args[0]+".vv", clobber)
-			if err != nil {
-				return err
-			}
-			out, err := outfile.Check("DEST", path, 0o600)
+			out, err := transfer.DownloadDest(dest, args[0]+".vv", 0o600, clobber)
 			if err != nil {
 				return err
 			}
@@ -177,13 +172,14 @@ viewer's status.`,
 			if err != nil {
 				return err
 			}
-			dir, err := os.MkdirTemp("", "shakectl-vdi-")
+			// A private file for the viewer, through the one writer.
+			scratch, err := outfile.NewScratch("shakectl-vdi-")
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
-			path := filepath.Join(dir, "console.vv")
-			if err := os.WriteFile(path, vv, 0o600); err != nil {
+			defer scratch.Remove()
+			path, err := scratch.WriteFile("console.vv", vv, 0o600)
+			if err != nil {
 				return err
 			}
 			if ryll {

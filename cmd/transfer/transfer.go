@@ -38,31 +38,35 @@ func Say(s *cmdutil.Session, format string, a ...any) {
 	fmt.Fprintln(s.F.IOStreams.ErrOut, termtext.Line(fmt.Sprintf(format, a...)))
 }
 
-// DownloadDest is the one naming rule for downloads (issue 34, item 2):
-// the path a download to DEST writes, decided before anything is asked of
-// the server.
+// DownloadDest is the one naming rule for downloads (issue 34, item 2),
+// and the checked output a download writes (issue 40), decided before
+// anything is asked of the server.
 //
-// DEST is a file, or a directory to hold a file called name, which the
-// caller takes from what the user typed (the ARTIFACT argument, SOURCE's
-// base name, INSTANCE.png), never from the server: an artifact's name is
-// the last segment of a source URL its owner chose, and a shared
-// artifact's owner is another namespace (".bashrc" replaced DIR/.bashrc).
-// An existing regular file (a symlink's target included) is replaced only
-// with --clobber, as `gh release download` does; a device or a FIFO is
-// written in place, which replaces nothing.
-func DownloadDest(dest, name string, clobber bool) (string, error) {
+// DEST is a file, "-" for standard output, or a directory to hold a file
+// called name, which the caller takes from what the user typed (the
+// ARTIFACT argument, SOURCE's base name, INSTANCE.png), never from the
+// server: an artifact's name is the last segment of a source URL its owner
+// chose, and a shared artifact's owner is another namespace (".bashrc"
+// replaced DIR/.bashrc).
+//
+// The file is written through internal/outfile's one writer: an existing
+// regular file (a symlink's target included) is replaced only with
+// --clobber, as `gh release download` does, and without it the name is
+// claimed at the end without replacing, so a file or a symbolic link that
+// appears at DEST while the bytes arrive (another download) is neither
+// replaced nor followed; a device or a FIFO is written in place. perm is a
+// new file's mode before the umask: 0o666 for a download (the user's umask
+// decides, as cp and curl -o), 0o600 for a file holding a secret.
+func DownloadDest(dest, name string, perm os.FileMode, clobber bool) (*outfile.Path, error) {
 	path := dest
 	if st, err := os.Stat(dest); err == nil && st.IsDir() {
 		base := filepath.Base(name)
-		if base == "." || base == ".." || base == string(filepath.Separator) || termtext.Unsafe(base) {
-			return "", cmdutil.UsageErrorf("cannot name a file in %s after %q: give DEST as a file path", dest, termtext.Line(name))
+		if why := outfile.PlainNameProblem(base); why != "" {
+			return nil, cmdutil.UsageErrorf("cannot name a file in %s after %s (%s): give DEST as a file path", dest, outfile.Quote(name), why)
 		}
 		path = filepath.Join(dest, base)
 	}
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && !clobber {
-		return "", fmt.Errorf("%s already exists: pass --clobber to replace it", path)
-	}
-	return path, nil
+	return outfile.CheckNew("DEST", path, perm, clobber)
 }
 
 // AddClobberFlag adds a download's --clobber.
@@ -70,34 +74,42 @@ func AddClobberFlag(c *cobra.Command, clobber *bool) {
 	c.Flags().BoolVar(clobber, "clobber", false, "replace the file DEST names (or the one in DEST) if it exists")
 }
 
-// DownloadBlobTo streams the blob to dest and returns the bytes' sha512.
+// DestHelp is what a download's --help says of DEST "-" and of an existing
+// DEST, in every download's words.
+const DestHelp = `DEST "-" is standard output: the bytes alone, as they arrive (a checksum
+that does not match is found at the end: exit 1, after the bytes were
+written). An existing file is never replaced without --clobber, not even
+one that appears while the download runs (another download to the same
+DEST): the download then fails (exit 1), the file there is kept, and the
+message names the temporary file beside it that holds what was downloaded.`
+
+// CheckBlobName refuses a blob UUID the server sent that is not a UUID
+// (outfile.CheckServerName): it names the blob in a URL's path, and in a
+// backup a file.
+func CheckBlobName(blobUUID string) error {
+	return outfile.CheckServerName("blob", blobUUID, outfile.UUIDName)
+}
+
+// DownloadBlobTo streams the blob to out (DownloadDest's) and returns the
+// bytes' sha512.
 //
-// dest goes through outfile's one rule for outputs (issue 28, item 1), as
+// out goes through outfile's one writer (issue 28, item 1; issue 40), as
 // --out and the config file do: a regular file (or a new name) is written
-// beside dest under a temporary name and renamed over it only once complete
+// beside DEST under a temporary name and renamed to it only once complete
 // and its sha512 is want (when want is known), so an interrupted or corrupt
-// download leaves dest as it was; a symbolic link is followed and the file
-// it points to replaced, so the link stays a link; a device or FIFO is
-// written in place. Renaming a temporary file over dest whatever it was
-// (before) replaced /dev/null with a regular file when run as root, turned
-// a symlink into a file and left a FIFO's reader with nothing.
-func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest string) (sum string, n int64, err error) {
-	name := dest
-	if name == outfile.Stdout {
-		// DEST "-" stays a file named "-": the commands print their summary
-		// on stdout, which would be mixed into the bytes.
-		name = "./" + name
-	}
-	// A new file is 0666 narrowed by the user's umask, as cp, curl -o and
-	// gh release download make it (issue 34, item 13); a replaced file
-	// keeps its mode. A umask of 077 keeps downloads private.
-	out, err := outfile.Check("DEST", name, 0o666)
-	if err != nil {
+// download leaves DEST as it was; a symbolic link is followed and the file
+// it points to written, so the link stays a link; a device or FIFO is
+// written in place; "-" is stdout. Renaming a temporary file over DEST
+// whatever it was (before) replaced /dev/null with a regular file when run
+// as root, turned a symlink into a file and left a FIFO's reader with
+// nothing.
+func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want string, out *outfile.Path) (sum string, n int64, err error) {
+	if err := CheckBlobName(blobUUID); err != nil {
 		return "", 0, err
 	}
-	err = out.Write(s.Ctx, nil, nil, func(w io.Writer) error {
+	err = out.Write(s.Ctx, s.F.IOStreams.Out, nil, func(w io.Writer) error {
 		h := sha512.New()
-		m := TransferMeter(s, "download", dest, size, 0)
+		m := TransferMeter(s, "download", out.Arg, size, 0)
 		var derr error
 		n, derr = s.Client.DownloadBlob(s.Ctx, blobUUID, size, io.MultiWriter(w, h), client.DownloadBlobOptions{Progress: m.Update})
 		m.Finish(n, derr == nil)
@@ -106,7 +118,11 @@ func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest 
 		}
 		sum = hex.EncodeToString(h.Sum(nil))
 		if want != "" && want != sum {
-			return fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; nothing was written to %s", blobUUID, want, sum, dest)
+			written := "nothing was written to " + out.Arg
+			if out.IsStdout() {
+				written = "the bytes were written to stdout"
+			}
+			return fmt.Errorf("blob %s: the server reports sha512 %s, the bytes received have %s; %s", blobUUID, want, sum, written)
 		}
 		return nil
 	})
@@ -116,7 +132,11 @@ func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want, dest 
 	if want == "" {
 		// Nothing to verify against (the server has not computed it yet,
 		// or a server left it out): said, never silently "verified no".
-		cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("blob %s has no sha512 on the server: the %d bytes written to %s were checked against its size only", blobUUID, n, dest))
+		where := out.Arg
+		if out.IsStdout() {
+			where = "stdout"
+		}
+		cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("blob %s has no sha512 on the server: the %d bytes written to %s were checked against its size only", blobUUID, n, where))
 	}
 	return sum, n, nil
 }

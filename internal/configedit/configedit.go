@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -32,7 +31,7 @@ import (
 // them, and replaces the file atomically, through a symbolic link if it is
 // one (internal/outfile). edit's error writes nothing.
 func UpdateDoc(ctx context.Context, path string, edit func(*Doc) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := outfile.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	// The lock belongs to the file written, which a link points at, so

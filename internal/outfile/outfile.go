@@ -1,7 +1,12 @@
-// Package outfile writes the files a user names for output (--out, --plot,
-// the config file the context commands edit), by one rule for every flag:
+// Package outfile is shakectl's one writer of files (issue 40): the files a
+// user names for output (--out, --plot, the config file the context
+// commands edit), every download (artifact, instance, screenshot, console
+// file, backup), the directories they need and the private scratch files a
+// viewer reads. A source scan (scan_test.go) fails on any other file write
+// in shipped code. One rule for every path:
 //
-//   - "-" is standard output;
+//   - "-" is standard output (CheckNew's callers that cannot use stdout
+//     refuse it with a usage error that says why);
 //   - anything that is not a regular file (a device, a FIFO, a terminal,
 //     /dev/stdout) is written in place, never replaced: replacing /dev/null
 //     with a regular file, as a rename over it does when run as root, breaks
@@ -14,7 +19,17 @@
 //     the real file is the one updated;
 //   - every path is checked by Check before the command's work (a load test
 //     of minutes) starts, so a directory, a missing parent or a directory
-//     that refuses a new file fails at once instead of losing the result.
+//     that refuses a new file fails at once instead of losing the result;
+//   - a download (CheckNew) never replaces a file: one there at the start is
+//     refused, and the final name is claimed without replacing (renameat2
+//     RENAME_NOREPLACE, renamex_np RENAME_EXCL, MoveFileEx without
+//     MOVEFILE_REPLACE_EXISTING, else link(2) or an O_EXCL create), so a file
+//     or a symbolic link that appears while the bytes arrive (another
+//     download, another backup) is neither replaced nor followed: the write
+//     fails with a TakenError naming where the bytes were kept;
+//   - a name a server sent (a blob's UUID) becomes a file name only through
+//     ServerName, which refuses anything but a plain name of the promised
+//     form.
 package outfile
 
 import (
@@ -52,6 +67,7 @@ type Path struct {
 	perm   os.FileMode // a replaced file keeps its mode; a new one gets the default
 	exact  bool        // perm is the mode to set (an existing file's, Private's), not one the umask narrows
 	fifo   bool
+	keep   bool // never replace a file: claim the name at the end (CheckNew without clobber)
 }
 
 // Error is an output that cannot be written; it names the flag and the path.
@@ -85,10 +101,34 @@ const maxLinks = 40
 // user's umask decides, issue 34 item 13); an existing file keeps its mode.
 // An empty arg is no output (nil, nil).
 func Check(flag, arg string, perm os.FileMode) (*Path, error) {
+	return check(flag, arg, perm, false)
+}
+
+// CheckNew is Check for a download's DEST, which replaces no file unless
+// clobber: a regular file already there (a symbolic link's target
+// included) is refused now, with an error that names --clobber, and the
+// written file takes the name only if nothing has taken it meanwhile (see
+// TakenError). With clobber it is Check: an existing file is replaced
+// atomically. A device or FIFO is written in place either way, which
+// replaces nothing.
+func CheckNew(flag, arg string, perm os.FileMode, clobber bool) (*Path, error) {
+	return check(flag, arg, perm, !clobber)
+}
+
+// ExistsError is a download's DEST that holds a file already.
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already exists: pass --clobber to replace it", e.Path)
+}
+
+func (e *ExistsError) Unwrap() error { return fs.ErrExist }
+
+func check(flag, arg string, perm os.FileMode, keep bool) (*Path, error) {
 	if arg == "" {
 		return nil, nil
 	}
-	p := &Path{Flag: flag, Arg: arg, perm: perm}
+	p := &Path{Flag: flag, Arg: arg, perm: perm, keep: keep}
 	fail := func(err error) (*Path, error) { return nil, &Error{Flag: flag, Arg: arg, Err: err} }
 	if arg == Stdout {
 		p.kind = toStdout
@@ -115,6 +155,8 @@ func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 			return fail(err)
 		}
 		return p, nil
+	case err == nil && keep:
+		return nil, &ExistsError{Path: arg}
 	case err == nil:
 		p.kind = replace
 		p.perm, p.exact = st.Mode().Perm(), true
@@ -128,6 +170,9 @@ func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 	}
 	return p, nil
 }
+
+// IsStdout reports whether the output is standard output ("-").
+func (p *Path) IsStdout() bool { return p.kind == toStdout }
 
 // Private makes a replaced file mode 0600 whatever its mode was: a file
 // holding keys (the config file) is never left readable by others.
@@ -200,6 +245,11 @@ func checkDir(dir string) error {
 // whose data is the output itself).
 func (p *Path) Write(ctx context.Context, stdout, note io.Writer, write func(io.Writer) error) error {
 	n, err := p.write(ctx, stdout, write)
+	var taken *TakenError
+	if errors.As(err, &taken) {
+		taken.Flag, taken.Arg = p.Flag, p.Arg
+		return taken
+	}
 	if err != nil {
 		return &Error{Flag: p.Flag, Arg: p.Arg, Writing: true, Err: err}
 	}
@@ -228,7 +278,7 @@ func (p *Path) write(ctx context.Context, stdout io.Writer, write func(io.Writer
 		}
 		return n, err
 	}
-	return replaceFile(p.target, p.perm, p.exact, write)
+	return replaceFile(p.target, p.perm, p.exact, p.keep, write)
 }
 
 // copyTo runs write through a buffer onto w, counting the bytes.
@@ -254,13 +304,15 @@ func (c *counter) Write(b []byte) (int, error) {
 }
 
 // replaceFile writes path through a temporary file in its directory, synced
-// and renamed into place. An exact perm (a replaced file's, a private
+// and renamed into place; with keep, the rename claims path only if nothing
+// is there (claim), and a path taken meanwhile keeps the temporary file,
+// named in the TakenError. An exact perm (a replaced file's, a private
 // file's) is set on a temporary file that is 0600 from its creation
 // (os.CreateTemp), so a file meant to stay private (a config holding a key)
 // is never readable by others, not even half-written. Otherwise the
 // temporary file is created with perm and the kernel narrows it by the
 // umask, as for any new file (a download).
-func replaceFile(path string, perm os.FileMode, exact bool, write func(io.Writer) error) (n int64, err error) {
+func replaceFile(path string, perm os.FileMode, exact, keep bool, write func(io.Writer) error) (n int64, err error) {
 	var f *os.File
 	if exact {
 		f, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
@@ -271,8 +323,9 @@ func replaceFile(path string, perm os.FileMode, exact bool, write func(io.Writer
 		return 0, err
 	}
 	tmp := f.Name()
+	kept := false
 	defer func() {
-		if err != nil {
+		if err != nil && !kept {
 			f.Close()
 			os.Remove(tmp)
 		}
@@ -291,8 +344,33 @@ func replaceFile(path string, perm os.FileMode, exact bool, write func(io.Writer
 			return n, err
 		}
 	}
-	return n, os.Rename(tmp, path)
+	if !keep {
+		return n, os.Rename(tmp, path)
+	}
+	if err = claim(tmp, path); errors.Is(err, fs.ErrExist) {
+		// What appeared is not replaced, and the bytes written are not
+		// thrown away: a download of gigabytes is kept, and said where.
+		kept = true
+		return n, &TakenError{Path: path, Kept: tmp}
+	}
+	return n, err
 }
+
+// TakenError is a download's DEST that something else took (a file, a
+// symbolic link, another download's or backup's result) while the bytes
+// were being written: it was not replaced, and what was written is kept
+// under the temporary name Kept, beside it.
+type TakenError struct {
+	Flag, Arg string
+	Path      string // the name claimed (Arg's target)
+	Kept      string // the temporary file holding what was written
+}
+
+func (e *TakenError) Error() string {
+	return fmt.Sprintf("%s appeared while shakectl was writing it (another download?) and was not replaced: what was written is kept as %s; move it into place, or run again with --clobber", e.Path, e.Kept)
+}
+
+func (e *TakenError) Unwrap() error { return fs.ErrExist }
 
 // createTemp is os.CreateTemp with the new file's mode perm (narrowed by
 // the umask), where os.CreateTemp always makes 0600.
