@@ -17,11 +17,11 @@ import (
 )
 
 // Issue 40, item 3 and the "one way to write a file" rule: a download
-// "never replaces an existing file without --clobber" (the README's
-// promise, docs/sf-client-commands.md) at the instant of the final rename,
-// not only at the start: DEST was checked at the start and renamed over at
-// the end, so a file that appeared meanwhile was replaced and two
-// downloads to one DEST both exited 0.
+// "never replaces an existing file without --clobber" (README.md, "Files
+// shakectl writes"; docs/sf-client-commands.md) at the instant of the
+// final rename, not only at the start: DEST was checked at the start and
+// renamed over at the end, so a file that appeared meanwhile was replaced
+// and two downloads to one DEST both exited 0.
 
 const (
 	claimBlob = "578da8b6-eb98-4e10-bb36-e4d4d763d312"
@@ -184,41 +184,26 @@ func TestTwoConcurrentDownloadsToOneDestExactlyOneWins(t *testing.T) {
 // is refused, named safely, before anything is written or fetched, unless
 // it is a UUID.
 func TestDownloadRefusesABlobNameThatIsNotAUUID(t *testing.T) {
-	for _, c := range hostileBlobNames {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range clitest.HostileBlobNames {
+		t.Run(c.Name, func(t *testing.T) {
 			root := t.TempDir()
 			dest := filepath.Join(root, "a", "b", "c")
 			if err := os.MkdirAll(dest, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			before := clitest.Tree(t, root)
-			fa := claimStubs(t, c.value)
+			fa := claimStubs(t, c.Value)
 			res := clitest.StubsInMemory(fa).Run(t, "artifact", "download", "img", dest)
-			want := "error: the server sent blob name " + c.quoted + ", which is not used as a file name: " + c.why + "\n"
+			want := c.RefusedLine("blob")
 			if res.Code != cmdutil.ExitFailure || res.Stderr != want || res.Stdout != "" {
 				t.Errorf("got %s\nwant exit 1 and stderr %q", res, want)
 			}
 			clitest.SameTree(t, root, before)
-			if n := fa.Count("GET", "/blobs/"+c.value+"/data"); n != 0 {
+			if n := fa.Count("GET", "/blobs/"+c.Value+"/data"); n != 0 {
 				t.Errorf("the blob's data was fetched %d times", n)
 			}
 		})
 	}
-}
-
-// hostileBlobNames are names a hostile server gives a blob, with how the
-// refusal quotes them (Go's ASCII quoting: nothing raw reaches a terminal)
-// and why it refuses them.
-var hostileBlobNames = []struct{ name, value, quoted, why string }{
-	{"slash", "sub/PWNED2", `"sub/PWNED2"`, "it holds a path separator"},
-	{"dotdot", "../../PWNED1", `"../../PWNED1"`, "it holds a path separator"},
-	{"parent", "..", `".."`, "it is .."},
-	{"nul", "PWNED\x00x", `"PWNED\x00x"`, "it holds a NUL byte"},
-	{"newline", "PWNED\nerror: all good", `"PWNED\nerror: all good"`, "it holds a control character"},
-	{"esc", "\x1b]0;PWNED\x07\x1b[2K", `"\x1b]0;PWNED\a\x1b[2K"`, "it holds a control character"},
-	{"absolute", "/PWNED-abs", `"/PWNED-abs"`, "it holds a path separator"},
-	{"300-chars", strings.Repeat("P", 300), `"` + strings.Repeat("P", 64) + `"... (300 bytes)`, "it is 300 bytes long, more than the 255 a file name may have"},
-	{"not-a-uuid", "PWNED3", `"PWNED3"`, "it is not a UUID (8-4-4-4-12 hexadecimal digits), which the server promises"},
 }
 
 // Issue 40, item 12: "-" is stdout for a download, as for --out and

@@ -48,20 +48,6 @@ func namedStubs(t *testing.T, name string, inList bool) *clitest.Stubs {
 	return s
 }
 
-// hostileNames are blob names a hostile server sends, with how the
-// refusal quotes them (ASCII, nothing raw reaches a terminal) and why.
-var hostileNames = []struct{ name, value, quoted, why string }{
-	{"slash", "sub/PWNED2", `"sub/PWNED2"`, "it holds a path separator"},
-	{"dotdot", "../../PWNED1", `"../../PWNED1"`, "it holds a path separator"},
-	{"dotdot-deeper", "../../../victim/newfile", `"../../../victim/newfile"`, "it holds a path separator"},
-	{"nul", "PWNED\x00x", `"PWNED\x00x"`, "it holds a NUL byte"},
-	{"newline", "PWNED\nerror: all good", `"PWNED\nerror: all good"`, "it holds a control character"},
-	{"esc", "\x1b]0;PWNED\x07\x1b[2K", `"\x1b]0;PWNED\a\x1b[2K"`, "it holds a control character"},
-	{"absolute", "/PWNED-abs", `"/PWNED-abs"`, "it holds a path separator"},
-	{"300-chars", strings.Repeat("P", 300), `"` + strings.Repeat("P", 64) + `"... (300 bytes)`, "it is 300 bytes long, more than the 255 a file name may have"},
-	{"not-a-uuid", "PWNED3", `"PWNED3"`, "it is not a UUID (8-4-4-4-12 hexadecimal digits), which the server promises"},
-}
-
 // Issue 40, item 2: a GET /blobs entry named "../../PWNED1" made `backup
 // create sub/summary.json` write ./PWNED1 and exit 0. A blob name that is
 // not a UUID, in the blob list or in an artifact's versions, is refused
@@ -70,17 +56,17 @@ var hostileNames = []struct{ name, value, quoted, why string }{
 // it on the code before) is as it was.
 func TestBackupRefusesABlobNameThatIsNotAUUID(t *testing.T) {
 	for _, where := range []string{"blob-list", "artifact-version"} {
-		for _, c := range hostileNames {
-			t.Run(where+"/"+c.name, func(t *testing.T) {
+		for _, c := range clitest.HostileBlobNames {
+			t.Run(where+"/"+c.Name, func(t *testing.T) {
 				root := t.TempDir()
 				sub := filepath.Join(root, "a", "b", "c", "sub")
 				if err := os.MkdirAll(sub, 0o755); err != nil {
 					t.Fatal(err)
 				}
 				before := clitest.Tree(t, root)
-				fa := namedStubs(t, c.value, where == "blob-list")
+				fa := namedStubs(t, c.Value, where == "blob-list")
 				res := clitest.StubsInMemory(fa).Run(t, "backup", "create", filepath.Join(sub, "summary.json"))
-				want := "error: the server sent blob name " + c.quoted + ", which is not used as a file name: " + c.why + "\n"
+				want := c.RefusedLine("blob")
 				if res.Code != cmdutil.ExitFailure || res.Stderr != want || res.Stdout != "" {
 					t.Errorf("got %s\nwant exit 1 and stderr %q", res, want)
 				}

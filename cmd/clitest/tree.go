@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,29 @@ func SameTree(t *testing.T, root string, before map[string]string) {
 			t.Errorf("removed: %s", p)
 		}
 	}
+}
+
+// HostileName is a name a hostile server gives an object (a blob), with
+// how shakectl's refusal quotes it (Go's ASCII quoting: nothing raw reaches
+// a terminal) and the reason it gives (internal/outfile.PlainNameProblem).
+type HostileName struct{ Name, Value, Quoted, Why string }
+
+// HostileBlobNames are the names issue 40 found or listed: "../../PWNED1"
+// made backup create write ./PWNED1.
+var HostileBlobNames = []HostileName{
+	{"slash", "sub/PWNED2", `"sub/PWNED2"`, "it holds a path separator"},
+	{"dotdot", "../../PWNED1", `"../../PWNED1"`, "it holds a path separator"},
+	{"dotdot-deeper", "../../../victim/newfile", `"../../../victim/newfile"`, "it holds a path separator"},
+	{"parent", "..", `".."`, "it is .."},
+	{"nul", "PWNED\x00x", `"PWNED\x00x"`, "it holds a NUL byte"},
+	{"newline", "PWNED\nerror: all good", `"PWNED\nerror: all good"`, "it holds a control character"},
+	{"esc", "\x1b]0;PWNED\x07\x1b[2K", `"\x1b]0;PWNED\a\x1b[2K"`, "it holds a control character"},
+	{"absolute", "/PWNED-abs", `"/PWNED-abs"`, "it holds a path separator"},
+	{"300-chars", strings.Repeat("P", 300), `"` + strings.Repeat("P", 64) + `"... (300 bytes)`, "it is 300 bytes long, more than the 255 a file name may have"},
+	{"not-a-uuid", "PWNED3", `"PWNED3"`, "it is not a UUID (8-4-4-4-12 hexadecimal digits), which the server promises"},
+}
+
+// RefusedLine is the error line of a refused server name.
+func (h HostileName) RefusedLine(what string) string {
+	return "error: the server sent " + what + " name " + h.Quoted + ", which is not used as a file name: " + h.Why + "\n"
 }
