@@ -38,9 +38,10 @@ signal_ms=${HOSTILE_SIGNAL_MS:-1000}
 
 s=$(mktemp -d)
 pids=()
+held_pids=() # the files section's downloads while they run (reset once waited for)
 cleanup() {
 	local p
-	for p in "${pids[@]}"; do
+	for p in "${pids[@]}" "${held_pids[@]}"; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
@@ -523,6 +524,129 @@ before_load() { [ "$(cat "$1/ms")" -lt 2000 ] || echo "refused only after the lo
 check=before_load run probe-out/dir-before-load "1|2" "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 5s --actors 5 --seed 1 --out "$s/o/dir"
 mkdir -p "$s/o/dir.html"
 check=before_load run probe-plot/dir-before-load "1|2" "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 5s --actors 5 --seed 1 --plot "$s/o/dir.html"
+
+echo "## [${SECONDS}s] files (issue 40): server names that are not file names, a DEST taken mid-download, - as stdout"
+# The hostile proxy's /blobname/CASE cluster adds a blob named blobNames[CASE]
+# (scripts/hostile/files.go: "../../PWNED1", a NUL, a newline, escapes, an
+# absolute path, 300 characters...) to the blob list and makes it every
+# artifact's newest version, and serves its view and data. backup create
+# and artifact download refuse it (exit 1) naming it, before anything is
+# written: the scratch tree is as it was, and no PWNED file exists under $s.
+# The commands run in $fbk/a/b, so "../../PWNED1" stays in scratch on a
+# shakectl that would write it (3ebbf0b wrote $fbk/a/b/PWNED1).
+fbk="$s/o/files"
+tree_of() { (cd "$1" && find . | sort | tr '\n' ' '); }
+no_pwned() {
+	local found
+	grep -aqF 'the server sent blob name' "$1/stderr" || { echo "the refusal does not name the server's value: $(first_error "$1")"; return; }
+	found=$(find "$s" -name '*PWNED*' -not -path "$s/out/*" 2>/dev/null | head -n1)
+	[ -z "$found" ] || { echo "wrote $(printable "$found")"; return; }
+	[ "$(tree_of "$fbk")" = ". ./a ./a/b ./a/b/sub " ] || echo "the scratch tree changed: $(printable "$(tree_of "$fbk")")"
+}
+rm -rf "$fbk"
+mkdir -p "$fbk/a/b/sub"
+cd "$fbk/a/b"
+for c in dotdot deeper slash nul newline esc absolute long notauuid; do
+	SHAKENFIST_API_URL="$hapi/blobname/$c" check=no_pwned run "files/backup-name-$c" 1 "$s/empty-stdin" "$sc" backup create sub/summary.json
+done
+for c in dotdot nul esc long; do
+	SHAKENFIST_API_URL="$hapi/blobname/$c" check=no_pwned run "files/download-name-$c" 1 "$s/empty-stdin" "$sc" artifact download hsimg sub/
+done
+cd "$OLDPWD"
+# held NAME DIR N ACTION CMD...: runs CMD N times at once (2: a race)
+# against the proxy's /held cluster, which holds every blob's data back
+# until released; once DIR holds N temporary files (made before the data is
+# asked for: the downloads are under way, DEST not claimed), runs ACTION,
+# releases the data and checks the runs with $check. $d/codes is their
+# exits, sorted.
+held() {
+	local name=$1 dir=$2 n=$3 action=$4 d i rc t0 ms why p
+	shift 4
+	d="$s/out/$name"
+	mkdir -p "$d"
+	curl -s "$hapi/gate/arm" >/dev/null
+	held_pids=()
+	t0=$(date +%s%N)
+	for i in $(seq "$n"); do
+		SHAKENFIST_API_URL="$hapi/held" timeout -s KILL "$bound" "$@" >"$d/stdout.$i" 2>"$d/stderr.$i" &
+		held_pids+=($!)
+	done
+	for _ in $(seq 100); do
+		[ "$(find "$dir" -maxdepth 1 -name '.*.tmp-*' 2>/dev/null | wc -l)" -ge "$n" ] && break
+		sleep 0.1
+	done
+	$action
+	curl -s "$hapi/gate/release" >/dev/null
+	: >"$d/codes.raw"
+	for p in "${held_pids[@]}"; do
+		rc=0
+		wait "$p" || rc=$?
+		echo "$rc" >>"$d/codes.raw"
+	done
+	held_pids=()
+	sort -n "$d/codes.raw" | tr '\n' ' ' | sed 's/ $//' >"$d/codes"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	cat "$d"/stderr.* >"$d/stderr"
+	cat "$d"/stdout.* >"$d/stdout"
+	why=$(hazards "$d")
+	[ -n "$why" ] || why=$($check "$d" || true)
+	if [ -n "$why" ]; then
+		line FAIL "$name" "$why" "$(cat "$d/codes")" "$ms" ""
+	else
+		line PASS "$name" "$(first_error "$d")" "$(cat "$d/codes")" "$ms" ""
+	fi
+}
+fdest="$fbk/held/img"
+# taken_kept DIR: the one download exits 1 and says DEST appeared; the file
+# named as keeping its bytes holds them.
+taken_kept() {
+	local k
+	[ "$(cat "$1/codes")" = 1 ] || { echo "exit $(cat "$1/codes"), want 1"; return; }
+	grep -aqF 'appeared while shakectl was writing it' "$1/stderr" || { echo "no refusal: $(first_error "$1")"; return; }
+	k=$(grep -ao 'is kept as [^;]*' "$1/stderr" | head -n1 | cut -c12-)
+	cmp -s "$k" "$s/in/userdata.real" || echo "the downloaded bytes are not in the file named: $(printable "$k")"
+}
+drop_file() { printf 'theirs\n' >"$fdest"; }
+file_kept() {
+	taken_kept "$1"
+	[ "$(cat "$fdest")" = theirs ] || echo "DEST, dropped mid-download, was replaced"
+}
+drop_link() { ln -s "$fbk/victim" "$fdest"; }
+dropped_link_kept() {
+	taken_kept "$1"
+	[ -L "$fdest" ] || echo "the symlink dropped at DEST was replaced"
+	[ -e "$fbk/victim" ] && echo "the symlink dropped at DEST was followed"
+}
+# one_wins DIR: of two racing runs exactly one exits 0; the other exits 1
+# saying why.
+one_wins() {
+	[ "$(cat "$1/codes")" = "0 1" ] || { echo "exits $(cat "$1/codes"), want exactly one 0 and one 1"; return; }
+	grep -aqE 'appeared while shakectl was writing it|already exists: pass --clobber' "$1/stderr" || echo "the loser did not say why: $(first_error "$1")"
+}
+race_won() {
+	one_wins "$1"
+	cmp -s "$fdest" "$s/in/userdata.real" || echo "DEST does not hold the artifact"
+}
+nothing() { :; }
+mkdir -p "$fbk/held"
+check=file_kept held files/dest-file-mid-download "$fbk/held" 1 drop_file "$sc" artifact download hsimg "$fdest" --quiet
+rm -rf "$fbk/held" && mkdir -p "$fbk/held"
+check=dropped_link_kept held files/dest-symlink-mid-download "$fbk/held" 1 drop_link "$sc" artifact download hsimg "$fdest" --quiet
+rm -rf "$fbk/held" && mkdir -p "$fbk/held"
+check=race_won held files/two-downloads-one-dest "$fbk/held" 2 nothing "$sc" artifact download hsimg "$fdest" --quiet
+rm -rf "$fbk/held" && mkdir -p "$fbk/held"
+check=one_wins held files/two-backups-one-dest "$fbk/held/blobs" 2 nothing "$sc" backup create "$fbk/held/summary.json" --quiet
+rm -rf "$fbk"
+# "-" is stdout for a download, as for --out (no file named "-" in the
+# working directory); backup create refuses it (exit 2): its blobs are
+# files.
+cd "$s/o"
+check=no_dash_file run files/artifact-download-dash 0 "$s/empty-stdin" "$sc" artifact download hsimg -
+check=no_dash_file run files/instance-download-dash 0 "$s/empty-stdin" "$sc" instance download hsvm /tmp/hs-dl -
+dash_refused() { [ -e "$s/o/-" ] && echo "wrote a file named -"; grep -aq 'stdout cannot hold\|the blobs go beside it' "$1/stderr" || echo "the refusal does not say why: $(first_error "$1")"; }
+check=dash_refused run files/backup-dash 2 "$s/empty-stdin" "$sc" backup create -
+check=dash_refused run files/backup-blobs-dir-dash 2 "$s/empty-stdin" "$sc" backup create summary.json --blobs-dir -
+cd "$OLDPWD"
 
 echo "## [${SECONDS}s] config writes: a symlinked config, a directory, scratch null, parallel creates, comments"
 cfgcase() {

@@ -46,7 +46,7 @@ The blob UUIDs the server names must be UUIDs: any other name is refused
 (exit 1) before anything is written.`,
 		Example: `  shakectl artifact download ci-image ./disk.qcow2
   shakectl artifact download debian-12.qcow2 /var/tmp/ -o json
-  shakectl artifact download ci-image - | qemu-img info /dev/stdin`,
+  shakectl artifact download ci-image - | sha512sum`,
 		Args: cmdutil.RefArgs("ARTIFACT", "DEST"),
 		ValidArgsFunction: func(c *cobra.Command, args []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) == 1 {

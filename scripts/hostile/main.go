@@ -9,7 +9,9 @@
 // instance "hsnull" with the null a 2024 server sends for an instance
 // never placed, and, on a second address,
 // plays a router whose every answer is a 418 carrying them (what the probe
-// files under "other:").
+// files under "other:"). Under /blobname/CASE and /held it plays issue
+// 40's file cases (files.go): blobs with hostile names, and a blob's data
+// held back until the script releases it.
 //
 // It is a test fixture for the script, not part of shakectl: it binds only
 // loopback addresses and prints the two URLs on stdout.
@@ -62,7 +64,9 @@ func main() {
 		r.SetXForwarded()
 		// Bodies are rewritten below: they must arrive uncompressed.
 		r.Out.Header.Del("Accept-Encoding")
+		rewriteRoute(r) // issue 40's file cases (files.go)
 	}}
+	files := &fileRoutes{gate: newGate()}
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -74,7 +78,11 @@ func main() {
 			with = jsonText
 		}
 		body = bytes.ReplaceAll(body, []byte(marker), []byte(with))
+		gated, body := files.modifyRoute(resp, body)
 		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if gated != nil {
+			resp.Body = gated
+		}
 		resp.ContentLength = int64(len(body))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		return nil
@@ -134,7 +142,8 @@ func main() {
 	}()
 	fmt.Printf("api http://%s\nrouter http://%s\n", api.Addr(), router.Addr())
 	os.Stdout.Sync()
-	log.Fatal(http.Serve(api, mux))
+	files.next = mux
+	log.Fatal(http.Serve(api, files))
 }
 
 // mustListenLoopback refuses any address but loopback: the script's hostile
