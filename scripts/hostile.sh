@@ -646,6 +646,12 @@ check=no_dash_file run files/instance-download-dash 0 "$s/empty-stdin" "$sc" ins
 dash_refused() { [ -e "$s/o/-" ] && echo "wrote a file named -"; grep -aq 'stdout cannot hold\|the blobs go beside it' "$1/stderr" || echo "the refusal does not say why: $(first_error "$1")"; }
 check=dash_refused run files/backup-dash 2 "$s/empty-stdin" "$sc" backup create -
 check=dash_refused run files/backup-blobs-dir-dash 2 "$s/empty-stdin" "$sc" backup create summary.json --blobs-dir -
+# The config file cannot be stdout either: it is read back and holds keys.
+config_dash_refused() {
+	if [ -e "$s/o/-" ] || [ -e "$s/o/-.lock" ]; then echo "wrote - or -.lock"; fi
+	grep -aq 'cannot be standard output' "$1/stderr" || echo "the refusal does not say why: $(first_error "$1")"
+}
+SHAKECTL_CONFIG=- check=config_dash_refused run files/config-dash 2 "$s/in/secret.real" "$sc" context create hsdash --api-url "$api" --namespace system --key-stdin
 cd "$OLDPWD"
 
 echo "## [${SECONDS}s] config writes: a symlinked config, a directory, scratch null, parallel creates, comments"

@@ -219,6 +219,16 @@ func TestDownloadDashIsStdout(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("wrote %v", left)
 	}
+	// Even where a directory is named "-".
+	if err := os.Mkdir("-", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(t, "artifact", "download", "img", "-"); res.Code != 0 || res.Stdout != claimData {
+		t.Errorf("download to - beside a directory named -: %s", res)
+	}
+	if left, _ := os.ReadDir("-"); len(left) != 0 {
+		t.Errorf("wrote %v into the directory named -", left)
+	}
 	// The result printed on stdout cannot share it with the bytes.
 	res = r.Run(t, "artifact", "download", "img", "-", "-o", "json")
 	if res.Code != cmdutil.ExitUsage || res.Stdout != "" || !strings.Contains(res.Stderr, "DEST - writes the artifact's bytes to stdout; -o json (or --jq) would print the result there too: give DEST a file name") {

@@ -59,7 +59,8 @@ func Say(s *cmdutil.Session, format string, a ...any) {
 // decides, as cp and curl -o), 0o600 for a file holding a secret.
 func DownloadDest(dest, name string, perm os.FileMode, clobber bool) (*outfile.Path, error) {
 	path := dest
-	if st, err := os.Stat(dest); err == nil && st.IsDir() {
+	// "-" is stdout, even where a directory is named "-".
+	if st, err := os.Stat(dest); err == nil && st.IsDir() && dest != outfile.Stdout {
 		base := filepath.Base(name)
 		if why := outfile.PlainNameProblem(base); why != "" {
 			return nil, cmdutil.UsageErrorf("cannot name a file in %s after %s (%s): give DEST as a file path", dest, outfile.Quote(name), why)

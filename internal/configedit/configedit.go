@@ -31,6 +31,12 @@ import (
 // them, and replaces the file atomically, through a symbolic link if it is
 // one (internal/outfile). edit's error writes nothing.
 func UpdateDoc(ctx context.Context, path string, edit func(*Doc) error) error {
+	if path == outfile.Stdout {
+		// "-" is stdout wherever shakectl writes a file; a config file
+		// cannot be: it is read back, and it holds keys (issue 40, item
+		// 12). Refused before the lock file ("-.lock") is made.
+		return errorf("the config file cannot be standard output (-): it is read back and holds keys; name a file with --config or SHAKECTL_CONFIG")
+	}
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
