@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -55,13 +54,11 @@ func midDownload(t *testing.T, event func()) clitest.CmdRun {
 	return r
 }
 
-var takenRE = regexp.MustCompile(`^error: (\S+) appeared while shakectl was writing it \(another download\?\) and was not replaced: what was written is kept as (\S+); move it into place, or run again with --clobber\n$`)
-
 // kept checks a refusal's message and that the bytes downloaded are in the
 // file it names, beside DEST.
 func kept(t *testing.T, res clitest.RunResult, dest string) {
 	t.Helper()
-	m := takenRE.FindStringSubmatch(res.Stderr)
+	m := clitest.TakenRE.FindStringSubmatch(res.Stderr)
 	if res.Code != cmdutil.ExitFailure || m == nil || m[1] != dest {
 		t.Fatalf("want exit 1 and the TakenError for %s:\n%s", dest, res)
 	}
@@ -163,18 +160,7 @@ func TestTwoConcurrentDownloadsToOneDestExactlyOneWins(t *testing.T) {
 		wg.Go(func() { res[i] = r.Run(t, "artifact", "download", "img", dest, "--quiet") })
 	}
 	wg.Wait()
-	wins := 0
-	for _, x := range res {
-		switch {
-		case x.Code == 0:
-			wins++
-		case x.Code != cmdutil.ExitFailure || !(takenRE.MatchString(x.Stderr) || strings.Contains(x.Stderr, "already exists: pass --clobber")):
-			t.Errorf("the loser: %s", x)
-		}
-	}
-	if wins != 1 {
-		t.Errorf("%d downloads exited 0, want exactly one:\n%s\n%s", wins, res[0], res[1])
-	}
+	clitest.ExactlyOneWins(t, res[:]...)
 	if b, _ := os.ReadFile(dest); string(b) != claimData {
 		t.Errorf("DEST holds %q", b)
 	}

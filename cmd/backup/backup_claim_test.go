@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -81,8 +80,6 @@ func TestBackupRefusesABlobNameThatIsNotAUUID(t *testing.T) {
 	}
 }
 
-var takenRE = regexp.MustCompile(`^error: (\S+) appeared while shakectl was writing it \(another download\?\) and was not replaced: what was written is kept as (\S+); move it into place, or run again with --clobber\n$`)
-
 // Two backups to one DEST, the second run whole while the first fetches
 // its blob: the second wins; the first fails (exit 1) at the blob file the
 // second wrote, which it does not replace, and says where its own copy is.
@@ -98,7 +95,7 @@ func TestTwoBackupsRacingForOneDestOneWins(t *testing.T) {
 		t.Fatalf("the second backup: %s", second)
 	}
 	blobFile := filepath.Join(dir, "blobs", newest)
-	m := takenRE.FindStringSubmatch(first.Stderr)
+	m := clitest.TakenRE.FindStringSubmatch(first.Stderr)
 	if first.Code != cmdutil.ExitFailure || m == nil || m[1] != blobFile {
 		t.Fatalf("the first backup: %s\nwant exit 1 and the blob file %s refused", first, blobFile)
 	}
@@ -126,18 +123,7 @@ func TestTwoConcurrentBackupsExactlyOneWins(t *testing.T) {
 		wg.Go(func() { res[i] = r.Run(t, "backup", "create", dest, "--quiet") })
 	}
 	wg.Wait()
-	wins := 0
-	for _, x := range res {
-		switch {
-		case x.Code == 0:
-			wins++
-		case x.Code != cmdutil.ExitFailure || !(takenRE.MatchString(x.Stderr) || strings.Contains(x.Stderr, "already exists: pass --clobber")):
-			t.Errorf("the loser: %s", x)
-		}
-	}
-	if wins != 1 {
-		t.Errorf("%d backups exited 0, want exactly one:\n%s\n%s", wins, res[0], res[1])
-	}
+	clitest.ExactlyOneWins(t, res[:]...)
 }
 
 // A file dropped at DEST while the blobs are fetched is not replaced: the
@@ -160,7 +146,7 @@ func TestBackupDoesNotReplaceADestThatAppearsMidBackup(t *testing.T) {
 			}
 			continue
 		}
-		m := takenRE.FindStringSubmatch(res.Stderr)
+		m := clitest.TakenRE.FindStringSubmatch(res.Stderr)
 		if res.Code != cmdutil.ExitFailure || m == nil || m[1] != dest || string(got) != "theirs" {
 			t.Fatalf("got %s\nDEST holds %q", res, got)
 		}

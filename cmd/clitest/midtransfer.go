@@ -2,8 +2,12 @@ package clitest
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
+	"testing"
+
+	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // OnBlobData is a transport that runs Event once, when the first answer to
@@ -32,4 +36,28 @@ func (o *OnBlobData) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// TakenRE is the one error line of a download whose DEST another download
+// (or a file dropped there) took while it ran: DEST, and the temporary file
+// beside it that keeps what was downloaded (internal/outfile.TakenError).
+var TakenRE = regexp.MustCompile(`^error: (\S+) appeared while shakectl was writing it \(another download\?\) and was not replaced: what was written is kept as (\S+); move it into place, or run again with --clobber\n$`)
+
+// ExactlyOneWins fails the test unless exactly one of the runs, which
+// raced for one DEST, exited 0, and every other exited 1 saying why (DEST
+// taken meanwhile, or there already when it started).
+func ExactlyOneWins(t *testing.T, runs ...RunResult) {
+	t.Helper()
+	wins := 0
+	for _, r := range runs {
+		switch {
+		case r.Code == 0:
+			wins++
+		case r.Code != cmdutil.ExitFailure || !(TakenRE.MatchString(r.Stderr) || strings.Contains(r.Stderr, "already exists: pass --clobber")):
+			t.Errorf("a loser of the race: %s", r)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d of %d runs exited 0, want exactly one", wins, len(runs))
+	}
 }
