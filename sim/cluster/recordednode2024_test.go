@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -86,60 +87,63 @@ func wantRecorded(t *testing.T, file string, got answer, pairs map[string]string
 var recordedOpUUID = regexp.MustCompile(`"uuid": "([0-9a-f-]{36})"`)
 
 func TestRecordedNode2024Agent(t *testing.T) {
-	_, c := startSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
-	vm := c.mustCreate("vm1", 1, 1024, 2, nil)
-	pairs := map[string]string{"0db9a888-8069-4d76-93a5-009ba0f08d1c": vm["uuid"].(string)}
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
+		vm := c.mustCreate("vm1", 1, 1024, 2, nil)
+		synctest.Wait() // created: its 0 s steps are timers of their own
+		pairs := map[string]string{"0db9a888-8069-4d76-93a5-009ba0f08d1c": vm["uuid"].(string)}
 
-	// The file the recording had uploaded (shakectl instance upload) and
-	// put at /tmp/report.txt, mode 644.
-	u := c.do("POST", "/upload", nil).obj(t)["uuid"].(string)
-	c.do("POST", "/upload/"+u, []byte("report line 1\nreport line 2\n"), "Content-Type", "application/octet-stream")
-	blob := c.do("POST", "/artifacts/upload/upload-to-vm1", map[string]any{"upload_uuid": u}).obj(t)["blob_uuid"].(string)
-	if a := c.do("POST", "/instances/vm1/agent/put", map[string]any{"blob_uuid": blob, "path": "/tmp/report.txt", "mode": "644"}); a.status != 200 {
-		t.Fatalf("put: %d %s", a.status, a.raw)
-	}
-
-	// In the order they were recorded: each an operation made with curl,
-	// then read until it ended.
-	for _, st := range []struct{ name, path, body string }{
-		{"exec-ok", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo hello; echo warning >&2'"}`},
-		{"exec-exit3", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo partial; echo failing >&2; exit 3'"}`},
-		{"exec-notfound", "/instances/vm1/agent/execute", `{"command_line":"no-such-command"}`},
-		{"exec-long", "/instances/vm1/agent/execute", `{"command_line":"seq 1 4000"}`},
-		{"get-ok", "/instances/vm1/agent/get", `{"path":"/tmp/report.txt"}`},
-		{"get-missing", "/instances/vm1/agent/get", `{"path":"/nonexistent/file"}`},
-		{"put-ok", "/instances/vm1/agent/put", `{"blob_uuid":"` + blob + `","mode":"644","path":"/tmp/copy.txt"}`},
-	} {
-		post := c.do("POST", st.path, st.body)
-		wantRecorded(t, "node-agent-"+st.name+"-post.http", post, pairs)
-		m := recordedOpUUID.FindSubmatch(post.raw)
-		if m == nil {
-			t.Fatalf("%s: no operation in %s", st.name, post.raw)
+		// The file the recording had uploaded (shakectl instance upload) and
+		// put at /tmp/report.txt, mode 644.
+		u := c.do("POST", "/upload", nil).obj(t)["uuid"].(string)
+		c.do("POST", "/upload/"+u, []byte("report line 1\nreport line 2\n"), "Content-Type", "application/octet-stream")
+		blob := c.do("POST", "/artifacts/upload/upload-to-vm1", map[string]any{"upload_uuid": u}).obj(t)["blob_uuid"].(string)
+		if a := c.do("POST", "/instances/vm1/agent/put", map[string]any{"blob_uuid": blob, "path": "/tmp/report.txt", "mode": "644"}); a.status != 200 {
+			t.Fatalf("put: %d %s", a.status, a.raw)
 		}
-		wantRecorded(t, "node-agent-"+st.name+"-op.http", c.do("GET", "/agentoperations/"+string(m[1]), nil), pairs)
-	}
-	// The long output is the blob's data.
-	var long struct {
-		Results map[string]map[string]any `json:"results"`
-	}
-	if err := json.Unmarshal(c.do("GET", "/agentoperations/"+pairsKeyFor(t, pairs, "ab418b88-6e1f-472e-9355-256dc60bebb9"), nil).raw, &long); err != nil {
-		t.Fatal(err)
-	}
-	data := c.do("GET", "/blobs/"+long.Results["0"]["stdout_blob"].(string)+"/data", nil)
-	if len(data.raw) != 18893 || !bytes.HasPrefix(data.raw, []byte("1\n2\n3\n")) || !bytes.HasSuffix(data.raw, []byte("\n4000\n")) {
-		t.Errorf("stdout blob: %d bytes, %.20q…", len(data.raw), data.raw)
-	}
 
-	// The 2024 server has no deadline: a "deadline" is an argument its
-	// handler does not take.
-	wantRecorded(t, "node-exec-deadline-field-400.http",
-		c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime","deadline":30}`), pairs)
+		// In the order they were recorded: each an operation made with curl,
+		// then read until it ended.
+		for _, st := range []struct{ name, path, body string }{
+			{"exec-ok", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo hello; echo warning >&2'"}`},
+			{"exec-exit3", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo partial; echo failing >&2; exit 3'"}`},
+			{"exec-notfound", "/instances/vm1/agent/execute", `{"command_line":"no-such-command"}`},
+			{"exec-long", "/instances/vm1/agent/execute", `{"command_line":"seq 1 4000"}`},
+			{"get-ok", "/instances/vm1/agent/get", `{"path":"/tmp/report.txt"}`},
+			{"get-missing", "/instances/vm1/agent/get", `{"path":"/nonexistent/file"}`},
+			{"put-ok", "/instances/vm1/agent/put", `{"blob_uuid":"` + blob + `","mode":"644","path":"/tmp/copy.txt"}`},
+		} {
+			post := c.do("POST", st.path, st.body)
+			wantRecorded(t, "node-agent-"+st.name+"-post.http", post, pairs)
+			m := recordedOpUUID.FindSubmatch(post.raw)
+			if m == nil {
+				t.Fatalf("%s: no operation in %s", st.name, post.raw)
+			}
+			wantRecorded(t, "node-agent-"+st.name+"-op.http", c.do("GET", "/agentoperations/"+string(m[1]), nil), pairs)
+		}
+		// The long output is the blob's data.
+		var long struct {
+			Results map[string]map[string]any `json:"results"`
+		}
+		if err := json.Unmarshal(c.do("GET", "/agentoperations/"+pairsKeyFor(t, pairs, "ab418b88-6e1f-472e-9355-256dc60bebb9"), nil).raw, &long); err != nil {
+			t.Fatal(err)
+		}
+		data := c.do("GET", "/blobs/"+long.Results["0"]["stdout_blob"].(string)+"/data", nil)
+		if len(data.raw) != 18893 || !bytes.HasPrefix(data.raw, []byte("1\n2\n3\n")) || !bytes.HasSuffix(data.raw, []byte("\n4000\n")) {
+			t.Errorf("stdout blob: %d bytes, %.20q…", len(data.raw), data.raw)
+		}
 
-	// Powered off, the agent is not ready.
-	if a := c.do("POST", "/instances/vm1/poweroff", nil); a.status != 200 {
-		t.Fatalf("poweroff: %d %s", a.status, a.raw)
-	}
-	wantRecorded(t, "node-exec-poweredoff.http", c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime"}`), pairs)
+		// The 2024 server has no deadline: a "deadline" is an argument its
+		// handler does not take.
+		wantRecorded(t, "node-exec-deadline-field-400.http",
+			c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime","deadline":30}`), pairs)
+
+		// Powered off, the agent is not ready.
+		if a := c.do("POST", "/instances/vm1/poweroff", nil); a.status != 200 {
+			t.Fatalf("poweroff: %d %s", a.status, a.raw)
+		}
+		wantRecorded(t, "node-exec-poweredoff.http", c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime"}`), pairs)
+	})
 }
 
 // pairsKeyFor is the simulator's identifier paired with a real one.
@@ -156,14 +160,17 @@ func pairsKeyFor(t *testing.T, pairs map[string]string, real string) string {
 // not yet talked is the handler's 400; one not created is
 // @requires_instance_active's 406 before it.
 func TestRecordedNode2024AgentNotReady(t *testing.T) {
-	_, c := startSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, time.Hour })
-	c.mustCreate("vm1", 1, 1024, 2, nil)
-	wantRecorded(t, "node-exec-agent-not-ready.http", c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime"}`), map[string]string{})
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, time.Hour })
+		c.mustCreate("vm1", 1, 1024, 2, nil)
+		synctest.Wait()
+		wantRecorded(t, "node-exec-agent-not-ready.http", c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime"}`), map[string]string{})
 
-	_, c = startSim(t, nil)
-	web1 := c.mustCreate("web1", 1, 1024, 8, nil)
-	wantRecorded(t, "agent-exec-406.http", c.do("POST", "/instances/web1/agent/execute", `{"command-line":"uptime"}`),
-		map[string]string{recordedUUIDs["web1"]: web1["uuid"].(string)})
+		_, c = bubbleSim(t, nil)
+		web1 := c.mustCreate("web1", 1, 1024, 8, nil)
+		wantRecorded(t, "agent-exec-406.http", c.do("POST", "/instances/web1/agent/execute", `{"command-line":"uptime"}`),
+			map[string]string{recordedUUIDs["web1"]: web1["uuid"].(string)})
+	})
 }
 
 // TestRecordedNode2024Network: a running instance's interfaces on a network
@@ -172,66 +179,69 @@ func TestRecordedNode2024AgentNotReady(t *testing.T) {
 // running instance and a node's process metrics, against what the real
 // node answered.
 func TestRecordedNode2024Network(t *testing.T) {
-	_, c := startSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
-	net := c.mustNetwork("net1", "10.240.0.0/24")
-	vm := c.create("vm1", 1, 1024, 2, map[string]any{"network": []map[string]any{{"network_uuid": net["uuid"], "float": true}}})
-	if vm.status != 200 {
-		t.Fatalf("create: %d %s", vm.status, vm.raw)
-	}
-	pairs := map[string]string{}
-	for _, k := range []string{"network_uuid", "macaddr", "ipv4", "floating"} {
-		recordedVarying[k] = true
-	}
-	t.Cleanup(func() {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
+		net := c.mustNetwork("net1", "10.240.0.0/24")
+		vm := c.create("vm1", 1, 1024, 2, map[string]any{"network": []map[string]any{{"network_uuid": net["uuid"], "float": true}}})
+		synctest.Wait()
+		if vm.status != 200 {
+			t.Fatalf("create: %d %s", vm.status, vm.raw)
+		}
+		pairs := map[string]string{}
 		for _, k := range []string{"network_uuid", "macaddr", "ipv4", "floating"} {
-			delete(recordedVarying, k)
+			recordedVarying[k] = true
 		}
-	})
-	wantRecorded(t, "node-instance-interfaces.http", c.do("GET", "/instances/vm1/interfaces", nil), pairs)
+		t.Cleanup(func() {
+			for _, k := range []string{"network_uuid", "macaddr", "ipv4", "floating"} {
+				delete(recordedVarying, k)
+			}
+		})
+		wantRecorded(t, "node-instance-interfaces.http", c.do("GET", "/instances/vm1/interfaces", nil), pairs)
 
-	// A routed address is the address as a JSON string and a newline.
-	routed := c.do("POST", "/networks/net1/route", nil)
-	if routed.status != 200 || !regexp.MustCompile(`^"\d+\.\d+\.\d+\.\d+"\n$`).Match(routed.raw) {
-		t.Errorf("add-routed: %d %q, the real node 200 %q", routed.status, routed.raw, `"192.168.20.170"`+"\n")
-	}
-
-	wantRecorded(t, "node-net-delete-all-inuse.http",
-		c.do("DELETE", "/networks", `{"confirm":true,"namespace":"system"}`),
-		map[string]string{"43324040-0215-4f52-be23-400996b097eb": net["uuid"].(string)})
-
-	// The console file names the node, the console's port and its TLS
-	// port; the real node's API host also had the SPICE CA (a ca line),
-	// which the simulated one has not.
-	status, ct, want := readRecorded2024(t, "node-vdi-helper-running.http")
-	want = regexp.MustCompile(`(?m)^ca=.*\n`).ReplaceAll(want, nil)
-	got := c.do("GET", "/instances/vm1/vdiconsolehelper", nil)
-	ports := regexp.MustCompile(`(?m)^(port|tls-port)=(\d+)$`)
-	gotPorts, wantPorts := ports.FindAllSubmatch(got.raw, -1), ports.FindAllSubmatch(want, -1)
-	if len(gotPorts) != 2 || len(wantPorts) != 2 {
-		t.Fatalf("ports: the simulator's %q, the real node's %q", got.raw, want)
-	}
-	for n := range wantPorts {
-		want = bytes.Replace(want, wantPorts[n][0], gotPorts[n][0], 1)
-	}
-	node := c.do("GET", "/instances/vm1", nil).obj(t)["node"].(string)
-	want = bytes.Replace(want, []byte("host=sf-1\n"), []byte("host="+node+"\n"), 1)
-	if got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
-		t.Errorf("vdiconsolehelper: the simulator answers %d %q %q, the real node %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
-	}
-
-	// Process metrics: resources.py's three figures per process name,
-	// names with non-alphanumerics made _.
-	_, _, real := readRecorded2024(t, "node-processmetrics.http")
-	key := regexp.MustCompile(`^process_(age|cpu_time|cpu_fraction)_[a-z0-9_]+$`)
-	for name, body := range map[string][]byte{"the real node's": real, "the simulator's": c.do("GET", "/nodes/"+node+"/processmetrics", nil).raw} {
-		var m map[string]float64
-		if err := json.Unmarshal(body, &m); err != nil || len(m) == 0 {
-			t.Errorf("%s process metrics: %v %q", name, err, body)
+		// A routed address is the address as a JSON string and a newline.
+		routed := c.do("POST", "/networks/net1/route", nil)
+		if routed.status != 200 || !regexp.MustCompile(`^"\d+\.\d+\.\d+\.\d+"\n$`).Match(routed.raw) {
+			t.Errorf("add-routed: %d %q, the real node 200 %q", routed.status, routed.raw, `"192.168.20.170"`+"\n")
 		}
-		for k := range m {
-			if !key.MatchString(k) {
-				t.Errorf("%s process metrics: key %q", name, k)
+
+		wantRecorded(t, "node-net-delete-all-inuse.http",
+			c.do("DELETE", "/networks", `{"confirm":true,"namespace":"system"}`),
+			map[string]string{"43324040-0215-4f52-be23-400996b097eb": net["uuid"].(string)})
+
+		// The console file names the node, the console's port and its TLS
+		// port; the real node's API host also had the SPICE CA (a ca line),
+		// which the simulated one has not.
+		status, ct, want := readRecorded2024(t, "node-vdi-helper-running.http")
+		want = regexp.MustCompile(`(?m)^ca=.*\n`).ReplaceAll(want, nil)
+		got := c.do("GET", "/instances/vm1/vdiconsolehelper", nil)
+		ports := regexp.MustCompile(`(?m)^(port|tls-port)=(\d+)$`)
+		gotPorts, wantPorts := ports.FindAllSubmatch(got.raw, -1), ports.FindAllSubmatch(want, -1)
+		if len(gotPorts) != 2 || len(wantPorts) != 2 {
+			t.Fatalf("ports: the simulator's %q, the real node's %q", got.raw, want)
+		}
+		for n := range wantPorts {
+			want = bytes.Replace(want, wantPorts[n][0], gotPorts[n][0], 1)
+		}
+		node := c.do("GET", "/instances/vm1", nil).obj(t)["node"].(string)
+		want = bytes.Replace(want, []byte("host=sf-1\n"), []byte("host="+node+"\n"), 1)
+		if got.status != status || got.header.Get("Content-Type") != ct || !bytes.Equal(got.raw, want) {
+			t.Errorf("vdiconsolehelper: the simulator answers %d %q %q, the real node %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
+		}
+
+		// Process metrics: resources.py's three figures per process name,
+		// names with non-alphanumerics made _.
+		_, _, real := readRecorded2024(t, "node-processmetrics.http")
+		key := regexp.MustCompile(`^process_(age|cpu_time|cpu_fraction)_[a-z0-9_]+$`)
+		for name, body := range map[string][]byte{"the real node's": real, "the simulator's": c.do("GET", "/nodes/"+node+"/processmetrics", nil).raw} {
+			var m map[string]float64
+			if err := json.Unmarshal(body, &m); err != nil || len(m) == 0 {
+				t.Errorf("%s process metrics: %v %q", name, err, body)
+			}
+			for k := range m {
+				if !key.MatchString(k) {
+					t.Errorf("%s process metrics: key %q", name, k)
+				}
 			}
 		}
-	}
+	})
 }
