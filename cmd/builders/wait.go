@@ -131,7 +131,6 @@ func Await[T any](s *cmdutil.Session, w Wait[T]) (*T, error) {
 	return last, nil
 }
 
-
 // Watched describes how to poll one kind of resource: the one waiting
 // model of shakectl (instance create/delete/await, network create/delete).
 type Watched[T any] struct {
