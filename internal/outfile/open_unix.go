@@ -5,6 +5,7 @@ package outfile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"syscall"
@@ -53,7 +54,9 @@ func openInPlace(ctx context.Context, path string, fifo bool) (io.WriteCloser, e
 		stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })
 		return &fileWithStop{File: f, stop: stop}, nil
 	case ctx.Err() != nil:
-		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("no reader opened the FIFO: " + err.Error())}
+		// The cause kept (%w): a --timeout that ran out is a deadline,
+		// exit 124, like every other wait's.
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader opened the FIFO: %w", err)}
 	}
 	return nil, err
 }
