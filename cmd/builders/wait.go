@@ -131,8 +131,8 @@ func Await[T any](s *cmdutil.Session, w Wait[T]) (*T, error) {
 	return last, nil
 }
 
-// Watched describes how to poll one kind of resource: the one waiting
-// model of shakectl (instance create/delete/await, network create/delete).
+// Watched describes how to look at one kind of resource for ForState
+// (instance create/delete/await, network create/delete).
 type Watched[T any] struct {
 	kind  string // "instance", "network"
 	get   func(ctx context.Context, ref string) (*T, error)
