@@ -137,7 +137,7 @@ func decodeHandle(resp *Response, method, u string) (*OperationHandle, error) {
 	return &h, nil
 }
 
-// DefaultOperationPoll is how often WaitClusterOperation reads an
+// DefaultOperationPoll is how often ClusterOperationPoll reads an
 // operation: once a second, as sf-client's other waits poll.
 const DefaultOperationPoll = time.Second
 

@@ -193,3 +193,27 @@ func ExampleBackoff() {
 	// 2.53125s
 	// 3s
 }
+
+// A wait for a job that is done on its third look, within a minute.
+func ExamplePoll_Wait() {
+	looks := 0
+	state, err := poll.Poll[string]{
+		Every: poll.Constant(time.Millisecond),
+		Get: func(context.Context) (string, error) {
+			looks++
+			if looks < 3 {
+				return "running", nil
+			}
+			return "complete", nil
+		},
+		Done: func(state string) (bool, error) {
+			if state == "error" {
+				return true, errors.New("the job failed")
+			}
+			return state == "complete", nil
+		},
+		Deadline: time.Now().Add(time.Minute),
+	}.Wait(context.Background())
+	fmt.Println(state, err, looks)
+	// Output: complete <nil> 3
+}
