@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/client/poll"
 )
 
 // Agent operations: shakenfist da448b1a external_api/instance.py
@@ -177,27 +179,20 @@ func (c *Client) GetAgentOperation(ctx context.Context, id string) (*AgentOperat
 	return o, err
 }
 
-// WaitAgentOperation reads the operation every poll until it ends or ctx
-// does, as sf-client's _await_agentop polls.
-func (c *Client) WaitAgentOperation(ctx context.Context, o *AgentOperation, poll time.Duration) (*AgentOperation, error) {
-	if poll <= 0 {
-		poll = time.Second
+// AgentOperationPoll is how to wait for an agent operation: read it every
+// poll (a second when 0), as sf-client's _await_agentop does, until it
+// ends (Terminal). How it ended is the caller's to judge. The caller sets
+// the deadline and runs it, from the operation the request that started
+// it answered (poll.Poll.WaitFrom).
+func (c *Client) AgentOperationPoll(id string, every time.Duration) poll.Poll[*AgentOperation] {
+	if every <= 0 {
+		every = time.Second
 	}
-	for !o.Terminal() {
-		t := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return o, context.Cause(ctx)
-		case <-t.C:
-		}
-		next, err := c.GetAgentOperation(ctx, o.UUID)
-		if err != nil {
-			return o, err
-		}
-		o = next
+	return poll.Poll[*AgentOperation]{
+		Every: poll.Constant(every),
+		Get:   func(ctx context.Context) (*AgentOperation, error) { return c.GetAgentOperation(ctx, id) },
+		Done:  func(o *AgentOperation) (bool, error) { return o.Terminal(), nil },
 	}
-	return o, nil
 }
 
 // TransferRequest is what InstancePut and InstanceGet send beyond their

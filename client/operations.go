@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/shakenfist/shakectl/client/poll"
 )
 
 // OperationHandle names a cluster operation the server started for a
@@ -135,7 +137,7 @@ func decodeHandle(resp *Response, method, u string) (*OperationHandle, error) {
 	return &h, nil
 }
 
-// DefaultOperationPoll is how often WaitClusterOperation reads an
+// DefaultOperationPoll is how often ClusterOperationPoll reads an
 // operation: once a second, as sf-client's other waits poll.
 const DefaultOperationPoll = time.Second
 
@@ -150,35 +152,36 @@ func (c *Client) GetClusterOperation(ctx context.Context, h OperationHandle) (*C
 	return v, err
 }
 
-// WaitClusterOperation polls the operation every Options.OperationPoll
-// until it is complete, and fails with a *ClusterOperationFailed (carrying
-// the operation's view and error) on error or abort. When ctx ends first,
-// it returns the operation as last read and an error wrapping the
-// context's cause.
+// ClusterOperationPoll is how to wait for a cluster operation: read it
+// every Options.OperationPoll until it is complete; error or abort ends
+// the wait with a *ClusterOperationFailed (carrying the operation's view
+// and error). The caller sets the deadline and runs it.
+func (c *Client) ClusterOperationPoll(h OperationHandle) poll.Poll[*ClusterOperation] {
+	every := c.opts.OperationPoll
+	if every <= 0 {
+		every = DefaultOperationPoll
+	}
+	return poll.Poll[*ClusterOperation]{
+		Every: poll.Constant(every),
+		Get:   func(ctx context.Context) (*ClusterOperation, error) { return c.GetClusterOperation(ctx, h) },
+		Done: func(op *ClusterOperation) (bool, error) {
+			if op.Failed() {
+				return true, &ClusterOperationFailed{Handle: h, Op: op}
+			}
+			return op.State == OperationComplete, nil
+		},
+	}
+}
+
+// WaitClusterOperation waits for the operation (ClusterOperationPoll)
+// within ctx. When ctx ends first, it returns the operation as last read
+// and an error wrapping the context's cause.
 func (c *Client) WaitClusterOperation(ctx context.Context, h OperationHandle) (*ClusterOperation, error) {
-	poll := c.opts.OperationPoll
-	if poll <= 0 {
-		poll = DefaultOperationPoll
+	op, err := c.ClusterOperationPoll(h).Wait(ctx)
+	if err != nil && op != nil && ctx.Err() != nil {
+		return op, fmt.Errorf("cluster operation %s/%s is still %s: %w", h.OpType, h.OpUUID, op.State, err)
 	}
-	for {
-		op, err := c.GetClusterOperation(ctx, h)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case op.State == OperationComplete:
-			return op, nil
-		case op.Failed():
-			return op, &ClusterOperationFailed{Handle: h, Op: op}
-		}
-		t := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return op, fmt.Errorf("cluster operation %s/%s is still %s: %w", h.OpType, h.OpUUID, op.State, context.Cause(ctx))
-		case <-t.C:
-		}
-	}
+	return op, err
 }
 
 // ClusterOperationChain reads GET /clusteroperations/{uuid}/chain: the

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/client/poll"
 )
 
 // rawKeeper is a resource that keeps the server's object as sent.
@@ -65,32 +67,47 @@ const hotPlugRefused = "instance in invalid state for hot plug"
 // doWhenReady sends one call. When repeat is set, a 406 ("network X is not
 // ready (initial)") is repeated every NotReadyPause while
 // Options.NotReadyBudget lasts, as sf-client does within its --async
-// deadline; then the last 406 is the error. The repeats belong to the same
-// call as the first request: one start, so one deadline for the 406 loop
-// and the transient-capacity retry (both budgets count from it), and one
-// attempt counter, as client-python 74d6e129 _request_url has them.
+// deadline; then the last 406 is the error, as the transient-capacity
+// retry hands back the server's last refusal (the budget's end, or ctx's
+// deadline during a pause; an interrupt is the interrupt). The repeats
+// belong to the same call as the first request: one start, so one
+// deadline for the 406 loop and the transient-capacity retry (both
+// budgets count from it), and one attempt counter, as client-python
+// 74d6e129 _request_url has them.
 func (c *Client) doWhenReady(ctx context.Context, method, path string, body []byte, repeat bool) (*Response, error) {
 	call := c.policy(method, path).NewCall()
 	defer call.Finish()
-	for {
-		resp, err := c.send(ctx, call, method, path, body)
-		var apiErr *APIError
-		left := c.opts.NotReadyBudget - call.Elapsed()
-		if !repeat || err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
-			left < NotReadyPause || apiErr.Message == hotPlugRefused {
-			return resp, err
-		}
-		if c.opts.NotReadyNotify != nil {
-			c.opts.NotReadyNotify(apiErr.Message, left)
-		}
-		t := time.NewTimer(NotReadyPause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return resp, err
-		case <-t.C:
-		}
+	if !repeat {
+		return c.send(ctx, call, method, path, body)
 	}
+	// An answer, refusal or not, is what a look sees: the wait judges it.
+	type answer struct {
+		resp *Response
+		err  error
+	}
+	last, err := poll.Poll[answer]{
+		Every: poll.Constant(NotReadyPause),
+		Get: func(ctx context.Context) (answer, error) {
+			resp, err := c.send(ctx, call, method, path, body)
+			return answer{resp, err}, nil
+		},
+		Done: func(a answer) (bool, error) {
+			var apiErr *APIError
+			left := c.opts.NotReadyBudget - call.Elapsed()
+			if a.err == nil || !errors.As(a.err, &apiErr) || apiErr.StatusCode != http.StatusNotAcceptable ||
+				left < NotReadyPause || apiErr.Message == hotPlugRefused {
+				return true, nil
+			}
+			if c.opts.NotReadyNotify != nil {
+				c.opts.NotReadyNotify(apiErr.Message, left)
+			}
+			return false, nil
+		},
+	}.Wait(ctx)
+	if err != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, err
+	}
+	return last.resp, last.err
 }
 
 // getOne decodes a 2xx answer holding one object.

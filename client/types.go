@@ -55,7 +55,7 @@ type Options struct {
 	// NotReadyNotify, when set, is called before each such repeat with the
 	// server's message and the time left.
 	NotReadyNotify func(message string, left time.Duration)
-	// OperationPoll is how often WaitClusterOperation reads a cluster
+	// OperationPoll is how often ClusterOperationPoll reads a cluster
 	// operation; 0 means DefaultOperationPoll (1 s).
 	OperationPoll time.Duration
 }

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"os"
@@ -151,6 +152,55 @@ func TestNotReadyIsRepeatedWithinTheBudget(t *testing.T) {
 				}
 				if took := time.Since(start); took != time.Duration(tc.posts-1)*time.Second {
 					t.Errorf("took %s", took)
+				}
+			})
+		})
+	}
+}
+
+// The repeats of a 406 end with the caller's context: an interrupt during
+// a pause is the interrupt (it was the last 406, exit 1 for a Ctrl-C); a
+// deadline ends them as the budget does, with the server's last 406.
+func TestNotReadyRepeatsEndWithTheContext(t *testing.T) {
+	notReady := `{"error": "network 2f1e0d9c-1111-4222-8333-444455556601 is not ready (initial)", "status": 406}`
+	interrupted := errors.New("interrupted")
+	for _, tc := range []struct {
+		name string
+		ctx  func(context.Context) (context.Context, func())
+		want func(error) bool
+	}{
+		{"interrupt", func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			stop := time.AfterFunc(2500*time.Millisecond, func() { cancel(interrupted) })
+			return ctx, func() { stop.Stop(); cancel(nil) }
+		}, func(err error) bool { return errors.Is(err, interrupted) && !errors.As(err, new(*client.APIError)) }},
+		{"deadline", func(ctx context.Context) (context.Context, func()) {
+			return context.WithTimeout(ctx, 2500*time.Millisecond)
+		}, func(err error) bool {
+			var apiErr *client.APIError
+			return errors.As(err, &apiErr) && apiErr.StatusCode == 406
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := httpstub.New(t)
+				h.Register(httpstub.REST("POST", "/auth"), httpstub.Recorded(t, 200, "client/testdata/auth.json")).Always()
+				h.Register(httpstub.REST("POST", "/instances"), httpstub.String(406, notReady)).Always()
+				c, err := client.New(client.Options{APIURL: "http://sf.test", Namespace: "system", Key: testKey,
+					Transport: h, NotReadyBudget: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, stop := tc.ctx(t.Context())
+				defer stop()
+				start := time.Now()
+				_, err = c.CreateInstance(ctx, client.CreateInstanceRequest{Name: "web1", CPUs: 1, Memory: 1024, Disk: []client.DiskRequest{{Size: 8}},
+					Network: []client.NetworkRequest{{NetworkUUID: "2f1e0d9c-1111-4222-8333-444455556601"}}})
+				if !tc.want(err) {
+					t.Errorf("err = %v", err)
+				}
+				if posts, took := h.Count("POST", "/instances"), time.Since(start); posts != 3 || took != 2500*time.Millisecond {
+					t.Errorf("%d posts in %s, want 3 ended at 2.5s", posts, took)
 				}
 			})
 		})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/itchyny/gojq"
+	"github.com/shakenfist/shakectl/client/poll"
 	"github.com/shakenfist/shakectl/output/termtext"
 	"golang.org/x/term"
 )
@@ -277,18 +278,17 @@ func (w *memoryWatch) read() (resident, heap, gogc uint64) {
 }
 
 func (w *memoryWatch) run(ctx context.Context, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(memoryPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if resident, _, _ := w.read(); resident > w.limit {
-			cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", SizeText(int64(w.max)))})
-			return
-		}
+	// The first reading comes a memoryPoll after the baseline.
+	_, err := poll.Poll[uint64]{
+		Every: poll.Constant(memoryPoll),
+		Get: func(context.Context) (uint64, error) {
+			resident, _, _ := w.read()
+			return resident, nil
+		},
+		Done: func(resident uint64) (bool, error) { return resident > w.limit, nil },
+	}.WaitFrom(ctx, 0)
+	if err == nil {
+		cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", SizeText(int64(w.max)))})
 	}
 }
 

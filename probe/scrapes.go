@@ -1,11 +1,12 @@
 package probe
 
 import (
-	"github.com/shakenfist/shakectl/probe/report"
-
 	"context"
 	"errors"
 	"time"
+
+	"github.com/shakenfist/shakectl/client/poll"
+	"github.com/shakenfist/shakectl/probe/report"
 )
 
 // scrapeActive reads the router's parking_active for the series' second
@@ -98,50 +99,51 @@ func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 	if interrupted {
 		wait, look = 0, scrapeAfterInterrupt
 	}
+	// Each look runs to its own bound even after an interrupt (base); the
+	// wait between looks ends with ctx, or at once after an interrupt
+	// (a deadline of now: one look).
 	base := context.WithoutCancel(ctx)
-	deadline := time.Now().Add(wait)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		sctx, cancel := context.WithTimeout(base, look)
-		var mErr, sErr error
-		var m *report.RouterMetrics
-		var p *report.StatuszParking
-		if e.o.MetricsURL != "" {
-			m, mErr = e.scr.metrics(sctx)
+	_, _ = poll.Poll[struct{}]{
+		Every: poll.Constant(100 * time.Millisecond),
+		Get: func(context.Context) (struct{}, error) {
+			e.lookAfter(base, look)
+			return struct{}{}, nil
+		},
+		Done:     func(struct{}) (bool, error) { return e.drained(), nil },
+		Deadline: time.Now().Add(wait),
+	}.Wait(ctx)
+}
+
+// lookAfter is one look at the router after the load, within look.
+func (e *engine) lookAfter(base context.Context, look time.Duration) {
+	sctx, cancel := context.WithTimeout(base, look)
+	var mErr, sErr error
+	var m *report.RouterMetrics
+	var p *report.StatuszParking
+	if e.o.MetricsURL != "" {
+		m, mErr = e.scr.metrics(sctx)
+	}
+	if e.o.StatuszURL != "" {
+		p, sErr = e.scr.statusz(sctx)
+	}
+	cancel()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m != nil {
+		e.metricsAfter = m
+		if m.ParkingActive != nil {
+			e.notActivePeak(*m.ParkingActive)
 		}
-		if e.o.StatuszURL != "" {
-			p, sErr = e.scr.statusz(sctx)
-		}
-		cancel()
-		e.mu.Lock()
-		if m != nil {
-			e.metricsAfter = m
-			if m.ParkingActive != nil {
-				e.notActivePeak(*m.ParkingActive)
-			}
-		}
-		if p != nil {
-			e.statuszAfter = p
-		}
-		if errors.Is(sErr, ErrNoParkingCard) {
-			sErr = nil
-		}
-		if err := errors.Join(mErr, sErr); err != nil {
-			e.scrapeErrors++
-			e.lastScrapeErr = firstLine(err.Error())
-		}
-		e.mu.Unlock()
-		if e.drained() || !time.Now().Before(deadline) {
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			if !interrupted {
-				return
-			}
-		}
+	}
+	if p != nil {
+		e.statuszAfter = p
+	}
+	if errors.Is(sErr, ErrNoParkingCard) {
+		sErr = nil
+	}
+	if err := errors.Join(mErr, sErr); err != nil {
+		e.scrapeErrors++
+		e.lastScrapeErr = firstLine(err.Error())
 	}
 }
 

@@ -933,6 +933,15 @@ kerbside_timeout() { kerbside_deadline --timeout "$1"; }
 kerbside_request() { kerbside_deadline --request-timeout "$1"; }
 SHAKENFIST_API_URL="$kapi" check=kerbside_timeout run deadlines/kerbside-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --timeout 2s
 [ $quick = 0 ] && SHAKENFIST_API_URL="$kapi" check=kerbside_request run deadlines/kerbside-request-timeout 124 "$s/empty-stdin" "$sc" instance vdiconsolefile hskvm - --request-timeout 2s
+# A download to a FIFO nobody reads waits for a reader within --timeout and
+# ends as every wait ends: 124, naming what it waited for (it was exit 1).
+mkfifo "$s/in/noreader"
+fifo_deadline() {
+	grep -aqF "no reader opened the FIFO: no answer within 2s (--timeout)" "$1/stderr" ||
+		echo "not the deadline's line: $(first_error "$1")"
+	[ -p "$s/in/noreader" ] || echo "the FIFO was replaced"
+}
+check=fifo_deadline run deadlines/fifo-no-reader 124 "$s/empty-stdin" "$sc" artifact download hsimg "$s/in/noreader" --timeout 2s
 
 echo "## [${SECONDS}s] scope and answers (issue 40): a delete of many without an explicit scope, a console route's null"
 # The system key (this script's) with no namespace, or "system", which the

@@ -3,10 +3,12 @@ package artifact
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/client/poll"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
@@ -49,12 +51,13 @@ namespace may make shared artifacts (--shared).`,
 		Args:              cmdutil.RefArgs("URL"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
 		a, err := s.Client.CacheArtifact(s.Ctx, args[0], shared, namespace)
 		if err != nil {
 			return err
 		}
 		if s.Cfg.Async.Waits() {
-			a, err = awaitFetch(s, a)
+			a, err = awaitFetch(s, start, a)
 		}
 		if err != nil {
 			return err
@@ -68,28 +71,46 @@ namespace may make shared artifacts (--shared).`,
 }
 
 // awaitFetch polls the artifact and its events until the fetch the cache
-// request queued has ended, within the --timeout or --async budget. It
-// answers the artifact as last seen.
-func awaitFetch(s *cmdutil.Session, a *client.Artifact) (*client.Artifact, error) {
+// request queued has ended, within the --timeout or --async budget
+// counted from start. It answers the artifact as last seen.
+func awaitFetch(s *cmdutil.Session, start time.Time, a *client.Artifact) (*client.Artifact, error) {
 	name := a.Name()
-	last := a
-	var outcome client.FetchOutcome
-	// --async pause forgives running out of its own 60s, never a --timeout
-	// the user gave (exit 124): WaitUntil sees to the second.
-	err := builders.WaitUntil(s, fmt.Sprintf("artifact %s was not fetched", name), s.Cfg.Async.OnTimeout(), func(ctx context.Context) (bool, string, error) {
-		got, err := s.Client.GetArtifact(ctx, a.UUID)
-		if err != nil {
-			return false, "", err
-		}
-		events, err := s.Client.ArtifactEvents(ctx, a.UUID, client.EventsQuery{})
-		if err != nil {
-			return false, "", err
-		}
-		last, outcome = got, client.ArtifactFetchOutcome(got, events)
-		return outcome.Done, fmt.Sprintf("fetching %s (state %s)", name, cmdutil.OrUnknown(got.State)), nil
-	})
-	if err != nil {
-		return last, err
+	type fetch struct {
+		artifact *client.Artifact
+		outcome  client.FetchOutcome
 	}
-	return last, outcome.Err(name)
+	last, err := builders.Await(s, builders.Wait[fetch]{
+		Poll: poll.Poll[*fetch]{
+			Get: func(ctx context.Context) (*fetch, error) {
+				got, err := s.Client.GetArtifact(ctx, a.UUID)
+				if err != nil {
+					return nil, err
+				}
+				events, err := s.Client.ArtifactEvents(ctx, a.UUID, client.EventsQuery{})
+				if err != nil {
+					return nil, err
+				}
+				return &fetch{got, client.ArtifactFetchOutcome(got, events)}, nil
+			},
+			Done: func(f *fetch) (bool, error) { return f.outcome.Done, nil },
+		},
+		Start: start,
+		// --async pause forgives running out of its own 60s, never a
+		// --timeout the user gave (exit 124).
+		OnTimeout: s.Cfg.Async.OnTimeout(),
+		Say: func(f *fetch) builders.Said {
+			said := builders.Said{Subject: "artifact " + name, Unmet: "was not fetched", Later: fmt.Sprintf("\"shakectl artifact events %s\" shows how it goes", name)}
+			if f != nil {
+				said.State = cmdutil.OrUnknown(f.artifact.State)
+			}
+			return said
+		},
+	})
+	if last == nil {
+		return a, err
+	}
+	if err != nil {
+		return last.artifact, err
+	}
+	return last.artifact, last.outcome.Err(name)
 }

@@ -8,18 +8,131 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/client/poll"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
-// Polling a resource's state starts fast (a create usually settles in a
-// second or two) and backs off so a long wait costs the API little.
+// Every wait of every command is one Await: a poll (client/poll) that
+// says what to look at and when it is done, and what Await adds for a
+// person and a script: the deadline, when running out of it is forgiven
+// (--async pause), a line on a terminal when what is seen changes, and
+// the one way a wait ends at its deadline (exit 124, "X did not … within
+// D (last state: S)", or under --async pause the same words as a
+// still_waiting note).
+
+// Bound says which deadline a wait keeps.
+type Bound int
+
 const (
-	firstPoll = 500 * time.Millisecond
-	maxPoll   = 3 * time.Second
+	// CommandDeadline is --timeout, else the --async budget (pause 60s,
+	// block 1h; continue 0: look once, do not wait).
+	CommandDeadline Bound = iota
+	// TimeoutOnly is --timeout alone, no deadline without it: a wait that
+	// --async does not bound (an agent operation, which the server ends
+	// at its own --deadline; its command's exit code is what was asked).
+	TimeoutOnly
 )
 
-// Watched describes how to poll one kind of resource: the one waiting
-// model of shakectl (instance create/delete/await, network create/delete).
+// Said is what a wait tells people about the last answer (nil before the
+// first): the progress line when it changes, and the deadline's words.
+type Said struct {
+	// Subject names what is waited for: "instance web1".
+	Subject string
+	// Unmet says what did not happen by the deadline: "did not reach
+	// state created".
+	Unmet string
+	// State is the answer's state ("last state: …"); Left says what is
+	// left instead, when that is not a state ("3 instances left").
+	State, Left string
+	// Later says how to follow it after --async pause gave up waiting:
+	// "\"shakectl instance await web1\" waits for it".
+	Later string
+}
+
+// Wait is one Await. It holds the state of one wait: use it once.
+type Wait[T any] struct {
+	// Poll says how to look at what is waited for and when it is done;
+	// its Every defaults to the resources' backoff (0.5s growing to 3s)
+	// and its Deadline is Await's to set.
+	Poll poll.Poll[*T]
+	// Last is the answer in hand (a create's), judged before the first
+	// look; nil means look first.
+	Last *T
+	// Start is when the deadline starts counting (the command's start, so
+	// that the requests before the wait count too; several waits of one
+	// command share one budget); zero means when the wait starts.
+	Start time.Time
+	// Bound says which deadline the wait keeps.
+	Bound Bound
+	// OnTimeout says what running out of the --async budget does:
+	// cmdutil.TimeoutForgiven (--async pause's promise) ends the wait with
+	// no error and a still_waiting note; an explicit --timeout is never
+	// forgiven (Session.Forgives).
+	OnTimeout cmdutil.OnTimeout
+	// Say describes the last answer.
+	Say func(last *T) Said
+}
+
+// Await waits as w says, within the session's context (Ctrl-C, and the
+// command's --timeout) and w's deadline, and returns the last answer seen
+// (nil when none came) with how the wait ended: nil; the poll's own
+// error (an error state, a failed operation, a request that failed); the
+// interrupt; a *cmdutil.WaitTimeoutError at the deadline (exit 124); or,
+// when the deadline is forgiven, nil after a still_waiting note.
+func Await[T any](s *cmdutil.Session, w Wait[T]) (*T, error) {
+	budget := s.Cfg.Deadline()
+	if w.Bound == TimeoutOnly {
+		budget = s.Cfg.Timeout
+	}
+	if w.Start.IsZero() {
+		w.Start = time.Now()
+	}
+	p := w.Poll
+	if p.Every == nil {
+		p.Every = poll.Backoff(500*time.Millisecond, 3*time.Second)
+	}
+	if budget > 0 || w.Bound == CommandDeadline {
+		p.Deadline = w.Start.Add(budget)
+	}
+	// A person at a terminal sees each change after the first answer.
+	seen, shown := false, ""
+	done := p.Done
+	p.Done = func(v *T) (bool, error) {
+		said := w.Say(v)
+		now := said.State + said.Left
+		if seen && now != shown {
+			s.Progress("%s: %s", said.Subject, now)
+		}
+		seen, shown = true, now
+		return done(v)
+	}
+	var (
+		last *T
+		err  error
+	)
+	if w.Last != nil {
+		last, err = p.WaitFrom(s.Ctx, w.Last)
+	} else {
+		last, err = p.Wait(s.Ctx)
+	}
+	if !errors.Is(err, poll.ErrDeadline) && !errors.Is(err, cmdutil.ErrTimeout) {
+		return last, err
+	}
+	said := w.Say(last)
+	timeout := &cmdutil.WaitTimeoutError{What: said.Subject + " " + said.Unmet, State: client.State(said.State), Left: said.Left, Budget: budget}
+	if w.Bound == TimeoutOnly || !s.Forgives(w.OnTimeout) {
+		return last, timeout
+	}
+	msg := timeout.Error()
+	if said.Later != "" {
+		msg += "; " + said.Later
+	}
+	s.Note("still_waiting", "%s", msg)
+	return last, nil
+}
+
+// Watched describes how to look at one kind of resource for ForState
+// (instance create/delete/await, network create/delete).
 type Watched[T any] struct {
 	kind  string // "instance", "network"
 	get   func(ctx context.Context, ref string) (*T, error)
@@ -128,188 +241,76 @@ var WatchedNetwork = func(c *client.Client) Watched[client.Network] {
 	}
 }
 
-// UntilState is done when the state is exactly target.
-func UntilState(target client.State) func(client.State) bool {
-	return func(s client.State) bool { return s == target }
-}
-
-// Wait is one WaitFor: the resource, what is known of it, and what ends
-// the wait.
-type Wait[T any] struct {
-	// Watch says how to poll the kind of resource.
-	Watch Watched[T]
-	// Ref names the resource; Last is what the caller already knows of
-	// it (the create's answer), or nil.
-	Ref  string
-	Last *T
-	// Start is when the command's deadline began (--timeout, else the
-	// async budget, counts from it).
-	Start time.Time
-	// Target is the state waited for. Done, when set, also ends the wait
-	// at a state that is good enough (instance create's "left initial");
-	// nil means Target alone.
-	Target client.State
-	Done   func(client.State) bool
-	// OnTimeout is what running out of the async budget does:
-	// cmdutil.TimeoutForgiven (--async pause's promise) returns the
-	// resource as it is; TimeoutFails is a *cmdutil.WaitTimeoutError (exit
-	// 124). An explicit --timeout is never forgiven (Session.Forgives).
-	OnTimeout cmdutil.OnTimeout
-}
-
-// WaitFor polls a resource until it reaches w.Target (or w.Done says
-// enough), within the command's deadline counted from w.Start. An error
-// state, or a deletion while waiting for anything else, ends the wait with
-// *cmdutil.InstanceFailedError. Waiting for "deleted" also ends well when
-// the resource disappears (404).
-func WaitFor[T any](s *cmdutil.Session, wait Wait[T]) (*T, error) {
-	w, start, last, ref, target, done, onTimeout := wait.Watch, wait.Start, wait.Last, wait.Ref, wait.Target, wait.Done, wait.OnTimeout
-	if done == nil {
-		done = UntilState(target)
-	}
-	budget := s.Cfg.Deadline()
-	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
-	defer cancel()
-	if budget <= 0 {
-		// --async continue without --timeout: look once, do not wait.
-		ctx, cancel = context.WithCancel(s.F.Context)
-		defer cancel()
-	}
-
+// ForState is the wait for a resource of w's kind named ref to reach
+// target, or a state enough says is good enough (instance create's "left
+// initial" under --async pause; nil: target alone). An error state, or a
+// deletion while waiting for anything else, ends it with
+// *cmdutil.InstanceFailedError, and a target that can never be reached
+// with *NeverReadyError. Waiting for "deleted" also ends well when the
+// resource disappears (404). Once an answer names the resource's UUID,
+// the wait looks it up by UUID. The caller sets Start, Last and
+// OnTimeout.
+func ForState[T any](w Watched[T], ref string, target client.State, enough func(client.State) bool) Wait[T] {
 	name := ref
-	poll := firstPoll
-	var lastState client.State
-	for {
-		if last != nil {
-			uuid, n := w.ident(last)
-			if uuid != "" {
-				ref = uuid
-			}
-			if n != "" {
-				name = n
-			}
-			state := w.state(last)
-			if state != lastState {
-				if lastState != "" {
-					s.Progress("%s %s: %s", w.kind, name, state)
-				}
-				lastState = state
-			}
-			if w.never != nil {
-				if why := w.never(last); why != "" {
-					return last, &NeverReadyError{Kind: w.kind, Ref: name, Target: target, Why: why}
-				}
-			}
-			switch {
-			case state == target:
-				return last, nil
-			case state.IsError() || state == client.StateDeleted:
-				return last, &cmdutil.InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(last)}
-			case done(state):
-				return last, nil
-			}
-			if budget <= 0 {
-				return last, waitTimeout(s, w.kind, name, target, state, budget, onTimeout)
-			}
-			timer := time.NewTimer(poll)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return last, waitEnded(s, ctx, w.kind, name, target, state, budget, onTimeout)
-			case <-timer.C:
-			}
-			poll = min(poll*3/2, maxPoll)
+	learn := func(v *T) {
+		uuid, n := w.ident(v)
+		if uuid != "" {
+			ref = uuid
 		}
-		got, err := w.get(ctx, ref)
-		var apiErr *client.APIError
-		switch {
-		case err == nil:
-			last = got
-		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && target == client.StateDeleted && last != nil:
-			// Gone: a hard-deleted object is no longer found.
-			return last, nil
-		case ctx.Err() != nil && s.F.Context.Err() == nil:
-			var state client.State
-			if last != nil {
-				state = w.state(last)
-			}
-			return last, waitEnded(s, ctx, w.kind, name, target, state, budget, onTimeout)
-		default:
-			return last, err
+		if n != "" {
+			name = n
 		}
 	}
-}
-
-// waitEnded explains why a wait stopped: the deadline (a timeout, or for
-// --async pause no error at all) or an interruption.
-func waitEnded(s *cmdutil.Session, ctx context.Context, kind, name string, target, state client.State, budget time.Duration, onTimeout cmdutil.OnTimeout) error {
-	if cause := context.Cause(ctx); !errors.Is(cause, cmdutil.ErrTimeout) {
-		return cause
-	}
-	return waitTimeout(s, kind, name, target, state, budget, onTimeout)
-}
-
-func waitTimeout(s *cmdutil.Session, kind, name string, target, state client.State, budget time.Duration, onTimeout cmdutil.OnTimeout) error {
-	// --async pause forgives running out of its own budget only: a
-	// --timeout the user gave is a promise the README keeps, exit 124
-	// whatever --async is, so a script can tell that the wait did not end
-	// (issue 28, item 14).
-	if s.Forgives(onTimeout) {
-		if !s.Cfg.Quiet {
-			how := fmt.Sprintf("\"shakectl %s show %s\" shows it", kind, name)
-			if kind == "instance" {
-				how = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
-			}
-			cmdutil.Note(s.F.IOStreams, s.Cfg, "still_waiting", fmt.Sprintf("%s %s is still %s after %s; %s", kind, name, cmdutil.OrUnknown(string(state)), budget, how))
-		}
-		return nil
-	}
-	return &cmdutil.WaitTimeoutError{What: fmt.Sprintf("%s %s did not reach state %s", kind, name, target), State: state, Budget: budget}
-}
-
-// WaitUntil polls done, as WaitFor polls one object, until it says yes,
-// within the run's async budget (--timeout, else 60s for pause and 1h for
-// block; --async continue looks once). what says what did not happen
-// ("namespace ci was not emptied") and done what is left, for the
-// messages. onTimeout is as for WaitFor: TimeoutForgiven (--async pause's
-// promise) forgives the async budget, never an explicit --timeout.
-func WaitUntil(s *cmdutil.Session, what string, onTimeout cmdutil.OnTimeout, done func(ctx context.Context) (bool, string, error)) error {
-	budget := s.Cfg.Deadline()
-	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget, time.Nanosecond))
-	defer cancel()
-	poll := firstPoll
-	for {
-		ok, left, err := done(ctx)
-		switch {
-		case err != nil && ctx.Err() != nil && s.F.Context.Err() == nil:
-		case err != nil:
-			return err
-		case ok:
-			return nil
-		}
-		if budget <= 0 {
-			return nil
-		}
-		timer := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			if cause := context.Cause(ctx); !errors.Is(cause, cmdutil.ErrTimeout) {
-				return cause
-			}
-			// An explicit --timeout is never forgiven (exit 124), as in
-			// waitTimeout: a script that set one must learn it ran out.
-			if s.Forgives(onTimeout) {
-				if !s.Cfg.Quiet {
-					fmt.Fprintf(s.F.IOStreams.ErrOut, "%s within %s (%s)\n", what, budget, left)
+	var (
+		last *T
+		gone bool
+	)
+	return Wait[T]{
+		Poll: poll.Poll[*T]{
+			Get: func(ctx context.Context) (*T, error) {
+				v, err := w.get(ctx, ref)
+				var apiErr *client.APIError
+				if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && target == client.StateDeleted && last != nil {
+					// Gone: a hard-deleted object is no longer found.
+					gone = true
+					return last, nil
 				}
-				return nil
+				return v, err
+			},
+			Done: func(v *T) (bool, error) {
+				last = v
+				learn(v)
+				state := w.state(v)
+				if gone {
+					return true, nil
+				}
+				if w.never != nil {
+					if why := w.never(v); why != "" {
+						return true, &NeverReadyError{Kind: w.kind, Ref: name, Target: target, Why: why}
+					}
+				}
+				switch {
+				case state == target:
+					return true, nil
+				case state.IsError() || state == client.StateDeleted:
+					return true, &cmdutil.InstanceFailedError{Kind: w.kind, Ref: name, State: state, Message: w.errorMessage(v)}
+				}
+				return enough != nil && enough(state), nil
+			},
+		},
+		Say: func(v *T) Said {
+			said := Said{Unmet: "did not reach state " + string(target)}
+			if v != nil {
+				learn(v)
+				said.State = string(w.state(v))
 			}
-			return &cmdutil.WaitTimeoutError{What: what, Budget: budget, Left: left}
-		case <-timer.C:
-		}
-		poll = min(poll*3/2, maxPoll)
-		s.Progress("still %s", left)
+			said.Subject = w.kind + " " + name
+			said.Later = fmt.Sprintf("\"shakectl %s show %s\" shows it", w.kind, name)
+			if w.kind == "instance" {
+				said.Later = fmt.Sprintf("\"shakectl instance await %s --state %s\" waits for it", name, target)
+			}
+			return said
+		},
 	}
 }
 
@@ -321,5 +322,7 @@ func AwaitAsync[T any](s *cmdutil.Session, w Watched[T], start time.Time, last *
 	if !s.Cfg.Async.Waits() || w.state(last) == target {
 		return last, nil
 	}
-	return WaitFor(s, Wait[T]{Watch: w, Start: start, Last: last, Ref: ref, Target: target, OnTimeout: s.Cfg.Async.OnTimeout()})
+	wait := ForState(w, ref, target, nil)
+	wait.Start, wait.Last, wait.OnTimeout = start, last, s.Cfg.Async.OnTimeout()
+	return Await(s, wait)
 }

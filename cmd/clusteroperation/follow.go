@@ -1,12 +1,12 @@
 package clusteroperation
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -39,79 +39,33 @@ func Printable(err error) bool {
 	return err == nil || errors.As(err, new(*client.ClusterOperationFailed)) || errors.As(err, new(*cmdutil.WaitTimeoutError))
 }
 
-// Await waits for a cluster operation within the command's deadline,
-// counted from start (so several operations share one budget), and
-// returns it as last seen. A nil operation and no error mean nothing was
-// seen and the handle is all there is: --async continue without --timeout
-// (no wait), or pause's budget ran out before the first answer. The error
-// is a *client.ClusterOperationFailed when it ended in error or abort, a
+// Await waits for a cluster operation (client.ClusterOperationPoll)
+// within the command's deadline, counted from start (so several
+// operations share one budget), and returns it as last seen. A nil
+// operation and no error mean nothing was seen and the handle is all
+// there is: --async continue without --timeout (no wait). The error is a
+// *client.ClusterOperationFailed when it ended in error or abort, a
 // *cmdutil.WaitTimeoutError when --async block's budget or an explicit
-// --timeout ran out; pause's own budget gives up quietly (a note on
-// stderr, no error).
+// --timeout ran out; pause's own budget gives up quietly (a still_waiting
+// note on stderr, no error).
 func Await(s *cmdutil.Session, start time.Time, what string, h client.OperationHandle) (*client.ClusterOperation, error) {
-	budget := s.Cfg.Deadline()
-	if budget <= 0 {
+	follow := fmt.Sprintf("\"shakectl cluster-operation show --wait %s/%s\"", h.OpType, h.OpUUID)
+	if s.Cfg.Deadline() <= 0 {
 		// --async continue without --timeout: do not wait.
-		s.Note("operation_started", "cluster operation %s/%s started (%s); \"shakectl cluster-operation show --wait %s/%s\" follows it", h.OpType, h.OpUUID, what, h.OpType, h.OpUUID)
+		s.Note("operation_started", "cluster operation %s/%s started (%s); %s follows it", h.OpType, h.OpUUID, what, follow)
 		return nil, nil
 	}
-	ctx, cancel := cmdutil.WithDeadline(s.F.Context, max(budget-time.Since(start), time.Nanosecond))
-	defer cancel()
-	op, err := wait(ctx, s, what, h)
-	var failed *client.ClusterOperationFailed
-	switch {
-	case err == nil, errors.As(err, &failed):
-		return op, err
-	case ctx.Err() != nil && s.F.Context.Err() == nil:
-		// The deadline, not the server: pause gives up quietly with
-		// what it saw, block fails with exit 124.
-		if !errors.Is(context.Cause(ctx), cmdutil.ErrTimeout) {
-			return nil, context.Cause(ctx)
-		}
-		state := ""
-		if op != nil {
-			state = op.State
-		}
-		if !s.Forgives(s.Cfg.Async.OnTimeout()) {
-			return op, &cmdutil.WaitTimeoutError{What: fmt.Sprintf("cluster operation %s/%s (%s) did not complete", h.OpType, h.OpUUID, what), State: client.State(state), Budget: budget}
-		}
-		s.Note("still_waiting", "cluster operation %s/%s (%s) is still %s after %s; \"shakectl cluster-operation show --wait %s/%s\" waits for it", h.OpType, h.OpUUID, what, cmdutil.OrUnknown(state), budget, h.OpType, h.OpUUID)
-		return op, nil
-	default:
-		return op, err
-	}
-}
-
-// waitOperation polls the operation until it is final, as the client's
-// WaitClusterOperation does, but keeps the last view it read when the
-// deadline ends the wait (a poll cut short by the deadline has none), and
-// tells a person at a terminal when the state changes.
-func wait(ctx context.Context, s *cmdutil.Session, what string, h client.OperationHandle) (*client.ClusterOperation, error) {
-	var last *client.ClusterOperation
-	for {
-		op, err := s.Client.GetClusterOperation(ctx, h)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return last, ctx.Err()
-		case err != nil:
-			return last, err
-		}
-		if last != nil && last.State != op.State {
-			s.Progress("cluster operation %s/%s (%s): %s", h.OpType, h.OpUUID, what, op.State)
-		}
-		last = op
-		switch {
-		case op.State == client.OperationComplete:
-			return op, nil
-		case op.Failed():
-			return op, &client.ClusterOperationFailed{Handle: h, Op: op}
-		}
-		t := time.NewTimer(client.DefaultOperationPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return last, ctx.Err()
-		case <-t.C:
-		}
-	}
+	subject := fmt.Sprintf("cluster operation %s/%s (%s)", h.OpType, h.OpUUID, what)
+	return builders.Await(s, builders.Wait[client.ClusterOperation]{
+		Poll:      s.Client.ClusterOperationPoll(h),
+		Start:     start,
+		OnTimeout: s.Cfg.Async.OnTimeout(),
+		Say: func(op *client.ClusterOperation) builders.Said {
+			said := builders.Said{Subject: subject, Unmet: "did not complete", Later: follow + " waits for it"}
+			if op != nil {
+				said.State = op.State
+			}
+			return said
+		},
+	})
 }

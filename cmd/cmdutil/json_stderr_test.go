@@ -102,7 +102,7 @@ func TestJSONStderrForWaitsAndRepeats(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		res := run(t, "table")
-		if !strings.Contains(res.Stderr, "network mynet is not ready (initial); retrying in 1s") || !strings.Contains(res.Stderr, "instance web1 is still creating after 1m0s") {
+		if !strings.Contains(res.Stderr, "network mynet is not ready (initial); retrying in 1s") || !strings.Contains(res.Stderr, "instance web1 did not reach state created within 1m0s (last state: creating)") {
 			t.Errorf("plain stderr:\n%s", res.Stderr)
 		}
 	})

@@ -7,8 +7,8 @@ import (
 	"github.com/shakenfist/shakectl/client"
 )
 
-// The errors a wait ends with (cmd/builders' WaitFor and WaitUntil, and
-// the commands' own waits): the kernel's types, so DescribeError and
+// The errors a wait ends with (cmd/builders' Await, which every wait of
+// every command runs): the kernel's types, so DescribeError and
 // ExitCode know them without importing the builders.
 
 // InstanceFailedError is a resource (an instance, or a network when Kind

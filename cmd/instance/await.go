@@ -82,7 +82,9 @@ minute to boot needs --timeout 10m (or --async block) here.`,
 		if cond == awaitAgent {
 			w, target = builders.WatchedInstanceAgent(s.Client), builders.AgentReadyState
 		}
-		inst, err := builders.WaitFor(s, builders.Wait[client.Instance]{Watch: w, Start: start, Ref: args[0], Target: target})
+		wait := builders.ForState(w, args[0], target, nil)
+		wait.Start = start
+		inst, err := builders.Await(s, wait)
 		if inst != nil {
 			if perr := s.PrintDetail(instanceDetail(inst)); perr != nil && err == nil {
 				err = perr

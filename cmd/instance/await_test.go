@@ -26,7 +26,7 @@ func TestInstanceCreateAsyncModes(t *testing.T) {
 		{"pause waits while creating", nil, []string{"creating", "creating", "created"}, 0, 500*time.Millisecond + 750*time.Millisecond + 1125*time.Millisecond, "created", ""},
 		{"pause counts preflight as creating", nil, []string{"preflight", "creating", "created"}, 0, 2375 * time.Millisecond, "created", ""},
 		{"pause gives up quietly after 60s", nil, []string{"creating"}, 0, time.Minute, "creating",
-			"instance web1 is still creating after 1m0s; \"shakectl instance await web1 --state created\" waits for it\n"},
+			"instance web1 did not reach state created within 1m0s (last state: creating); \"shakectl instance await web1 --state created\" waits for it\n"},
 		{"pause fails on an error state", nil, []string{"creating", "error"}, 1, 1250 * time.Millisecond, "error",
 			"error: instance web1 is in state error\nhint: \"shakectl instance events web1\" shows what happened\n"},
 		{"block waits through preflight", []string{"--async", "block"}, []string{"creating", "preflight", "created"}, 0, 2375 * time.Millisecond, "created", ""},

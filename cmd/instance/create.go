@@ -370,15 +370,16 @@ func runCreate(s *cmdutil.Session, o *CreateOptions, req client.CreateInstanceRe
 	if err != nil {
 		return err
 	}
-	wait := builders.Wait[client.Instance]{Watch: builders.WatchedInstance(s.Client), Start: start, Last: inst, Ref: req.Name, Target: client.StateCreated}
-	switch s.Cfg.Async {
-	case cmdutil.AsyncPause:
+	if s.Cfg.Async.Waits() {
 		// Pause waits for the instance to leave "initial", forgiving its
 		// budget; block waits for created.
-		wait.Done, wait.OnTimeout = client.State.LeftInitial, cmdutil.TimeoutForgiven
-		inst, err = builders.WaitFor(s, wait)
-	case cmdutil.AsyncBlock:
-		inst, err = builders.WaitFor(s, wait)
+		var enough func(client.State) bool
+		if s.Cfg.Async == cmdutil.AsyncPause {
+			enough = client.State.LeftInitial
+		}
+		wait := builders.ForState(builders.WatchedInstance(s.Client), req.Name, client.StateCreated, enough)
+		wait.Start, wait.Last, wait.OnTimeout = start, inst, s.Cfg.Async.OnTimeout()
+		inst, err = builders.Await(s, wait)
 	}
 	// The node a 2026 server names by UUID is shown with its name.
 	return builders.PrintResult(s, func(i *client.Instance) output.Detail {

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,7 @@ before anything is sent.`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
 		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
 		t, err := af.request(s.F.Command)
 		if err != nil {
 			return err
@@ -50,7 +52,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		if op, err = awaitAgentOp(s, op, af.poll); err != nil {
+		if op, err = awaitAgentOp(s, start, op, af.poll); err != nil {
 			return err
 		}
 		res, ok := op.Results["0"]

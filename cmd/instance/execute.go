@@ -50,6 +50,7 @@ command's code.`,
 		},
 		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
 		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
 		if s.F.Command.Flags().Changed("deadline") {
 			req.Deadline = &deadline
@@ -59,7 +60,7 @@ command's code.`,
 		if err != nil {
 			return err
 		}
-		op, err = waitAgentOp(s, op, poll)
+		op, err = waitAgentOp(s, start, op, poll)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package instance
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output/termtext"
@@ -58,8 +58,8 @@ func (a *agentFlags) request(c *cobra.Command) (client.TransferRequest, error) {
 
 // awaitAgentOp waits for the operation and turns its end into an error:
 // expired exits 124 with the reason, anything but complete fails.
-func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
-	op, err := waitAgentOp(s, op, poll)
+func awaitAgentOp(s *cmdutil.Session, start time.Time, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
+	op, err := waitAgentOp(s, start, op, poll)
 	if err != nil {
 		return op, err
 	}
@@ -84,14 +84,25 @@ func awaitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Durat
 	return op, fmt.Errorf("agent operation %s ended %s", op.UUID, op.State)
 }
 
-// waitAgentOp polls the operation until it ends. The command's --timeout
-// running out ends the wait as every wait ends (issue 40): exit 124,
-// naming the operation and its last state, not the poll that was cut
-// short.
-func waitAgentOp(s *cmdutil.Session, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
-	last, err := s.Client.WaitAgentOperation(s.Ctx, op, poll)
-	if errors.Is(err, cmdutil.ErrTimeout) && last != nil {
-		return last, &cmdutil.WaitTimeoutError{What: "agent operation " + last.UUID + " did not end", State: client.State(last.State), Budget: s.Cfg.Timeout}
-	}
-	return last, err
+// waitAgentOp polls the operation every poll until it ends, from the
+// answer that started it. Only the command's --timeout, counted from
+// start, bounds the wait (--async does not: the command's result is the
+// guest command's, and the server ends the operation at its own
+// --deadline); running out ends it as every wait ends, exit 124 naming
+// the operation and its last state.
+func waitAgentOp(s *cmdutil.Session, start time.Time, op *client.AgentOperation, poll time.Duration) (*client.AgentOperation, error) {
+	subject := "agent operation " + op.UUID
+	return builders.Await(s, builders.Wait[client.AgentOperation]{
+		Poll:  s.Client.AgentOperationPoll(op.UUID, poll),
+		Last:  op,
+		Start: start,
+		Bound: builders.TimeoutOnly,
+		Say: func(o *client.AgentOperation) builders.Said {
+			said := builders.Said{Subject: subject, Unmet: "did not end"}
+			if o != nil {
+				said.State = o.State
+			}
+			return said
+		},
+	})
 }

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +36,7 @@ before anything is sent.`,
 		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
 		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
 		t, err := af.request(s.F.Command)
 		if err != nil {
 			return err
@@ -70,7 +72,7 @@ before anything is sent.`,
 		if err != nil {
 			return err
 		}
-		op, err = awaitAgentOp(s, op, af.poll)
+		op, err = awaitAgentOp(s, start, op, af.poll)
 		if err != nil {
 			return err
 		}

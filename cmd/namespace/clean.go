@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/client/poll"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/network"
@@ -50,40 +51,57 @@ purpose.`,
 			nets, err = network.NetworksDeletedFields(cleaned.Networks, err)
 			d.Fields = append(d.Fields, nets...)
 			if err == nil && s.Cfg.Async.Waits() {
-				err = builders.WaitUntil(s, "namespace "+ns+" was not emptied", s.Cfg.Async.OnTimeout(), emptied(s, ns))
+				_, err = builders.Await(s, emptied(s, ns))
 			}
 			return d, err
 		},
 	})
 }
 
-// emptied says whether a namespace's instances and networks are gone, as
-// the server's delete checks them (auth.py@da448b1a: any instance or
-// network not deleted).
-func emptied(s *cmdutil.Session, ns string) func(ctx context.Context) (bool, string, error) {
-	return func(ctx context.Context) (bool, string, error) {
-		insts, err := s.Client.ListInstances(ctx, false)
-		if err != nil {
-			return false, "", err
-		}
-		nets, err := s.Client.ListNetworks(ctx, false)
-		if err != nil {
-			return false, "", err
-		}
-		var ni, nn int
-		for _, i := range insts {
-			if i.Namespace == ns && i.Lifecycle() != client.StateDeleted {
-				ni++
+// emptied is the wait until a namespace's instances and networks are
+// gone, as the server's delete checks them (auth.py@da448b1a: any
+// instance or network not deleted), within the --async budget (pause
+// forgives its own).
+func emptied(s *cmdutil.Session, ns string) builders.Wait[left] {
+	return builders.Wait[left]{
+		Poll: poll.Poll[*left]{
+			Get: func(ctx context.Context) (*left, error) {
+				insts, err := s.Client.ListInstances(ctx, false)
+				if err != nil {
+					return nil, err
+				}
+				nets, err := s.Client.ListNetworks(ctx, false)
+				if err != nil {
+					return nil, err
+				}
+				var l left
+				for _, i := range insts {
+					if i.Namespace == ns && i.Lifecycle() != client.StateDeleted {
+						l.instances++
+					}
+				}
+				for _, n := range nets {
+					if n.Namespace == ns && client.State(n.State) != client.StateDeleted {
+						l.networks++
+					}
+				}
+				return &l, nil
+			},
+			Done: func(l *left) (bool, error) { return l.instances+l.networks == 0, nil },
+		},
+		OnTimeout: s.Cfg.Async.OnTimeout(),
+		Say: func(l *left) builders.Said {
+			said := builders.Said{Subject: "namespace " + ns, Unmet: "was not emptied"}
+			if l != nil {
+				said.Left = fmt.Sprintf("%d instance%s and %d network%s left", l.instances, plural(l.instances), l.networks, plural(l.networks))
 			}
-		}
-		for _, n := range nets {
-			if n.Namespace == ns && client.State(n.State) != client.StateDeleted {
-				nn++
-			}
-		}
-		return ni+nn == 0, fmt.Sprintf("%d instance%s and %d network%s left", ni, plural(ni), nn, plural(nn)), nil
+			return said
+		},
 	}
 }
+
+// left is what a namespace still holds.
+type left struct{ instances, networks int }
 
 func plural(n int) string {
 	if n == 1 {

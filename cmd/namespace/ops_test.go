@@ -262,12 +262,23 @@ func TestNamespaceCleanWaitRunsOut(t *testing.T) {
 			})
 		})
 	}
-	// Without --timeout, pause runs out its 60 s and says so, exit 0.
+	// Without --timeout, pause runs out its 60 s and says so, exit 0:
+	// the deadline's own words, as a still_waiting note (a JSON object
+	// under -o json, where it was plain text).
 	synctest.Test(t, func(t *testing.T) {
 		fa := notEmptied(t)
 		res := clitest.StubsInMemory(fa).Run(t, "namespace", "clean", "ns1", "--yes")
-		if res.Code != 0 || !strings.Contains(res.Stderr, "namespace ns1 was not emptied within 1m0s") {
+		if res.Code != 0 || !strings.HasSuffix(res.Stderr, "\nnamespace ns1 was not emptied within 1m0s (3 instances and 2 networks left)\n") {
 			t.Fatal(res)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fa := notEmptied(t)
+		res := clitest.StubsInMemory(fa).Run(t, "namespace", "clean", "ns1", "--yes", "-o", "json")
+		lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+		want := `{"event":"still_waiting","message":"namespace ns1 was not emptied within 1m0s (3 instances and 2 networks left)"}`
+		if res.Code != 0 || lines[len(lines)-1] != want {
+			t.Fatalf("stderr's last line %q\nwant %q\n%s", lines[len(lines)-1], want, res)
 		}
 	})
 }

@@ -59,8 +59,9 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 			return err
 		}
 		if s.Cfg.Async.Waits() {
-			n, err = builders.WaitFor(s, builders.Wait[client.Network]{Watch: builders.WatchedNetwork(s.Client), Start: start, Last: n, Ref: args[0],
-				Target: client.StateCreated, OnTimeout: s.Cfg.Async.OnTimeout()})
+			wait := builders.ForState(builders.WatchedNetwork(s.Client), args[0], client.StateCreated, nil)
+			wait.Start, wait.Last, wait.OnTimeout = start, n, s.Cfg.Async.OnTimeout()
+			n, err = builders.Await(s, wait)
 		}
 		return builders.PrintResult(s, networkResource.Detail, n, err)
 	})

@@ -31,7 +31,7 @@ func TestNetworkDeleteWaitsThroughDeleteWait(t *testing.T) {
 		fa.Reply("DELETE", "/networks/net1", 200, deleteWait)
 		fa.Reply("GET", get, 200, deleteWait)
 		res := clitest.StubsInMemory(fa).Run(t, "network", "delete", "net1", "-o", "simple")
-		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tdelete-wait\n") || !strings.Contains(res.Stderr, "network net1 is still delete-wait after 1m0s") {
+		if res.Code != 0 || !strings.Contains(res.Stdout, "state\tdelete-wait\n") || !strings.Contains(res.Stderr, "network net1 did not reach state deleted within 1m0s (last state: delete-wait); \"shakectl network show net1\" shows it\n") {
 			t.Fatalf("pause: %s", res)
 		}
 	})
@@ -156,7 +156,7 @@ func TestNetworkDelete2026FollowsTheOperation(t *testing.T) {
 			start := time.Now()
 			res := clitest.StubsInMemory(fa).Run(t, "network", "delete", "net1", "-o", "simple")
 			if res.Code != 0 || time.Since(start) != time.Minute || !strings.Contains(res.Stdout, "state\texecuting\n") ||
-				!strings.Contains(res.Stderr, "cluster operation net_op/op-uuid (deleting network net1) is still executing after 1m0s") {
+				!strings.Contains(res.Stderr, "cluster operation net_op/op-uuid (deleting network net1) did not complete within 1m0s (last state: executing); \"shakectl cluster-operation show --wait net_op/op-uuid\" waits for it\n") {
 				t.Fatalf("%s (after %s)", res, time.Since(start))
 			}
 		})

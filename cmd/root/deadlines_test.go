@@ -133,8 +133,13 @@ func TestEveryWaitEndsAtItsDeadlineWith124(t *testing.T) {
 				"error: namespace ns1 was not emptied within 5s (3 instances and 2 networks left)\n" + waitHint},
 		{"artifact cache", func(t *testing.T) clitest.CmdRun { return slow(t, "2026") },
 			[]string{"artifact", "cache", "https://images.example.com/debian.qcow2", "--timeout", "5s"},
-			"error: artifact debian.qcow2 was not fetched within 5s (fetching debian.qcow2 (state initial))\n" + waitHint},
+			"error: artifact debian.qcow2 was not fetched within 5s (last state: initial)\n" + waitHint},
 		{"instance execute", agentReady, []string{"instance", "execute", "web1", "--timeout", "5s", "--", "sleep", "3600"},
+			"error: agent operation UUID did not end within 5s (last state: executing)\n" + waitHint},
+		// The capacity retry keeps its own budget, so the command's
+		// context has no --timeout under it: the agent wait, which read
+		// only that context, waited out the operation.
+		{"instance execute, --retry-transient-capacity", agentReady, []string{"instance", "execute", "web1", "--timeout", "5s", "--retry-transient-capacity", "--", "sleep", "3600"},
 			"error: agent operation UUID did not end within 5s (last state: executing)\n" + waitHint},
 		{"instance upload", agentReady, []string{"instance", "upload", "web1", filepath.Join(dir, "up.txt"), "/tmp/up.txt", "--timeout", "5s"},
 			"error: agent operation UUID did not end within 5s (last state: executing)\n" + waitHint},

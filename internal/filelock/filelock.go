@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/shakenfist/shakectl/client/poll"
 )
 
 // Lock is a held lock; Unlock releases it.
@@ -29,24 +31,21 @@ func Acquire(ctx context.Context, path string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
-	t := time.NewTicker(retryEvery)
-	defer t.Stop()
-	for {
-		locked, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", path, err)
-		}
-		if locked {
-			return &Lock{f: f}, nil
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for the lock on %s (held by another shakectl?): %w", path, context.Cause(ctx))
-		case <-t.C:
-		}
+	// Held by another process: try again until it is let go or ctx ends.
+	_, err = poll.Poll[bool]{
+		Every: poll.Constant(retryEvery),
+		Get:   func(context.Context) (bool, error) { return tryLock(f) },
+		Done:  func(locked bool) (bool, error) { return locked, nil },
+	}.Wait(ctx)
+	switch {
+	case err == nil:
+		return &Lock{f: f}, nil
+	case ctx.Err() != nil:
+		f.Close()
+		return nil, fmt.Errorf("waiting for the lock on %s (held by another shakectl?): %w", path, err)
 	}
+	f.Close()
+	return nil, fmt.Errorf("locking %s: %w", path, err)
 }
 
 // Unlock releases the lock. The lock file stays: removing it would let a

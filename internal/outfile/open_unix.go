@@ -5,12 +5,15 @@ package outfile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shakenfist/shakectl/client/poll"
 )
 
 // checkWritable asks the kernel whether this process may write path (a
@@ -33,25 +36,29 @@ func openInPlace(ctx context.Context, path string, fifo bool) (io.WriteCloser, e
 	if !fifo {
 		return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	}
-	t := time.NewTicker(fifoPoll)
-	defer t.Stop()
-	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			// The descriptor is non-blocking, so the runtime's poller
-			// carries its writes and a deadline can end them.
-			stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })
-			return &fileWithStop{File: f, stop: stop}, nil
-		}
-		if !errors.Is(err, syscall.ENXIO) { // ENXIO: no reader yet
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("no reader opened the FIFO: " + context.Cause(ctx).Error())}
-		case <-t.C:
-		}
+	f, err := poll.Poll[*os.File]{
+		Every: poll.Constant(fifoPoll),
+		Get: func(context.Context) (*os.File, error) {
+			f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if errors.Is(err, syscall.ENXIO) { // no reader yet
+				return nil, nil
+			}
+			return f, err
+		},
+		Done: func(f *os.File) (bool, error) { return f != nil, nil },
+	}.Wait(ctx)
+	switch {
+	case err == nil:
+		// The descriptor is non-blocking, so the runtime's poller carries
+		// its writes and a deadline can end them.
+		stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })
+		return &fileWithStop{File: f, stop: stop}, nil
+	case ctx.Err() != nil:
+		// The cause kept (%w): a --timeout that ran out is a deadline,
+		// exit 124, like every other wait's.
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader opened the FIFO: %w", err)}
 	}
+	return nil, err
 }
 
 // fileWithStop is a FIFO whose writes ctx ends; Close releases that.
