@@ -5,9 +5,10 @@
 // creates that ask at least as much, instead of letting every waiting
 // client replay on its own clock. When the window ends one held create goes
 // first; if it is not refused there again, the next goes at once; if it is,
-// the window opens again for the new Retry-After. A held create is never
-// answered by the gate: it is sent, at the latest one round trip before
-// its budget ends, and gets the server's answer to its own request.
+// the window opens again for the new Retry-After. A held create is sent,
+// at the latest one round trip before its budget ends, and gets the
+// server's answer to its own request: the gate answers nothing itself,
+// and only a proxy that stops (Stopped) answers a create it never sent.
 //
 // A burst learns from its first answer. A refusal can only close the gate
 // once it is back, and 40 creates sent in one instant are all on their way
@@ -239,8 +240,8 @@ func (p *Pass) Admit(ctx context.Context, stop <-chan struct{}) Release {
 	}
 	if !p.queued {
 		g.enqueueLocked(p, time.Time{})
-		g.pumpLocked()
 	}
+	g.pumpLocked()
 	g.mu.Unlock()
 	select {
 	case why := <-p.release:
