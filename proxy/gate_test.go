@@ -344,3 +344,51 @@ func TestGateReleasesInArrivalOrderOneAtATime(t *testing.T) {
 		}
 	})
 }
+
+// A create let go at once after the one ahead of it went through ("next")
+// with a few milliseconds of its budget left, and refused, has those
+// milliseconds left to wait: it waits them, as the contract says
+// (min(Retry-After, time left)), and is sent once more, at the end of its
+// budget, and gets its own second refusal. (The gate bench's bursts show
+// this at the end of their budgets: bench/results-gate.md.)
+func TestGateNextWithMillisecondsLeftIsSentOnceMore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var r *rig
+		r = newRig(t, Options{Gate: true, Budget: 20 * time.Second}, func(n int, w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(5 * time.Millisecond) // each round trip takes 5ms
+			name := nameOf(r.up.got()[n-1].body)
+			if name == "b" {
+				created(w, name)
+				return
+			}
+			refuseNamed(w, "sufficient_idle_cpu", "60", name, n)
+		})
+		start := time.Now()
+		actx, cancelA := context.WithCancel(t.Context())
+		a := r.goDo(actx, "POST", "/instances", create("a", 1, 512))
+		time.Sleep(time.Second)
+		cancelA() // the window lasts until 60s; nobody is replaying a
+		<-a
+		b := r.goDo(t.Context(), "POST", "/instances", create("b", 1, 512))
+		time.Sleep(10 * time.Millisecond)
+		c := r.goDo(t.Context(), "POST", "/instances", create("c", 1, 512))
+		gb, gc := <-b, <-c
+		if got, want := sentAt(r, start, "b"), []time.Duration{20995 * time.Millisecond}; !equalDurations(got, want) || gb.status != 200 {
+			t.Errorf("b was sent at %v, want %v (one round trip before its budget ends), and got %d", got, want, gb.status)
+		}
+		if got, want := sentAt(r, start, "c"), []time.Duration{21 * time.Second, 21010 * time.Millisecond}; !equalDurations(got, want) {
+			t.Errorf("c was sent at %v, want %v: next after b went through, then after the 5ms its budget had left", got, want)
+		}
+		if gc.status != 507 || !strings.Contains(string(gc.body), "(c, attempt 4)") {
+			t.Errorf("c got %d %s, want its own second refusal", gc.status, gc.body)
+		}
+		for _, want := range []string{
+			"POST /instances: released by the capacity gate after 20s: the create ahead of it went through, so it goes at once",
+			"POST /instances: capacity refused at stage sufficient_idle_cpu (transient); retrying in 5ms (attempt 2/5, 5ms left)",
+		} {
+			if !strings.Contains(r.log.String(), want+"\n") {
+				t.Errorf("no line %q in\n%s", want, r.log.String())
+			}
+		}
+	})
+}

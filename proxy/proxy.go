@@ -13,9 +13,11 @@
 // retryablehttp drains and discards a refusal before it waits, so a
 // shutdown could not hand the waiting client the refusal it is waiting on
 // byte for byte, and its RoundTripper reads every request body into memory,
-// where an upload must stream. The loop asks retry.Call's CheckRetry and
-// Backoff for every decision, so the two share one policy: the attempt cap,
-// the [1 s, 60 s] clamp and the budget with its shortened last wait.
+// where an upload must stream. The loop asks retry.Call (Check, the
+// decision CheckRetry makes for shakectl's own calls) for every decision,
+// so the two share one policy: the attempt cap, the [1 s, 60 s] clamp and
+// the budget with its shortened last wait. The capacity gate (package
+// proxy/gate) sits inside that one loop: it admits each send.
 package proxy
 
 import (
@@ -40,6 +42,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
+	"github.com/shakenfist/shakectl/proxy/gate"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -106,9 +109,10 @@ type Options struct {
 	// Transport carries requests upstream; nil is a clone of
 	// http.DefaultTransport without transparent decompression.
 	Transport http.RoundTripper
-	// Now is the wall clock for Retry-After dates; nil is time.Now.
+	// Now is the proxy's one clock: Retry-After dates, round trips, and
+	// the capacity gate's windows and budgets; nil is time.Now.
 	Now func() time.Time
-	// Gate turns on the capacity gate (gate.go): after a transient
+	// Gate turns on the capacity gate (package proxy/gate): after a transient
 	// refusal of a create, creates asking at least as much of the refused
 	// resource wait in the proxy, in arrival order, until the refusal's
 	// Retry-After has passed, and then go one at a time. The zero value
@@ -205,7 +209,7 @@ type Server struct {
 	overReplayMemory, refused, neverSent   atomic.Int64
 	replayMem                              replayMemory
 	acceptHosts                            []*regexp.Regexp
-	gate                                   *gate // nil with the gate off
+	gate                                   *gate.Gate // nil with the gate off
 
 	mu      sync.Mutex
 	httpSrv *http.Server
@@ -278,7 +282,7 @@ func New(o Options) (*Server, error) {
 		acceptHosts: accept,
 	}
 	if o.Gate {
-		s.gate = newGate(s.logHeld)
+		s.gate = gate.New(o.Now)
 	}
 	errLog := io.Discard
 	if o.Log != nil && !o.JSONLines {
@@ -437,7 +441,7 @@ type requestInfo struct {
 	// gated: a create (POST /instances with a buffered body the gate can
 	// read a shape from), which the capacity gate may hold.
 	gated bool
-	shape shape
+	shape gate.Shape
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -478,7 +482,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		info.replayable = true
 		if s.gate != nil && s.isCreate(r) {
-			info.shape, info.gated = createShape(body)
+			info.shape, info.gated = gate.ShapeOf(body)
 		}
 	}
 	s.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
@@ -537,24 +541,94 @@ type retryTransport struct {
 	next http.RoundTripper
 }
 
+// RoundTrip is the proxy's one retry loop, for every request, the gate on
+// or off: the capacity gate admits each send (with the gate off, or for a
+// request it does not hold, at once), the answer is read and reported to
+// the gate, and the call's own next step follows: hand the answer back,
+// or wait its Retry-After and send the identical request again. A create
+// the gate let go only because its budget was about to end gets its
+// answer, whatever it is: there is no time left for another.
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := t.s
-	info := requestInfoFrom(req.Context())
+	ctx := req.Context()
+	info := requestInfoFrom(ctx)
 	if info == nil {
 		info = &requestInfo{method: req.Method, path: req.URL.Path, apiPath: retry.APIPath(strings.TrimPrefix(req.URL.EscapedPath(), s.prefix))}
 	}
-	policy := retry.Policy{
+	call := s.newCall(info)
+	pass := s.enterGate(info)
+	defer pass.Leave()
+	var (
+		sent bool    // sent upstream at least once: forwarded
+		last *answer // its own latest refusal, while it waits to send again
+	)
+	for {
+		rel := pass.Admit(ctx, s.shutdown)
+		if rel.Held {
+			s.logReleased(info, rel, last != nil)
+		}
+		if rel.Reason == gate.Gone || rel.Reason == gate.Stopped {
+			return s.notAdmitted(req, info, call, rel.Reason, sent, last)
+		}
+		if last != nil {
+			s.waited.Add(1)
+			var err error
+			if req, err = replay(ctx, req); err != nil {
+				return nil, err
+			}
+			last = nil
+		}
+		if !sent {
+			s.requests.Add(1)
+			sent = true
+		}
+		a, err := t.send(req)
+		if err != nil {
+			pass.Report(gate.Answer{SentAt: a.sentAt, At: a.at})
+			return nil, err
+		}
+		wait, again, why := s.nextStep(ctx, call, info, rel.Reason, a)
+		pass.Report(a.forGate(call, wait, again))
+		if !again {
+			if why != "" {
+				s.handBack(info, a.stage, call, why)
+			}
+			return a.resp, nil
+		}
+		call.Announce()
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			// The client went away: stop waiting, send nothing more.
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-s.shutdown:
+			timer.Stop()
+			s.handBack(info, a.stage, call, whyShuttingDown)
+			return a.resp, nil
+		}
+		last = &a
+	}
+}
+
+// whyShuttingDown is why a refusal is handed back when the proxy stops
+// while its request waits.
+const whyShuttingDown = "the proxy is shutting down"
+
+// newCall starts the retry.Call of one request, which makes every
+// decision of the loop, as it does for shakectl's own calls.
+func (s *Server) newCall(info *requestInfo) *retry.Call {
+	return retry.Policy{
 		// The proxy's own rule (a body it holds to replay) and the one
 		// list of the calls a replay cannot double, which shakectl's own
 		// calls follow too (retry.ReplayableRoutes).
-		Enabled:   info.replayable,
-		Method:    info.method,
-		Path:      info.apiPath,
-		Budget:    s.opts.Budget,
-		Wait:      s.opts.RetryWait,
-		Classify:  retry.ClassifyRefusal,
-		Now:       s.opts.Now,
-		ReadLimit: maxRefusalBody,
+		Enabled: info.replayable,
+		Method:  info.method,
+		Path:    info.apiPath,
+		Budget:  s.opts.Budget,
+		Wait:    s.opts.RetryWait,
+		Now:     s.opts.Now,
 		Notify: func(n retry.Notice) {
 			n.Method, n.Path = info.method, info.path
 			s.logLine(n.String(), n.JSON())
@@ -562,63 +636,54 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				s.opts.Notify(n)
 			}
 		},
+	}.NewCall()
+}
+
+// enterGate is the request's pass through the capacity gate: a create
+// the gate can weigh, when the gate is on; else nil, which admits every
+// send at once.
+func (s *Server) enterGate(info *requestInfo) *gate.Pass {
+	if !info.gated {
+		return nil
 	}
-	call := policy.NewCall()
-	ctx := req.Context()
-	if s.gate != nil && info.gated {
-		return t.gatedRoundTrip(req, info, call)
+	return s.gate.Enter(info.shape, s.opts.Budget, func(h gate.Hold) { s.logHeld(info, h) })
+}
+
+// nextStep is the call's own next step after answer a: send it again
+// after wait, or hand it back; why says why a transient refusal is
+// handed back ("" for any other answer). released is why the gate let
+// this send go.
+func (s *Server) nextStep(ctx context.Context, call *retry.Call, info *requestInfo, released gate.Reason, a answer) (wait time.Duration, again bool, why string) {
+	wait, again = call.Check(ctx, retry.Answer{Status: a.resp.StatusCode, Header: a.resp.Header, Stage: a.stage, Transient: a.transient})
+	switch {
+	case !again && a.transient:
+		return 0, false, stopReason(info, call, s.opts.Budget)
+	case !again:
+		return 0, false, ""
+	case released == gate.Budget:
+		return 0, false, fmt.Sprintf("the budget of %s ends within one round trip", retry.HumanDuration(s.opts.Budget))
+	case s.shuttingDown():
+		return 0, false, whyShuttingDown
 	}
-	// Forwarded: counted when it is sent (a create the gate holds is
-	// counted when the gate lets it go, if ever).
-	s.requests.Add(1)
-	for {
-		resp, err := t.next.RoundTrip(req)
-		if err != nil {
-			return nil, err
-		}
-		stage, transient, sent, plain, err := classifyAnswer(resp)
-		if err != nil {
-			return nil, err
-		}
-		if sent != nil {
-			resp.Body = io.NopCloser(bytes.NewReader(plain))
-		}
-		// retry.Call decides, as it does for shakectl's own calls.
-		again, _ := call.CheckRetry(ctx, resp, nil)
-		if sent != nil {
-			// Whatever the decision, the bytes handed on are the server's.
-			resp.Body = io.NopCloser(bytes.NewReader(sent))
-		}
-		if !again {
-			if transient {
-				s.handBack(info, stage, call, stopReason(info, call, s.opts.Budget))
-			}
-			return resp, nil
-		}
-		if s.shuttingDown() {
-			s.handBack(info, stage, call, "the proxy is shutting down")
-			return resp, nil
-		}
-		wait := call.Backoff(0, 0, 0, resp)
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			// The client went away: stop waiting, send nothing more.
-			timer.Stop()
-			resp.Body.Close()
-			return nil, ctx.Err()
-		case <-s.shutdown:
-			timer.Stop()
-			s.handBack(info, stage, call, "the proxy is shutting down")
-			return resp, nil
-		}
-		resp.Body.Close()
-		s.waited.Add(1)
-		if req, err = replay(ctx, req); err != nil {
-			return nil, err
-		}
+	return wait, true, ""
+}
+
+// notAdmitted answers a request whose next send the gate did not let go:
+// its client went away (nothing more is sent), or the proxy is stopping:
+// the client gets its own last refusal if it has one, else a 503 that
+// says the create was never sent.
+func (s *Server) notAdmitted(req *http.Request, info *requestInfo, call *retry.Call, why gate.Reason, sent bool, last *answer) (*http.Response, error) {
+	if !sent {
+		s.neverSent.Add(1)
 	}
+	switch {
+	case why == gate.Gone:
+		return nil, req.Context().Err()
+	case last != nil:
+		s.handBack(info, last.stage, call, whyShuttingDown)
+		return last.resp, nil
+	}
+	return stoppedAnswer(req), nil
 }
 
 // replay is the next attempt of req: the identical request.
@@ -634,140 +699,64 @@ func replay(ctx context.Context, req *http.Request) (*http.Request, error) {
 	return next, nil
 }
 
-// gatedRoundTrip is RoundTrip for a create under the capacity gate: the
-// same loop and the same retry.Call decisions, but every send, the first
-// included, passes the gate, and its own Retry-After wait is spent in the
-// gate's queue, where it keeps its place. A create the gate let go only
-// because its budget was about to end gets its answer, whatever it is:
-// there is no time left for another.
-func (t *retryTransport) gatedRoundTrip(req *http.Request, info *requestInfo, call *retry.Call) (*http.Response, error) {
-	s := t.s
-	ctx := req.Context()
-	w := s.gate.enter(info.shape, s.opts.Budget)
-	w.info = info
-	defer s.gate.leave(w)
-	var (
-		sent      bool // sent upstream at least once: forwarded
-		notBefore time.Time
-		last      *http.Response // its own latest refusal, while it waits to replay
-		lastSent  []byte
-		lastStage string
-	)
-	for {
-		why := s.gate.wait(w, notBefore, ctx.Done(), s.shutdown)
-		if why == "" && ctx.Err() != nil {
-			why = releaseGone
-		} else if why == "" {
-			why = releaseStopped
-		}
-		if w.held {
-			s.logReleased(w, why, last != nil)
-			w.held = false
-		}
-		if why == releaseGone || why == releaseStopped {
-			if !sent {
-				s.neverSent.Add(1)
-			}
-			if why == releaseGone {
-				// The client went away: send nothing more.
-				if last != nil {
-					last.Body.Close()
-				}
-				return nil, ctx.Err()
-			}
-			// The proxy is stopping: the client's own refusal if it has
-			// one, else a 503 that says the create was never sent.
-			if last != nil {
-				s.handBack(info, lastStage, call, "the proxy is shutting down")
-				last.Body = io.NopCloser(bytes.NewReader(lastSent))
-				return last, nil
-			}
-			return stoppedAnswer(req), nil
-		}
-		if last != nil {
-			last.Body.Close()
-			s.waited.Add(1)
-			var err error
-			if req, err = replay(ctx, req); err != nil {
-				return nil, err
-			}
-			last = nil
-		}
-		if !sent {
-			s.requests.Add(1)
-			sent = true
-		}
-		sentAt := time.Now()
-		resp, err := t.next.RoundTrip(req)
-		answeredAt := time.Now()
-		if err != nil {
-			s.gate.answered(w, answeredAt.Sub(sentAt), outcomeOther, "", 0, answeredAt)
-			return nil, err
-		}
-		stage, transient, sent, plain, err := classifyAnswer(resp)
-		if err != nil {
-			s.gate.answered(w, answeredAt.Sub(sentAt), outcomeOther, "", 0, answeredAt)
-			return nil, err
-		}
-		o := outcomeOther
-		switch {
-		case transient:
-			o = outcomeRefused
-		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			o = outcomeCreated
-		}
-		hint := refusalHint(resp, s.opts.RetryWait, s.opts.Now())
-		s.gate.answered(w, answeredAt.Sub(sentAt), o, stage, hint, answeredAt)
-		if sent != nil {
-			resp.Body = io.NopCloser(bytes.NewReader(plain))
-		}
-		again, _ := call.CheckRetry(ctx, resp, nil)
-		if sent != nil {
-			resp.Body = io.NopCloser(bytes.NewReader(sent))
-		}
-		if again && why == releaseBudget {
-			s.handBack(info, stage, call, fmt.Sprintf("the budget of %s ends within one round trip", retry.HumanDuration(s.opts.Budget)))
-			return resp, nil
-		}
-		if !again {
-			if transient {
-				s.handBack(info, stage, call, stopReason(info, call, s.opts.Budget))
-			}
-			return resp, nil
-		}
-		if s.shuttingDown() {
-			s.handBack(info, stage, call, "the proxy is shutting down")
-			return resp, nil
-		}
-		// Its own wait, counted from the answer, as the gate's window is:
-		// it ends when the window does, and this create is first in line.
-		notBefore = answeredAt.Add(call.Backoff(0, 0, 0, resp))
-		last, lastSent, lastStage = resp, sent, stage
-	}
+// answer is one answer from upstream as the loop reads it.
+type answer struct {
+	resp *http.Response
+	// stage and transient: a 507 as retry.ClassifyRefusal reads it.
+	stage     string
+	transient bool
+	// sentAt and at: when it was sent and answered, on the proxy's clock.
+	sentAt, at time.Time
 }
 
-// classifyAnswer reads a 507's body (bounded) so it can be classified and
-// still handed back byte for byte, and classifies it; any other answer is
+// send sends req upstream once and reads its answer.
+func (t *retryTransport) send(req *http.Request) (answer, error) {
+	a := answer{sentAt: t.s.opts.Now()}
+	resp, err := t.next.RoundTrip(req)
+	a.at = t.s.opts.Now()
+	if err != nil {
+		return a, err
+	}
+	a.stage, a.transient, err = readRefusal(resp)
+	a.resp = resp
+	return a, err
+}
+
+// forGate is the answer as the capacity gate records it; again and wait
+// are the call's next step, when the create will be sent again.
+func (a answer) forGate(call *retry.Call, wait time.Duration, again bool) gate.Answer {
+	g := gate.Answer{SentAt: a.sentAt, At: a.at, Status: a.resp.StatusCode, Transient: a.transient, Stage: a.stage}
+	if a.transient {
+		g.RetryAfter, _ = call.RetryAfter(a.resp.Header)
+	}
+	if again {
+		g.Retry = a.at.Add(wait)
+	}
+	return g
+}
+
+// readRefusal reads a 507's body (bounded) so it can be classified and
+// still handed on byte for byte, and classifies it; any other answer is
 // left untouched, still streaming. A gzip-encoded refusal (an Apache front
 // end with mod_deflate) is decoded for the classifier only: the client gets
-// the bytes as sent. sent is the buffered body, plain what the classifier
-// reads; both nil when the body was not buffered.
-func classifyAnswer(resp *http.Response) (stage string, transient bool, sent, plain []byte, err error) {
+// the bytes as sent.
+func readRefusal(resp *http.Response) (stage string, transient bool, err error) {
 	if resp.StatusCode != http.StatusInsufficientStorage || resp.Body == nil {
-		return "", false, nil, nil, nil
+		return "", false, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRefusalBody+1))
 	if err != nil {
 		resp.Body.Close()
-		return "", false, nil, nil, err
+		return "", false, err
 	}
 	if len(b) > maxRefusalBody {
 		// Not a scheduling refusal: pass it on, the part read in front.
 		resp.Body = &multiReadCloser{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), Closer: resp.Body}
-		return "", false, nil, nil, nil
+		return "", false, nil
 	}
 	resp.Body.Close()
-	plain = b
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	plain := b
 	if strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
 		plain = nil
 		if zr, zerr := gzip.NewReader(bytes.NewReader(b)); zerr == nil {
@@ -775,7 +764,7 @@ func classifyAnswer(resp *http.Response) (stage string, transient bool, sent, pl
 		}
 	}
 	stage, transient = retry.ClassifyRefusal(resp.StatusCode, resp.Header, plain)
-	return stage, transient, b, plain, nil
+	return stage, transient, nil
 }
 
 type multiReadCloser struct {
@@ -813,4 +802,90 @@ func (s *Server) handBack(info *requestInfo, stage string, call *retry.Call, why
 		Reason         string  `json:"reason"`
 		Message        string  `json:"message"`
 	}{"handed_back", info.method, info.path, stage, call.Attempts(), call.Elapsed().Seconds(), why, text})
+}
+
+// logHeld is the "held" line: which refused shape holds the create and
+// until when, or that it waits for the answer to the first create of its
+// burst. A send held for that first answer and then by its refusal
+// (h.Again) is counted once. It is called with the gate locked.
+func (s *Server) logHeld(info *requestInfo, h gate.Hold) {
+	if !h.Again {
+		s.heldBack.Add(1)
+	}
+	var text, reason string
+	var window float64
+	switch {
+	case h.FirstAnswer:
+		reason = "first_answer"
+		text = fmt.Sprintf("%s %s: held by the capacity gate: nothing recent is known of whether the cluster takes creates, and the first of this burst is finding out; it goes when that one is answered (and waits under the gate's rules if it is refused), at the latest in %s",
+			info.method, info.path, retry.HumanDuration(h.Bound))
+	case h.Window > 0:
+		reason, window = "refused_shape", h.Window.Seconds()
+		text = fmt.Sprintf("%s %s: held by the capacity gate: %s; it goes when the window ends (in %s), or one round trip before its budget does",
+			info.method, info.path, h.Why, retry.HumanDuration(h.Window))
+	default:
+		reason = "refused_shape"
+		text = fmt.Sprintf("%s %s: held by the capacity gate: %s; the create ahead of it is finding out whether it fits now",
+			info.method, info.path, h.Why)
+	}
+	s.logEvent(text, struct {
+		Event         string  `json:"event"`
+		Method        string  `json:"method"`
+		Path          string  `json:"path"`
+		Reason        string  `json:"reason"`
+		Stage         string  `json:"stage,omitempty"`
+		Asks          float64 `json:"asks"`
+		RefusedAsking float64 `json:"refused_asking"`
+		WindowSeconds float64 `json:"window_seconds"`
+		Message       string  `json:"message"`
+	}{"held", info.method, info.path, reason, h.Stage, h.Asks, h.RefusedAsking, window, text})
+}
+
+// releasedSays is what the "released" line says of each reason the gate
+// lets a held create go, or it stops waiting.
+var releasedSays = map[gate.Reason]string{
+	gate.First:    "the window ended and it goes first",
+	gate.Next:     "the create ahead of it went through, so it goes at once",
+	gate.Budget:   "its budget ends within one round trip, so it goes now and gets its own answer",
+	gate.Free:     "nothing holds it any more",
+	gate.Answered: "the first create of its burst was answered and not refused, so it goes at once",
+	gate.Bound:    "the first create of its burst is slow to answer (most likely being placed), so it goes",
+	gate.Stopped:  "the proxy is stopping; it gets a 503 that says it was never sent",
+	gate.Gone:     "its client went away",
+}
+
+// logReleased is the "released" line of a create the gate held; refused
+// says the create holds its own refusal (what a stopping proxy hands it).
+func (s *Server) logReleased(info *requestInfo, rel gate.Release, refused bool) {
+	says := releasedSays[rel.Reason]
+	if rel.Reason == gate.Stopped && refused {
+		says = "the proxy is stopping; it gets its own last refusal"
+	}
+	text := fmt.Sprintf("%s %s: released by the capacity gate after %s: %s", info.method, info.path, retry.HumanDuration(rel.HeldFor), says)
+	s.logEvent(text, struct {
+		Event       string  `json:"event"`
+		Method      string  `json:"method"`
+		Path        string  `json:"path"`
+		Reason      string  `json:"reason"`
+		HeldSeconds float64 `json:"held_seconds"`
+		Message     string  `json:"message"`
+	}{"released", info.method, info.path, string(rel.Reason), rel.HeldFor.Seconds(), text})
+}
+
+// stoppedAnswer is what a client whose create the gate held, and never
+// sent, gets when the proxy stops: a 503 that says nothing reached the
+// server, so the client knows it may send the create again elsewhere.
+func stoppedAnswer(req *http.Request) *http.Response {
+	body := "shakectl proxy: the proxy stopped before this create was sent (the capacity gate was holding it); the server never received it\n"
+	return &http.Response{
+		Status:        "503 Service Unavailable",
+		StatusCode:    http.StatusServiceUnavailable,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body:          io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
 }

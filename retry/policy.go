@@ -149,71 +149,112 @@ func (c *Call) logf(format string, a ...any) {
 	}
 }
 
+// Answer is an answer to one of a call's requests, as the caller read and
+// classified it: the proxy reads a refusal itself, because it hands the
+// body on byte for byte.
+type Answer struct {
+	// Status is the HTTP status; 0 when there was no answer.
+	Status int
+	Header http.Header
+	// Stage and Transient are the body as the Classifier reads it.
+	Stage     string
+	Transient bool
+}
+
 // CheckRetry retries exactly one kind of answer: a 507 whose body says
 // "transient": true (per Classify) to a request on ReplayableRoutes, while
-// fewer than MaxAttempts requests have been sent and some budget is left. Transport errors and every other
-// status end the call with that answer — unlike retryablehttp's
-// DefaultRetryPolicy, which retries all 5xx and connection errors.
+// fewer than MaxAttempts requests have been sent and some budget is left.
+// Transport errors and every other status end the call with that answer —
+// unlike retryablehttp's DefaultRetryPolicy, which retries all 5xx and
+// connection errors. It reads the 507's body (ReadLimit) and puts it back.
 func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	var a Answer
+	if err == nil && resp != nil {
+		a.Status, a.Header = resp.StatusCode, resp.Header
+	}
+	if c.p.Enabled && a.Status == http.StatusInsufficientStorage && c.p.Classify != nil {
+		body, rerr := peekBody(resp, c.p.ReadLimit)
+		if rerr != nil {
+			// A 507 whose body cannot be read is not known to be transient.
+			c.attempts.Add(1)
+			c.logf("retry: not retrying: reading the 507 body: %v", rerr)
+			return false, nil
+		}
+		a.Stage, a.Transient = c.p.Classify(a.Status, a.Header, body)
+	}
+	_, again := c.Check(ctx, a)
+	return again, nil
+}
+
+// Check counts one request of the call and decides on its answer, as
+// CheckRetry does, for a caller that read and classified the answer
+// itself: whether to send the request again, and after how long (the
+// Retry-After, clamped, cut to the budget left). Announce tells the user
+// before the wait.
+func (c *Call) Check(ctx context.Context, a Answer) (wait time.Duration, again bool) {
 	c.attempts.Add(1)
-	if !c.p.Enabled || err != nil || resp == nil || resp.StatusCode != http.StatusInsufficientStorage || c.p.Classify == nil {
-		return false, nil
-	}
-	body, rerr := peekBody(resp, c.p.ReadLimit)
-	if rerr != nil {
-		// A 507 whose body cannot be read is not known to be transient.
-		c.logf("retry: not retrying: reading the 507 body: %v", rerr)
-		return false, nil
-	}
-	stage, transient := c.p.Classify(resp.StatusCode, resp.Header, body)
-	if !transient {
-		return false, nil
+	if !c.p.Enabled || a.Status != http.StatusInsufficientStorage || !a.Transient {
+		return 0, false
 	}
 	if !Replayable(c.p.Method, c.p.Path) {
 		// Marked transient, but its replay could double what the first
 		// attempt did (an upload chunk already appended): handed back as
 		// it came (client-python#420).
 		c.logf("retry: not retrying: %s", NotReplayable(c.p.Method, c.p.Path))
-		return false, nil
+		return 0, false
 	}
 	r := int(c.refused.Add(1))
 	if r >= MaxAttempts {
 		c.logf("retry: giving up: %d of %d attempts sent", r, MaxAttempts)
-		return false, nil
+		return 0, false
 	}
 	left := c.p.Budget - time.Since(c.start)
 	if left <= 0 {
 		c.logf("retry: giving up: budget of %s spent after %d attempt(s)", HumanDuration(c.p.Budget), r)
-		return false, nil
+		return 0, false
 	}
 	if ctx.Err() != nil {
-		return false, nil
+		return 0, false
 	}
-	hint, unreadable := ReadRetryAfter(resp.Header.Values("Retry-After"), c.now())
-	if c.p.Wait > 0 {
-		hint, unreadable = Clamp(c.p.Wait), nil
-	}
-	wait := min(hint, left)
+	hint, unreadable := c.RetryAfter(a.Header)
+	wait = min(hint, left)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
 		// The caller's context would end during the sleep, and no request
 		// could follow it: end now with the refusal in hand.
 		c.logf("retry: giving up: the call's context ends before the %s wait does", HumanDuration(wait))
-		return false, nil
+		return 0, false
 	}
-	c.next = Notice{Stage: stage, Wait: wait, Attempt: r + 1, Max: MaxAttempts, Left: left, UnreadableRetryAfter: unreadable}
-	return true, nil
+	c.next = Notice{Stage: a.Stage, Wait: wait, Attempt: r + 1, Max: MaxAttempts, Left: left, UnreadableRetryAfter: unreadable}
+	return wait, true
 }
 
-// Backoff returns the wait CheckRetry computed (Retry-After, clamped, cut to
-// the budget left) and announces it. retryablehttp's DefaultBackoff would
-// ignore a 507's Retry-After and grow exponentially instead.
-func (c *Call) Backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	n := c.next
-	c.logf("retry: %s", n)
-	if c.p.Notify != nil {
-		c.p.Notify(n)
+// RetryAfter is the wait a transient refusal with header h asks for under
+// this policy: its Retry-After (ReadRetryAfter, on the policy's clock), or
+// Policy.Wait in its place; clamped to [MinWait, MaxWait], not cut to the
+// budget. unreadable is as ReadRetryAfter says.
+func (c *Call) RetryAfter(h http.Header) (wait time.Duration, unreadable *string) {
+	if c.p.Wait > 0 {
+		return Clamp(c.p.Wait), nil
 	}
-	return n.Wait
+	return ReadRetryAfter(h.Values("Retry-After"), c.now())
+}
+
+// Announce tells of the wait the last check decided on: the debug line
+// and Notify, the line on stderr.
+func (c *Call) Announce() {
+	c.logf("retry: %s", c.next)
+	if c.p.Notify != nil {
+		c.p.Notify(c.next)
+	}
+}
+
+// Backoff announces the wait CheckRetry decided on and returns it: the
+// Retry-After, clamped, cut to the budget left. retryablehttp's
+// DefaultBackoff would ignore a 507's Retry-After and grow exponentially
+// instead.
+func (c *Call) Backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	c.Announce()
+	return c.next.Wait
 }
 
 // PrepareRetry checks, before each retry, that the request replays the

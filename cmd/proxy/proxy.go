@@ -54,6 +54,8 @@ func (o *ForwardOptions) proxyOptions(f *cmdutil.Factory, cfg *cmdutil.Config, u
 		RetryWait:      o.RetryWait,
 		Gate:           bool(o.Gate),
 		JSONLines:      cfg.JSONOutput(),
+		// The factory's clock, as every command's.
+		Now: f.Now,
 	}
 	if !cfg.Quiet {
 		po.Log = f.IOStreams.ErrOut
