@@ -627,7 +627,12 @@ const LateSendNotice = 500 * time.Millisecond
 // finishSend classifies r's answer a and records it in r's shard.
 func (e *engine) finishSend(r *sentRequest, a Answer) {
 	ctx := e.ctxs[r.shard]
-	doneAt := time.Since(r.start)
+	// The sender's clock read at the answer's end, when it made one: one
+	// read a request, the latency's.
+	doneAt := a.Done.Sub(r.start)
+	if a.Done.IsZero() {
+		doneAt = time.Since(r.start)
+	}
 	e.inflight.Add(-1)
 	rd := Read(a)
 	// Only a refusal's flight is looked for (waitTracker); any other
