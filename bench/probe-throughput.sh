@@ -10,6 +10,8 @@
 # Usage: bench/probe-throughput.sh [SECONDS_PER_RUN (default 10)] [ROUNDS (default 5)]
 #        EXTRA=1 bench/probe-throughput.sh 10 5
 #        SHAKECTL=/path/to/shakectl bench/probe-throughput.sh   (a given build)
+#        BEFORE=/path/to/older/shakectl bench/probe-throughput.sh (adds that
+#        build's probe, before-a1 and before-a100, to the same rounds)
 # The last lines are the table rows BENCHMARKS.md records: the median of
 # each round's ratios, and each client's CPU per request (user + system
 # over requests, the median of the rounds).
@@ -50,7 +52,9 @@ wait_http "$url"
 cpu() { local name=$1; shift; /usr/bin/time -o "$tmp/time.$name" -f "%U %S" "$@" || true; awk 'END {print $1 + $2}' "$tmp/time.$name" >"$tmp/cpu.$name"; }
 # Each prints "REQUESTS_PER_SECOND REQUESTS".
 probe_rps() { # NAME ACTORS [FLAGS...]: the probe's own choice of sender (wire for http://) unless FLAGS say --transport
-  cpu "$1" "$tmp/shakectl" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
+  local bin=$tmp/shakectl
+  case $1 in before-*) bin=$tmp/shakectl-before ;; esac
+  cpu "$1" "$bin" parking-probe --target "$url" --mode closed --concurrency "$conns" --duration "${secs}s" \
     --actors "$2" --shed-max 1h -o json --out "$tmp/probe-last.json" "${@:3}" >/dev/null 2>&1
   jq -r '"\(.requests / .duration_seconds | floor) \(.requests)"' "$tmp/probe-last.json"
   local served sent
@@ -64,16 +68,19 @@ hey_rps() { cpu hey hey -z "${secs}s" -c "$conns" "$url" >"$tmp/hey.out"; awk '/
 
 tools=(probe-a1 probe-a100 bombardier wrk)
 [ "$extra" = 1 ] && tools+=(probe-nethttp hey)
+if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$tmp/shakectl-before"; tools+=(before-a1 before-a100); fi
 run() {
   case $1 in
   probe-a1) probe_rps "$1" 1 ;;
-  probe-a100) probe_rps "$1" 100 ;;
+  probe-a100 | before-a100) probe_rps "$1" 100 ;;
+  before-a1) probe_rps "$1" 1 ;;
   probe-nethttp) probe_rps "$1" 1 --transport net/http ;;
   *) "${1}_rps" ;;
   esac
 }
 
-echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD)$(git diff --quiet || echo +changes)"
+echo "# $conns connections, ${secs}s per run, $rounds round(s), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# probe: ${SHAKECTL:-built from $(git rev-parse --short HEAD)$(git diff --quiet || echo +changes)}${BEFORE:+, before: $BEFORE}"
 printf '%-6s' round; for t in "${tools[@]}"; do printf ' %14s' "$t"; done; echo "   (req/s, client CPU µs/request)"
 for r in $(seq 1 "$rounds"); do
   printf '%-6s' "$r"
