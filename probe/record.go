@@ -55,11 +55,13 @@ type shard struct {
 	lastSend time.Duration
 
 	// flying lists the shard's requests counted as sent and not yet
-	// recorded, newest first. closed says the run was finalised (see
+	// recorded, newest first, and oldest is its last: sent in the order
+	// of their sentAt, which is read under the lock (waitTracker reads
+	// them from the oldest). closed says the run was finalised (see
 	// engine.abandonInFlight): what is still flying then was recorded as
 	// cancelled, and the shard refuses every later send and answer.
-	flying *sentRequest
-	closed bool
+	flying, oldest *sentRequest
+	closed         bool
 }
 
 // link adds r to the requests in flight; s.mu is held.
@@ -67,6 +69,8 @@ func (s *shard) link(r *sentRequest) {
 	r.next = s.flying
 	if s.flying != nil {
 		s.flying.prev = r
+	} else {
+		s.oldest = r
 	}
 	s.flying = r
 }
@@ -80,6 +84,8 @@ func (s *shard) unlink(r *sentRequest) {
 	}
 	if r.next != nil {
 		r.next.prev = r.prev
+	} else {
+		s.oldest = r.prev
 	}
 	r.prev, r.next = nil, nil
 }
@@ -314,7 +320,7 @@ func (e *engine) abandonInFlight() int64 {
 		}
 		// The requests keep their links (their goroutines may still hold
 		// them); the shard no longer looks at them.
-		s.flying = nil
+		s.flying, s.oldest = nil, nil
 		s.mu.Unlock()
 	}
 	return n

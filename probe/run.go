@@ -232,7 +232,7 @@ type engine struct {
 }
 
 func newEngine(o *Options) (*engine, error) {
-	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}, waits: newWaitTracker()}
+	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
 	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
 
@@ -318,6 +318,7 @@ func newEngine(o *Options) (*engine, error) {
 	// Burst and open latencies count from the release or the schedule; the
 	// budget check also needs the time from the actual send.
 	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
+	e.waits = newWaitTracker(e.rec.shards)
 	if o.MetricsURL != "" || o.StatuszURL != "" {
 		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport, o.Dial)
 	}
@@ -557,8 +558,6 @@ type sentRequest struct {
 	start  time.Time
 	due    time.Duration
 	sentAt time.Duration
-	// ticket is r's place among its actor's requests in flight (waits).
-	ticket uint64
 	// wrote is when the request was written whole, from start (0 while
 	// unknown). The budget check measures from it, which under a heavy
 	// burst can be well after the send began. net/http reports it from
@@ -603,7 +602,6 @@ func (e *engine) noteSend(r *sentRequest) bool {
 	r.sentAt = time.Since(r.start)
 	e.sent.Add(1)
 	s.link(r)
-	r.ticket = e.waits.sent(r.idx, r.sentAt)
 	if e.o.Mode == Open {
 		late = r.sentAt - r.due
 		s.noteLate(late, r.sentAt)
@@ -629,10 +627,20 @@ const LateSendNotice = 500 * time.Millisecond
 // finishSend classifies r's answer a and records it in r's shard.
 func (e *engine) finishSend(r *sentRequest, a Answer) {
 	ctx := e.ctxs[r.shard]
-	doneAt := time.Since(r.start)
+	// The sender's clock read at the answer's end, when it made one: one
+	// read a request, the latency's.
+	doneAt := a.Done.Sub(r.start)
+	if a.Done.IsZero() {
+		doneAt = time.Since(r.start)
+	}
 	e.inflight.Add(-1)
 	rd := Read(a)
-	waited := e.waits.answered(r.idx, r.ticket, r.sentAt, doneAt, rd.Capacity)
+	// Only a refusal's flight is looked for (waitTracker); any other
+	// answer's wait is its own.
+	waited := doneAt - r.sentAt
+	if rd.Capacity {
+		waited = e.waits.refused(r, doneAt, AtOnceBound(e.o.Checks.Budget))
+	}
 	o := rd.Judge(waited, e.o.Checks.Budget)
 	res := result{outcome: o, due: r.due, sentAt: r.sentAt, doneAt: doneAt, detail: answerDetail(o, a, rd), actor: r.idx}
 	if wrote := time.Duration(r.wrote.Load()); wrote > 0 && e.rec.trackService {

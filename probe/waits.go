@@ -17,108 +17,87 @@ import (
 // start of the group of refusals the actor got at the same moment. A
 // router that refuses at once never has an old request waiting, however
 // many requests to one actor overlap.
+//
+// It keeps nothing per request (issue 44: a lock, two map lookups and
+// appends on every request, every worker on one lock with --actors 1).
+// The requests in flight are the recorder shards' own lists, which every
+// request joins and leaves under its shard's lock anyway, in the order
+// sent (shard.flying); only a refusal reads them, and only refusals take
+// the tracker's lock.
 type waitTracker struct {
-	stripes [waitStripes]waitStripe
+	shards []*shard
+
+	mu sync.Mutex
+	// groups are the actors' last groups of refusals.
+	groups map[int]refusalGroup
+	// sweepAt is the size of groups at which stale groups are dropped.
+	sweepAt int
 }
 
-const waitStripes = 64
+// refusalGroup is an actor's last group of refusals: when its first was
+// read, and when its flight started.
+type refusalGroup struct{ at, start time.Duration }
 
 // sameMoment is how far apart two refusals of one actor may be read and
 // still be one flight's end.
 const sameMoment = 50 * time.Millisecond
 
-type waitStripe struct {
-	mu     sync.Mutex
-	actors map[int]*actorWaits
+func newWaitTracker(shards []*shard) *waitTracker {
+	return &waitTracker{shards: shards, groups: map[int]refusalGroup{}, sweepAt: 64}
 }
 
-// actorWaits is one actor's requests in flight, in the order they were
-// sent, and its last group of refusals.
-type actorWaits struct {
-	// sent holds the send times of requests from sequence base on; done
-	// marks those answered. The front is popped once answered.
-	sent []time.Duration
-	done []bool
-	base uint64
-	open int
-	// groupAt is when the last group of refusals was read and groupStart
-	// when its flight started.
-	groupAt, groupStart time.Duration
-	grouped             bool
+// refused says how long the flight of r, a capacity refusal read at
+// doneAt and not yet recorded, waited; bound is the wait from which a
+// refusal counts as after the budget (AtOnceBound). Only which side of
+// bound the wait falls on decides anything (Judge), so the search for an
+// older request stops where it can no longer change that side, for r or
+// for a refusal of its group read after it: a search bounded so reads
+// only requests that have waited about bound or more.
+func (t *waitTracker) refused(r *sentRequest, doneAt, bound time.Duration) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Within a group the oldest request still waiting is never older than
+	// the group's start: every request waiting now and sent before the
+	// group's first refusal was waiting then too.
+	if g, ok := t.groups[r.idx]; ok && doneAt-g.at <= sameMoment {
+		return doneAt - min(g.start, r.sentAt)
+	}
+	// A new group: its start is the oldest request to the actor still
+	// waiting, r's own send or earlier. When r itself waited bound or
+	// more, r's send stands for it: an earlier start would change no
+	// verdict of the group. Otherwise the search needs only requests sent
+	// before both r and (doneAt - bound + sameMoment): if none is waiting,
+	// the start is later than that, and r's send again decides every
+	// verdict of the group as the true start would.
+	start := r.sentAt
+	if doneAt-r.sentAt < bound {
+		start = t.oldestWaiting(r.idx, min(r.sentAt, doneAt-bound+sameMoment), r.sentAt)
+	}
+	t.groups[r.idx] = refusalGroup{at: doneAt, start: start}
+	if len(t.groups) >= t.sweepAt {
+		for a, g := range t.groups {
+			if doneAt-g.at > time.Second {
+				delete(t.groups, a)
+			}
+		}
+		t.sweepAt = max(64, 2*len(t.groups))
+	}
+	return doneAt - start
 }
 
-func newWaitTracker() *waitTracker {
-	t := &waitTracker{}
-	for i := range t.stripes {
-		t.stripes[i].actors = map[int]*actorWaits{}
-	}
-	return t
-}
-
-func (t *waitTracker) stripe(actor int) *waitStripe {
-	return &t.stripes[uint(actor)%waitStripes]
-}
-
-// sent notes a request to actor sent at at, and returns its ticket.
-func (t *waitTracker) sent(actor int, at time.Duration) uint64 {
-	if t == nil {
-		return 0
-	}
-	s := t.stripe(actor)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.actors[actor]
-	if a == nil {
-		a = &actorWaits{}
-		s.actors[actor] = a
-	}
-	a.sent = append(a.sent, at)
-	a.done = append(a.done, false)
-	a.open++
-	return a.base + uint64(len(a.sent)-1)
-}
-
-// answered notes that ticket's request was answered at doneAt. For a
-// capacity refusal it returns how long the refusal's flight waited (sentAt
-// is when the request itself was sent: a tracker that is nil measures from
-// it).
-func (t *waitTracker) answered(actor int, ticket uint64, sentAt, doneAt time.Duration, refusal bool) time.Duration {
-	if t == nil {
-		return doneAt - sentAt
-	}
-	s := t.stripe(actor)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.actors[actor]
-	if a == nil || ticket < a.base || ticket-a.base >= uint64(len(a.sent)) {
-		return doneAt - sentAt
-	}
-	var waited time.Duration
-	if refusal {
-		start := doneAt
-		for i, at := range a.sent {
-			if !a.done[i] {
-				start = min(start, at)
+// oldestWaiting is the send time of the oldest request to actor still in
+// flight that was sent at limit or before, else none.
+func (t *waitTracker) oldestWaiting(actor int, limit, none time.Duration) time.Duration {
+	oldest := none
+	for _, s := range t.shards {
+		s.mu.Lock()
+		for q := s.oldest; q != nil && q.sentAt <= limit && q.sentAt < oldest; q = q.prev {
+			if q.idx == actor {
+				oldest = q.sentAt
 				break
 			}
 		}
-		if a.grouped && doneAt-a.groupAt <= sameMoment {
-			start = min(start, a.groupStart)
-		} else {
-			a.groupAt, a.grouped = doneAt, true
-		}
-		a.groupStart = start
-		waited = doneAt - start
+		s.mu.Unlock()
 	}
-	a.done[ticket-a.base] = true
-	a.open--
-	n := 0
-	for n < len(a.done) && a.done[n] {
-		n++
-	}
-	a.sent, a.done, a.base = a.sent[n:], a.done[n:], a.base+uint64(n)
-	if a.open == 0 && (!a.grouped || doneAt-a.groupAt > sameMoment) {
-		delete(s.actors, actor)
-	}
-	return waited
+	return oldest
 }

@@ -19,7 +19,7 @@ const HandlesSignalsAnnotation = "shakectl/handles-signals"
 func CheckClientFlags(c *cobra.Command) error {
 	root := c.Root()
 	takes := OptionsOf(c)
-	for _, name := range ClientOptionNames() {
+	for _, name := range clientNames() {
 		if slices.Contains(takes, name) {
 			continue
 		}
@@ -94,9 +94,9 @@ func CheckOutputFilters(c *cobra.Command) error {
 // CheckOutputApplies refuses.
 func bindOutputs(c *cobra.Command) {
 	if allowed, ok := c.Annotations[OutputsAnnotation]; ok {
-		formats, settings := strings.Split(allowed, ","), Settings()
-		out := settings[slices.IndexFunc(settings, func(s Setting) bool { return s.Declared().Name == "output" })]
-		out.Declared().Usage = "output format: " + strings.Join(formats, ", ")
+		formats, settings := strings.Split(allowed, ","), table()
+		out := *settings[slices.IndexFunc(settings, func(s Setting) bool { return s.Declared().Name == "output" })].(*Option[Output])
+		out.Usage = "output format: " + strings.Join(formats, ", ")
 		if fl := out.addFlag(c.PersistentFlags()); !slices.Contains(formats, fl.DefValue) {
 			fl.DefValue = "" // api's -o is json or yaml: "table" is no default there
 		}

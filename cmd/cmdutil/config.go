@@ -96,7 +96,7 @@ func (c *Config) JSONOutput() bool { return c.Output == output.FormatJSON }
 func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
 	cfg := &Config{Sources: map[string]string{}}
-	settings := Settings()
+	settings := table()
 	for _, s := range settings {
 		if s.Declared().InFile() {
 			v.SetDefault(s.Declared().Name, s.defaultText())

@@ -39,7 +39,7 @@ func Verb(f *Factory, c *cobra.Command, run func(s *Session, args []string) erro
 // no namespace is configured).
 func VerbWith(f *Factory, c *cobra.Command, prepare func(*Config), run func(s *Session, args []string) error) *cobra.Command {
 	declare(c, VerbSession)
-	setAnnotation(c, OptionsAnnotation, strings.Join(ClientOptionNames(), ","))
+	setAnnotation(c, OptionsAnnotation, strings.Join(clientNames(), ","))
 	c.RunE = func(_ *cobra.Command, args []string) error {
 		s, err := newSession(f, prepare)
 		if err != nil {
@@ -66,7 +66,7 @@ func Local(c *cobra.Command, run func(c *cobra.Command, args []string) error) *c
 // client option.
 func Takes(c *cobra.Command, options ...string) *cobra.Command {
 	for _, o := range options {
-		if !slices.Contains(ClientOptionNames(), o) {
+		if !slices.Contains(clientNames(), o) {
 			panic("cmdutil.Takes: " + o + " is not a client option")
 		}
 	}
@@ -172,14 +172,14 @@ func BindOptions(root *cobra.Command, f *Factory) {
 	bindOutputs(root)
 }
 
-// ClientOptionNames are the client options, in the table's order.
-func ClientOptionNames() []string { return optionNames(ClientCommands) }
+// ClientOptionNames are the client options, in the table's order, read once.
+func ClientOptionNames() []string { return slices.Clone(clientNames()) }
 
 // optionNames are the names of the options of one scope, in the table's
 // order.
 func optionNames(scope Scope) []string {
 	var names []string
-	for _, s := range Settings() {
+	for _, s := range table() {
 		if d := s.Declared(); d.Scope == scope {
 			names = append(names, d.Name)
 		}

@@ -2,7 +2,9 @@ package cmdutil
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,9 +25,15 @@ import (
 // elsewhere (CheckClientFlags) are all made from this table, so adding a
 // setting is one entry here plus the code that uses its Config field.
 
-// Settings is the table, in the order config view and the help topic list
-// the settings.
-func Settings() []Setting {
+// Settings is the table in config view's and the help topic's order.
+func Settings() []Setting { return slices.Clone(table()) }
+
+// table and the client options' names are built once per process (issue 44: rebuilt for
+// each command, 30 % of `shakectl version`); immutable (flags hold values, bindOutputs copies -o).
+var table = sync.OnceValue(buildSettings)
+var clientNames = sync.OnceValue(func() []string { return optionNames(ClientCommands) })
+
+func buildSettings() []Setting {
 	return []Setting{
 		&Option[string]{Decl: Decl{Name: "api-url", Scope: ClientCommands, Contextual: true,
 			Usage: "Shakenfist API URL: http://HOST:13000, or where your load balancer serves it (2024's Apache: http://HOST/api) (client commands)",
@@ -93,7 +101,7 @@ const MaxTimeout = 7 * 24 * time.Hour
 // FileKeys are the keys a config file may hold, in the table's order.
 func FileKeys() []string {
 	var keys []string
-	for _, s := range Settings() {
+	for _, s := range table() {
 		if d := s.Declared(); d.InFile() {
 			keys = append(keys, d.Name)
 		}
@@ -155,7 +163,7 @@ func AddSettingFlags(root *cobra.Command, f *Factory) {
 // selects on c.
 func addSettingFlags(c *cobra.Command, f *Factory, keep func(*Decl) bool, hidden bool) {
 	pf := c.PersistentFlags()
-	for _, s := range Settings() {
+	for _, s := range table() {
 		d := s.Declared()
 		if !keep(d) {
 			continue
@@ -171,7 +179,7 @@ func addSettingFlags(c *cobra.Command, f *Factory, keep func(*Decl) bool, hidden
 // its flag, environment variables and whether the config file has it.
 func SettingsHelp() string {
 	var b strings.Builder
-	for _, setting := range Settings() {
+	for _, setting := range table() {
 		s := setting.Declared()
 		flag := "--" + s.Name
 		if s.Shorthand != "" {

@@ -34,3 +34,36 @@ func TestOnlyPrintingRunsSkipCatchingInterrupts(t *testing.T) {
 		}
 	}
 }
+
+// TestTreesShareTheSettingsTableUnchanged: the settings table is built once
+// per process (issue 44) and every command tree reads it; a command that
+// takes only some -o formats gets its own -o usage, and neither a later
+// tree's root nor `config view`'s table sees that usage.
+func TestTreesShareTheSettingsTableUnchanged(t *testing.T) {
+	usage := func(c *cobra.Command) string { return c.PersistentFlags().Lookup("output").Usage }
+	var want string
+	for _, s := range cmdutil.Settings() {
+		if s.Declared().Name == "output" {
+			want = s.Declared().Usage
+		}
+	}
+	for i := range 2 {
+		ios, _, _, _ := output.Test()
+		r := root.NewCmdRoot(&cmdutil.Factory{IOStreams: ios})
+		if got := usage(r); got != want {
+			t.Errorf("tree %d: the root's -o usage is %q, want the table's %q", i, got, want)
+		}
+		api, _, err := r.Find([]string{"api"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := usage(api); got != "output format: json, yaml" {
+			t.Errorf("tree %d: api's -o usage is %q", i, got)
+		}
+	}
+	for _, s := range cmdutil.Settings() {
+		if s.Declared().Name == "output" && s.Declared().Usage != want {
+			t.Errorf("the table's -o usage became %q", s.Declared().Usage)
+		}
+	}
+}

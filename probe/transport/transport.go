@@ -68,6 +68,10 @@ type Answer struct {
 	Err error
 	// ClientTimeout is set when the probe's own per-request --timeout fired.
 	ClientTimeout bool
+	// Done is when the answer was read whole, when the sender read the
+	// clock for its own reasons then (the wire sender, handing the
+	// connection back); zero otherwise, and the caller reads it.
+	Done time.Time
 	// Resends is how many times the request was sent again because it
 	// provably never reached the server (nothing was written, or the
 	// connection ended before any byte of an answer, as net/http's

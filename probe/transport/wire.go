@@ -76,8 +76,9 @@ type wireConn struct {
 	// since, so a request that finds it closed before any answer may be
 	// resent (neverAnswered).
 	reused, predialled bool
-	// released is when the connection was last handed back, and afterHead
-	// says its last answer was a HEAD's: see skipCheck.
+	// released is when the connection was last handed back (the clock
+	// read that also ends its answer's latency, Answer.Done), and
+	// afterHead says its last answer was a HEAD's: see skipCheck.
 	released  time.Time
 	afterHead bool
 	// left is how many more bytes the answer being read may take: like
@@ -107,9 +108,11 @@ const checkFreeIdle = time.Millisecond
 // sat idle (a 408 on its idle timeout, far longer than checkFreeIdle) or after
 // a HEAD answer (a body it should not have sent); those would otherwise
 // be read as this request's answer. Only a request's first attempt skips
-// it (mayskip): its resend checks every connection it takes.
-func (s *wireSender) skipCheck(c *wireConn, mayskip bool) bool {
-	return mayskip && c.reused && !c.afterHead && time.Since(c.released) < s.checkFree
+// it (mayskip): its resend checks every connection it takes. now is when
+// the request's Send began (the clock read its deadline needs): a
+// connection released since then has been idle less than that.
+func (s *wireSender) skipCheck(c *wireConn, mayskip bool, now time.Time) bool {
+	return mayskip && c.reused && !c.afterHead && now.Sub(c.released) < s.checkFree
 }
 
 // maxDials is how many connections a wire sender dials at once.
@@ -175,12 +178,13 @@ func (s *wireSender) Send(ctx context.Context, r *Request, buf func() []byte) (A
 	if ctx.Err() != nil {
 		return Answer{Err: context.Cause(ctx)}, time.Time{}
 	}
-	deadline := time.Now().Add(s.timeout)
+	now := time.Now()
+	deadline := now.Add(s.timeout)
 	for resends := 0; ; resends++ {
 		// Only a first attempt may skip the check of a reused connection:
 		// a resend checks every connection it takes, so a pile of idle
 		// connections the server closed costs one resend, not all of them.
-		a, wrote, again := s.attempt(ctx, r, deadline, buf, resends == 0)
+		a, wrote, again := s.attempt(ctx, r, now, deadline, buf, resends == 0)
 		if !again || resends == maxResends {
 			a.Resends = resends
 			return a, wrote
@@ -197,27 +201,28 @@ type written struct {
 
 // attempt sends r once on one connection. again says the request never
 // reached the server and may be sent again on another.
-func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time, buf func() []byte, first bool) (a Answer, wrote time.Time, again bool) {
-	c, err := s.conn(ctx, deadline, r.replayable && first)
+func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time.Time, buf func() []byte, first bool) (a Answer, wrote time.Time, again bool) {
+	c, err := s.conn(ctx, now, deadline, r.replayable && first)
 	if err != nil {
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}, false
 	}
-	bufs := net.Buffers{r.head}
-	if len(r.body) > 0 {
-		bufs = append(bufs, r.body)
-	}
 	var w written
 	var background chan written
-	if len(r.head)+len(r.body) <= inlineWrite {
+	switch size := len(r.head) + len(r.body); {
+	case size <= inlineWrite && len(r.body) == 0:
+		// A request without a body (most are) is one plain write: no
+		// net.Buffers on the heap for it.
+		var n int
+		n, w.err = c.Conn.Write(r.head)
+		w.n, w.at = int64(n), time.Now()
+	case size <= inlineWrite:
+		bufs := net.Buffers{r.head, r.body}
 		w.n, w.err = bufs.WriteTo(c.Conn)
 		w.at = time.Now()
-	} else {
+	default:
 		background = make(chan written, 1)
-		go func() {
-			n, err := bufs.WriteTo(c.Conn)
-			background <- written{n: n, err: err, at: time.Now()}
-		}()
+		go writeAll(c.Conn, net.Buffers{r.head, r.body}, background)
 	}
 	// awaitWrite ends a background write: at once when the answer came
 	// before the body was taken whole (closing the connection).
@@ -281,7 +286,10 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time
 		s.discard(c)
 	} else {
 		c.afterHead = r.isHead
-		s.release(c)
+		// The one clock read after the answer: when it was read whole,
+		// for the latency (Answer.Done), and when c was handed back.
+		a.Done = time.Now()
+		s.release(c, a.Done)
 	}
 	if err != nil {
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
@@ -289,6 +297,12 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, deadline time.Time
 	}
 	a.Status, a.Header, a.Body = status, header, body
 	return a, wrote, ctx.Err() == nil && idleTimeoutAnswer(status, !keep, reused, r.replayable)
+}
+
+// writeAll writes a large request while its answer is read (attempt).
+func writeAll(c net.Conn, bufs net.Buffers, done chan<- written) {
+	n, err := bufs.WriteTo(c)
+	done <- written{n: n, err: err, at: time.Now()}
 }
 
 // neverAnswered says a read that got no byte of an answer failed because
@@ -411,7 +425,7 @@ func wireErr(err error) error {
 // set to deadline.
 // conn takes a connection for a request; mayskip says the resend rule
 // covers it, so a freshly reused connection needs no check (skipCheck).
-func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool) (*wireConn, error) {
+func (s *wireSender) conn(ctx context.Context, now, deadline time.Time, mayskip bool) (*wireConn, error) {
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -427,7 +441,7 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 		s.idle[n-1] = nil
 		s.idle = s.idle[:n-1]
 		s.mu.Unlock()
-		if s.usable(c, deadline, mayskip) {
+		if s.usable(c, now, deadline, mayskip) {
 			return c, nil
 		}
 	}
@@ -437,7 +451,7 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 			if err != nil {
 				return nil, err
 			}
-			if s.usable(c, deadline, mayskip) {
+			if s.usable(c, now, deadline, mayskip) {
 				return c, nil
 			}
 		}
@@ -455,7 +469,7 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 			if c == nil {
 				break // a dial slot is ours
 			}
-			if s.usable(c, deadline, mayskip) {
+			if s.usable(c, now, deadline, mayskip) {
 				return c, nil
 			}
 			continue
@@ -483,8 +497,8 @@ func (s *wireSender) conn(ctx context.Context, deadline time.Time, mayskip bool)
 // usable sets c's deadline and checks, without waiting, that the server
 // has not closed c nor left bytes on it; a connection that fails is
 // dropped.
-func (s *wireSender) usable(c *wireConn, deadline time.Time, mayskip bool) bool {
-	if c.SetDeadline(deadline) == nil && (c.raw == nil || s.skipCheck(c, mayskip) || aliveRaw(c.raw)) {
+func (s *wireSender) usable(c *wireConn, now, deadline time.Time, mayskip bool) bool {
+	if c.SetDeadline(deadline) == nil && (c.raw == nil || s.skipCheck(c, mayskip, now) || aliveRaw(c.raw)) {
 		return true
 	}
 	s.discard(c)
@@ -524,10 +538,10 @@ func (s *wireSender) awaitConn(ctx context.Context, deadline time.Time) (*wireCo
 	}
 }
 
-// release hands c, whose answer was read whole, to the next request.
-func (s *wireSender) release(c *wireConn) {
+// release hands c, whose answer was read whole at at, to the next request.
+func (s *wireSender) release(c *wireConn, at time.Time) {
 	c.reused = true
-	c.released = time.Now()
+	c.released = at
 	select {
 	case s.handoff <- c:
 		// A request waiting for a connection takes it straight away.

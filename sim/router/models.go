@@ -377,18 +377,24 @@ func ModelHelp() string {
 			name += " (default)"
 		}
 		b.WriteString("  " + name + "\n")
-		line := ""
+		// Every command tree builds this help (sim router's Long): the
+		// words are appended to one line buffer, not concatenated.
+		var line []byte
 		for _, w := range strings.Fields(m.help) {
-			if line != "" && len(line)+1+len(w) > helpWidth-len(helpIndent) {
-				b.WriteString(helpIndent + line + "\n")
-				line = ""
+			if len(line) > 0 && len(line)+1+len(w) > helpWidth-len(helpIndent) {
+				b.WriteString(helpIndent)
+				b.Write(line)
+				b.WriteByte('\n')
+				line = line[:0]
 			}
-			if line != "" {
-				line += " "
+			if len(line) > 0 {
+				line = append(line, ' ')
 			}
-			line += w
+			line = append(line, w...)
 		}
-		b.WriteString(helpIndent + line + "\n")
+		b.WriteString(helpIndent)
+		b.Write(line)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
