@@ -43,7 +43,7 @@ var lockResource = builders.Resource[client.Lock]{
 
 // NewCmdLockList builds `shakectl admin lock list`.
 func NewCmdLockList(f *cmdutil.Factory) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	return cmdutil.Verb(f, &cobra.Command{
 		Use: "list", Short: "List the locks held in the cluster",
 		Long: `List the locks held in the cluster right now (GET /admin/locks): each lock's
 key, and the process (pid, node) holding it for what operation. A lock that
@@ -52,12 +52,11 @@ lock; -o json prints one object per lock, sorted, its key under "lock"
 (sf-client --json prints the server's object).`,
 		Example: `  shakectl admin lock list
   shakectl admin lock list --jq '.[] | select(.node == "sf-2") | .lock'`,
-		Run: func(s *cmdutil.Session, _ []string) error {
-			locks, _, err := s.Client.AdminLocks(s.Ctx)
-			if err != nil {
-				return err
-			}
-			return s.PrintList(lockResource.List(locks))
-		},
+	}, func(s *cmdutil.Session, _ []string) error {
+		locks, _, err := s.Client.AdminLocks(s.Ctx)
+		if err != nil {
+			return err
+		}
+		return s.PrintList(lockResource.List(locks))
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -35,7 +36,7 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{In: f.IOStreams.In, Context: f.Context}
 	var req request
 	c := &cobra.Command{
-		Use:   "api METHOD PATH",
+		Use:   "api",
 		Short: "Make an authenticated Shakenfist API request",
 		Long: `Send any request to the Shakenfist API and print the answer's body: indented
 JSON on a terminal, the body as sent when piped, YAML with -o yaml.
@@ -60,7 +61,6 @@ for stdin) sends a file's JSON as the body instead. Standard input can feed one 
   shakectl api POST /instances -f name=web1 -F cpus=1 -F memory=1024 -F 'disk[][size]=8'
   shakectl api POST /instances --input create.json --retry-transient-capacity
   shakectl api GET /nodes | jq -r '.[] | select(.is_hypervisor) | .name'`,
-		Args: cmdutil.RefArgs("METHOD", "PATH"),
 		// The request is made of the arguments and flags before anything
 		// is resolved or sent.
 		PreRunE: func(_ *cobra.Command, args []string) (err error) {
@@ -89,13 +89,7 @@ for stdin) sends a file's JSON as the body instead. Standard input can feed one 
 		}
 		return pflag.NormalizedName(name)
 	})
-	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) == 0 {
-			return []cobra.Completion{"GET", "POST", "PUT", "PATCH", "DELETE"}, cobra.ShellCompDirectiveNoFileComp
-		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return c
+	return builders.Args(c, "METHOD PATH", cobra.FixedCompletions([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // FieldArg is one -F or -f argument.

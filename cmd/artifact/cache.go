@@ -27,7 +27,7 @@ func NewCmdCache(f *cmdutil.Factory) *cobra.Command {
 		namespace string
 	)
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "cache URL",
+		Use:   "cache",
 		Short: "Have the cluster fetch an image from a URL, and wait for it",
 		Long: `Ask the cluster to fetch the image at URL into an artifact (created if new,
 the existing one otherwise), wait for the fetch, and print the artifact.
@@ -48,8 +48,6 @@ namespace may make shared artifacts (--shared).`,
 		Example: `  shakectl artifact cache https://images.example/debian-12.qcow2
   shakectl artifact cache debian:12 --shared --async block
   shakectl artifact cache https://images.example/big.qcow2 --timeout 10m`,
-		Args:              cmdutil.RefArgs("URL"),
-		ValidArgsFunction: cobra.NoFileCompletions,
 	}, func(s *cmdutil.Session, args []string) error {
 		start := time.Now()
 		a, err := s.Client.CacheArtifact(s.Ctx, args[0], shared, namespace)
@@ -64,6 +62,7 @@ namespace may make shared artifacts (--shared).`,
 		}
 		return s.PrintDetail(artifactResource.Detail(a))
 	})
+	builders.Args(c, "URL")
 	c.Flags().BoolVar(&shared, "shared", false, "share the artifact with every namespace (system only)")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to hold the artifact")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))

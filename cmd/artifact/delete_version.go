@@ -12,15 +12,13 @@ import (
 
 // NewCmdDeleteVersion builds `shakectl artifact delete-version`.
 func NewCmdDeleteVersion(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Verb(f, &cobra.Command{
-		Use:   "delete-version ARTIFACT INDEX",
+	c := cmdutil.Verb(f, &cobra.Command{
+		Use:   "delete-version",
 		Short: "Delete one version of an artifact",
 		Long: `Delete the version INDEX of an artifact (artifact versions lists them) and
 print the artifact. Deleting its last version deletes the artifact. An
 index the artifact does not have is not found (exit 5).`,
-		Example:           `  shakectl artifact delete-version debian-12.qcow2 3`,
-		Args:              cmdutil.RefArgs("ARTIFACT", "INDEX"),
-		ValidArgsFunction: builders.CompletePositions(complete.ArtifactNames(f)),
+		Example: `  shakectl artifact delete-version debian-12.qcow2 3`,
 	}, func(s *cmdutil.Session, args []string) error {
 		idx, err := strconv.Atoi(args[1])
 		if err != nil || idx < 0 {
@@ -36,4 +34,5 @@ index the artifact does not have is not found (exit 5).`,
 		}
 		return s.PrintDetail(artifactResource.Detail(a))
 	})
+	return builders.Args(c, "ARTIFACT INDEX", complete.ArtifactNames(f))
 }

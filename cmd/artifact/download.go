@@ -19,7 +19,7 @@ import (
 func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	var clobber bool
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "download ARTIFACT DEST",
+		Use:   "download",
 		Short: "Download an artifact's newest version to a file",
 		Long: `Download the newest version of ARTIFACT to DEST (a file, "-" for stdout, or a
 directory to hold a file named ARTIFACT as you typed it, never a name the
@@ -47,13 +47,6 @@ The blob UUIDs the server names must be UUIDs: any other name is refused
 		Example: `  shakectl artifact download ci-image ./disk.qcow2
   shakectl artifact download debian-12.qcow2 /var/tmp/ -o json
   shakectl artifact download ci-image - | sha512sum`,
-		Args: cmdutil.RefArgs("ARTIFACT", "DEST"),
-		ValidArgsFunction: func(c *cobra.Command, args []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) == 1 {
-				return nil, cobra.ShellCompDirectiveDefault
-			}
-			return complete.ArgsAccepted(complete.ArtifactNames(f))(c, args, s)
-		},
 	}, func(s *cmdutil.Session, args []string) error {
 		out, err := transfer.DownloadDest(args[1], args[0], 0o666, clobber)
 		if err != nil {
@@ -85,6 +78,7 @@ The blob UUIDs the server names must be UUIDs: any other name is refused
 		}
 		return s.PrintDetail(downloadDetail(a, cur.UUID, out.Arg, n, got, want != ""))
 	})
+	builders.Args(c, "ARTIFACT DEST", complete.ArtifactNames(f), complete.Files)
 	transfer.AddClobberFlag(c, &clobber)
 	return c
 }

@@ -17,7 +17,7 @@ import (
 // server's default, or more, now up to the 1000 every events call sends).
 func NewCmdEvents(f *cmdutil.Factory) *cobra.Command {
 	var q client.EventsQuery
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "events", Short: "List an artifact's event trail",
 		Long: `List the events the cluster recorded for an artifact, newest first: fetches,
 versions added and removed, shares, metadata changes, deletes. --type asks
@@ -25,15 +25,14 @@ for one type of event, --limit for at most that many (the server's default
 is 100).`,
 		Example: `  shakectl artifact events debian-12.qcow2 --limit 5
   shakectl artifact events debian-12.qcow2 -o json --jq '.[].message'`,
-		Args: []string{"ARTIFACT"}, Complete: []cobra.CompletionFunc{complete.ArtifactNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			events, err := s.Client.ArtifactEvents(s.Ctx, args[0], q)
-			if err != nil {
-				return err
-			}
-			return s.PrintList(builders.EventResource.List(events))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		events, err := s.Client.ArtifactEvents(s.Ctx, args[0], q)
+		if err != nil {
+			return err
+		}
+		return s.PrintList(builders.EventResource.List(events))
 	})
+	builders.Args(c, "ARTIFACT", complete.ArtifactNames(f))
 	c.Flags().StringVarP(&q.Type, "type", "t", "", "only events of this type (audit, mutate, status, ...)")
 	numflag.VarP(c.Flags(), &q.Limit, "limit", "l", 0, numflag.Between(0, client.MaxEventsLimit), "at most this many events (0: the server's default)")
 	return c

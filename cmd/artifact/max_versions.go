@@ -12,15 +12,13 @@ import (
 
 // NewCmdMaxVersions builds `shakectl artifact max-versions`.
 func NewCmdMaxVersions(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Verb(f, &cobra.Command{
-		Use:   "max-versions ARTIFACT N",
+	c := cmdutil.Verb(f, &cobra.Command{
+		Use:   "max-versions",
 		Short: "Set how many versions an artifact keeps",
 		Long: `Set the most versions the artifact keeps; when a new version would make
 more, the oldest go. As shakenfist da448b1a has it, lowering the limit
 removes nothing until the next version is added. Prints nothing.`,
-		Example:           `  shakectl artifact max-versions debian-12.qcow2 5`,
-		Args:              cmdutil.RefArgs("ARTIFACT", "N"),
-		ValidArgsFunction: builders.CompletePositions(complete.ArtifactNames(f)),
+		Example: `  shakectl artifact max-versions debian-12.qcow2 5`,
 	}, func(s *cmdutil.Session, args []string) error {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 {
@@ -29,4 +27,5 @@ removes nothing until the next version is added. Prints nothing.`,
 
 		return s.Client.SetArtifactMaxVersions(s.Ctx, args[0], n)
 	})
+	return builders.Args(c, "ARTIFACT N", complete.ArtifactNames(f))
 }

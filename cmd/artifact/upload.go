@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
@@ -19,7 +20,7 @@ func NewCmdUpload(f *cmdutil.Factory) *cobra.Command {
 		reupload bool
 	)
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "upload NAME FILE",
+		Use:   "upload",
 		Short: "Upload a file as a new version of the artifact NAME",
 		Long: `Upload FILE and make it the newest version of the artifact NAME (created if
 new; its source URL is sf://upload/NAMESPACE/NAME unless --source-url says
@@ -44,13 +45,6 @@ again.`,
 		Example: `  shakectl artifact upload ci-image ./disk.qcow2
   shakectl artifact upload ci-image ./disk.qcow2 --resume 0c4a3c9e-8e1f-4b8e-9a51-2b7c3d4e5f60
   shakectl artifact upload base ./base.qcow2 --shared -o json`,
-		Args: cmdutil.RefArgs("NAME", "FILE"),
-		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) == 1 {
-				return nil, cobra.ShellCompDirectiveDefault // FILE: the shell's files
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
 	}, func(s *cmdutil.Session, args []string) error {
 		name, path := args[0], args[1]
 		if containsSlash(name) {
@@ -71,6 +65,7 @@ again.`,
 		}
 		return s.PrintDetail(artifactResource.Detail(a))
 	})
+	builders.Args(c, "NAME FILE", nil, complete.Files)
 	c.Flags().StringVar(&req.SourceURL, "source-url", "", "the artifact's source URL (default sf://upload/NAMESPACE/NAME)")
 	c.Flags().StringVar(&req.SourceURL, "source_url", "", "sf-client's spelling of --source-url")
 	cmdutil.Must(c.Flags().MarkHidden("source_url"))

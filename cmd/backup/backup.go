@@ -17,6 +17,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/transfer"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/output"
@@ -45,7 +46,7 @@ func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		blobsDir string
 		clobber  bool
 	)
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "create", Short: "Back up every artifact and blob to a directory",
 		Long: `Copy the cluster's artifacts and blobs (admin only: GET /blobs needs the
 system namespace): every blob's bytes into --blobs-dir (default: "blobs"
@@ -75,28 +76,24 @@ any other name ("../../x", a name with "/", a control character, 300
 characters) is refused (exit 1), naming it, before anything is written.`,
 		Example: `  cd /srv/backup/$(date +%F) && shakectl backup create summary.json
   shakectl backup create /srv/backup/summary.json --blobs-dir /srv/backup/blobs -o json`,
-		Args: []string{"DEST"},
-		Complete: []cobra.CompletionFunc{func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveDefault
-		}},
-		Run: func(s *cmdutil.Session, args []string) error {
-			if args[0] == outfile.Stdout {
-				return cmdutil.UsageErrorf("DEST must be a file: the blobs go beside it")
-			}
-			if blobsDir == outfile.Stdout {
-				return cmdutil.UsageErrorf("--blobs-dir must be a directory: the blobs are files, which stdout cannot hold")
-			}
-			// As every download: the umask decides a new file's mode.
-			out, err := transfer.DownloadDest(args[0], "summary.json", 0o666, clobber)
-			if err != nil {
-				return err
-			}
-			if blobsDir == "" {
-				blobsDir = filepath.Join(filepath.Dir(out.Arg), "blobs")
-			}
-			return create(s, out, blobsDir)
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		if args[0] == outfile.Stdout {
+			return cmdutil.UsageErrorf("DEST must be a file: the blobs go beside it")
+		}
+		if blobsDir == outfile.Stdout {
+			return cmdutil.UsageErrorf("--blobs-dir must be a directory: the blobs are files, which stdout cannot hold")
+		}
+		// As every download: the umask decides a new file's mode.
+		out, err := transfer.DownloadDest(args[0], "summary.json", 0o666, clobber)
+		if err != nil {
+			return err
+		}
+		if blobsDir == "" {
+			blobsDir = filepath.Join(filepath.Dir(out.Arg), "blobs")
+		}
+		return create(s, out, blobsDir)
 	})
+	builders.Args(c, "DEST", complete.Files)
 	c.Flags().StringVar(&blobsDir, "blobs-dir", "", `where the blob files go (default "blobs" beside DEST; sf-client: ./blobs)`)
 	transfer.AddClobberFlag(c, &clobber)
 	cmdutil.Must(c.MarkFlagDirname("blobs-dir"))

@@ -1,7 +1,8 @@
 // Package builders makes the commands that share one shape from a
-// description, on top of the kernel (cmd/cmdutil): a verb on named objects
-// (VerbSpec), a noun's group (GroupSpec), list and show of a Resource,
-// a verb that prints one object or a list (RefDetailSpec, RefListSpec),
+// description, on top of the kernel (cmd/cmdutil): the one declaration of
+// a command's arguments and their completion (Args), a noun's group
+// (GroupSpec), list and show of a Resource, a verb that prints one object
+// or a list (RefDetailSpec, RefListSpec),
 // events (EventsSpec), the metadata verbs (MetadataSpec), a namespace-wide
 // delete (DeleteAllSpec), and the one way to wait (Await, on client/poll;
 // ForState and AwaitAsync for a resource's state). Every command it

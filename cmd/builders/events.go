@@ -59,7 +59,7 @@ type EventsSpec struct {
 // --limit (client-python 6c25293c: -t/--type, -l/--limit).
 func NewEventsCmd(f *cmdutil.Factory, spec EventsSpec) *cobra.Command {
 	var q client.EventsQuery
-	c := NewVerbCmd(f, VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "events", Short: "List " + withArticle(spec.Noun) + "'s event trail",
 		Long: `List the events the cluster recorded for ` + withArticle(spec.Noun) + `, newest first as the
 server sends them: their type, where (fqdn), how long, the message and any
@@ -70,15 +70,14 @@ objects as sent.
 resources, prune, historic); --limit for at most that many, 1 to 1000 (the
 bounds a 2026 server enforces; its default is 100).`,
 		Example: spec.Example,
-		Args:    []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *cmdutil.Session, args []string) error {
-			events, err := spec.Fetch(s.Client, s.Ctx, args[0], q)
-			if err != nil {
-				return err
-			}
-			return s.PrintList(EventResource.List(events))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		events, err := spec.Fetch(s.Client, s.Ctx, args[0], q)
+		if err != nil {
+			return err
+		}
+		return s.PrintList(EventResource.List(events))
 	})
+	Args(c, spec.Arg, spec.Complete)
 	// The flags are checked before any request: a bad one is a usage error
 	// with nothing sent.
 	c.PreRunE = func(cmd *cobra.Command, _ []string) error {

@@ -75,7 +75,6 @@ func NewListCmd[T any](f *cmdutil.Factory, r Resource[T], spec ListSpec[T]) *cob
 		Short:   spec.Short,
 		Long:    spec.Long,
 		Example: spec.Example,
-		Args:    cobra.NoArgs,
 	}
 	cmdutil.Verb(f, c, func(s *cmdutil.Session, _ []string) error {
 		items, err := spec.Fetch(s.Client, s.Ctx, all)

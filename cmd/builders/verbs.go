@@ -18,48 +18,6 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// VerbSpec describes a command that acts on named objects: its positional
-// arguments (each completed by the function at its position, nil for
-// none) and what it does with a session. The generic builder does the
-// argument checks, the session and the completion, so each verb is its
-// own few lines of intent.
-type VerbSpec struct {
-	Use, Short, Long, Example string
-	// Args names the positional arguments, all required.
-	Args []string
-	// Optional names trailing positional arguments that may be left out.
-	Optional []string
-	// Complete completes the argument at each position.
-	Complete []cobra.CompletionFunc
-	// Check, when set, judges the arguments before any session: what it
-	// refuses is a usage error with nothing sent.
-	Check func(args []string) error
-	Run   func(s *cmdutil.Session, args []string) error
-}
-
-// NewVerbCmd builds a command from a VerbSpec.
-func NewVerbCmd(f *cmdutil.Factory, spec VerbSpec) *cobra.Command {
-	use := spec.Use
-	for _, a := range spec.Args {
-		use += " " + a
-	}
-	for _, a := range spec.Optional {
-		use += " [" + a + "]"
-	}
-	c := &cobra.Command{
-		Use:               use,
-		Short:             spec.Short,
-		Long:              spec.Long,
-		Example:           spec.Example,
-		Args:              optionalArgs(spec.Args, spec.Optional),
-		ValidArgsFunction: CompletePositions(spec.Complete...),
-	}
-	if spec.Check != nil {
-		c.PreRunE = func(_ *cobra.Command, args []string) error { return spec.Check(args) }
-	}
-	return cmdutil.Verb(f, c, spec.Run)
-}
-
 // GroupSpec is a noun's command group: "<noun> <command>", also spelled
 // as the plural.
 type GroupSpec struct {
@@ -96,25 +54,23 @@ type RefDetailSpec[T any] struct {
 // NewRefDetailCmd builds "<noun> <use> REF", printing r's detail of what
 // the call answers.
 func NewRefDetailCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefDetailSpec[T]) *cobra.Command {
-	v := VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
-		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *cmdutil.Session, args []string) error {
-			obj, err := spec.Call(s.Client, s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if obj == nil && spec.Gone != "" {
-				AlreadyDeleted(s, spec.Gone+" "+args[0])
-				return nil
-			}
-			return s.PrintDetail(r.Detail(obj))
-		},
-	}
+	}, func(s *cmdutil.Session, args []string) error {
+		obj, err := spec.Call(s.Client, s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if obj == nil && spec.Gone != "" {
+			AlreadyDeleted(s, spec.Gone+" "+args[0])
+			return nil
+		}
+		return s.PrintDetail(r.Detail(obj))
+	})
 	if spec.Check != nil {
-		v.Check = func(args []string) error { return spec.Check(args[0]) }
+		c.PreRunE = func(_ *cobra.Command, args []string) error { return spec.Check(args[0]) }
 	}
-	return NewVerbCmd(f, v)
+	return Args(c, spec.Arg, spec.Complete)
 }
 
 // AlreadyDeleted says on stderr (unless --quiet) that a delete found
@@ -122,29 +78,6 @@ func NewRefDetailCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefDetailSpe
 func AlreadyDeleted(s *cmdutil.Session, what string) {
 	if !s.Cfg.Quiet {
 		fmt.Fprintf(s.F.IOStreams.ErrOut, "%s was already deleted\n", what)
-	}
-}
-
-// optionalArgs checks the required arguments as cmdutil.RefArgs does and allows
-// up to len(optional) more.
-func optionalArgs(required, optional []string) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		n := len(args)
-		if n > len(required) && n <= len(required)+len(optional) {
-			n = len(required)
-		}
-		return cmdutil.RefArgs(required...)(c, args[:n:n])
-	}
-}
-
-// CompletePositions completes each positional argument with the function
-// at its position (none past the end, or where the function is nil).
-func CompletePositions(fns ...cobra.CompletionFunc) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) >= len(fns) || fns[len(args)] == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return fns[len(args)](c, args, toComplete)
 	}
 }
 
@@ -158,17 +91,16 @@ type RefListSpec[T any] struct {
 
 // NewRefListCmd builds "<noun> <use> REF", printing r's list.
 func NewRefListCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefListSpec[T]) *cobra.Command {
-	return NewVerbCmd(f, VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: spec.Use, Short: spec.Short, Long: spec.Long, Example: spec.Example,
-		Args: []string{spec.Arg}, Complete: []cobra.CompletionFunc{spec.Complete},
-		Run: func(s *cmdutil.Session, args []string) error {
-			items, err := spec.Fetch(s.Client, s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintList(r.List(items))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		items, err := spec.Fetch(s.Client, s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		return s.PrintList(r.List(items))
 	})
+	return Args(c, spec.Arg, spec.Complete)
 }
 
 // Confirm asks a person at a terminal to type yes before something that
@@ -227,39 +159,36 @@ func NewDeleteAllCmd(f *cmdutil.Factory, spec DeleteAllSpec) *cobra.Command {
 	if short == "" {
 		short = "Delete every " + strings.TrimSuffix(spec.Plural, "s") + " of a namespace"
 	}
-	v := VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: use, Short: short,
 		Long: spec.Long + `
 
 It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 		Example: spec.Example,
-		Run: func(s *cmdutil.Session, args []string) error {
-			req := ScopeRequest{Namespace: namespace, AllNamespaces: all, AllowAll: true, Named: "--namespace"}
-			if spec.NamespaceArg {
-				req = ScopeRequest{Namespace: args[0], Named: "NAMESPACE"}
-			}
-			sc, err := ResolveScope(s, req)
-			if err != nil {
-				return err
-			}
-			if err := ConfirmScope(s, yes, spec.Plural, sc); err != nil {
-				return err
-			}
-			d, err := spec.Delete(s, sc)
-			if d.Raw == nil && d.Fields == nil {
-				return err // nothing to print
-			}
-			if perr := s.PrintDetail(d); perr != nil && err == nil {
-				err = perr
-			}
+	}, func(s *cmdutil.Session, args []string) error {
+		req := ScopeRequest{Namespace: namespace, AllNamespaces: all, AllowAll: true, Named: "--namespace"}
+		if spec.NamespaceArg {
+			req = ScopeRequest{Namespace: args[0], Named: "NAMESPACE"}
+		}
+		sc, err := ResolveScope(s, req)
+		if err != nil {
 			return err
-		},
-	}
+		}
+		if err := ConfirmScope(s, yes, spec.Plural, sc); err != nil {
+			return err
+		}
+		d, err := spec.Delete(s, sc)
+		if d.Raw == nil && d.Fields == nil {
+			return err // nothing to print
+		}
+		if perr := s.PrintDetail(d); perr != nil && err == nil {
+			err = perr
+		}
+		return err
+	})
 	if spec.NamespaceArg {
-		v.Args = []string{"NAMESPACE"}
-		v.Complete = []cobra.CompletionFunc{complete.NamespaceNames(f)}
+		Args(c, "NAMESPACE", complete.NamespaceNames(f))
 	}
-	c := NewVerbCmd(f, v)
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	c.Flags().BoolVar(&yes, "confirm", false, "the same as --yes (sf-client's spelling)")
 	if !spec.NamespaceArg {
@@ -307,24 +236,22 @@ type MetadataSpec struct {
 // for one kind of object, as sf-client has them (client-python 6c25293c
 // commandline/*.py): the one metadata builder of every noun.
 func NewMetadataCmds(f *cmdutil.Factory, spec MetadataSpec) []*cobra.Command {
-	ref := []cobra.CompletionFunc{spec.Complete}
 	aNoun := withArticle(spec.Noun)
 	var cmds []*cobra.Command
 	if spec.Get != nil {
-		cmds = append(cmds, NewVerbCmd(f, VerbSpec{
+		get := cmdutil.Verb(f, &cobra.Command{
 			Use: "get-metadata", Short: "Show " + aNoun + "'s metadata",
 			Long: `Show the metadata of ` + aNoun + `, one KEY VALUE line per item (values as
 JSON); -o json prints the server's object.`,
 			Example: "  shakectl " + spec.Noun + " get-metadata " + spec.Ref,
-			Args:    []string{spec.Arg}, Complete: ref,
-			Run: func(s *cmdutil.Session, args []string) error {
-				md, err := spec.Get(s.Client, s.Ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return s.PrintDetail(MetadataDetail(md))
-			},
-		}))
+		}, func(s *cmdutil.Session, args []string) error {
+			md, err := spec.Get(s.Client, s.Ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return s.PrintDetail(MetadataDetail(md))
+		})
+		cmds = append(cmds, Args(get, spec.Arg, spec.Complete))
 	}
 	long := `Set the metadata item KEY of ` + aNoun + ` to VALUE. As with create's -m,
 "tags" takes a JSON list of strings and "affinity" a JSON object; any other
@@ -336,29 +263,28 @@ value is sent as a string. The server refuses an empty value.`
 The server refuses an empty value. Prints nothing.`
 		example = "  shakectl " + spec.Noun + " set-metadata " + spec.Ref + " owner team-a"
 	}
-	cmds = append(cmds, NewVerbCmd(f, VerbSpec{
+	set := cmdutil.Verb(f, &cobra.Command{
 		Use: "set-metadata", Short: "Set one metadata item of " + aNoun,
 		Long: long, Example: example,
-		Args: []string{spec.Arg, "KEY", "VALUE"}, Complete: ref,
-		Run: func(s *cmdutil.Session, args []string) error {
-			if spec.StringValues {
-				return spec.Set(s.Client, s.Ctx, args[0], args[1], args[2])
-			}
-			md, err := client.ParseMetadata([]string{args[1] + "=" + args[2]})
-			if err != nil {
-				return cmdutil.UsageErrorf("%s", err)
-			}
-			return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
-		},
-	}), NewVerbCmd(f, VerbSpec{
+	}, func(s *cmdutil.Session, args []string) error {
+		if spec.StringValues {
+			return spec.Set(s.Client, s.Ctx, args[0], args[1], args[2])
+		}
+		md, err := client.ParseMetadata([]string{args[1] + "=" + args[2]})
+		if err != nil {
+			return cmdutil.UsageErrorf("%s", err)
+		}
+		return spec.Set(s.Client, s.Ctx, args[0], args[1], md[args[1]])
+	})
+	del := cmdutil.Verb(f, &cobra.Command{
 		Use: "delete-metadata", Short: "Delete one metadata item of " + aNoun,
 		Example: "  shakectl " + spec.Noun + " delete-metadata " + spec.Ref + " owner",
-		Args:    []string{spec.Arg, "KEY"}, Complete: ref,
-		Run: func(s *cmdutil.Session, args []string) error {
-			return spec.Delete(s.Client, s.Ctx, args[0], args[1])
-		},
-	}))
-	return cmds
+	}, func(s *cmdutil.Session, args []string) error {
+		return spec.Delete(s.Client, s.Ctx, args[0], args[1])
+	})
+	return append(cmds,
+		Args(set, spec.Arg+" KEY VALUE", spec.Complete),
+		Args(del, spec.Arg+" KEY", spec.Complete))
 }
 
 // withArticle puts "a" or "an" before a noun as it is said: the nouns

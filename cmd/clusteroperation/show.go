@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -16,7 +17,7 @@ import (
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
 	var chain, wait bool
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "show OP_TYPE/OP_UUID | OP_TYPE OP_UUID | --chain OP_UUID",
+		Use:   "show",
 		Short: "Show one cluster operation, or the chain of operations it depends on",
 		Long: `Show a cluster operation of a 2026 server: GET
 /clusteroperations/OP_TYPE/OP_UUID, with its type (e.g. net_op), uuid,
@@ -35,13 +36,6 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 		Example: `  shakectl cluster-operation show net_op/1f0e…
   shakectl cluster-operation show --wait net_op/1f0e… --async block
   shakectl cluster-operation show --chain 1f0e… -o json`,
-		Args: func(c *cobra.Command, args []string) error {
-			switch {
-			case chain && len(args) == 1, !chain && (len(args) == 1 || len(args) == 2):
-				return nil
-			}
-			return &cmdutil.UsageError{Msg: c.CommandPath() + " needs OP_TYPE/OP_UUID, OP_TYPE OP_UUID, or --chain OP_UUID", Command: c.CommandPath()}
-		},
 	}, func(s *cmdutil.Session, args []string) error {
 		h, err := parseHandle(args, chain)
 		if err != nil {
@@ -73,7 +67,13 @@ An operation of a namespace the key cannot see is refused (403, exit 4).`,
 	})
 	c.Flags().BoolVar(&wait, "wait", false, "wait until the operation is complete, or fail when it ends in error or abort")
 	c.Flags().BoolVar(&chain, "chain", false, "list the operation and the operations it depends on, newest first")
-	return c
+	return builders.ArgsCheckedBy(c, "OP_TYPE/OP_UUID | OP_TYPE OP_UUID | --chain OP_UUID", func(c *cobra.Command, args []string) error {
+		switch {
+		case chain && len(args) == 1, !chain && (len(args) == 1 || len(args) == 2):
+			return nil
+		}
+		return &cmdutil.UsageError{Msg: c.CommandPath() + " needs OP_TYPE/OP_UUID, OP_TYPE OP_UUID, or --chain OP_UUID", Command: c.CommandPath()}
+	})
 }
 
 // parseHandle reads OP_TYPE/OP_UUID, OP_TYPE OP_UUID or (with --chain)

@@ -7,15 +7,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// FixedWithDesc completes a fixed set of values, each with a description,
-// and never file names. Values are filtered by what is typed so far, so the
-// answer is right even for a shell that does not filter.
+// FixedWithDesc completes a fixed set of values, each with its description
+// if any, and never file names. Values are filtered by what is typed so
+// far, so the answer is right even for a shell that does not filter.
 func FixedWithDesc(values []string, desc map[string]string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var comps []cobra.Completion
 		for _, v := range values {
 			if strings.HasPrefix(v, toComplete) {
-				comps = append(comps, cobra.CompletionWithDesc(v, desc[v]))
+				comps = append(comps, strings.TrimSuffix(cobra.CompletionWithDesc(v, desc[v]), "\t"))
 			}
 		}
 		return comps, cobra.ShellCompDirectiveNoFileComp

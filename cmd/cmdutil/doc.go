@@ -8,12 +8,12 @@
 // The Cobra command is the declaration and the kernel adds the run (the
 // rule of hcloud's base.Cmd):
 //
-//		c := &cobra.Command{Use: "show INSTANCE", Short: "…", Args: cmdutil.RefArgs("INSTANCE")}
-//		c.Flags().BoolVar(&all, "all", false, "…")
-//		return cmdutil.Verb(f, c, func(s *cmdutil.Session, args []string) error {
+//		c := cmdutil.Verb(f, &cobra.Command{Use: "show", Short: "…"}, func(s *cmdutil.Session, args []string) error {
 //			inst, err := s.Client.GetInstance(s.Ctx, args[0])
 //			…
 //		})
+//		c.Flags().BoolVar(&all, "all", false, "…")
+//		return builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 //
 //	  - Verb is a command that talks to the Shakenfist API: the kernel opens
 //	    the Session (configuration, client, the context of its requests)
@@ -21,8 +21,9 @@
 //	  - Local is a command that does not (version, sim, proxy, context …):
 //	    its run gets the command and its arguments. It takes no client
 //	    option unless Takes declares some (proxy and wrap take the API URL).
-//	  - A declaration has no RunE of its own; a check that must refuse before
-//	    anything is resolved or sent is its Args or PreRunE.
+//	  - A declaration has no RunE, Args or completion of its own: builders.Args
+//	    declares the arguments (none without it); a check that must refuse
+//	    before anything is resolved or sent is its PreRunE.
 //	  - The generic builders (list, show, events, metadata, delete-all …)
 //	    and the waits live in cmd/builders, on top of the kernel: they make
 //	    Verbs from a resource's description. Name completion lives in
@@ -30,7 +31,8 @@
 //
 // Nothing else opens a session or sets a RunE: cmd/root's tree test walks
 // every command and fails on one the kernel did not build
-// (KernelAnnotation), and scans the sources for a hand-made run.
+// (KernelAnnotation) or whose arguments builders.Args did not declare
+// (ArgsAnnotation), and scans the sources for either made by hand.
 //
 // # Options
 //

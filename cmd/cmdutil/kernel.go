@@ -19,17 +19,21 @@ const (
 	VerbLocal   = "local"
 )
 
+// ArgsAnnotation is the usage builders.Args declared ("" for none, the
+// kernel's default); cmd/root's tree test fails on a command without it.
+const ArgsAnnotation = "shakectl/args"
+
 // OptionsAnnotation lists, comma-separated, the client options (Settings
 // of ClientCommands scope) a command takes. Verb sets every one; Local
 // none, unless Takes adds some. BindOptions makes the flags from it.
 const OptionsAnnotation = "shakectl/options"
 
-// Verb makes c, the declaration (Use, Short, Long, Example, Args, flags,
-// completion), a command that talks to the Shakenfist API: the kernel
-// opens the session (configuration, client, context) before run and
-// closes it after, and c takes every client option. c's RunE must be
-// unset: the run is run. A check that must refuse before anything is sent
-// belongs in c.Args or c.PreRunE.
+// Verb makes c, the declaration (Use, Short, Long, Example, flags), a
+// command that talks to the Shakenfist API: the kernel opens the session
+// (configuration, client, context) before run and closes it after, and c
+// takes every client option. c's RunE must be unset: the run is run. Its
+// arguments are declared with builders.Args (none unless it does); a
+// check that must refuse before anything is sent is its PreRunE.
 func Verb(f *Factory, c *cobra.Command, run func(s *Session, args []string) error) *cobra.Command {
 	return VerbWith(f, c, nil, run)
 }
@@ -79,6 +83,12 @@ func declare(c *cobra.Command, kind string) {
 		panic("cmdutil: " + c.Name() + " declares its own Run; the kernel adds it")
 	}
 	setAnnotation(c, KernelAnnotation, kind)
+	// A command that declares no arguments (builders.Args) takes none; the
+	// root and the groups, whose arguments are commands, bring their own.
+	if _, ok := c.Annotations[ArgsAnnotation]; !ok && c.Args == nil && c.ValidArgsFunction == nil {
+		c.Args, c.ValidArgsFunction = cobra.NoArgs, cobra.NoFileCompletions
+		setAnnotation(c, ArgsAnnotation, "")
+	}
 }
 
 func setAnnotation(c *cobra.Command, key, value string) {

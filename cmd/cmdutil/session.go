@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,20 +103,15 @@ func RawOf(raw json.RawMessage, v any) json.RawMessage {
 	return b
 }
 
-// RefArgs checks that a command got exactly the named, non-empty
-// positional arguments, with a usage error that names them.
-func RefArgs(names ...string) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) != len(names) {
-			return UsageErrorf("%s needs %s (got %d argument%s)", c.CommandPath(), strings.Join(names, " "), len(args), plural(len(args)))
-		}
-		for i, a := range args {
-			if strings.TrimSpace(a) == "" {
-				return UsageErrorf("%s: %s is empty", c.CommandPath(), names[i])
-			}
-		}
-		return nil
+// ArgsCountError is the usage error of a command given too few or too
+// many positional arguments: words are its usage's ("INSTANCE [LENGTH]"),
+// least how many it needs.
+func ArgsCountError(c *cobra.Command, words string, least, got int) error {
+	verb := "needs"
+	if least == 0 {
+		verb = "takes"
 	}
+	return UsageErrorf("%s %s %s (got %d argument%s)", c.CommandPath(), verb, words, got, plural(got))
 }
 
 func plural(n int) string {

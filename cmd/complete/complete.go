@@ -136,31 +136,18 @@ func NamespaceNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	})
 }
 
-// ArgsAccepted limits a completion of positional arguments to the positions
-// the command accepts, so `instance show web-1 <TAB>` offers nothing more
-// when show takes one name. It is for ValidArgsFunction only: a flag's value
-// is completed whatever the positional arguments, and Cobra gives the
-// completion function no way to tell the two apart.
-func ArgsAccepted(fn cobra.CompletionFunc) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if c.Args != nil && !acceptsOneMore(c, args, toComplete) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return fn(c, args, toComplete)
-	}
+// Files offers the shell's own file names, for an argument that is a
+// local path (DEST, FILE).
+func Files(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveDefault
 }
 
-// acceptsOneMore asks the command's own argument check whether another
-// argument fits. The check may also judge the argument's content (an empty
-// one is refused), so a half-typed or empty word is stood in for by a
-// plausible name.
-func acceptsOneMore(c *cobra.Command, args []string, toComplete string) bool {
-	for _, probe := range []string{toComplete, "name"} {
-		if probe != "" && c.Args(c, append(slices.Clip(args), probe)) == nil {
-			return true
-		}
+// FilesEndingIn offers the shell's file names with one of the extensions
+// (without the dot), and directories.
+func FilesEndingIn(extensions ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return extensions, cobra.ShellCompDirectiveFilterFileExt
 	}
-	return false
 }
 
 // completeFromAPI turns a list call into a completion function. It never

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
@@ -200,37 +201,44 @@ func TestCompletionGivesUpAfterTwoSeconds(t *testing.T) {
 	})
 }
 
-func TestArgsAcceptedStopsAtTheLastPosition(t *testing.T) {
+// An argument's completion offers names where the command takes one: at
+// its position, at every position of a repeated word, and nowhere past
+// the last word, where the API is not even asked.
+func TestArgsCompleteOnlyTheirPositions(t *testing.T) {
 	srv, calls := completionCloud(t, completionCloudLists)
 	f := completionFactoryFor(t, srv.URL)
-	one := &cobra.Command{Use: "show NAME", Args: cobra.ExactArgs(1)}
-	// Like the resource commands' checks: the count, and no empty name.
-	strict := &cobra.Command{Use: "show NAME", Args: func(_ *cobra.Command, args []string) error {
-		if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
-			return errors.New("needs one non-empty NAME")
+	one := builders.Args(&cobra.Command{Use: "show"}, "NAME", complete.InstanceNames(f))
+	second := builders.Args(&cobra.Command{Use: "ping"}, "NETWORK NAME", nil, complete.InstanceNames(f))
+	many := builders.Args(&cobra.Command{Use: "delete"}, "NAME...", complete.InstanceNames(f))
+	offered := func(c *cobra.Command, args []string, typed string) string {
+		t.Helper()
+		comps, directive := c.ValidArgsFunction(c, args, typed)
+		if directive != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("%s %q: directive %v, want no file names", c.Use, args, directive)
 		}
-		return nil
-	}}
-	many := &cobra.Command{Use: "delete NAME...", Args: cobra.MinimumNArgs(1)}
-	fn := complete.ArgsAccepted(complete.InstanceNames(f))
+		return strings.Join(completionNames(comps), " ")
+	}
 
-	if got := completionNames(completionsOnly(fn(one, nil, "w"))); strings.Join(got, " ") != "web-1 web-2" {
+	if got := offered(one, nil, "w"); got != "web-1 web-2" {
 		t.Errorf("first argument: %q", got)
 	}
-	if got := completionNames(completionsOnly(fn(strict, nil, ""))); strings.Join(got, " ") != "bidi db-1 odd web-1 web-2" {
-		t.Errorf("first argument of a command refusing empty names: %q", got)
-	}
-	if got, _ := fn(strict, []string{"web-1"}, ""); len(got) != 0 {
-		t.Errorf("second argument of a strict one-name command: %q", got)
+	if got := offered(one, nil, ""); got != "bidi db-1 odd web-1 web-2" {
+		t.Errorf("first argument, nothing typed: %q", got)
 	}
 	before := calls.Load()
-	if got, _ := fn(one, []string{"web-1"}, ""); len(got) != 0 {
+	if got := offered(one, []string{"web-1"}, ""); got != "" {
 		t.Errorf("second argument of a one-name command: %q", got)
 	}
-	if calls.Load() != before {
-		t.Error("asked the API although no argument fits")
+	if got := offered(second, nil, ""); got != "" {
+		t.Errorf("a position without completion: %q", got)
 	}
-	if got := completionNames(completionsOnly(fn(many, []string{"web-1"}, "w"))); strings.Join(got, " ") != "web-2" {
+	if calls.Load() != before {
+		t.Error("asked the API although no argument there is a name")
+	}
+	if got := offered(second, []string{"net1"}, "w"); got != "web-1 web-2" {
+		t.Errorf("second position: %q", got)
+	}
+	if got := offered(many, []string{"web-1", "db-1"}, "w"); got != "web-2" {
 		t.Errorf("further arguments of a many-name command: %q", got)
 	}
 }
@@ -251,8 +259,4 @@ func TestCompleteNamespaceFlagThroughCobra(t *testing.T) {
 	if strings.Join(got, " ") != "ci system" || directive != clitest.NoFileCompLine {
 		t.Errorf("--namespace <TAB> offers %q (%s)", got, directive)
 	}
-}
-
-func completionsOnly(comps []cobra.Completion, _ cobra.ShellCompDirective) []cobra.Completion {
-	return comps
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
@@ -45,7 +46,7 @@ func WriteCompletion(root *cobra.Command, shell string, noDesc bool, w io.Writer
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var noDesc bool
 	c := cmdutil.Local(&cobra.Command{
-		Use:   "completion {bash|zsh|fish|powershell}",
+		Use:   "completion",
 		Short: "Print the shell completion script for bash, zsh, fish or powershell",
 		Long: `Print a script that makes your shell complete shakectl's commands, flags and
 arguments, including instance, network and node names fetched from the API
@@ -104,20 +105,18 @@ If completion misbehaves, run "shakectl __complete instance show ''" to see
 what the shell is offered.`,
 		Example: `  source <(shakectl completion bash)
   shakectl completion fish > ~/.config/fish/completions/shakectl.fish`,
-		ValidArgs:             CompletionShells,
 		DisableFlagsInUseLine: true,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return cmdutil.UsageErrorf("completion needs exactly one shell: %s", strings.Join(CompletionShells, ", "))
-			}
-			if !slices.Contains(CompletionShells, args[0]) {
-				return cmdutil.UsageErrorf("unsupported shell %q: want one of %s", args[0], strings.Join(CompletionShells, ", "))
-			}
-			return nil
-		},
 	}, func(c *cobra.Command, args []string) error {
 		return WriteCompletion(c.Root(), args[0], noDesc, f.IOStreams.Out)
 	})
 	c.Flags().BoolVar(&noDesc, "no-descriptions", false, "leave out the descriptions shown next to each candidate")
-	return c
+	return builders.ArgsCheckedBy(c, "{bash|zsh|fish|powershell}", func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return cmdutil.UsageErrorf("completion needs exactly one shell: %s", strings.Join(CompletionShells, ", "))
+		}
+		if !slices.Contains(CompletionShells, args[0]) {
+			return cmdutil.UsageErrorf("unsupported shell %q: want one of %s", args[0], strings.Join(CompletionShells, ", "))
+		}
+		return nil
+	}, cmdutil.FixedWithDesc(CompletionShells, nil))
 }

@@ -20,7 +20,6 @@ it came from.`,
 		Example: `  shakectl config view
   SHAKECTL_OUTPUT=yaml shakectl config view --timeout 2m
   shakectl config view -o json | jq -r '."api-url".source'`,
-		Args: cobra.NoArgs,
 	}, func(_ *cobra.Command, _ []string) error {
 		cfg, err := f.Config()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/secret"
 	"github.com/shakenfist/shakectl/internal/configedit"
@@ -20,10 +21,9 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 	var apiURL, namespace string
 	var keyStdin, use bool
 	c := cmdutil.Local(&cobra.Command{
-		Use:     "create NAME --api-url URL --namespace NS [--key-stdin]",
+		Use:     "create",
 		Short:   "Create a context",
 		Example: `  printf %s "$KEY" | shakectl context create prod --api-url http://sf/api --namespace ops --key-stdin --use`,
-		Args:    cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
 		name := args[0]
 		// Everything the user gave is checked, and the key read, before
@@ -84,6 +84,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)
 		return nil
 	})
+	builders.Args(c, "NAME --api-url URL --namespace NS [--key-stdin]")
 	c.Flags().StringVar(&apiURL, "api-url", "", "the cloud's API URL")
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to authenticate to")
 	c.Flags().BoolVar(&keyStdin, "key-stdin", false, "read the API key from standard input (never from argv)")

@@ -5,19 +5,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/configedit"
 )
 
 func newCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Local(&cobra.Command{
-		Use:   "delete NAME",
+	c := cmdutil.Local(&cobra.Command{
+		Use:   "delete",
 		Short: "Delete a context",
 		Long: `Delete a context from the config file: its entry goes, with the comment
 written directly above it and those inside it; every other comment stays
 (a title above a blank line, the comments after the last context). When it
 was the current context, current-context is left empty ("").`,
-		Args: cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
 		wasCurrent := false
 		path, err := edit(c, f, args[0], func(doc *configedit.Doc) {
@@ -39,4 +39,5 @@ was the current context, current-context is left empty ("").`,
 		}
 		return nil
 	})
+	return builders.Args(c, "NAME")
 }

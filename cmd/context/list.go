@@ -14,7 +14,6 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 	return cmdutil.Local(&cobra.Command{
 		Use:   "list",
 		Short: "List the contexts; the current one is marked ACTIVE",
-		Args:  cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		_, doc, cfg, err := read(c, f)
 		if err != nil {

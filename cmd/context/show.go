@@ -10,10 +10,9 @@ import (
 )
 
 func newCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Local(&cobra.Command{
-		Use:   "show [NAME]",
+	c := cmdutil.Local(&cobra.Command{
+		Use:   "show",
 		Short: "Show a context (default: the current one), the key redacted",
-		Args:  cobra.MaximumNArgs(1),
 	}, func(c *cobra.Command, args []string) error {
 		path, doc, cfg, err := read(c, f)
 		if err != nil {
@@ -36,4 +35,5 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 			Raw:    contextJSON(name, ctx, name == doc.CurrentContext),
 		})
 	})
+	return builders.Args(c, "[NAME]")
 }

@@ -5,15 +5,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/configedit"
 )
 
 func newCmdUse(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Local(&cobra.Command{
-		Use:   "use NAME",
+	c := cmdutil.Local(&cobra.Command{
+		Use:   "use",
 		Short: "Make a context the current one",
-		Args:  cmdutil.RefArgs("NAME"),
 	}, func(c *cobra.Command, args []string) error {
 		path, err := edit(c, f, args[0], func(doc *configedit.Doc) { doc.CurrentContext = args[0] })
 		if err != nil {
@@ -23,4 +23,5 @@ func newCmdUse(f *cmdutil.Factory) *cobra.Command {
 		fmt.Fprintf(f.IOStreams.ErrOut, "current context is now %s (%s)\n", args[0], path)
 		return nil
 	})
+	return builders.Args(c, "NAME")
 }

@@ -58,7 +58,6 @@ this process, then run real shakectl commands against them while narrating:
 
 Everything listens on loopback and is gone when the demo ends. It takes
 a few seconds.`,
-		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		return runTour(f, opts)
 	})

@@ -65,7 +65,7 @@ its floating address if it has one, model, order and state.`,
 
 // NewCmdFloat builds `shakectl interface float`.
 func NewCmdFloat(f *cmdutil.Factory, complete cobra.CompletionFunc) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "float", Short: "Give an interface a floating address",
 		Long: `Give an interface an address on the cluster's floating network, reachable
 from outside (DNAT to the interface's address). The server reserves the
@@ -76,31 +76,29 @@ interface with its floating address. sf-client prints nothing.
 The server does not refuse an interface that already floats: it reserves
 another address, and the interface keeps only the newest.`,
 		Example: "  shakectl interface float b1981e81-b37a-4176-ba37-b61bc7208012",
-		Args:    []string{"INTERFACE"}, Complete: []cobra.CompletionFunc{complete},
-		Run: func(s *cmdutil.Session, args []string) error {
-			if err := s.Client.FloatInterface(s.Ctx, args[0]); err != nil {
-				return err
-			}
-			i, err := s.Client.GetInterface(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(Resource.Detail(i))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		if err := s.Client.FloatInterface(s.Ctx, args[0]); err != nil {
+			return err
+		}
+		i, err := s.Client.GetInterface(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(Resource.Detail(i))
 	})
+	return builders.Args(c, "INTERFACE", complete)
 }
 
 // NewCmdDefloat builds `shakectl interface defloat`.
 func NewCmdDefloat(f *cmdutil.Factory, complete cobra.CompletionFunc) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "defloat", Short: "Take an interface's floating address away",
 		Long: `Remove an interface's floating address. The server queues the work for the
 network node, which frees the address: "interface show" may list it for a
 moment longer. It prints nothing, as sf-client.`,
 		Example: "  shakectl interface defloat b1981e81-b37a-4176-ba37-b61bc7208012",
-		Args:    []string{"INTERFACE"}, Complete: []cobra.CompletionFunc{complete},
-		Run: func(s *cmdutil.Session, args []string) error {
-			return s.Client.DefloatInterface(s.Ctx, args[0])
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		return s.Client.DefloatInterface(s.Ctx, args[0])
 	})
+	return builders.Args(c, "INTERFACE", complete)
 }

@@ -17,7 +17,7 @@ import (
 // one, which Cobra's flag groups enforce (a usage error, exit 2).
 func NewCmdAddInterface(f *cmdutil.Factory) *cobra.Command {
 	var network, floated, networkSpec string
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "add-interface", Short: "Hot-plug a network interface into an instance",
 		Long: `Add a network interface to an instance (POST /instances/REF/interfaces, as
 sf-client's "instance add-interface" sends it). Name the interface with
@@ -29,26 +29,25 @@ and an address in use.`,
 		Example: `  shakectl instance add-interface web1 -n net2
   shakectl instance add-interface web1 -f net2@10.0.0.47
   shakectl instance add-interface web1 -N network_uuid=net2,model=e1000`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			flag, value, parse := "-N", networkSpec, client.ParseNetworkSpecLong
-			switch {
-			case network != "":
-				flag, value, parse = "-n", network, client.ParseNetworkSpec
-			case floated != "":
-				flag, value, parse = "-f", floated, client.ParseFloatedSpec
-			}
-			spec, err := parse(value)
-			if err != nil {
-				return cmdutil.UsageErrorf("%s: %s", flag, err)
-			}
-			ifc, err := s.Client.AddInstanceInterface(s.Ctx, args[0], spec)
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(iface.Resource.Detail(ifc))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		flag, value, parse := "-N", networkSpec, client.ParseNetworkSpecLong
+		switch {
+		case network != "":
+			flag, value, parse = "-n", network, client.ParseNetworkSpec
+		case floated != "":
+			flag, value, parse = "-f", floated, client.ParseFloatedSpec
+		}
+		spec, err := parse(value)
+		if err != nil {
+			return cmdutil.UsageErrorf("%s: %s", flag, err)
+		}
+		ifc, err := s.Client.AddInstanceInterface(s.Ctx, args[0], spec)
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(iface.Resource.Detail(ifc))
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	fl := c.Flags()
 	fl.StringVarP(&network, "network", "n", "", "the network to attach, NET[@ADDR]")
 	fl.StringVarP(&floated, "floated", "f", "", "as -n, with a floating address")

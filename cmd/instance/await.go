@@ -23,7 +23,7 @@ const (
 func NewCmdAwait(f *cmdutil.Factory) *cobra.Command {
 	var state, cond string
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "await INSTANCE",
+		Use:   "await",
 		Short: "Wait until an instance's agent is ready (or, with --state, a state)",
 		Long: `Wait until an instance, named by UUID or name, is ready, then print it.
 
@@ -54,8 +54,6 @@ minute to boot needs --timeout 10m (or --async block) here.`,
   shakectl instance await web1 --timeout 10m && shakectl instance execute web1 'uptime'
   shakectl instance await web1 --state deleted --timeout 2m
   shakectl instance create web1 2 2048 -d 20 --async continue && shakectl instance await web1 --for state --async block`,
-		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		c := s.F.Command
 		state = strings.TrimSpace(state)
@@ -92,6 +90,7 @@ minute to boot needs --timeout 10m (or --async block) here.`,
 		}
 		return err
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	c.Flags().StringVar(&cond, "for", awaitAgent, "what to wait for: agent (its in-guest agent is ready, as sf-client) or state (--state)")
 	c.Flags().StringVar(&state, "state", "created", "the state to wait for, e.g. created, deleted, created-error (implies --for state)")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp)))

@@ -17,7 +17,7 @@ import (
 // NewCmdConsoleData builds `shakectl instance consoledata`.
 func NewCmdConsoleData(f *cmdutil.Factory) *cobra.Command {
 	var length int
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "consoledata", Short: "Print the end of an instance's serial console",
 		Long: `Print the last --length bytes (default 10240, the server's) of an instance's
 serial console log. sf-client's positional LENGTH is accepted too. The text
@@ -27,27 +27,25 @@ guest cannot drive your terminal. -o json and -o yaml print
 {"instance", "length", "data"}.`,
 		Example: `  shakectl instance consoledata web1
   shakectl instance consoledata web1 --length 2048 | grep -i panic`,
-		Args: []string{"INSTANCE"}, Optional: []string{"LENGTH"},
-		Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			n := length
-			if len(args) == 2 {
-				v, err := strconv.Atoi(args[1])
-				if err != nil || v < 1 {
-					return cmdutil.UsageErrorf("LENGTH %q is not a positive number of bytes", args[1])
-				}
-				n = v
+	}, func(s *cmdutil.Session, args []string) error {
+		n := length
+		if len(args) == 2 {
+			v, err := strconv.Atoi(args[1])
+			if err != nil || v < 1 {
+				return cmdutil.UsageErrorf("LENGTH %q is not a positive number of bytes", args[1])
 			}
-			data, err := s.Client.ConsoleData(s.Ctx, args[0], n)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				n = client.DefaultConsoleLength
-			}
-			return printConsole(s, args[0], n, data)
-		},
+			n = v
+		}
+		data, err := s.Client.ConsoleData(s.Ctx, args[0], n)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			n = client.DefaultConsoleLength
+		}
+		return printConsole(s, args[0], n, data)
 	})
+	builders.Args(c, "INSTANCE [LENGTH]", complete.InstanceNames(f))
 	// At most what the client reads of an answer.
 	numflag.Var(c.Flags(), &length, "length", 0, numflag.Between(1, client.MaxResponseBody), "how many bytes from the end of the console log (default 10240)")
 	return builders.PrintsText(c)

@@ -217,7 +217,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Co
 	o := &CreateOptions{In: f.IOStreams.In, Context: f.Context}
 	var req client.CreateInstanceRequest
 	c := &cobra.Command{
-		Use:   "create NAME CPUS MEMORY",
+		Use:   "create",
 		Short: "Create an instance",
 		Long: `Create an instance with CPUS vCPUs and MEMORY MiB of memory, as sf-client does.
 
@@ -284,9 +284,6 @@ shakectl also authenticates to it.`,
   shakectl instance create gpu1 8 16384 -d 40@ubuntu:24.04 \
       --require-tag gpu --forbid-tag db --async block
   shakectl instance create web2 2 2048 -d 20@debian:12 --retry-transient-capacity --timeout 2m`,
-		Args: func(c *cobra.Command, args []string) error {
-			return cmdutil.RefArgs("NAME", "CPUS", "MEMORY")(c, args)
-		},
 		// The request is made of the flags before anything is resolved
 		// or sent: a mistake in them is a usage error with nothing sent.
 		PreRunE: func(_ *cobra.Command, args []string) (err error) {
@@ -307,6 +304,7 @@ shakectl also authenticates to it.`,
 			}
 		}, func(s *cmdutil.Session, _ []string) error { return runCreate(s, o, req) })
 	}
+	builders.Args(c, "NAME CPUS MEMORY")
 	fl := c.Flags()
 	fl.StringArrayVarP(&o.Disks, "disk", "d", nil, "a disk, SIZE[@BASE] in GiB (repeat for more)")
 	fl.StringArrayVarP(&o.DiskSpecs, "diskspec", "D", nil, "a disk in long form, size=GiB,base=IMAGE,bus=virtio,type=disk (repeat for more)")
@@ -341,7 +339,6 @@ shakectl also authenticates to it.`,
 	for _, name := range []string{"require-tag", "forbid-tag", "prefer-tag", "avoid-tag"} {
 		cmdutil.Must(c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions))
 	}
-	c.ValidArgsFunction = cobra.NoFileCompletions
 	return c
 }
 

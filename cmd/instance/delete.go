@@ -13,7 +13,7 @@ import (
 
 // NewCmdDelete builds `shakectl instance delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "delete", Short: "Delete an instance",
 		Long: `Delete an instance, named by UUID or name, and print it.
 
@@ -24,15 +24,14 @@ pause and 1h for block); with --async continue, return as soon as the
 server accepted the delete.`,
 		Example: `  shakectl instance delete web1
   shakectl instance delete web1 --async continue`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			start := time.Now()
-			inst, err := s.Client.DeleteInstance(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			inst, err = builders.AwaitAsync(s, builders.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted)
-			return builders.PrintResult(s, instanceDetail, inst, err)
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
+		inst, err := s.Client.DeleteInstance(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		inst, err = builders.AwaitAsync(s, builders.WatchedInstance(s.Client), start, inst, args[0], client.StateDeleted)
+		return builders.PrintResult(s, instanceDetail, inst, err)
 	})
+	return builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 }

@@ -17,7 +17,7 @@ func NewCmdDownload(f *cmdutil.Factory) *cobra.Command {
 	var af agentFlags
 	var clobber bool
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "download INSTANCE SOURCE DEST",
+		Use:   "download",
 		Short: "Copy a file out of an instance through its agent",
 		Long: `Copy the file SOURCE inside the instance to the local DEST (a file, "-" for
 stdout, or a directory to hold SOURCE's base name; an existing file is
@@ -35,8 +35,6 @@ servers (expired: exit 124 with the reason); a 2024 server is refused them
 before anything is sent.`,
 		Example: `  shakectl instance download ci1 /var/log/test.log ./test.log
   shakectl instance download ci1 /var/log/test.log - | grep -c FAIL`,
-		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		start := time.Now()
 		t, err := af.request(s.F.Command)
@@ -78,6 +76,7 @@ before anything is sent.`,
 		}
 		return nil
 	})
+	builders.Args(c, "INSTANCE SOURCE DEST", complete.InstanceNames(f))
 	af.add(c)
 	transfer.AddClobberFlag(c, &clobber)
 	return c

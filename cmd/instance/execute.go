@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/output"
@@ -22,7 +23,7 @@ func NewCmdExecute(f *cmdutil.Factory) *cobra.Command {
 		poll     time.Duration
 	)
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "execute INSTANCE -- COMMAND [ARG...]",
+		Use:   "execute",
 		Short: "Run a command inside an instance through its agent",
 		Long: `Run COMMAND inside the instance through the Shakenfist agent, wait for it,
 print its stdout on stdout and its stderr on stderr, and exit with its exit
@@ -42,13 +43,6 @@ server ended it instead of the command's output, and still exits with the
 command's code.`,
 		Example: `  shakectl instance execute web1 -- uname -a
   shakectl instance execute web1 --deadline 30s -- sh -c 'exit 3'; echo $?`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return cmdutil.UsageErrorf("want INSTANCE -- COMMAND [ARG...]")
-			}
-			return nil
-		},
-		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		start := time.Now()
 		req := client.ExecuteRequest{CommandLine: shellJoin(args[1:])}
@@ -109,6 +103,7 @@ command's code.`,
 		}
 		return nil
 	})
+	builders.Args(c, "INSTANCE -- COMMAND [ARG...]", complete.InstanceNames(f))
 	addDeadlineFlag(c, &deadline)
 	addPollFlag(c, &poll)
 	return c

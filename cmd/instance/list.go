@@ -26,7 +26,6 @@ namespace), and shows as sent otherwise; -o json keeps the server's value.`,
 		Example: `  shakectl instance list
   shakectl instance list -o simple | cut -f2
   shakectl instance list -o json | jq -r '.[] | select(.state | endswith("error")) | .uuid'`,
-		Args: cobra.NoArgs,
 	}
 	cmdutil.Verb(f, c, func(s *cmdutil.Session, _ []string) error {
 		insts, err := s.Client.ListInstances(s.Ctx, all)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
 )
@@ -48,26 +49,25 @@ func powerDone(action client.PowerAction) string {
 // newCmdAction builds the power commands, which all take one
 // instance.
 func newCmdAction(f *cmdutil.Factory, name, short string, action client.PowerAction) *cobra.Command {
-	return cmdutil.Verb(f, &cobra.Command{
-		Use:   name + " INSTANCE",
+	c := cmdutil.Verb(f, &cobra.Command{
+		Use:   name,
 		Short: short,
 		Long: short + `, named by UUID or name. The server confirms with an empty answer;
 shakectl says so on stderr (unless --quiet) and prints nothing on stdout.
 An instance that is not created yet is refused (406), and a powered-off one
 cannot be paused or rebooted (409 "Invalid lifecycle state").`,
-		Example:           fmt.Sprintf("  shakectl instance %s web1", name),
-		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
+		Example: fmt.Sprintf("  shakectl instance %s web1", name),
 	}, func(s *cmdutil.Session, args []string) error {
 		return runPower(s, args[0], action)
 	})
+	return builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 }
 
 // NewCmdReboot builds `shakectl instance reboot [--hard]`.
 func NewCmdReboot(f *cmdutil.Factory) *cobra.Command {
 	var hard bool
 	c := &cobra.Command{
-		Use:   "reboot INSTANCE",
+		Use:   "reboot",
 		Short: "Reboot an instance (soft by default, --hard to reset it)",
 		Long: `Reboot an instance, named by UUID or name. A soft reboot asks the guest to
 restart (ACPI, the server's rebootsoft); --hard resets the virtual machine
@@ -75,8 +75,6 @@ like a power button (reboothard). A powered-off instance cannot be rebooted
 (409 "Invalid lifecycle state").`,
 		Example: `  shakectl instance reboot web1
   shakectl instance reboot web1 --hard`,
-		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}
 	cmdutil.Verb(f, c, func(s *cmdutil.Session, args []string) error {
 		action := client.RebootSoft
@@ -85,6 +83,7 @@ like a power button (reboothard). A powered-off instance cannot be rebooted
 		}
 		return runPower(s, args[0], action)
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	c.Flags().BoolVar(&hard, "hard", false, "reset the instance instead of asking the guest to reboot")
 	return c
 }

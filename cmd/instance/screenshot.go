@@ -15,7 +15,7 @@ import (
 func NewCmdScreenshot(f *cmdutil.Factory) *cobra.Command {
 	var clobber bool
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "screenshot INSTANCE DESTINATION",
+		Use:   "screenshot",
 		Short: "Save a screenshot of an instance's console",
 		Long: `Ask the server for a screenshot of the instance's console and save it at
 DESTINATION (a file, "-" for stdout, or a directory to hold INSTANCE.png;
@@ -26,9 +26,7 @@ artifact download does, checked against its size and sha512 where the
 server reports one, and renamed to DESTINATION only when complete. The
 image's format is the hypervisor's (libvirt's screenshot; PNG from the
 simulator). An instance that is not created is refused (406).`,
-		Example:           `  shakectl instance screenshot web1 ./web1.png`,
-		Args:              cmdutil.RefArgs("INSTANCE", "DESTINATION"),
-		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
+		Example: `  shakectl instance screenshot web1 ./web1.png`,
 	}, func(s *cmdutil.Session, args []string) error {
 		out, err := transfer.DownloadDest(args[1], args[0]+".png", 0o666, clobber)
 		if err != nil {
@@ -51,6 +49,7 @@ simulator). An instance that is not created is refused (406).`,
 		}
 		return nil
 	})
+	builders.Args(c, "INSTANCE DESTINATION", complete.InstanceNames(f))
 	transfer.AddClobberFlag(c, &clobber)
 	return c
 }

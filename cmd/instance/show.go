@@ -17,7 +17,7 @@ import (
 func NewCmdShow(f *cmdutil.Factory) *cobra.Command {
 	var snapshots func(s *cmdutil.Session, ref string, d *output.Detail) error
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "show INSTANCE",
+		Use:   "show",
 		Short: "Show one instance",
 		Long: `Show one instance, named by UUID or name, with its interfaces (network, MAC,
 IPv4, floating address). -o json and -o yaml print the server's object as
@@ -31,8 +31,6 @@ namespace). A 2024 server names the node by its name.`,
 		Example: `  shakectl instance show web1
   shakectl instance show web1 -o json | jq '.interfaces[].ipv4'
   shakectl instance show web1 --snapshots`,
-		Args:              cmdutil.RefArgs("INSTANCE"),
-		ValidArgsFunction: complete.ArgsAccepted(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		inst, err := s.Client.GetInstance(s.Ctx, args[0])
 		if err != nil {
@@ -48,6 +46,7 @@ namespace). A 2024 server names the node by its name.`,
 		}
 		return s.PrintDetail(d)
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	snapshots = withSnapshots(c)
 	return c
 }

@@ -33,7 +33,7 @@ var startedResource = builders.Resource[startedSnapshot]{
 // NewCmdSnapshot builds `shakectl instance snapshot`.
 func NewCmdSnapshot(f *cmdutil.Factory) *cobra.Command {
 	var req client.SnapshotRequest
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "snapshot", Short: "Snapshot an instance's disks",
 		Long: `Snapshot an instance's first disk, every disk (--all) or one device
 (--device vdb), flattened unless --thin keeps it on top of its base image
@@ -42,20 +42,19 @@ the blob that will hold it. The blob fills in the background: "shakectl
 instance show INSTANCE --snapshots" shows when it is created.`,
 		Example: `  shakectl instance snapshot web1
   shakectl instance snapshot web1 --all --thin`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			byDevice, err := s.Client.SnapshotInstance(s.Ctx, args[0], req)
-			if err != nil {
-				return err
-			}
-			items := make([]startedSnapshot, 0, len(byDevice))
-			for dev, st := range byDevice {
-				items = append(items, startedSnapshot{Device: dev, SnapshotStarted: st})
-			}
-			sort.Slice(items, func(i, j int) bool { return items[i].Device < items[j].Device })
-			return s.PrintList(startedResource.List(items))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		byDevice, err := s.Client.SnapshotInstance(s.Ctx, args[0], req)
+		if err != nil {
+			return err
+		}
+		items := make([]startedSnapshot, 0, len(byDevice))
+		for dev, st := range byDevice {
+			items = append(items, startedSnapshot{Device: dev, SnapshotStarted: st})
+		}
+		sort.Slice(items, func(i, j int) bool { return items[i].Device < items[j].Device })
+		return s.PrintList(startedResource.List(items))
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	c.Flags().BoolVarP(&req.All, "all", "a", false, "snapshot every disk")
 	c.Flags().StringVarP(&req.Device, "device", "d", "", "snapshot this device (vda, vdb, ...)")
 	c.Flags().BoolVar(&req.Thin, "thin", false, "keep the snapshot on top of its base image instead of flattening it")

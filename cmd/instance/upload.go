@@ -20,7 +20,7 @@ func NewCmdUpload(f *cmdutil.Factory) *cobra.Command {
 		mode string
 	)
 	c := cmdutil.Verb(f, &cobra.Command{
-		Use:   "upload INSTANCE SOURCE DEST",
+		Use:   "upload",
 		Short: "Copy a local file into an instance through its agent",
 		Long: `Copy the local file SOURCE to DEST inside the instance. As sf-client does,
 the file becomes a blob first (the artifact upload-to-INSTANCE; a blob the
@@ -33,8 +33,6 @@ servers (expired: exit 124 with the reason); a 2024 server is refused them
 before anything is sent.`,
 		Example: `  shakectl instance upload ci1 ./test.sh /tmp/test.sh
   shakectl instance upload ci1 ./big.tar /srv/big.tar --progress-timeout 1m`,
-		Args:              cmdutil.RefArgs("INSTANCE", "SOURCE", "DEST"),
-		ValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),
 	}, func(s *cmdutil.Session, args []string) error {
 		start := time.Now()
 		t, err := af.request(s.F.Command)
@@ -84,6 +82,7 @@ before anything is sent.`,
 		transfer.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
 		return nil
 	})
+	builders.Args(c, "INSTANCE SOURCE DEST", complete.InstanceNames(f))
 	af.add(c)
 	c.Flags().StringVar(&mode, "mode", "", "the file's mode inside the instance (default SOURCE's, e.g. 644)")
 	return c

@@ -22,17 +22,16 @@ import (
 
 // NewCmdConsoleDelete builds `shakectl instance consoledelete`.
 func NewCmdConsoleDelete(f *cmdutil.Factory) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "consoledelete", Short: "Clear an instance's serial console log",
 		Long: `Empty the serial console log the hypervisor keeps for an instance (DELETE
 /instances/REF/consoledata), so that "consoledata" shows only what the
 guest writes from now on. It prints nothing.`,
 		Example: "  shakectl instance consoledelete web1 && shakectl instance reboot web1",
-		Args:    []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			return s.Client.DeleteConsoleData(s.Ctx, args[0])
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		return s.Client.DeleteConsoleData(s.Ctx, args[0])
 	})
+	return builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 }
 
 // EnvVDIViewer names the user's VDI viewer command: its words, to which
@@ -51,7 +50,7 @@ const (
 // NewCmdVDIConsoleFile builds `shakectl instance vdiconsolefile`.
 func NewCmdVDIConsoleFile(f *cmdutil.Factory) *cobra.Command {
 	var clobber, direct bool
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "vdiconsolefile", Short: "Save the .vv file that opens an instance's VDI console",
 		Long: `Save the virt-viewer connection file (.vv) of an instance's SPICE or VNC
 console to DEST, a file or a directory to hold INSTANCE.vv (default: the
@@ -65,33 +64,29 @@ given, not even one that appears while the file is fetched, and writes
 DEST only once the whole file has arrived. A new file is private (0600).`,
 		Example: `  shakectl instance vdiconsolefile web1
   shakectl instance vdiconsolefile web1 /tmp/web1.vv --clobber && remote-viewer /tmp/web1.vv`,
-		Args: []string{"INSTANCE"}, Optional: []string{"DEST"},
-		Complete: []cobra.CompletionFunc{complete.InstanceNames(f), func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveDefault
-		}},
-		Run: func(s *cmdutil.Session, args []string) error {
-			dest := "."
-			if len(args) == 2 {
-				dest = args[1]
-			}
-			out, err := transfer.DownloadDest(dest, args[0]+".vv", 0o600, clobber)
-			if err != nil {
-				return err
-			}
-			vv, err := vdiFile(s, args[0], direct)
-			if err != nil {
-				return err
-			}
-			var note io.Writer
-			if !s.Cfg.Quiet {
-				note = s.F.IOStreams.ErrOut
-			}
-			return out.Write(s.Ctx, s.F.IOStreams.Out, note, func(w io.Writer) error {
-				_, err := w.Write(vv)
-				return err
-			})
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		dest := "."
+		if len(args) == 2 {
+			dest = args[1]
+		}
+		out, err := transfer.DownloadDest(dest, args[0]+".vv", 0o600, clobber)
+		if err != nil {
+			return err
+		}
+		vv, err := vdiFile(s, args[0], direct)
+		if err != nil {
+			return err
+		}
+		var note io.Writer
+		if !s.Cfg.Quiet {
+			note = s.F.IOStreams.ErrOut
+		}
+		return out.Write(s.Ctx, s.F.IOStreams.Out, note, func(w io.Writer) error {
+			_, err := w.Write(vv)
+			return err
+		})
 	})
+	builders.Args(c, "INSTANCE [DEST]", complete.InstanceNames(f), complete.Files)
 	transfer.AddClobberFlag(c, &clobber)
 	addDirectFlag(c, &direct)
 	return c
@@ -132,7 +127,7 @@ func vdiFile(s *cmdutil.Session, ref string, direct bool) ([]byte, error) {
 func NewCmdVDIConsole(f *cmdutil.Factory) *cobra.Command {
 	var viewer string
 	var direct bool
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "vdiconsole", Short: "Open an instance's VDI console in your viewer",
 		Long: `Open an instance's SPICE or VNC console in your viewer: fetch its .vv file
 (as "vdiconsolefile" does) into a private temporary file, run the viewer on
@@ -150,44 +145,43 @@ save the file with "vdiconsolefile" (exit 1). The command exits with the
 viewer's status.`,
 		Example: `  shakectl instance vdiconsole web1
   SHAKECTL_VDI_VIEWER="remote-viewer --full-screen" shakectl instance vdiconsole web1`,
-		Args: []string{"INSTANCE"}, Complete: []cobra.CompletionFunc{complete.InstanceNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			env := ""
-			if s.F.Getenv != nil {
-				env, _ = s.F.Getenv(EnvVDIViewer)
-			}
-			argv, err := viewerCommand(viewer, env)
-			if err != nil {
-				return fmt.Errorf("%w; or save the console file with \"shakectl instance vdiconsolefile %s\" and open it with your SPICE client", err, args[0])
-			}
-			ryll := filepath.Base(argv[0]) == ryllViewer
-			if ryll && !direct && s.Client.VDIProxyOffered(s.Ctx) {
-				p, err := s.Client.MintVDIConsoleProxy(s.Ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return runViewer(s, append(argv, "--url", p.URL))
-			}
-			vv, err := vdiFile(s, args[0], direct)
+	}, func(s *cmdutil.Session, args []string) error {
+		env := ""
+		if s.F.Getenv != nil {
+			env, _ = s.F.Getenv(EnvVDIViewer)
+		}
+		argv, err := viewerCommand(viewer, env)
+		if err != nil {
+			return fmt.Errorf("%w; or save the console file with \"shakectl instance vdiconsolefile %s\" and open it with your SPICE client", err, args[0])
+		}
+		ryll := filepath.Base(argv[0]) == ryllViewer
+		if ryll && !direct && s.Client.VDIProxyOffered(s.Ctx) {
+			p, err := s.Client.MintVDIConsoleProxy(s.Ctx, args[0])
 			if err != nil {
 				return err
 			}
-			// A private file for the viewer, through the one writer.
-			scratch, err := outfile.NewScratch("shakectl-vdi-")
-			if err != nil {
-				return err
-			}
-			defer scratch.Remove()
-			path, err := scratch.WriteFile("console.vv", vv, 0o600)
-			if err != nil {
-				return err
-			}
-			if ryll {
-				return runViewer(s, append(argv, "--file", path))
-			}
-			return runViewer(s, append(argv, path))
-		},
+			return runViewer(s, append(argv, "--url", p.URL))
+		}
+		vv, err := vdiFile(s, args[0], direct)
+		if err != nil {
+			return err
+		}
+		// A private file for the viewer, through the one writer.
+		scratch, err := outfile.NewScratch("shakectl-vdi-")
+		if err != nil {
+			return err
+		}
+		defer scratch.Remove()
+		path, err := scratch.WriteFile("console.vv", vv, 0o600)
+		if err != nil {
+			return err
+		}
+		if ryll {
+			return runViewer(s, append(argv, "--file", path))
+		}
+		return runViewer(s, append(argv, path))
 	})
+	builders.Args(c, "INSTANCE", complete.InstanceNames(f))
 	c.Flags().StringVar(&viewer, "viewer", "", "the viewer command to run (default $"+EnvVDIViewer+", else ryll or remote-viewer on PATH)")
 	addDirectFlag(c, &direct)
 	return c

@@ -6,13 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdAddKey builds `shakectl namespace add-key`.
 func NewCmdAddKey(f *cmdutil.Factory) *cobra.Command {
-	return newKeyCmd(f, builders.VerbSpec{
+	return newKeyCmd(f, &cobra.Command{
 		Use: "add-key", Short: "Add a key to a namespace",
 		Long: `Add the key KEYNAME to a namespace. Its secret is read from standard input (at
 a terminal, typed without echo) or from --key-file, never from the command

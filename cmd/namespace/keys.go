@@ -11,6 +11,7 @@ import (
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/cmd/secret"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -26,11 +27,9 @@ type keyVerb func(c *client.Client, s *cmdutil.Session, ns, name string, secret 
 
 // newKeyCmd builds add-key or update-key: the secret is read from stdin or
 // --key-file (never argv, never printed), the answer is the key's name.
-func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.Command {
+func newKeyCmd(f *cmdutil.Factory, decl *cobra.Command, send keyVerb) *cobra.Command {
 	var kf keyFlags
-	spec.Args = []string{"NAMESPACE", "KEYNAME"}
-	spec.Complete = namespaceArg(f)
-	spec.Check = func(args []string) error {
+	decl.PreRunE = func(_ *cobra.Command, args []string) error {
 		// A name is shown by namespace show and typed back to delete-key:
 		// text, as the key itself must be.
 		if strings.ContainsFunc(args[1], unicode.IsControl) || !utf8.ValidString(args[1]) {
@@ -38,7 +37,7 @@ func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.
 		}
 		return nil
 	}
-	spec.Run = func(s *cmdutil.Session, args []string) error {
+	c := cmdutil.Verb(f, decl, func(s *cmdutil.Session, args []string) error {
 		expiry, err := parseExpiry(kf.expiry, s.F.Now)
 		if err != nil {
 			return err
@@ -64,8 +63,8 @@ func newKeyCmd(f *cmdutil.Factory, spec builders.VerbSpec, send keyVerb) *cobra.
 			d.Fields = append(d.Fields, output.Field{Name: "expiry", Value: expiry.UTC().Format(time.RFC3339)})
 		}
 		return s.PrintDetail(d)
-	}
-	c := builders.NewVerbCmd(f, spec)
+	})
+	builders.Args(c, "NAMESPACE KEYNAME", complete.NamespaceNames(f))
 	c.Flags().StringVar(&kf.keyFile, "key-file", "", "read the key's secret from this file (- or unset: stdin)")
 	c.Flags().StringVar(&kf.expiry, "expiry", "", "when the key lapses: a duration from now (720h) or an RFC 3339 time (2026 servers)")
 	return c

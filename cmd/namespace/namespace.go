@@ -63,8 +63,3 @@ var namespaceResource = builders.Resource[client.Namespace]{
 }
 
 func namespaceKeys(n *client.Namespace) string { return strings.Join(n.Keys, ",") }
-
-// namespaceArg completes a NAMESPACE argument.
-func namespaceArg(f *cmdutil.Factory) []cobra.CompletionFunc {
-	return []cobra.CompletionFunc{complete.NamespaceNames(f)}
-}

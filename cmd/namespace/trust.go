@@ -13,15 +13,13 @@ import (
 
 // newTrustCmd builds add-trust or remove-trust: both answer the namespace
 // as it now is, which is printed.
-func newTrustCmd(f *cmdutil.Factory, spec builders.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
-	spec.Args = []string{"NAMESPACE", "TRUSTED_NAMESPACE"}
-	spec.Complete = []cobra.CompletionFunc{complete.NamespaceNames(f), complete.NamespaceNames(f)}
-	spec.Run = func(s *cmdutil.Session, args []string) error {
+func newTrustCmd(f *cmdutil.Factory, decl *cobra.Command, call func(*client.Client, context.Context, string, string) (*client.Namespace, error)) *cobra.Command {
+	c := cmdutil.Verb(f, decl, func(s *cmdutil.Session, args []string) error {
 		ns, err := call(s.Client, s.Ctx, args[0], args[1])
 		if err != nil {
 			return err
 		}
 		return s.PrintDetail(namespaceResource.Detail(ns))
-	}
-	return builders.NewVerbCmd(f, spec)
+	})
+	return builders.Args(c, "NAMESPACE TRUSTED_NAMESPACE", complete.NamespaceNames(f), complete.NamespaceNames(f))
 }

@@ -6,13 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
 // NewCmdUpdateKey builds `shakectl namespace update-key`.
 func NewCmdUpdateKey(f *cmdutil.Factory) *cobra.Command {
-	return newKeyCmd(f, builders.VerbSpec{
+	return newKeyCmd(f, &cobra.Command{
 		Use: "update-key", Short: "Give a namespace's key a new secret",
 		Long: `Rotate the key KEYNAME: give it a new secret, read as add-key reads it. Tokens
 issued for the old secret stop working. A 2026 server rotates with

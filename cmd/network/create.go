@@ -19,7 +19,7 @@ func NewCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		namespace      string
 	)
 	c := cmdutil.VerbWith(f, &cobra.Command{
-		Use:   "create NAME NETBLOCK",
+		Use:   "create",
 		Short: "Create a virtual network",
 		Long: `Create a virtual network NAME with the address block NETBLOCK (CIDR, e.g.
 10.0.0.0/24). The network provides DHCP unless --no-dhcp says otherwise, and
@@ -37,7 +37,6 @@ fails (exit 124) if it is not created by then. --timeout replaces 60s/1h.
 namespace is configured otherwise, shakectl also authenticates to it.`,
 		Example: `  shakectl network create net1 10.0.0.0/24
   shakectl network create isolated 192.168.50.0/24 --nat=false`,
-		Args: cmdutil.RefArgs("NAME", "NETBLOCK"),
 	}, func(cfg *cmdutil.Config) {
 		if cfg.Namespace == "" && namespace != "" {
 			cfg.Namespace = namespace
@@ -84,6 +83,5 @@ namespace is configured otherwise, shakectl also authenticates to it.`,
 	}
 	c.Flags().StringVar(&namespace, "namespace", "", "the namespace to create the network in")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("namespace", complete.NamespaceNames(f)))
-	c.ValidArgsFunction = cobra.NoFileCompletions
-	return c
+	return builders.Args(c, "NAME NETBLOCK")
 }

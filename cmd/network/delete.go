@@ -14,7 +14,7 @@ import (
 
 // NewCmdDelete builds `shakectl network delete`.
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "delete", Short: "Delete a virtual network (and wait for it, within --async)",
 		Long: `Delete a network, named by UUID or name.
 
@@ -44,24 +44,23 @@ stage).`,
 		Example: `  shakectl network delete net1
   shakectl network delete net1 --async block --timeout 5m
   shakectl network delete net1 --async continue -o json   # the operation handle`,
-		Args: []string{"NETWORK"}, Complete: []cobra.CompletionFunc{complete.NetworkNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			start := time.Now()
-			d, err := s.Client.StartNetworkDelete(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if d.Operation != nil {
-				return clusteroperation.Follow(s, start, "deleting network "+args[0], *d.Operation)
-			}
-			n := d.Network
-			if n == nil {
-				// 200 null: the server had already deleted it.
-				s.Note("already_deleted", "network %s was already deleted", args[0])
-				return nil
-			}
-			n, err = builders.AwaitAsync(s, builders.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted)
-			return builders.PrintResult(s, networkResource.Detail, n, err)
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		start := time.Now()
+		d, err := s.Client.StartNetworkDelete(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if d.Operation != nil {
+			return clusteroperation.Follow(s, start, "deleting network "+args[0], *d.Operation)
+		}
+		n := d.Network
+		if n == nil {
+			// 200 null: the server had already deleted it.
+			s.Note("already_deleted", "network %s was already deleted", args[0])
+			return nil
+		}
+		n, err = builders.AwaitAsync(s, builders.WatchedNetwork(s.Client), start, n, args[0], client.StateDeleted)
+		return builders.PrintResult(s, networkResource.Detail, n, err)
 	})
+	return builders.Args(c, "NETWORK", complete.NetworkNames(f))
 }

@@ -55,7 +55,7 @@ func NewCmdCPUHogs(f *cmdutil.Factory) *cobra.Command {
 		threshold float64
 		ignore    []string
 	)
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "cpuhogs", Short: "List Shakenfist processes using too much CPU",
 		Long: `List the Shakenfist processes (and etcd) on every node whose share of a CPU,
 averaged since the process started, is above --threshold (default 0.25, a
@@ -69,49 +69,48 @@ when one is, after listing them (sf-client exits 1): a monitoring script
 tells a hog from a failure to ask (1, 4, ...).`,
 		Example: `  shakectl node cpuhogs
   shakectl node cpuhogs --threshold 0.5 --ignore sf_eventlog,etcd -o json`,
-		Run: func(s *cmdutil.Session, _ []string) error {
-			nodes, err := s.Client.ListNodes(s.Ctx)
+	}, func(s *cmdutil.Session, _ []string) error {
+		nodes, err := s.Client.ListNodes(s.Ctx)
+		if err != nil {
+			return err
+		}
+		skip := map[string]bool{}
+		for _, p := range ignore {
+			skip[strings.TrimSpace(p)] = true
+		}
+		hogs := []hog{}
+		for _, n := range nodes {
+			if n.State == string(client.StateDeleted) {
+				continue
+			}
+			name := n.Name
+			if name == "" {
+				name = n.UUID
+			}
+			metrics, source, err := processMetrics(s, name)
 			if err != nil {
 				return err
 			}
-			skip := map[string]bool{}
-			for _, p := range ignore {
-				skip[strings.TrimSpace(p)] = true
-			}
-			hogs := []hog{}
-			for _, n := range nodes {
-				if n.State == string(client.StateDeleted) {
-					continue
-				}
-				name := n.Name
-				if name == "" {
-					name = n.UUID
-				}
-				metrics, source, err := processMetrics(s, name)
-				if err != nil {
-					return err
-				}
-				for k, v := range metrics {
-					p, ok := strings.CutPrefix(k, cpuFractionPrefix)
-					if ok && v > threshold && !skip[p] {
-						hogs = append(hogs, hog{Node: name, Process: p, Fraction: v, Threshold: threshold, Source: source})
-					}
+			for k, v := range metrics {
+				p, ok := strings.CutPrefix(k, cpuFractionPrefix)
+				if ok && v > threshold && !skip[p] {
+					hogs = append(hogs, hog{Node: name, Process: p, Fraction: v, Threshold: threshold, Source: source})
 				}
 			}
-			sort.Slice(hogs, func(i, j int) bool {
-				if hogs[i].Node != hogs[j].Node {
-					return hogs[i].Node < hogs[j].Node
-				}
-				return hogs[i].Fraction > hogs[j].Fraction
-			})
-			if err := s.PrintList(hogResource.List(hogs)); err != nil {
-				return err
+		}
+		sort.Slice(hogs, func(i, j int) bool {
+			if hogs[i].Node != hogs[j].Node {
+				return hogs[i].Node < hogs[j].Node
 			}
-			if len(hogs) > 0 {
-				return &hogsFound{n: len(hogs), threshold: threshold}
-			}
-			return nil
-		},
+			return hogs[i].Fraction > hogs[j].Fraction
+		})
+		if err := s.PrintList(hogResource.List(hogs)); err != nil {
+			return err
+		}
+		if len(hogs) > 0 {
+			return &hogsFound{n: len(hogs), threshold: threshold}
+		}
+		return nil
 	})
 	// A process of many threads may use more than one CPU; NaN, which
 	// compares false with every share and so listed none (issue 40), is

@@ -17,7 +17,7 @@ import (
 // delete-all commands do (builders.Confirm).
 func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
 	var yes bool
-	c := builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "delete", Short: "Remove a node from the cluster",
 		Long: `Remove a node from the cluster (DELETE /nodes/NODE, admin only). The server
 marks the node deleted and schedules nothing more on it; it answers the
@@ -25,18 +25,17 @@ node, now in state deleted, which is printed.
 
 It asks for confirmation on a terminal; anywhere else --yes must be given.`,
 		Example: `  shakectl node delete sf-3 --yes`,
-		Args:    []string{"NODE"}, Complete: []cobra.CompletionFunc{complete.NodeNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			if err := builders.Confirm(s, yes, fmt.Sprintf("Delete node %q from the cluster", args[0])); err != nil {
-				return err
-			}
-			n, err := s.Client.DeleteNode(s.Ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return s.PrintDetail(nodeResource.Detail(n))
-		},
+	}, func(s *cmdutil.Session, args []string) error {
+		if err := builders.Confirm(s, yes, fmt.Sprintf("Delete node %q from the cluster", args[0])); err != nil {
+			return err
+		}
+		n, err := s.Client.DeleteNode(s.Ctx, args[0])
+		if err != nil {
+			return err
+		}
+		return s.PrintDetail(nodeResource.Detail(n))
 	})
+	builders.Args(c, "NODE", complete.NodeNames(f))
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return c
 }

@@ -63,7 +63,7 @@ var resourcesResource = builders.Resource[nodeResources]{
 
 // NewCmdResources builds `shakectl node resources`.
 func NewCmdResources(f *cmdutil.Factory) *cobra.Command {
-	return builders.NewVerbCmd(f, builders.VerbSpec{
+	c := cmdutil.Verb(f, &cobra.Command{
 		Use: "resources", Short: "Show what the scheduler sees free on each node",
 		Long: `Show the scheduler's view of each node's free capacity (GET /admin/resources,
 admin only): vCPUs and MiB of memory available, the most vCPUs one instance
@@ -75,23 +75,22 @@ server this says so (exit 1); "shakectl node events NODE --type resources"
 shows the figures each node reported instead.`,
 		Example: `  shakectl node resources
   shakectl node resources sf-1 -o json`,
-		Optional: []string{"NODE"}, Complete: []cobra.CompletionFunc{complete.NodeNames(f)},
-		Run: func(s *cmdutil.Session, args []string) error {
-			res, err := s.Client.NodeResources(s.Ctx)
-			if err != nil {
-				return err
+	}, func(s *cmdutil.Session, args []string) error {
+		res, err := s.Client.NodeResources(s.Ctx)
+		if err != nil {
+			return err
+		}
+		items := make([]nodeResources, 0, len(res.PerNode))
+		for name, figs := range res.PerNode {
+			if len(args) == 0 || args[0] == name {
+				items = append(items, nodeResources{Node: name, Figures: figs})
 			}
-			items := make([]nodeResources, 0, len(res.PerNode))
-			for name, figs := range res.PerNode {
-				if len(args) == 0 || args[0] == name {
-					items = append(items, nodeResources{Node: name, Figures: figs})
-				}
-			}
-			if len(args) == 1 && len(items) == 0 {
-				return cmdutil.NotFoundf("the scheduler reports no node %q; \"shakectl node list\" shows the nodes", args[0])
-			}
-			sort.Slice(items, func(i, j int) bool { return items[i].Node < items[j].Node })
-			return s.PrintList(resourcesResource.List(items))
-		},
+		}
+		if len(args) == 1 && len(items) == 0 {
+			return cmdutil.NotFoundf("the scheduler reports no node %q; \"shakectl node list\" shows the nodes", args[0])
+		}
+		sort.Slice(items, func(i, j int) bool { return items[i].Node < items[j].Node })
+		return s.PrintList(resourcesResource.List(items))
 	})
+	return builders.Args(c, "[NODE]", complete.NodeNames(f))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/k8sjob"
 	"github.com/shakenfist/shakectl/internal/numflag"
@@ -74,7 +75,7 @@ The image must run shakectl as its entrypoint, as the release image
 func newCmdJob(f *cmdutil.Factory) *cobra.Command {
 	opts := &JobOptions{}
 	c := cmdutil.Local(&cobra.Command{
-		Use:   "job --shards N --image IMAGE [flags] -- PROBE-FLAGS...",
+		Use:   "job",
 		Short: "Print a Kubernetes Indexed Job that runs the probe as N shards on N pods",
 		Long:  jobLong,
 		Example: `  shakectl parking-probe job --shards 4 --image ` + ReleaseImage + `:1.2.3 -- \
@@ -84,6 +85,7 @@ func newCmdJob(f *cmdutil.Factory) *cobra.Command {
 	}, func(c *cobra.Command, args []string) error {
 		return runJob(f, c, opts, args)
 	})
+	builders.Args(c, "--shards N --image IMAGE [flags] -- PROBE-FLAGS...")
 	fl := c.Flags()
 	numflag.Var(fl, &opts.shards, "shards", 0, numflag.Between(1, MaxShards), "number of shards, one pod each (required)")
 	fl.StringVar(&opts.image, "image", "", "container image whose entrypoint is shakectl, e.g. "+ReleaseImage+":1.2.3 (required)")

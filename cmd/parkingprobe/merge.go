@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/probe/report"
@@ -27,7 +29,7 @@ type MergeOptions struct {
 func newCmdMerge(f *cmdutil.Factory) *cobra.Command {
 	opts := &MergeOptions{}
 	c := cmdutil.Local(&cobra.Command{
-		Use:   "merge REPORT.json... | merge -",
+		Use:   "merge",
 		Short: "Combine parking-probe JSON reports from several machines into one",
 		Long: `Combine JSON reports (from -o json or --out) of probes that ran together,
 e.g. on several machines with the same --start-at, into one report: counts
@@ -64,7 +66,6 @@ samples, so the latency-over-time panel is left out).`,
 		Example: `  shakectl parking-probe merge a.json b.json c.json --expect 'served>=0.9'
   shakectl parking-probe merge run.json --plot run.html    # draw a saved report
   kubectl logs -l job-name=probe --tail=-1 --max-log-requests=16 --prefix | shakectl parking-probe merge -`,
-		Args: cobra.MinimumNArgs(1),
 	}, func(c *cobra.Command, args []string) error {
 		return runMerge(f, c, opts, args)
 	})
@@ -78,10 +79,7 @@ samples, so the latency-over-time panel is left out).`,
 	fl.BoolVar(&opts.allowMixed, "allow-mixed", false, "merge runs of different targets or modes")
 	cmdutil.Must(c.MarkFlagFilename("out", "json"))
 	cmdutil.Must(c.MarkFlagFilename("plot", "html"))
-	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
-	}
-	return c
+	return builders.ArgsCheckedBy(c, "REPORT.json... | merge -", cobra.MinimumNArgs(1), complete.FilesEndingIn("json"))
 }
 
 func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []string) error {

@@ -220,7 +220,6 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
       --requests 40000 --seed 7 --shards 4 --shard $i \
       --start-at 2030-01-01T12:00:00Z -o json > shard-$i.log & done; wait
   cat shard-*.log | shakectl parking-probe merge -`,
-		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		po, err := opts.probeOptions(c, f, po)
 		if err != nil {

@@ -71,7 +71,6 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 		Short:   retryproxy.ProxyShort,
 		Long:    retryproxy.ProxyLong,
 		Example: retryproxy.ProxyExample,
-		Args:    cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		return kernelError(runProxy(f, opts))
 	})

@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/cmd/complete"
 	retryproxy "github.com/shakenfist/shakectl/proxy"
 )
 
@@ -33,18 +35,12 @@ type WrapOptions struct {
 func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	opts := &WrapOptions{ForwardOptions: defaultForwardOptions()}
 	c := cmdutil.Local(&cobra.Command{
-		Use: "wrap [--budget D] -- COMMAND [ARGS...]",
+		Use: "wrap",
 		// The flags are in the line already, before the "--".
 		DisableFlagsInUseLine: true,
 		Short:                 retryproxy.WrapShort,
 		Long:                  retryproxy.WrapLong,
 		Example:               retryproxy.WrapExample,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.UsageErrorf("no command to run: give it after --, e.g. shakectl wrap -- sf-client instance list")
-			}
-			return nil
-		},
 		// wrap passes SIGINT and SIGTERM to its command itself (see
 		// runWrap); the run must not also cancel its context on them.
 		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true", CommandArgsAnnotation: "true"},
@@ -59,11 +55,14 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 	// --json instance list" works without the "--" too.
 	c.Flags().SetInterspersed(false)
 	addForwardFlags(c, &opts.ForwardOptions)
-	// The command's name completes from PATH, as after sudo or env.
-	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return nil, cobra.ShellCompDirectiveDefault
-	}
-	return c
+	// The command's name and arguments complete as the shell's own (its
+	// files), as after sudo or env.
+	return builders.ArgsCheckedBy(c, "[--budget D] -- COMMAND [ARGS...]", func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmdutil.UsageErrorf("no command to run: give it after --, e.g. shakectl wrap -- sf-client instance list")
+		}
+		return nil
+	}, complete.Files, complete.Files)
 }
 
 // apiURLVars are the variables wrap points at the proxy: shakectl's own

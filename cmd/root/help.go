@@ -6,31 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
-
-// registerRootCompletions teaches the shell the values of the root's
-// persistent flags and the help topics. Fixed choices come from the same
-// lists the config validation uses, so the two cannot drift apart.
-func registerRootCompletions(root *cobra.Command, f *cmdutil.Factory) {
-	// Cobra's help command offers only visible commands; help topics such
-	// as exit-codes are hidden from the command list, so add them here.
-	root.InitDefaultHelpCmd()
-	if help, _, err := root.Find([]string{"help"}); err == nil && help != root && help.ValidArgsFunction != nil {
-		visible := help.ValidArgsFunction
-		help.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			comps, directive := visible(c, args, toComplete)
-			if len(args) == 0 {
-				for _, t := range helpTopics(c.Root()) {
-					if strings.HasPrefix(t.Name(), toComplete) {
-						comps = append(comps, cobra.CompletionWithDesc(t.Name(), t.Short))
-					}
-				}
-			}
-			return comps, directive
-		}
-	}
-}
 
 // helpTopics are the hidden leaf commands of root that only print a text
 // (shakectl help exit-codes), as opposed to Cobra's own __complete.
@@ -48,25 +26,10 @@ func helpTopics(root *cobra.Command) []*cobra.Command {
 // and exits 0 for an unknown topic; ours makes that a usage error (exit 2)
 // with a suggestion. `shakectl help` alone lists commands and help topics.
 func newCmdHelp(root *cobra.Command) *cobra.Command {
-	return cmdutil.Local(&cobra.Command{
-		Use:   "help [command|topic]",
+	c := cmdutil.Local(&cobra.Command{
+		Use:   "help",
 		Short: "Help about any command or topic",
 		Long:  `Help about any command, or one of the help topics listed by "shakectl help".`,
-		// The commands; the hidden help topics are added with the other
-		// root completions.
-		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var comps []cobra.Completion
-			for _, c := range root.Commands() {
-				if (c.IsAvailableCommand() || c.Name() == "help") && strings.HasPrefix(c.Name(), toComplete) {
-					comps = append(comps, cobra.CompletionWithDesc(c.Name(), c.Short))
-				}
-			}
-			// registerRootCompletions adds the help topics.
-			return comps, cobra.ShellCompDirectiveNoFileComp
-		},
 	}, func(c *cobra.Command, args []string) error {
 		target, rest, err := root.Find(args)
 		if err != nil || target == nil || len(rest) > 0 {
@@ -103,6 +66,23 @@ func newCmdHelp(root *cobra.Command) *cobra.Command {
 		}
 		target.InitDefaultHelpFlag()
 		return target.Help()
+	})
+	// "shakectl help instance show" names a command by its path, so the
+	// words are not counted; TAB offers the commands, and the help topics
+	// the command list hides.
+	return builders.ArgsCheckedBy(c, "[command|topic]", cobra.ArbitraryArgs, func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var comps []cobra.Completion
+		for _, c := range root.Commands() {
+			if (c.IsAvailableCommand() || c.Name() == "help") && strings.HasPrefix(c.Name(), toComplete) {
+				comps = append(comps, cobra.CompletionWithDesc(c.Name(), c.Short))
+			}
+		}
+		for _, t := range helpTopics(root) {
+			if strings.HasPrefix(t.Name(), toComplete) {
+				comps = append(comps, cobra.CompletionWithDesc(t.Name(), t.Short))
+			}
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
@@ -161,7 +141,6 @@ func newHelpTopic(name, short, text string) *cobra.Command {
 		Long:        text,
 		Hidden:      true,
 		Annotations: map[string]string{topicAnnotation: "true"},
-		Args:        cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		_, err := fmt.Fprint(c.OutOrStdout(), text)
 		return err

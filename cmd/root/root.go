@@ -170,7 +170,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	root.SetHelpCommand(newCmdHelp(root))
 	// gh lists its help topics under the commands; so does shakectl.
 	listHelpTopics(root)
-	registerRootCompletions(root, f)
+	root.InitDefaultHelpCmd() // newCmdHelp joins the tree
 	typeUsageErrors(root)
 	// Each command's option flags, from what it declares it takes.
 	cmdutil.BindOptions(root, f)

@@ -142,7 +142,6 @@ order, then normal scheduling resumes:
 
   # A 2026 network delete whose operation fails
   shakectl sim cluster --network-op-errors 1`,
-		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		return runCluster(f, opts)
 	})

@@ -153,7 +153,6 @@ exits with status 0.`,
   shakectl sim router --model pr221
   shakectl parking-probe --target http://127.0.0.1:8080 \
       --host-template '{actor}.actors.resources.substrate.ate.dev' ...`,
-		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		opts.Changed = func(name string) bool { return c.Flags().Changed(name) }
 		opts.args = commandLine(c)

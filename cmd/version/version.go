@@ -23,7 +23,6 @@ With -o json (or yaml) the same facts are printed as one object with the
 fields version, commit, date, go_version and platform.`,
 		Example: `  shakectl version
   shakectl version -o json | jq -r .version`,
-		Args: cobra.NoArgs,
 	}, func(c *cobra.Command, _ []string) error {
 		format := versionFormat(c, f)
 		b := f.Build

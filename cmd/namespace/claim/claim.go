@@ -110,22 +110,17 @@ func missing(c *cobra.Command) error {
 	return cmdutil.UsageErrorf("a claim needs every limit and its expiry: missing %s", strings.Join(out, ", "))
 }
 
-func claimArgs(f *cmdutil.Factory) []cobra.CompletionFunc {
-	return []cobra.CompletionFunc{complete.NamespaceNames(f)}
-}
-
 // newClaimCmd builds a verb on NAMESPACE CLAIM that prints the claim the
 // call answers (show, delete).
-func newClaimCmd(f *cmdutil.Factory, spec builders.VerbSpec, call func(*client.Client, context.Context, string, string) (*client.Claim, error)) *cobra.Command {
-	spec.Args, spec.Complete = []string{"NAMESPACE", "CLAIM"}, claimArgs(f)
-	spec.Run = func(s *cmdutil.Session, args []string) error {
+func newClaimCmd(f *cmdutil.Factory, decl *cobra.Command, call func(*client.Client, context.Context, string, string) (*client.Claim, error)) *cobra.Command {
+	c := cmdutil.Verb(f, decl, func(s *cmdutil.Session, args []string) error {
 		c, err := call(s.Client, s.Ctx, args[0], args[1])
 		if err != nil {
 			return err
 		}
 		return printClaim(s, c)
-	}
-	return builders.NewVerbCmd(f, spec)
+	})
+	return builders.Args(c, "NAMESPACE CLAIM", complete.NamespaceNames(f))
 }
 
 func printClaim(s *cmdutil.Session, c *client.Claim) error {
