@@ -64,12 +64,21 @@ func TestEveryCommandIsBuiltByTheKernel(t *testing.T) {
 // (cmd/cmdutil) is the one place that does.
 func TestNoCommandOpensASessionByHand(t *testing.T) {
 	forbidden := regexp.MustCompile(`(^|[^A-Za-z])(RunE\s*[:=]|Run\s*[:=]\s*func\([^)]*\*cobra\.Command|[Nn]ewSession\()`)
+	scanCommands(t, forbidden, "build the command with cmdutil.Verb or cmdutil.Local instead", func(path string) bool {
+		return strings.HasPrefix(path, "../cmdutil/") // the kernel itself
+	})
+}
+
+// scanCommands fails on each line of code under cmd/ (tests and the files
+// skip lets be left out) that forbidden matches, with advice.
+func scanCommands(t *testing.T, forbidden *regexp.Regexp, advice string, skip func(path string) bool) {
+	t.Helper()
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
-		if strings.HasPrefix(filepath.ToSlash(path), "../cmdutil/") {
-			return nil // the kernel itself
+		if skip(filepath.ToSlash(path)) {
+			return nil
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -78,7 +87,7 @@ func TestNoCommandOpensASessionByHand(t *testing.T) {
 		for i, line := range strings.Split(string(src), "\n") {
 			code, _, _ := strings.Cut(line, "//")
 			if forbidden.MatchString(code) {
-				t.Errorf("%s:%d: %s\n\tbuild the command with cmdutil.Verb or cmdutil.Local instead", path, i+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d: %s\n\t%s", path, i+1, strings.TrimSpace(line), advice)
 			}
 		}
 		return nil
@@ -98,6 +107,90 @@ func TestTheSourceScanSeesAHandMadeRun(t *testing.T) {
 	}
 	for _, line := range []string{"\t\tPreRunE: func(c *cobra.Command, args []string) error {", "Run: func(s *cmdutil.Session, args []string) error {"} {
 		if forbidden.MatchString(line) {
+			t.Errorf("caught, but allowed: %s", line)
+		}
+	}
+}
+
+// Every command declares its positional arguments one way: builders.Args
+// (or builders.ArgsCheckedBy), which sets Use's words, Cobra's check and
+// the completion together, or the kernel's default of none. Each marks
+// the command; its usage ends Use, so the help shows what the check
+// enforces; and its completion offers nothing where no argument goes.
+func TestEveryCommandDeclaresItsArgumentsOneWay(t *testing.T) {
+	var declared int
+	walk(newTree(t), func(c *cobra.Command) {
+		if c.HasSubCommands() || !c.Runnable() {
+			return // the root and the groups: their arguments are commands
+		}
+		usage, ok := c.Annotations[cmdutil.ArgsAnnotation]
+		switch {
+		case !ok:
+			t.Errorf("%s declares its arguments by hand: declare them with builders.Args", c.CommandPath())
+		case usage != "" && !strings.HasSuffix(c.Use, " "+usage):
+			t.Errorf("%s: Use %q does not end with its arguments' usage %q", c.CommandPath(), c.Use, usage)
+		case c.Args == nil || c.ValidArgsFunction == nil || len(c.ValidArgs) > 0:
+			t.Errorf("%s: its check or completion is not the one builders.Args made", c.CommandPath())
+		case usage != "":
+			declared++
+		}
+	})
+	if declared < 70 {
+		t.Errorf("only %d commands declare arguments", declared)
+	}
+}
+
+// argsByHand is a command's arguments, their check or their completion
+// set some other way than builders.Args, or the forms it replaced.
+var argsByHand = regexp.MustCompile(`(^|[^A-Za-z])(Args|ValidArgs|ValidArgsFunction)\s*:|\.(ValidArgs|ValidArgsFunction)\s*=[^=]|\b(c|cmd|sub|command)\.Args\s*=[^=]|\b(VerbSpec|NewVerbCmd|CompletePositions|RefArgs|ArgsAccepted)\b`)
+
+// No command declares its arguments, their check or their completion by
+// hand, and the second verb form (a spec that re-spelt Cobra's fields)
+// and its argument helpers stay gone: a verb is cmdutil.Verb or
+// cmdutil.Local around a Cobra command, its arguments builders.Args.
+func TestNoCommandDeclaresArgumentsByHand(t *testing.T) {
+	allowed := map[string]string{
+		"../builders/args.go":  "the one declaration of arguments",
+		"../cmdutil/kernel.go": "the kernel's default: none",
+		"../root/root.go":      "the root and the command groups, whose arguments are commands; each check made a usage error",
+	}
+	seen := map[string]bool{}
+	scanCommands(t, argsByHand, "declare the arguments with builders.Args, and build the verb with cmdutil.Verb around a Cobra command", func(path string) bool {
+		_, ok := allowed[path]
+		seen[path] = seen[path] || ok
+		return ok
+	})
+	for path := range allowed {
+		if !seen[path] {
+			t.Errorf("%s is allowed to declare arguments but is not there", path)
+		}
+	}
+}
+
+// The scan above sees each way of declaring arguments by hand, and lets
+// what is not one be.
+func TestTheArgsScanSeesAHandMadeDeclaration(t *testing.T) {
+	for _, line := range []string{
+		"\t\tArgs: cobra.ExactArgs(1),",
+		"\t\tArgs:              cmdutil.RefArgs(\"INSTANCE\"),",
+		"\t\tValidArgsFunction: complete.InstanceNames(f),",
+		"\t\tValidArgs: []string{\"bash\"},",
+		"\tc.ValidArgsFunction = cobra.NoFileCompletions",
+		"\tc.Args = cobra.MinimumNArgs(1)",
+		"\treturn builders.NewVerbCmd(f, builders.VerbSpec{",
+		"\t\tValidArgsFunction: builders.CompletePositions(complete.InstanceNames(f)),",
+	} {
+		if !argsByHand.MatchString(line) {
+			t.Errorf("not caught: %s", line)
+		}
+	}
+	for _, line := range []string{
+		"\treturn builders.Args(c, \"INSTANCE\", complete.InstanceNames(f))",
+		"\t\tcfg.Args = o.args",
+		"\t\tStartAt: startAt, ProbeArgs: probeArgs,",
+		"\tif c.Args == nil {",
+	} {
+		if argsByHand.MatchString(line) {
 			t.Errorf("caught, but allowed: %s", line)
 		}
 	}

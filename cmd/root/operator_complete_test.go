@@ -16,6 +16,7 @@ func TestOperatorCommandsCompleteNames(t *testing.T) {
 	s.Offer("GET", "/networks", 200, string(clitest.JoinRaw(clitest.FixtureNetworks)))
 	s.Offer("GET", "/nodes", 200, string(clitest.JoinRaw(clitest.FixtureNodes)))
 	s.Offer("GET", "/auth/namespaces", 200, string(clitest.JoinRaw(clitest.FixtureNamespaces)))
+	s.Offer("GET", "/artifacts", 200, "["+clitest.ReadGolden(t, "sf2024/artifact.json")+"]")
 	srv := clitest.AgainstStubs(s)
 	for _, tc := range []struct {
 		args []string
@@ -47,6 +48,18 @@ func TestOperatorCommandsCompleteNames(t *testing.T) {
 		{[]string{"instance", "add-interface", "web1", "--floated", "n"}, "net1"},
 		{[]string{"node", "delete", ""}, "db0 node1 node2"},
 		{[]string{"node", "delete", "node1", ""}, ""},
+		// The instance of "execute INSTANCE -- COMMAND", not its command;
+		// the artifact of "download ARTIFACT DEST".
+		{[]string{"instance", "execute", ""}, "batch db-with-a-long-name web1"},
+		{[]string{"instance", "execute", "web1", ""}, ""},
+		{[]string{"instance", "execute", "web1", "--", ""}, ""},
+		{[]string{"artifact", "download", ""}, "debian:11"},
+		// Where no argument goes, or one no list names, nothing is
+		// offered, not even the files of the current directory.
+		{[]string{"instance", "list", ""}, ""},
+		{[]string{"cluster-operation", "show", ""}, ""},
+		{[]string{"context", "use", ""}, ""},
+		{[]string{"completion", "bash", ""}, ""},
 	} {
 		f, out, _ := clitest.CompletionTestFactory(t)
 		f.Client = func() (*client.Client, error) {

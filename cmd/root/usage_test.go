@@ -45,6 +45,34 @@ func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// A command given too few or too many arguments says what it takes, in
+// the words of its usage line, and a command that takes none says so as
+// Cobra does.
+func TestArgumentErrorsSayTheUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"instance", "show"}, "shakectl instance show needs INSTANCE (got 0 arguments)"},
+		{[]string{"instance", "show", " "}, "shakectl instance show: INSTANCE is empty"},
+		{[]string{"instance", "create", "web1", "2"}, "shakectl instance create needs NAME CPUS MEMORY (got 2 arguments)"},
+		{[]string{"instance", "consoledata", "web1", "10", "x"}, "shakectl instance consoledata needs INSTANCE [LENGTH] (got 3 arguments)"},
+		{[]string{"instance", "execute", "web1"}, "shakectl instance execute needs INSTANCE -- COMMAND [ARG...] (got 1 argument)"},
+		{[]string{"node", "resources", "node1", "node2"}, "shakectl node resources takes [NODE] (got 2 arguments)"},
+		{[]string{"context", "show", "a", "b"}, "shakectl context show takes [NAME] (got 2 arguments)"},
+		{[]string{"context", "create", "--api-url", "http://sf/api"}, "shakectl context create needs NAME (got 0 arguments)"},
+		{[]string{"node", "cpuhogs", "node1"}, `unknown command "node1" for "shakectl node cpuhogs"`},
+		{[]string{"admin", "lock", "list", "x"}, `unknown command "x" for "shakectl admin lock list"`},
+		{[]string{"instance", "list", "x"}, `unknown command "x" for "shakectl instance list"`},
+	} {
+		r := clitest.CmdRun{}.Run(t, tc.args...)
+		first, _, _ := strings.Cut(r.Stderr, "\n")
+		if r.Code != cmdutil.ExitUsage || first != "error: "+tc.want {
+			t.Errorf("shakectl %q: exit %d, want %d and %q\n%s", tc.args, r.Code, cmdutil.ExitUsage, tc.want, r)
+		}
+	}
+}
+
 // A group or `help` alone still prints help and succeeds, as gh does.
 func TestGroupWithoutSubcommandPrintsHelp(t *testing.T) {
 	for _, args := range [][]string{{"instance"}, {"help"}, {"help", "instance", "create"}, {}} {
