@@ -139,7 +139,11 @@ func (u argsUsage) check(c *cobra.Command, args []string) error {
 		}
 	}
 	if len(args) < least || most >= 0 && len(args) > most {
-		return cmdutil.ArgsCountError(c, u.text, least, len(args))
+		want := "needs " + u.text
+		if least == 0 {
+			want = "takes " + u.text
+		}
+		return cmdutil.ArgsCountError(c, want, len(args))
 	}
 	for i, w := range u.words {
 		if i < len(args) && !w.optional && !w.repeated && strings.TrimSpace(args[i]) == "" {

@@ -21,18 +21,16 @@
 //	  - Local is a command that does not (version, sim, proxy, context …):
 //	    its run gets the command and its arguments. It takes no client
 //	    option unless Takes declares some (proxy and wrap take the API URL).
-//	  - A declaration has no RunE, Args or completion of its own: builders.Args
-//	    declares the arguments (none without it); a check that must refuse
-//	    before anything is resolved or sent is its PreRunE.
+//	  - A declaration has no RunE or Args (builders.Args declares those); a
+//	    check that must refuse before anything is sent is its PreRunE.
 //	  - The generic builders (list, show, events, metadata, delete-all …)
 //	    and the waits live in cmd/builders, on top of the kernel: they make
 //	    Verbs from a resource's description. Name completion lives in
 //	    cmd/complete. The kernel imports neither, nor any feature package.
 //
 // Nothing else opens a session or sets a RunE: cmd/root's tree test walks
-// every command and fails on one the kernel did not build
-// (KernelAnnotation) or whose arguments builders.Args did not declare
-// (ArgsAnnotation), and scans the sources for either made by hand.
+// every command and fails on one not built so (KernelAnnotation,
+// ArgsAnnotation), and scans the sources for a hand-made run or Args.
 //
 // # Options
 //

@@ -83,8 +83,7 @@ func declare(c *cobra.Command, kind string) {
 		panic("cmdutil: " + c.Name() + " declares its own Run; the kernel adds it")
 	}
 	setAnnotation(c, KernelAnnotation, kind)
-	// A command that declares no arguments (builders.Args) takes none; the
-	// root and the groups, whose arguments are commands, bring their own.
+	// No builders.Args: no arguments (the root's and groups' are commands).
 	if _, ok := c.Annotations[ArgsAnnotation]; !ok && c.Args == nil && c.ValidArgsFunction == nil {
 		c.Args, c.ValidArgsFunction = cobra.NoArgs, cobra.NoFileCompletions
 		setAnnotation(c, ArgsAnnotation, "")

@@ -103,15 +103,10 @@ func RawOf(raw json.RawMessage, v any) json.RawMessage {
 	return b
 }
 
-// ArgsCountError is the usage error of a command given too few or too
-// many positional arguments: words are its usage's ("INSTANCE [LENGTH]"),
-// least how many it needs.
-func ArgsCountError(c *cobra.Command, words string, least, got int) error {
-	verb := "needs"
-	if least == 0 {
-		verb = "takes"
-	}
-	return UsageErrorf("%s %s %s (got %d argument%s)", c.CommandPath(), verb, words, got, plural(got))
+// ArgsCountError is the usage error of a command given the wrong number of
+// arguments; want says what it takes ("needs INSTANCE [LENGTH]").
+func ArgsCountError(c *cobra.Command, want string, got int) error {
+	return UsageErrorf("%s %s (got %d argument%s)", c.CommandPath(), want, got, plural(got))
 }
 
 func plural(n int) string {
