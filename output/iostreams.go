@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mattn/go-isatty"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
@@ -26,6 +27,10 @@ type IOStreams struct {
 	colour    bool
 	width     int
 	table     TableOptions
+
+	// notifier is the one writer of stderr (Notifier).
+	notifyOnce sync.Once
+	notifier   *Notifier
 }
 
 // Env reads an environment variable; tests pass a map-backed one.
@@ -95,6 +100,15 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 
 // ColourEnabled reports whether escape sequences may be written.
 func (s *IOStreams) ColourEnabled() bool { return s.colour }
+
+// Child is a copy of the streams for a run inside this one (the demo's
+// commands): the same streams and decisions, and a notifier of its own,
+// which writes as the child run's configuration says.
+func (s *IOStreams) Child() *IOStreams {
+	return &IOStreams{In: s.In, Out: s.Out, ErrOut: s.ErrOut,
+		stdinTTY: s.stdinTTY, stdoutTTY: s.stdoutTTY, stderrTTY: s.stderrTTY,
+		colour: s.colour, width: s.width, table: s.table}
+}
 
 // SerialiseErrOut makes every write to ErrOut take one lock, so lines
 // written from another goroutine (a "waiting for an answer" notice) never

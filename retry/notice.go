@@ -82,28 +82,39 @@ func HumanDuration(d time.Duration) string {
 	}
 }
 
-// JSON is the notice as one line of JSON, for stderr under -o json, where
-// a script parses every line: {"event":"retry","stage":…,"wait_seconds":…,
-// "attempt":2,"max_attempts":5,"left_seconds":…,"message":…}, with
-// "method" and "path" after "event" when the notice names a request (the
-// proxy's). HTML escaping is off so ">" stays ">"; the stage is the
-// server's text, so C1 controls are escaped (termtext.JSON).
+// JSON is the notice as one line of JSON (Fields), for stderr under -o
+// json, where a script parses every line. HTML escaping is off so ">"
+// stays ">"; the stage is the server's text, so C1 controls are escaped
+// (termtext.JSON). shakectl's commands print Fields through their
+// notifier, which encodes it the same way.
 func (n Notice) JSON() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(struct {
-		Event       string  `json:"event"`
-		Method      string  `json:"method,omitempty"`
-		Path        string  `json:"path,omitempty"`
-		Stage       string  `json:"stage"`
-		WaitSeconds float64 `json:"wait_seconds"`
-		Attempt     int     `json:"attempt"`
-		MaxAttempts int     `json:"max_attempts"`
-		LeftSeconds float64 `json:"left_seconds"`
-		// The header that could not be read, when the default was used.
-		UnreadableRetryAfter *string `json:"unreadable_retry_after,omitempty"`
-		Message              string  `json:"message"`
-	}{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.UnreadableRetryAfter, n.String()})
+	_ = enc.Encode(n.Fields())
 	return string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))
+}
+
+// NoticeFields is a notice's JSON object: {"event":"retry","stage":…,
+// "wait_seconds":…,"attempt":2,"max_attempts":5,"left_seconds":…,
+// "message":…}, with "method" and "path" after "event" when the notice
+// names a request (the proxy's).
+type NoticeFields struct {
+	Event       string  `json:"event"`
+	Method      string  `json:"method,omitempty"`
+	Path        string  `json:"path,omitempty"`
+	Stage       string  `json:"stage"`
+	WaitSeconds float64 `json:"wait_seconds"`
+	Attempt     int     `json:"attempt"`
+	MaxAttempts int     `json:"max_attempts"`
+	LeftSeconds float64 `json:"left_seconds"`
+	// The header that could not be read, when the default was used.
+	UnreadableRetryAfter *string `json:"unreadable_retry_after,omitempty"`
+	Message              string  `json:"message"`
+}
+
+// Fields is the notice for programs: the object JSON encodes, and what a
+// notifier's Event prints under -o json.
+func (n Notice) Fields() NoticeFields {
+	return NoticeFields{"retry", n.Method, n.Path, n.Stage, n.Wait.Seconds(), n.Attempt, n.Max, n.Left.Seconds(), n.UnreadableRetryAfter, n.String()}
 }

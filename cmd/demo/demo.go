@@ -126,9 +126,7 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 		child := demoChild(f, env)
 		var captured strings.Builder
 		if s.uuid != nil {
-			streams := *f.IOStreams
-			streams.Out = io.MultiWriter(out, &captured)
-			child.IOStreams = &streams
+			child.IOStreams.Out = io.MultiWriter(out, &captured)
 		}
 		fmt.Fprintln(out, cs.Bold("$ shakectl "+shellQuote(s.args)))
 		code := opts.Run(child, s.args)
@@ -321,7 +319,8 @@ func demoRouter(ctx context.Context, f *cmdutil.Factory, opts Options, out io.Wr
 // no config files, so the user's own configuration cannot interfere.
 func demoChild(f *cmdutil.Factory, env map[string]string) *cmdutil.Factory {
 	return &cmdutil.Factory{
-		IOStreams:        f.IOStreams,
+		// Streams of its own: a notifier in the child's mode.
+		IOStreams:        f.IOStreams.Child(),
 		Build:            f.Build,
 		Now:              f.Now,
 		Context:          f.Context,

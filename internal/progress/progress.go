@@ -1,6 +1,8 @@
 // Package progress reports a transfer's progress: a bar on a terminal
 // (bytes, rate, time left), JSON lines for -o json, or nothing. It owns
-// no clock: the caller passes one, so tests decide what time it is.
+// no clock: the caller passes one, so tests decide what time it is. On
+// stderr, a meter is one of the notifier's kinds (output.Notifier.Meter),
+// which decides its mode and hands it its stream.
 package progress
 
 import (
