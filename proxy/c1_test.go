@@ -15,7 +15,7 @@ import (
 func TestJSONLinesEscapeC1(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const stage = "idle_cpu\u009b2J\u0085"
-		r := newRig(t, Options{Budget: 3 * time.Second, JSONLines: true}, func(n int, w http.ResponseWriter, _ *http.Request) {
+		r := newRig(t, Options{Budget: 3 * time.Second, Log: jsonLog}, func(n int, w http.ResponseWriter, _ *http.Request) {
 			refusal(stage, true, "1", n)(w)
 		})
 		r.do(t.Context(), "POST", "/instances", strings.NewReader(createBody))

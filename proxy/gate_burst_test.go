@@ -49,7 +49,7 @@ func repeat(d time.Duration, n int) []time.Duration {
 func TestGateBurstWaitsForTheFirstAnswerAndIsHeldAfterARefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r *rig
-		r = newRig(t, Options{Gate: true, Budget: time.Hour, JSONLines: true}, func(n int, w http.ResponseWriter, _ *http.Request) {
+		r = newRig(t, Options{Gate: true, Budget: time.Hour, Log: jsonLog}, func(n int, w http.ResponseWriter, _ *http.Request) {
 			time.Sleep(200 * time.Millisecond) // each answer takes 200ms
 			name := nameOf(r.up.got()[n-1].body)
 			if n == 1 {
@@ -132,7 +132,7 @@ func TestGateBoundReleasesABurstWhenTheFirstIsSlow(t *testing.T) {
 	t.Run("nothing seen yet", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var r *rig
-			r = newRig(t, Options{Gate: true, Budget: time.Hour, JSONLines: true}, func(n int, w http.ResponseWriter, _ *http.Request) {
+			r = newRig(t, Options{Gate: true, Budget: time.Hour, Log: jsonLog}, func(n int, w http.ResponseWriter, _ *http.Request) {
 				if n == 1 {
 					time.Sleep(30 * time.Second) // the first: a slow placement
 				}

@@ -243,7 +243,7 @@ func TestGateSendsAHeldCreateBeforeItsBudgetEnds(t *testing.T) {
 func TestGateShutdownAnswersEveryHeldClient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r *rig
-		r = newRig(t, Options{Gate: true, Budget: time.Hour, JSONLines: true}, func(n int, w http.ResponseWriter, _ *http.Request) {
+		r = newRig(t, Options{Gate: true, Budget: time.Hour, Log: jsonLog}, func(n int, w http.ResponseWriter, _ *http.Request) {
 			refuseNamed(w, "sufficient_idle_memory", "15", nameOf(r.up.got()[n-1].body), n)
 		})
 		a := r.goDo(t.Context(), "POST", "/instances", create("a", 1, 4096))

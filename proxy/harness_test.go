@@ -16,7 +16,16 @@ import (
 
 	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
+	"github.com/shakenfist/shakectl/output"
 )
+
+// jsonLog, as a rig's Options.Log, writes the rig's log as under -o json.
+var jsonLog Logger = jsonLogMark{}
+
+type jsonLogMark struct{}
+
+func (jsonLogMark) Event(string, any)      {}
+func (jsonLogMark) Lines(string) io.Writer { return io.Discard }
 
 // dialTo dials l whatever the address: the rig's clients reach the proxy,
 // and the proxy its upstream, by any name.
@@ -120,8 +129,14 @@ func newRig(t *testing.T, opts Options, answer func(n int, w http.ResponseWriter
 	upTransport := &http.Transport{DialContext: dialTo(upLn), DisableCompression: true}
 	opts.Transport = upTransport
 	log := &syncbuf.Buffer{}
+	// The log as shakectl's notifier writes it: text, or with jsonLog
+	// the lines of -o json.
+	mode := output.NotifyMode{}
+	if opts.Log == jsonLog {
+		mode.JSON, opts.Log = true, nil
+	}
 	if opts.Log == nil {
-		opts.Log = log
+		opts.Log = output.NewNotifier(log, mode)
 	}
 	p, err := New(opts)
 	if err != nil {

@@ -39,9 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/proxy/gate"
 	"github.com/shakenfist/shakectl/retry"
 )
@@ -98,11 +96,11 @@ type Options struct {
 	// Insecure skips verifying the upstream's TLS certificate (the command
 	// warns); it applies only to the default Transport.
 	Insecure bool
-	// Log receives one line per wait and per refusal handed back, and
-	// upstream errors; nil is silent. JSONLines makes every line one JSON
-	// object (-o json).
-	Log       io.Writer
-	JSONLines bool
+	// Log receives one line per wait and per refusal handed back, per
+	// upstream error, and the lines of the HTTP server's error log; nil
+	// is silent. The proxy says what happened; Log decides how it is
+	// written (shakectl's is the command's notifier).
+	Log Logger
 	// Notify, if set, is also called before each wait, from the waiting
 	// request's goroutine (so concurrently for concurrent requests).
 	Notify func(retry.Notice)
@@ -118,6 +116,20 @@ type Options struct {
 	// Retry-After has passed, and then go one at a time. The zero value
 	// (`--gate=off`) replays every request on its own clock.
 	Gate bool
+}
+
+// Logger is where the proxy's lines go (Options.Log): shakectl's is the
+// command's notifier (output.Notifier), which writes the text for people,
+// the fields as one JSON object under -o json, and nothing under --quiet.
+// The proxy writes nothing itself: a library does not own stderr.
+type Logger interface {
+	// Event is one line: text for people, which quotes a client's path
+	// or the server's stage (the logger sanitises it), and fields for
+	// programs, whose "event" names it.
+	Event(text string, fields any)
+	// Lines is a writer whose every line is an event named event: the
+	// error log of the proxy's http.Server and ReverseProxy.
+	Lines(event string) io.Writer
 }
 
 // Summary is what the proxy did, for the line printed on exit.
@@ -199,8 +211,6 @@ type Server struct {
 	upstream *url.URL
 	prefix   string // the upstream's path prefix without a trailing slash: "/api" or ""
 	rp       *httputil.ReverseProxy
-	// log is opts.Log under the lock the http.Server's error log shares.
-	log *syncbuf.Writer
 
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
@@ -222,12 +232,6 @@ func New(o Options) (*Server, error) {
 	up, err := parseUpstream(o.Upstream)
 	if err != nil {
 		return nil, err
-	}
-	if o.Log != nil {
-		// Every line the proxy writes quotes a client's path or the
-		// server's stage: one sanitising writer for all of them, its
-		// ErrorLog's included (issue 34, item 3).
-		o.Log = termtext.Writer(o.Log)
 	}
 	if o.Budget < 0 {
 		return nil, optionErrorf("budget %s: want a positive duration", o.Budget)
@@ -277,16 +281,18 @@ func New(o Options) (*Server, error) {
 		upstream:    up,
 		prefix:      strings.TrimRight(up.EscapedPath(), "/"),
 		shutdown:    make(chan struct{}),
-		log:         syncbuf.NewWriter(o.Log),
 		replayMem:   replayMemory{max: o.MaxReplayTotal},
 		acceptHosts: accept,
 	}
 	if o.Gate {
 		s.gate = gate.New(o.Now)
 	}
+	// The http.Server's and the ReverseProxy's own error lines (a
+	// client's broken request, a copy cut short) are the log's too, so
+	// that under -o json they are JSON like every other line.
 	errLog := io.Discard
-	if o.Log != nil && !o.JSONLines {
-		errLog = o.Log
+	if o.Log != nil {
+		errLog = o.Log.Lines("log")
 	}
 	s.rp = &httputil.ReverseProxy{
 		Rewrite:        s.rewrite,
@@ -294,7 +300,7 @@ func New(o Options) (*Server, error) {
 		FlushInterval:  -1, // stream: every write of the answer reaches the client at once
 		ModifyResponse: s.rewriteLocation,
 		ErrorHandler:   s.upstreamError,
-		ErrorLog:       log.New(s.log.Share(errLog), "proxy: ", 0),
+		ErrorLog:       log.New(errLog, "proxy: ", 0),
 	}
 	return s, nil
 }
@@ -509,28 +515,17 @@ func (s *Server) Summary() Summary {
 		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load(), NeverSent: s.neverSent.Load()}
 }
 
-// logEvent writes text, or under JSONLines the fields as one JSON object.
+// logEvent gives the log one line: text for people, fields for programs.
 func (s *Server) logEvent(text string, fields any) {
-	if s.opts.Log == nil {
-		return
+	if s.opts.Log != nil {
+		s.opts.Log.Event(text, fields)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(fields)
-	// Paths and stages are clients' and the server's text.
-	s.logLine(text, strings.TrimRight(string(termtext.JSON(b.Bytes())), "\n"))
 }
 
+// logLine is logEvent with the fields already encoded (a retry notice's
+// JSON).
 func (s *Server) logLine(text, jsonLine string) {
-	if s.opts.Log == nil {
-		return
-	}
-	line := text
-	if s.opts.JSONLines {
-		line = jsonLine
-	}
-	fmt.Fprintln(s.log, line) // one write: the line stays whole
+	s.logEvent(text, json.RawMessage(jsonLine))
 }
 
 // retryTransport sends a request upstream and, for a request whose body

@@ -240,7 +240,7 @@ func TestGzipRefusalIsReplayedAndHandedBackCompressed(t *testing.T) {
 // request's method and path.
 func TestJSONLines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Budget: 20 * time.Second, JSONLines: true}, alwaysRefuse("15"))
+		r := newRig(t, Options{Budget: 20 * time.Second, Log: jsonLog}, alwaysRefuse("15"))
 		r.do(t.Context(), "POST", "/instances", strings.NewReader(createBody))
 		checkGolden(t, "budget-json.txt", r.log.String())
 	})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/sfclienttest"
+	"github.com/shakenfist/shakectl/internal/syncbuf"
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
@@ -57,9 +59,11 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 	t.Run("through wrap it succeeds", func(t *testing.T) {
 		sim := startScriptedSim(t)
 		argv, env := sfc.Argv(create...), sfc.Env(t, "http://unused.invalid", "system", "demo")
-		var stdout, stderr bytes.Buffer
+		var stdout bytes.Buffer
+		var stderr syncbuf.Buffer
+		log := output.NewNotifier(&stderr, output.NotifyMode{})
 		// Through the capacity gate, as `shakectl wrap` runs by default.
-		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true, Log: log}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,8 +122,10 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 		defer front.Close()
 		argv := sfc.Argv("instance", "create", "db-1", "1", "1024", "-d", "8@debian:12")
 		env := sfc.Env(t, "http://unused.invalid", "system", "demo")
-		var stdout, stderr bytes.Buffer
-		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: front.URL + "/api", Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		var stdout bytes.Buffer
+		var stderr syncbuf.Buffer
+		log := output.NewNotifier(&stderr, output.NotifyMode{})
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: front.URL + "/api", Gate: true, Log: log}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,8 +159,10 @@ func TestRealSFClientCreateThroughWrap(t *testing.T) {
 wait $a && wait $b && wait $c`
 		argv := append([]string{"/bin/sh", "-c", script}, py...)
 		env := sfc.Env(t, "http://unused.invalid", "system", "demo")
-		var stdout, stderr bytes.Buffer
-		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+		var stdout bytes.Buffer
+		var stderr syncbuf.Buffer
+		log := output.NewNotifier(&stderr, output.NotifyMode{})
+		res, err := RunWrapped(ctx, WrapOptions{Proxy: Options{Upstream: sim.URL(), Gate: true, Log: log}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ var EnvAPIURLs = []string{"SHAKECTL_API_URL", EnvAPIURL}
 // WrapOptions configure RunWrapped.
 type WrapOptions struct {
 	// Proxy configures the proxy; Listen is forced to an ephemeral
-	// loopback port, and Log defaults to the command's stderr.
+	// loopback port.
 	Proxy Options
 	// Env is the command's environment before the API URL variables are
 	// set; nil is this process's environment.
@@ -77,9 +77,6 @@ func RunWrapped(ctx context.Context, opts WrapOptions, argv []string, stdio Stdi
 		// The proxy's lines and the command's stderr (copied by an exec
 		// goroutine) would otherwise write to one writer at once.
 		stdio.Stderr = syncbuf.NewWriter(stdio.Stderr)
-	}
-	if po.Log == nil {
-		po.Log = stdio.Stderr
 	}
 	p, err := New(po)
 	if err != nil {

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/syncbuf"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // The test binary doubles as the wrapped command: with PROXY_TEST_HELPER
@@ -85,8 +88,12 @@ func TestRunWrappedRetriesForTheCommand(t *testing.T) {
 	}))
 	defer up.Close()
 	argv, env := helper(t, "create")
-	var stdout, stderr bytes.Buffer
-	res, err := RunWrapped(t.Context(), WrapOptions{Proxy: Options{Upstream: up.URL + "/api"}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
+	// The proxy's lines go to the command's stderr, as shakectl's
+	// notifier writes them.
+	var stdout bytes.Buffer
+	var stderr syncbuf.Buffer
+	log := output.NewNotifier(&stderr, output.NotifyMode{})
+	res, err := RunWrapped(t.Context(), WrapOptions{Proxy: Options{Upstream: up.URL + "/api", Log: log}, Env: env}, argv, Stdio{Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

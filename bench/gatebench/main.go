@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/proxy"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
@@ -197,7 +198,7 @@ func run(c config, gate bool) (result, error) {
 		defer f.Close()
 		logw = f
 	}
-	p, err := proxy.New(proxy.Options{Upstream: sim.URL(), Budget: c.budget, Gate: gate, Transport: up, Log: logw, JSONLines: true})
+	p, err := proxy.New(proxy.Options{Upstream: sim.URL(), Budget: c.budget, Gate: gate, Transport: up, Log: output.NewNotifier(logw, output.NotifyMode{JSON: true})})
 	if err != nil {
 		return result{}, err
 	}

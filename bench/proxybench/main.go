@@ -37,6 +37,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/proxy"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
@@ -88,7 +89,7 @@ func runSim(refuse bool) error {
 // runProxy serves the proxy until SIGTERM, printing its URL; its retry
 // lines go to stderr, where the parent counts them.
 func runProxy(upstream string) error {
-	p, err := proxy.New(proxy.Options{Upstream: upstream, Budget: time.Hour, Log: os.Stderr})
+	p, err := proxy.New(proxy.Options{Upstream: upstream, Budget: time.Hour, Log: output.NewNotifier(os.Stderr, output.NotifyMode{})})
 	if err != nil {
 		return err
 	}

@@ -53,12 +53,11 @@ func (o *ForwardOptions) proxyOptions(f *cmdutil.Factory, cfg *cmdutil.Config, u
 		Budget:         o.Budget,
 		RetryWait:      o.RetryWait,
 		Gate:           bool(o.Gate),
-		JSONLines:      cfg.JSONOutput(),
 		// The factory's clock, as every command's.
 		Now: f.Now,
-	}
-	if !cfg.Quiet {
-		po.Log = f.IOStreams.ErrOut
+		// The notifier writes the proxy's lines: text, JSON under -o
+		// json, nothing under --quiet.
+		Log: f.IOStreams.Notifier(),
 	}
 	return po
 }
@@ -140,17 +139,15 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 			fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"api_url": url, "upstream": upstream}))
 			return
 		}
-		if !cfg.Quiet {
-			// Before the URL: a script that waits for the URL on stdout
-			// may take it as the sign that start-up is complete.
-			fmt.Fprintf(f.IOStreams.ErrOut, "proxy: forwarding to %s; point clients at SHAKENFIST_API_URL=%s (Ctrl-C to stop)\n", upstream, url)
-		}
+		// Before the URL: a script that waits for the URL on stdout may
+		// take it as the sign that start-up is complete.
+		f.IOStreams.Notifier().Note("started", fmt.Sprintf("proxy: forwarding to %s; point clients at SHAKENFIST_API_URL=%s (Ctrl-C to stop)", upstream, url))
 		fmt.Fprintln(f.IOStreams.Out, url)
 	})
 	if !started {
 		return err
 	}
-	printSummary(f, cfg, sum)
+	printSummary(f, sum)
 	// The run ends only when its context does: on SIGINT or SIGTERM its
 	// cause says which, and so the exit code (130 or 143).
 	if cause := context.Cause(f.Context); cause != nil {
@@ -234,31 +231,25 @@ func upstreamURL(cfg *cmdutil.Config) (string, error) {
 }
 
 // printSummary is the line printed on exit: what the proxy did.
-func printSummary(f *cmdutil.Factory, cfg *cmdutil.Config, s retryproxy.Summary) {
-	switch {
-	case cfg.Quiet:
-	case cfg.JSONOutput():
-		// held_back and never_sent only with the gate on: with
-		// --gate=off the line is what it was before the gate existed.
-		var held, neverSent *int64
-		if s.Gate {
-			held, neverSent = &s.HeldBack, &s.NeverSent
-		}
-		fmt.Fprintln(f.IOStreams.ErrOut, output.JSONLine(struct {
-			Event      string `json:"event"`
-			Requests   int64  `json:"requests"`
-			Waited     int64  `json:"waited_out"`
-			HandedBack int64  `json:"handed_back"`
-			HeldBack   *int64 `json:"held_back,omitempty"`
-			// Creates the gate held and never sent: not in requests.
-			NeverSent *int64 `json:"never_sent,omitempty"`
-			// Bodies that streamed unreplayable because the replay
-			// memory was full; requests refused unforwarded.
-			OverReplayMemory int64  `json:"over_replay_memory"`
-			Refused          int64  `json:"refused"`
-			Message          string `json:"message"`
-		}{"summary", s.Requests, s.Waited, s.HandedBack, held, neverSent, s.OverReplayMemory, s.Refused, s.String()}))
-	default:
-		fmt.Fprintln(f.IOStreams.ErrOut, s.String())
+func printSummary(f *cmdutil.Factory, s retryproxy.Summary) {
+	// held_back and never_sent only with the gate on: with --gate=off the
+	// line is what it was before the gate existed.
+	var held, neverSent *int64
+	if s.Gate {
+		held, neverSent = &s.HeldBack, &s.NeverSent
 	}
+	f.IOStreams.Notifier().Event(s.String(), struct {
+		Event      string `json:"event"`
+		Requests   int64  `json:"requests"`
+		Waited     int64  `json:"waited_out"`
+		HandedBack int64  `json:"handed_back"`
+		HeldBack   *int64 `json:"held_back,omitempty"`
+		// Creates the gate held and never sent: not in requests.
+		NeverSent *int64 `json:"never_sent,omitempty"`
+		// Bodies that streamed unreplayable because the replay memory
+		// was full; requests refused unforwarded.
+		OverReplayMemory int64  `json:"over_replay_memory"`
+		Refused          int64  `json:"refused"`
+		Message          string `json:"message"`
+	}{"summary", s.Requests, s.Waited, s.HandedBack, held, neverSent, s.OverReplayMemory, s.Refused, s.String()})
 }

@@ -105,7 +105,8 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 		wo.Signals = sigs
 	}
 	res, err := retryproxy.RunWrapped(f.Context, wo, argv, retryproxy.Stdio{
-		Stdin: f.IOStreams.In, Stdout: f.IOStreams.Out, Stderr: f.IOStreams.ErrOut,
+		// The command's stderr is its own: relayed as it comes.
+		Stdin: f.IOStreams.In, Stdout: f.IOStreams.Out, Stderr: f.IOStreams.Notifier().Relay(),
 	})
 	if errors.As(err, new(*retryproxy.OptionError)) {
 		return err
@@ -116,12 +117,12 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 		return &cmdutil.ExitStatusError{Code: res.ExitCode, Err: err}
 	}
 	// After the command's own output: what the proxy did for it.
-	printSummary(f, cfg, res.Summary)
-	if res.Summary.Received() == 0 && !cfg.Quiet {
+	printSummary(f, res.Summary)
+	if res.Summary.Received() == 0 {
 		// Issue 34, item 5: a command that took its API URL from
 		// somewhere else (a flag, a config file, a variable wrap does
 		// not know) got no retry, and nothing said so.
-		cmdutil.Warn(f.IOStreams, cfg, fmt.Sprintf("%s made no request through the proxy, so nothing was retried for it: wrap points %s at the proxy; an API URL from a flag or a config file goes around it",
+		f.IOStreams.Notifier().Warn(fmt.Sprintf("%s made no request through the proxy, so nothing was retried for it: wrap points %s at the proxy; an API URL from a flag or a config file goes around it",
 			argv[0], strings.Join(wo.URLVars, " and ")))
 	}
 	if res.ExitCode != 0 {

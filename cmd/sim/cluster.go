@@ -2,9 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -210,12 +210,10 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		return err
 	}
 
-	// The request log and our own lines share stderr from many goroutines;
-	// Run made every write to it take one lock (SerialiseErrOut).
-	errOut := f.IOStreams.ErrOut
-	if !conf.Quiet {
-		cfg.Log = errOut
-	}
+	// The request log's lines are notes (one JSON object each under -o
+	// json, none under --quiet), written whole among our own.
+	n := f.IOStreams.Notifier()
+	cfg.Log = n.Lines("log")
 	ctx := f.Context
 	if cfg.Listener, err = f.Net.Listener(ctx, cfg.Listen); err != nil {
 		return err
@@ -227,13 +225,11 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 	defer srv.Close()
 
 	if !ClusterAddrIsLoopback(srv.Addr()) {
-		fmt.Fprintf(errOut, "warning: listening on %s, which other machines can reach; the simulator's credentials are not a secret\n", srv.Addr())
+		n.Warn(fmt.Sprintf("listening on %s, which other machines can reach; the simulator's credentials are not a secret", srv.Addr()))
 	}
 	// The banner comes first: a script that waits for the URL on stdout
 	// may take it as the sign that start-up is complete.
-	if !conf.Quiet {
-		printClusterBanner(errOut, srv.URL(), cfg)
-	}
+	n.Block("banner", clusterBanner(srv.URL(), cfg))
 	if conf.JSONOutput() {
 		fmt.Fprintln(f.IOStreams.Out, output.JSONLine(map[string]string{"api_url": srv.URL(), "namespace": cfg.AuthNamespace}))
 	} else {
@@ -241,32 +237,33 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 	}
 
 	<-ctx.Done()
-	if !conf.Quiet {
-		fmt.Fprintln(errOut, "sim cluster: shutting down")
-	}
+	n.Note("shutting_down", "sim cluster: shutting down")
 	return srv.Close()
 }
 
-func printClusterBanner(w io.Writer, url string, cfg cluster.Config) {
+// clusterBanner is what the simulator says when it starts.
+func clusterBanner(url string, cfg cluster.Config) string {
+	var w strings.Builder
 	key := cfg.AuthKey
 	if key != cluster.DefaultConfig().AuthKey {
 		key = "<the key given with --auth-key>"
 	}
-	fmt.Fprintf(w, "Shakenfist cluster simulator at %s\n", url)
-	fmt.Fprintf(w, "  %d hypervisor(s) of %d vCPUs, %d MiB, %d GiB", cfg.Nodes, cfg.NodeCPUs, cfg.NodeMemoryMiB, cfg.NodeDiskGiB)
+	fmt.Fprintf(&w, "Shakenfist cluster simulator at %s\n", url)
+	fmt.Fprintf(&w, "  %d hypervisor(s) of %d vCPUs, %d MiB, %d GiB", cfg.Nodes, cfg.NodeCPUs, cfg.NodeMemoryMiB, cfg.NodeDiskGiB)
 	if cfg.NonHypervisorNodes > 0 {
-		fmt.Fprintf(w, " + %d non-hypervisor node(s)", cfg.NonHypervisorNodes)
+		fmt.Fprintf(&w, " + %d non-hypervisor node(s)", cfg.NonHypervisorNodes)
 	}
-	fmt.Fprintf(w, "; Retry-After %ds, teardown lag %s, create time %s", cfg.RetryAfter, cfg.TeardownLag, cfg.CreateTime)
+	fmt.Fprintf(&w, "; Retry-After %ds, teardown lag %s, create time %s", cfg.RetryAfter, cfg.TeardownLag, cfg.CreateTime)
 	if cfg.CapacityGuard {
-		fmt.Fprint(w, ", capacity guard on")
+		fmt.Fprint(&w, ", capacity guard on")
 	}
 	if len(cfg.Script) > 0 {
-		fmt.Fprintf(w, ", %d scripted answer(s)", len(cfg.Script))
+		fmt.Fprintf(&w, ", %d scripted answer(s)", len(cfg.Script))
 	}
-	fmt.Fprintf(w, "\nAuthenticate with namespace %q and key %s:\n", cfg.AuthNamespace, key)
-	fmt.Fprintf(w, "  export SHAKENFIST_API_URL=%s SHAKENFIST_NAMESPACE=%s SHAKENFIST_KEY=%s\n", url, cfg.AuthNamespace, key)
-	fmt.Fprintf(w, "Press Ctrl-C to stop.\n")
+	fmt.Fprintf(&w, "\nAuthenticate with namespace %q and key %s:\n", cfg.AuthNamespace, key)
+	fmt.Fprintf(&w, "  export SHAKENFIST_API_URL=%s SHAKENFIST_NAMESPACE=%s SHAKENFIST_KEY=%s\n", url, cfg.AuthNamespace, key)
+	fmt.Fprintf(&w, "Press Ctrl-C to stop.\n")
+	return w.String()
 }
 
 func ClusterAddrIsLoopback(addr string) bool {

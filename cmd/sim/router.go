@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"strconv"
@@ -271,6 +270,9 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	if err != nil {
 		return err
 	}
+	// The servers' error lines are notes, as every stderr line.
+	n := f.IOStreams.Notifier()
+	cfg.Log = n.Lines("log")
 	ctx := f.Context
 	if err := RouterListeners(ctx, f, &cfg); err != nil {
 		return err
@@ -281,15 +283,12 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	}
 	defer srv.Close()
 
-	errOut := f.IOStreams.ErrOut
 	for _, w := range RouterWarnings(srv.Addrs()) {
-		fmt.Fprintln(errOut, w)
+		n.Warn(w)
 	}
 	// The banner comes before the URLs, as sim cluster's does: the URLs on
 	// stdout are the signal that start-up is over, for scripts and tests.
-	if !conf.Quiet {
-		printRouterBanner(errOut, cfg)
-	}
+	n.Block("banner", routerBanner(cfg))
 	urls := map[string]string{"router_url": srv.URL(), "metrics_url": srv.MetricsURL()}
 	if cfg.HasStatusz() {
 		urls["statusz_url"] = srv.StatusURL()
@@ -309,13 +308,10 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	}
 
 	<-ctx.Done()
-	if !conf.Quiet {
-		if p := srv.Status().Parking; p != nil && p.Active > 0 {
-			n := p.Active
-			fmt.Fprintf(errOut, "sim router: shutting down; answering %d parked request(s) first\n", n)
-		} else {
-			fmt.Fprintln(errOut, "sim router: shutting down")
-		}
+	if p := srv.Status().Parking; p != nil && p.Active > 0 {
+		n.Note("shutting_down", fmt.Sprintf("sim router: shutting down; answering %d parked request(s) first", p.Active))
+	} else {
+		n.Note("shutting_down", "sim router: shutting down")
 	}
 	return srv.Close()
 }
@@ -358,31 +354,34 @@ func RouterWarnings(addrs [3]net.Addr) []string {
 	var warnings []string
 	for i, name := range [3]string{"router", "metrics", "status"} {
 		if !router.IsLoopback(addrs[i]) {
-			warnings = append(warnings, fmt.Sprintf("warning: the %s endpoint listens on %s, which other machines can reach; the simulator has no authentication", name, addrs[i]))
+			warnings = append(warnings, fmt.Sprintf("the %s endpoint listens on %s, which other machines can reach; the simulator has no authentication", name, addrs[i]))
 		}
 	}
 	return warnings
 }
 
-func printRouterBanner(w io.Writer, cfg router.Config) {
+// routerBanner is what the simulator says when it starts.
+func routerBanner(cfg router.Config) string {
+	var w strings.Builder
 	actors := fmt.Sprintf("%d actors (actor-0001…%s)", cfg.Actors, router.ActorName(cfg.Actors))
 	if cfg.AnyActor {
 		actors = "any actor"
 	}
-	fmt.Fprintf(w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
+	fmt.Fprintf(&w, "atenet router simulator: %d workers, %s in atespace %q, resume %s, service %s, idle %s\n",
 		cfg.Workers, actors, cfg.Atespace, cfg.ResumeLatency, cfg.ServiceTime, cfg.ActorIdle)
-	fmt.Fprintf(w, "model %s\n", cfg.Model)
+	fmt.Fprintf(&w, "model %s\n", cfg.Model)
 	breaker := "; no ext_proc breaker (no Envoy in front)"
 	if cfg.HasExtprocBreaker() {
 		breaker = fmt.Sprintf("; ext_proc breaker %d", cfg.ExtprocBreaker())
 	}
 	if cfg.ParkingEnabled() {
-		fmt.Fprintf(w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter%s\n",
+		fmt.Fprintf(&w, "parking on: lot %d, budget %s, retry %s ×%g +%g jitter%s\n",
 			cfg.ParkedRequestMax, cfg.ParkedRequestBudget, cfg.ParkedRequestRetryInterval,
 			cfg.ParkedRequestRetryFactor, cfg.RetryJitter(), breaker)
 	} else {
-		fmt.Fprintf(w, "parking off: fail fast, Aborted retried within 15s%s\n", breaker)
+		fmt.Fprintf(&w, "parking off: fail fast, Aborted retried within 15s%s\n", breaker)
 	}
-	fmt.Fprintf(w, "address actors as %s\n", cfg.AddressExample())
-	fmt.Fprintln(w, "Press Ctrl-C to stop.")
+	fmt.Fprintf(&w, "address actors as %s\n", cfg.AddressExample())
+	fmt.Fprintln(&w, "Press Ctrl-C to stop.")
+	return w.String()
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -155,6 +157,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// The server's error lines join the request log, never the
+		// process's standard logger: a library does not own stderr.
+		ErrorLog: log.New(errorLog(s.cfg.Log), "sim cluster: ", 0),
 	}
 	s.served = make(chan struct{})
 	go func() {
@@ -169,6 +174,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}()
 	return s, nil
+}
+
+// errorLog is where the HTTP server's error lines go: the log, or nowhere.
+func errorLog(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // URL is the API root a client uses, e.g. http://127.0.0.1:13000; "" when

@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"strconv"
@@ -165,6 +166,11 @@ type Config struct {
 
 	// Seed seeds the jitter and AbortRate randomness; 0 picks one, --seed.
 	Seed uint64
+
+	// Log, when set, gets the error lines of the simulator's HTTP
+	// servers (a client's malformed request, a handler's panic); nil
+	// drops them. shakectl's is the command's notifier.
+	Log io.Writer
 }
 
 // Hold says how long an actor's resumes are refused with "no free workers

@@ -99,23 +99,29 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		hardStop: hardStop,
 		done:     make(chan struct{}),
 	}
-	quiet := log.New(io.Discard, "", 0)
+	// The servers' error lines go to cfg.Log, never to the process's
+	// standard logger: a library does not own stderr.
+	errLog := cfg.Log
+	if errLog == nil {
+		errLog = io.Discard
+	}
+	errorLog := log.New(errLog, "sim router: ", 0)
 	s.routerSrv = &http.Server{
 		Handler:           rt,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       90 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          quiet,
+		ErrorLog:          errorLog,
 	}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", m.handler())
-	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: errorLog}
 	statusMux := http.NewServeMux()
 	if tr.statusz != statuszNone {
 		statusMux.HandleFunc("GET /statusz", s.serveStatusz)
 		statusMux.Handle("GET /{$}", http.RedirectHandler("/statusz", http.StatusFound))
 	}
-	s.statusSrv = &http.Server{Handler: statusMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	s.statusSrv = &http.Server{Handler: statusMux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: errorLog}
 
 	for _, p := range []struct {
 		srv *http.Server
