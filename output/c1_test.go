@@ -90,7 +90,8 @@ func TestJSONPrintersEscapeC1(t *testing.T) {
 		// The error object on stderr under -o json quotes the server too.
 		s, _, _, errOut := Test()
 		s.SetTTY(tty, tty)
-		WriteError(s, true, ErrorReport{Message: "POST /instances: " + c1Name, Stage: c1Name})
+		s.Notifier().SetMode(NotifyMode{JSON: true})
+		s.Notifier().Error(ErrorReport{Message: "POST /instances: " + c1Name, Stage: c1Name})
 		var rep ErrorReport
 		if rawC1(errOut.Bytes()) || json.Unmarshal(errOut.Bytes(), &rep) != nil || rep.Stage != c1Name || !strings.HasSuffix(rep.Message, c1Name) {
 			t.Errorf("tty %v, the error line: %q", tty, errOut)

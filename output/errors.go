@@ -3,7 +3,6 @@ package output
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/shakenfist/shakectl/output/termtext"
@@ -22,25 +21,6 @@ type ErrorReport struct {
 	ElapsedSeconds *float64 `json:"elapsed_seconds,omitempty"`
 	RequestID      string   `json:"request_id,omitempty"`
 	ExitCode       int      `json:"exit_code"`
-}
-
-// WriteError prints the report to stderr: as a JSON object when asJSON, else
-// as "error: …" with a "hint: …" line when there is a hint.
-func WriteError(s *IOStreams, asJSON bool, r ErrorReport) {
-	if asJSON {
-		// One line, with ">" left as ">" (json.Marshal would write \u003e,
-		// which reads badly in a log and in jq's raw output).
-		if line := JSONLine(r); line != "" {
-			fmt.Fprintln(s.ErrOut, line)
-			return
-		}
-	}
-	c := NewColourScheme(s.ColourEnabled())
-	// A message or hint may quote the server (a 507's stage, a body).
-	fmt.Fprintf(s.ErrOut, "%s %s\n", c.Red("error:"), termtext.Line(r.Message))
-	if r.Hint != "" {
-		fmt.Fprintf(s.ErrOut, "%s %s\n", c.Yellow("hint:"), termtext.Line(r.Hint))
-	}
 }
 
 // JSONLine encodes v as one line of JSON without HTML escaping ("" if it

@@ -19,7 +19,7 @@ func TestEveryPrinterSanitisesServerText(t *testing.T) {
 			s.SetTTY(tty, tty)
 			PrintList(s, format, List{Columns: []Column{{Header: "NAME", Paint: StatePainter}}, Rows: [][]string{{evil}}, Raw: []json.RawMessage{raw}})
 			PrintDetail(s, format, Detail{Fields: []Field{{Name: "name", Value: evil, Paint: StatePainter}}, Raw: raw})
-			WriteError(s, false, ErrorReport{Message: "POST /instances: " + evil, Hint: "stage " + evil})
+			s.Notifier().Error(ErrorReport{Message: "POST /instances: " + evil, Hint: "stage " + evil})
 			for name, b := range map[string]*bytes.Buffer{"stdout": out, "stderr": errOut} {
 				if got := b.String(); termtext.Block(got) != got {
 					t.Errorf("tty %v %s %s: %q", tty, format, name, got)

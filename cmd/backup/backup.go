@@ -157,9 +157,7 @@ func create(s *cmdutil.Session, out *outfile.Path, blobsDir string) error {
 			if listed {
 				state = "in state " + b.State
 			}
-			if !s.Cfg.Quiet {
-				cmdutil.Note(s.F.IOStreams, s.Cfg, "blob_skipped", fmt.Sprintf("blob %s is %s: not copied", u, state))
-			}
+			s.Note("blob_skipped", "blob %s is %s: not copied", u, state)
 			res.Skipped++
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -76,9 +75,7 @@ func NewRefDetailCmd[T any](f *cmdutil.Factory, r Resource[T], spec RefDetailSpe
 // AlreadyDeleted says on stderr (unless --quiet) that a delete found
 // nothing to do: the server's 200 null.
 func AlreadyDeleted(s *cmdutil.Session, what string) {
-	if !s.Cfg.Quiet {
-		fmt.Fprintf(s.F.IOStreams.ErrOut, "%s was already deleted\n", what)
-	}
+	s.Note("already_deleted", "%s was already deleted", what)
 }
 
 // RefListSpec is a list of things that belong to one object: a network's
@@ -114,7 +111,7 @@ func Confirm(s *cmdutil.Session, yes bool, question string) error {
 	if !ios.IsStdinTTY() || !ios.IsStderrTTY() {
 		return &cmdutil.UsageError{Msg: question + ": not on a terminal, so pass --yes to confirm", Command: s.F.Command.CommandPath()}
 	}
-	fmt.Fprintf(ios.ErrOut, "%s? Type yes to go on: ", question)
+	ios.Notifier().Prompt(question + "? Type yes to go on:")
 	line, err := bufio.NewReader(ios.In).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return err

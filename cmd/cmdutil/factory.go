@@ -14,7 +14,6 @@ import (
 	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
-	"github.com/shakenfist/shakectl/output/termtext"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -94,6 +93,28 @@ func (f *Factory) Wire() {
 	if f.Client == nil {
 		f.Client = ClientFunc(f)
 	}
+	if f.IOStreams != nil {
+		// Until the configuration is resolved (resolveConfig fixes the
+		// mode), stderr is written as the configuration says.
+		f.IOStreams.Notifier().ResolveModeWith(f.notifyMode)
+	}
+}
+
+// notifyMode is how the run's notifier writes when the configuration was
+// never resolved: a command that needs none (context use) and a run
+// refused before it resolved it follow the configuration, read quietly
+// (its warnings are about a run that did not happen); when the
+// configuration itself is what failed, -o as Cobra parsed it still says
+// how the user wants to read the error.
+func (f *Factory) notifyMode() output.NotifyMode {
+	if cfg, err := f.LoadConfigQuietly(); err == nil {
+		return output.NotifyMode{JSON: cfg.JSONOutput(), Quiet: cfg.Quiet}
+	}
+	if fl := f.runFlags().Lookup("output"); fl != nil {
+		format, _ := OutputOf(fl)
+		return output.NotifyMode{JSON: format == output.FormatJSON}
+	}
+	return output.NotifyMode{}
 }
 
 // LoadConfigQuietly resolves the configuration without applying it to the
@@ -125,6 +146,8 @@ func (f *Factory) resolveConfig() (*Config, error) {
 	if cfg.NoColor {
 		f.IOStreams.SetColour(false)
 	}
+	n := f.IOStreams.Notifier()
+	n.SetMode(output.NotifyMode{JSON: cfg.JSONOutput(), Quiet: cfg.Quiet})
 	// The run's context ends a --jq evaluation on Ctrl-C.
 	opts := output.TableOptions{Header: cfg.OutputExplicit, NoHeaders: cfg.NoHeaders, Columns: cfg.Columns, Context: f.Context}
 	if cfg.JQ != "" {
@@ -136,7 +159,7 @@ func (f *Factory) resolveConfig() (*Config, error) {
 	}
 	f.IOStreams.SetTableOptions(opts)
 	for _, w := range cfg.Warnings {
-		Warn(f.IOStreams, cfg, w)
+		n.Warn(w)
 	}
 	return cfg, nil
 }
@@ -213,50 +236,36 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		// budget, as sf-client does (issue 12).
 		NotReadyBudget: cfg.Deadline(),
 	}
-	if !cfg.Quiet {
-		ios := f.IOStreams
-		opts.NotReadyNotify = func(msg string, left time.Duration) {
-			Note(ios, cfg, "not_ready", fmt.Sprintf("%s; retrying in %s (%s left)", msg, client.NotReadyPause, left.Round(time.Second)))
-		}
+	n := f.IOStreams.Notifier()
+	opts.NotReadyNotify = func(msg string, left time.Duration) {
+		n.Note("not_ready", fmt.Sprintf("%s; retrying in %s (%s left)", msg, client.NotReadyPause, left.Round(time.Second)))
 	}
 	if cfg.Debug {
-		// Bodies and headers under --debug are the server's text.
-		opts.Debug = termtext.Writer(f.IOStreams.ErrOut)
+		// Bodies and headers under --debug are the server's text: the
+		// notifier sanitises each line.
+		opts.Debug = n.Debug()
 	}
 	if f.IOStreams.IsStderrTTY() && !cfg.Quiet {
 		// A person at a terminal learns after a second what shakectl is
 		// waiting for; --request-timeout bounds the wait.
-		ios := f.IOStreams
 		timeout := cfg.RequestTimeout
 		if timeout == 0 {
 			timeout = client.DefaultTimeout
 		}
 		opts.Waiting = func(method, url string) {
-			Note(ios, cfg, "waiting", fmt.Sprintf("waiting for an answer to %s %s (giving up after %s; --request-timeout)", method, redact.URL(url), timeout))
+			n.Progress("waiting", fmt.Sprintf("waiting for an answer to %s %s (giving up after %s; --request-timeout)", method, redact.URL(url), timeout))
 		}
 	}
 	if cfg.RetryTransientCapacity {
-		errOut := f.IOStreams.ErrOut
-		quiet := cfg.Quiet
-		jsonOut := cfg.JSONOutput()
 		opts.Retry = &client.RetryOptions{
 			// The deadline bounds the sleeping between attempts (seed
 			// 004: the caller's deadline), never the last request.
 			Budget: cfg.Deadline(),
-			Notify: func(n retry.Notice) {
-				switch {
-				case quiet:
-				case jsonOut:
-					// Under -o json every stderr line is a JSON object.
-					fmt.Fprintln(errOut, n.JSON())
-				default:
-					// The stage is the server's text.
-					fmt.Fprintln(errOut, termtext.Line(n.String()))
-				}
-			},
+			// The stage is the server's text: the notifier sanitises it.
+			Notify: func(rn retry.Notice) { n.Event(rn.String(), rn.Fields()) },
 		}
-		if cfg.Deadline() == 0 && !quiet {
-			Warn(f.IOStreams, cfg, "--retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
+		if cfg.Deadline() == 0 {
+			n.Warn("--retry-transient-capacity has no time to wait with --async continue and no --timeout; a refusal will not be retried")
 		}
 	}
 	c, err := client.New(opts)
@@ -281,28 +290,4 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeoutCause(ctx, d, &TimeoutError{Timeout: d})
-}
-
-// Warn prints a warning on stderr: "warning: …" for people, and under -o
-// json a {"warning": …} object, so every stderr line stays parseable.
-func Warn(s *output.IOStreams, cfg *Config, msg string) {
-	if cfg.JSONOutput() {
-		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"warning": msg}))
-		return
-	}
-	fmt.Fprintln(s.ErrOut, "warning: "+termtext.Line(msg))
-}
-
-// Note prints a line about what a command did or is doing on stderr:
-// the text for people, and under -o json a {"event": …, "message": …}
-// object, so that every stderr line a script reads stays parseable (issue
-// 25: instance create's lenient wait printed plain text among the JSON
-// retry lines). Callers check --quiet themselves.
-func Note(s *output.IOStreams, cfg *Config, event, msg string) {
-	if cfg.JSONOutput() {
-		fmt.Fprintln(s.ErrOut, output.JSONLine(map[string]string{"event": event, "message": msg}))
-		return
-	}
-	// A note may quote the server (a 406's message, a URL).
-	fmt.Fprintln(s.ErrOut, termtext.Line(msg))
 }

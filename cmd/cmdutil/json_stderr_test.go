@@ -46,7 +46,8 @@ func TestJSONStderrIsParseableLineByLine(t *testing.T) {
 // ">" stays ">" in the JSON error object.
 func TestJSONErrorDoesNotEscapeHTML(t *testing.T) {
 	ios, _, _, errOut := output.Test()
-	output.WriteError(ios, true, output.ErrorReport{Message: "p99 > 6s <bad> & worse"})
+	ios.Notifier().SetMode(output.NotifyMode{JSON: true})
+	ios.Notifier().Error(output.ErrorReport{Message: "p99 > 6s <bad> & worse"})
 	if !strings.Contains(errOut.String(), `"p99 > 6s <bad> & worse"`) {
 		t.Errorf("escaped: %s", errOut)
 	}

@@ -69,25 +69,21 @@ func (s *Session) PrintDetail(d output.Detail) error {
 // item 8: network delete's cluster operation exited 0 past --timeout).
 func (s *Session) Forgives(on OnTimeout) bool { return on == TimeoutForgiven && s.Cfg.Timeout == 0 }
 
-// progress prints a line about a wait on stderr, for people: only when
-// stderr is a terminal and --quiet is off.
-func (s *Session) progress(format string, a ...any) {
-	if s.Cfg.Quiet || !s.F.IOStreams.IsStderrTTY() {
-		return
-	}
-	Note(s.F.IOStreams, s.Cfg, "progress", fmt.Sprintf(format, a...))
+// Progress is a line about a command's own wait, for a person at a
+// terminal (the notifier's Progress).
+func (s *Session) Progress(format string, a ...any) {
+	s.F.IOStreams.Notifier().Progress("progress", fmt.Sprintf(format, a...))
 }
 
-// Progress is progress for a command's own waits (see progress).
-func (s *Session) Progress(format string, a ...any) { s.progress(format, a...) }
-
-// Note prints a line about what the command did on stderr (unless
-// --quiet), as a JSON object under -o json.
+// Note prints a line about what the command did on stderr (the
+// notifier's Note: a JSON object under -o json, nothing under --quiet).
 func (s *Session) Note(event, format string, a ...any) {
-	if s.Cfg.Quiet {
-		return
-	}
-	Note(s.F.IOStreams, s.Cfg, event, fmt.Sprintf(format, a...))
+	s.F.IOStreams.Notifier().Note(event, fmt.Sprintf(format, a...))
+}
+
+// Warn prints a warning on stderr (the notifier's Warn).
+func (s *Session) Warn(format string, a ...any) {
+	s.F.IOStreams.Notifier().Warn(fmt.Sprintf(format, a...))
 }
 
 // RawOf is the server's object for json/yaml output; types without a kept

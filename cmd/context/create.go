@@ -81,7 +81,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(f.IOStreams.ErrOut, "context %s saved in %s (mode 600)\n", name, path)
+		f.IOStreams.Notifier().Note("context_saved", fmt.Sprintf("context %s saved in %s (mode 600)", name, path))
 		return nil
 	})
 	builders.Args(c, "NAME --api-url URL --namespace NS [--key-stdin]")

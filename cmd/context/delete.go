@@ -33,9 +33,9 @@ was the current context, current-context is left empty ("").`,
 		// Say what changed, and that no context is current any more
 		// (issue 34, item 12).
 		if wasCurrent {
-			fmt.Fprintf(f.IOStreams.ErrOut, "context %s deleted from %s; it was the current context, and now none is (shakectl context use NAME)\n", args[0], path)
+			f.IOStreams.Notifier().Note("context_deleted", fmt.Sprintf("context %s deleted from %s; it was the current context, and now none is (shakectl context use NAME)", args[0], path))
 		} else {
-			fmt.Fprintf(f.IOStreams.ErrOut, "context %s deleted from %s\n", args[0], path)
+			f.IOStreams.Notifier().Note("context_deleted", fmt.Sprintf("context %s deleted from %s", args[0], path))
 		}
 		return nil
 	})

@@ -20,7 +20,7 @@ func newCmdUse(f *cmdutil.Factory) *cobra.Command {
 			return err
 		}
 		// Say what changed, as create does (issue 34, item 12).
-		fmt.Fprintf(f.IOStreams.ErrOut, "current context is now %s (%s)\n", args[0], path)
+		f.IOStreams.Notifier().Note("context_used", fmt.Sprintf("current context is now %s (%s)", args[0], path))
 		return nil
 	})
 	return builders.Args(c, "NAME")

@@ -72,7 +72,7 @@ before anything is sent.`,
 			return err
 		}
 		if !out.IsStdout() {
-			transfer.Say(s, "%s of instance %s is %s", args[1], args[0], out.Arg)
+			s.Note("saved", "%s of instance %s is %s", args[1], args[0], out.Arg)
 		}
 		return nil
 	})

@@ -82,7 +82,7 @@ command's code.`,
 			if err := agentOutput(s, s.F.IOStreams.Out, res.Stdout, res.StdoutBlob); err != nil {
 				return err
 			}
-			if err := agentOutput(s, s.F.IOStreams.ErrOut, res.Stderr, res.StderrBlob); err != nil {
+			if err := agentOutput(s, s.F.IOStreams.Notifier().Relay(), res.Stderr, res.StderrBlob); err != nil {
 				return err
 			}
 		}
@@ -91,7 +91,7 @@ command's code.`,
 		// (issue 34, item 13).
 		for _, o := range []struct{ name, text string }{{"stdout", res.Stdout}, {"stderr", res.Stderr}} {
 			if !s.Cfg.Quiet && notText(o.text) {
-				cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("the guest's %s was not text (NUL bytes, or bytes that are not UTF-8 and arrive as U+FFFD): the agent relays text, so binary output is altered; copy a file with shakectl instance download instead", o.name))
+				s.Warn("the guest's %s was not text (NUL bytes, or bytes that are not UTF-8 and arrive as U+FFFD): the agent relays text, so binary output is altered; copy a file with shakectl instance download instead", o.name)
 			}
 		}
 		code, err := res.ExitStatus()

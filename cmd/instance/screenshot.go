@@ -45,7 +45,7 @@ simulator). An instance that is not created is refused (406).`,
 			return err
 		}
 		if !out.IsStdout() {
-			transfer.Say(s, "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], out.Arg, b.UUID, b.Size)
+			s.Note("saved", "screenshot of instance %s is %s (blob %s, %d bytes)", args[0], out.Arg, b.UUID, b.Size)
 		}
 		return nil
 	})

@@ -79,7 +79,7 @@ before anything is sent.`,
 				return fmt.Errorf("agent operation %s: step %s failed: %s", op.UUID, k, r.Message)
 			}
 		}
-		transfer.Say(s, "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
+		s.Note("uploaded", "%s is %s in instance %s (blob %s)", args[1], args[2], args[0], a.BlobUUID)
 		return nil
 	})
 	builders.Args(c, "INSTANCE SOURCE DEST", complete.InstanceNames(f))

@@ -77,11 +77,7 @@ DEST only once the whole file has arrived. A new file is private (0600).`,
 		if err != nil {
 			return err
 		}
-		var note io.Writer
-		if !s.Cfg.Quiet {
-			note = s.F.IOStreams.ErrOut
-		}
-		return out.Write(s.Ctx, s.F.IOStreams.Out, note, func(w io.Writer) error {
+		return out.Write(s.Ctx, s.F.IOStreams.Out, s.F.IOStreams.Notifier().Lines("wrote"), func(w io.Writer) error {
 			_, err := w.Write(vv)
 			return err
 		})
@@ -210,7 +206,7 @@ func viewerCommand(flag, env string) ([]string, error) {
 func runViewer(s *cmdutil.Session, argv []string) error {
 	ios := s.F.IOStreams
 	cmd := exec.CommandContext(s.F.Context, argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = ios.In, ios.Out, ios.ErrOut
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ios.In, ios.Out, ios.Notifier().Relay()
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	err := cmd.Run()

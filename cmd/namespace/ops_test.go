@@ -62,8 +62,20 @@ func TestNamespaceAddKeyReadsStdinAndNeverPrintsIt(t *testing.T) {
 		if strings.Contains(res.Stdout+res.Stderr, keySecret) {
 			t.Fatalf("-o %s printed the key:\n%s", format, res)
 		}
-		// --debug shows the request, with the secret redacted.
-		if !strings.Contains(res.Stderr, "debug: > POST "+r.Url+"/auth/namespaces/ci/keys") || !strings.Contains(res.Stderr, `"key":"[redacted]"`) {
+		// --debug shows the request, with the secret redacted; under -o
+		// json each line is a {"event":"debug","message":…} object.
+		debug := res.Stderr
+		if format == "json" {
+			debug = ""
+			for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
+				var obj map[string]string
+				if err := json.Unmarshal([]byte(l), &obj); err != nil || obj["event"] != "debug" {
+					t.Fatalf("-o json --debug: stderr line %q", l)
+				}
+				debug += obj["message"] + "\n"
+			}
+		}
+		if !strings.Contains(debug, "debug: > POST "+r.Url+"/auth/namespaces/ci/keys") || !strings.Contains(debug, `"key":"[redacted]"`) {
 			t.Errorf("--debug:\n%s", res.Stderr)
 		}
 	}

@@ -36,7 +36,7 @@ print ping's output. The address must be inside the network's netblock.
 		}
 		for _, l := range res.Stderr {
 			if strings.TrimSpace(l) != "" {
-				fmt.Fprintln(s.F.IOStreams.ErrOut, termtext.Line(l))
+				fmt.Fprintln(s.F.IOStreams.Notifier().Relay(), termtext.Line(l))
 			}
 		}
 		return nil

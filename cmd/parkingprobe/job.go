@@ -135,7 +135,7 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 		return err
 	}
 	if per := po.InFlightPerShard(opts.shards); per > probe.InFlightPerProcess {
-		cmdutil.Warn(f.IOStreams, cfg, fmt.Sprintf("each shard may hold %d requests in flight, more than one probe process holds well (about %d): use more --shards (at least %d)",
+		f.IOStreams.Notifier().Warn(fmt.Sprintf("each shard may hold %d requests in flight, more than one probe process holds well (about %d): use more --shards (at least %d)",
 			per, probe.InFlightPerProcess, (per*int64(opts.shards)+probe.InFlightPerProcess-1)/probe.InFlightPerProcess))
 	}
 	name := opts.name
@@ -167,15 +167,15 @@ func runJob(f *cmdutil.Factory, c *cobra.Command, opts *JobOptions, args []strin
 		// global default and means it too.
 		err = job.WriteYAML(f.IOStreams.Out)
 	}
-	if err != nil || cfg.Quiet {
+	if err != nil {
 		return err
 	}
 	ns := ""
 	if opts.namespace != "" {
 		ns = " -n " + opts.namespace
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "# job %s: %d shards starting together at %s (in %s); then\n#   kubectl wait%s --for=condition=complete job/%s --timeout=%s\n#   kubectl logs%s -l job-name=%s --tail=-1 --max-log-requests=%d | shakectl parking-probe merge -\n",
-		name, opts.shards, startAt.UTC().Format(time.RFC3339), opts.startIn, ns, name, po.JobWaitTimeout(opts.startIn), ns, name, opts.shards)
+	f.IOStreams.Notifier().Block("next_steps", fmt.Sprintf("# job %s: %d shards starting together at %s (in %s); then\n#   kubectl wait%s --for=condition=complete job/%s --timeout=%s\n#   kubectl logs%s -l job-name=%s --tail=-1 --max-log-requests=%d | shakectl parking-probe merge -\n",
+		name, opts.shards, startAt.UTC().Format(time.RFC3339), opts.startIn, ns, name, po.JobWaitTimeout(opts.startIn), ns, name, opts.shards))
 	return nil
 }
 

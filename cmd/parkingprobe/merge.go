@@ -166,12 +166,11 @@ func readReportStream(f *cmdutil.Factory) ([]*report.Report, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading stdin: %w", err)
 	}
-	cfg, err := f.Config()
-	if err != nil {
+	if _, err := f.Config(); err != nil {
 		return nil, nil, err
 	}
 	for _, p := range problems {
-		cmdutil.Warn(f.IOStreams, cfg, p.Error())
+		f.IOStreams.Notifier().Warn(p.Error())
 	}
 	if len(docs) == 0 {
 		return nil, nil, cmdutil.UsageErrorf("no whole parking-probe report on stdin (%d cut off): pipe in the probes' -o json output or kubectl logs of their pods", len(problems))

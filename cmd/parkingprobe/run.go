@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -506,19 +505,19 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	if err := checkOutFormat(cfg, opts.out); err != nil {
 		return err
 	}
-	// Through warn: under -o json every stderr line stays a JSON object.
-	po.Warn = func(msg string) { cmdutil.Warn(ios, cfg, msg) }
-	var prog *progressLine
+	// Through the notifier: under -o json every stderr line stays a JSON
+	// object, and the live counts are a status line on a terminal only.
+	n := ios.Notifier()
+	po.Warn = n.Warn
 	if ios.IsStderrTTY() && !cfg.Quiet {
-		prog = &progressLine{w: ios.ErrOut}
-		po.Progress = prog.show
+		po.Progress = func(p probe.Progress) { n.Status(progressText(p)) }
 	}
 	if po.Shard.Count > 1 {
-		fmt.Fprintf(ios.ErrOut, "shard %d of %d, seed %d\n", po.Shard.Index, po.Shard.Count, po.Seed)
+		n.Note("shard", fmt.Sprintf("shard %d of %d, seed %d", po.Shard.Index, po.Shard.Count, po.Seed))
 	}
 	if !po.StartAt.IsZero() {
 		if d := po.StartAt.Sub(f.Now()); d > 0 {
-			fmt.Fprintf(ios.ErrOut, "waiting until %s (%s from now) to start the load\n", po.StartAt.Format(time.RFC3339), d.Round(time.Second))
+			n.Note("waiting", fmt.Sprintf("waiting until %s (%s from now) to start the load", po.StartAt.Format(time.RFC3339), d.Round(time.Second)))
 			if d > StartAtFarNotice {
 				po.Warn(fmt.Sprintf("--start-at is %s from now: nothing is sent until then (Ctrl-C stops the wait); shards meant to start together are usually seconds or minutes apart", d.Round(time.Minute)))
 			}
@@ -531,7 +530,7 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(opts.procs))
 	}
 	report, runErr := probe.Run(f.Context, *po)
-	prog.clear()
+	n.EndStatus()
 	if report == nil {
 		return probeError(runErr)
 	}
@@ -610,11 +609,9 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out,
 			return err
 		}
 	case toStdout:
-		if !cfg.Quiet {
-			cs := output.NewColourScheme(ios.ColourEnabled() && ios.IsStderrTTY())
-			if err := report.WriteText(ios.ErrOut, r, cs); err != nil {
-				return err
-			}
+		cs := output.NewColourScheme(ios.ColourEnabled() && ios.IsStderrTTY())
+		if err := ios.Notifier().Report(func(w io.Writer) error { return report.WriteText(w, r, cs) }); err != nil {
+			return err
 		}
 	default:
 		cs := output.NewColourScheme(ios.ColourEnabled())
@@ -625,10 +622,8 @@ func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out,
 	// The report is written after Ctrl-C too (it is the partial result);
 	// a second Ctrl-C ends the process if a FIFO's reader never comes.
 	ctx := context.WithoutCancel(f.Context)
-	var note io.Writer = ios.ErrOut
-	if cfg.Quiet {
-		note = nil
-	}
+	// "wrote --out FILE" is a note.
+	note := ios.Notifier().Lines("wrote")
 	if p, err := checkOutput("--out", out); err != nil {
 		return err
 	} else if p != nil {
@@ -661,34 +656,14 @@ func writeYAML(w io.Writer, r *report.Report) error {
 	return enc.Close()
 }
 
-// progressLine redraws one status line on a terminal's stderr.
-type progressLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	shown bool
-}
-
-func (p *progressLine) show(pr probe.Progress) {
+// progressText is the probe's live counts, for the status line.
+func progressText(pr probe.Progress) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\r\x1b[K%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
+	fmt.Fprintf(&b, "%5.1fs  sent %d  in flight %d", pr.Elapsed.Seconds(), pr.Sent, pr.InFlight)
 	for _, o := range report.AllOutcomes() {
 		if n := pr.Counts[o]; n > 0 {
 			fmt.Fprintf(&b, "  %s %d", o, n)
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprint(p.w, b.String())
-	p.shown = true
-}
-
-func (p *progressLine) clear() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
+	return b.String()
 }

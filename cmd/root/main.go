@@ -3,6 +3,7 @@ package root
 import (
 	"context"
 	"errors"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -31,7 +32,21 @@ func Main() int {
 			return cancelOnSignal(ctx, cancel)
 		},
 	}
+	routeStdLog(f.IOStreams.Notifier())
 	return Run(f, os.Args[1:])
+}
+
+// routeStdLog sends Go's standard logger through the run's notifier:
+// net/http's Transport prints "Unsolicited response received on idle
+// HTTP channel" with log.Printf, and has no logger of its own to set, so
+// without this `shakectl proxy -o json` printed a plain, dated line among
+// its JSON. The standard logger is the process's: a process-wide knob,
+// which only main's run may turn, never a library or a test of one run
+// among many. Every http.Server and ReverseProxy of ours has an ErrorLog
+// of its own (the source scan checks).
+func routeStdLog(n *output.Notifier) {
+	log.SetFlags(0)
+	log.SetOutput(n.Lines("log"))
 }
 
 // cancelOnSignal cancels the run's context on the first SIGINT or SIGTERM,
@@ -125,22 +140,18 @@ func Run(f *cmdutil.Factory, args []string) int {
 	code := cmdutil.ExitCode(err)
 	report := cmdutil.DescribeError(err)
 	report.ExitCode = code
-	// How to print the error: -o json as configured. A run that failed
-	// before resolving its configuration (a refused flag) resolves it here
-	// quietly: its warnings are about a run that did not happen.
-	jsonOut := false
-	load := f.Config
-	if !f.ConfigResolved {
-		load = f.LoadConfigQuietly
+	// The notifier prints it as -o json says: as configured, or, for a
+	// run that failed before resolving its configuration (a refused
+	// flag), as the configuration read quietly, else -o as Cobra parsed
+	// it (cmdutil's notifyMode).
+	if f.Command == nil {
+		// Refused before its run started (a flag, an argument): the
+		// command Cobra found has the -o it parsed (parking-probe's own
+		// -o is not the root's).
+		if target, _, ferr := root.Find(args); ferr == nil {
+			f.Command = target
+		}
 	}
-	if cfg, cerr := load(); cerr == nil {
-		jsonOut = cfg.JSONOutput()
-	} else if fl := root.PersistentFlags().Lookup("output"); fl != nil {
-		// The configuration itself is what failed; -o, as Cobra parsed it,
-		// still says how the user wants to read the error.
-		format, _ := cmdutil.OutputOf(fl)
-		jsonOut = format == output.FormatJSON
-	}
-	output.WriteError(f.IOStreams, jsonOut, report)
+	f.IOStreams.Notifier().Error(report)
 	return code
 }

@@ -66,7 +66,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	cmdutil.Local(root, helpOrUnknown)
 	root.SetVersionTemplate(version.Text(f.Build))
 	root.SetOut(f.IOStreams.Out)
-	root.SetErr(f.IOStreams.ErrOut)
+	// Cobra says nothing on stderr with SilenceErrors and SilenceUsage;
+	// anything it might is a note, like every other line there.
+	root.SetErr(f.IOStreams.Notifier().Lines("message"))
 	root.SetIn(f.IOStreams.In)
 	// The command that runs decides which flags the configuration reads:
 	// the client's flags exist only on the client command groups.

@@ -85,7 +85,7 @@ func ReadInput(ctx context.Context, ios *output.IOStreams, arg string, b userfil
 	if err := termecho.Off(fd); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	fmt.Fprintf(ios.ErrOut, "%s (not echoed): ", what)
+	ios.Notifier().Prompt(what + " (not echoed):")
 	type result struct {
 		b   []byte
 		err error
@@ -98,7 +98,7 @@ func ReadInput(ctx context.Context, ios *output.IOStreams, arg string, b userfil
 	select {
 	case r := <-got:
 		_ = term.Restore(fd, state)
-		fmt.Fprintln(ios.ErrOut)
+		ios.Notifier().PromptDone()
 		switch {
 		case r.err != nil:
 			return nil, fmt.Errorf("reading %s: %w", what, r.err)
@@ -110,7 +110,7 @@ func ReadInput(ctx context.Context, ios *output.IOStreams, arg string, b userfil
 		// The read goroutine stays blocked until the process ends; the
 		// terminal must not stay silent after it.
 		_ = term.Restore(fd, state)
-		fmt.Fprintln(ios.ErrOut)
+		ios.Notifier().PromptDone()
 		return nil, context.Cause(ctx)
 	}
 }

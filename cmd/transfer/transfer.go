@@ -22,20 +22,11 @@ import (
 	"github.com/shakenfist/shakectl/output/termtext"
 )
 
-// TransferMeter starts the progress report of a transfer on stderr: a bar
-// on a terminal, JSON lines with -o json, nothing when piped or --quiet.
+// TransferMeter starts the progress report of a transfer on stderr (the
+// notifier's Meter): a bar on a terminal, JSON lines with -o json, nothing
+// when piped or --quiet.
 func TransferMeter(s *cmdutil.Session, op, name string, total, from int64) *progress.Meter {
-	mode := progress.Choose(s.Cfg.Quiet, s.Cfg.JSONOutput(), s.F.IOStreams.IsStderrTTY())
-	return progress.New(s.F.IOStreams.ErrOut, mode, op, name, total, from, s.F.Now)
-}
-
-// Say prints a line for people on stderr, unless --quiet or -o json.
-func Say(s *cmdutil.Session, format string, a ...any) {
-	if s.Cfg.Quiet || s.Cfg.JSONOutput() {
-		return
-	}
-	// The line quotes paths and the server's identifiers.
-	fmt.Fprintln(s.F.IOStreams.ErrOut, termtext.Line(fmt.Sprintf(format, a...)))
+	return s.F.IOStreams.Notifier().Meter(op, name, total, from, s.F.Now)
 }
 
 // DownloadDest is the one naming rule for downloads (issue 34, item 2),
@@ -137,7 +128,7 @@ func DownloadBlobTo(s *cmdutil.Session, blobUUID string, size int64, want string
 		if out.IsStdout() {
 			where = "stdout"
 		}
-		cmdutil.Warn(s.F.IOStreams, s.Cfg, fmt.Sprintf("blob %s has no sha512 on the server: the %d bytes written to %s were checked against its size only", blobUUID, n, where))
+		s.Warn("blob %s has no sha512 on the server: the %d bytes written to %s were checked against its size only", blobUUID, n, where)
 	}
 	return sum, n, nil
 }
@@ -185,7 +176,7 @@ func UploadFile(s *cmdutil.Session, name string, file *os.File, path string, siz
 			return nil, err
 		}
 		if b != nil {
-			Say(s, "the cluster already holds this file (blob %s, sha512 %s…); not sending it again", b.UUID, sum[:16])
+			s.Note("already_held", "the cluster already holds this file (blob %s, sha512 %s…); not sending it again", b.UUID, sum[:16])
 			r := req
 			r.BlobUUID = b.UUID
 			a, err := s.Client.ArtifactFromUpload(s.Ctx, name, r)
@@ -210,17 +201,15 @@ func UploadFile(s *cmdutil.Session, name string, file *os.File, path string, siz
 		if from > size {
 			return nil, fmt.Errorf("upload %s holds %d bytes, more than %s's %d: not an upload of this file", id, from, path, size)
 		}
-		Say(s, "resuming upload %s at %d of %d bytes", id, from, size)
+		s.Note("resuming", "resuming upload %s at %d of %d bytes", id, from, size)
 	}
 	m := TransferMeter(s, "upload", path, size, from)
 	held, err := s.Client.SendUploadFile(s.Ctx, id, file, size, client.UploadFileOptions{From: from, Progress: m.Update})
 	m.Finish(held, err == nil)
 	if err != nil {
-		if !s.Cfg.Quiet {
-			// id is the server's.
-			fmt.Fprintf(s.F.IOStreams.ErrOut, "upload %s stopped at %d of %d bytes; the server keeps it. Resume with:\n  %s\n",
-				termtext.Line(id), held, size, termtext.Line(resumeCmd(id)))
-		}
+		// id is the server's: one line, so it cannot forge another.
+		s.F.IOStreams.Notifier().Block("upload_stopped", fmt.Sprintf("upload %s stopped at %d of %d bytes; the server keeps it. Resume with:\n  %s",
+			termtext.Line(id), held, size, termtext.Line(resumeCmd(id))))
 		return nil, err
 	}
 	r := req
