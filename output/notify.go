@@ -38,10 +38,11 @@ import (
 type Notifier struct {
 	ios *IOStreams
 
-	mu      sync.Mutex // guards mode, set and resolve
-	mode    NotifyMode
-	set     bool
-	resolve func() NotifyMode
+	mu        sync.Mutex // guards mode, set, resolve and resolving
+	mode      NotifyMode
+	set       bool
+	resolve   func() NotifyMode
+	resolving bool
 
 	wmu    sync.Mutex // one write at a time; guards status
 	status bool       // a Status line is on the screen
@@ -77,8 +78,9 @@ func (n *Notifier) SetMode(m NotifyMode) {
 // ResolveModeWith gives the notifier a way to find its mode the first
 // time it writes, unless SetMode has fixed it by then: a command that
 // never resolves the configuration (context use) or a run that failed
-// before resolving it still writes as -o json and --quiet say. resolve
-// runs under the notifier's lock and must not write through it.
+// before resolving it still writes as -o json and --quiet say. A line
+// written while resolve runs (Go's log, from a library it calls) is
+// written in the mode before it.
 func (n *Notifier) ResolveModeWith(resolve func() NotifyMode) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -88,9 +90,19 @@ func (n *Notifier) ResolveModeWith(resolve func() NotifyMode) {
 // Mode is the mode the notifier writes in.
 func (n *Notifier) Mode() NotifyMode {
 	n.mu.Lock()
+	if n.set || n.resolve == nil || n.resolving {
+		defer n.mu.Unlock()
+		return n.mode
+	}
+	resolve := n.resolve
+	n.resolving = true
+	n.mu.Unlock()
+	m := resolve()
+	n.mu.Lock()
 	defer n.mu.Unlock()
-	if !n.set && n.resolve != nil {
-		n.mode, n.set = n.resolve(), true
+	n.resolving = false
+	if !n.set {
+		n.mode, n.set = m, true
 	}
 	return n.mode
 }
@@ -115,11 +127,11 @@ func (n *Notifier) clearStatusLocked() {
 // line; each with its line break.
 func (n *Notifier) line(m NotifyMode, text string, v any) string {
 	if m.JSON {
-		if l := JSONLine(v); l != "" {
+		if l := JSONLine(v); v != nil && strings.HasPrefix(l, "{") {
 			return l + "\n"
 		}
-		// v cannot be encoded (it never is a value that cannot): the
-		// text, as a note, keeps the line JSON.
+		// No fields, or fields that are not an object: the text alone
+		// keeps the line a JSON object.
 		return JSONLine(map[string]string{"message": text}) + "\n"
 	}
 	return termtext.Line(text) + "\n"

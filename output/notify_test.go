@@ -242,3 +242,31 @@ func TestNotifierRelay(t *testing.T) {
 		t.Errorf("%q", errOut)
 	}
 }
+
+// An event without fields is still an object under -o json: its text.
+func TestNotifierEventWithoutFields(t *testing.T) {
+	ios, _, _, errOut := output.Test()
+	ios.Notifier().SetMode(output.NotifyMode{JSON: true})
+	ios.Notifier().Event("proxy: 1 request forwarded", nil)
+	if got := errOut.String(); got != `{"message":"proxy: 1 request forwarded"}`+"\n" {
+		t.Errorf("%q", got)
+	}
+}
+
+// A line written while the mode is being resolved (Go's log, from a
+// library the resolver calls) is written in the mode before, and the
+// resolver runs once: no deadlock, no recursion.
+func TestNotifierLineDuringResolve(t *testing.T) {
+	ios, _, _, errOut := output.Test()
+	n := ios.Notifier()
+	calls := 0
+	n.ResolveModeWith(func() output.NotifyMode {
+		calls++
+		fmt.Fprintln(n.Lines("log"), "config: read")
+		return output.NotifyMode{JSON: true}
+	})
+	n.Note("e", "after")
+	if calls != 1 || errOut.String() != "config: read\n"+`{"event":"e","message":"after"}`+"\n" {
+		t.Errorf("%d calls: %q", calls, errOut)
+	}
+}
