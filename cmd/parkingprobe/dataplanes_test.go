@@ -41,6 +41,12 @@ type standIn struct {
 	// freeAt: a suspended actor whose worker comes free that long after
 	// its flight starts.
 	freeAt map[string]time.Duration
+	// firstAttempt, when set, is how long a suspended actor's first
+	// ResumeActor call takes where it is not attempt: requests released
+	// together then reach the park transition actor group by actor group,
+	// so which group takes the lot's slots is the scenario's, not the
+	// scheduler's.
+	firstAttempt map[string]time.Duration
 	// retriesExhausted: agentgateway retries ResourceExhausted (later
 	// main); at 5f96588b7 it does not, and a full pool is a 429.
 	retriesExhausted bool
@@ -260,6 +266,9 @@ func (s *standIn) fly(ref string, f *standFlight) {
 	delay := 100 * time.Millisecond
 	for first := true; ; first = false {
 		call := s.attempt
+		if d, ok := s.firstAttempt[ref]; ok && first {
+			call = d
+		}
 		if s.kind == agentgateway && time.Until(deadline) < call {
 			time.Sleep(time.Until(deadline))
 			f.spent = true
@@ -385,11 +394,25 @@ func standInActors(atespace string) (running map[string]bool, freeAt map[string]
 var burstOf100 = []string{"--mode", "burst", "--requests", "100"}
 
 // routerAfter1229 is the router after #1229 with a lot of 2 over the
-// scenario's actors, in atespace demo-ns.
+// scenario's actors, in atespace demo-ns. The actors whose worker comes
+// free park first (their first ResumeActor call ends at 20ms), take the
+// two slots, are served and give them back by 140ms; the others' first
+// call ends at 200ms, so two of their requests take the slots until the
+// budget ends. The rest are shed at their park transition. Every count
+// is then the scenario's whatever order the requests were scheduled in.
 func routerAfter1229(budget time.Duration) *standIn {
 	running, freeAt := standInActors("demo-ns")
-	return &standIn{kind: after1229, lot: 2, budget: budget, attempt: 30 * time.Millisecond,
-		atespace: "demo-ns", running: running, freeAt: freeAt}
+	for ref := range freeAt {
+		freeAt[ref] = 100 * time.Millisecond
+	}
+	firstAttempt := map[string]time.Duration{}
+	for i := 1; i <= 25; i++ {
+		if ref := fmt.Sprintf("demo-ns/actor-%04d", i); !running[ref] && freeAt[ref] == 0 {
+			firstAttempt[ref] = 200 * time.Millisecond
+		}
+	}
+	return &standIn{kind: after1229, lot: 2, budget: budget, attempt: 20 * time.Millisecond,
+		atespace: "demo-ns", running: running, freeAt: freeAt, firstAttempt: firstAttempt}
 }
 
 // probeStandIn runs parking-probe against the stand-in on n with the load
@@ -478,9 +501,12 @@ func TestRouterAfter1229StandIn(t *testing.T) {
 func TestAgentgatewayStandIn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n memnet.Network
-		running, freeAt := standInActors("demo-ns")
+		// No worker comes free for a suspended actor: the three permits
+		// are taken at once by whichever requests arrive first, and each
+		// holder's budget runs out, whatever order they were scheduled in.
+		running, _ := standInActors("demo-ns")
 		s := &standIn{kind: agentgateway, lot: 3, budget: 2 * time.Second, attempt: 30 * time.Millisecond,
-			atespace: "demo-ns", running: running, freeAt: freeAt, retriesExhausted: true}
+			atespace: "demo-ns", running: running, retriesExhausted: true}
 		s.serve(t, &n)
 		warmCache(t, &n, s, running)
 		r, code, errOut := probeStandIn(t, &n, burstOf100, "--addressing", "ate-target-actor", "--atespace", "demo-ns",
