@@ -51,7 +51,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	case Open:
 		r.Load.Rate = o.Rate
 		r.Load.DurationSeconds = seconds(o.Duration)
-		r.Load.Scheduled = int64(o.Shard.OpenRequests(openScheduled(o.Rate, o.Duration)))
+		r.Load.Scheduled = int64(o.Shard.OpenRequests(o.pacer().Requests()))
 	}
 	for _, oc := range report.AllOutcomes() {
 		r.SetOutcome(oc, t.counts[oc], t.lat[oc], t.svc[oc], t.details[oc])
@@ -60,8 +60,7 @@ func (e *engine) report(start time.Time, elapsed time.Duration) *report.Report {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if o.Mode == Open && r.Requests > 0 {
-		window := t.lastSend.Seconds() + 1/o.Rate
-		rate := float64(r.Requests) / window
+		rate := o.pacer().Achieved(r.Requests, t.lastSend)
 		r.AchievedRate = &rate
 		r.SetSendLateness(t.lateness)
 	}

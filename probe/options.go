@@ -373,7 +373,7 @@ func (o *Options) validate() error {
 		if o.Rate > MaxRate {
 			return optionErrorf("{Rate} %g is more than %d a second", o.Rate, MaxRate)
 		}
-		if o.Rate*o.Duration.Seconds() < 1 {
+		if o.pacer().Requests() == 0 {
 			return optionErrorf("{Rate} %g for {Duration} %s sends no request; raise one of them", o.Rate, o.Duration)
 		}
 	default:
@@ -507,17 +507,16 @@ func (o *Options) cutShard() error {
 		}
 		o.Concurrency = s.SplitCount(o.Concurrency)
 	case Open:
-		if err := s.SplitLoad("{Rate} × {Duration}", openScheduled(o.Rate, o.Duration), actors); err != nil {
+		if err := s.SplitLoad("{Rate} × {Duration}", o.pacer().Requests(), actors); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// openScheduled is the number of requests of an open-mode schedule.
-func openScheduled(rate float64, d time.Duration) uint64 {
-	return uint64(math.Floor(rate * d.Seconds()))
-}
+// pacer is the open-mode schedule the options describe: the one place
+// the rate meets the duration.
+func (o *Options) pacer() Pacer { return NewPacer(o.Rate, o.Duration) }
 
 func checkHTTPURL(flag, raw string, required bool) error {
 	if raw == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -306,7 +305,7 @@ func newEngine(o *Options) (*engine, error) {
 	case Closed:
 		e.shape = closedShape{workers: o.Concurrency, duration: o.Duration, index: index}
 	case Open:
-		e.shape = openShape{rate: o.Rate, duration: o.Duration, index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil, elapsed: o.paceClock}
+		e.shape = openShape{pacer: o.pacer(), index: index, shard: o.Shard, precise: o.RoundTripper == nil && o.Dial == nil, elapsed: o.paceClock}
 	}
 	// Recorder shards spread the answers' writers: four per CPU the
 	// machine has (more than the run's Ps when --procs lowers them, which
@@ -337,10 +336,10 @@ func (e *engine) connections() (most, likely int) {
 		return e.o.Concurrency, e.o.Concurrency
 	}
 	// A shard sends every Count-th request of the schedule.
-	rate := e.o.Rate / float64(max(e.o.Shard.Count, 1))
-	total := math.Ceil(rate * e.o.Duration.Seconds())
-	worst := math.Ceil(rate * e.timeout.Seconds())
-	parked := math.Ceil(rate * (e.o.Checks.Budget + e.o.Checks.Slack).Seconds())
+	p := e.o.pacer().PerShard(e.o.Shard.Count)
+	total := p.Within(e.o.Duration)
+	worst := p.Within(e.timeout)
+	parked := p.Within(e.o.Checks.Budget + e.o.Checks.Slack)
 	return int(min(worst, total, 1<<20)), int(min(parked, worst, total, 1<<20))
 }
 

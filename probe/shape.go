@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,14 +99,13 @@ func (c closedShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.T
 	return start
 }
 
-// openShape sends on a fixed schedule: request k is due at start + k/rate.
-// Each request gets its own goroutine, so in-flight requests are never
-// capped below what the rate needs; a late send is measured from its due
-// time.
+// openShape sends on its pacer's schedule: request k is due at start +
+// k/rate. Each request gets its own goroutine, so in-flight requests are
+// never capped below what the rate needs; a late send is measured from its
+// due time.
 type openShape struct {
-	rate     float64
-	duration time.Duration
-	index    func(uint64) int
+	pacer Pacer
+	index func(uint64) int
 	// shard sends only its slots k = j×Count + Index of the one schedule.
 	shard Shard
 	// precise waits for each due time on a kernel timer (timer.New)
@@ -120,21 +118,17 @@ type openShape struct {
 	elapsed func(start time.Time) time.Duration
 }
 
-// Drive follows the schedule until the duration's requests are all due, or
-// the duration is over: a pacer behind its schedule sends no request once
-// the duration has passed. It used to send the whole backlog, so an
-// overloaded run (--rate 100000 --duration 3s on 2 cores) went on for
-// 12.8 s, and 47 s on a busier machine (issue 28, item 8); the report's
-// requests against load.requests (and the achieved rate) show the
-// shortfall, and the late-send notice said so during the run.
+// Drive follows the schedule until the pacer says stop: the shard's
+// requests are all due, or the duration is over, when a sender behind its
+// schedule sends no more (Pacer.Pace). The report's requests against
+// load.requests (and the achieved rate) show the shortfall, and the
+// late-send notice says so during the run.
 func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Time, started func(time.Time), send SendFunc) time.Time {
 	started(start)
 	shard := o.shard
 	if shard.Count == 0 {
 		shard.Count = 1
 	}
-	n := shard.OpenRequests(uint64(math.Floor(o.rate * o.duration.Seconds())))
-	interval := float64(time.Second) / o.rate
 	sl := timer.New(ctx, o.precise)
 	defer sl.Close()
 	// A request goes to a sender that finished its last one and waits on
@@ -146,23 +140,22 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 	if elapsed == nil {
 		elapsed = time.Since
 	}
-	for j := uint64(0); j < n; j++ {
+	for j := uint64(0); ; j++ {
 		k := shard.OpenGlobal(j)
-		due := time.Duration(float64(k) * interval)
 		now := elapsed(start)
-		if now >= o.duration {
-			// Every due time is before the duration, so only a pacer
-			// behind its schedule gets here: the run is over.
+		wait, stop := o.pacer.Pace(now, k)
+		if stop {
 			return start
 		}
-		if wait := due - now; wait > 0 {
+		if wait > 0 {
 			if !sl.Sleep(ctx, wait) {
 				return start
 			}
 		} else if ctx.Err() != nil {
 			return start
 		}
-		job := openJob{j: j, k: k, due: due}
+		// The due time, from what the pacer worked out.
+		job := openJob{j: j, k: k, due: now + wait}
 		select {
 		case jobs <- job:
 		default:
@@ -175,7 +168,6 @@ func (o openShape) Drive(ctx context.Context, wg *sync.WaitGroup, start time.Tim
 			}()
 		}
 	}
-	return start
 }
 
 // openJob is one request of an open run's schedule.

@@ -48,7 +48,7 @@ func TestOpenPacerBehindStopsAtTheDuration(t *testing.T) {
 	duration := time.Second
 	interval := time.Duration(float64(time.Second) / rate)
 	var clock atomic.Int64
-	o := openShape{rate: rate, duration: duration, index: func(uint64) int { return 0 },
+	o := openShape{pacer: NewPacer(rate, duration), index: func(uint64) int { return 0 },
 		elapsed: func(time.Time) time.Duration { return time.Duration(clock.Add(int64(2 * interval))) }}
 	// Bounds a hang, not a speed: the pacer never sleeps here.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -80,10 +80,11 @@ func (s Shard) OpenGlobal(j uint64) uint64 { return j*uint64(s.Count) + uint64(s
 // SplitLoad refuses a split that leaves this shard (or any shard: they all
 // see the same command line) with nothing to do, which would be a pod that
 // runs and measures nothing. n is the load's size: burst requests, closed
-// concurrency, or open floor(rate × duration).
-func (s Shard) SplitLoad(flag string, n uint64, actors int) error {
+// concurrency, or the open schedule's requests (Pacer); fields names the
+// options that set it ({Requests}).
+func (s Shard) SplitLoad(fields string, n uint64, actors int) error {
 	if n < uint64(s.Count) {
-		return optionErrorf("{Shard.Count} %d is more than "+flag+" gives (%d): every shard must send at least one request", s.Count, n)
+		return optionErrorf("{Shard.Count} %d is more than "+fields+" gives (%d): every shard must send at least one request", s.Count, n)
 	}
 	if actors < s.Count {
 		return optionErrorf("{Shard.Count} %d is more than the %d actors: every shard owns a disjoint set of actors", s.Count, actors)

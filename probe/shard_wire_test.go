@@ -131,7 +131,7 @@ func TestOpenShardsInterleaveTheSchedule(t *testing.T) {
 		if err := o.validate(); err != nil {
 			t.Fatal(err)
 		}
-		sh := openShape{rate: o.Rate, duration: o.Duration, index: func(uint64) int { return 0 }, shard: o.Shard}
+		sh := openShape{pacer: o.pacer(), index: func(uint64) int { return 0 }, shard: o.Shard}
 		s := recordSends(t, sh)
 		for _, k := range s {
 			seen[k]++
@@ -155,7 +155,7 @@ func recordSends(t *testing.T, sh openShape) []uint64 {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		sh.Drive(context.Background(), &wg, time.Now(), func(time.Time) {}, func(_, k uint64, _ int, _ time.Time, due time.Duration) {
-			if want := time.Duration(float64(k) * float64(time.Second) / sh.rate); due != want {
+			if want := time.Duration(float64(k) * float64(time.Second) / sh.pacer.Rate()); due != want {
 				t.Errorf("request %d due at %s, want %s", k, due, want)
 			}
 			mu.Lock()

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"hash/fnv"
-	"math"
 	"time"
 )
 
@@ -19,17 +18,18 @@ func SeedFromStartAt(t time.Time) uint64 {
 	return h.Sum64() & (1<<31 - 1)
 }
 
-// ShardedLoad is the size of the load the shards split, and the flags that
-// set it (for messages): the burst's requests, the closed run's workers, or
-// the open run's rate times its duration.
-func (o *Options) ShardedLoad() (flags string, n uint64) {
+// ShardedLoad is the size of the load the shards split, and the fields
+// that set it, as {Field} placeholders for an option error (SplitLoad):
+// the burst's requests, the closed run's workers, or the open run's
+// schedule.
+func (o *Options) ShardedLoad() (fields string, n uint64) {
 	switch o.Mode {
 	case Closed:
-		return "--concurrency", uint64(max(o.Concurrency, 0))
+		return "{Concurrency}", uint64(max(o.Concurrency, 0))
 	case Open:
-		return "--rate × --duration", uint64(max(math.Floor(o.Rate*o.Duration.Seconds()), 0))
+		return "{Rate} × {Duration}", o.pacer().Requests()
 	default:
-		return "--requests", uint64(max(o.Requests, 0))
+		return "{Requests}", uint64(max(o.Requests, 0))
 	}
 }
 
@@ -45,8 +45,7 @@ func (o *Options) InFlightPerShard(shards int) int64 {
 	_, n := o.ShardedLoad()
 	per := int64((n + uint64(shards) - 1) / uint64(shards))
 	if o.Mode == Open {
-		held := int64(math.Ceil(o.Rate / float64(shards) * o.EffectiveTimeout().Seconds()))
-		per = min(per, held)
+		per = min(per, o.pacer().PerShard(shards).Within(o.EffectiveTimeout()))
 	}
 	return per
 }
