@@ -1,9 +1,9 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/probe/report"
 
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -222,76 +222,10 @@ type Options struct {
 // command-line flags: the probe is a library, and which flag or setting
 // fills a field is its caller's business. Error spells the placeholders as
 // field names; cmd renders them with its flag names (Render).
-type OptionError struct {
-	format string
-	args   []any
-}
-
-// Error is the message with every placeholder written as its field path.
-func (e *OptionError) Error() string { return e.Render(nil) }
-
-// Render is the message with each {Field} placeholder written as
-// name(Field), or as the field path where name is nil or returns "".
-// Placeholders are replaced in the format before its arguments go in, so
-// a value quoted in the message (a user's template) is never read as one.
-func (e *OptionError) Render(name func(field string) string) string {
-	return fmt.Sprintf(renderPlaceholders(e.format, name), e.args...)
-}
-
-// Fields lists the placeholders of the message, in order.
-func (e *OptionError) Fields() []string {
-	var fields []string
-	renderPlaceholders(e.format, func(f string) string { fields = append(fields, f); return "" })
-	return fields
-}
+type OptionError = fielderr.Error
 
 func optionErrorf(format string, a ...any) error {
-	return &OptionError{format: format, args: a}
-}
-
-// renderPlaceholders replaces each {Field} in s, where Field is an
-// upper-case Go identifier path ({Requests}, {Checks.Budget}); lower-case
-// braces ({actor}, a template's own placeholders) are left alone.
-func renderPlaceholders(s string, name func(string) string) string {
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			return b.String() + s
-		}
-		j := strings.IndexByte(s[i:], '}')
-		field := ""
-		if j > 1 {
-			field = s[i+1 : i+j]
-		}
-		if !isFieldPath(field) {
-			b.WriteString(s[:i+1])
-			s = s[i+1:]
-			continue
-		}
-		b.WriteString(s[:i])
-		n := ""
-		if name != nil {
-			n = name(field)
-		}
-		if n == "" {
-			n = field
-		}
-		b.WriteString(n)
-		s = s[i+j+1:]
-	}
-}
-
-func isFieldPath(s string) bool {
-	if s == "" || s[0] < 'A' || s[0] > 'Z' {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '.' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
+	return fielderr.Errorf(format, a...)
 }
 
 // EffectiveTimeout is the per-request timeout the run uses.

@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -24,7 +26,6 @@ type ClusterOptions struct {
 // NewCmdCluster runs the Shakenfist cluster simulator until interrupted.
 func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
 	opts := &ClusterOptions{cfg: cluster.DefaultConfig()}
-	d := &opts.cfg
 	c := cmdutil.Local(&cobra.Command{
 		Use:   "cluster",
 		Short: "Run a simulated Shakenfist cluster that refuses creates like a real one",
@@ -145,40 +146,7 @@ order, then normal scheduling resumes:
 	}, func(c *cobra.Command, _ []string) error {
 		return runCluster(f, opts)
 	})
-	fl := c.Flags()
-	fl.StringVar(&d.Listen, "listen", d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
-	fl.StringVar(&d.AuthNamespace, "auth-namespace", d.AuthNamespace, "the namespace POST /auth accepts")
-	fl.StringVar(&d.AuthKey, "auth-key", d.AuthKey, "the key POST /auth accepts")
-	numflag.Var(fl, &d.TokenTTL, "token-ttl", d.TokenTTL, numflag.Above(0, cluster.MaxTokenTTL), "how long a bearer token stays valid")
-	numflag.Var(fl, &d.Nodes, "nodes", d.Nodes, numflag.Between(0, cluster.MaxNodes), "number of hypervisor nodes (node1..nodeN); 0 rehearses pre_schedule")
-	numflag.Var(fl, &d.NodeCPUs, "node-cpus", d.NodeCPUs, numflag.Between(1, cluster.MaxNodeCPUs), "cores per hypervisor (also the most vCPUs one instance may have)")
-	numflag.Var(fl, &d.NodeMemoryMiB, "node-memory", d.NodeMemoryMiB, numflag.Between(1, cluster.MaxNodeMemoryMiB), "memory per hypervisor, MiB")
-	numflag.Var(fl, &d.NodeDiskGiB, "node-disk", d.NodeDiskGiB, numflag.Between(1, cluster.MaxNodeDiskGiB), "instance disk per hypervisor, GiB")
-	numflag.Var(fl, &d.NonHypervisorNodes, "non-hypervisor-nodes", d.NonHypervisorNodes, numflag.Between(0, cluster.MaxNodes), "extra nodes (control1..controlN) that never host instances")
-	fl.StringArrayVar(&opts.nodeTags, "node-tags", nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
-	numflag.Var(fl, &d.RetryAfter, "retry-after", d.RetryAfter, numflag.Between(0, cluster.MaxRetryAfter), "Retry-After seconds on transient 507s (a real cluster always says 15)")
-	numflag.Var(fl, &d.TeardownLag, "teardown-lag", d.TeardownLag, numflag.Between(0, cluster.MaxSimDuration), "how long a deleted instance's capacity stays charged")
-	numflag.Var(fl, &d.CreateTime, "create-time", d.CreateTime, numflag.Between(0, cluster.MaxSimDuration), "how long an instance takes from initial through preflight and creating to created")
-	numflag.Var(fl, &d.DeleteTime, "delete-time", d.DeleteTime, numflag.Between(0, cluster.MaxSimDuration), "how long an instance's node takes to carry out a delete (until then it keeps its state); 0: at once")
-	numflag.Var(fl, &d.ErrorCleanup, "error-cleanup", d.ErrorCleanup, numflag.Between(0, cluster.MaxSimDuration), "how long a refused create's error record (and its addresses) lingers")
-	numflag.Var(fl, &d.AddressHalo, "address-halo", d.AddressHalo, numflag.Between(0, cluster.MaxSimDuration), "how long a released address stays unusable")
-	fl.BoolVar(&d.CapacityGuard, "capacity-guard", d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
-	numflag.Var(fl, &d.CPUOvercommit, "cpu-overcommit", d.CPUOvercommit, numflag.Above[float64](0, cluster.MaxOvercommit), "vCPUs the scheduler places per core (CPU_OVERCOMMIT_RATIO)")
-	numflag.Var(fl, &d.RAMOvercommit, "ram-overcommit", d.RAMOvercommit, numflag.Above[float64](0, cluster.MaxOvercommit), "instance memory the scheduler places per MiB of node memory (RAM_OVERCOMMIT_RATIO)")
-	numflag.Var(fl, &d.RAMReservationGiB, "ram-reservation", d.RAMReservationGiB, numflag.Between[float64](0, cluster.MaxNodeMemoryMiB/1024), "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
-	numflag.Var(fl, &d.MinFreeDiskGiB, "min-free-disk", d.MinFreeDiskGiB, numflag.Between(0, cluster.MaxNodeDiskGiB), "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
-	fl.StringVar(&d.Generation, "server", d.Generation, "Shakenfist server generation to speak: 2026 (develop: capacity contract, async network deletes, claims, scopes, node UUIDs) or 2024 (develop da448b1a, the v0.8 releases); see docs/shakenfist-generations.md")
-	fl.BoolVar(&d.LegacyRefusals, "legacy-refusals", d.LegacyRefusals, `with --server 2024, refuse exactly as the 2024 server ({"error","status"} only, soft affinity)`)
-	fl.BoolVar(&d.NoFloatingNetwork, "no-floating-network", d.NoFloatingNetwork, "with --server 2024, no floating network record exists yet: the first call needing a floating address answers that server's 500 AttributeError and makes it")
-	fl.StringSliceVar(&d.AuthScopes, "auth-scopes", d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
-	numflag.Var(fl, &d.NetworkOpErrors, "network-op-errors", d.NetworkOpErrors, numflag.Between(0, cluster.MaxNetworkOpErrs), "2026: the next N network delete operations end in error, to rehearse a failed delete")
-	fl.BoolVar(&d.AgentTransferStall, "agent-transfer-stall", d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")
-	fl.BoolVar(&d.Kerbside, "kerbside", d.Kerbside, "2026: Kerbside is configured: advertise vdi-console-proxy, mint console tokens, and stand in for Kerbside's exchange at /kerbside/sf-console.vv")
-	fl.StringVar(&d.PowerFault, "power-fault", d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
-	numflag.Var(fl, &d.NetworkDeployTime, "network-deploy-time", d.NetworkDeployTime, numflag.Between(0, cluster.MaxSimDuration), "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
-	numflag.Var(fl, &d.AgentBoot, "agent-boot", d.AgentBoot, numflag.Between(0, cluster.MaxSimDuration), "how long a created instance's agent takes to report ready (instance await waits for it)")
-	numflag.Var(fl, &d.ArtifactFetchTime, "artifact-fetch-time", d.ArtifactFetchTime, numflag.Between(0, cluster.MaxSimDuration), "how long a cached image's fetch takes (artifact cache) before the artifact is created; a URL whose host ends in .invalid fails to fetch")
-	fl.StringVar(&opts.scriptPath, "script", "", "YAML file of canned answers for POST /instances (see above)")
+	bindClusterFlags(c.Flags(), opts)
 	return c
 }
 
@@ -203,7 +171,7 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 		cfg.Script = script
 	}
 	if err := cfg.Validate(); err != nil {
-		return cmdutil.UsageErrorf("%s", err)
+		return &cmdutil.UsageError{Msg: fielderr.Render(err, ClusterFlagName)}
 	}
 	conf, err := f.Config()
 	if err != nil {
@@ -274,3 +242,125 @@ func ClusterAddrIsLoopback(addr string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
 }
+
+// clusterFlags are sim cluster's flags, as routerFlags are sim router's:
+// each names the field the cluster's errors give the value ({Generation}),
+// so an error names the flag the user typed.
+func clusterFlags() fielderr.Table[*cluster.Config, *ClusterOptions] {
+	type (
+		fs = *pflag.FlagSet
+		cc = *cluster.Config
+		op = *ClusterOptions
+	)
+	return fielderr.Table[*cluster.Config, *ClusterOptions]{
+		{Field: "Listen", Name: "listen", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&d.Listen, n, d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
+		}},
+		{Field: "AuthNamespace", Name: "auth-namespace", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&d.AuthNamespace, n, d.AuthNamespace, "the namespace POST /auth accepts")
+		}},
+		{Field: "AuthKey", Name: "auth-key", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&d.AuthKey, n, d.AuthKey, "the key POST /auth accepts")
+		}},
+		{Field: "TokenTTL", Name: "token-ttl", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.TokenTTL, n, d.TokenTTL, numflag.Above(0, cluster.MaxTokenTTL), "how long a bearer token stays valid")
+		}},
+		{Field: "Nodes", Name: "nodes", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.Nodes, n, d.Nodes, numflag.Between(0, cluster.MaxNodes), "number of hypervisor nodes (node1..nodeN); 0 rehearses pre_schedule")
+		}},
+		{Field: "NodeCPUs", Name: "node-cpus", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NodeCPUs, n, d.NodeCPUs, numflag.Between(1, cluster.MaxNodeCPUs), "cores per hypervisor (also the most vCPUs one instance may have)")
+		}},
+		{Field: "NodeMemoryMiB", Name: "node-memory", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NodeMemoryMiB, n, d.NodeMemoryMiB, numflag.Between(1, cluster.MaxNodeMemoryMiB), "memory per hypervisor, MiB")
+		}},
+		{Field: "NodeDiskGiB", Name: "node-disk", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NodeDiskGiB, n, d.NodeDiskGiB, numflag.Between(1, cluster.MaxNodeDiskGiB), "instance disk per hypervisor, GiB")
+		}},
+		{Field: "NonHypervisorNodes", Name: "non-hypervisor-nodes", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NonHypervisorNodes, n, d.NonHypervisorNodes, numflag.Between(0, cluster.MaxNodes), "extra nodes (control1..controlN) that never host instances")
+		}},
+		{Field: "NodeTags", Name: "node-tags", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringArrayVar(&opts.nodeTags, n, nil, "tags of a node for hard affinity, NODE=TAG[,TAG...] (repeatable), e.g. node1=ssd,gpu")
+		}},
+		{Field: "RetryAfter", Name: "retry-after", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.RetryAfter, n, d.RetryAfter, numflag.Between(0, cluster.MaxRetryAfter), "Retry-After seconds on transient 507s (a real cluster always says 15)")
+		}},
+		{Field: "TeardownLag", Name: "teardown-lag", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.TeardownLag, n, d.TeardownLag, numflag.Between(0, cluster.MaxSimDuration), "how long a deleted instance's capacity stays charged")
+		}},
+		{Field: "CreateTime", Name: "create-time", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.CreateTime, n, d.CreateTime, numflag.Between(0, cluster.MaxSimDuration), "how long an instance takes from initial through preflight and creating to created")
+		}},
+		{Field: "DeleteTime", Name: "delete-time", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.DeleteTime, n, d.DeleteTime, numflag.Between(0, cluster.MaxSimDuration), "how long an instance's node takes to carry out a delete (until then it keeps its state); 0: at once")
+		}},
+		{Field: "ErrorCleanup", Name: "error-cleanup", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.ErrorCleanup, n, d.ErrorCleanup, numflag.Between(0, cluster.MaxSimDuration), "how long a refused create's error record (and its addresses) lingers")
+		}},
+		{Field: "AddressHalo", Name: "address-halo", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.AddressHalo, n, d.AddressHalo, numflag.Between(0, cluster.MaxSimDuration), "how long a released address stays unusable")
+		}},
+		{Field: "CapacityGuard", Name: "capacity-guard", Define: func(fl fs, n string, d cc, opts op) {
+			fl.BoolVar(&d.CapacityGuard, n, d.CapacityGuard, "model the capacity admission guard: filters read lagging node metrics, so back-to-back creates are refused at capacity_guard")
+		}},
+		{Field: "CPUOvercommit", Name: "cpu-overcommit", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.CPUOvercommit, n, d.CPUOvercommit, numflag.Above[float64](0, cluster.MaxOvercommit), "vCPUs the scheduler places per core (CPU_OVERCOMMIT_RATIO)")
+		}},
+		{Field: "RAMOvercommit", Name: "ram-overcommit", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.RAMOvercommit, n, d.RAMOvercommit, numflag.Above[float64](0, cluster.MaxOvercommit), "instance memory the scheduler places per MiB of node memory (RAM_OVERCOMMIT_RATIO)")
+		}},
+		{Field: "RAMReservationGiB", Name: "ram-reservation", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.RAMReservationGiB, n, d.RAMReservationGiB, numflag.Between[float64](0, cluster.MaxNodeMemoryMiB/1024), "GiB of node memory kept for the system (RAM_SYSTEM_RESERVATION)")
+		}},
+		{Field: "MinFreeDiskGiB", Name: "min-free-disk", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.MinFreeDiskGiB, n, d.MinFreeDiskGiB, numflag.Between(0, cluster.MaxNodeDiskGiB), "GiB of node disk that must stay free (MINIMUM_FREE_DISK)")
+		}},
+		{Field: "Generation", Name: "server", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&d.Generation, n, d.Generation, "Shakenfist server generation to speak: 2026 (develop: capacity contract, async network deletes, claims, scopes, node UUIDs) or 2024 (develop da448b1a, the v0.8 releases); see docs/shakenfist-generations.md")
+		}},
+		{Field: "LegacyRefusals", Name: "legacy-refusals", Define: func(fl fs, n string, d cc, opts op) {
+			fl.BoolVar(&d.LegacyRefusals, n, d.LegacyRefusals, `with --server 2024, refuse exactly as the 2024 server ({"error","status"} only, soft affinity)`)
+		}},
+		{Field: "NoFloatingNetwork", Name: "no-floating-network", Define: func(fl fs, n string, d cc, opts op) {
+			fl.BoolVar(&d.NoFloatingNetwork, n, d.NoFloatingNetwork, "with --server 2024, no floating network record exists yet: the first call needing a floating address answers that server's 500 AttributeError and makes it")
+		}},
+		{Field: "AuthScopes", Name: "auth-scopes", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringSliceVar(&d.AuthScopes, n, d.AuthScopes, "2026: scopes of the --auth-key's tokens, e.g. instance.read,network.*,cluster-admin (default: every scope)")
+		}},
+		{Field: "NetworkOpErrors", Name: "network-op-errors", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NetworkOpErrors, n, d.NetworkOpErrors, numflag.Between(0, cluster.MaxNetworkOpErrs), "2026: the next N network delete operations end in error, to rehearse a failed delete")
+		}},
+		{Field: "AgentTransferStall", Name: "agent-transfer-stall", Define: func(fl fs, n string, d cc, opts op) {
+			fl.BoolVar(&d.AgentTransferStall, n, d.AgentTransferStall, "the agent's file transfers (instance upload/download) make no progress: 2026 expires them at progress_timeout_seconds")
+		}},
+		{Field: "Kerbside", Name: "kerbside", Define: func(fl fs, n string, d cc, opts op) {
+			fl.BoolVar(&d.Kerbside, n, d.Kerbside, "2026: Kerbside is configured: advertise vdi-console-proxy, mint console tokens, and stand in for Kerbside's exchange at /kerbside/sf-console.vv")
+		}},
+		{Field: "PowerFault", Name: "power-fault", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&d.PowerFault, n, d.PowerFault, "2026: power on and off answer 500 'instance failed to power on: TEXT'")
+		}},
+		{Field: "NetworkDeployTime", Name: "network-deploy-time", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.NetworkDeployTime, n, d.NetworkDeployTime, numflag.Between(0, cluster.MaxSimDuration), "how long a new network stays initial before it is created (and an empty deleted network takes to read deleted)")
+		}},
+		{Field: "AgentBoot", Name: "agent-boot", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.AgentBoot, n, d.AgentBoot, numflag.Between(0, cluster.MaxSimDuration), "how long a created instance's agent takes to report ready (instance await waits for it)")
+		}},
+		{Field: "ArtifactFetchTime", Name: "artifact-fetch-time", Define: func(fl fs, n string, d cc, opts op) {
+			numflag.Var(fl, &d.ArtifactFetchTime, n, d.ArtifactFetchTime, numflag.Between(0, cluster.MaxSimDuration), "how long a cached image's fetch takes (artifact cache) before the artifact is created; a URL whose host ends in .invalid fails to fetch")
+		}},
+		{Field: "Script", Name: "script", Define: func(fl fs, n string, d cc, opts op) {
+			fl.StringVar(&opts.scriptPath, n, "", "YAML file of canned answers for POST /instances (see above)")
+		}},
+	}
+}
+
+// bindClusterFlags defines every flag of the table on fl, bound into
+// opts.cfg (whose values are the defaults) and opts.
+func bindClusterFlags(fl *pflag.FlagSet, opts *ClusterOptions) {
+	clusterFlags().Bind(fl, &opts.cfg, opts)
+}
+
+// ClusterFlagName is the flag for a field the cluster's errors name, ""
+// for none.
+func ClusterFlagName(field string) string { return clusterFlags().Name(field) }

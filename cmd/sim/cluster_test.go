@@ -15,6 +15,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/fielderr/fieldertest"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
@@ -294,4 +295,11 @@ func startSimClusterCmd(t *testing.T, ctx context.Context, args ...string) (out 
 		t.Fatal("no first line on stdout within 10s")
 	}
 	return out, errOut, exited
+}
+
+// Every {Field} placeholder the cluster's errors use has a flag in sim
+// cluster's table.
+func TestEveryClusterFieldHasAFlag(t *testing.T) {
+	t.Parallel()
+	fieldertest.EveryFieldNamed(t, sim.ClusterFlagName, 2, "../../sim/cluster")
 }

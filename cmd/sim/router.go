@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/router"
@@ -40,7 +41,6 @@ func NewCmdRouter(f *cmdutil.Factory) *cobra.Command { return newCmdRouter(f, ni
 
 func newCmdRouter(f *cmdutil.Factory, onStart func(*router.Server)) *cobra.Command {
 	opts := &RouterOptions{Cfg: router.DefaultConfig(), onStart: onStart}
-	d := &opts.Cfg
 	c := cmdutil.Local(&cobra.Command{
 		Use:   "router",
 		Short: "Run a simulated atenet router that parks requests like a real one",
@@ -157,48 +157,7 @@ exits with status 0.`,
 		opts.args = commandLine(c)
 		return runRouter(f, opts)
 	})
-	fl := c.Flags()
-	fl.StringVar((*string)(&d.Model), "model", string(d.Model), "which real dataplane to behave like: "+router.ModelNames()+" (each is described above)")
-	fl.StringVar(&d.Listen, "listen", d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
-	fl.StringVar(&d.MetricsListen, "metrics-listen", d.MetricsListen, "Prometheus /metrics address")
-	fl.StringVar(&d.StatusListen, "status-listen", d.StatusListen, "/statusz address")
-	numflag.Var(fl, &d.Workers, "workers", d.Workers, numflag.Between(1, router.MaxWorkers), "workers in the pool; a running actor holds one")
-	numflag.Var(fl, &d.Actors, "actors", d.Actors, numflag.Between(0, router.MaxActors), "known actors, actor-0001…actor-NNNN (0 only with --any-actor)")
-	fl.BoolVar(&d.AnyActor, "any-actor", d.AnyActor, "every well-formed actor name in --atespace exists")
-	fl.StringVar(&d.Atespace, "atespace", d.Atespace, "the atespace the actors live in")
-	numflag.Var(fl, &d.ResumeLatency, "resume-latency", d.ResumeLatency, numflag.Between(0, router.MaxDuration), "how long a successful resume takes")
-	numflag.Var(fl, &d.ServiceTime, "service-time", d.ServiceTime, numflag.Between(0, router.MaxDuration), "how long a running actor takes to answer")
-	numflag.Var(fl, &d.ActorIdle, "actor-idle", d.ActorIdle, numflag.Between(0, router.MaxDuration), "idle time after which a running actor suspends and frees its worker (0: never)")
-	numflag.Var(fl, &d.ParkedRequestBudget, "parked-request-budget", d.ParkedRequestBudget, numflag.Between(0, router.MaxDuration), "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
-	numflag.Var(fl, &d.ParkedRequestMax, "parked-request-max", d.ParkedRequestMax, numflag.Between(0, router.MaxLot), "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
-	fl.BoolVar(&opts.parkingEnabled, "parking-enabled", true, "pr221 model: park requests (PR #221's --parking-enabled); false fails fast, exports no parking series, and statusz shows enabled:false with the configured lot")
-	fl.StringArrayVar(&opts.holds, "hold", nil, "ACTOR[=DURATION|=N]: the actor's resumes answer 'no free workers available' for DURATION after its first resume, for its first N resumes, or for ever; ACTOR '*' means every actor (repeatable)")
-	numflag.Var(fl, &d.ParkedRequestRetryInterval, "parked-request-retry-interval", d.ParkedRequestRetryInterval, numflag.Above(0, router.MaxDuration), "delay before a parked request's first resume retry")
-	numflag.Var(fl, &d.ParkedRequestRetryFactor, "parked-request-retry-factor", d.ParkedRequestRetryFactor, numflag.Between[float64](1, router.MaxRetryFactor), "multiplier applied to the retry delay after each attempt")
-	numflag.Var(fl, &d.ParkedRequestRetryJitter, "parked-request-retry-jitter", d.ParkedRequestRetryJitter, numflag.Below[float64](0, 1), "random fraction of the delay added per retry")
-	numflag.Var(fl, &d.ExtprocMaxRequests, "extproc-max-requests", d.ExtprocMaxRequests, numflag.Between(0, router.MaxLot), "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max (main-2026-08: default 0, which derives twice the lot, at least 1024)")
-	fl.BoolVar(&d.AllowBreakerBelowLot, "allow-breaker-below-lot", false, "permit --extproc-max-requests below --parked-request-max, to rehearse Envoy truncating the lot")
-	numflag.Var(fl, &d.RequestTimeout, "request-timeout", d.RequestTimeout, numflag.Between(0, router.MaxDuration), "each request's own deadline when it sends no x-request-timeout header (0: none)")
-	fl.StringArrayVar(&opts.windows, "control-plane-unavailable", nil, "START+DURATION after start during which ResumeActor answers Unavailable, e.g. 2s+3s (repeatable)")
-	numflag.Var(fl, &d.ControlPlaneLatency, "control-plane-latency", d.ControlPlaneLatency, numflag.Between(0, router.MaxDuration), "latency added to every ResumeActor call")
-	fl.StringSliceVar(&d.Deny, "deny", nil, "actors whose resume answers PermissionDenied (403) (repeatable or comma-separated)")
-	fl.StringSliceVar(&d.Unauth, "unauth", nil, "actors whose resume answers Unauthenticated (401)")
-	fl.StringSliceVar(&d.Slow, "slow", nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
-	fl.StringSliceVar(&d.Fail, "fail", nil, "actors whose resume fails with an internal error (500)")
-	fl.StringSliceVar(&d.NotFound, "not-found", nil, "actors whose resume answers NotFound (404) although they exist")
-	fl.StringVar(&opts.poolFullCode, "pool-full-code", "", "gRPC code ateapi answers for a full pool: ResourceExhausted or FailedPrecondition (default: ResourceExhausted under main-2026-08, else FailedPrecondition)")
-	fl.StringVar(&d.PoolFullMessage, "pool-full-message", "", `ateapi's text for a full pool (default "no free workers available"; newer ateapi says "no worker has room for the actor")`)
-	numflag.Var(fl, &d.RouteTimeout, "route-timeout", d.RouteTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: Envoy's route timeout from the listener to the actor's answer, not covering the resume; a slower worker gets Envoy's 504 (default 10s under main-2026-08)")
-	numflag.Var(fl, &d.DrainDelay, "drain-delay", d.DrainDelay, numflag.Between(0, router.MaxDuration), "main-2026-08: how long to keep serving after Ctrl-C or SIGTERM before draining (the real router's default is 13s)")
-	numflag.Var(fl, &d.DrainTimeout, "drain-timeout", d.DrainTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: bound on draining parked requests; 0 derives budget + 10s + 5s; must be >= --parked-request-budget while parking is on")
-	fl.StringVar(&d.DrainCompleteFile, "drain-complete-file", d.DrainCompleteFile, "main-2026-08: file created once the drain is over, for a preStop hook (empty: none; the real router's default is /var/run/atenet/drain-complete)")
-	fl.StringSliceVar(&d.RateLimit, "rate-limit", nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
-	fl.StringSliceVar(&d.RoutingFail, "routing-fail", nil, "actors that resume but whose worker address is bad (500 routing failed)")
-	fl.BoolVar(&d.BreakerOverflow503, "breaker-overflow-503", false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
-	fl.BoolVar(&d.ExtprocMessageTimeout, "extproc-message-timeout", false, "emulate Envoy's ext_proc message timeout (budget + 5s, or 5s without parking): an empty 504")
-	fl.StringArrayVar(&opts.aborts, "abort", nil, "ACTOR[=N]: the actor's next N resumes (default: all) answer Aborted, as when another router replica resumes it (repeatable)")
-	numflag.Var(fl, &d.AbortRate, "abort-rate", d.AbortRate, numflag.Between[float64](0, 1), "probability that any resume answers Aborted")
-	numflag.Var(fl, &d.Seed, "seed", 0, numflag.Between[uint64](0, math.MaxUint64), "seed for jitter and --abort-rate (0: random)")
+	bindRouterFlags(c.Flags(), opts)
 	return c
 }
 
@@ -248,7 +207,7 @@ func (o *RouterOptions) BuildConfig() (router.Config, error) {
 	for _, s := range o.holds {
 		actor, h, err := router.ParseHold(s)
 		if err != nil {
-			return cfg, cmdutil.UsageErrorf("%s", err)
+			return cfg, routerError(err)
 		}
 		if cfg.Hold == nil {
 			cfg.Hold = make(map[string]router.Hold, len(o.holds))
@@ -256,7 +215,7 @@ func (o *RouterOptions) BuildConfig() (router.Config, error) {
 		cfg.Hold[actor] = h
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, cmdutil.UsageErrorf("%s", err)
+		return cfg, routerError(err)
 	}
 	return cfg, nil
 }
@@ -279,7 +238,7 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	}
 	srv, err := router.Start(ctx, cfg)
 	if err != nil {
-		return err
+		return fielderr.Rendered(err, RouterFlagName)
 	}
 	defer srv.Close()
 
@@ -313,7 +272,7 @@ func runRouter(f *cmdutil.Factory, opts *RouterOptions) error {
 	} else {
 		n.Note("shutting_down", "sim router: shutting down")
 	}
-	return srv.Close()
+	return fielderr.Rendered(srv.Close(), RouterFlagName)
 }
 
 // RouterListeners opens cfg's three addresses on the factory's network
@@ -384,4 +343,165 @@ func routerBanner(cfg router.Config) string {
 	fmt.Fprintf(&w, "address actors as %s\n", cfg.AddressExample())
 	fmt.Fprintln(&w, "Press Ctrl-C to stop.")
 	return w.String()
+}
+
+// routerFlags are sim router's flags. Most write straight into a
+// router.Config field; the rest into RouterOptions, what the command
+// parses itself. Each names the field the router's errors give the value
+// ({Workers}, {ParkedRequestMax}), so an error names the flag the user
+// typed: the library names fields, and this table alone knows flags.
+func routerFlags() fielderr.Table[*router.Config, *RouterOptions] {
+	type (
+		fs = *pflag.FlagSet
+		rc = *router.Config
+		op = *RouterOptions
+	)
+	return fielderr.Table[*router.Config, *RouterOptions]{
+		{Field: "Model", Name: "model", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar((*string)(&d.Model), n, string(d.Model), "which real dataplane to behave like: "+router.ModelNames()+" (each is described above)")
+		}},
+		{Field: "Listen", Name: "listen", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.Listen, n, d.Listen, "router (Envoy) address, HOST:PORT; port 0 picks a free one")
+		}},
+		{Field: "MetricsListen", Name: "metrics-listen", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.MetricsListen, n, d.MetricsListen, "Prometheus /metrics address")
+		}},
+		{Field: "StatusListen", Name: "status-listen", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.StatusListen, n, d.StatusListen, "/statusz address")
+		}},
+		{Field: "Workers", Name: "workers", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.Workers, n, d.Workers, numflag.Between(1, router.MaxWorkers), "workers in the pool; a running actor holds one")
+		}},
+		{Field: "Actors", Name: "actors", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.Actors, n, d.Actors, numflag.Between(0, router.MaxActors), "known actors, actor-0001…actor-NNNN (0 only with --any-actor)")
+		}},
+		{Field: "AnyActor", Name: "any-actor", Define: func(fl fs, n string, d rc, opts op) {
+			fl.BoolVar(&d.AnyActor, n, d.AnyActor, "every well-formed actor name in --atespace exists")
+		}},
+		{Field: "Atespace", Name: "atespace", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.Atespace, n, d.Atespace, "the atespace the actors live in")
+		}},
+		{Field: "ResumeLatency", Name: "resume-latency", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ResumeLatency, n, d.ResumeLatency, numflag.Between(0, router.MaxDuration), "how long a successful resume takes")
+		}},
+		{Field: "ServiceTime", Name: "service-time", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ServiceTime, n, d.ServiceTime, numflag.Between(0, router.MaxDuration), "how long a running actor takes to answer")
+		}},
+		{Field: "ActorIdle", Name: "actor-idle", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ActorIdle, n, d.ActorIdle, numflag.Between(0, router.MaxDuration), "idle time after which a running actor suspends and frees its worker (0: never)")
+		}},
+		{Field: "ParkedRequestBudget", Name: "parked-request-budget", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ParkedRequestBudget, n, d.ParkedRequestBudget, numflag.Between(0, router.MaxDuration), "park budget per resume flight; requests joining an in-flight resume share its remaining budget")
+		}},
+		{Field: "ParkedRequestMax", Name: "parked-request-max", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ParkedRequestMax, n, d.ParkedRequestMax, numflag.Between(0, router.MaxLot), "max concurrent parked/in-flight resume requests; excess shed (503); 0 disables parking (seed), or keeps parking on and sheds every request (pr221)")
+		}},
+		{Field: "ParkingDisabled", Name: "parking-enabled", Define: func(fl fs, n string, d rc, opts op) {
+			fl.BoolVar(&opts.parkingEnabled, n, true, "pr221 model: park requests (PR #221's --parking-enabled); false fails fast, exports no parking series, and statusz shows enabled:false with the configured lot")
+		}},
+		{Field: "Hold", Name: "hold", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringArrayVar(&opts.holds, n, nil, "ACTOR[=DURATION|=N]: the actor's resumes answer 'no free workers available' for DURATION after its first resume, for its first N resumes, or for ever; ACTOR '*' means every actor (repeatable)")
+		}},
+		{Field: "ParkedRequestRetryInterval", Name: "parked-request-retry-interval", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ParkedRequestRetryInterval, n, d.ParkedRequestRetryInterval, numflag.Above(0, router.MaxDuration), "delay before a parked request's first resume retry")
+		}},
+		{Field: "ParkedRequestRetryFactor", Name: "parked-request-retry-factor", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ParkedRequestRetryFactor, n, d.ParkedRequestRetryFactor, numflag.Between[float64](1, router.MaxRetryFactor), "multiplier applied to the retry delay after each attempt")
+		}},
+		{Field: "ParkedRequestRetryJitter", Name: "parked-request-retry-jitter", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ParkedRequestRetryJitter, n, d.ParkedRequestRetryJitter, numflag.Below[float64](0, 1), "random fraction of the delay added per retry")
+		}},
+		{Field: "ExtprocMaxRequests", Name: "extproc-max-requests", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ExtprocMaxRequests, n, d.ExtprocMaxRequests, numflag.Between(0, router.MaxLot), "Envoy circuit-breaker max_requests for the ext_proc cluster; must be >= --parked-request-max (main-2026-08: default 0, which derives twice the lot, at least 1024)")
+		}},
+		{Field: "AllowBreakerBelowLot", Name: "allow-breaker-below-lot", Define: func(fl fs, n string, d rc, opts op) {
+			fl.BoolVar(&d.AllowBreakerBelowLot, n, false, "permit --extproc-max-requests below --parked-request-max, to rehearse Envoy truncating the lot")
+		}},
+		{Field: "RequestTimeout", Name: "request-timeout", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.RequestTimeout, n, d.RequestTimeout, numflag.Between(0, router.MaxDuration), "each request's own deadline when it sends no x-request-timeout header (0: none)")
+		}},
+		{Field: "ControlPlaneUnavailable", Name: "control-plane-unavailable", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringArrayVar(&opts.windows, n, nil, "START+DURATION after start during which ResumeActor answers Unavailable, e.g. 2s+3s (repeatable)")
+		}},
+		{Field: "ControlPlaneLatency", Name: "control-plane-latency", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.ControlPlaneLatency, n, d.ControlPlaneLatency, numflag.Between(0, router.MaxDuration), "latency added to every ResumeActor call")
+		}},
+		{Field: "Deny", Name: "deny", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.Deny, n, nil, "actors whose resume answers PermissionDenied (403) (repeatable or comma-separated)")
+		}},
+		{Field: "Unauth", Name: "unauth", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.Unauth, n, nil, "actors whose resume answers Unauthenticated (401)")
+		}},
+		{Field: "Slow", Name: "slow", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.Slow, n, nil, "actors whose resume runs into its deadline: DeadlineExceeded (504)")
+		}},
+		{Field: "Fail", Name: "fail", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.Fail, n, nil, "actors whose resume fails with an internal error (500)")
+		}},
+		{Field: "NotFound", Name: "not-found", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.NotFound, n, nil, "actors whose resume answers NotFound (404) although they exist")
+		}},
+		{Field: "PoolFullCode", Name: "pool-full-code", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&opts.poolFullCode, n, "", "gRPC code ateapi answers for a full pool: ResourceExhausted or FailedPrecondition (default: ResourceExhausted under main-2026-08, else FailedPrecondition)")
+		}},
+		{Field: "PoolFullMessage", Name: "pool-full-message", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.PoolFullMessage, n, "", `ateapi's text for a full pool (default "no free workers available"; newer ateapi says "no worker has room for the actor")`)
+		}},
+		{Field: "RouteTimeout", Name: "route-timeout", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.RouteTimeout, n, d.RouteTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: Envoy's route timeout from the listener to the actor's answer, not covering the resume; a slower worker gets Envoy's 504 (default 10s under main-2026-08)")
+		}},
+		{Field: "DrainDelay", Name: "drain-delay", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.DrainDelay, n, d.DrainDelay, numflag.Between(0, router.MaxDuration), "main-2026-08: how long to keep serving after Ctrl-C or SIGTERM before draining (the real router's default is 13s)")
+		}},
+		{Field: "DrainTimeout", Name: "drain-timeout", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.DrainTimeout, n, d.DrainTimeout, numflag.Between(0, router.MaxDuration), "main-2026-08: bound on draining parked requests; 0 derives budget + 10s + 5s; must be >= --parked-request-budget while parking is on")
+		}},
+		{Field: "DrainCompleteFile", Name: "drain-complete-file", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringVar(&d.DrainCompleteFile, n, d.DrainCompleteFile, "main-2026-08: file created once the drain is over, for a preStop hook (empty: none; the real router's default is /var/run/atenet/drain-complete)")
+		}},
+		{Field: "RateLimit", Name: "rate-limit", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.RateLimit, n, nil, "actors whose resume answers ResourceExhausted (429 rate limited)")
+		}},
+		{Field: "RoutingFail", Name: "routing-fail", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringSliceVar(&d.RoutingFail, n, nil, "actors that resume but whose worker address is bad (500 routing failed)")
+		}},
+		{Field: "BreakerOverflow503", Name: "breaker-overflow-503", Define: func(fl fs, n string, d rc, opts op) {
+			fl.BoolVar(&d.BreakerOverflow503, n, false, "answer ext_proc breaker overflow as an upstream cluster's 503 (x-envoy-overloaded) instead of real Envoy's empty 500")
+		}},
+		{Field: "ExtprocMessageTimeout", Name: "extproc-message-timeout", Define: func(fl fs, n string, d rc, opts op) {
+			fl.BoolVar(&d.ExtprocMessageTimeout, n, false, "emulate Envoy's ext_proc message timeout (budget + 5s, or 5s without parking): an empty 504")
+		}},
+		{Field: "Abort", Name: "abort", Define: func(fl fs, n string, d rc, opts op) {
+			fl.StringArrayVar(&opts.aborts, n, nil, "ACTOR[=N]: the actor's next N resumes (default: all) answer Aborted, as when another router replica resumes it (repeatable)")
+		}},
+		{Field: "AbortRate", Name: "abort-rate", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.AbortRate, n, d.AbortRate, numflag.Between[float64](0, 1), "probability that any resume answers Aborted")
+		}},
+		{Field: "Seed", Name: "seed", Define: func(fl fs, n string, d rc, opts op) {
+			numflag.Var(fl, &d.Seed, n, 0, numflag.Between[uint64](0, math.MaxUint64), "seed for jitter and --abort-rate (0: random)")
+		}},
+	}
+}
+
+// bindRouterFlags defines every flag of the table on fl, bound into
+// opts.Cfg (whose values are the defaults) and opts.
+func bindRouterFlags(fl *pflag.FlagSet, opts *RouterOptions) { routerFlags().Bind(fl, &opts.Cfg, opts) }
+
+// routerFieldShown are the fields a flag sets by another spelling than
+// its name: ParkingDisabled is set by --parking-enabled=false.
+var routerFieldShown = map[string]string{"ParkingDisabled": "--parking-enabled=false"}
+
+// RouterFlagName is the flag for a field the router's errors name, "" for
+// none.
+func RouterFlagName(field string) string {
+	if s, ok := routerFieldShown[field]; ok {
+		return s
+	}
+	return routerFlags().Name(field)
+}
+
+// routerError makes an error of the router's a usage error in the words of
+// the command line.
+func routerError(err error) error {
+	return &cmdutil.UsageError{Msg: fielderr.Render(err, RouterFlagName)}
 }

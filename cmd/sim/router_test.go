@@ -15,6 +15,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/fielderr/fieldertest"
 	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/sim/router"
 )
@@ -238,4 +239,11 @@ func TestSimRouterHoldFlag(t *testing.T) {
 	if code, body := get("actor-0002"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no free workers available") {
 		t.Fatalf("held actor-0002: %d %q, want 503 no free workers available", code, body)
 	}
+}
+
+// Every {Field} placeholder the router's errors use has a flag in sim
+// router's table, so a message never reaches the user as a Go field name.
+func TestEveryRouterFieldHasAFlag(t *testing.T) {
+	t.Parallel()
+	fieldertest.EveryFieldNamed(t, sim.RouterFlagName, 30, "../../sim/router")
 }

@@ -232,7 +232,7 @@ func TestNoFloatingNetwork(t *testing.T) {
 	// The 2026 server reads the record again after making it.
 	cfg := testConfig()
 	cfg.Generation, cfg.NoFloatingNetwork = Generation2026, true
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--server 2024") {
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "(Generation 2024)") {
 		t.Errorf("with the 2026 server: %v", err)
 	}
 }

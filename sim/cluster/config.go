@@ -52,6 +52,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // Config shapes one simulated cluster. DefaultConfig gives the defaults the
@@ -297,7 +299,8 @@ func (c Config) NodeNames() []string {
 }
 
 // Validate reports the first thing wrong with the configuration, worded for
-// the person who typed the flag.
+// the person who typed the flag: a setting is named as a fielderr {Field}
+// placeholder, which the command renders as its flag.
 func (c Config) Validate() error {
 	switch c.Generation {
 	case Generation2024, Generation2026:
@@ -305,13 +308,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid server generation %q: want %s or %s", c.Generation, Generation2024, Generation2026)
 	}
 	if c.Kerbside && c.Generation != Generation2026 {
-		return errors.New("the Kerbside console proxy is a 2026 feature: choose the 2026 server (--server 2026) to use it")
+		return fielderr.Errorf("the Kerbside console proxy is a 2026 feature: choose the 2026 server ({Generation} 2026) to use it")
 	}
 	if c.LegacyRefusals && c.Generation != Generation2024 {
-		return errors.New("legacy refusals are a 2024 behaviour: a 2026 server always sends stage and transient; choose the 2024 server (--server 2024) to use them")
+		return fielderr.Errorf("legacy refusals are a 2024 behaviour: a 2026 server always sends stage and transient; choose the 2024 server ({Generation} 2024) to use them")
 	}
 	if c.NoFloatingNetwork && c.Generation != Generation2024 {
-		return errors.New("a missing floating network record breaks only the 2024 server (its first float answers 500); a 2026 server creates the record and carries on: choose the 2024 server (--server 2024) to use it")
+		return fielderr.Errorf("a missing floating network record breaks only the 2024 server (its first float answers 500); a 2026 server creates the record and carries on: choose the 2024 server ({Generation} 2024) to use it")
 	}
 	for _, sc := range c.AuthScopes {
 		if !scopeRE.MatchString(sc) {
@@ -396,7 +399,7 @@ func (c Config) Validate() error {
 	}
 	for _, name := range sortedKeys(c.NodeTags) {
 		if !known[name] {
-			return fmt.Errorf("tags for unknown node %q: the nodes are %s", name, describeNodes(c))
+			return fielderr.Errorf("tags for unknown node %q: the nodes are "+describeNodes(c), name)
 		}
 		for _, t := range c.NodeTags[name] {
 			if !tagRE.MatchString(t) {
@@ -416,7 +419,7 @@ func describeNodes(c Config) string {
 	names := c.NodeNames()
 	switch {
 	case len(names) == 0:
-		return "none (--nodes 0)"
+		return "none ({Nodes} 0)"
 	case len(names) > 6:
 		return strings.Join(names[:3], ", ") + ", … " + names[len(names)-1]
 	}

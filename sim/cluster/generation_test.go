@@ -409,8 +409,8 @@ func TestGenerationDeleteAllNetworks(t *testing.T) {
 func TestLegacyRefusalsOnlyFor2024(t *testing.T) {
 	cfg := testConfig()
 	cfg.Generation, cfg.LegacyRefusals = Generation2026, true
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--server 2024") {
-		t.Errorf("2026 with legacy refusals: %v, want an error pointing at --server 2024", err)
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "(Generation 2024)") {
+		t.Errorf("2026 with legacy refusals: %v, want an error pointing at the Generation field (--server 2024)", err)
 	}
 	cfg.Generation = Generation2024
 	if err := cfg.Validate(); err != nil {

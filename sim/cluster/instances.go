@@ -312,7 +312,7 @@ func (s *Server) allocateInterfaces(i *instance, found []*network) *apiError {
 // sequence says), charges the node and starts creating.
 func (s *Server) placeInstance(i *instance, scripted *ScriptedAnswer) *apiError {
 	if scripted != nil && scripted.Refuse != "" {
-		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": "refusal taken from the --script sequence"})
+		s.addEvent(i, apiFQDN, "schedule failed, insufficient resources", map[string]any{"message": "refusal taken from the simulator's script"})
 		if scripted.Refuse == stageCongestedNetwork {
 			return s.failCreate(i, congested(), "cannot allocate address: No free addresses on network")
 		}

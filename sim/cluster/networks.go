@@ -485,7 +485,7 @@ func (s *Server) deleteNetwork(n *network) *clusterOp {
 	s.afterOrNow(s.cfg.NetworkDeployTime, func() {
 		switch {
 		case fail:
-			msg := "network delete failed on the network node (simulated: --network-op-errors)"
+			msg := "network delete failed on the network node (simulated: one of the network operation errors the simulator was told to make)"
 			op.state, op.errorMessage = opError, &msg
 			n.pendingOp = nil
 			n.events = appendEvent(n.events, apiFQDN, "delete failed", map[string]any{"op_uuid": op.uuid})

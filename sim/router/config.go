@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // Config is everything `shakectl sim router` can be told by flag; each field
@@ -204,7 +206,7 @@ const HoldEveryActor = "*"
 func ParseHold(s string) (actor string, h Hold, err error) {
 	actor, v, hasV := strings.Cut(strings.TrimSpace(s), "=")
 	if actor == "" {
-		return "", Hold{}, fmt.Errorf("--hold %q: want ACTOR, ACTOR=DURATION or ACTOR=N", s)
+		return "", Hold{}, fielderr.Errorf("{Hold} %q: want ACTOR, ACTOR=DURATION or ACTOR=N", s)
 	}
 	if !hasV {
 		return actor, Hold{}, nil
@@ -214,13 +216,13 @@ func ParseHold(s string) (actor string, h Hold, err error) {
 	} else if d, derr := time.ParseDuration(v); derr == nil {
 		h = Hold{For: d}
 	} else {
-		return "", Hold{}, fmt.Errorf("--hold %q: %q is neither a duration (800ms) nor a count of resumes", s, v)
+		return "", Hold{}, fielderr.Errorf("{Hold} %q: %q is neither a duration (800ms) nor a count of resumes", s, v)
 	}
 	if h.Forever() {
-		return "", Hold{}, fmt.Errorf("--hold %q: the duration or count must be positive; give ACTOR alone for a hold that never ends", s)
+		return "", Hold{}, fielderr.Errorf("{Hold} %q: the duration or count must be positive; give ACTOR alone for a hold that never ends", s)
 	}
 	if err := h.validate(); err != nil {
-		return "", Hold{}, fmt.Errorf("--hold %q: %v", s, err)
+		return "", Hold{}, fielderr.Errorf("{Hold} %q: %v", s, err)
 	}
 	return actor, h, nil
 }
@@ -402,13 +404,14 @@ func (c Config) ParkingEnabled() bool {
 }
 
 // Validate checks the real routers' startup rules and the simulator's own;
-// each error names the flag and the rule it broke. All broken rules are
-// reported.
+// each error names the setting, as a fielderr {Field} placeholder (the
+// command renders its flag), and the rule it broke. All broken rules are
+// reported, joined.
 func (c Config) Validate() error {
 	var v validation
 	tr, ok := modelRow(c.Model)
 	if !ok {
-		v.bad("--model %q: want %s", c.Model, ModelNames())
+		v.bad("{Model} %q: want %s", c.Model, ModelNames())
 		tr = c.traits()
 	}
 	c.validateModelFlags(&v, tr)
@@ -426,41 +429,43 @@ func (c Config) Validate() error {
 // validation gathers every broken rule.
 type validation struct{ errs []error }
 
-func (v *validation) bad(format string, a ...any) { v.errs = append(v.errs, fmt.Errorf(format, a...)) }
-func (v *validation) err() error                  { return errors.Join(v.errs...) }
+func (v *validation) bad(format string, a ...any) {
+	v.errs = append(v.errs, fielderr.Errorf(format, a...))
+}
+func (v *validation) err() error { return errors.Join(v.errs...) }
 
 // validateModelFlags refuses the flags the configured model does not have.
 func (c Config) validateModelFlags(v *validation, tr modelTraits) {
 	if !tr.drainFlags {
 		for _, d := range []struct {
-			flag string
-			set  bool
+			field string
+			set   bool
 		}{
-			{"--route-timeout", c.RouteTimeout != 0},
-			{"--drain-delay", c.DrainDelay != 0},
-			{"--drain-timeout", c.DrainTimeout != 0},
-			{"--drain-complete-file", c.DrainCompleteFile != ""},
+			{"{RouteTimeout}", c.RouteTimeout != 0},
+			{"{DrainDelay}", c.DrainDelay != 0},
+			{"{DrainTimeout}", c.DrainTimeout != 0},
+			{"{DrainCompleteFile}", c.DrainCompleteFile != ""},
 		} {
 			if d.set {
-				v.bad("%s is the flag of the routers from main-2026-08 on and needs --model %s", d.flag, modelsWith(func(m modelTraits) bool { return m.drainFlags }))
+				v.bad(d.field+" is the flag of the routers from main-2026-08 on and needs {Model} %s", modelsWith(func(m modelTraits) bool { return m.drainFlags }))
 			}
 		}
 	}
 	// The real router's startup rule (6210ad86 cmd.go, as the reference
 	// reads it).
 	if tr.drainFlags && c.DrainTimeout > 0 && c.DrainTimeout < c.ParkedRequestBudget && c.ParkingEnabled() {
-		v.bad("--drain-timeout (%s) must be >= --parked-request-budget (%s) while parking is on", c.DrainTimeout, c.ParkedRequestBudget)
+		v.bad("{DrainTimeout} (%s) must be >= {ParkedRequestBudget} (%s) while parking is on", c.DrainTimeout, c.ParkedRequestBudget)
 	}
 	if c.ParkingDisabled && tr.parking != parkingOffByFlag {
-		v.bad("--parking-enabled=false is PR #221's switch and needs --model pr221; the %s model turns parking off with --parked-request-max 0", tr.model)
+		v.bad("{ParkingDisabled} is PR #221's switch and needs {Model} pr221; the %s model turns parking off with {ParkedRequestMax} 0", tr.model)
 	}
 	switch c.PoolFullCode {
 	case OK, ResourceExhausted, FailedPrecondition:
 	default:
-		v.bad("--pool-full-code %s: want ResourceExhausted or FailedPrecondition", c.PoolFullCode)
+		v.bad("{PoolFullCode} %s: want ResourceExhausted or FailedPrecondition", c.PoolFullCode)
 	}
 	if err := checkLabel(c.Atespace); err != nil {
-		v.bad("--atespace %q is not a valid atespace name: %v", c.Atespace, err)
+		v.bad("{Atespace} %q is not a valid atespace name: %v", c.Atespace, err)
 	}
 }
 
@@ -477,43 +482,43 @@ func modelsWith(has func(modelTraits) bool) string {
 
 func (c Config) validateSizes(v *validation) {
 	if c.Workers < 1 {
-		v.bad("--workers must be at least 1 (got %d)", c.Workers)
+		v.bad("{Workers} must be at least 1 (got %d)", c.Workers)
 	} else if c.Workers > MaxWorkers {
-		v.bad("--workers must be at most %d (got %d)", MaxWorkers, c.Workers)
+		v.bad("{Workers} must be at most %d (got %d)", MaxWorkers, c.Workers)
 	}
 	if c.Actors < 0 || (c.Actors == 0 && !c.AnyActor) {
-		v.bad("--actors must be at least 1, or use --any-actor (got %d)", c.Actors)
+		v.bad("{Actors} must be at least 1, or use {AnyActor} (got %d)", c.Actors)
 	} else if c.Actors > MaxActors {
-		v.bad("--actors must be at most %d (got %d)", MaxActors, c.Actors)
+		v.bad("{Actors} must be at most %d (got %d)", MaxActors, c.Actors)
 	}
 }
 
 func (c Config) validateDurations(v *validation) {
 	for _, d := range []struct {
-		flag string
-		v    time.Duration
+		field string
+		v     time.Duration
 	}{
-		{"--resume-latency", c.ResumeLatency},
-		{"--service-time", c.ServiceTime},
-		{"--actor-idle", c.ActorIdle},
-		{"--parked-request-budget", c.ParkedRequestBudget},
-		{"--parked-request-retry-interval", c.ParkedRequestRetryInterval},
-		{"--control-plane-latency", c.ControlPlaneLatency},
-		{"--request-timeout", c.RequestTimeout},
-		{"--route-timeout", c.RouteTimeout},
-		{"--drain-delay", c.DrainDelay},
-		{"--drain-timeout", c.DrainTimeout},
+		{"{ResumeLatency}", c.ResumeLatency},
+		{"{ServiceTime}", c.ServiceTime},
+		{"{ActorIdle}", c.ActorIdle},
+		{"{ParkedRequestBudget}", c.ParkedRequestBudget},
+		{"{ParkedRequestRetryInterval}", c.ParkedRequestRetryInterval},
+		{"{ControlPlaneLatency}", c.ControlPlaneLatency},
+		{"{RequestTimeout}", c.RequestTimeout},
+		{"{RouteTimeout}", c.RouteTimeout},
+		{"{DrainDelay}", c.DrainDelay},
+		{"{DrainTimeout}", c.DrainTimeout},
 	} {
 		if d.v < 0 {
-			v.bad("%s must not be negative (got %s)", d.flag, d.v)
+			v.bad(d.field+" must not be negative (got %s)", d.v)
 		} else if d.v > MaxDuration {
-			v.bad("%s must be at most %s (got %s)", d.flag, MaxDuration, d.v)
+			v.bad(d.field+" must be at most %s (got %s)", MaxDuration, d.v)
 		}
 	}
 	if c.ParkedRequestRetryInterval == 0 {
 		// A zero first delay stays zero under any factor: the flight would
 		// call the control plane in a tight loop.
-		v.bad("--parked-request-retry-interval must be positive (got 0s)")
+		v.bad("{ParkedRequestRetryInterval} must be positive (got 0s)")
 	}
 }
 
@@ -523,17 +528,17 @@ func (c Config) validateRetry(v *validation, tr modelTraits) {
 		zeroLot = "0 sheds every request"
 	}
 	if c.ParkedRequestMax < 0 {
-		v.bad("--parked-request-max must not be negative; %s (got %d)", zeroLot, c.ParkedRequestMax)
+		v.bad("{ParkedRequestMax} must not be negative; %s (got %d)", zeroLot, c.ParkedRequestMax)
 	} else if c.ParkedRequestMax > MaxLot {
-		v.bad("--parked-request-max must be at most %d (got %d)", MaxLot, c.ParkedRequestMax)
+		v.bad("{ParkedRequestMax} must be at most %d (got %d)", MaxLot, c.ParkedRequestMax)
 	}
 	if math.IsNaN(c.ParkedRequestRetryFactor) || c.ParkedRequestRetryFactor < 1 {
-		v.bad("--parked-request-retry-factor must be >= 1 (got %v)", c.ParkedRequestRetryFactor)
+		v.bad("{ParkedRequestRetryFactor} must be >= 1 (got %v)", c.ParkedRequestRetryFactor)
 	} else if c.ParkedRequestRetryFactor > MaxRetryFactor {
-		v.bad("--parked-request-retry-factor must be at most %d (got %v)", MaxRetryFactor, c.ParkedRequestRetryFactor)
+		v.bad("{ParkedRequestRetryFactor} must be at most %d (got %v)", MaxRetryFactor, c.ParkedRequestRetryFactor)
 	}
 	if math.IsNaN(c.ParkedRequestRetryJitter) || c.ParkedRequestRetryJitter < 0 || c.ParkedRequestRetryJitter >= 1 {
-		v.bad("--parked-request-retry-jitter must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
+		v.bad("{ParkedRequestRetryJitter} must be in [0, 1) (got %v)", c.ParkedRequestRetryJitter)
 	}
 }
 
@@ -544,23 +549,23 @@ func (c Config) validateBreaker(v *validation, tr modelTraits) {
 	case breakerDerived:
 		switch {
 		case c.ExtprocMaxRequests < 0:
-			v.bad("--extproc-max-requests must not be negative; 0 derives twice --parked-request-max, at least %d (got %d)", EnvoyDefaultMaxRequests, c.ExtprocMaxRequests)
+			v.bad("{ExtprocMaxRequests} must not be negative; 0 derives twice {ParkedRequestMax}, at least %d (got %d)", EnvoyDefaultMaxRequests, c.ExtprocMaxRequests)
 		case c.ExtprocMaxRequests > 0 && c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot:
 			// The real router's own words.
-			v.bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a circuit breaker below the parking lot silently truncates it with Envoy-generated 503s",
+			v.bad("{ExtprocMaxRequests} (%d) must be >= {ParkedRequestMax} (%d): a circuit breaker below the parking lot silently truncates it with Envoy-generated 503s",
 				c.ExtprocMaxRequests, c.ParkedRequestMax)
 		case c.ExtprocMaxRequests > MaxLot:
-			v.bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+			v.bad("{ExtprocMaxRequests} must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
 		}
 	default:
 		switch {
 		case c.ExtprocMaxRequests < 1:
-			v.bad("--extproc-max-requests must be at least 1 (got %d)", c.ExtprocMaxRequests)
+			v.bad("{ExtprocMaxRequests} must be at least 1 (got %d)", c.ExtprocMaxRequests)
 		case c.ExtprocMaxRequests > MaxLot:
-			v.bad("--extproc-max-requests must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
+			v.bad("{ExtprocMaxRequests} must be at most %d (got %d)", MaxLot, c.ExtprocMaxRequests)
 		}
 		if c.ExtprocMaxRequests < c.ParkedRequestMax && !c.AllowBreakerBelowLot {
-			v.bad("--extproc-max-requests (%d) must be >= --parked-request-max (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
+			v.bad("{ExtprocMaxRequests} (%d) must be >= {ParkedRequestMax} (%d): a breaker below the lot makes Envoy reject parked requests with overflow 503s that never count in parking.rejected",
 				c.ExtprocMaxRequests, c.ParkedRequestMax)
 		}
 	}
@@ -570,11 +575,11 @@ func (c Config) validateBreaker(v *validation, tr modelTraits) {
 // names are too many to walk.
 func (c Config) validateFaults(v *validation) bool {
 	if n := len(c.ControlPlaneUnavailable); n > MaxWindows {
-		v.bad("--control-plane-unavailable: at most %d windows (got %d)", MaxWindows, n)
+		v.bad("{ControlPlaneUnavailable}: at most %d windows (got %d)", MaxWindows, n)
 	} else {
 		for _, w := range c.ControlPlaneUnavailable {
 			if err := w.validate(); err != nil {
-				v.bad("--control-plane-unavailable: %v", err)
+				v.bad("{ControlPlaneUnavailable}: %v", err)
 			}
 		}
 	}
@@ -584,48 +589,48 @@ func (c Config) validateFaults(v *validation) bool {
 		return false
 	}
 	for _, l := range []struct {
-		flag  string
+		field string
 		names []string
-	}{{"--deny", c.Deny}, {"--unauth", c.Unauth}, {"--slow", c.Slow}, {"--fail", c.Fail}, {"--not-found", c.NotFound}, {"--rate-limit", c.RateLimit}, {"--routing-fail", c.RoutingFail}} {
+	}{{"{Deny}", c.Deny}, {"{Unauth}", c.Unauth}, {"{Slow}", c.Slow}, {"{Fail}", c.Fail}, {"{NotFound}", c.NotFound}, {"{RateLimit}", c.RateLimit}, {"{RoutingFail}", c.RoutingFail}} {
 		for _, n := range l.names {
 			if _, err := c.actorRef(n); err != nil {
-				v.bad("%s: %v", l.flag, err)
+				v.bad(l.field+": %v", err)
 			}
 		}
 	}
 	for n, times := range c.Abort {
 		if _, err := c.actorRef(n); err != nil {
-			v.bad("--abort: %v", err)
+			v.bad("{Abort}: %v", err)
 		}
 		if times > MaxCount {
-			v.bad("--abort %s=%d: at most %d resumes", n, times, MaxCount)
+			v.bad("{Abort} %s=%d: at most %d resumes", n, times, MaxCount)
 		}
 	}
 	for n, h := range c.Hold {
 		if n != HoldEveryActor {
 			if _, err := c.actorRef(n); err != nil {
-				v.bad("--hold: %v", err)
+				v.bad("{Hold}: %v", err)
 			}
 		}
 		if err := h.validate(); err != nil {
-			v.bad("--hold %s: %v", n, err)
+			v.bad("{Hold} %s: %v", n, err)
 		}
 	}
 	if math.IsNaN(c.AbortRate) || c.AbortRate < 0 || c.AbortRate > 1 {
-		v.bad("--abort-rate must be in [0, 1] (got %v)", c.AbortRate)
+		v.bad("{AbortRate} must be in [0, 1] (got %v)", c.AbortRate)
 	}
 	return true
 }
 
 func (c Config) validateAddrs(v *validation) {
-	for _, a := range []struct{ flag, addr string }{
-		{"--listen", c.Listen}, {"--metrics-listen", c.MetricsListen}, {"--status-listen", c.StatusListen},
+	for _, a := range []struct{ field, addr string }{
+		{"{Listen}", c.Listen}, {"{MetricsListen}", c.MetricsListen}, {"{StatusListen}", c.StatusListen},
 	} {
 		if a.addr == "" {
 			continue
 		}
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {
-			v.bad("%s %q is not HOST:PORT: %v", a.flag, a.addr, err)
+			v.bad(a.field+" %q is not HOST:PORT: %v", a.addr, err)
 		}
 	}
 }

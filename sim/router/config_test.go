@@ -6,7 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
+
+// braces renders a field error's placeholders as they are written.
+func braces(field string) string { return "{" + field + "}" }
 
 func TestDefaultConfigIsTheSeeds(t *testing.T) {
 	c := DefaultConfig()
@@ -35,51 +40,51 @@ func TestValidate(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{"factor below 1", func(c *Config) { c.ParkedRequestRetryFactor = 0.9 }, "--parked-request-retry-factor must be >= 1 (got 0.9)"},
-		{"factor NaN", func(c *Config) { c.ParkedRequestRetryFactor = math.NaN() }, "--parked-request-retry-factor must be >= 1"},
-		{"jitter 1", func(c *Config) { c.ParkedRequestRetryJitter = 1 }, "--parked-request-retry-jitter must be in [0, 1) (got 1)"},
-		{"jitter negative", func(c *Config) { c.ParkedRequestRetryJitter = -0.1 }, "--parked-request-retry-jitter must be in [0, 1)"},
-		{"breaker below lot", func(c *Config) { c.ExtprocMaxRequests = 1023 }, "--extproc-max-requests (1023) must be >= --parked-request-max (1024)"},
-		{"breaker zero", func(c *Config) { c.ExtprocMaxRequests = 0; c.ParkedRequestMax = 0 }, "--extproc-max-requests must be at least 1"},
-		{"lot negative", func(c *Config) { c.ParkedRequestMax = -1 }, "--parked-request-max must not be negative"},
-		{"workers 0", func(c *Config) { c.Workers = 0 }, "--workers must be at least 1 (got 0)"},
-		{"actors 0", func(c *Config) { c.Actors = 0 }, "--actors must be at least 1, or use --any-actor"},
-		{"negative budget", func(c *Config) { c.ParkedRequestBudget = -time.Second }, "--parked-request-budget must not be negative (got -1s)"},
-		{"negative latency", func(c *Config) { c.ResumeLatency = -1 }, "--resume-latency must not be negative"},
-		{"negative service", func(c *Config) { c.ServiceTime = -1 }, "--service-time must not be negative"},
-		{"negative idle", func(c *Config) { c.ActorIdle = -1 }, "--actor-idle must not be negative"},
-		{"negative cp latency", func(c *Config) { c.ControlPlaneLatency = -1 }, "--control-plane-latency must not be negative"},
-		{"negative request timeout", func(c *Config) { c.RequestTimeout = -1 }, "--request-timeout must not be negative"},
-		{"zero interval", func(c *Config) { c.ParkedRequestRetryInterval = 0 }, "--parked-request-retry-interval must be positive"},
-		{"bad atespace", func(c *Config) { c.Atespace = "Prod_1" }, `--atespace "Prod_1" is not a valid atespace name`},
+		{"factor below 1", func(c *Config) { c.ParkedRequestRetryFactor = 0.9 }, "{ParkedRequestRetryFactor} must be >= 1 (got 0.9)"},
+		{"factor NaN", func(c *Config) { c.ParkedRequestRetryFactor = math.NaN() }, "{ParkedRequestRetryFactor} must be >= 1"},
+		{"jitter 1", func(c *Config) { c.ParkedRequestRetryJitter = 1 }, "{ParkedRequestRetryJitter} must be in [0, 1) (got 1)"},
+		{"jitter negative", func(c *Config) { c.ParkedRequestRetryJitter = -0.1 }, "{ParkedRequestRetryJitter} must be in [0, 1)"},
+		{"breaker below lot", func(c *Config) { c.ExtprocMaxRequests = 1023 }, "{ExtprocMaxRequests} (1023) must be >= {ParkedRequestMax} (1024)"},
+		{"breaker zero", func(c *Config) { c.ExtprocMaxRequests = 0; c.ParkedRequestMax = 0 }, "{ExtprocMaxRequests} must be at least 1"},
+		{"lot negative", func(c *Config) { c.ParkedRequestMax = -1 }, "{ParkedRequestMax} must not be negative"},
+		{"workers 0", func(c *Config) { c.Workers = 0 }, "{Workers} must be at least 1 (got 0)"},
+		{"actors 0", func(c *Config) { c.Actors = 0 }, "{Actors} must be at least 1, or use {AnyActor}"},
+		{"negative budget", func(c *Config) { c.ParkedRequestBudget = -time.Second }, "{ParkedRequestBudget} must not be negative (got -1s)"},
+		{"negative latency", func(c *Config) { c.ResumeLatency = -1 }, "{ResumeLatency} must not be negative"},
+		{"negative service", func(c *Config) { c.ServiceTime = -1 }, "{ServiceTime} must not be negative"},
+		{"negative idle", func(c *Config) { c.ActorIdle = -1 }, "{ActorIdle} must not be negative"},
+		{"negative cp latency", func(c *Config) { c.ControlPlaneLatency = -1 }, "{ControlPlaneLatency} must not be negative"},
+		{"negative request timeout", func(c *Config) { c.RequestTimeout = -1 }, "{RequestTimeout} must not be negative"},
+		{"zero interval", func(c *Config) { c.ParkedRequestRetryInterval = 0 }, "{ParkedRequestRetryInterval} must be positive"},
+		{"bad atespace", func(c *Config) { c.Atespace = "Prod_1" }, `{Atespace} "Prod_1" is not a valid atespace name`},
 		{"bad window", func(c *Config) { c.ControlPlaneUnavailable = []Window{{Start: time.Second}} }, "duration must be positive"},
-		{"bad deny", func(c *Config) { c.Deny = []string{"no such/actor/x"} }, "--deny: actor"},
-		{"bad abort", func(c *Config) { c.Abort = map[string]int{"": 1} }, "--abort: actor"},
-		{"abort rate", func(c *Config) { c.AbortRate = 1.5 }, "--abort-rate must be in [0, 1]"},
-		{"bad listen", func(c *Config) { c.Listen = "8080" }, `--listen "8080" is not HOST:PORT`},
+		{"bad deny", func(c *Config) { c.Deny = []string{"no such/actor/x"} }, "{Deny}: actor"},
+		{"bad abort", func(c *Config) { c.Abort = map[string]int{"": 1} }, "{Abort}: actor"},
+		{"abort rate", func(c *Config) { c.AbortRate = 1.5 }, "{AbortRate} must be in [0, 1]"},
+		{"bad listen", func(c *Config) { c.Listen = "8080" }, `{Listen} "8080" is not HOST:PORT`},
 		// Issue 28 item 9: sizes a user passes are bounded, naming the flag.
-		{"workers 1e9", func(c *Config) { c.Workers = 1_000_000_000 }, "--workers must be at most 100000 (got 1000000000)"},
-		{"actors huge", func(c *Config) { c.Actors = MaxActors + 1 }, "--actors must be at most 10000000"},
-		{"lot huge", func(c *Config) { c.ParkedRequestMax = MaxLot + 1; c.ExtprocMaxRequests = MaxLot + 1 }, "--parked-request-max must be at most 1000000"},
-		{"breaker huge", func(c *Config) { c.ExtprocMaxRequests = MaxLot + 1 }, "--extproc-max-requests must be at most 1000000"},
-		{"factor huge", func(c *Config) { c.ParkedRequestRetryFactor = math.Inf(1) }, "--parked-request-retry-factor must be at most 100"},
-		{"budget huge", func(c *Config) { c.ParkedRequestBudget = 25 * time.Hour }, "--parked-request-budget must be at most 24h0m0s"},
+		{"workers 1e9", func(c *Config) { c.Workers = 1_000_000_000 }, "{Workers} must be at most 100000 (got 1000000000)"},
+		{"actors huge", func(c *Config) { c.Actors = MaxActors + 1 }, "{Actors} must be at most 10000000"},
+		{"lot huge", func(c *Config) { c.ParkedRequestMax = MaxLot + 1; c.ExtprocMaxRequests = MaxLot + 1 }, "{ParkedRequestMax} must be at most 1000000"},
+		{"breaker huge", func(c *Config) { c.ExtprocMaxRequests = MaxLot + 1 }, "{ExtprocMaxRequests} must be at most 1000000"},
+		{"factor huge", func(c *Config) { c.ParkedRequestRetryFactor = math.Inf(1) }, "{ParkedRequestRetryFactor} must be at most 100"},
+		{"budget huge", func(c *Config) { c.ParkedRequestBudget = 25 * time.Hour }, "{ParkedRequestBudget} must be at most 24h0m0s"},
 		{"window huge", func(c *Config) {
 			c.ControlPlaneUnavailable = []Window{{Start: time.Duration(math.MaxInt64 - 1), Duration: 2}}
 		}, "start and duration must be at most 24h0m0s"},
 		{"too many windows", func(c *Config) { c.ControlPlaneUnavailable = make([]Window, MaxWindows+1) }, "at most 10000 windows"},
 		{"too many named actors", func(c *Config) { c.Deny = make([]string, MaxNamedActors+1) }, "the fault flags name 100001 actors together; at most 100000"},
-		{"abort count huge", func(c *Config) { c.Abort = map[string]int{"actor-0001": MaxCount + 1} }, "--abort actor-0001=1000001: at most 1000000"},
-		{"bad hold", func(c *Config) { c.Hold = map[string]Hold{"Not An Actor": {}} }, "--hold: actor"},
-		{"hold too long", func(c *Config) { c.Hold = map[string]Hold{"*": {For: 25 * time.Hour}} }, "--hold *: duration must be in"},
-		{"parking switch in the seed", func(c *Config) { c.ParkingDisabled = true }, "--parking-enabled=false is PR #221's switch and needs --model pr221"},
+		{"abort count huge", func(c *Config) { c.Abort = map[string]int{"actor-0001": MaxCount + 1} }, "{Abort} actor-0001=1000001: at most 1000000"},
+		{"bad hold", func(c *Config) { c.Hold = map[string]Hold{"Not An Actor": {}} }, "{Hold}: actor"},
+		{"hold too long", func(c *Config) { c.Hold = map[string]Hold{"*": {For: 25 * time.Hour}} }, "{Hold} *: duration must be in"},
+		{"parking switch in the seed", func(c *Config) { c.ParkingDisabled = true }, "{ParkingDisabled} is PR #221's switch and needs {Model} pr221"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			c.edit(&cfg)
 			err := cfg.Validate()
-			if err == nil || !strings.Contains(err.Error(), c.want) {
+			if err == nil || !strings.Contains(fielderr.Render(err, braces), c.want) {
 				t.Fatalf("Validate() = %v, want %q", err, c.want)
 			}
 			if _, serr := Start(context.Background(), cfg); serr == nil {
@@ -98,7 +103,7 @@ func TestValidate(t *testing.T) {
 
 	several := DefaultConfig()
 	several.Workers, several.ParkedRequestRetryFactor = 0, 0.5
-	if err := several.Validate(); err == nil || !strings.Contains(err.Error(), "--workers") || !strings.Contains(err.Error(), "--parked-request-retry-factor") {
+	if err := fielderr.Render(several.Validate(), braces); !strings.Contains(err, "{Workers}") || !strings.Contains(err, "{ParkedRequestRetryFactor}") {
 		t.Errorf("want both broken rules reported, got %v", err)
 	}
 }

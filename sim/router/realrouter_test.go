@@ -19,6 +19,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // The real router's scrape Content-Type for a scrape that names no format
@@ -449,8 +451,8 @@ func TestParseHold(t *testing.T) {
 	} {
 		actor, h, err := ParseHold(c.in)
 		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "--hold") {
-				t.Errorf("ParseHold(%q) = %v, want an error naming --hold with %q", c.in, err, c.err)
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(fielderr.Render(err, braces), "{Hold} ") {
+				t.Errorf("ParseHold(%q) = %v, want an error naming {Hold} with %q", c.in, err, c.err)
 			}
 			continue
 		}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // maxHeaderBytes bounds a request's header block; a larger one is refused
@@ -144,12 +146,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func listenAll(ctx context.Context, cfg Config) ([3]net.Listener, error) {
 	var lns [3]net.Listener
 	for i, p := range []struct {
-		flag, addr string
-		ln         net.Listener
+		field, addr string
+		ln          net.Listener
 	}{
-		{"--listen", cfg.Listen, cfg.Listener},
-		{"--metrics-listen", cfg.MetricsListen, cfg.MetricsListener},
-		{"--status-listen", cfg.StatusListen, cfg.StatusListener},
+		{"{Listen}", cfg.Listen, cfg.Listener},
+		{"{MetricsListen}", cfg.MetricsListen, cfg.MetricsListener},
+		{"{StatusListen}", cfg.StatusListen, cfg.StatusListener},
 	} {
 		if p.ln != nil {
 			lns[i] = p.ln
@@ -163,7 +165,7 @@ func listenAll(ctx context.Context, cfg Config) ([3]net.Listener, error) {
 		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 		if err != nil {
 			closeAll(lns)
-			return lns, fmt.Errorf("%s %s: %w", p.flag, addr, err)
+			return lns, fielderr.Errorf(p.field+" %s: %w", addr, err)
 		}
 		lns[i] = ln
 	}
@@ -288,7 +290,7 @@ func (s *Server) Close() error {
 	err := s.Shutdown(ctx)
 	if f := s.cfg.DrainCompleteFile; f != "" {
 		if werr := os.WriteFile(f, nil, 0o644); werr != nil {
-			err = errors.Join(err, fmt.Errorf("--drain-complete-file: %w", werr))
+			err = errors.Join(err, fielderr.Errorf("{DrainCompleteFile}: %w", werr))
 		}
 	}
 	return err

@@ -3,6 +3,7 @@ package router
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // Over real loopback TCP: the URLs, the fast path, an invalid host,
@@ -45,12 +48,13 @@ func TestLoopbackEndToEnd(t *testing.T) {
 	}
 }
 
-// A second simulator on the same address fails to start, naming the flag.
+// A second simulator on the same address fails to start, naming the
+// setting (the command names its flag).
 func TestListenConflict(t *testing.T) {
 	h := startTCP(t, testConfig())
 	cfg := testConfig()
 	cfg.MetricsListen = strings.TrimPrefix(strings.TrimSuffix(h.s.MetricsURL(), "/metrics"), "http://")
-	if _, err := Start(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--metrics-listen") {
+	if _, err := Start(context.Background(), cfg); err == nil || !strings.HasPrefix(fielderr.Render(err, braces), "{MetricsListen} ") || !errors.As(err, new(*net.OpError)) {
 		t.Fatalf("Start on a busy port: %v", err)
 	}
 }

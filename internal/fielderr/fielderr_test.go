@@ -1,0 +1,45 @@
+package fielderr
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+)
+
+func flag(field string) string {
+	return Table[any, any]{{Field: "Rate", Name: "rate"}, {Field: "Checks.Budget", Name: "budget"}, {Name: "quiet"}}.Name(field)
+}
+
+// A message names fields; a command renders its flags in their place, and
+// leaves a template's own lower-case braces and a quoted value alone.
+func TestRender(t *testing.T) {
+	err := Errorf("{Rate} %g with {Checks.Budget} %s: {actor} %q", 2.5, "3s", "{Rate}")
+	if got, want := err.Error(), `Rate 2.5 with Checks.Budget 3s: {actor} "{Rate}"`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if got, want := err.Render(flag), `--rate 2.5 with --budget 3s: {actor} "{Rate}"`; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	if got := Errorf("{Unknown} is wrong").Render(flag); got != "Unknown is wrong" {
+		t.Errorf("a field without a flag: %q", got)
+	}
+	if got := err.Fields(); len(got) != 2 || got[0] != "Rate" || got[1] != "Checks.Budget" {
+		t.Errorf("Fields() = %q", got)
+	}
+}
+
+// Every rule errors.Join put together is rendered, one a line; a wrapped
+// cause stays reachable.
+func TestRenderJoinedAndWrapped(t *testing.T) {
+	joined := errors.Join(Errorf("{Rate} is wrong"), errors.New("plain {Rate}"), Errorf("{Checks.Budget}: %w", fs.ErrNotExist))
+	if got, want := Render(joined, flag), "--rate is wrong\nplain {Rate}\n--budget: file does not exist"; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	r := Rendered(joined, flag)
+	if r.Error() != Render(joined, flag) || !errors.Is(r, fs.ErrNotExist) {
+		t.Errorf("Rendered = %v, is ErrNotExist %v", r, errors.Is(r, fs.ErrNotExist))
+	}
+	if Rendered(nil, flag) != nil {
+		t.Error("Rendered(nil) is not nil")
+	}
+}
