@@ -51,7 +51,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fresh, err := t.relogin(req.Context(), gen)
 	if err != nil {
 		// The re-login failed: the caller sees the original 401.
-		t.c.debug.linef("auth: re-login failed: %v", t.c.redact(err.Error()))
+		t.c.debug.linef("auth: re-login failed: %v", t.c.maskSecrets(err.Error()))
 		return resp, nil
 	}
 	var body io.ReadCloser
@@ -165,7 +165,7 @@ func (t *authTransport) login(ctx context.Context) (string, error) {
 	hc := &http.Client{Transport: t.next, Timeout: c.opts.Timeout, CheckRedirect: noRedirects}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", &TransportError{Method: http.MethodPost, URL: u, Attempts: 1, Bound: c.timeoutBound(ctx, err), Err: redactURLError(err)}
+		return "", &TransportError{Method: http.MethodPost, URL: u, Attempts: 1, Bound: c.timeoutBound(ctx, err), Err: redact.URLError(err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -268,7 +268,8 @@ func (c *Client) addSecret(s string) {
 	c.extra = append(c.extra, s)
 }
 
-func (c *Client) redact(s string) string {
+// maskSecrets is s without the key or any token the client holds.
+func (c *Client) maskSecrets(s string) string {
 	return redact.Secrets(s, c.secretStrings()...)
 }
 

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Capability strings the client reads from the server's root page.
@@ -102,12 +104,12 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/"), nil)
 	if err != nil {
-		return Capabilities{}, fmt.Errorf("GET /: %w", redactURLError(err))
+		return Capabilities{}, fmt.Errorf("GET /: %w", redact.URLError(err))
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	resp, err := c.public.Do(req)
 	if err != nil {
-		return Capabilities{}, &TransportError{Method: http.MethodGet, URL: c.shownEndpoint("/"), Attempts: 1, Err: redactURLError(err)}
+		return Capabilities{}, &TransportError{Method: http.MethodGet, URL: c.shownEndpoint("/"), Attempts: 1, Err: redact.URLError(err)}
 	}
 	defer resp.Body.Close()
 	var caps Capabilities

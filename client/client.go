@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/shakenfist/shakectl/internal/httpurl"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/retry"
 )
@@ -61,9 +62,9 @@ func New(o Options) (*Client, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "shakectl"
 	}
-	c := &Client{opts: o, base: base, shownBase: redactedURL(base)}
+	c := &Client{opts: o, base: base, shownBase: redact.URL(base)}
 	if o.Debug != nil {
-		c.debug = &debugLog{w: o.Debug, redact: c.redact}
+		c.debug = &debugLog{w: o.Debug, mask: c.maskSecrets}
 	}
 	transport := o.Transport
 	if transport == nil {
@@ -98,62 +99,21 @@ func New(o Options) (*Client, error) {
 // @0107dd7c). "http://host:13000/api" is none of them.
 const APIURLForms = "http://HOST:13000 (the API server itself), or the URL your load balancer serves it at (http://HOST/api behind a 2024 deployment's Apache)"
 
-// redactBare drops a "user:password@" from a URL without a scheme.
-func redactBare(s string) string {
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		return "[redacted]@" + s[i+1:]
-	}
-	return s
-}
-
-// checkAPIURL accepts an absolute http(s) URL with a host. Its error never
-// repeats a password that the URL may carry.
+// checkAPIURL accepts an absolute http(s) URL with a host, to which paths
+// are joined. Its error never repeats a password that the URL may carry.
 func checkAPIURL(raw string) (string, error) {
-	if strings.TrimSpace(raw) == "" {
-		return "", errors.New("no API URL: set --api-url or SHAKENFIST_API_URL")
-	}
-	if !strings.Contains(raw, "://") {
-		// "127.0.0.1:13000" parses as a URL with the scheme "127.0.0.1" or
-		// not at all; either way the scheme is what is missing.
-		return "", fmt.Errorf("invalid API URL %q: the scheme is missing; want %s", redactBare(strings.TrimSpace(raw)), APIURLForms)
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("invalid API URL: %v", redactURLError(err))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("invalid API URL %q: want http:// or https://", u.Redacted())
-	}
-	if u.Host == "" {
-		return "", fmt.Errorf("invalid API URL %q: no host", u.Redacted())
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("invalid API URL %q: no query or fragment expected", u.Redacted())
+	u, err := httpurl.Check(strings.TrimSpace(raw), httpurl.Rules{Base: true})
+	var ue *httpurl.Error
+	switch {
+	case errors.As(err, &ue) && ue.Problem == httpurl.Empty:
+		// The command checks first, and says where a URL comes from.
+		return "", errors.New("no API URL given")
+	case ue != nil && ue.Problem == httpurl.NoScheme:
+		return "", fmt.Errorf("invalid API URL %q: %s; want %s", ue.URL, ue.Reason(), APIURLForms)
+	case ue != nil:
+		return "", fmt.Errorf("invalid API URL %q: %s", ue.URL, ue.Reason())
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// redactedURL is u as url.URL.Redacted prints it ("user:xxxxx@"), or u
-// unchanged when it does not parse.
-func redactedURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return redactBare(u)
-	}
-	return p.Redacted()
-}
-
-func redactURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if u, perr := url.Parse(ue.URL); perr == nil {
-			ue.URL = u.Redacted()
-		} else {
-			ue.URL = "(unparsable)"
-		}
-		return ue
-	}
-	return err
 }
 
 // noRedirects stops the http.Client from following a redirect: an API call
@@ -202,7 +162,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, requestBody(body))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
+		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redact.URLError(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
@@ -367,7 +327,7 @@ func (c *Client) noAnswer(ctx context.Context, method, u string, err error, atte
 	if errors.As(err, &ue) {
 		// net/http names the request's URL, password masked as "***";
 		// the client names it one way everywhere.
-		ue.URL = redactedURL(ue.URL)
+		ue.URL = redact.URL(ue.URL)
 	} else {
 		err = &url.Error{Op: opName(method), URL: u, Err: err}
 	}

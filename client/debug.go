@@ -3,17 +3,15 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/shakenfist/shakectl/output/termtext"
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -21,22 +19,23 @@ import (
 // "… 812 bytes more".
 const debugBodyMax = 4 << 10
 
-// debugLog writes --debug lines. Headers and bodies reach it only through
-// redactHeaders and redactBody, so the key and the bearer token cannot.
+// debugLog writes --debug lines. URLs, headers and bodies reach it only
+// through the redactor (redact.URL, redact.Header, redact.Body), so the key
+// and the bearer token cannot.
 type debugLog struct {
 	mu sync.Mutex
 	w  io.Writer
-	// redact, when set, removes the key and every token the client holds
+	// mask, when set, removes the key and every token the client holds
 	// from a line, in case a hostile server echoes them in a body.
-	redact func(string) string
+	mask func(string) string
 }
 
 func (d *debugLog) line(s string) {
 	if d == nil {
 		return
 	}
-	if d.redact != nil {
-		s = d.redact(s)
+	if d.mask != nil {
+		s = d.mask(s)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -57,8 +56,8 @@ func (d *debugLog) block(lines []string) {
 	defer d.mu.Unlock()
 	var b strings.Builder
 	for _, l := range lines {
-		if d.redact != nil {
-			l = d.redact(l)
+		if d.mask != nil {
+			l = d.mask(l)
 		}
 		b.WriteString("debug: ")
 		b.WriteString(l)
@@ -97,7 +96,7 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			defer timer.Stop()
 			select {
 			case <-timer.C:
-				t.waiting(req.Method, redactURL(req))
+				t.waiting(req.Method, redact.URL(req.URL.String()))
 			case <-answered:
 			}
 		}()
@@ -110,7 +109,7 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if call := callFrom(req.Context()); call != nil && call.Enabled() {
 		attempt = fmt.Sprintf(" (attempt %d/%d)", call.Attempt(), retry.MaxAttempts)
 	}
-	lines := []string{fmt.Sprintf("> %s %s%s", req.Method, redactURL(req), attempt)}
+	lines := []string{fmt.Sprintf("> %s %s%s", req.Method, redact.URL(req.URL.String()), attempt)}
 	lines = append(lines, headerLines("> ", req.Header)...)
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := io.ReadAll(req.Body)
@@ -156,34 +155,6 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// redactURL is the full URL without a password a user put in --api-url
-// and without a token in its query (a Kerbside exchange URL).
-func redactURL(req *http.Request) string {
-	u := *req.URL
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = nil
-		}
-	}
-	return redactTokenQuery(u.Redacted())
-}
-
-var (
-	tokenQuery = regexp.MustCompile(`([?&]token=)[^&#\s"]+`)
-	vvPassword = regexp.MustCompile(`(?m)^(password=)[^\r\n]*`)
-)
-
-// redactTokenQuery hides the value of a "token" query parameter wherever
-// a URL appears in s: the console token a 2026 server mints into
-// Kerbside's exchange URL (GET /instances/{ref}/vdiconsoleproxy) is a
-// credential for the instance's console.
-func redactTokenQuery(s string) string {
-	return tokenQuery.ReplaceAllString(s, "${1}[redacted]")
-}
-
-// secretHeaders are replaced by [redacted] in --debug output.
-var secretHeaders = map[string]bool{"Authorization": true, "Cookie": true, "Set-Cookie": true, "Proxy-Authorization": true}
-
 func headerLines(prefix string, h http.Header) []string {
 	names := make([]string, 0, len(h))
 	for n := range h {
@@ -193,11 +164,7 @@ func headerLines(prefix string, h http.Header) []string {
 	var out []string
 	for _, n := range names {
 		for _, v := range h[n] {
-			if secretHeaders[http.CanonicalHeaderKey(n)] {
-				scheme, _, _ := strings.Cut(v, " ")
-				v = scheme + " [redacted]"
-			}
-			out = append(out, fmt.Sprintf("%s%s: %s", prefix, n, oneLine(v)))
+			out = append(out, fmt.Sprintf("%s%s: %s", prefix, n, oneLine(redact.Header(n, v))))
 		}
 	}
 	return out
@@ -213,7 +180,7 @@ func bodyLinesFrom(prefix string, body []byte, total int64) []string {
 	if len(body) == 0 {
 		return nil
 	}
-	shown := redactBody(body)
+	shown := redact.Body(body)
 	more := ""
 	if len(shown) > debugBodyMax {
 		shown = shown[:debugBodyMax]
@@ -224,59 +191,6 @@ func bodyLinesFrom(prefix string, body []byte, total int64) []string {
 		}
 	}
 	return []string{prefix + oneLine(string(shown)) + more}
-}
-
-// secretFields are JSON fields whose values --debug never prints: the key
-// sent to /auth and the token it answers with (shakenfist
-// external_api/app.py, da448b1a: {"namespace", "key"} in,
-// {"access_token", "token_type", "expires_in"} out).
-var secretFields = map[string]bool{"key": true, "access_token": true, "token": true, "password": true, "refresh_token": true}
-
-// redactBody replaces the values of secret fields anywhere in a JSON body.
-// A body that is not JSON, or is cut short, is shown only when it has no
-// field that looks secret.
-func redactBody(body []byte) []byte {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		// A .vv file from Kerbside carries a console password.
-		body = []byte(redactTokenQuery(vvPassword.ReplaceAllString(string(body), "${1}[redacted]")))
-		lower := strings.ToLower(string(body))
-		for f := range secretFields {
-			if strings.Contains(lower, `"`+f+`"`) {
-				return []byte(fmt.Sprintf("[%d bytes, not shown: may hold a secret]", len(body)))
-			}
-		}
-		return body
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(redactValue(v)); err != nil {
-		return []byte("[body not shown]")
-	}
-	// Escaped, a C1 control stays visible as \u009b rather than becoming
-	// the space termtext.Writer would make of it.
-	return []byte(redactTokenQuery(string(bytes.TrimRight(termtext.JSON(b.Bytes()), "\n"))))
-}
-
-func redactValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			if secretFields[strings.ToLower(k)] {
-				t[k] = "[redacted]"
-				continue
-			}
-			t[k] = redactValue(x)
-		}
-	case []any:
-		for i, x := range t {
-			t[i] = redactValue(x)
-		}
-	}
-	return v
 }
 
 type callKey struct{}

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/shakenfist/shakectl/internal/httpurl"
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Instance routes beyond list/show/create/delete/power: shakenfist
@@ -255,8 +258,8 @@ func (c *Client) MintVDIConsoleProxy(ctx context.Context, ref string) (*VDIConso
 	if err != nil {
 		return nil, err
 	}
-	u, perr := url.Parse(v.URL)
-	if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	u, perr := httpurl.Check(v.URL, httpurl.Rules{})
+	if perr != nil {
 		return nil, decodeError(resp, http.MethodGet, c.shownEndpoint(p), errors.New("the answer's url is not an http(s) URL"))
 	}
 	if tok := u.Query().Get("token"); tok != "" {
@@ -279,7 +282,7 @@ const maxVVFile = 256 << 10
 // a minute; it is returned as sent, once checkConsoleFile has found it a
 // console file with a port.
 func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, error) {
-	shown := redactTokenQuery(p.URL)
+	shown := redact.TokenQuery(p.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", shown, errors.New("not a URL"))

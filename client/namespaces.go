@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Routes and shapes of shakenfist external_api/auth.py: da448b1a (2024) and
@@ -116,9 +118,9 @@ func (s Secret) Reveal() string { return s.s }
 // Empty says there is no secret.
 func (s Secret) Empty() bool { return s.s == "" }
 
-func (s Secret) String() string               { return "[redacted]" }
-func (s Secret) GoString() string             { return "client.Secret{[redacted]}" }
-func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"[redacted]"`), nil }
+func (s Secret) String() string               { return redact.Marker }
+func (s Secret) GoString() string             { return "client.Secret{" + redact.Marker + "}" }
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redact.Marker + `"`), nil }
 
 // NamespaceKey is a key as its add or rotation answered: its name, and the
 // secret only when the server generated it (2026, capability

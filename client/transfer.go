@@ -17,6 +17,8 @@ import (
 	"time"
 
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Uploads and blob data: shakenfist da448b1a external_api/upload.py
@@ -163,7 +165,7 @@ func (c *Client) binary(ctx context.Context, method, path string, body []byte, i
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.endpoint(path), requestBody(body))
 	if err != nil {
 		stop()
-		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redactURLError(err))
+		return nil, fmt.Errorf("%s %s: %w", method, pathOf(shown), redact.URLError(err))
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	if body != nil {

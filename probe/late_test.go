@@ -10,7 +10,7 @@ import (
 // so while it runs, once, naming the rate.
 func TestLateOpenRunWarnsOnce(t *testing.T) {
 	var warnings []string
-	e := &engine{o: &Options{Mode: Open, Rate: 100000, Warn: func(m string) { warnings = append(warnings, m) }}, rec: newRecorder(1, true, 0, 1)}
+	e := &engine{o: &Options{Mode: Open, Rate: 100000, Warn: func(w *Warning) { warnings = append(warnings, w.Error()) }}, rec: newRecorder(1, true, 0, 1)}
 	start := time.Now().Add(-2 * time.Second)
 	e.noteSend(&sentRequest{start: start, due: 1900 * time.Millisecond}) // ~100ms late: fine
 	if len(warnings) != 0 {

@@ -1,16 +1,16 @@
 package probe
 
 import (
-	"github.com/shakenfist/shakectl/internal/fielderr"
-	"github.com/shakenfist/shakectl/probe/report"
-
+	"errors"
 	"math"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/httpurl"
+	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
 
@@ -173,8 +173,10 @@ type Options struct {
 	// run, from one goroutine.
 	Progress func(Progress)
 	// Warn receives diagnostics for the user (e.g. an open-file limit that
-	// is too low); nil discards them.
-	Warn func(string)
+	// is too low); nil discards them. A warning names the options it is
+	// about as OptionError does: Error writes their field paths, Render
+	// the caller's names for them (parking-probe's flags).
+	Warn func(*Warning)
 	// Transport picks the HTTP client that sends the load: "wire" (the
 	// probe's own connections, read and written with net/http's codec;
 	// plain http:// to one address) or "net/http". "" is wire where it
@@ -223,6 +225,9 @@ type Options struct {
 // fills a field is its caller's business. Error spells the placeholders as
 // field names; cmd renders them with its flag names (Render).
 type OptionError = fielderr.Error
+
+// Warning is a diagnostic for the user, naming options as OptionError does.
+type Warning = fielderr.Error
 
 func optionErrorf(format string, a ...any) error {
 	return fielderr.Errorf(format, a...)
@@ -452,31 +457,21 @@ func (o *Options) cutShard() error {
 // the rate meets the duration.
 func (o *Options) pacer() Pacer { return NewPacer(o.Rate, o.Duration) }
 
-func checkHTTPURL(flag, raw string, required bool) error {
-	if raw == "" {
-		if required {
-			return optionErrorf(flag + " is required, e.g. " + flag + " http://127.0.0.1:8080")
-		}
+// checkHTTPURL checks an http(s) URL option, field its placeholder
+// ({Target}); an empty one is refused when required.
+func checkHTTPURL(field, raw string, required bool) error {
+	if raw == "" && !required {
 		return nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return optionErrorf("invalid "+flag+" %q: %s", raw, unwrapURLError(err))
+	_, err := httpurl.Check(raw, httpurl.Rules{})
+	var ue *httpurl.Error
+	switch {
+	case !errors.As(err, &ue):
+		return err
+	case ue.Problem == httpurl.Empty:
+		return optionErrorf(field + " is required, e.g. " + field + " http://127.0.0.1:8080")
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return optionErrorf("invalid "+flag+" %q: want an http:// or https:// URL", raw)
-	}
-	if u.Host == "" {
-		return optionErrorf("invalid "+flag+" %q: no host", raw)
-	}
-	return nil
-}
-
-func unwrapURLError(err error) string {
-	if ue, ok := err.(*url.Error); ok {
-		return ue.Err.Error()
-	}
-	return err.Error()
+	return optionErrorf("invalid "+field+" %q: %s", ue.URL, ue.Reason())
 }
 
 func validMethod(m string) bool {

@@ -2,13 +2,12 @@ package probe
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 // The schedule holds floor(rate × duration) requests, the load.scheduled
@@ -100,36 +99,17 @@ func TestPacerPaceAllocatesNothing(t *testing.T) {
 // anything else), so the schedule sent, the load reported and the load the
 // shards split cannot drift apart. A new computation goes into Pacer.
 func TestOnlyThePacerComputesWithTheRate(t *testing.T) {
-	fset := token.NewFileSet()
-	scanned := 0
-	for _, root := range []string{".", "../cmd/parkingprobe"} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
-			}
-			if filepath.Clean(path) == "pacer.go" {
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				return err
-			}
-			scanned++
-			ast.Inspect(f, func(n ast.Node) bool {
-				if b, ok := n.(*ast.BinaryExpr); ok && (b.Op == token.MUL || b.Op == token.QUO) && (namesARate(b.X) || namesARate(b.Y)) {
-					t.Errorf("%s: arithmetic on a rate outside Pacer", fset.Position(b.Pos()))
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	srcscan.Walk(t, []string{".", "../cmd/parkingprobe"}, 30, func(f srcscan.File) {
+		if f.Path == "pacer.go" {
+			return
 		}
-	}
-	if scanned < 30 {
-		t.Fatalf("scanned %d files: not the probe's sources", scanned)
-	}
+		ast.Inspect(f.AST, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BinaryExpr); ok && (b.Op == token.MUL || b.Op == token.QUO) && (namesARate(b.X) || namesARate(b.Y)) {
+				t.Errorf("%s: arithmetic on a rate outside Pacer", f.Pos(b))
+			}
+			return true
+		})
+	})
 }
 
 // namesARate reports whether e mentions a rate: rate, Rate, o.Rate,

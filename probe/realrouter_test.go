@@ -233,7 +233,7 @@ func TestMainMetricsHaveNoParkingSeries(t *testing.T) {
 	r, err := Run(context.Background(), Options{
 		Target: srv.URL, Requests: 6, Actors: GeneratedActors(2),
 		MetricsURL: srv.URL + "/metrics", StatuszURL: srv.URL + "/statusz",
-		Warn: func(s string) { warnings = append(warnings, s) },
+		Warn: func(w *Warning) { warnings = append(warnings, w.Error()) },
 	})
 	if err != nil {
 		t.Fatalf("a statusz without a parking card stopped the run: %v", err)

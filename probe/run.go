@@ -17,6 +17,8 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/httpurl"
 	"github.com/shakenfist/shakectl/probe/report"
 	"github.com/shakenfist/shakectl/probe/transport"
 )
@@ -35,11 +37,23 @@ type Progress struct {
 type NoAnswerError struct {
 	Target   string
 	Requests int64
-	Reason   string
+	// Reason is the commonest transport error, when Timeout is 0.
+	Reason string
+	// Timeout, when set, is the per-request timeout most requests ran
+	// into.
+	Timeout time.Duration
 }
 
-func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("no HTTP answer from %s: all %d requests failed (%s)", e.Target, e.Requests, e.Reason)
+func (e *NoAnswerError) Error() string { return e.Render(nil) }
+
+// Render is the message with the option it may name written by name, as
+// OptionError's Render.
+func (e *NoAnswerError) Render(name func(field string) string) string {
+	reason := e.Reason
+	if e.Timeout > 0 {
+		reason = fielderr.Errorf("no answer within the %s {Timeout}", report.FormatDuration(e.Timeout)).Render(name)
+	}
+	return fmt.Sprintf("no HTTP answer from %s: all %d requests failed (%s)", e.Target, e.Requests, reason)
 }
 
 // TargetError says the target could not be reached before any load was sent.
@@ -97,8 +111,8 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if o.Timeout > 0 && o.Timeout <= o.Checks.Budget && o.Checks.BudgetSource == report.BudgetDefault && !o.shortTimeoutMeant() {
 		// An assumed budget is not refused against (checkTimeoutCoversBudget),
 		// but a parked request may well outlast so short a timeout.
-		e.warn(fmt.Sprintf("--timeout %s is not longer than the %s park budget assumed (no --budget given, none read from statusz): a request parked that long ends as client_timeout",
-			report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget)))
+		e.warn("{Timeout} %s is not longer than the %s park budget assumed (no {Checks.Budget} given, none read from statusz): a request parked that long ends as client_timeout",
+			report.FormatDuration(o.Timeout), report.FormatDuration(o.Checks.Budget))
 	}
 	if !o.StartAt.IsZero() {
 		// A burst or open run opens its connections just before --start-at, so
@@ -112,7 +126,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	}
 	if e.predial != nil {
-		if err := e.predial.Fill(ctx, e.predialN, e.warn); err != nil {
+		if err := e.predial.Fill(ctx, e.predialN, func(msg string) { e.warn("%s", msg) }); err != nil {
 			if ctx.Err() != nil {
 				return interruptedBeforeStart()
 			}
@@ -124,7 +138,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			return interruptedBeforeStart()
 		}
 		if late := time.Since(o.StartAt); late > 100*time.Millisecond {
-			e.warn(fmt.Sprintf("the load started %s after --start-at", report.FormatDuration(late)))
+			e.warn("the load started %s after {StartAt}", report.FormatDuration(late))
 		}
 	}
 
@@ -140,11 +154,11 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		return r, context.Cause(ctx)
 	}
 	if r.Requests > 0 && r.Count(report.TransportError)+r.Count(report.ClientTimeout) == r.Requests {
-		reason := r.TopDetail(report.TransportError)
+		na := &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: r.TopDetail(report.TransportError)}
 		if r.Count(report.ClientTimeout) >= r.Count(report.TransportError) {
-			reason = fmt.Sprintf("no answer within the %s --timeout", report.FormatDuration(e.timeout))
+			na.Timeout = e.timeout
 		}
-		return r, &NoAnswerError{Target: o.Target, Requests: r.Requests, Reason: reason}
+		return r, na
 	}
 	return r, nil
 }
@@ -275,8 +289,8 @@ func newEngine(o *Options) (*engine, error) {
 	if soft, hard, ok := openFileLimit(); ok {
 		e.openFiles = soft
 		if need := uint64(likely) + 64; soft < need {
-			e.warn(fmt.Sprintf("the open-file limit is %d (hard limit %d) but this run may hold %d connections at once; "+
-				"expect \"too many open files\" transport errors, or raise it first (ulimit -n %d)", soft, hard, likely, need))
+			e.warn("the open-file limit is %d (hard limit %d) but this run may hold %d connections at once; "+
+				"expect \"too many open files\" transport errors, or raise it first (ulimit -n %d)", soft, hard, likely, need)
 		}
 	}
 
@@ -343,19 +357,23 @@ func (e *engine) connections() (most, likely int) {
 	return int(min(worst, total, 1<<20)), int(min(parked, worst, total, 1<<20))
 }
 
+// errRelativeNeedsTarget: a relative URL template is joined to the
+// target, which must be given.
+var errRelativeNeedsTarget = fielderr.Errorf("a relative {URLTemplate} needs {Target}")
+
 func renderURL(target *url.URL, s string) (*url.URL, error) {
 	ref, err := url.Parse(s)
 	if err != nil {
 		return nil, err
 	}
 	if ref.IsAbs() {
-		if ref.Scheme != "http" && ref.Scheme != "https" {
-			return nil, errors.New("want an http:// or https:// URL")
+		if !httpurl.IsHTTP(ref) {
+			return nil, errors.New("want http:// or https://")
 		}
 		return ref, nil
 	}
 	if target == nil || target.Host == "" {
-		return nil, errors.New("a relative --url-template needs --target")
+		return nil, errRelativeNeedsTarget
 	}
 	return target.ResolveReference(ref), nil
 }
@@ -411,9 +429,12 @@ func (e *engine) close() {
 	}
 }
 
-func (e *engine) warn(msg string) {
+// warn gives the user a diagnostic; format names options as {Field}
+// placeholders, and only format: a value in a (the server's text, a URL)
+// is never read as one.
+func (e *engine) warn(format string, a ...any) {
 	if e.o.Warn != nil {
-		e.o.Warn(msg)
+		e.o.Warn(fielderr.Errorf(format, a...))
 	}
 }
 
@@ -612,8 +633,8 @@ func (e *engine) noteSend(r *sentRequest) bool {
 		// 12.8s of a 3s schedule with no word that the rate was out of
 		// reach (issue 28, item 8).
 		if late > LateSendNotice && e.lateWarned.CompareAndSwap(false, true) {
-			e.warn(fmt.Sprintf("open run behind its schedule: a request went out %s late, %s into the run; %s req/s may be more than this machine can send (the report's send lateness says how far)",
-				late.Round(time.Millisecond), r.sentAt.Round(100*time.Millisecond), strconv.FormatFloat(e.o.Rate, 'f', -1, 64)))
+			e.warn("open run behind its schedule: a request went out %s late, %s into the run; %s req/s may be more than this machine can send (the report's send lateness says how far)",
+				late.Round(time.Millisecond), r.sentAt.Round(100*time.Millisecond), strconv.FormatFloat(e.o.Rate, 'f', -1, 64))
 		}
 	}
 	return true
@@ -694,7 +715,9 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	var err error
 	if o.URLTemplate != "" {
 		u, err = renderURL(e.target, e.urlT.render(url.PathEscape(a), url.PathEscape(o.Atespace)))
-		if err != nil {
+		if errors.Is(err, errRelativeNeedsTarget) {
+			return nil, err
+		} else if err != nil {
 			return nil, optionErrorf("invalid {URLTemplate} %q for actor %q: %v", o.URLTemplate, a, err)
 		}
 	} else {

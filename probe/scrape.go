@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/probe/report"
 
 	"bytes"
@@ -298,9 +299,9 @@ func (s *scraper) statusz(ctx context.Context) (*report.StatuszParking, error) {
 		if strings.HasPrefix(err.Error(), "HTTP 404") {
 			// agentgateway's own parking has no statusz at all
 			// (router-dataplanes.md §3.3, §4).
-			hint = " (agentgateway has no statusz: probe it without --statusz-url, with --budget)"
+			hint = " (agentgateway has no statusz: probe it without {StatuszURL}, with {Checks.Budget})"
 		}
-		return nil, fmt.Errorf("statusz %s: %w%s", redact.URL(s.statuszURL), err, hint)
+		return nil, fielderr.Errorf("statusz %s: %w"+hint, redact.URL(s.statuszURL), err)
 	}
 	p, err := ParseStatusz(bytes.NewReader(body))
 	if errors.Is(err, ErrNoParkingCard) {

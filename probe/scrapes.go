@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client/poll"
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/probe/report"
 )
 
@@ -65,7 +66,7 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 		switch {
 		case errors.Is(err, ErrNoParkingCard):
 			e.noParkingCard = true
-			e.warn("statusz " + e.o.StatuszURL + ": " + err.Error() + "; going on without it")
+			e.warn("statusz %s: %v; going on without it", redact.URL(e.o.StatuszURL), err)
 		case err != nil:
 			return err
 		}

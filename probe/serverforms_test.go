@@ -471,7 +471,7 @@ func TestOpenFileLimitTooLowIsAWarning(t *testing.T) {
 	}
 	var warnings []string
 	o := Options{Target: "http://127.0.0.1:1", Mode: Open, Rate: MaxRate, Duration: time.Hour, ActorCount: 1,
-		Timeout: 2 * time.Hour, Checks: report.CheckConfig{Budget: time.Hour}, Warn: func(s string) { warnings = append(warnings, s) }}
+		Timeout: 2 * time.Hour, Checks: report.CheckConfig{Budget: time.Hour}, Warn: func(w *Warning) { warnings = append(warnings, w.Error()) }}
 	// Nothing listens on port 1: the run ends at its preflight.
 	if _, err := Run(context.Background(), o); err == nil {
 		t.Fatal("a run against a closed port succeeded")

@@ -34,7 +34,7 @@ func compileAcceptHosts(patterns []string) ([]*regexp.Regexp, error) {
 		}
 		re, err := regexp.Compile(`^(?:` + p + `)$`)
 		if err != nil {
-			return nil, optionErrorf("--accept-hosts %q is not a regular expression: %s", p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			return nil, optionErrorf("{AcceptHosts} %q is not a regular expression: %s", p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
 		res = append(res, re)
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -171,7 +172,8 @@ PRI *: refused (405): the HTTP/2 preface (PRI *) is not forwarded
 
 func TestAcceptHostsMustCompile(t *testing.T) {
 	_, err := New(Options{Upstream: "http://h/api", AcceptHosts: []string{"a(b"}})
-	if oe := (*OptionError)(nil); err == nil || !strings.HasPrefix(err.Error(), `--accept-hosts "a(b" is not a regular expression: missing closing )`) {
-		t.Errorf("%v (%T), want an OptionError %v", err, err, oe)
+	var oe *OptionError
+	if !errors.As(err, &oe) || !strings.HasPrefix(oe.Render(func(f string) string { return "{" + f + "}" }), `{AcceptHosts} "a(b" is not a regular expression: missing closing )`) {
+		t.Errorf("%v (%T), want an OptionError naming {AcceptHosts}", err, err)
 	}
 }

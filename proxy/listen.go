@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/redact"
 )
 
 // Start listens on Options.Listen (or takes Options.Listener) and serves in
@@ -132,7 +134,7 @@ func checkListen(addr string, allowRemote bool) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return optionErrorf("listen address %q is not a loopback address: the proxy would relay anyone's requests to the API; give --allow-remote as well to mean it", addr)
+	return optionErrorf("listen address %q is not a loopback address: the proxy would relay anyone's requests to the API; give {AllowRemote} as well to mean it", addr)
 }
 
 // checkBound refuses a bound address that is not loopback (unless
@@ -144,7 +146,7 @@ func (s *Server) checkBound(a net.Addr) error {
 		return nil // an in-memory listener in tests
 	}
 	if !s.opts.AllowRemote && !ta.IP.IsLoopback() {
-		return optionErrorf("the proxy is bound to %s, which is not a loopback address; give --allow-remote to mean it", ta)
+		return optionErrorf("the proxy is bound to %s, which is not a loopback address; give {AllowRemote} to mean it", ta)
 	}
 	if portOf(s.upstream) != strconv.Itoa(ta.Port) {
 		return nil
@@ -161,7 +163,7 @@ func (s *Server) checkBound(a net.Addr) error {
 	}
 	for _, ip := range ips {
 		if ip.Equal(ta.IP) || (ta.IP.IsUnspecified() && (ip.IsLoopback() || isLocalIP(ip))) {
-			return optionErrorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", s.upstream.Redacted(), ta)
+			return optionErrorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", redact.URL(s.upstream.String()), ta)
 		}
 	}
 	return nil

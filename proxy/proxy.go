@@ -26,6 +26,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -39,6 +40,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/httpurl"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/proxy/gate"
 	"github.com/shakenfist/shakectl/retry"
@@ -167,42 +172,35 @@ func (s Summary) Received() int64 { return s.Requests + s.NeverSent }
 
 func (s Summary) String() string {
 	line := fmt.Sprintf("proxy: %d %s forwarded, %d %s waited out, %d %s handed back",
-		s.Requests, plural(s.Requests, "request", "requests"),
-		s.Waited, plural(s.Waited, "refusal", "refusals"),
-		s.HandedBack, plural(s.HandedBack, "refusal", "refusals"))
+		s.Requests, english.PluralWord(int(s.Requests), "request", "requests"),
+		s.Waited, english.PluralWord(int(s.Waited), "refusal", "refusals"),
+		s.HandedBack, english.PluralWord(int(s.HandedBack), "refusal", "refusals"))
 	if s.Gate && s.HeldBack > 0 {
 		// Only when it did something: a run the gate never touched reads
 		// as it did before the gate existed (-o json always says).
-		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, plural(s.HeldBack, "send", "sends"))
+		line += fmt.Sprintf(", %d %s held back by the capacity gate", s.HeldBack, english.PluralWord(int(s.HeldBack), "send", "sends"))
 	}
 	if s.NeverSent > 0 {
-		line += fmt.Sprintf(", %d held %s never sent", s.NeverSent, plural(s.NeverSent, "create", "creates"))
+		line += fmt.Sprintf(", %d held %s never sent", s.NeverSent, english.PluralWord(int(s.NeverSent), "create", "creates"))
 	}
 	if s.OverReplayMemory > 0 {
-		line += fmt.Sprintf(", %d request %s streamed without replay (the replay memory was full)", s.OverReplayMemory, plural(s.OverReplayMemory, "body", "bodies"))
+		line += fmt.Sprintf(", %d request %s streamed without replay (the replay memory was full)", s.OverReplayMemory, english.PluralWord(int(s.OverReplayMemory), "body", "bodies"))
 	}
 	if s.Refused > 0 {
-		line += fmt.Sprintf(", %d %s refused unforwarded", s.Refused, plural(s.Refused, "request", "requests"))
+		line += fmt.Sprintf(", %d %s refused unforwarded", s.Refused, english.PluralWord(int(s.Refused), "request", "requests"))
 	}
 	return line
 }
 
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // OptionError is a proxy option the user must change (a usage error, exit
 // 2): an invalid upstream URL, a bad budget, a listen address that is not
-// loopback without AllowRemote, the proxy as its own upstream.
-type OptionError struct{ Msg string }
-
-func (e *OptionError) Error() string { return e.Msg }
+// loopback without AllowRemote, the proxy as its own upstream. Its message
+// names the Options fields it is about as {Field} placeholders
+// ({AllowRemote}); the command renders them as its flags.
+type OptionError = fielderr.Error
 
 func optionErrorf(format string, a ...any) error {
-	return &OptionError{Msg: fmt.Sprintf(format, a...)}
+	return fielderr.Errorf(format, a...)
 }
 
 // Server is the proxy. Its zero value is not usable; build it with New.
@@ -305,37 +303,24 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// parseUpstream accepts the API's base URL, without credentials: the
+// proxy holds none (a password in the URL would be sent on every
+// request; clients send their own).
 func parseUpstream(raw string) (*url.URL, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return nil, optionErrorf("no upstream API URL: set --api-url or SHAKENFIST_API_URL")
+	u, err := httpurl.Check(strings.TrimSpace(raw), httpurl.Rules{Base: true, NoCredentials: true})
+	var ue *httpurl.Error
+	if !errors.As(err, &ue) {
+		return u, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil || !strings.Contains(raw, "://") {
-		return nil, optionErrorf("invalid upstream API URL %q: want http://HOST/api or http://HOST:13000", redact(raw))
+	switch ue.Problem {
+	case httpurl.Empty:
+		return nil, optionErrorf("no upstream API URL: set {Upstream}")
+	case httpurl.NoScheme, httpurl.Unparsable:
+		return nil, optionErrorf("invalid upstream API URL %q: %s; want http://HOST/api or http://HOST:13000", ue.URL, ue.Reason())
+	case httpurl.Credentials:
+		return nil, optionErrorf("upstream API URL %q carries credentials; the proxy holds none (clients send their own)", ue.URL)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, optionErrorf("invalid upstream API URL %q: want http:// or https://", u.Redacted())
-	}
-	if u.Host == "" {
-		return nil, optionErrorf("invalid upstream API URL %q: no host", u.Redacted())
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, optionErrorf("invalid upstream API URL %q: no query or fragment expected", u.Redacted())
-	}
-	if u.User != nil {
-		// The proxy holds no credentials; a password in the URL would be
-		// sent on every request.
-		return nil, optionErrorf("upstream API URL %q carries credentials; the proxy holds none (clients send their own)", u.Redacted())
-	}
-	return u, nil
-}
-
-func redact(s string) string {
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		return "[redacted]@" + s[i+1:]
-	}
-	return s
+	return nil, optionErrorf("invalid upstream API URL %q: %s", ue.URL, ue.Reason())
 }
 
 // upstreamPath maps a client's path to the upstream's. The proxy answers
@@ -785,7 +770,7 @@ func stopReason(info *requestInfo, call *retry.Call, budget time.Duration) strin
 func (s *Server) handBack(info *requestInfo, stage string, call *retry.Call, why string) {
 	s.handedBack.Add(1)
 	text := fmt.Sprintf("%s %s: %s (transient); handing the refusal back after %d %s, %s: %s",
-		info.method, info.path, retry.RefusedAt(stage), call.Attempts(), plural(int64(call.Attempts()), "attempt", "attempts"),
+		info.method, info.path, retry.RefusedAt(stage), call.Attempts(), english.PluralWord(call.Attempts(), "attempt", "attempts"),
 		retry.HumanDuration(call.Elapsed()), why)
 	s.logEvent(text, struct {
 		Event          string  `json:"event"`

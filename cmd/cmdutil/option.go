@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/internal/numflag"
+	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 )
 
@@ -156,7 +157,7 @@ func (o *Option[T]) Show(cfg *Config) string {
 	v := o.Field.Get(cfg)
 	switch {
 	case o.Secret && o.text(v) != "":
-		return "[redacted]"
+		return redact.Marker
 	case o.Secret:
 		return ""
 	case o.View != nil:

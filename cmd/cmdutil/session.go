@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
@@ -102,14 +103,7 @@ func RawOf(raw json.RawMessage, v any) json.RawMessage {
 // ArgsCountError is the usage error of a command given the wrong number of
 // arguments; want says what it takes ("needs INSTANCE [LENGTH]").
 func ArgsCountError(c *cobra.Command, want string, got int) error {
-	return UsageErrorf("%s %s (got %d argument%s)", c.CommandPath(), want, got, plural(got))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return UsageErrorf("%s %s (got %d %s)", c.CommandPath(), want, got, english.PluralWord(got, "argument", ""))
 }
 
 // WithDeadline bounds ctx by d (none when d is 0); on expiry its cause is a

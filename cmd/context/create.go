@@ -1,8 +1,8 @@
 package context
 
 import (
+	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode"
 
@@ -12,7 +12,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/secret"
 	"github.com/shakenfist/shakectl/internal/configedit"
-	"github.com/shakenfist/shakectl/internal/redact"
+	"github.com/shakenfist/shakectl/internal/httpurl"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output/termtext"
 )
@@ -125,24 +125,13 @@ func checkContextName(name string) error {
 	return nil
 }
 
-// checkAPIURL accepts what the client will: an absolute http or https URL
-// with a host, on one line. An ftp:// URL was saved and failed only later,
-// in every command (issue 28, item 3).
+// checkAPIURL accepts what the client will, on one line: an ftp:// URL
+// was saved and failed only later, in every command.
 func checkAPIURL(raw string) error {
-	shown := redact.URL(raw)
-	if strings.ContainsFunc(raw, unicode.IsControl) || strings.ContainsAny(raw, " ") {
-		return cmdutil.UsageErrorf("invalid --api-url %q: it holds spaces or control characters", termtext.Line(shown))
+	_, err := httpurl.Check(raw, httpurl.Rules{Base: true, OneLine: true})
+	var ue *httpurl.Error
+	if errors.As(err, &ue) {
+		return cmdutil.UsageErrorf("invalid --api-url %q: %s", termtext.Line(ue.URL), ue.Reason())
 	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return cmdutil.UsageErrorf("invalid --api-url %q: not a URL", shown)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return cmdutil.UsageErrorf("invalid --api-url %q: want http:// or https://", shown)
-	case u.Host == "":
-		return cmdutil.UsageErrorf("invalid --api-url %q: no host", shown)
-	case u.RawQuery != "" || u.Fragment != "":
-		return cmdutil.UsageErrorf("invalid --api-url %q: no query or fragment expected", shown)
-	}
-	return nil
+	return err
 }

@@ -28,7 +28,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 		}
 		key := ""
 		if ctx["key"] != "" {
-			key = "[redacted]"
+			key = redact.Marker
 		}
 		return output.PrintDetail(f.IOStreams, cfg.Output, output.Detail{
 			Fields: []output.Field{{Name: "name", Value: name}, {Name: "api-url", Value: redact.URL(ctx["api-url"])}, {Name: "namespace", Value: ctx["namespace"]}, {Name: "key", Value: key}, {Name: "active", Value: builders.YesNo(name == doc.CurrentContext)}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/client"
@@ -93,7 +94,7 @@ func emptied(s *cmdutil.Session, ns string) builders.Wait[left] {
 		Say: func(l *left) builders.Said {
 			said := builders.Said{Subject: "namespace " + ns, Unmet: "was not emptied"}
 			if l != nil {
-				said.Left = fmt.Sprintf("%d instance%s and %d network%s left", l.instances, plural(l.instances), l.networks, plural(l.networks))
+				said.Left = fmt.Sprintf("%d %s and %d %s left", l.instances, english.PluralWord(l.instances, "instance", ""), l.networks, english.PluralWord(l.networks, "network", ""))
 			}
 			return said
 		},
@@ -102,10 +103,3 @@ func emptied(s *cmdutil.Session, ns string) builders.Wait[left] {
 
 // left is what a namespace still holds.
 type left struct{ instances, networks int }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/shakenfist/shakectl/client"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -19,15 +20,8 @@ func NetworksDeletedFields(n *client.NetworksDeleted, err error) ([]output.Field
 	fields := []output.Field{{Name: "networks", Value: strings.Join(n.Deleted, ",")}}
 	if len(n.Unable) > 0 {
 		fields = append(fields, output.Field{Name: "networks_in_use", Value: strings.Join(n.Unable, ",")})
-		err = fmt.Errorf("%d network%s still in use were not deleted (%s); delete their instances first, or use \"shakectl namespace clean\"",
-			len(n.Unable), plural(len(n.Unable)), strings.Join(n.Unable, ", "))
+		err = fmt.Errorf("%d %s still in use were not deleted (%s); delete their instances first, or use \"shakectl namespace clean\"",
+			len(n.Unable), english.PluralWord(len(n.Unable), "network", ""), strings.Join(n.Unable, ", "))
 	}
 	return fields, err
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

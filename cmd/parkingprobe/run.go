@@ -19,6 +19,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -507,8 +508,9 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	}
 	// Through the notifier: under -o json every stderr line stays a JSON
 	// object, and the live counts are a status line on a terminal only.
+	// The probe's warnings name options as fields: the flags are ours.
 	n := ios.Notifier()
-	po.Warn = n.Warn
+	po.Warn = func(w *probe.Warning) { n.Warn(w.Render(FlagName)) }
 	if ios.IsStderrTTY() && !cfg.Quiet {
 		po.Progress = func(p probe.Progress) { n.Status(progressText(p)) }
 	}
@@ -519,7 +521,7 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 		if d := po.StartAt.Sub(f.Now()); d > 0 {
 			n.Note("waiting", fmt.Sprintf("waiting until %s (%s from now) to start the load", po.StartAt.Format(time.RFC3339), d.Round(time.Second)))
 			if d > StartAtFarNotice {
-				po.Warn(fmt.Sprintf("--start-at is %s from now: nothing is sent until then (Ctrl-C stops the wait); shards meant to start together are usually seconds or minutes apart", d.Round(time.Minute)))
+				n.Warn(fmt.Sprintf("--start-at is %s from now: nothing is sent until then (Ctrl-C stops the wait); shards meant to start together are usually seconds or minutes apart", d.Round(time.Minute)))
 			}
 		}
 	}
@@ -538,7 +540,7 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 		// Ctrl-C before the load (waiting for --start-at, say): nothing
 		// was sent, so there is nothing to report and no check to fail
 		// (issue 34, item 11: a full report of failed checks was printed).
-		po.Warn("interrupted before the load started: nothing sent, no report")
+		n.Warn("interrupted before the load started: nothing sent, no report")
 		return runErr
 	}
 	if err := writeReport(f, cfg, report, opts.out, opts.plot); err != nil {
@@ -553,7 +555,8 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	return checksError(report)
 }
 
-// probeError turns the probe's option errors into usage errors.
+// probeError turns the probe's option errors into usage errors, and
+// names the flags where any of its errors names an option.
 func probeError(err error) error {
 	var oe *probe.OptionError
 	if errors.As(err, &oe) {
@@ -562,6 +565,10 @@ func probeError(err error) error {
 	var ee *report.ExpectError
 	if errors.As(err, &ee) {
 		return &cmdutil.UsageError{Msg: ee.Error()}
+	}
+	if r, ok := err.(fielderr.Renderer); ok {
+		// A run's error that names an option (NoAnswerError's {Timeout}).
+		return fielderr.Rendered(r, FlagName)
 	}
 	return err
 }

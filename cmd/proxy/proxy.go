@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	retryproxy "github.com/shakenfist/shakectl/proxy"
@@ -67,9 +68,9 @@ func NewCmdProxy(f *cmdutil.Factory) *cobra.Command {
 	opts := &ProxyOptions{Listen: retryproxy.DefaultListen, ForwardOptions: defaultForwardOptions()}
 	c := cmdutil.Local(&cobra.Command{
 		Use:     "proxy",
-		Short:   retryproxy.ProxyShort,
-		Long:    retryproxy.ProxyLong,
-		Example: retryproxy.ProxyExample,
+		Short:   ProxyShort,
+		Long:    ProxyLong,
+		Example: ProxyExample,
 	}, func(c *cobra.Command, _ []string) error {
 		return kernelError(runProxy(f, opts))
 	})
@@ -105,12 +106,22 @@ func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 	cmdutil.Must(c.RegisterFlagCompletionFunc("retry-wait", cobra.NoFileCompletions))
 }
 
+// proxyFields are the flags of proxy and wrap that set the Options fields
+// the proxy's option errors name ({AllowRemote}); the flags themselves
+// are declared above (their values pass through ProxyOptions).
+var proxyFields = fielderr.Table[any, any]{
+	{Field: "Upstream", Name: "api-url"},
+	{Field: "AcceptHosts", Name: "accept-hosts"},
+	{Field: "AllowRemote", Name: "allow-remote"},
+}
+
 // kernelError makes the proxy's option errors the kernel's usage errors
-// (exit 2): the kernel knows no feature package's types.
+// (exit 2), in the words of the command line: the kernel knows no feature
+// package's types.
 func kernelError(err error) error {
 	var oe *retryproxy.OptionError
 	if errors.As(err, &oe) {
-		return &cmdutil.UsageError{Msg: oe.Msg}
+		return &cmdutil.UsageError{Msg: oe.Render(proxyFields.Name)}
 	}
 	return err
 }

@@ -38,9 +38,9 @@ func NewCmdWrap(f *cmdutil.Factory) *cobra.Command {
 		Use: "wrap",
 		// The flags are in the line already, before the "--".
 		DisableFlagsInUseLine: true,
-		Short:                 retryproxy.WrapShort,
-		Long:                  retryproxy.WrapLong,
-		Example:               retryproxy.WrapExample,
+		Short:                 WrapShort,
+		Long:                  WrapLong,
+		Example:               WrapExample,
 		// wrap passes SIGINT and SIGTERM to its command itself (see
 		// runWrap); the run must not also cancel its context on them.
 		Annotations: map[string]string{cmdutil.HandlesSignalsAnnotation: "true", CommandArgsAnnotation: "true"},

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -49,7 +50,7 @@ and a worker pool, implementing request parking as the atenet design says,
 until Ctrl-C or SIGTERM. It is the reference target for parking-probe.
 
 Which dataplane it models (--model):
-` + router.ModelHelp() + `
+` + router.ModelHelp(RouterFlagName) + `
 The three URLs (router, metrics, status) go to stdout, one "NAME URL" per
 line, or as one JSON object with -o json (agentgateway has no statusz, so
 no status URL); everything else goes to stderr.
@@ -485,7 +486,11 @@ func routerFlags() fielderr.Table[*router.Config, *RouterOptions] {
 
 // bindRouterFlags defines every flag of the table on fl, bound into
 // opts.Cfg (whose values are the defaults) and opts.
-func bindRouterFlags(fl *pflag.FlagSet, opts *RouterOptions) { routerFlags().Bind(fl, &opts.Cfg, opts) }
+func bindRouterFlags(fl *pflag.FlagSet, opts *RouterOptions) { routerTable().Bind(fl, &opts.Cfg, opts) }
+
+// routerTable is routerFlags, built once per process: every command tree
+// renders the model help's flags with it.
+var routerTable = sync.OnceValue(routerFlags)
 
 // routerFieldShown are the fields a flag sets by another spelling than
 // its name: ParkingDisabled is set by --parking-enabled=false.
@@ -497,7 +502,7 @@ func RouterFlagName(field string) string {
 	if s, ok := routerFieldShown[field]; ok {
 		return s
 	}
-	return routerFlags().Name(field)
+	return routerTable().Name(field)
 }
 
 // routerError makes an error of the router's a usage error in the words of

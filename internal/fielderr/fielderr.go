@@ -46,15 +46,22 @@ func (e *Error) Fields() []string {
 	return fields
 }
 
-// Render is err's message with the placeholders of every Error in it
+// Renderer is an error whose message names fields and can be rendered, as
+// Error's: a library's own error type that carries a placeholder.
+type Renderer interface {
+	error
+	Render(name func(field string) string) string
+}
+
+// Render is err's message with the placeholders of every Renderer in it
 // written by name: err itself, or each error errors.Join put together
 // (one a line, as Join writes them). Any other error is its own message.
 func Render(err error, name func(field string) string) string {
 	if err == nil {
 		return ""
 	}
-	if fe, ok := err.(*Error); ok {
-		return fe.Render(name)
+	if r, ok := err.(Renderer); ok {
+		return r.Render(name)
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		lines := make([]string, 0, len(j.Unwrap()))

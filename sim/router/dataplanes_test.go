@@ -252,7 +252,7 @@ func TestAgentgatewayParkingOff(t *testing.T) {
 // Every model is a row: its help names it, and what a model is told
 // differently comes from its row, not from its name.
 func TestEveryModelIsARow(t *testing.T) {
-	help := ModelHelp()
+	help := ModelHelp(nil)
 	for _, m := range Models {
 		row, ok := modelRow(m)
 		if !ok || row.help == "" || row.lotFull == nil {

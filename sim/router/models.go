@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // The models: each real Substrate dataplane the simulator can behave like,
@@ -243,7 +245,8 @@ var models = []modelTraits{
 	{
 		model: ModelSeed,
 		help: `the request-parking design (agent-substrate/substrate docs, "Request
-parking"): the --parked-request-* flags, 5s budget, lot 1024, outcome
+parking"): the parked-request flags ({ParkedRequestMax},
+{ParkedRequestBudget}, {ParkedRequestRetryInterval}, …), 5s budget, lot 1024, outcome
 "budget_exhausted", a fast path for running actors.`,
 		addressing: addrHostSim, lotFull: lotFullQuotedID, lot: lotSuspendedOnArrival, parking: parkingOffAtLotZero,
 		parks: []Code{FailedPrecondition, Unavailable}, poolFull: FailedPrecondition,
@@ -268,7 +271,7 @@ slot), writes statusz max_wait as "30s", and exports parking series only
 once used. Unless set by flag its defaults are PR #221's: lot 2048, budget
 30s, first retry 500ms, and Envoy's default ext_proc breaker of 1024 (below
 the lot). A lot of 0 keeps parking on and sheds every request, as PR #221
-does; --parking-enabled=false turns parking off (statusz then shows
+does; {ParkingDisabled} turns parking off (statusz then shows
 enabled:false with the configured lot).`,
 		addressing: addrHostPR221, lotFull: lotFullQuotedID, lot: lotOnArrival,
 		parking: parkingOffByFlag, parks: []Code{FailedPrecondition}, poolFull: FailedPrecondition,
@@ -279,13 +282,13 @@ enabled:false with the configured lot).`,
 		model: ModelMain202608,
 		help: `agent-substrate/substrate upstream main 6210ad86 (2026-08-22), as
 measured on loopback: the seed's flags and outcome labels, plus
---route-timeout and the drain flags; a full pool is ResourceExhausted (or
-FailedPrecondition, --pool-full-code) and, like Unavailable and Aborted,
+{RouteTimeout} and the drain flags; a full pool is ResourceExhausted (or
+FailedPrecondition, {PoolFullCode}) and, like Unavailable and Aborted,
 parked to the budget, then 503 "actor <atespace>/<id> unavailable:
 <ateapi's text>" (Unavailable: no text). Bodies name the actor
 <atespace>/<id>; only the lot-full body quotes it. Every request enters the
 lot on arrival and calls ResumeActor, so a full lot sheds running actors
-too. --extproc-max-requests 0 (its default) is twice the lot, at least
+too. {ExtprocMaxRequests} 0 (its default) is twice the lot, at least
 1024. Route-duration labels ate_router_outcome, ate_router_resume and
 ate_template_*; parking series only once used; statusz JSON with the real
 router's keys ("mode", "flags", "queries", ...) and max_wait "5s".`,
@@ -315,13 +318,13 @@ actor". Otherwise as main-2026-08.`,
 	},
 	{
 		model: ModelAgentgateway,
-		help: `agentgateway's own parking (--atenet-dataplane=agentgateway;
+		help: `agentgateway's own parking (atenet's dataplane setting agentgateway;
 agentgateway PR #3051 and later main; read in the sources, not run): the
 actor in the header ate-target-actor: <atespace>/<actor>; bodies name it
 "<id>", quoted, without the atespace; a full lot is 503 "request parking
 capacity exhausted" at once, a spent budget 504 "request timed out" (a
 resume still running is cut at the budget), ResourceExhausted is parked
-(with parking off, --parked-request-max 0, it is 429 "rate limited" at
+(with parking off, {ParkedRequestMax} 0, it is 429 "rate limited" at
 once: parking never engages); a request whose actor was resolved within
 the last 5s takes no permit, every other takes one (running actors'
 lookups too); no retry jitter, no Envoy breaker, no statusz; metrics are
@@ -368,8 +371,9 @@ func (c Config) traits() modelTraits {
 }
 
 // ModelHelp describes every model for --help: its name, then what
-// distinguishes it, indented under it.
-func ModelHelp() string {
+// distinguishes it, indented under it. The descriptions name settings as
+// fielderr {Field} placeholders, written by flag (the command's).
+func ModelHelp(flag func(field string) string) string {
 	var b strings.Builder
 	for _, m := range models {
 		name := string(m.model)
@@ -380,7 +384,7 @@ func ModelHelp() string {
 		// Every command tree builds this help (sim router's Long): the
 		// words are appended to one line buffer, not concatenated.
 		var line []byte
-		for _, w := range strings.Fields(m.help) {
+		for _, w := range strings.Fields(fielderr.Placeholders(m.help, flag)) {
 			if len(line) > 0 && len(line)+1+len(w) > helpWidth-len(helpIndent) {
 				b.WriteString(helpIndent)
 				b.Write(line)

@@ -275,7 +275,7 @@ func TestPR221ParkingDisabled(t *testing.T) {
 			t.Errorf("statusz flags %v", f)
 		}
 		_, page := h.rawGet(h.s.StatusURL())
-		if !strings.Contains(page, "Disabled (--parking-enabled=false") {
+		if !strings.Contains(page, "Disabled (parking switched off") {
 			t.Errorf("the HTML card does not say parking is disabled:\n%s", page)
 		}
 		served(t, h.get(pr221Host("actor-0001")), "actor-0001")

@@ -140,9 +140,9 @@ func (s *Server) serveStatusz(w http.ResponseWriter, r *http.Request) {
 	if st.Parking != nil {
 		maxWait = st.Parking.MaxWait.String()
 	}
-	off := "--parked-request-max=0: fail fast"
+	off := "a parking lot of 0: fail fast"
 	if s.rt.tr.parking == parkingOffByFlag {
-		off = "--parking-enabled=false: fail fast"
+		off = "parking switched off: fail fast"
 	}
 	_ = statuszPage().Execute(w, struct {
 		Status

@@ -4,54 +4,33 @@ package fieldertest
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 // SourceFields lists the {Field} placeholders in the string literals of
-// the non-test Go files of dir (a library's package), with where each is,
-// so a command's test can check that its table names every field the
-// library's messages use.
-func SourceFields(dir string) (map[string]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		return nil, err
-	}
+// the non-test Go files of dir (a library's package, not its
+// subpackages), with where each is, so a command's test can check that
+// its table names every field the library's messages use.
+func SourceFields(t testing.TB, dir string) map[string]string {
 	fields := map[string]string{}
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
+	srcscan.Walk(t, []string{dir}, 1, func(f srcscan.File) {
+		if strings.Contains(f.Rel, "/") {
+			return
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
+		f.Strings(func(lit *ast.BasicLit, s string) {
 			fielderr.Placeholders(s, func(field string) string {
 				if _, seen := fields[field]; !seen {
-					fields[field] = fset.Position(lit.Pos()).String()
+					fields[field] = f.Pos(lit)
 				}
 				return ""
 			})
-			return true
 		})
-	}
-	return fields, nil
+	})
+	return fields
 }
 
 // EveryFieldNamed fails t for each {Field} placeholder in the sources of
@@ -61,11 +40,7 @@ func EveryFieldNamed(t *testing.T, name func(field string) string, least int, di
 	t.Helper()
 	n := 0
 	for _, dir := range dirs {
-		fields, err := SourceFields(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for field, where := range fields {
+		for field, where := range SourceFields(t, dir) {
 			n++
 			if name(field) == "" {
 				t.Errorf("%s: {%s} has no flag in the command's table", where, field)

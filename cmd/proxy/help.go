@@ -1,9 +1,9 @@
 package proxy
 
-// Help texts for `shakectl proxy` and `shakectl wrap`, kept next to the
-// behaviour they describe so that a change to a rule changes its help in
-// the same commit. The command tree (cmd/…) pastes them into
-// cobra.Command's Short, Long and Example.
+// Help texts for `shakectl proxy` and `shakectl wrap`, pasted into
+// cobra.Command's Short, Long and Example. They are the command's: they
+// name its flags, which the proxy library (whose behaviour they describe,
+// and whose errors name Options fields) does not know.
 
 const ProxyShort = "Give any Shakenfist client the transient-capacity retry, as a local proxy"
 
