@@ -9,7 +9,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
-	"github.com/shakenfist/shakectl/internal/memnet"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 )
@@ -69,12 +69,15 @@ func StartSimRouterCmd(t *testing.T, args ...string) (urls map[string]string, ou
 }
 
 // StartSimRouterCmdOn is StartSimRouterCmd on network n (Factory.Net): an
-// in-memory one for a test inside a testing/synctest bubble.
-func StartSimRouterCmdOn(t *testing.T, n *memnet.Network, args ...string) (urls map[string]string, out *ReadyWriter, errOut *syncbuf.Buffer, stop func() int) {
+// in-memory one for a test inside a testing/synctest bubble; nil is the
+// machine's TCP.
+func StartSimRouterCmdOn(t *testing.T, n network.Network, args ...string) (urls map[string]string, out *ReadyWriter, errOut *syncbuf.Buffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f, out, errOut := ServingFactory(t, ctx, RouterURLsOut)
-	f.Net = n
+	if n != nil {
+		f.Net = n
+	}
 	done := make(chan int, 1)
 	go func() { done <- root.Run(f, append(append([]string{"sim", "router"}, Ephemeral...), args...)) }()
 	select {

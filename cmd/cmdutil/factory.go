@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/client"
-	"github.com/shakenfist/shakectl/internal/memnet"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/retry"
@@ -48,9 +48,10 @@ type Factory struct {
 	// testing/synctest) here.
 	Transport http.RoundTripper
 
-	// Net, when set, is where commands listen and dial (simulators, the
-	// API client, parking-probe): tests run them in a synctest bubble.
-	Net *memnet.Network
+	// Net is where commands listen and dial (simulators, the API client,
+	// parking-probe): the machine's TCP, or a test's in-memory network
+	// (memnet) to run them in a synctest bubble.
+	Net network.Network
 
 	// Context is the run's context: cancelled on SIGINT/SIGTERM with cause
 	// ErrInterrupted.
@@ -86,6 +87,9 @@ func (f *Factory) Wire() {
 	}
 	if f.Getenv == nil {
 		f.Getenv = func(string) (string, bool) { return "", false }
+	}
+	if f.Net == nil {
+		f.Net = network.TCP{}
 	}
 	if f.Config == nil {
 		f.Config = MemoConfig(f.resolveConfig)
@@ -230,7 +234,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Insecure:  cfg.Insecure,
 		Timeout:   cfg.RequestTimeout,
 		Transport: f.Transport,
-		Dial:      f.Net.Dialer(),
+		Dial:      network.Dialer(f.Net),
 		Now:       f.Now,
 		// A 406 (a network still "initial") is repeated within the async
 		// budget, as sf-client does (issue 12).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/sim"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
@@ -98,7 +99,7 @@ func runTour(f *cmdutil.Factory, opts Options) error {
 	// appears in output, and it would mask the instances' names too.
 	ccfg.AuthKey = "sim-demo-key"
 	var err error
-	if ccfg.Listener, err = f.Net.Listener(ctx, ccfg.Listen); err != nil {
+	if ccfg.Listener, err = network.Listener(ctx, f.Net, ccfg.Listen); err != nil {
 		return fmt.Errorf("starting the simulated cluster: %w", err)
 	}
 	sim, err := cluster.Start(ctx, ccfg)

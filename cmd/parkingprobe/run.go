@@ -20,6 +20,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/outfile"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -428,7 +429,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	}
 	// The factory's network (a test's in-memory one), else the probe's
 	// own TCP dialer.
-	po.Dial = f.Net.Dialer()
+	po.Dial = network.Dialer(f.Net)
 	return po, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	retryproxy "github.com/shakenfist/shakectl/proxy"
@@ -139,10 +140,10 @@ func runProxy(f *cmdutil.Factory, opts *ProxyOptions) error {
 	po.Listen, po.AllowRemote = opts.Listen, opts.AllowRemote
 	// The factory's network (a test's in-memory one), else TCP. wrap
 	// stays on TCP: the command it runs is another process.
-	if po.Listener, err = f.Net.Listener(f.Context, opts.Listen); err != nil {
+	if po.Listener, err = network.Listener(f.Context, f.Net, opts.Listen); err != nil {
 		return err
 	}
-	po.Dial = f.Net.Dialer()
+	po.Dial = network.Dialer(f.Net)
 	started := false
 	sum, err := retryproxy.Run(f.Context, po, func(url string) {
 		started = true

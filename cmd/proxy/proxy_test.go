@@ -21,7 +21,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
-	"github.com/shakenfist/shakectl/internal/memnet"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 )
 
@@ -260,13 +260,16 @@ func startProxyCmd(t *testing.T, args ...string) (url string, errOut *syncbuf.Bu
 }
 
 // startProxyCmdOn is startProxyCmd on network n (Factory.Net): an
-// in-memory one for a test inside a testing/synctest bubble.
-func startProxyCmdOn(t *testing.T, n *memnet.Network, args ...string) (url string, errOut *syncbuf.Buffer, stop func(cause error) int) {
+// in-memory one for a test inside a testing/synctest bubble; nil is the
+// machine's TCP.
+func startProxyCmdOn(t *testing.T, n network.Network, args ...string) (url string, errOut *syncbuf.Buffer, stop func(cause error) int) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t.Cleanup(func() { cancel(nil) })
 	f, out, errOut := clitest.ServingFactory(t, ctx, clitest.FirstLineOut)
-	f.Net = n
+	if n != nil {
+		f.Net = n
+	}
 	done := make(chan int, 1)
 	go func() { done <- root.Run(f, append([]string{"proxy"}, args...)) }()
 	select {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
@@ -183,7 +184,7 @@ func runCluster(f *cmdutil.Factory, opts *ClusterOptions) error {
 	n := f.IOStreams.Notifier()
 	cfg.Log = n.Lines("log")
 	ctx := f.Context
-	if cfg.Listener, err = f.Net.Listener(ctx, cfg.Listen); err != nil {
+	if cfg.Listener, err = network.Listener(ctx, f.Net, cfg.Listen); err != nil {
 		return err
 	}
 	srv, err := cluster.Start(ctx, cfg)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/router"
@@ -284,7 +285,7 @@ func RouterListeners(ctx context.Context, f *cmdutil.Factory, cfg *router.Config
 		addr string
 		ln   *net.Listener
 	}{{cfg.Listen, &cfg.Listener}, {cfg.MetricsListen, &cfg.MetricsListener}, {cfg.StatusListen, &cfg.StatusListener}} {
-		ln, err := f.Net.Listener(ctx, p.addr)
+		ln, err := network.Listener(ctx, f.Net, p.addr)
 		if err != nil {
 			for _, l := range []net.Listener{cfg.Listener, cfg.MetricsListener, cfg.StatusListener} {
 				if l != nil {

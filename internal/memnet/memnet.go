@@ -82,7 +82,8 @@ func (l *Listener) Dial(ctx context.Context) (net.Conn, error) {
 }
 
 // Network is an in-memory network: Listen opens an address, DialContext
-// reaches it. Its zero value is empty and ready.
+// reaches it (a network.Network, as a test's cmdutil.Factory.Net). Its
+// zero value is empty and ready.
 type Network struct {
 	mu        sync.Mutex
 	listeners map[string]*Listener
@@ -150,26 +151,6 @@ func (n *Network) DialContext(ctx context.Context, network, address string) (net
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: addr(address), Err: fmt.Errorf("connection refused (no mem listener at %s)", address)}
 	}
 	return l.Dial(ctx)
-}
-
-// Listener opens address for a server to take over (a simulator's
-// Config.Listener); on a nil Network it is nil, and the server listens on
-// the machine's TCP itself. cmdutil.Factory.Net is such a Network: nil
-// outside tests.
-func (n *Network) Listener(ctx context.Context, address string) (net.Listener, error) {
-	if n == nil {
-		return nil, nil
-	}
-	return n.Listen(ctx, "tcp", address)
-}
-
-// Dialer is DialContext for a library's Dial option; on a nil Network it
-// is nil, and the library dials the machine's TCP itself.
-func (n *Network) Dialer() func(ctx context.Context, network, address string) (net.Conn, error) {
-	if n == nil {
-		return nil
-	}
-	return n.DialContext
 }
 
 // Transport is an http.Transport that dials the network and nothing else.
