@@ -237,10 +237,7 @@ func redirectMessage(resp *http.Response) string {
 	if loc == "" {
 		return "redirected without a Location; the API URL may point at a web page or a login proxy"
 	}
-	if u, err := url.Parse(loc); err == nil {
-		loc = u.Redacted()
-	}
-	return fmt.Sprintf("redirected to %s; the API URL may point at a web page or a login proxy", oneLine(loc))
+	return fmt.Sprintf("redirected to %s; the API URL may point at a web page or a login proxy", oneLine(redact.URL(loc)))
 }
 
 // policy is the retry policy of one call of method on path: off unless
