@@ -23,7 +23,7 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 	}
 	events = parked
 	// A sort without reflection: one record per request, sorted once at
-	// the end, is part of what each request costs (issue 44).
+	// the end, is part of what each request costs.
 	slices.SortFunc(events, func(a, b flightEvent) int {
 		if c := cmp.Compare(a.actor, b.actor); c != 0 {
 			return c

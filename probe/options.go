@@ -197,7 +197,7 @@ type Options struct {
 	Dial transport.DialFunc
 
 	// Shard makes this run one of Shard.Count processes that together
-	// send the load the other options describe (issue 16): burst
+	// send the load the other options describe: burst
 	// --requests and closed --concurrency are split, open mode sends every
 	// Count-th request of the one schedule, and actors are partitioned (see
 	// shardIndex). The zero value is the whole run.
@@ -390,8 +390,8 @@ func (o *Options) validate() error {
 // checkTimeoutCoversBudget refuses a per-request timeout no longer than a
 // known park budget (given, or read from statusz): every parked request
 // would end as the probe's own client_timeout, budget_bound would judge
-// none, and the run would still pass (issue 41: --timeout 15s against PR
-// #221's 30s). An expectation on client_timeout (client_timeout>0) says
+// none, and the run would still pass (--timeout 15s against PR #221's
+// 30s). An expectation on client_timeout (client_timeout>0) says
 // the user means it, as parking=off does. An assumed budget is not known:
 // the run warns instead (Run).
 func (o *Options) checkTimeoutCoversBudget() error {

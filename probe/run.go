@@ -405,9 +405,9 @@ func (e *engine) openSender() error {
 // retime gives the sender a new per-request timeout, before any load:
 // the default timeout follows the park budget, which statusz may tell
 // only once scraped. The sender takes its timeout when built, so it is
-// built again (issue 41: a 30s budget read from statusz left requests cut
-// at the assumed budget's 15s, reported as client_timeout of a 40s
-// --timeout).
+// built again: a sender kept from before cut requests at the assumed
+// budget's 15s when statusz said 30s, and reported them as client_timeout
+// of a 40s --timeout.
 func (e *engine) retime(d time.Duration) error {
 	if d == e.timeout {
 		return nil
@@ -506,8 +506,9 @@ func (e *engine) runLoad(parent context.Context) (time.Time, time.Duration) {
 // answers are dropped. Waiting for all of them took an overloaded open run
 // (--rate 100000 --duration 3s on 2 cores, tens of thousands in flight)
 // 1.3-2.5 s after Ctrl-C, each goroutine waking to record its cancelled
-// request (issue 28, item 8), and a Sender that does not return after
-// Close would have hung it for ever.
+// request, where the user expects an interrupted run to end within about
+// a second; and a Sender that does not return after Close would have hung
+// it for ever.
 func (e *engine) awaitInFlight(ctx context.Context, wg *sync.WaitGroup) {
 	ended := make(chan struct{})
 	go func() {
@@ -631,7 +632,7 @@ func (e *engine) noteSend(r *sentRequest) bool {
 	if e.o.Mode == Open {
 		// Said while the run goes on, once: an overloaded open run ran
 		// 12.8s of a 3s schedule with no word that the rate was out of
-		// reach (issue 28, item 8).
+		// reach.
 		if late > LateSendNotice && e.lateWarned.CompareAndSwap(false, true) {
 			e.warn("open run behind its schedule: a request went out %s late, %s into the run; %s req/s may be more than this machine can send (the report's send lateness says how far)",
 				late.Round(time.Millisecond), r.sentAt.Round(100*time.Millisecond), strconv.FormatFloat(e.o.Rate, 'f', -1, 64))
@@ -743,8 +744,8 @@ func (e *engine) newRequest(idx int) (*http.Request, error) {
 	}
 	// newEngine renders the first and last actor's request before any
 	// load: a Host that is not one ("{actor} evil.com") is refused there,
-	// instead of every request going out with an empty Host (issue 28,
-	// item 15). net/http's own check, httpguts, is the rule.
+	// instead of every request going out with an empty Host. net/http's
+	// own check, httpguts, is the rule.
 	if req.Host != "" && !httpguts.ValidHostHeader(req.Host) {
 		if o.Header.Get("Host") != "" {
 			return nil, optionErrorf("invalid Host header %q for actor %q: not a valid Host", req.Host, a)

@@ -53,7 +53,7 @@ const maxPlotSteps = 36000
 
 // scrapeEvery is how often the sampler reads the router's parking_active
 // during a run. Once a second read 254 where PR #221's router held 300
-// parked, and 917 where it held 1024 (issue 23): a burst fills the lot in
+// parked, and 917 where it held 1024: a burst fills the lot in
 // its first few hundred milliseconds and the park budget empties it, so
 // a second-long gap can fall on either side of the peak. Four reads a
 // second cost the router one small scrape each; the report still calls

@@ -92,8 +92,8 @@ func (e *engine) scrapeBefore(ctx context.Context) error {
 // drains to 0 or the park budget plus slack has passed. After an
 // interrupt, one quick look is all the user waits for, and a router too
 // busy to answer it within scrapeAfterInterrupt leaves the report without
-// its after-view rather than the user waiting for it (issue 28, item 8:
-// within about a second of Ctrl-C).
+// its after-view rather than the user waiting for it: an interrupted run
+// ends within about a second of Ctrl-C.
 func (e *engine) scrapeAfter(ctx context.Context, interrupted bool) {
 	wait := e.o.Checks.Budget + e.o.Checks.Slack
 	look := 3 * time.Second

@@ -10,8 +10,8 @@ import (
 // its index (batch/v1, completionMode: Indexed).
 const JobCompletionIndexEnv = "JOB_COMPLETION_INDEX"
 
-// Shard is one of Count probe processes that together send the load of one
-// unsharded command line (issue 16).
+// Shard is one of Count probe processes (the pods of an Indexed Job) that
+// together send the load of one unsharded command line.
 type Shard struct{ Index, Count int }
 
 // NewShard checks 0 ≤ index < count and count ≥ 1.

@@ -18,8 +18,9 @@ import (
 // router that refuses at once never has an old request waiting, however
 // many requests to one actor overlap.
 //
-// It keeps nothing per request (issue 44: a lock, two map lookups and
-// appends on every request, every worker on one lock with --actors 1).
+// It keeps nothing per request: a tracker that did paid a lock, two map
+// lookups and appends on every request, every worker on one lock with
+// --actors 1.
 // The requests in flight are the recorder shards' own lists, which every
 // request joins and leaves under its shard's lock anyway, in the order
 // sent (shard.flying); only a refusal reads them, and only refusals take

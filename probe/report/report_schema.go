@@ -15,7 +15,7 @@ import (
 type Report struct {
 	RunInfo
 	Target          string                   `json:"target"`
-	Transport       string                   `json:"transport,omitempty"` // the probe's own HTTP client: wire (its own connections) or net/http; fasthttp in reports of earlier versions (issue 15)
+	Transport       string                   `json:"transport,omitempty"` // the probe's own HTTP client: wire (its own connections) or net/http; fasthttp in reports of earlier versions
 	Mode            string                   `json:"mode"`
 	StartedAt       time.Time                `json:"started_at"`
 	DurationSeconds float64                  `json:"duration_seconds"`

@@ -7,8 +7,8 @@ import (
 )
 
 // RunInfo names a report: its schema, the run it belongs to, and which shard
-// of that run it is (issue 16). It is embedded first in Report, so its
-// fields lead the JSON document.
+// of that run it is, so that the shards' reports merge into one. It is
+// embedded first in Report, so its fields lead the JSON document.
 type RunInfo struct {
 	// Schema is schema.Current; "parking-probe merge" refuses a major
 	// version it does not know, and reads a report without one as v1.

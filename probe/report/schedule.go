@@ -14,7 +14,7 @@ import (
 // judged in that run (substrate PR #807's "rig-limited" guard,
 // openlinker#2933). An open loop asked for 1,000,000/s on a 2-core machine
 // sent 74,571 requests in 2 s and then failed shed_fast as if the router
-// were at fault (issue 41).
+// were at fault.
 
 // CheckSenderOnSchedule is the check of the probe's own sender.
 const CheckSenderOnSchedule = "sender_on_schedule"

@@ -22,7 +22,8 @@ type Painter interface {
 
 // safe is the one terminal-text sanitiser (output/termtext): a report's
 // strings come from servers (bodies, statusz, metrics) and, for merge, from
-// files anyone could have written (issue 28, item 11).
+// files anyone could have written, and a control sequence in them could
+// retitle the terminal or forge a verdict.
 func safe(s string) string { return termtext.Line(s) }
 
 type noPaint struct{}

@@ -25,7 +25,7 @@ type Sleeper interface {
 // as OS-Windows; still so in go1.26, where a 40 µs wait ended about 1.1 ms
 // late here). That alone put an open run's
 // send lateness p99 at 1.2 ms at any rate, against a 2 ms criterion
-// (issue 15, BenchmarkSleepLateness). A timerfd in the same epoll set
+// (BenchmarkSleepLateness). A timerfd in the same epoll set
 // wakes it within about 0.1 ms, and the waiting goroutine still holds no
 // thread.
 func New(ctx context.Context, precise bool) Sleeper {
