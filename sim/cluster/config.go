@@ -247,7 +247,7 @@ func DefaultConfig() Config {
 }
 
 // Bounds that keep a typo from asking for a simulator nobody wants, and
-// keep every sum the ledger makes inside an int64 (issue 28 "Bounds").
+// keep every sum the ledger makes inside an int64.
 const (
 	maxNodes      = 1000
 	maxRetryAfter = 86400

@@ -16,7 +16,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request) {
 		page := rootHTML2026
 		if !s.cfg.Kerbside {
 			// A conditional capability (test_root_capabilities.py, code
-			// index id 59431244313, issue 4003): advertised only when
+			// index id 59431244313, shakenfist#4003): advertised only when
 			// KERBSIDE_URL is set, as the route then works.
 			page = strings.Replace(page, " vdi-console-proxy,", "", 1)
 		}

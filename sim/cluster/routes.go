@@ -70,7 +70,7 @@ func (s *Server) routes() http.Handler {
 		{"/networks/{ref}/addresses", m{"GET": s.authed(s.handleNetworkAddresses)}},
 		{"/networks/{ref}/ping/{address}", m{"GET": s.authed(s.handleNetworkPing)}},
 		{"/interfaces/{ref}", m{"GET": s.authed(s.handleShowInterface)}},
-		// Issue 35's sf-client commands: interface.py, network.py, instance.py, node.py, admin.py.
+		// The routes of the later sf-client commands: interface.py, network.py, instance.py, node.py, admin.py.
 		{"/interfaces/{ref}/float", m{"POST": s.authed(s.handleFloatInterface)}},
 		{"/interfaces/{ref}/defloat", m{"POST": s.authed(s.handleDefloatInterface)}},
 		{"/networks/{ref}/route", m{"POST": s.authed(s.handleRouteAddress)}},

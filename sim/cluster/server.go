@@ -82,8 +82,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Log != nil {
 		// Log lines of concurrent handlers stay whole; they quote
-		// clients' paths, so they go through the one sanitising writer
-		// (issue 34, item 3).
+		// clients' paths, so they go through the one sanitising writer:
+		// a path may carry terminal escapes.
 		cfg.Log = syncbuf.NewWriter(termtext.Writer(cfg.Log))
 	}
 	if cfg.AuthKeyName == "" {

@@ -150,9 +150,9 @@ type controlPlane struct {
 	mu   sync.Mutex
 	free []*worker // released workers, used as a stack
 	// made counts the workers made so far: a worker is made when first
-	// claimed, so Start costs the same for --workers 1 and 100000
-	// (issue 28: a large pool used to be allocated, slowly, before the
-	// simulator could be interrupted).
+	// claimed, so Start costs the same for --workers 1 and 100000 (a
+	// large pool used to be allocated, slowly, before the simulator could
+	// be interrupted).
 	made    int
 	aborts  map[string]int
 	holds   map[string]Hold // --hold, by atespace/name
