@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// The one check of an answer against what the command asked for (issue
-// 40, "An answer is checked against what the command needs"): a 2xx is
-// success only when its body is the document asked for. JSON answers are
+// The one check of an answer against what the command asked for, so
+// that a command never reports success on an answer it cannot use: a 2xx
+// is success only when its body is the document asked for. JSON answers are
 // checked where they are decoded (checkJSON: not JSON, JSON of another
 // kind, null where an object was asked for; checkIdentity: an object
 // without the identity every one of its kind has), and the two answers

@@ -32,7 +32,7 @@ type Client struct {
 	opts Options
 	base string // APIURL without a trailing slash
 	// shownBase is base as url.URL.Redacted prints it: the form every
-	// error and message uses (issue 28 item 10).
+	// error and message uses, so a password in the API URL is never shown.
 	shownBase string
 	hc        *http.Client
 	auth      *authTransport
@@ -156,7 +156,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*Res
 func (c *Client) send(ctx context.Context, call *retry.Call, method, path string, body []byte) (*Response, error) {
 	u := c.endpoint(path)
 	// shown is the URL as errors and messages print it: without the
-	// password a user may have put in the API URL (issue 28 item 10).
+	// password a user may have put in the API URL.
 	shown := c.shownEndpoint(path)
 	ctx = withCall(ctx, call)
 
@@ -222,7 +222,7 @@ func (c *Client) send(ctx context.Context, call *retry.Call, method, path string
 // server refuses every chunked body with 411 Length Required (shakenfist
 // tests/external_api/test_body_size_limit.py @86b2eedf,
 // test_a_chunked_body_is_refused): `artifact upload --resume` asked the
-// upload's size that way (issue 40, item 6). Without a body, net/http sends
+// upload's size that way and failed there. Without a body, net/http sends
 // a POST with Content-Length: 0, which both generations take (the 2024
 // server: POST /upload in the captures' u1-upload).
 func requestBody(body []byte) any {
@@ -299,8 +299,8 @@ func (c *Client) callError(ctx context.Context, method, u string, err error, cal
 		return apiErr
 	case errors.As(err, &loginErr):
 		// The login (POST /auth) got no answer: the error names that
-		// request, not this call's, which was never sent (issue 34,
-		// item 10).
+		// request, not this call's, which was never sent: naming this
+		// call would tell the user it may have acted.
 		return loginErr
 	case errors.As(err, &respErr):
 		// The login's answer could not be used.
@@ -412,8 +412,8 @@ func (e *TransportError) Error() string {
 		msg += fmt.Sprintf(" (on attempt %d)", e.Attempts)
 	}
 	if e.MayHaveActed() {
-		// It may have reached the server, which may have acted on it
-		// (issue 34, item 10).
+		// It may have reached the server, which may have acted on it:
+		// the user must know before running it again.
 		msg += fmt.Sprintf(effect, e.Method)
 	}
 	return msg

@@ -27,8 +27,7 @@ func (i *Interface) keepRaw(r json.RawMessage) { i.Raw = r }
 // awaitingNetworks marks the parameters of a request that names networks
 // (an instance create with interfaces, an interface hot-plug): only such a
 // request is repeated while the server answers 406 "network X is not
-// ready" (issue 28 item 17: a 406 to anything else, such as a GET, is
-// final).
+// ready": a 406 to anything else, such as a GET, is final.
 type awaitingNetworks struct{ params any }
 
 // call sends a request whose parameters (if any) go as a JSON body, and

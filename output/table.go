@@ -92,8 +92,7 @@ func ParseJQ(expr string) (*gojq.Code, error) {
 // JQLimits bound one --jq evaluation, so an expression that never ends
 // (until(false; .)), never stops producing (repeat(1)) or builds an
 // endless value ([range(1e9)]) ends with a clear error instead of growing
-// to gigabytes deaf to Ctrl-C (issue 28, item 5). Zero fields take the
-// defaults.
+// to gigabytes deaf to Ctrl-C. Zero fields take the defaults.
 type JQLimits struct {
 	MaxOutput int64         // bytes of results written
 	MaxTime   time.Duration // time to evaluate
@@ -137,7 +136,7 @@ func (l JQLimits) withDefaults() JQLimits {
 // halt_error, a function given the wrong type. It keeps gojq's text but
 // not gojq's error, whose ExitCode (5, jq's own code for an error, or
 // halt_error's argument) would otherwise become shakectl's: 5 means "not
-// found" here, 3 "checks failed" (issue 40, item 12). A filter that fails
+// found" here, 3 "checks failed". A filter that fails
 // on the answer is a failure, exit 1; one that does not compile is a
 // usage error (ParseJQ).
 type JQError struct{ Msg string }

@@ -12,7 +12,7 @@ import (
 // kernel sends it SIGKILL the moment wrap is gone (prctl(2)
 // PR_SET_PDEATHSIG, through SysProcAttr.Pdeathsig), so a SIGKILL of wrap,
 // the OOM killer or a crash no longer leaves the command running against
-// a proxy that no longer exists (issue 40, item 10). SIGKILL, not SIGTERM:
+// a proxy that no longer exists. SIGKILL, not SIGTERM:
 // the proxy is gone, and a command that ignored SIGTERM would live on.
 // wrap's ordinary endings (the command exits; SIGINT or SIGTERM, which
 // are relayed and waited for) come first, so it fires only when wrap

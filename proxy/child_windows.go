@@ -14,8 +14,9 @@ import (
 // when its last handle closes (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE). wrap
 // holds the only handle, not inheritable, so the job closes when wrap
 // ends, however it ends (Windows closes a dead process's handles), and the
-// command ends with it (issue 40, item 10). It is closed when the command
-// has exited too, ending what the command left running in it.
+// command ends with it, never left calling a proxy that is gone. It is
+// closed when the command has exited too, ending what the command left
+// running in it.
 //
 // The command joins the job just after it starts: a process it starts in
 // that first instant escapes the job. If the job cannot be made or joined

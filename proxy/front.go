@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// The proxy's front door (issue 34, item 9): what it refuses before
+// The proxy's front door: what it refuses before
 // anything is forwarded, and the one memory bound on the request bodies it
 // keeps for replay.
 

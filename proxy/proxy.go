@@ -1,5 +1,5 @@
 // Package proxy gives clients other than shakectl the transient-capacity
-// retry (issue 26): a reverse proxy on a loopback address in front of a
+// retry without changing them: a reverse proxy on a loopback address in front of a
 // Shakenfist API that forwards every request and answer unchanged and
 // replays only a 507 the server marked "transient": true, with the same
 // policy (package retry) and the same classifier (retry.ClassifyRefusal)
@@ -162,7 +162,8 @@ type Summary struct {
 	Refused          int64
 	// NeverSent is the number of creates the capacity gate held and never
 	// sent: the proxy stopped, or their client left, before their turn.
-	// They are not forwarded (issue 40, item 12).
+	// They are not forwarded, so they count here and never in Requests:
+	// the summary does not claim a request reached the server.
 	NeverSent int64
 }
 

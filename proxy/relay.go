@@ -10,7 +10,7 @@ import "os"
 // terminal's foreground group, so one Ctrl-C reaches both wrap and the
 // command; relaying it too made it two, and Terraform, the README's own
 // `wrap -- terraform apply`, reads a second interrupt as "Exiting
-// immediately. Note that data loss may have occurred" (issue 34, item 1).
+// immediately. Note that data loss may have occurred".
 // sudo skips a signal sent from the command's own process group the same
 // way. Go does not tell a signal's sender, so the rule is the one the
 // terminal follows: a keyboard signal (SIGINT, SIGQUIT) while wrap's

@@ -19,9 +19,9 @@ const EnvAPIURL = "SHAKENFIST_API_URL"
 
 // EnvAPIURLs are the variables RunWrapped points at the proxy when
 // WrapOptions.URLVars is empty: sf-client's SHAKENFIST_API_URL and
-// shakectl's own SHAKECTL_API_URL, which wins over it (issue 34, item 5:
-// with only the first set, `wrap -- shakectl …` under a user's
-// SHAKECTL_API_URL went straight to the server).
+// shakectl's own SHAKECTL_API_URL, which wins over it: with only the first
+// set, `wrap -- shakectl …` under a user's SHAKECTL_API_URL went straight
+// to the server.
 var EnvAPIURLs = []string{"SHAKECTL_API_URL", EnvAPIURL}
 
 // WrapOptions configure RunWrapped.
@@ -174,9 +174,9 @@ func withEnv(env []string, key, value string) []string {
 //
 // Both spellings are set, each to the user's exemptions plus 127.0.0.1:
 // Python's clients read no_proxy first and Go's NO_PROXY, so setting only
-// the missing one to 127.0.0.1 hid the user's NO_PROXY='*' from Python
-// (issue 34, item 4). A spelling the user set keeps its own value; one
-// they did not takes the other's. "*" (everything exempt) is left alone:
+// the missing one to 127.0.0.1 hid the user's NO_PROXY='*' from Python,
+// which then sent its other calls through the HTTP proxy. A spelling the
+// user set keeps its own value; one they did not takes the other's. "*" (everything exempt) is left alone:
 // Python honours it only as the whole value.
 func bypassProxyForLoopback(env []string) []string {
 	vars := map[string]string{}

@@ -1,6 +1,7 @@
 // Package configedit rewrites shakectl's config file as the context
 // commands change it, keeping the user's comments, key order and every
-// other key: the one way the file is written (issue 28, item 2).
+// other key: the one way the file is written, so parallel commands never
+// lose each other's contexts.
 package configedit
 
 import (
@@ -23,8 +24,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
-// UpdateDoc is the one way a command rewrites the config file (issue 28,
-// item 2): it holds the file's lock (kubectl's practice, so parallel
+// UpdateDoc is the one way a command rewrites the config file: it holds the file's lock (kubectl's practice, so parallel
 // "context create" runs all land), reads the file as a YAML node tree,
 // lets edit change the contexts, writes back only what changed into that
 // tree, so comments, key order and every other key stay as the user wrote
@@ -33,8 +33,7 @@ import (
 func UpdateDoc(ctx context.Context, path string, edit func(*Doc) error) error {
 	if path == outfile.Stdout {
 		// "-" is stdout wherever shakectl writes a file; a config file
-		// cannot be: it is read back, and it holds keys (issue 40, item
-		// 12). Refused before the lock file ("-.lock") is made.
+		// cannot be: it is read back, and it holds keys. Refused before the lock file ("-.lock") is made.
 		return errorf("the config file cannot be standard output (-): it is read back and holds keys; name a file with --config or SHAKECTL_CONFIG")
 	}
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -138,8 +137,7 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 
 // OneDocument refuses raw when it holds a second YAML document (after a
 // "---" line), an empty one included: shakectl reads one document, so a
-// second would be ignored when read and dropped when rewritten (issue 34,
-// item 12). Every reader of the config file calls it. It leaves a first
+// second would be ignored when read and dropped when rewritten. Every reader of the config file calls it. It leaves a first
 // document that does not parse to the caller's own parse.
 func OneDocument(path string, raw []byte) error {
 	d := yaml.NewDecoder(bytes.NewReader(raw))
@@ -343,9 +341,8 @@ func joinLine(a, b string) string {
 }
 
 // removeEntryAt deletes the entry whose key is m.Content[i], and its value,
-// from the mapping m, with the entry's own comments and no others (issue
-// 28, item 2: a hand-written comment above a removed context was lost with
-// it).
+// from the mapping m, with the entry's own comments and no others (a
+// hand-written comment above a removed context was once lost with it).
 //
 // An entry's own comments are the ones a reader sees as part of it: its
 // line comments, every comment inside its value, and the paragraph of its

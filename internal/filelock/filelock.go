@@ -1,7 +1,7 @@
 // Package filelock holds an exclusive lock on a file that several shakectl
 // processes rewrite (the config file the context commands edit), as kubectl
 // locks its kubeconfig: ten parallel "context create" all exited 0 but only
-// five or six contexts were saved (issue 28, item 2).
+// five or six contexts were saved before it.
 //
 // The lock is an advisory flock(2) (LockFileEx on Windows) on a sibling
 // file, PATH.lock, never on the file itself: the file is replaced by a

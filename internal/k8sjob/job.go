@@ -1,5 +1,6 @@
 // Package k8sjob writes the Kubernetes Indexed Job that runs one
-// parking-probe command line as N shards, one pod each (issue 16).
+// parking-probe command line as N shards, one pod each, for a load one
+// machine cannot send.
 //
 // It spells the few batch/v1 and core/v1 fields it needs in its own small
 // structs rather than linking k8s.io/api into shakectl: that module and its

@@ -1,8 +1,8 @@
 // Package nobodytest re-runs a test as the unprivileged user nobody (uid
 // and gid 65534), for the cases root cannot make: root's writes ignore
 // permission bits, so a read-only directory is writable to it, and the
-// usual test container runs as root (issue 28, item 1: "--out RO_DIR/x.json"
-// was refused only after the load; the test of its fix skipped as root).
+// usual test container runs as root ("--out RO_DIR/x.json" was once
+// refused only after the load, and the test of its fix skipped as root).
 //
 // The test binary is copied into a scratch directory of mode 0755 that
 // nobody can reach (t.TempDir's parents are 0700, and so is the go

@@ -70,9 +70,8 @@ func (e *ServerNameError) Error() string {
 
 // CheckServerName refuses a name a server sent for what (a "blob") that is
 // not of the form the server promises, or not a plain file name: such a
-// name never reaches a path, a file name or a URL path unchecked (issue 40,
-// item 2: a blob uuid "../../PWNED1" made backup create write outside its
-// folder).
+// name never reaches a path, a file name or a URL path unchecked (a blob
+// uuid "../../PWNED1" once made backup create write outside its folder).
 func CheckServerName(what, name string, form NameForm) error {
 	if why := PlainNameProblem(name); why != "" {
 		return &ServerNameError{What: what, Name: name, Why: why}

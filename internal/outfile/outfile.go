@@ -1,4 +1,4 @@
-// Package outfile is shakectl's one writer of files (issue 40): the files a
+// Package outfile is shakectl's one writer of files: the files a
 // user names for output (--out, --plot, the config file the context
 // commands edit), every download (artifact, instance, screenshot, console
 // file, backup), the directories they need and the private scratch files a
@@ -10,7 +10,7 @@
 //   - anything that is not a regular file (a device, a FIFO, a terminal,
 //     /dev/stdout) is written in place, never replaced: replacing /dev/null
 //     with a regular file, as a rename over it does when run as root, breaks
-//     the machine (issue 28);
+//     the machine;
 //   - a regular file, or a name not yet taken, is replaced atomically through
 //     a temporary file in the same directory, so a reader or a crash never
 //     sees it half-written;
@@ -98,7 +98,7 @@ const maxLinks = 40
 // not a directory, its directory exists and takes a new file, a device or
 // FIFO is writable. perm is the mode of a file that does not exist yet,
 // narrowed by the umask as open(2) narrows it (0o666 for a download: the
-// user's umask decides, issue 34 item 13); an existing file keeps its mode.
+// user's umask decides, as for any other program's new file); an existing file keeps its mode.
 // An empty arg is no output (nil, nil).
 func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 	return check(flag, arg, perm, false)

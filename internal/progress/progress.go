@@ -170,7 +170,7 @@ func (m *Meter) bar(done int64) {
 	// a path's end is the part that tells files apart.
 	// The name may be a path or the server's text: it goes through the one
 	// sanitiser, so the bar's own \r and ESC [K are the only controls on
-	// the line (issue 34, item 3).
+	// the line.
 	name := []rune(termtext.Line(m.name))
 	room := m.width - 1 - len(m.op) - 1 - 2 - len(figures)
 	if len(name) > room {

@@ -17,8 +17,8 @@ func (e *KeyError) Error() string { return fmt.Sprintf("invalid key from %s: %s"
 // ParseKey turns what was read for an API key into the key: surrounding
 // white space (a file's or echo's newline) trimmed, and refused when empty,
 // on more than one line, holding a NUL or other control character, not
-// UTF-8, or longer than MaxKey. Issue 28 (item 3): a 16 MB key of NUL bytes
-// made a 33 MB config after which every command took 1.5 s.
+// UTF-8, or longer than MaxKey: a 16 MB key of NUL bytes once made a 33 MB
+// config after which every command took 1.5 s.
 func ParseKey(raw []byte, flag string) (string, error) {
 	k := bytes.TrimSpace(raw)
 	fail := func(reason string) (string, error) { return "", &KeyError{Flag: flag, Reason: reason} }

@@ -3,8 +3,8 @@
 // a file reads it here, so "-" means standard input everywhere and every
 // refusal names the flag and the bound.
 //
-// Issue 28 (items 3, 4 and 6) set the rules this reader keeps for every
-// flag, not per flag:
+// These are the rules this reader keeps for every flag, not per flag, so
+// no flag forgets one:
 //   - each purpose has its bound (a body, user data, a key, a config, a
 //     script, an actors file); an endless input (/dev/zero) is read up to
 //     its bound and refused there, a regular file larger than it is refused

@@ -2,7 +2,7 @@
 // file controls and that reaches a terminal (stdout or stderr): a refusal's
 // stage, a router's answer body, a report's target, a body under --debug.
 // Such text could otherwise carry escape sequences that set the window
-// title, erase the line and print a forged verdict (issue 28, item 11).
+// title, erase the line and print a forged verdict.
 //
 // The rule is gh's and kubectl's (k8s.io/kubectl/pkg/util/term's
 // "sanitize"): every control character becomes a space, so the text stays
