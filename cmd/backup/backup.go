@@ -139,8 +139,8 @@ func create(s *cmdutil.Session, out *outfile.Path, blobsDir string) error {
 	}
 	sort.Strings(uuids)
 	// Every blob's name (the blob list's and the artifacts' versions'),
-	// before anything is written: a blob file is named by it (issue 40,
-	// item 2: "../../PWNED1" wrote ./PWNED1).
+	// before anything is written: a blob file is named by it
+	// ("../../PWNED1" once wrote ./PWNED1).
 	for _, u := range uuids {
 		if err := transfer.CheckBlobName(u); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 // da448b1a baseobject.namespace_filter passes every object when the
 // namespace is "system", so DELETE /instances {"namespace": "system"} with
 // the system key queued the deletion of every namespace's instances
-// (captures commands/da1-nons, issue 40 item 1). The server asks a system
+// (captures commands/da1-nons). The server asks a system
 // caller to name the namespace so that deleting everything "is a
 // deliberate act" (InstancesEndpoint.delete's comment); sf-client sends
 // null without --namespace and gets 400.
@@ -56,8 +56,8 @@ type ScopeRequest struct {
 }
 
 // ResolveScope is the one rule for the scope of a call that deletes many
-// objects (issue 40, "Destructive calls say what the server will do"): it
-// is judged from the key's namespace (the one authenticated to) and what
+// objects, so that such a call never does more than the user said: it is
+// judged from the key's namespace (the one authenticated to) and what
 // the user named, before anything is sent. What is not explicit is a usage
 // error (exit 2):
 //

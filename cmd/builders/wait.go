@@ -199,8 +199,8 @@ var WatchedInstanceAgent = func(c *client.Client) Watched[client.Instance] {
 // paused or crashed (power_state off, paused, crashed; shakenfist da448b1a
 // sets agent_state "not ready (instance powered off)" and "not ready
 // (instance paused)", constants.py AGENT_INSTANCE_OFF/_PAUSED). Waiting
-// out the deadline for it (issue 40, item 12: await waited out --timeout
-// while its own message said "powered off") helps nobody.
+// out the deadline for it, as await once did while its own message said
+// "powered off", helps nobody.
 func powerStopsAgent(i *client.Instance) string {
 	agent, ref := "", i.Name
 	if i.AgentState != nil {

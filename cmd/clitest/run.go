@@ -148,7 +148,7 @@ func GoldenFormatsOf(t *testing.T, r CmdRun, name string, args ...string) {
 			}
 		case output.FormatSimple:
 			// The default table, piped, prints what simple prints; one
-			// asked for with -o table keeps its header (issue 14).
+			// asked for with -o table keeps its header.
 			piped := r.Run(t, args...)
 			if piped.Stdout != res.Stdout {
 				t.Errorf("%s: piped table differs from simple:\n%s\nvs\n%s", name, piped.Stdout, res.Stdout)

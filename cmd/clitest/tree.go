@@ -66,8 +66,8 @@ func SameTree(t *testing.T, root string, before map[string]string) {
 // a terminal) and the reason it gives (internal/outfile.PlainNameProblem).
 type HostileName struct{ Name, Value, Quoted, Why string }
 
-// HostileBlobNames are the names issue 40 found or listed: "../../PWNED1"
-// made backup create write ./PWNED1.
+// HostileBlobNames are names a server may send that are no plain file
+// name: "../../PWNED1" once made backup create write ./PWNED1.
 var HostileBlobNames = []HostileName{
 	{"slash", "sub/PWNED2", `"sub/PWNED2"`, "it holds a path separator"},
 	{"dotdot", "../../PWNED1", `"../../PWNED1"`, "it holds a path separator"},

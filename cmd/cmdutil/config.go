@@ -92,7 +92,7 @@ func (c *Config) JSONOutput() bool { return c.Output == output.FormatJSON }
 // defaults. systemFile is sf-client's system-wide file, "" for
 // /etc/sf/shakenfist.json. ctx is the run's: a config file that is a FIFO
 // or a device waits for a writer, and Ctrl-C or SIGTERM must end that wait
-// at once with the signal's exit code (issue 28, item 4).
+// at once with the signal's exit code.
 func LoadConfig(ctx context.Context, flags *pflag.FlagSet, env func(string) (string, bool), home, systemFile string) (*Config, error) {
 	v := viper.New()
 	cfg := &Config{Sources: map[string]string{}}

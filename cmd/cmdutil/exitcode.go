@@ -165,7 +165,7 @@ func ExitCode(err error) int {
 		}
 		return ExitCapacityPermanent
 	case errors.As(err, &claim):
-		// A claim's 507 carries no transient marker: permanent (issue 24).
+		// A claim's 507 carries no transient marker: permanent.
 		switch claim.Kind {
 		case client.ClaimNoCapacity:
 			return ExitCapacityPermanent

@@ -185,7 +185,7 @@ const unknownConfigFile = "the config file (--config, SHAKECTL_CONFIG, else ~/.c
 // configHowTo says where an API URL and credentials can come from; it ends
 // every "not configured" error. path is the config file this run reads
 // (--config, SHAKECTL_CONFIG, else the XDG default), so the hint names the
-// file that is really in use (issue 34, item 12); "" when it is not known.
+// file that is really in use; "" when it is not known.
 func configHowTo(path string) string {
 	if path == "" {
 		return configHowToLead + unknownConfigFile + "; mode 600)"
@@ -237,7 +237,7 @@ func newClient(f *Factory, cfg *Config) (*client.Client, error) {
 		Dial:      network.Dialer(f.Net),
 		Now:       f.Now,
 		// A 406 (a network still "initial") is repeated within the async
-		// budget, as sf-client does (issue 12).
+		// budget, as sf-client does.
 		NotReadyBudget: cfg.Deadline(),
 	}
 	n := f.IOStreams.Notifier()

@@ -12,7 +12,7 @@ import (
 // server that has already answered as the Shakenfist API (the login
 // succeeded): Flask answers such a path with its HTML 404 page. It is a not
 // found (exit 5, as "shakectl api --help" promises), and its hint speaks of
-// the path, not of the API URL (issue 28, item 13).
+// the path, not of the API URL.
 type RouteNotFoundError struct {
 	Method, Path string
 	Err          *client.APIError

@@ -66,8 +66,8 @@ func (s *Session) PrintDetail(d output.Detail) error {
 // Forgives is the one timeout rule: a wait that runs out ends without an
 // error only when it is TimeoutForgiven (--async pause) and what ran out was that
 // budget, never a --timeout the user gave, which exits 124 whatever
-// --async is and whatever is waited for (issue 28, item 14; issue 34,
-// item 8: network delete's cluster operation exited 0 past --timeout).
+// --async is and whatever is waited for (network delete's cluster
+// operation once exited 0 past --timeout).
 func (s *Session) Forgives(on OnTimeout) bool { return on == TimeoutForgiven && s.Cfg.Timeout == 0 }
 
 // Progress is a line about a command's own wait, for a person at a

@@ -28,8 +28,9 @@ import (
 // Settings is the table in config view's and the help topic's order.
 func Settings() []Setting { return slices.Clone(table()) }
 
-// table and the client options' names are built once per process (issue 44: rebuilt for
-// each command, 30 % of `shakectl version`); immutable (flags hold values, bindOutputs copies -o).
+// table and the client options' names are built once per process (rebuilt
+// for each command, they were 30 % of `shakectl version`); immutable (flags
+// hold values, bindOutputs copies -o).
 var table = sync.OnceValue(buildSettings)
 var clientNames = sync.OnceValue(func() []string { return optionNames(ClientCommands) })
 
@@ -40,7 +41,7 @@ func buildSettings() []Setting {
 			Env:   []string{"SHAKECTL_API_URL", "SHAKENFIST_API_URL"}, Complete: noFiles},
 			Parse: func(s string) (string, error) { return strings.TrimRight(strings.TrimSpace(s), "/"), nil },
 			Field: At(func(c *Config) *string { return &c.APIURL }),
-			// A password in the URL is a secret too (issue 28, item 10).
+			// A password in the URL is a secret too.
 			View: redact.URL},
 		&Option[string]{Decl: Decl{Name: "namespace", Scope: ClientCommands, Contextual: true,
 			Usage: "namespace to authenticate to (client commands)",

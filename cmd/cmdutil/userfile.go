@@ -10,8 +10,9 @@ import (
 // ReadFileError turns a userfile read failure, or a config file that
 // cannot be used as it is (internal/configedit, internal/configfile), into
 // the command's error: a usage error (exit 2) for a file that is missing,
-// unreadable, over its bound or malformed, but the signal itself when Ctrl-C or SIGTERM ended the read, so
-// the exit code is 130 or 143 and nothing is saved (issue 28, item 4).
+// unreadable, over its bound or malformed, but the signal itself when
+// Ctrl-C or SIGTERM ended the read, so the exit code is 130 or 143 and
+// nothing is saved.
 func ReadFileError(err error) error {
 	var ue *userfile.Error
 	if errors.As(err, &ue) && ue.Interrupted() {

@@ -28,7 +28,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		name := args[0]
 		// Everything the user gave is checked, and the key read, before
 		// the config file is touched: a bad value or Ctrl-C saves
-		// nothing (issue 28, item 3).
+		// nothing.
 		if err := checkContextName(name); err != nil {
 			return err
 		}
@@ -57,8 +57,8 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			ctx["key"] = key
 		}
 		if len(ctx) == 0 {
-			// Issue 34, item 12: a context of nothing was saved, and
-			// selecting it then changed nothing.
+			// A context of nothing would be saved, and selecting it
+			// would change nothing.
 			return cmdutil.UsageErrorf("context %s would be empty: give --api-url, --namespace or --key-stdin", name)
 		}
 		path, err := contextFile(c, f)
@@ -110,7 +110,7 @@ func checkContextName(name string) error {
 	case strings.Contains(name, ".."):
 		return bad(`".." is not allowed`)
 	case name == "current-context" || name == "contexts":
-		// Issue 34, item 12: the config file's own keys, which a
+		// The config file's own keys, which a
 		// context named after them would be read as or confused with.
 		return bad("it is a key of the config file itself")
 	}

@@ -30,8 +30,7 @@ was the current context, current-context is left empty ("").`,
 		if err != nil {
 			return err
 		}
-		// Say what changed, and that no context is current any more
-		// (issue 34, item 12).
+		// Say what changed, and that no context is current any more.
 		if wasCurrent {
 			f.IOStreams.Notifier().Note("context_deleted", fmt.Sprintf("context %s deleted from %s; it was the current context, and now none is (shakectl context use NAME)", args[0], path))
 		} else {

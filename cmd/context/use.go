@@ -19,7 +19,7 @@ func newCmdUse(f *cmdutil.Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		// Say what changed, as create does (issue 34, item 12).
+		// Say what changed, as create does.
 		f.IOStreams.Notifier().Note("context_used", fmt.Sprintf("current context is now %s (%s)", args[0], path))
 		return nil
 	})

@@ -87,8 +87,7 @@ command's code.`,
 			}
 		}
 		// The agent answers with text: bytes that were not UTF-8 arrive as
-		// U+FFFD, so binary output is altered. Say so, after the output
-		// (issue 34, item 13).
+		// U+FFFD, so binary output is altered. Say so, after the output.
 		for _, o := range []struct{ name, text string }{{"stdout", res.Stdout}, {"stderr", res.Stderr}} {
 			if !s.Cfg.Quiet && notText(o.text) {
 				s.Warn("the guest's %s was not text (NUL bytes, or bytes that are not UTF-8 and arrive as U+FFFD): the agent relays text, so binary output is altered; copy a file with shakectl instance download instead", o.name)

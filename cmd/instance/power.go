@@ -27,7 +27,7 @@ func runPower(s *cmdutil.Session, ref string, action client.PowerAction) error {
 }
 
 // powerDone says what a power action did in words, not the API's route
-// name ("rebooted (hard)", not "reboothard"; issue 34, item 13).
+// name ("rebooted (hard)", not "reboothard").
 func powerDone(action client.PowerAction) string {
 	switch action {
 	case client.PowerOn:

@@ -113,7 +113,7 @@ tells a hog from a failure to ask (1, 4, ...).`,
 		return nil
 	})
 	// A process of many threads may use more than one CPU; NaN, which
-	// compares false with every share and so listed none (issue 40), is
+	// compares false with every share and so listed none, is
 	// refused with every value outside the range.
 	numflag.VarP(c.Flags(), &threshold, "threshold", "t", 0.25, numflag.Between[float64](0, maxThreshold), "the share of one CPU above which a process is listed")
 	c.Flags().StringSliceVarP(&ignore, "ignore", "i", nil, "processes not to list, comma separated (as the metric names them, e.g. sf_eventlog)")

@@ -134,7 +134,7 @@ const (
 	MaxShards = 100_000
 	// MaxProcs bounds --procs: GOMAXPROCS far above the CPUs a machine
 	// has only multiplies the runtime's threads (100000 ended in "fatal
-	// error: thread exhaustion", issue 40).
+	// error: thread exhaustion").
 	MaxProcs = 1024
 	// MaxDuration bounds the durations: a run, a request, a park budget.
 	MaxDuration = 24 * time.Hour

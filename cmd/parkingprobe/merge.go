@@ -157,8 +157,8 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 // naming each by its kubectl prefix or line. Reports cut off in the stream
 // are said on stderr; if no report is whole, that is the error.
 func readReportStream(f *cmdutil.Factory) ([]*report.Report, []string, error) {
-	// Ctrl-C stops an endless stream (merge - < /dev/zero spun deaf to
-	// SIGINT and SIGTERM: issue 28, item 4) between reads.
+	// Ctrl-C stops an endless stream (merge - < /dev/zero once spun deaf
+	// to SIGINT and SIGTERM) between reads.
 	docs, problems, err := report.ExtractReports(userfile.Stream(f.Context, f.IOStreams.In))
 	if f.Context.Err() != nil {
 		return nil, nil, context.Cause(f.Context)
@@ -209,6 +209,7 @@ func isHeaderName(k string) bool {
 // run with every per-second point is a few MiB, and report.Read refuses
 // more than MaxReportBytes anyway. It was 256 MiB, so "merge /dev/zero"
 // read 256 MiB (1 GB resident) and a 200 MB file 729 MB before that
-// refusal (issue 28, "never exceeds a few hundred MiB"); now a larger
+// refusal, where no command should need more than a few hundred MiB;
+// now a larger
 // regular file is refused by its size, unread.
 const maxReport = report.MaxReportBytes

@@ -467,7 +467,7 @@ func (opts *Options) shardOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 
 // checkWritableDir checks an output flag's FILE before any load (a
 // directory, a missing or closed directory fails now, not after the run),
-// by the one rule of internal/outfile (issue 28, item 1).
+// by the one rule of internal/outfile.
 func checkWritableDir(flag, path string) error {
 	_, err := checkOutput(flag, path)
 	return err
@@ -540,7 +540,7 @@ func run(f *cmdutil.Factory, po *probe.Options, opts *Options) error {
 	if report.Interrupted && report.Requests == 0 {
 		// Ctrl-C before the load (waiting for --start-at, say): nothing
 		// was sent, so there is nothing to report and no check to fail
-		// (issue 34, item 11: a full report of failed checks was printed).
+		// (a report here would be a full report of failed checks).
 		n.Warn("interrupted before the load started: nothing sent, no report")
 		return runErr
 	}
@@ -598,8 +598,8 @@ func checkOutFormat(cfg *cmdutil.Config, out string) error {
 // the --out and --plot files. With --out - standard output is the JSON
 // report, once and alone, for a pipe to read: the text report then goes
 // to stderr (unless --quiet), and -o json is not written a second time
-// (issue 34, item 11: the table and the JSON both went to stdout, and
-// the JSON twice with -o json).
+// (otherwise the table and the JSON both go to stdout, and the JSON
+// twice with -o json).
 func writeReport(f *cmdutil.Factory, cfg *cmdutil.Config, r *report.Report, out, plot string) error {
 	ios := f.IOStreams
 	toStdout := out == outfile.Stdout

@@ -94,8 +94,8 @@ func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 	cmdutil.Must(c.RegisterFlagCompletionFunc("accept-hosts", cobra.NoFileCompletions))
 	cmdutil.Must(c.RegisterFlagCompletionFunc("replay-memory", cobra.NoFileCompletions))
 	// A value of its own, not an optional one (pflag's NoOptDefVal): with
-	// one, "--gate off" left "off" as wrap's command or proxy's argument
-	// (issue 40, item 9). TestNoOptionalValueFlags keeps every flag so.
+	// one, "--gate off" left "off" as wrap's command or proxy's argument.
+	// TestNoOptionalValueFlags keeps every flag so.
 	fl.Var(&o.Gate, "gate", "the capacity gate, on (default) or off (--gate off or --gate=off): on holds creates that a transient refusal says would be refused again, one replay at a time; off replays every request on its own clock")
 	cmdutil.Must(c.RegisterFlagCompletionFunc("gate", cmdutil.FixedWithDesc([]string{"on", "off"}, map[string]string{
 		"on":  "hold creates behind a refused shape until its Retry-After (default)",

@@ -119,9 +119,9 @@ func runWrap(f *cmdutil.Factory, opts *WrapOptions, argv []string) error {
 	// After the command's own output: what the proxy did for it.
 	printSummary(f, res.Summary)
 	if res.Summary.Received() == 0 {
-		// Issue 34, item 5: a command that took its API URL from
-		// somewhere else (a flag, a config file, a variable wrap does
-		// not know) got no retry, and nothing said so.
+		// A command that took its API URL from somewhere else (a flag,
+		// a config file, a variable wrap does not know) got no retry,
+		// and without this nothing would say so.
 		f.IOStreams.Notifier().Warn(fmt.Sprintf("%s made no request through the proxy, so nothing was retried for it: wrap points %s at the proxy; an API URL from a flag or a config file goes around it",
 			argv[0], strings.Join(wo.URLVars, " and ")))
 	}

@@ -17,7 +17,7 @@ import (
 // one only after "=", so pflag reads "false" as the first argument: `wrap
 // --quiet false -- sf-client …` ran the command "false" (exit 1, nothing
 // said), and a command taking NAMEs would look for one named "false"
-// (issue 40, item 9: "--gate off" ran a command named "off"). Every other
+// ("--gate off" once ran a command named "off"). Every other
 // optional-value flag is kept out of the tree (TestNoOptionalValueFlags),
 // so this is the one place the trap remains, and it is closed here. A
 // word after a flag that takes a value, or after "--", is not looked at.

@@ -55,7 +55,7 @@ func newCmdHelp(root *cobra.Command) *cobra.Command {
 			if len(sugg) > 0 {
 				msg += fmt.Sprintf("; did you mean %q?", strings.Join(sugg, `" or "`))
 			} else {
-				// Nothing close: say what there is (issue 34, item 13).
+				// Nothing close: say what there is.
 				var names []string
 				for _, t := range helpTopics(root) {
 					names = append(names, t.Name())

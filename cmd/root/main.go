@@ -54,7 +54,7 @@ func routeStdLog(n *output.Notifier) {
 // stop is called. The first signal also stops the catching, so a second
 // one gets the default action and ends the process at once, whatever the
 // command is still doing (a write to a FIFO nobody reads, a slow helper):
-// the promise of issue 28, item 8.
+// a second Ctrl-C always ends shakectl.
 func cancelOnSignal(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -73,7 +73,7 @@ func cancelOnSignal(ctx context.Context, cancel context.CancelCauseFunc) (stop f
 // --version, `shakectl version`, a help topic, or a usage error for an
 // unknown command. Those finish at once, so they skip catching Ctrl-C:
 // signal.Notify starts a goroutine and a thread, about 0.8 ms of a 7 ms
-// `shakectl version` (issue 15), and Ctrl-C's default, ending the process,
+// `shakectl version`, and Ctrl-C's default, ending the process,
 // is all they could want. Cobra's completion requests may ask the API, so
 // they are not among them.
 func printsOnly(root *cobra.Command, args []string) bool {

@@ -164,7 +164,7 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 	completionCmd, demoCmd := completion.NewCmd(f), demo.NewCmd(f, Run)
 	root.AddCommand(completionCmd, demoCmd)
 	// The demo narrates for a person: -o json would be a tour with JSON
-	// lines in it, so it is refused (issue 34, item 13).
+	// lines in it, so it is refused.
 	setAnnotation(demoCmd, cmdutil.OutputsAnnotation, "table")
 	for _, c := range []*cobra.Command{simCmd, probeCmd, completionCmd, demoCmd} {
 		setAnnotation(c, cmdutil.NoFiltersAnnotation, "true")

@@ -45,7 +45,7 @@ func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (cli
 	}
 	// The one rule for a key's text, the one a login's key is read by
 	// (userfile.ParseKey): one line of UTF-8 without NUL or other control
-	// characters. A key set with a NUL (issue 40, item 12) could never
+	// characters. A key set with a NUL could never
 	// be given back: not in an environment variable, and not from a
 	// file, which ParseKey refuses.
 	from := "--key-file"
@@ -59,9 +59,9 @@ func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (cli
 	return client.NewSecret(key), nil
 }
 
-// ReadInput is shakectl's one reader of a secret (issue 34, item 7:
-// `context create --key-stdin` echoed the key as it was typed, `namespace
-// add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
+// ReadInput is shakectl's one reader of a secret (two readers once
+// differed: `context create --key-stdin` echoed the key as it was typed,
+// `namespace add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
 // file read is bounded. On a terminal stdin it prompts "WHAT (not echoed):"
 // on stderr and reads one line with the echo off; Ctrl-C (the run's
 // context) ends the wait at once and turns the echo back on. Anything

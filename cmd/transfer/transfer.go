@@ -29,9 +29,9 @@ func TransferMeter(s *cmdutil.Session, op, name string, total, from int64) *prog
 	return s.F.IOStreams.Notifier().Meter(op, name, total, from, s.F.Now)
 }
 
-// DownloadDest is the one naming rule for downloads (issue 34, item 2),
-// and the checked output a download writes (issue 40), decided before
-// anything is asked of the server.
+// DownloadDest is the one naming rule for downloads, and the checked
+// output a download writes, decided before anything is asked of the
+// server.
 //
 // DEST is a file, "-" for standard output, or a directory to hold a file
 // called name, which the caller takes from what the user typed (the
@@ -85,7 +85,7 @@ func CheckBlobName(blobUUID string) error {
 // DownloadBlobTo streams the blob to out (DownloadDest's) and returns the
 // bytes' sha512.
 //
-// out goes through outfile's one writer (issue 28, item 1; issue 40), as
+// out goes through outfile's one writer, as
 // --out and the config file do: a regular file (or a new name) is written
 // beside DEST under a temporary name and renamed to it only once complete
 // and its sha512 is want (when want is known), so an interrupted or corrupt
