@@ -8,12 +8,12 @@
 # (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"): a default `go build` links
 # the cgo resolver dynamically and measures a binary nobody ships. An empty
 # Go program (bench/startupfloor/hello) is timed too, only to show what an
-# exec costs on this machine that day; it is no target. Issue 23 retired
-# the ratio against it (and against programs that merely link libraries):
-# it made saving a millisecond of linking the architecture. What a user
+# exec costs on this machine that day; it is no target. The ratio against
+# it (and against programs that merely link libraries) was retired: it
+# made saving a millisecond of linking the architecture. What a user
 # notices is how shakectl compares with the CLIs next to it.
 #
-# Issue 23's ratio (`shakectl version` over `gh --version`) comes last, from
+# The ratio (`shakectl version` over `gh --version`) comes last, from
 # ROUNDS short rounds that time the two back to back: the machine's exec
 # cost swings between minutes on this VM, so one long run of each compares
 # different machines. The median of the per-round ratios is the figure.

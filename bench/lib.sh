@@ -8,8 +8,8 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2
 trap cleanup EXIT
 # raise_nofile N raises this shell's open-file limit (inherited by the
 # router and the probe it starts) to N, or to the hard limit when that is
-# lower. The probe no longer raises its own limit (issue 23: a library sets
-# no process state); it warns when a run needs more than it has.
+# lower. The probe no longer raises its own limit (a library sets no
+# process state); it warns when a run needs more than it has.
 raise_nofile() {
   local soft hard; soft=$(ulimit -Sn) hard=$(ulimit -Hn)
   if [ "$soft" = unlimited ] || [ "$soft" -ge "$1" ]; then :

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every side-by-side figure of issue 44, one after another, for a quiet
-# machine; each part prints its own table rows (BENCHMARKS.md, "issue 44").
+# Every side-by-side figure of the probe's cost per request and start-up,
+# one after another, for a quiet machine; each part prints its own table
+# rows (BENCHMARKS.md, "the probe's cost per request and start-up").
 #   1. client instructions per request (callgrind): probe --actors 1 and
 #      100, bombardier, wrk                      bench/probe-instructions.sh
 #   2. closed loop, 64 connections, alternating rounds: req/s ratios and
@@ -10,7 +11,7 @@
 #   4. open loop judged by the server's clock (bench/stampserver), the
 #      probe against vegeta                      bench/probe-open-max.sh
 #
-# Usage: bench/issue44.sh [QUICK]   (QUICK=1: shorter runs, for a first look)
+# Usage: bench/probe-cost.sh [QUICK]   (QUICK=1: shorter runs, for a first look)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-0}" = 1 ]; then

@@ -3,9 +3,9 @@
 # the same fast local server (bench/hello): parking-probe (with --actors 1
 # and --actors 100), bombardier and wrk, each under valgrind's callgrind,
 # which counts the instructions the client itself executed. Unlike req/s or
-# CPU time, the count hardly depends on the machine's load (issue 44: the
-# machine was shared by five engineers while the probe's per-request path
-# was trimmed), so it is the figure to compare changes with; the wall-clock
+# CPU time, the count hardly depends on the machine's load (the machine
+# was shared by five engineers while the probe's per-request path was
+# trimmed), so it is the figure to compare changes with; the wall-clock
 # side by side (bench/probe-throughput.sh) is for a quiet machine.
 #
 # Each client runs twice, SHORT and LONG seconds (bombardier: a request

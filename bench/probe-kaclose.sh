@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 23's sanity run: parking-probe against a server that closes every
-# keep-alive connection after one answer without saying Connection: close
-# (bench/kaclose). The probe must report 0 transport errors and count
+# A sanity run of the wire sender: parking-probe against a server that
+# closes every keep-alive connection after one answer without saying
+# Connection: close (bench/kaclose). The probe must report 0 transport errors and count
 # exactly the requests the server answered, in closed, open and burst mode.
 # A few seconds in all; not a load test.
 #

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The open-loop yardstick: the highest open-mode rate each load tester
-# holds on loopback, judged by the server, not by the tool (issue 33,
-# item 7). bench/stampserver stamps every request's arrival on its own
-# clock; after each run it reports how many requests arrived, the achieved
-# rate, the jitter |Δt − 1/R| between consecutive arrivals, and each
+# holds on loopback, judged by the server, not by the tool: tools that
+# judge themselves each by their own measure cannot be compared.
+# bench/stampserver stamps every request's arrival on its own clock;
+# after each run it reports how many requests arrived, the achieved rate,
+# the jitter |Δt − 1/R| between consecutive arrivals, and each
 # arrival's lateness against the ideal schedule (first arrival + i/R).
 # A tool holds rate R for a run when, at the server:
 #   - at least 99 % of R × SECONDS requests arrived,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16: one burst sent by 1 probe process, then by 4 local shard
+# Sharding's cost: one burst sent by 1 probe process, then by 4 local shard
 # processes of the same command line (--shards 4 --shard I, one --start-at),
 # both against `shakectl sim router` on loopback. The shards' reports are
 # printed to one log stream with other lines, as kubectl logs gives them,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time from Ctrl-C to exit of an overloaded open run (issue 28, item 8):
+# Time from Ctrl-C to exit of an overloaded open run:
 # parking-probe --mode open --rate 100000 --duration 3s against
 # `shakectl sim router` on loopback, SIGINT about 1 s into the load, the
 # time from the signal to the process's exit and its exit status (130

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # parking-probe's closed-mode throughput and client CPU per request against
 # a bare net/http hello server, side by side with bombardier (a Go load
-# tester on valyala/fasthttp) and wrk on this machine (issue 44's table):
+# tester on valyala/fasthttp) and wrk on this machine (BENCHMARKS.md's table):
 # the same target, the same 64 connections, the same duration, the probe
 # with --actors 1 and with --actors 100, alternating tool by tool within
 # each round so drift in the machine's load hits every tool alike. hey and

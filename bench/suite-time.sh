@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite's wall time (issue 32, item 7), as BENCHMARKS.md's "The
+# The test suite's wall time, as BENCHMARKS.md's "The
 # test suite" reports it: in a clean clone of the repository's HEAD, the
 # test binaries are compiled once, then timed: the build floor (`go test
 # -count=1 -run '^$' ./...`: link and vet every test binary, run no test),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27's memory bound: `shakectl artifact upload` and `artifact
+# The transfer memory bound: `shakectl artifact upload` and `artifact
 # download` of a 2 GiB file through `sim cluster` on loopback, each run
 # under /usr/bin/time -v for its peak RSS (maximum resident set size),
 # which must stay under 64 MiB whatever the file's size.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28's hostile set, as a repeatable script: every command that takes a
+# The hostile set, as a repeatable script: every command that takes a
 # file, stdin or prints server text, run against /dev/zero, a FIFO nobody
 # writes, a directory, a symlink and an empty file as inputs; scratch
 # /dev/null and /dev/full device nodes, a FIFO with a reader, a symlink, a
@@ -293,8 +293,8 @@ EOF
 # stderr paths the escape check reads.
 start refusing "$sc" sim cluster --listen 127.0.0.1:0 --auth-key "$key" --script "$s/in/refusals.yaml"
 rapi=$(grep -o -m1 'http://127[^ ]*' "$s/refusing.out")
-# A third cluster whose creates are refused with an empty Retry-After (issue
-# 34, item 10: the retry line must say the 15 s default was used).
+# A third cluster whose creates are refused with an empty Retry-After (the
+# retry line must say the 15 s default was used).
 cat >"$s/in/empty-retry-after.yaml" <<'EOF'
 - status: 507
   body: {error: "No nodes remaining at scheduling stage sufficient_idle_cpu", status: 507, stage: sufficient_idle_cpu, transient: true}
@@ -492,7 +492,7 @@ if [ $quick = 0 ]; then
 	output merge-plot "0|3" "1|2" "$sc" parking-probe merge "$s/in/report.real" --plot %IN%
 	sfx=""
 fi
-# Issue 34, item 2: a download into a directory is named after what was
+# A download into a directory is named after what was
 # typed, never the server's name (an artifact's source URL, which its
 # owner sets, ending in a dotfile's name), and replaces nothing without
 # --clobber.
@@ -794,7 +794,7 @@ T escapes/tty-router-other-json "0|3" "$sc" parking-probe --target "$hrouter" --
 T escapes/tty-merge-target "0|3" "$sc" parking-probe merge "$s/in/report.hostile"
 check=saw_hostile run escapes/merge-target "0|3" "$s/empty-stdin" "$sc" parking-probe merge "$s/in/report.hostile"
 check=saw_hostile run escapes/merge-target-stdin "0|3" "$s/in/report.hostile" "$sc" parking-probe merge -
-# Issue 34, item 3: every stderr path, not only the client's. wrap and
+# Every stderr path, not only the client's. wrap and
 # proxy in front of the refusing cluster print its escape-laden stage in
 # their retry lines; the simulator's request log quotes a client's path.
 SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/wrap-stage "69|75" "$s/empty-stdin" "$sc" wrap --budget 2s -- "$sc" instance create hsw1 1 1024 -d 8@debian:12
@@ -816,7 +816,7 @@ proxy_case() {
 export -f proxy_case
 export s sc
 SHAKENFIST_API_URL="$rapi" check=saw_hostile run escapes/proxy-stage 130 "$s/empty-stdin" bash -c proxy_case
-# --- proxyhard (issue 34, item 9): the proxy's front door ---------------
+# --- proxyhard: the proxy's front door --------------------------------------
 # A foreign Host (DNS rebinding) is a 403, CONNECT a 405, neither
 # forwarded; --budget 0 is a usage error. The case's stdout is the two
 # status codes curl saw.
@@ -994,12 +994,11 @@ long key-stdin-fifo "$s/in/fifo" "$sc" context create hssig --api-url "$api" --n
 [ $quick = 0 ] && long user-data-fifo "$s/empty-stdin" "$sc" instance create hssig 1 1024 -d 8@debian:12 -u "$s/in/fifo"
 [ $quick = 0 ] && long config-fifo "$s/empty-stdin" "$sc" config view --config "$s/in/fifo"
 long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
-# wrap relays a signal sent to it to its command once (issue 34, item 1;
-# the Ctrl-C typed at a terminal is TestWrapRelaysCtrlCOnceOnATerminal's,
-# under a pty). setsid: no controlling terminal, whatever runs the script.
+# wrap relays a signal sent to it to its command once (the Ctrl-C typed
+# at a terminal is TestWrapRelaysCtrlCOnceOnATerminal's, under a pty). setsid: no controlling terminal, whatever runs the script.
 long wrap-relay "$s/empty-stdin" setsid "$sc" wrap -- sleep 30
 
-# Issue 40, item 10: wrap killed with SIGKILL takes its command with it
+# wrap killed with SIGKILL takes its command with it
 # (Linux: a parent-death signal). The command (sh exec'ing sleep: one PID)
 # prints its PID; wrap is SIGKILLed; the command must be gone (or a zombie
 # nobody reaped) within 5 s. Both PIDs are this script's own and are ended
@@ -1042,7 +1041,7 @@ wrap_killed() {
 	fi
 }
 if [ "$(uname -s)" = Linux ]; then wrap_killed; else skip wrap/sigkill-ends-command "no parent-death signal on $(uname -s)"; fi
-# Issue 40, item 9: --gate's value as a word of its own is the gate's, not
+# --gate's value as a word of its own is the gate's, not
 # the command (it ran a command named "off", exit 127); a true/false
 # flag's separate value is refused, not run as the command "false".
 run wrap/gate-off-word 0 "$s/empty-stdin" "$sc" wrap --gate off -- true

@@ -1,4 +1,4 @@
-// Command gatebench measures the proxy's capacity gate (issue 36) side by
+// Command gatebench measures the proxy's capacity gate side by
 // side with the gate off: an in-process `sim cluster` filled to its last
 // vCPU, one of the filling instances deleted every -free-every (its
 // capacity returns after the simulator's teardown lag), and -clients

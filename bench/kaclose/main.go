@@ -1,8 +1,10 @@
-// Command kaclose is issue 23's keep-alive-closing server: it answers one
-// request per connection with a keep-alive answer (no Connection: close),
-// then closes the connection, and counts the requests it answered. On
-// SIGINT or SIGTERM it prints that count on stdout and exits, so a
-// benchmark can compare it with what a load tester counted.
+// Command kaclose is bench/probe-kaclose.sh's keep-alive-closing server:
+// it answers one request per connection with a keep-alive answer (no
+// Connection: close), then closes the connection, and counts the requests
+// it answered. On SIGINT or SIGTERM it prints that count on stdout and
+// exits, so a benchmark can compare it with what a load tester counted:
+// against such a server the probe's own client once reported about half
+// its requests as errors and counted twice the requests the server saw.
 package main
 
 import (

@@ -1,7 +1,7 @@
 // Command stampserver is the open-loop yardstick's judge: a plain HTTP
 // server that stamps each request's arrival on its own monotonic clock, so
 // load testers are compared by what reached the server, not by what each
-// says of itself (issue 33, item 7). Every request but the two below is
+// says of itself. Every request but the two below is
 // answered 200 "ok".
 //
 //	GET /_stamps/reset           forget every stamp (between runs)

@@ -1,6 +1,7 @@
 package main
 
-// Issue 40's file cases, behind two API URL prefixes (the client joins
+// The file cases, names a server chooses that must never become paths
+// and files changed under a download, behind two API URL prefixes (the client joins
 // its paths to the API URL's, so one proxy serves every case):
 //
 //   - /blobname/CASE: a cluster whose blob list holds one more blob, and

@@ -1,5 +1,5 @@
 // Command hostile is the escape-laden server scripts/hostile.sh runs on
-// loopback (issue 28, item 11): it stands in front of `shakectl sim cluster`
+// loopback: it stands in front of `shakectl sim cluster`
 // as a reverse proxy that replaces the marker "hostilemark" in every answer
 // with terminal escapes (an OSC window title, an erase-line, a carriage
 // return and a forged "FAKE: all good"), answers /hostile-text with the same
@@ -9,8 +9,8 @@
 // instance "hsnull" with the null a 2024 server sends for an instance
 // never placed, and, on a second address,
 // plays a router whose every answer is a 418 carrying them (what the probe
-// files under "other:"). Under /blobname/CASE and /held it plays issue
-// 40's file cases (files.go): blobs with hostile names, and a blob's data
+// files under "other:"). Under /blobname/CASE and /held it plays the
+// file cases (files.go): blobs with hostile names, and a blob's data
 // held back until the script releases it.
 //
 // It is a test fixture for the script, not part of shakectl: it binds only
@@ -64,7 +64,7 @@ func main() {
 		r.SetXForwarded()
 		// Bodies are rewritten below: they must arrive uncompressed.
 		r.Out.Header.Del("Accept-Encoding")
-		rewriteRoute(r) // issue 40's file cases (files.go)
+		rewriteRoute(r) // the file cases (files.go)
 	}}
 	files := &fileRoutes{gate: newGate()}
 	proxy.ModifyResponse = func(resp *http.Response) error {
@@ -93,7 +93,7 @@ func main() {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, hostileText+"\n")
 	})
-	// Issue 34, item 10: an error answer larger than shakectl reads of it
+	// An error answer larger than shakectl reads of it
 	// (its 64 KiB), and a POST whose connection is reset once its request
 	// is read (it may have taken effect).
 	mux.HandleFunc("/big-error", func(w http.ResponseWriter, r *http.Request) {
@@ -112,14 +112,14 @@ func main() {
 		}
 		conn.Close()
 	})
-	// Issue 40, item 7: a Kerbside that never answers. A sim cluster
+	// A Kerbside that never answers. A sim cluster
 	// behind this proxy mints console URLs on the Host it was asked by,
 	// so its Kerbside exchange comes here, and waits until the client
 	// gives up.
 	mux.HandleFunc("/kerbside/", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	// Issue 40, item 5: the real 2024 server answers an instance the
+	// The real 2024 server answers an instance the
 	// scheduler never placed with 200 null on its console routes
 	// (recorded: client/testdata/sf2024/recorded/console-noplace.http and
 	// vdi-helper-noplace.http). Instance "hsnull" is one.
