@@ -14,14 +14,14 @@ import (
 	"time"
 )
 
-// runJQ evaluates expr over doc the way the printers do, within the given
-// bounds, on its own goroutine so the test's own time stays bounded.
 // noTimeBound is the time bound of a test of another bound: the machine's
 // speed decides how long a filter takes to reach 64 KiB or 160 MiB (24 s for
 // def f: [f]; f at load 30), so a test that judges the memory or output bound
 // must not race it against the time bound (issue 32, item 7).
 const noTimeBound = 4 * time.Minute
 
+// runJQ evaluates expr over doc the way the printers do, within the given
+// bounds, on its own goroutine so the test's own time stays bounded.
 func runJQ(t *testing.T, ctx context.Context, expr string, limits JQLimits, w io.Writer) error {
 	t.Helper()
 	code, err := ParseJQ(expr)

@@ -233,8 +233,8 @@ func writeTSV(w io.Writer, rows [][]string) error {
 	return err
 }
 
-// writeAlignedFit is writeAligned with the row fitted to limit columns
-// (0: no limit).
+// writeAlignedFit is writeAlignedRows with each column in its own paint
+// and the rows fitted to limit columns (0: no limit).
 func writeAlignedFit(w io.Writer, c ColourScheme, cols []Column, rows [][]string, header bool, limit int) error {
 	if limit > 0 {
 		widths := make([]int, len(cols))

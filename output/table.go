@@ -361,7 +361,7 @@ func selectColumns(cols []Column, rows [][]string, names []string) ([]Column, []
 
 // fitWidths shrinks the widest columns until a row fits in limit (0 = no
 // limit), never below a few characters nor below a column's floor (keep,
-// from wholeFloors: what its UUIDs need), so one long name cannot push every
+// from wholeFloor: what its UUIDs need), so one long name cannot push every
 // other column off an 80-column screen. The first column (the UUID or name
 // people copy into the next command) is cut only when the others cannot
 // give way enough. A row that still does not fit is left wider than limit,

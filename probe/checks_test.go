@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// fakeRun builds the report of a run that got these answers, without a
-// network: each entry is an outcome and its latency.
+// fakeAnswer is one answer of a fake run: an outcome and its latency.
 type fakeAnswer struct {
 	o   report.Outcome
 	lat time.Duration
@@ -17,6 +16,8 @@ type fakeAnswer struct {
 	svc time.Duration
 }
 
+// fakeRun builds the report of a run that got these answers, without a
+// network.
 func fakeRun(t *testing.T, o Options, answers []fakeAnswer, setup func(*engine)) *report.Report {
 	t.Helper()
 	if o.Mode == "" {

@@ -58,7 +58,7 @@ var AddressingForms = []AddressingForm{
 		Dataplanes: "the router after substrate #1333 and agentgateway after #3409 (sim router's after-1229 and agentgateway models)"},
 }
 
-// AddressingForm returns the form named name.
+// addressingForm returns the form named name.
 func addressingForm(name string) (AddressingForm, bool) {
 	for _, f := range AddressingForms {
 		if f.Name == name {

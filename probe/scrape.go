@@ -40,8 +40,8 @@ const (
 // the gauge by this name).
 const (
 	metricAgentgatewayActive = "agentgateway_substrate_request_parking_active"
-	// agentgatewayPrefixes name the families only agentgateway's Substrate
-	// integration exports.
+	// agentgatewaySubstrate and agentgatewayRoute are the prefixes of the
+	// families only agentgateway's Substrate integration exports.
 	agentgatewaySubstrate = "agentgateway_substrate_"
 	agentgatewayRoute     = "agentgateway_atenet_router_"
 )

@@ -17,7 +17,7 @@ type Column[T any] struct {
 	Name  string // the header (upper-cased for lists) and the field name
 	Value func(*T) string
 	Paint output.Painter
-	// omitEmpty leaves the field out of a detail when it is "".
+	// OmitEmpty leaves the field out of a detail when it is "".
 	OmitEmpty bool
 }
 
@@ -61,7 +61,7 @@ func (r Resource[T]) Detail(v *T) output.Detail {
 // ListSpec is what a generic list command needs beyond the resource.
 type ListSpec[T any] struct {
 	Short, Long, Example string
-	// withAll adds --all (include deleted objects), passed to fetch.
+	// WithAll adds --all (include deleted objects), passed to Fetch.
 	WithAll bool
 	Fetch   func(c *client.Client, ctx context.Context, all bool) ([]T, error)
 }

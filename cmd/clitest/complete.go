@@ -43,5 +43,5 @@ func RunComplete(t *testing.T, f *cmdutil.Factory, out *bytes.Buffer, args ...st
 	return names, directive
 }
 
-// ":4" is cobra.ShellCompDirectiveNoFileComp.
+// NoFileCompLine is cobra.ShellCompDirectiveNoFileComp's line, ":4".
 const NoFileCompLine = ":4"

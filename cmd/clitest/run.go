@@ -37,7 +37,7 @@ type CmdRun struct {
 	Width     int // terminal width when tty; 0 = unlimited
 	Colour    bool
 	Stdin     string
-	// ctx is the run's context (Main cancels it on Ctrl-C); nil for
+	// Ctx is the run's context (Main cancels it on Ctrl-C); nil for
 	// Background.
 	Ctx context.Context
 }
@@ -51,7 +51,7 @@ func (r RunResult) String() string {
 	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.Code, r.Stdout, r.Stderr)
 }
 
-// run executes `shakectl args...` the way main does, with test streams and
+// Run executes `shakectl args...` the way main does, with test streams and
 // a hermetic environment, and returns what a user would see.
 func (c CmdRun) Run(t *testing.T, args ...string) RunResult {
 	t.Helper()

@@ -9,7 +9,7 @@ import (
 )
 
 // A config write keeps every hand-written comment that is not about what
-// it removes (issue 28, item 2; the rule is cmdutil's removeEntry): a
+// it removes (issue 28, item 2; the rule is configedit's removeEntryAt): a
 // removed context takes its own note (the paragraph directly above it, the
 // comments inside it) and nothing else; a block's title above a blank
 // line, the comments that end the block, and the comments over the

@@ -34,7 +34,7 @@ type RouterOptions struct {
 	args string
 	// onStart, when set (tests), sees the running simulator.
 	onStart func(*router.Server)
-	// changed reports whether a flag was set on the command line.
+	// Changed reports whether a flag was set on the command line.
 	Changed func(name string) bool
 }
 
@@ -163,7 +163,7 @@ exits with status 0.`,
 	return c
 }
 
-// buildConfig completes the configuration from the flags that need
+// BuildConfig completes the configuration from the flags that need
 // parsing, and checks it; every problem is a usage error.
 func (o *RouterOptions) BuildConfig() (router.Config, error) {
 	cfg := o.Cfg

@@ -158,7 +158,7 @@ func OneDocument(path string, raw []byte) error {
 // differs from before (the file as read), touching nothing else: a key
 // whose value did not change is not rewritten (an empty "key:" stays as
 // written), a changed value keeps its comments and place, a new key is
-// added at the end, and a removed entry goes as removeEntry says.
+// added at the end, and a removed entry goes as removeEntryAt says.
 //
 // A command removes only what it names: "context delete NAME" removes
 // that context's entry. The setting that pointed at it (current-context)
@@ -477,7 +477,7 @@ func mappingValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	return m.Content[i-1], m.Content[i]
 }
 
-// removeAbsent removes from mapping m, as removeEntry does, each entry
+// removeAbsent removes from mapping m, as removeEntryAt does, each entry
 // keep refuses. An entry m takes from a merge key ("<<: *base") is no
 // entry of its own: removing the merge key lost every entry it brought
 // (a create dropped them), and leaving it kept a deleted one. So a merge
@@ -542,7 +542,7 @@ func mergedEntries(m *yaml.Node) map[int][][]*yaml.Node {
 
 // expandMerges replaces each merge key of m by the entries it brings that
 // keep accepts, the merge key's comments on the first of them; a merge
-// key that brings none is removed as removeEntry removes an entry.
+// key that brings none is removed as removeEntryAt removes an entry.
 func expandMerges(m *yaml.Node, keep func(string) bool) {
 	merged := mergedEntries(m)
 	var exp, empty []*yaml.Node

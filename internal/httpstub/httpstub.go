@@ -412,7 +412,7 @@ func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // Recorded answers status with a file the repository recorded from a
 // real server, named from the module root (e.g.
-// "client/testdata/sf2024/instance-show.json"); a missing file fails the
+// "client/testdata/sf2024/instance_events.json"); a missing file fails the
 // test at once.
 func Recorded(t testing.TB, status int, name string) Responder {
 	t.Helper()

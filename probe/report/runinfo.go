@@ -10,7 +10,7 @@ import (
 // of that run it is, so that the shards' reports merge into one. It is
 // embedded first in Report, so its fields lead the JSON document.
 type RunInfo struct {
-	// Schema is schema.Current; "parking-probe merge" refuses a major
+	// Schema is SchemaVersion; "parking-probe merge" refuses a major
 	// version it does not know, and reads a report without one as v1.
 	Schema string `json:"schema"`
 	// RunID is shared by every shard of one command line: see RunID.

@@ -507,7 +507,7 @@ func (s *Server) readGuestFile(instance, path string) (string, bool) {
 	return string(buf[:n]), true
 }
 
-// agentParams reads the 2026 deadline fields of a put, get or execute
+// agentDeadline reads the 2026 deadline fields of a put, get or execute
 // (PLAN-agent-operation-deadlines): deadline_seconds 0-86400 (default
 // 600), progress_timeout_seconds for put and get.
 func agentDeadline(p map[string]any) (deadline, progress int64, e *apiError) {

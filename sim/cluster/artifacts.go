@@ -117,7 +117,7 @@ func (a *artifactRec) stateOr() string {
 
 // artifactView is Artifact.external_view: the object's fields, the most
 // recent index (index, blob_uuid; nothing of them while there is no
-// version) and blobs keyed by index. withInstances adds each blob's
+// version) and blobs keyed by index. withBlobInstances adds each blob's
 // instances, as ArtifactEndpoint.get does (none here: the simulator's
 // instances do not boot from blobs).
 func (s *Server) artifactView(a *artifactRec) map[string]any {

@@ -391,9 +391,6 @@ func (s *Server) startCreating(i *instance, n *node) {
 	})
 }
 
-// deleteInstance marks the instance deleted at once, releases its
-// addresses into the deletion halo, and returns its capacity after the
-// teardown lag. Callers hold s.mu.
 // queueDelete is Instance.enqueue_delete_remote (da448b1a; enqueue_delete
 // in 2026): the API queues the delete for the instance's node and
 // answers at once; the node carries it out Config.DeleteTime later, and
@@ -417,6 +414,9 @@ func (s *Server) queueDelete(i *instance, why string) {
 	})
 }
 
+// deleteInstance marks the instance deleted at once, releases its
+// addresses into the deletion halo, and returns its capacity after the
+// teardown lag. Callers hold s.mu.
 func (s *Server) deleteInstance(i *instance, why string) {
 	s.setState(i, stateDeleted)
 	i.powerState = "off"

@@ -53,11 +53,11 @@ func (s *Server) removeSpool() {
 	}
 }
 
-// handleCreateUpload is UploadCreateEndpoint.post: {uuid, node,
-// created_at}.
 // uploadVersion is the upload object's schema version at da448b1a.
 const uploadVersion = 3
 
+// handleCreateUpload is UploadCreateEndpoint.post: {uuid, node,
+// created_at}.
 func (s *Server) handleCreateUpload(w http.ResponseWriter, r *http.Request, _ string) {
 	if _, err := s.params(r, "UploadCreateEndpoint.post"); err != nil {
 		writeError(w, err)

@@ -30,7 +30,7 @@ import (
 
 const captureDir = "testdata/atenet-router-6210ad86"
 
-// captureAtespace and captureSuffix are the captures' atespace and Host.
+// captureAtespace and captureHost are the captures' atespace and Host.
 const captureAtespace = "demo-ns"
 
 func captureHost(actor string) string { return actor + "." + captureAtespace + HostSuffix }
