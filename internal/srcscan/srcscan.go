@@ -56,7 +56,7 @@ func Walk(t testing.TB, roots []string, least int, visit func(File), skip ...str
 			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return nil
 			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 			if err != nil {
 				return err
 			}
@@ -70,6 +70,15 @@ func Walk(t testing.TB, roots []string, least int, visit func(File), skip ...str
 	}
 	if seen < least {
 		t.Fatalf("scanned %d files under %v, fewer than %d: is the scan still right?", seen, roots, least)
+	}
+}
+
+// Comments calls visit with every comment group of f and its text, the
+// lines joined by single spaces: a phrase a comment wraps across lines
+// reads as one.
+func (f File) Comments(visit func(c *ast.CommentGroup, text string)) {
+	for _, c := range f.AST.Comments {
+		visit(c, strings.Join(strings.Fields(c.Text()), " "))
 	}
 }
 
