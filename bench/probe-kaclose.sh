@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# A sanity run of the wire sender: parking-probe against a server that
-# closes every keep-alive connection after one answer without saying
-# Connection: close (bench/kaclose). The probe must report 0 transport errors and count
-# exactly the requests the server answered, in closed, open and burst mode.
-# A few seconds in all; not a load test.
+# A sanity run of the wire sender: parking-probe against a server that closes
+# every keep-alive connection after one answer without saying Connection:
+# close (bench/kaclose). The probe must report 0 transport errors and count
+# exactly the requests the server answered, in closed, open and burst mode. A
+# few seconds in all; not a load test.
 #
 # Usage: bench/probe-kaclose.sh [SECONDS_PER_RUN (default 2)]
 set -euo pipefail

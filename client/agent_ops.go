@@ -70,14 +70,14 @@ var ErrNoExitCode = errors.New("the agent reported no exit code")
 // agent says the step failed ("result": false): not a success.
 var ErrAgentFailed = errors.New(`the agent reported the command failed ("result": false) although its exit code is 0`)
 
-// ExitStatus is the status a shell would give for the guest command's end,
-// so that a script reads it as it reads any command's: its exit code 0..255; -N, which the agent's Python
-// reports for a command that signal N ended, is 128+N; a code above 255
-// is what `exit N` leaves in a shell, N mod 256, except that a nonzero
-// code never becomes success (256 is 1). A missing, null or non-integer
-// code (a string, 7.5) is ErrNoExitCode, never 0; a code of 0 with
-// "result": false is ErrAgentFailed, with the
-// agent's message where it sent one.
+// ExitStatus is the status a shell would give for the guest command's end, so
+// that a script reads it as it reads any command's: its exit code 0..255; -N,
+// which the agent's Python reports for a command that signal N ended, is
+// 128+N; a code above 255 is what `exit N` leaves in a shell, N mod 256,
+// except that a nonzero code never becomes success (256 is 1). A missing,
+// null or non-integer code (a string, 7.5) is ErrNoExitCode, never 0; a code
+// of 0 with "result": false is ErrAgentFailed, with the agent's message where
+// it sent one.
 func (r AgentCommandResult) ExitStatus() (int, error) {
 	code, err := r.exitCode()
 	if err == nil && code == 0 && r.Failed() {

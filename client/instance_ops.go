@@ -310,9 +310,9 @@ func (c *Client) VDIProxyFile(ctx context.Context, p *VDIConsoleProxy) ([]byte, 
 	return body, nil
 }
 
-// kerbsideError is a Kerbside fetch that got no (whole) answer, as an
-// API call's (noAnswer): its cause kept, so that a deadline is exit 124
-// as every other deadline is, and its URL the one shown, without the console token.
+// kerbsideError is a Kerbside fetch that got no (whole) answer, as an API
+// call's (noAnswer): its cause kept, so that a deadline is exit 124 as every
+// other deadline is, and its URL the one shown, without the console token.
 func (c *Client) kerbsideError(ctx context.Context, shown string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {

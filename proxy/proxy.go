@@ -1,9 +1,9 @@
 // Package proxy gives clients other than shakectl the transient-capacity
-// retry without changing them: a reverse proxy on a loopback address in front of a
-// Shakenfist API that forwards every request and answer unchanged and
+// retry without changing them: a reverse proxy on a loopback address in front
+// of a Shakenfist API that forwards every request and answer unchanged and
 // replays only a 507 the server marked "transient": true, with the same
-// policy (package retry) and the same classifier (retry.ClassifyRefusal)
-// as shakectl's own calls. RunWrapped runs one command behind it.
+// policy (package retry) and the same classifier (retry.ClassifyRefusal) as
+// shakectl's own calls. RunWrapped runs one command behind it.
 //
 // Forwarding is net/http/httputil.ReverseProxy: it already strips
 // hop-by-hop headers, streams both bodies, handles 1xx answers, trailers

@@ -173,11 +173,11 @@ func withEnv(env []string, key, value string) []string {
 // Without a proxy variable the environment is left as it was.
 //
 // Both spellings are set, each to the user's exemptions plus 127.0.0.1:
-// Python's clients read no_proxy first and Go's NO_PROXY, so setting only
-// the missing one to 127.0.0.1 hid the user's NO_PROXY='*' from Python,
-// which then sent its other calls through the HTTP proxy. A spelling the
-// user set keeps its own value; one they did not takes the other's. "*" (everything exempt) is left alone:
-// Python honours it only as the whole value.
+// Python's clients read no_proxy first and Go's NO_PROXY, so setting only the
+// missing one to 127.0.0.1 hid the user's NO_PROXY='*' from Python, which
+// then sent its other calls through the HTTP proxy. A spelling the user set
+// keeps its own value; one they did not takes the other's. "*" (everything
+// exempt) is left alone: Python honours it only as the whole value.
 func bypassProxyForLoopback(env []string) []string {
 	vars := map[string]string{}
 	for _, kv := range env {

@@ -994,8 +994,9 @@ long key-stdin-fifo "$s/in/fifo" "$sc" context create hssig --api-url "$api" --n
 [ $quick = 0 ] && long user-data-fifo "$s/empty-stdin" "$sc" instance create hssig 1 1024 -d 8@debian:12 -u "$s/in/fifo"
 [ $quick = 0 ] && long config-fifo "$s/empty-stdin" "$sc" config view --config "$s/in/fifo"
 long merge-stdin-fifo "$s/in/fifo" "$sc" parking-probe merge -
-# wrap relays a signal sent to it to its command once (the Ctrl-C typed
-# at a terminal is TestWrapRelaysCtrlCOnceOnATerminal's, under a pty). setsid: no controlling terminal, whatever runs the script.
+# wrap relays a signal sent to it to its command once (the Ctrl-C typed at a
+# terminal is TestWrapRelaysCtrlCOnceOnATerminal's, under a pty). setsid: no
+# controlling terminal, whatever runs the script.
 long wrap-relay "$s/empty-stdin" setsid "$sc" wrap -- sleep 30
 
 # wrap killed with SIGKILL takes its command with it

@@ -10,11 +10,11 @@ import (
 )
 
 // plainFlagError is the one rewording of the flag parser's errors, for every
-// command, so every command words them alike: a negative number typed as an argument is
-// not called an "unknown shorthand flag '1'". A number flag's value says
-// what the flag wants in its own words (internal/numflag: the flag's kind
-// and range, never strconv's text); so does every other Value; every other
-// error is kept.
+// command, so every command words them alike: a negative number typed as an
+// argument is not called an "unknown shorthand flag '1'". A number flag's
+// value says what the flag wants in its own words (internal/numflag: the
+// flag's kind and range, never strconv's text); so does every other Value;
+// every other error is kept.
 func plainFlagError(c *cobra.Command, err error) string {
 	var notExist *pflag.NotExistError
 	if errors.As(err, &notExist) {

@@ -59,13 +59,13 @@ func Read(ctx context.Context, ios *output.IOStreams, keyFile, what string) (cli
 	return client.NewSecret(key), nil
 }
 
-// ReadInput is shakectl's one reader of a secret (two readers once
-// differed: `context create --key-stdin` echoed the key as it was typed,
-// `namespace add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
+// ReadInput is shakectl's one reader of a secret (two readers once differed:
+// `context create --key-stdin` echoed the key as it was typed, `namespace
+// add-key` hid it). arg is a file, or "-" for stdin; b bounds it as every
 // file read is bounded. On a terminal stdin it prompts "WHAT (not echoed):"
-// on stderr and reads one line with the echo off; Ctrl-C (the run's
-// context) ends the wait at once and turns the echo back on. Anything
-// else is read as userfile reads any input.
+// on stderr and reads one line with the echo off; Ctrl-C (the run's context)
+// ends the wait at once and turns the echo back on. Anything else is read as
+// userfile reads any input.
 func ReadInput(ctx context.Context, ios *output.IOStreams, arg string, b userfile.Bound, what string) ([]byte, error) {
 	if arg != userfile.Stdin || !ios.IsStdinTTY() {
 		return userfile.Read(ctx, ios.In, arg, b)

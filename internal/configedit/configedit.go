@@ -24,16 +24,18 @@ import (
 	"github.com/shakenfist/shakectl/internal/userfile"
 )
 
-// UpdateDoc is the one way a command rewrites the config file: it holds the file's lock (kubectl's practice, so parallel
-// "context create" runs all land), reads the file as a YAML node tree,
-// lets edit change the contexts, writes back only what changed into that
-// tree, so comments, key order and every other key stay as the user wrote
-// them, and replaces the file atomically, through a symbolic link if it is
-// one (internal/outfile). edit's error writes nothing.
+// UpdateDoc is the one way a command rewrites the config file: it holds the
+// file's lock (kubectl's practice, so parallel "context create" runs all
+// land), reads the file as a YAML node tree, lets edit change the contexts,
+// writes back only what changed into that tree, so comments, key order and
+// every other key stay as the user wrote them, and replaces the file
+// atomically, through a symbolic link if it is one (internal/outfile). edit's
+// error writes nothing.
 func UpdateDoc(ctx context.Context, path string, edit func(*Doc) error) error {
 	if path == outfile.Stdout {
-		// "-" is stdout wherever shakectl writes a file; a config file
-		// cannot be: it is read back, and it holds keys. Refused before the lock file ("-.lock") is made.
+		// "-" is stdout wherever shakectl writes a file; a config file cannot
+		// be: it is read back, and it holds keys. Refused before the lock
+		// file ("-.lock") is made.
 		return errorf("the config file cannot be standard output (-): it is read back and holds keys; name a file with --config or SHAKECTL_CONFIG")
 	}
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -135,10 +137,11 @@ func parseDocNode(path string, raw []byte) (*yaml.Node, error) {
 	return &root, nil
 }
 
-// OneDocument refuses raw when it holds a second YAML document (after a
-// "---" line), an empty one included: shakectl reads one document, so a
-// second would be ignored when read and dropped when rewritten. Every reader of the config file calls it. It leaves a first
-// document that does not parse to the caller's own parse.
+// OneDocument refuses raw when it holds a second YAML document (after a "---"
+// line), an empty one included: shakectl reads one document, so a second
+// would be ignored when read and dropped when rewritten. Every reader of the
+// config file calls it. It leaves a first document that does not parse to the
+// caller's own parse.
 func OneDocument(path string, raw []byte) error {
 	d := yaml.NewDecoder(bytes.NewReader(raw))
 	var first, second yaml.Node

@@ -98,8 +98,8 @@ const maxLinks = 40
 // not a directory, its directory exists and takes a new file, a device or
 // FIFO is writable. perm is the mode of a file that does not exist yet,
 // narrowed by the umask as open(2) narrows it (0o666 for a download: the
-// user's umask decides, as for any other program's new file); an existing file keeps its mode.
-// An empty arg is no output (nil, nil).
+// user's umask decides, as for any other program's new file); an existing
+// file keeps its mode. An empty arg is no output (nil, nil).
 func Check(flag, arg string, perm os.FileMode) (*Path, error) {
 	return check(flag, arg, perm, false)
 }

@@ -1,8 +1,8 @@
 package main
 
-// The file cases, names a server chooses that must never become paths
-// and files changed under a download, behind two API URL prefixes (the client joins
-// its paths to the API URL's, so one proxy serves every case):
+// The file cases, names a server chooses that must never become paths and
+// files changed under a download, behind two API URL prefixes (the client
+// joins its paths to the API URL's, so one proxy serves every case):
 //
 //   - /blobname/CASE: a cluster whose blob list holds one more blob, and
 //     whose artifacts' newest version is that blob, named blobNames[CASE]
