@@ -525,7 +525,7 @@ check=before_load run probe-out/dir-before-load "1|2" "$s/empty-stdin" "$sc" par
 mkdir -p "$s/o/dir.html"
 check=before_load run probe-plot/dir-before-load "1|2" "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 5s --actors 5 --seed 1 --plot "$s/o/dir.html"
 
-echo "## [${SECONDS}s] files (issue 40): server names that are not file names, a DEST taken mid-download, - as stdout"
+echo "## [${SECONDS}s] files: server names that are not file names, a DEST taken mid-download, - as stdout"
 # The hostile proxy's /blobname/CASE cluster adds a blob named blobNames[CASE]
 # (scripts/hostile/files.go: "../../PWNED1", a NUL, a newline, escapes, an
 # absolute path, 300 characters...) to the blob list and makes it every
@@ -877,7 +877,7 @@ else
 	skip escapes/tty-transfer-progress "no script(1) for a pty"
 fi
 
-echo "## [${SECONDS}s] errors: what a failure says (issue 34, item 10), and completion's candidates"
+echo "## [${SECONDS}s] errors: what a failure says, and completion's candidates"
 # says DIR: the case's stderr must hold $want.
 says() { grep -aqF -- "$want" "$1/stderr" || echo "stderr does not say '$want': $(first_error "$1")"; }
 SHAKENFIST_API_URL="$hapi" want='an answer larger than 64 KiB, the most shakectl reads of it' check=says \
@@ -896,7 +896,7 @@ offered() {
 }
 SHAKENFIST_API_URL="$hapi" check=offered run escapes/completion-names 0 "$s/empty-stdin" "$sc" __complete instance show ''
 
-echo "## [${SECONDS}s] numbers and deadlines: every number in its flag's range, every deadline exit 124 (issue 40)"
+echo "## [${SECONDS}s] numbers and deadlines: every number in its flag's range, every deadline exit 124"
 # names_range: the refusal names the flag's range, and nothing started.
 names_range() {
 	grep -aqE 'want (a|an) [a-z ]+ (from|more than) ' "$1/stderr" || echo "refused without naming the range: $(first_error "$1")"
@@ -943,7 +943,7 @@ fifo_deadline() {
 }
 check=fifo_deadline run deadlines/fifo-no-reader 124 "$s/empty-stdin" "$sc" artifact download hsimg "$s/in/noreader" --timeout 2s
 
-echo "## [${SECONDS}s] scope and answers (issue 40): a delete of many without an explicit scope, a console route's null"
+echo "## [${SECONDS}s] scope and answers: a delete of many without an explicit scope, a console route's null"
 # The system key (this script's) with no namespace, or "system", which the
 # server reads as every namespace: exit 2 before anything is sent, and hsvm
 # is still there afterwards.
@@ -1052,7 +1052,7 @@ early="1|2" long merge-stdin-zero /dev/zero "$sc" parking-probe merge -
 # scheduled request it cannot send yet (75-85k at the signal), 320-460 MiB
 # (bench/results-hostile.md): its bound is 512 MiB, "a few hundred", where
 # every other case keeps to $rss_limit_mib.
-rss_mib=512 note="the overloaded open run of issue 28, item 8" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
+rss_mib=512 note="an open run far beyond what the machine can send" long probe-open-100k "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode open --rate 100000 --duration 30s --actors 10 --seed 1
 [ $quick = 0 ] && long probe-closed "$s/empty-stdin" "$sc" parking-probe --target "$router" --mode closed --duration 30s --actors 10 --seed 1
 if [ $quick = 0 ]; then
 	long proxy "$s/empty-stdin" "$sc" proxy --listen 127.0.0.1:0
