@@ -8,7 +8,7 @@ import "os"
 // A signal the terminal already delivered to the command is not passed
 // again. On a terminal the command runs in wrap's process group, the
 // terminal's foreground group, so one Ctrl-C reaches both wrap and the
-// command; relaying it too made it two, and Terraform, the README's own
+// command; relaying it too made it two, and Terraform, the manual's own
 // `wrap -- terraform apply`, reads a second interrupt as "Exiting
 // immediately. Note that data loss may have occurred".
 // sudo skips a signal sent from the command's own process group the same

@@ -40,7 +40,7 @@
 // environment's and the file's text, and its Field in Config. The table is
 // a []Setting, the non-generic face of every Option: the flags
 // (AddSettingFlags), LoadConfig, config view, the "configuration" help
-// topic (SettingsHelp) and CheckClientFlags are all made from it. A
+// topic's table (SettingsMarkdown) and CheckClientFlags are all made from it. A
 // command's --help lists the options it takes and no other (BindOptions),
 // and a client flag given to a command that does not take it is refused
 // with a message made from the declarations (CheckClientFlags). Reading

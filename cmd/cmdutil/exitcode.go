@@ -12,7 +12,8 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// Exit codes, as `shakectl help exit-codes` and the README list them.
+// Exit codes, as docs/exit-codes.md (`shakectl help exit-codes`) lists
+// them; a test holds the page and these constants to each other.
 const (
 	ExitOK                = 0
 	ExitFailure           = 1
@@ -210,47 +211,3 @@ func ExitCode(err error) int {
 func IsDeadline(err error) bool {
 	return errors.Is(err, ErrTimeout) || client.IsTimeout(err) || errors.Is(err, client.ErrStalled)
 }
-
-// ExitCodeTopic is the text of `shakectl help exit-codes`.
-const ExitCodeTopic = `shakectl's exit status tells a script what happened:
-
-  0    success
-  1    any failure not listed below (API error, network error, an instance
-       that went to an error state)
-  2    usage error (bad flag, argument or config value, such as a number
-       outside the range its flag's help states, NaN and ±Inf included; a
-       mistyped command or help topic; a flag that does not apply; no API
-       URL or key)
-  3    parking-probe ran, and one or more checks failed
-  4    authentication or authorisation refused (401/403 after one re-login,
-       or an unknown namespace at login)
-  5    not found (404)
-  69   capacity refusal that waiting will not fix (507 not marked transient,
-       including every 507 of servers that send no stage; address pool
-       exhausted; a seed server's 409 hard-affinity conflict). Other 409s
-       (address in use, invalid lifecycle state) are exit 1.
-       A capacity claim's 507 is exit 69 too; its 409s are exit 1.
-  75   transient capacity refusal (507 with "transient": true), with or
-       without --retry-transient-capacity; also a 507 without the field
-       whose text names a stage the 2026 server classes as transient
-       ("No nodes remaining at scheduling stage sufficient_idle_cpu", sent
-       by 2026 servers older than the stage/transient contract), which is
-       never retried; and a capacity claim's 503 ("please retry")
-  124  a deadline ran out: --timeout (or a wait's --async budget), or
-       --request-timeout (an answer, a Kerbside fetch, the next byte of a
-       download), whatever was waited for
-  130  interrupted (Ctrl-C); a probe still prints what it measured
-  143  terminated (SIGTERM)
-
-shakectl wrap exits with its command's own status instead (128+N when
-signal N ended the command).
-
-For example, to wait out a full cluster in a script:
-
-  shakectl instance create web1 2 2048 -d 20@debian:12 --async block
-  case $? in
-    0)  echo created ;;
-    75) echo "cluster full for now; try again later" ;;
-    69) echo "this request cannot be placed; change it" ;;
-  esac
-`

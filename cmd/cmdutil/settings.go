@@ -21,7 +21,7 @@ import (
 // its default, its parser, where its value lives in Config, its help and
 // completion, whether it is a secret, and which commands take it. The
 // flags (AddSettingFlags), the resolution (LoadConfig), `config view`, the
-// "configuration" help topic (SettingsHelp) and the refusal of client flags
+// "configuration" help topic's table (SettingsMarkdown) and the refusal of client flags
 // elsewhere (CheckClientFlags) are all made from this table, so adding a
 // setting is one entry here plus the code that uses its Config field.
 
@@ -176,36 +176,44 @@ func addSettingFlags(c *cobra.Command, f *Factory, keep func(*Decl) bool, hidden
 	}
 }
 
-// SettingsHelp lists every setting for the "configuration" help topic:
-// its flag, environment variables and whether the config file has it.
-func SettingsHelp() string {
+// SettingsMarkdown is the table of every setting in the "configuration"
+// help topic (docs/configuration.md, where go generate ./docs writes it):
+// its flag, environment variables, whether the config file or a context
+// may set it, and which commands take it.
+func SettingsMarkdown() string {
 	var b strings.Builder
+	b.WriteString("| flag | environment | config file | commands |\n|---|---|---|---|\n")
 	for _, setting := range table() {
 		s := setting.Declared()
-		flag := "--" + s.Name
+		flag := "`--" + s.Name + "`"
 		if s.Shorthand != "" {
-			flag = "-" + s.Shorthand + ", " + flag
+			flag = "`-" + s.Shorthand + "`, " + flag
 		}
-		where := []string{}
-		if env := s.EnvNames(); len(env) > 0 {
-			where = append(where, strings.Join(env, ", "))
+		var env []string
+		for _, e := range s.EnvNames() {
+			env = append(env, "`"+e+"`")
 		}
+		if env == nil {
+			env = []string{"—"}
+		}
+		file := "—"
 		switch {
 		case s.Contextual:
-			where = append(where, "file and context key "+s.Name)
+			file = "`" + s.Name + "` (also in a context)"
 		case s.InFile():
-			where = append(where, "file key "+s.Name)
+			file = "`" + s.Name + "`"
 		}
+		scope := "every command"
 		switch s.Scope {
 		case ClientCommands:
-			where = append(where, "client commands")
+			scope = "client commands"
 		case ObjectCommands:
-			where = append(where, "commands that print the API's objects")
+			scope = "commands that print the API's objects"
 		}
 		if s.Secret {
-			where = append(where, "secret")
+			scope += "; secret"
 		}
-		fmt.Fprintf(&b, "  %-32s %s\n", flag, strings.Join(where, "; "))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", flag, strings.Join(env, ", "), file, scope)
 	}
 	return b.String()
 }

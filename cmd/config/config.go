@@ -11,7 +11,13 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config <command>",
 		Short: "Show shakectl's effective configuration",
-		Long:  Topic(),
+		Long: `Show shakectl's effective configuration: "shakectl config view" prints
+every setting's value and where it came from (a flag, an environment
+variable, the config file and key, a context, or the default), the key
+redacted.
+
+Where settings come from, and in which order, is the configuration help
+topic: "shakectl help configuration".`,
 	}
 	c.AddCommand(newCmdView(f))
 	return c

@@ -11,12 +11,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/completion"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/docs"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -115,13 +117,22 @@ func WriteManPages(root *cobra.Command, dir string, o ManOptions) error {
 			}
 		}
 	}
+	// The help topics are the manual's pages (docs/), Markdown already:
+	// each gets a page of its own, its title the page's name.
+	topics := map[*cobra.Command]bool{}
 	for _, c := range root.Commands() {
 		if c.Hidden && !c.HasSubCommands() && !strings.HasPrefix(c.Name(), "__") {
 			c.Hidden = false
 			c.DisableFlagsInUseLine = true
+			c.Long = manTopic(c.Long)
+			topics[c] = true
 		}
 	}
-	visit(root, func(c *cobra.Command) { c.Long = textToMarkdown(c.Long) })
+	visit(root, func(c *cobra.Command) {
+		if !topics[c] {
+			c.Long = textToMarkdown(c.Long)
+		}
+	})
 	addManSections(root)
 	root.DisableAutoGenTag = true
 	date := o.Date.UTC()
@@ -169,6 +180,66 @@ func gzipFile(path string) error {
 		return err
 	}
 	return os.Remove(path)
+}
+
+// topicLink is a link to another page of the manual.
+var topicLink = regexp.MustCompile(`\[([^\]]+)\]\(([a-z-]+\.md)(#[^)]*)?\)`)
+
+// manLink names the man page of the topic a link points at, as man pages
+// refer to each other: "retry (shakectl-retry(1))".
+func manLink(link string) string {
+	m := topicLink.FindStringSubmatch(link)
+	for _, t := range docs.Topics() {
+		if t.File == m[2] {
+			return m[1] + " (shakectl-" + t.Name + "(1))"
+		}
+	}
+	return link
+}
+
+// manWidth is the width of a man page's text at man's default 80 columns,
+// less its indent.
+const manWidth = 72
+
+// manTopic makes a page of the manual the DESCRIPTION of its man page:
+// its title (the page's first heading) is the man page's NAME line
+// already, so it goes, and a "## Section" becomes a "###", which md2man
+// makes a subsection (.SS) under DESCRIPTION where a "##" would be a
+// section (.SH) of its own. The generated tables' markers are not for
+// readers.
+func manTopic(page string) string {
+	var b strings.Builder
+	lines := strings.Split(page, "\n")
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "# ") {
+		lines = lines[1:]
+	}
+	fence := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fence = !fence
+		case !fence && strings.HasPrefix(strings.TrimSpace(l), "<!--"):
+			continue
+		case !fence && strings.HasPrefix(l, "## "):
+			l = "#" + l
+		case !fence && strings.HasPrefix(l, "|"):
+			// md2man's tables are as wide as their longest cell, past
+			// the terminal's edge; the table as the terminal shows it
+			// (docs.PlainText) is a preformatted block instead.
+			var table []string
+			for ; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+				table = append(table, lines[i])
+			}
+			i--
+			l = "```\n" + strings.TrimRight(docs.PlainText(strings.Join(table, "\n"), manWidth, nil), "\n") + "\n```"
+		}
+		if !fence {
+			l = topicLink.ReplaceAllStringFunc(l, manLink)
+		}
+		b.WriteString(l + "\n")
+	}
+	return strings.TrimLeft(strings.TrimRight(b.String(), "\n"), "\n") + "\n"
 }
 
 func visit(c *cobra.Command, fn func(*cobra.Command)) {

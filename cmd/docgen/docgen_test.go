@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shakenfist/shakectl/docs"
 )
 
 var releaseDate = time.Date(2026, time.March, 14, 15, 9, 26, 0, time.UTC)
@@ -38,7 +40,10 @@ func TestManPagesOnePerCommandPlusTopics(t *testing.T) {
 	if err := WriteManPages(Root(), dir, ManOptions{Date: releaseDate, Version: "1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
-	want := append(wantPages(Root()), "shakectl-exit-codes.1", "shakectl-configuration.1", "shakectl-generations.1")
+	want := wantPages(Root())
+	for _, topic := range docs.Topics() {
+		want = append(want, "shakectl-"+topic.Name+".1")
+	}
 	sort.Strings(want)
 	got := dirNames(t, dir)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -64,15 +69,33 @@ func TestManPagesKeepExamplesAndTablesVerbatim(t *testing.T) {
 		t.Fatal(err)
 	}
 	topic := read(t, filepath.Join(dir, "shakectl-exit-codes.1"))
-	// The exit-code table is a preformatted block, one code per line.
+	// The page of the manual: its table a preformatted block, one code
+	// per line as the terminal shows it (md2man's own tables run past
+	// the edge of the screen), its example kept line by line.
 	block := between(topic, ".EX\n", ".EE")
-	for _, line := range []string{"0    success", "75   transient capacity refusal", "130  interrupted"} {
+	for _, line := range []string{"0     success", "75    transient capacity refusal", "130   interrupted"} {
 		if !strings.Contains(block, "\n"+line) && !strings.HasPrefix(block, line) {
 			t.Errorf("exit-codes page: %q is not a line of a preformatted block:\n%s", line, topic)
 		}
 	}
+	if !strings.Contains(topic, "\ncase $? in\n") {
+		t.Errorf("exit-codes page folds its example:\n%s", topic)
+	}
+	for _, markdown := range []string{"```", "|---", "<!--", "](retry.md)"} {
+		if strings.Contains(topic, markdown) {
+			t.Errorf("exit-codes page shows Markdown %q:\n%s", markdown, topic)
+		}
+	}
+	if !strings.Contains(topic, "shakectl-retry(1)") {
+		t.Errorf("exit-codes page's link to retry.md does not name shakectl-retry(1):\n%s", topic)
+	}
 	if !strings.Contains(topic, `\fBshakectl exit-codes\fP`) {
 		t.Errorf("exit-codes synopsis:\n%s", firstLines(topic, 12))
+	}
+	// A page's sections are subsections of its DESCRIPTION.
+	parking := read(t, filepath.Join(dir, "shakectl-request-parking.1"))
+	if !strings.Contains(parking, ".SS Outcomes and checks") || strings.Contains(parking, ".SH Outcomes") {
+		t.Errorf("request-parking page's sections:\n%s", firstLines(parking, 30))
 	}
 	comp := read(t, filepath.Join(dir, "shakectl-completion.1"))
 	if !strings.Contains(comp, "\nsource <(shakectl completion bash)\n") {

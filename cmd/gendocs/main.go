@@ -1,8 +1,10 @@
 // Command gendocs writes shakectl's shell completion scripts and man pages
-// from its command tree.
+// from its command tree, and the tables of the manual (docs/*.md) that are
+// made from the code.
 //
-//	go generate ./...                            # completions/, via completions/doc.go
+//	go generate ./...                            # completions/ and docs/, via their doc.go
 //	go run ./cmd/gendocs -completions completions
+//	go run ./cmd/gendocs -docs docs
 //	go run ./cmd/gendocs -man man -gzip -date 1767225600 -version 1.2.3
 //
 // The man pages' date comes from -date, else SOURCE_DATE_EPOCH, else the
@@ -34,6 +36,7 @@ func run(args []string, env func(string) (string, bool)) error {
 	fs := flag.NewFlagSet("gendocs", flag.ContinueOnError)
 	completions := fs.String("completions", "", "write the completion scripts into `DIR`")
 	man := fs.String("man", "", "write the man pages into `DIR`")
+	pages := fs.String("docs", "", "fill the generated tables of the manual's pages in `DIR`")
 	gz := fs.Bool("gzip", false, "gzip the man pages (NAME.1.gz)")
 	date := fs.String("date", "", "man page date: Unix seconds, RFC 3339 or YYYY-MM-DD (default SOURCE_DATE_EPOCH, else the commit date)")
 	version := fs.String("version", "", "release version for the man pages' header")
@@ -43,8 +46,13 @@ func run(args []string, env func(string) (string, bool)) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *completions == "" && *man == "" {
-		return errors.New("nothing to do: give -completions DIR and/or -man DIR")
+	if *completions == "" && *man == "" && *pages == "" {
+		return errors.New("nothing to do: give -completions DIR, -man DIR and/or -docs DIR")
+	}
+	if *pages != "" {
+		if err := docgen.WriteDocs(*pages); err != nil {
+			return err
+		}
 	}
 	if *completions != "" {
 		if err := docgen.WriteCompletions(docgen.Root(), *completions); err != nil {

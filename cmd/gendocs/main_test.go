@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,15 +48,22 @@ func TestManDatePrecedence(t *testing.T) {
 	}
 }
 
-func TestRunWritesBoth(t *testing.T) {
-	comp, man := t.TempDir(), filepath.Join(t.TempDir(), "man")
-	if err := run([]string{"-completions", comp, "-man", man, "-gzip", "-date", "1767323045", "-version", "v9.9.9"}, os.LookupEnv); err != nil {
+func TestRunWritesAll(t *testing.T) {
+	comp, man, pages := t.TempDir(), filepath.Join(t.TempDir(), "man"), t.TempDir()
+	stale := "<!-- BEGIN settings: go generate ./docs -->\n| stale |\n<!-- END settings -->\n"
+	if err := os.WriteFile(filepath.Join(pages, "p.md"), []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-completions", comp, "-man", man, "-gzip", "-date", "1767323045", "-version", "v9.9.9", "-docs", pages}, os.LookupEnv); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(comp, "_shakectl"), filepath.Join(man, "shakectl.1.gz")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(pages, "p.md")); err != nil || strings.Contains(string(b), "stale") || !strings.Contains(string(b), "`--api-url`") {
+		t.Errorf("-docs did not fill the settings table: %s %v", b, err)
 	}
 	if err := run(nil, os.LookupEnv); err == nil {
 		t.Error("no error when asked to do nothing")

@@ -32,13 +32,14 @@ import (
 	"github.com/shakenfist/shakectl/output"
 )
 
-// Issue 28 ("Verdicts"; done when "the README's examples pass their own
-// checks against the README's simulators (a test runs them)"). Every ```sh
-// block of README.md that runs parking-probe or sim router is run here the
-// way sh runs it (mvdan.cc/sh parses and interprets it: continuation lines,
-// quotes, the shard loop's $i, $at from $(date …), &, wait, > and |), with
-// every command it runs played in-process: shakectl by root.Run, sim router
-// on ports of its own (the README's 127.0.0.1:8080, :9090, :4040 and
+// The examples of README.md and of the manual (docs/*.md, where the
+// probe's and the simulators' pages hold most of them) pass their own
+// checks against their own simulators. Every ```sh block of those pages
+// that runs parking-probe or sim router is run here the way sh runs it
+// (mvdan.cc/sh parses and interprets it: continuation lines, quotes, the
+// shard loop's $i, $at from $(date …), &, wait, > and |), with every
+// command it runs played in-process: shakectl by root.Run, sim router on
+// ports of its own (the pages' 127.0.0.1:8080, :9090, :4040 and
 // router:8080 rewritten to them, nothing else), curl, date and cat by
 // small stand-ins that refuse any form they do not know. Each block runs in
 // a testing/synctest bubble of its own, on an in-memory network
@@ -47,39 +48,52 @@ import (
 // probe is judged, the ones that time the router included. A block without a
 // sim router line is paired with `sim router` as documented (the reference
 // target, at its default addresses). Any other command fails the test, so
-// an example the README grows cannot pass by not being run.
+// an example a page grows cannot pass by not being run.
 
-// readmeShellBlock is one ```sh block of README.md.
-type readmeShellBlock struct {
+// exampleBlock is one ```sh block of README.md or of a page of docs/.
+type exampleBlock struct {
+	file    string // README.md, docs/request-parking.md …
 	heading string // the nearest heading above it
-	line    int    // the README line of its first line
+	line    int    // the page's line of its first line
 	src     string
 }
 
-func readmeShellBlocks(t *testing.T) []readmeShellBlock {
+// where names the block for a person: "docs/simulators.md line 190".
+func (b exampleBlock) where() string { return fmt.Sprintf("%s line %d", b.file, b.line) }
+
+// exampleBlocks are the ```sh blocks of README.md and of every page of the
+// manual, in that order.
+func exampleBlocks(t *testing.T) []exampleBlock {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages under docs/: %v", err)
 	}
-	var blocks []readmeShellBlock
-	var cur *readmeShellBlock
-	heading := ""
-	for i, l := range strings.Split(string(raw), "\n") {
-		switch {
-		case cur == nil && strings.HasPrefix(l, "#"):
-			heading = strings.TrimSpace(strings.TrimLeft(l, "#"))
-		case cur == nil && l == "```sh":
-			cur = &readmeShellBlock{heading: heading, line: i + 2}
-		case cur != nil && l == "```":
-			blocks = append(blocks, *cur)
-			cur = nil
-		case cur != nil:
-			cur.src += l + "\n"
+	var blocks []exampleBlock
+	for _, p := range append([]string{filepath.Join("..", "..", "README.md")}, pages...) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if cur != nil {
-		t.Fatalf("README.md: the ```sh block at line %d is never closed", cur.line)
+		file := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..")+string(filepath.Separator)))
+		var cur *exampleBlock
+		heading := ""
+		for i, l := range strings.Split(string(raw), "\n") {
+			switch {
+			case cur == nil && strings.HasPrefix(l, "#"):
+				heading = strings.TrimSpace(strings.TrimLeft(l, "#"))
+			case cur == nil && l == "```sh":
+				cur = &exampleBlock{file: file, heading: heading, line: i + 2}
+			case cur != nil && l == "```":
+				blocks = append(blocks, *cur)
+				cur = nil
+			case cur != nil:
+				cur.src += l + "\n"
+			}
+		}
+		if cur != nil {
+			t.Fatalf("%s: the ```sh block is never closed", cur.where())
+		}
 	}
 	return blocks
 }
@@ -107,11 +121,11 @@ func shakectlCalls(f *syntax.File) [][]string {
 	return calls
 }
 
-func TestREADMEExamplesPassTheirChecks(t *testing.T) {
+func TestManualExamplesPassTheirChecks(t *testing.T) {
 	t.Parallel()
-	// What the README's examples must include between them; each is
-	// ticked off by a run, so a README that loses one (or a parser that
-	// finds none) fails here rather than passing on nothing.
+	// What the examples must include between them; each is ticked off by
+	// a run, so pages that lose one (or a parser that finds none) fail
+	// here rather than passing on nothing.
 	shapes := map[string]bool{
 		"burst": false, "open": false, "shards": false, "merge -": false,
 		"sim router flags": false, "curl": false, "job": false,
@@ -126,10 +140,10 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 	// The blocks run in parallel, each in a bubble of its own with
 	// simulators of its own: sharing the CPUs changes no virtual time.
 	t.Run("blocks", func(t *testing.T) {
-		for _, b := range readmeShellBlocks(t) {
-			f, err := syntax.NewParser().Parse(strings.NewReader(b.src), "README.md")
+		for _, b := range exampleBlocks(t) {
+			f, err := syntax.NewParser().Parse(strings.NewReader(b.src), b.file)
 			if err != nil {
-				t.Fatalf("README.md line %d (%s): not sh: %v", b.line, b.heading, err)
+				t.Fatalf("%s (%s): not sh: %v", b.where(), b.heading, err)
 			}
 			var probes, sims int
 			job := false
@@ -147,7 +161,7 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 				continue
 			}
 			blocks++
-			t.Run(fmt.Sprintf("line%d", b.line), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s:%d", strings.TrimSuffix(filepath.Base(b.file), ".md"), b.line), func(t *testing.T) {
 				t.Parallel()
 				if job {
 					runJobExample(t, b, f, saw)
@@ -161,16 +175,16 @@ func TestREADMEExamplesPassTheirChecks(t *testing.T) {
 		}
 	})
 	if blocks < 5 {
-		t.Errorf("found %d README blocks with parking-probe or sim router examples; the README has had 5", blocks)
+		t.Errorf("found %d blocks with parking-probe or sim router examples in README.md and docs/; there have been at least 5", blocks)
 	}
 	for shape, ran := range shapes {
 		if !ran {
-			t.Errorf("no README example ran a %s", shape)
+			t.Errorf("no example of README.md or docs/ ran a %s", shape)
 		}
 	}
 }
 
-// exampleShell runs one README block against in-process simulators.
+// exampleShell runs one example block against in-process simulators.
 type exampleShell struct {
 	t   *testing.T
 	dir string
@@ -180,7 +194,7 @@ type exampleShell struct {
 	src string
 
 	mu sync.Mutex
-	// addrs maps the README's addresses to the in-process simulator's.
+	// addrs maps the examples' addresses to the in-process simulator's.
 	addrs map[string]string
 	ready chan struct{}
 	// probes counts the parking-probe runs (merge included).
@@ -193,13 +207,13 @@ type exampleShell struct {
 	web *http.Client
 }
 
-func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool, probes int, saw func(string)) {
+func runSimExample(t *testing.T, b exampleBlock, f *syntax.File, hasSim bool, probes int, saw func(string)) {
 	sh := &exampleShell{t: t, dir: t.TempDir(), saw: saw, ready: make(chan struct{}), src: b.src, net: &memnet.Network{}}
 	web := sh.net.Transport()
 	defer web.CloseIdleConnections()
 	sh.web = &http.Client{Transport: web}
 	if !hasSim {
-		// The README's own addresses are sim router's defaults: it is
+		// The examples' own addresses are sim router's defaults: it is
 		// the target these examples name.
 		urls, _, _, stop := clitest.StartSimRouterCmdOn(t, sh.net)
 		defer stop()
@@ -235,20 +249,20 @@ func runSimExample(t *testing.T, b readmeShellBlock, f *syntax.File, hasSim bool
 		case <-done:
 		case <-time.After(30 * time.Second):
 		}
-		t.Fatalf("README.md line %d: still running after 3 minutes", b.line)
+		t.Fatalf("%s: still running after 3 minutes", b.where())
 	}
 	cancel()
 	sh.sims.Wait() // the block's `sim router &`, stopped as its shell ends
 	if err != nil {
-		t.Errorf("README.md line %d (%s): the block ends with %v\nstdout:\n%s\nstderr:\n%s", b.line, b.heading, err, out.String(), errOut.String())
+		t.Errorf("%s (%s): the block ends with %v\nstdout:\n%s\nstderr:\n%s", b.where(), b.heading, err, out.String(), errOut.String())
 	}
 	// Every parking-probe line ran (a loop's once per pass).
 	if sh.probes < probes {
-		t.Errorf("README.md line %d: %d parking-probe runs for %d parking-probe lines", b.line, sh.probes, probes)
+		t.Errorf("%s: %d parking-probe runs for %d parking-probe lines", b.where(), sh.probes, probes)
 	}
 }
 
-// setAddrs makes the README's addresses point at a started simulator.
+// setAddrs makes the examples' addresses point at a started simulator.
 func (sh *exampleShell) setAddrs(urls map[string]string) {
 	hostport := func(u string) string {
 		u = strings.TrimPrefix(u, "http://")
@@ -258,7 +272,7 @@ func (sh *exampleShell) setAddrs(urls map[string]string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.addrs != nil {
-		sh.t.Errorf("a second simulator in one README block")
+		sh.t.Errorf("a second simulator in one example block")
 		return
 	}
 	sh.addrs = map[string]string{
@@ -271,7 +285,7 @@ func (sh *exampleShell) setAddrs(urls map[string]string) {
 	close(sh.ready)
 }
 
-// rewrite points the README's addresses in one argument at the simulator.
+// rewrite points the examples' addresses in one argument at the simulator.
 func (sh *exampleShell) rewrite(ctx context.Context, arg string) (string, error) {
 	select {
 	case <-sh.ready:
@@ -311,7 +325,7 @@ func (sh *exampleShell) exec(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
-	sh.t.Errorf("the README example runs %q, which this test cannot run", args)
+	sh.t.Errorf("the example runs %q, which this test cannot run", args)
 	return interp.ExitStatus(127)
 }
 
@@ -344,7 +358,7 @@ func (sh *exampleShell) simRouter(ctx context.Context, flags []string) error {
 	return nil
 }
 
-// shakectl runs a shakectl command line in-process, with the README's
+// shakectl runs a shakectl command line in-process, with the examples'
 // addresses rewritten and its relative files in the block's directory, and
 // judges a parking-probe run by its own verdict.
 func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
@@ -365,12 +379,12 @@ func (sh *exampleShell) shakectl(ctx context.Context, args []string) error {
 		// runs for readmeMaxDuration, which is enough to judge every
 		// count check and keeps the suite short.
 		if d, err := time.ParseDuration(a); err == nil && i > 0 && args[i-1] == "--duration" && d > readmeMaxDuration {
-			sh.t.Logf("--duration %s of the README runs as %s here", a, readmeMaxDuration)
+			sh.t.Logf("--duration %s of the example runs as %s here", a, readmeMaxDuration)
 			args[i] = readmeMaxDuration.String()
 		}
 	}
 	if len(args) == 0 || args[0] != "parking-probe" {
-		sh.t.Errorf("the README example runs shakectl %q, which this test cannot judge", args)
+		sh.t.Errorf("the example runs shakectl %q, which this test cannot judge", args)
 		return interp.ExitStatus(127)
 	}
 	switch {
@@ -476,7 +490,7 @@ func (sh *exampleShell) judge(line, report string) {
 	}
 }
 
-// curl is the README's `curl [-H 'Host: …'] URL`: a GET of the simulator,
+// curl is the examples' `curl [-H 'Host: …'] URL`: a GET of the simulator,
 // whose answer must be a 200 holding what the line's comment says.
 func (sh *exampleShell) curl(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
@@ -600,9 +614,9 @@ func readmeDate(hc interp.HandlerContext, args []string) error {
 // given. The later steps (kubectl wait, kubectl logs | merge -) need a
 // Kubernetes cluster; merge - of a shard stream is run by the sharded
 // example.
-func runJobExample(t *testing.T, b readmeShellBlock, f *syntax.File, saw func(string)) {
+func runJobExample(t *testing.T, b exampleBlock, f *syntax.File, saw func(string)) {
 	if len(f.Stmts) == 0 {
-		t.Fatalf("README.md line %d: an empty block", b.line)
+		t.Fatalf("%s: an empty block", b.where())
 	}
 	first := f.Stmts[0]
 	var jobArgs []string
@@ -629,11 +643,11 @@ func runJobExample(t *testing.T, b readmeShellBlock, f *syntax.File, saw func(st
 				return interp.ExitStatus(1)
 			}
 			applied = true
-			checkREADMEJob(t, jobArgs, &job)
+			checkJobExample(t, jobArgs, &job)
 			fmt.Fprintf(hc.Stdout, "job.batch/%s created\n", job.Name)
 			return nil
 		}
-		t.Errorf("the README's Job example runs %q in its first step, which this test cannot run", args)
+		t.Errorf("the Job example runs %q in its first step, which this test cannot run", args)
 		return interp.ExitStatus(127)
 	}
 	var out, errOut bytes.Buffer
@@ -643,16 +657,16 @@ func runJobExample(t *testing.T, b readmeShellBlock, f *syntax.File, saw func(st
 		t.Fatal(err)
 	}
 	if err := r.Run(context.Background(), first); err != nil {
-		t.Errorf("README.md line %d: %v\nstderr %s", b.line, err, errOut.String())
+		t.Errorf("%s: %v\nstderr %s", b.where(), err, errOut.String())
 	}
 	if !applied {
-		t.Errorf("README.md line %d: the first step applied no Job", b.line)
+		t.Errorf("%s: the first step applied no Job", b.where())
 	}
 }
 
-// checkREADMEJob: the Job runs the command line after -- as --shards
+// checkJobExample: the Job runs the command line after -- as --shards
 // shards, one pod each, with the image asked for.
-func checkREADMEJob(t *testing.T, jobArgs []string, job *batchv1.Job) {
+func checkJobExample(t *testing.T, jobArgs []string, job *batchv1.Job) {
 	shards, _ := argValue(jobArgs, "--shards")
 	n, err := strconv.Atoi(shards)
 	if err != nil {

@@ -47,7 +47,7 @@ type Options struct {
 }
 
 // longHelp is the command's help. The outcome and check tables come from
-// probe/report's vocabulary, the one definition the README and the schema
+// probe/report's vocabulary, the one definition the manual and the schema
 // share.
 var longHelp = `Send real HTTP load at an atenet router and classify every answer, then
 check that request parking behaves as documented: served vs shed vs budget

@@ -8,6 +8,8 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
+	"github.com/shakenfist/shakectl/docs"
+	"github.com/shakenfist/shakectl/output"
 )
 
 // helpTopics are the hidden leaf commands of root that only print a text
@@ -132,21 +134,52 @@ func listHelpTopics(root *cobra.Command) {
 // topicAnnotation marks a help topic command.
 const topicAnnotation = "shakectl/topic"
 
-// newHelpTopic makes `shakectl help NAME` print a text; the topic is a
-// hidden command so it does not clutter the command list.
-func newHelpTopic(name, short, text string) *cobra.Command {
+// newHelpTopics makes one help topic per page of the manual (docs), in
+// its order: `shakectl help NAME` prints the page. Each is a hidden
+// command so it does not clutter the command list; its Long is the page
+// itself, which the man pages are made from.
+func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, t := range docs.Topics() {
+		text, err := docs.Text(t)
+		cmds = append(cmds, newHelpTopic(f, t, text, err))
+	}
+	return cmds
+}
+
+// newHelpTopic prints the page as it is written (Markdown) to a pipe or a
+// file, so `shakectl help retry > retry.md` is the page, and as plain text
+// on a terminal (docs.PlainText).
+func newHelpTopic(f *cmdutil.Factory, t docs.Topic, text string, readErr error) *cobra.Command {
+	print := func() error {
+		if readErr != nil {
+			return fmt.Errorf("help topic %s: %w", t.Name, readErr)
+		}
+		ios := f.IOStreams
+		out := text
+		if ios.IsStdoutTTY() {
+			var bold func(string) string
+			if ios.ColourEnabled() {
+				bold = output.NewColourScheme(true).Bold
+			}
+			out = docs.PlainText(text, ios.TerminalWidth(), bold)
+		}
+		_, err := fmt.Fprint(ios.Out, out)
+		return err
+	}
 	c := cmdutil.Local(&cobra.Command{
-		Use:         name,
-		Short:       short,
+		Use:         t.Name,
+		Short:       t.Short,
 		Long:        text,
 		Hidden:      true,
 		Annotations: map[string]string{topicAnnotation: "true"},
-	}, func(c *cobra.Command, _ []string) error {
-		_, err := fmt.Fprint(c.OutOrStdout(), text)
-		return err
-	})
-	c.SetHelpFunc(func(c *cobra.Command, _ []string) {
-		fmt.Fprint(c.OutOrStdout(), strings.TrimLeft(text, "\n"))
+	}, func(*cobra.Command, []string) error { return print() })
+	// `shakectl help exit-codes --help` and `shakectl exit-codes --help`
+	// print the page too.
+	c.SetHelpFunc(func(*cobra.Command, []string) {
+		if err := print(); err != nil {
+			f.IOStreams.Notifier().Warn(err.Error())
+		}
 	})
 	return c
 }

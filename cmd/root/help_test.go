@@ -15,7 +15,7 @@ func TestHelpListsTopics(t *testing.T) {
 		}
 	}
 	res = clitest.CmdRun{}.Run(t, "help", "configuration")
-	if res.Code != 0 || !strings.Contains(res.Stdout, "highest precedence first") {
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Highest precedence first") {
 		t.Error(res)
 	}
 }

@@ -20,27 +20,24 @@ import (
 	"github.com/shakenfist/shakectl/cmd/clitest"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/root"
+	"github.com/shakenfist/shakectl/docs"
 	"github.com/shakenfist/shakectl/internal/memnet"
 	"github.com/shakenfist/shakectl/internal/syncbuf"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-// README's promise for -o json, "every stderr line is a JSON object",
-// held for every command of the tree: each runs at least once with -o
-// json against the simulators (in memory, on synctest's clock), through
-// what it says on stderr (errors, warnings, retries, waits that run out,
-// transfers' progress, prompts refused and asked at a terminal, the
-// servers' request logs and summaries), and every line it writes to
-// stderr must parse as a JSON object. A command of the tree that no case
+// The manual's promise for -o json (docs/output.md, once README's), "every
+// stderr line is a JSON object", held for every command of the tree: each
+// runs at least once with -o json against the simulators (in memory, on
+// synctest's clock), through what it says on stderr (errors, warnings,
+// retries, waits that run out, transfers' progress, prompts refused and
+// asked at a terminal, the servers' request logs and summaries), and
+// every line it writes to stderr must parse as a JSON object. A command of the tree that no case
 // runs fails the test: a new command comes with its case.
 func TestEveryCommandWritesOnlyJSONToStderrUnderOutputJSON(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), "every stderr line is a JSON object, on every command") {
-		t.Error("README no longer promises that every stderr line is a JSON object under -o json: this test holds that promise")
+	if !strings.Contains(strings.Join(strings.Fields(manualPage(t, "output.md")), " "), "every stderr line is a JSON object, on every command") {
+		t.Error("docs/output.md no longer promises that every stderr line is a JSON object under -o json: this test holds that promise")
 	}
 	cov := &jsonCoverage{tree: newTree(t), ran: map[string]int{}}
 	t.Run("cluster commands", func(t *testing.T) { synctest.Test(t, func(t *testing.T) { clusterCommandsJSON(t, cov) }) })
@@ -367,8 +364,8 @@ func localCommandsJSON(t *testing.T, cov *jsonCoverage) {
 	s.run(0, "version")
 	s.run(0, "completion", "bash")
 	s.run(0, "help", "instance")
-	for _, topic := range []string{"configuration", "exit-codes", "generations"} {
-		s.run(0, topic)
+	for _, topic := range docs.Topics() {
+		s.run(0, topic.Name)
 	}
 	s.run(0, "config", "view")
 	s.run(cmdutil.ExitUsage, "demo")

@@ -1,8 +1,7 @@
 package root_test
 
 import (
-	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -15,29 +14,25 @@ import (
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-// readmeBlockUnder is the first ```sh block after the README heading
-// (issue 35: the example in which instance await waits for the agent
-// before instance execute).
-func readmeBlockUnder(t *testing.T, heading string) string {
+// manualBlockUnder is the first ```sh block after the heading of a page of
+// the manual (docs/FILE), whatever its level.
+func manualBlockUnder(t *testing.T, file, heading string) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	page := manualPage(t, file)
+	m := regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(heading) + `\n`).FindStringIndex(page)
+	if m == nil {
+		t.Fatalf("docs/%s has no heading %q", file, heading)
 	}
-	_, rest, ok := strings.Cut(string(raw), "\n### "+heading+"\n")
-	if !ok {
-		t.Fatalf("README.md has no heading %q", heading)
-	}
-	_, rest, ok = strings.Cut(rest, "\n```sh\n")
+	_, rest, ok := strings.Cut(page[m[1]:], "\n```sh\n")
 	block, _, closed := strings.Cut(rest, "\n```\n")
 	if !ok || !closed {
-		t.Fatalf("README.md: no ```sh block under %q", heading)
+		t.Fatalf("docs/%s: no ```sh block under %q", file, heading)
 	}
 	return block
 }
 
-// TestREADMEAwaitAgentExample runs the README's "Waiting for the agent"
-// block against sim cluster of both generations whose agents take 3 s
+// TestManualAwaitAgentExample runs the "Waiting for the agent" block of
+// the manual (docs/cloud.md, once README's) against sim cluster of both generations whose agents take 3 s
 // to boot after their instance is created: await returns only once the
 // agent is ready, so execute, run next, succeeds. Each line is parsed as
 // sh parses it (no variable or substitution may appear: every word is run
@@ -45,9 +40,9 @@ func readmeBlockUnder(t *testing.T, heading string) string {
 // execute is refused until the instance is created (the server's 406) and
 // then while the agent boots (its 400), which is what the example guards
 // against.
-func TestREADMEAwaitAgentExample(t *testing.T) {
-	block := readmeBlockUnder(t, "Waiting for the agent before running a command")
-	f, err := syntax.NewParser().Parse(strings.NewReader(block), "README.md")
+func TestManualAwaitAgentExample(t *testing.T) {
+	block := manualBlockUnder(t, "cloud.md", "Waiting for the agent before running a command")
+	f, err := syntax.NewParser().Parse(strings.NewReader(block), "docs/cloud.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +50,13 @@ func TestREADMEAwaitAgentExample(t *testing.T) {
 	for _, st := range f.Stmts {
 		c, ok := st.Cmd.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 || c.Args[0].Lit() != "shakectl" {
-			t.Fatalf("README block line %d is not one shakectl command", st.Pos().Line())
+			t.Fatalf("docs/cloud.md block line %d is not one shakectl command", st.Pos().Line())
 		}
 		var words []string
 		for _, w := range c.Args[1:] {
 			lit := w.Lit()
 			if lit == "" {
-				t.Fatalf("README block line %d: a word that is not a literal", st.Pos().Line())
+				t.Fatalf("docs/cloud.md block line %d: a word that is not a literal", st.Pos().Line())
 			}
 			words = append(words, lit)
 		}

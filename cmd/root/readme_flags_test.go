@@ -1,8 +1,6 @@
 package root_test
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,23 +11,20 @@ import (
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 )
 
-// Issue 34, item 14: the README's Configuration section lists which
-// commands take the client's flags, and the list went stale as commands
-// were added. Every list in it is compared here with what the settings
-// table and the commands' declarations (cmdutil.OptionsOf) say: the flags
-// every command takes, the client's flags, the commands that take them
-// all, the ones that take some (and which), and the ones that refuse them.
-func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, item, ok := strings.Cut(string(raw), "\n1. flags: ")
+// The manual's configuration page (docs/configuration.md, once README's
+// Configuration section) lists which commands take the client's flags,
+// and the list went stale as commands were added. Every list in it is
+// compared here with what the settings table and the commands'
+// declarations (cmdutil.OptionsOf) say: the flags every command takes, the
+// client's flags, the commands that take them all, the ones that take
+// some (and which), and the ones that refuse them.
+func TestManualClientFlagListsMatchTheDeclarations(t *testing.T) {
+	_, item, ok := strings.Cut(manualPage(t, "configuration.md"), "\n1. flags: ")
 	if ok {
 		item, _, ok = strings.Cut(item, "\n2. environment")
 	}
 	if !ok {
-		t.Fatal("README.md has no Configuration item \"1. flags: … 2. environment\"")
+		t.Fatal("docs/configuration.md has no item \"1. flags: … 2. environment\"")
 	}
 	item = strings.Join(strings.Fields(item), " ")
 	ticks := func(s string) []string {
@@ -42,7 +37,7 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 	part := func(re string) string {
 		m := regexp.MustCompile(re).FindStringSubmatch(item)
 		if m == nil {
-			t.Fatalf("README.md's Configuration item 1 no longer matches %s:\n%s", re, item)
+			t.Fatalf("docs/configuration.md's item 1 no longer matches %s:\n%s", re, item)
 		}
 		return m[1]
 	}
@@ -133,7 +128,7 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 		default:
 			wantSome = append(wantSome, name)
 			if wantSomeFlags != nil && !slices.Equal(wantSomeFlags, opts) {
-				t.Errorf("%s takes %v of the client's flags, another command %v: the README's one sentence cannot say both", name, opts, wantSomeFlags)
+				t.Errorf("%s takes %v of the client's flags, another command %v: the manual's one sentence cannot say both", name, opts, wantSomeFlags)
 			}
 			wantSomeFlags = opts
 		}
@@ -152,7 +147,7 @@ func TestREADMEClientFlagListsMatchTheDeclarations(t *testing.T) {
 		{"the commands that refuse them", noneCmds, sorted(wantNone)},
 	} {
 		if !slices.Equal(c.got, c.want) {
-			t.Errorf("README.md, Configuration, item 1: %s are %q; the declarations say %q", c.what, c.got, c.want)
+			t.Errorf("docs/configuration.md, item 1: %s are %q; the declarations say %q", c.what, c.got, c.want)
 		}
 	}
 }

@@ -117,12 +117,9 @@ Try "shakectl demo" for a tour against the embedded simulators, and
 		return &cmdutil.UsageError{Msg: plainFlagError(c, err), Command: c.CommandPath()}
 	})
 
-	root.AddCommand(
-		version.NewCmd(f),
-		newHelpTopic("exit-codes", "What shakectl's exit status means", cmdutil.ExitCodeTopic),
-		newHelpTopic("configuration", "Where settings come from, and in which order", cliconfig.Topic()),
-		newHelpTopic("generations", "The Shakenfist server generations shakectl speaks, and what differs", generationsTopic),
-	)
+	root.AddCommand(version.NewCmd(f))
+	// The manual's pages (docs/), one help topic each.
+	root.AddCommand(newHelpTopics(f)...)
 	// Command groups register here, one constructor each. The client's
 	// flags (--api-url, --key, --timeout …) are those of the commands that
 	// take them (cmdutil.Verb, cmdutil.Takes); the others refuse them

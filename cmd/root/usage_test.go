@@ -22,7 +22,7 @@ func TestMistypedSubcommandsAreUsageErrors(t *testing.T) {
 		{[]string{"node", "lst"}, `did you mean "list"`},
 		{[]string{"sim", "clustr"}, `did you mean "cluster"`},
 		// Nothing close: the topics are listed (issue 34, item 13).
-		{[]string{"help", "nosuch"}, "error: unknown help topic \"nosuch\"; the help topics are configuration, exit-codes, generations, and every command has help (shakectl help COMMAND)\n"},
+		{[]string{"help", "nosuch"}, "error: unknown help topic \"nosuch\"; the help topics are cloud, configuration, exit-codes, generations, operating, output, proxy-and-wrap, request-parking, retry, sf-client, shell-completion, simulators, and every command has help (shakectl help COMMAND)\n"},
 		{[]string{"help", "exit-code"}, `did you mean "exit-codes"`},
 		{[]string{"instanc"}, `did you mean "instance"`},
 		// A flag of the command meant does not hide the mistyped name.

@@ -35,8 +35,8 @@ with events, interfaces, power actions and metadata, /networks, /interfaces,
 /nodes, and on 2026 /clusteroperations) over a few simulated hypervisors with
 CPU, memory and disk accounting, until Ctrl-C or SIGTERM. Routes, request
 fields, validation messages, answer shapes and status codes follow the
-Shakenfist server's source. It is a simulator, not the server: see "Cluster
-simulator" in the README for where it differs. Both API roots real
+Shakenfist server's source. It is a simulator, not the server: "shakectl help
+simulators" says where it differs. Both API roots real
 deployments use work: http://HOST:PORT and http://HOST:PORT/api.
 
 Server generations (--server; "shakectl help generations" for what a client

@@ -63,8 +63,8 @@ func Find(t testing.TB) Client {
 	return Client{Dir: dir, Python: python}
 }
 
-// Argv runs sf-client with args (the README's recipe: the click entry
-// point, named sf-client in its messages).
+// Argv runs sf-client with args the way its package's own entry point
+// does (the click command, named sf-client in its messages).
 func (c Client) Argv(args ...string) []string {
 	return append([]string{c.Python, "-c", `import sys; sys.argv[0] = "sf-client"; from shakenfist_client.main import cli; cli()`}, args...)
 }

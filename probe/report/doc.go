@@ -1,7 +1,7 @@
 // Package report is what a parking-probe run produces and everything that
 // reads it again: the report type and its strict JSON Schema
 // (report.v1.schema.json, versioned by SchemaVersion), the outcome and
-// check vocabulary (vocabulary.go, from which the help, the README tables
+// check vocabulary (vocabulary.go, from which the help, the manual's tables
 // and the schema's enums come), the checks and --expect expectations,
 // merge, the text rendering, the plot data (Figure) and the reader of
 // reports out of a pod log stream.

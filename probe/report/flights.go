@@ -188,9 +188,9 @@ func (r *Report) checkReachedParking() Check {
 		n += r.Count(o)
 	}
 	if nf := r.Count(NotFound); n > 0 && float64(nf) > MaxNotFoundShare*float64(r.Requests) {
-		// The README's first example (--actors 200 against sim router's
-		// 100) once got 52% not_found and passed every check: half the
-		// load never reached an actor, which says nothing of parking.
+		// A run of --actors 200 against sim router's 100 once got 52%
+		// not_found and passed every check: half the load never reached
+		// an actor, which says nothing of parking.
 		return failed(CheckReachedParking, fmt.Sprintf("%d of %d answers (%s) were not_found, more than %s: %s",
 			nf, r.Requests, fmtPct(float64(nf)/float64(r.Requests)), fmtPct(MaxNotFoundShare), r.notFoundCause()))
 	}

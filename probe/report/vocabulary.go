@@ -7,8 +7,8 @@ import (
 
 // The report's vocabulary, defined once: every outcome and every check with
 // a one-line meaning. The parking-probe help (OutcomeHelp, CheckHelp), the
-// README's tables (OutcomeMarkdown, CheckMarkdown; a test keeps README.md in
-// step) and the JSON Schema's enums (a test compares report.v1.schema.json
+// manual's tables (OutcomeMarkdown, CheckMarkdown, in docs/request-parking.md;
+// go generate ./docs writes them and a test keeps them in step) and the JSON Schema's enums (a test compares report.v1.schema.json
 // with OutcomeNames and CheckNames) all come from these tables, so a new
 // outcome or check is one line here, and the tests say what else to update.
 //
@@ -141,10 +141,10 @@ func wrap(s string, width int) []string {
 	return append(lines, line)
 }
 
-// OutcomeMarkdown is the README's outcome table.
+// OutcomeMarkdown is the manual's outcome table (docs/request-parking.md).
 func OutcomeMarkdown() string { return markdownTable("outcome", OutcomeTerms()) }
 
-// CheckMarkdown is the README's check table.
+// CheckMarkdown is the manual's check table (docs/request-parking.md).
 func CheckMarkdown() string { return markdownTable("check", CheckTerms()) }
 
 func markdownTable(what string, terms []Term) string {

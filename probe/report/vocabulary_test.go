@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's generated tables and the golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestSchemaEnumsAreTheVocabulary: report.v1.schema.json's outcome and
 // check enums are the vocabulary's names in report order, so a new
@@ -46,7 +46,7 @@ func TestSchemaEnumsAreTheVocabulary(t *testing.T) {
 
 // TestVocabularyNamesEveryCheck: the checks a report and a merge really
 // carry are the vocabulary's, in its order, so no check can be added
-// without a meaning (and a help line, a README row and a schema entry).
+// without a meaning (and a help line, a row of the manual's table and a schema entry).
 func TestVocabularyNamesEveryCheck(t *testing.T) {
 	start := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := &Report{StartedAt: start, Requests: 1, Outcomes: map[string]*OutcomeStats{}}
@@ -116,35 +116,26 @@ func TestHelpTables(t *testing.T) {
 	}
 }
 
-// TestREADMETablesAreTheVocabulary: the README's outcome and check tables
-// are the ones the vocabulary makes; -update rewrites them.
-func TestREADMETablesAreTheVocabulary(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
-	readme, err := os.ReadFile(path)
+// TestManualTablesAreTheVocabulary: the manual's outcome and check tables
+// (docs/request-parking.md, once README's) are the ones the vocabulary
+// makes; go generate ./docs rewrites them.
+func TestManualTablesAreTheVocabulary(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "request-parking.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := readme
+	page := string(raw)
 	for _, sec := range []struct{ name, table string }{{"outcomes", OutcomeMarkdown()}, {"checks", CheckMarkdown()}} {
-		begin := []byte("<!-- BEGIN " + sec.name)
-		end := []byte("<!-- END " + sec.name + " -->")
-		i := bytes.Index(out, begin)
-		j := bytes.Index(out, end)
+		begin := "<!-- BEGIN " + sec.name
+		end := "<!-- END " + sec.name + " -->"
+		i := strings.Index(page, begin)
+		j := strings.Index(page, end)
 		if i < 0 || j < i {
-			t.Fatalf("README.md has no %q … %q section", begin, end)
+			t.Fatalf("docs/request-parking.md has no %q … %q section", begin, end)
 		}
-		i += bytes.IndexByte(out[i:], '\n') + 1
-		got := string(out[i:j])
-		if got != sec.table {
-			if !*update {
-				t.Errorf("README.md's %s table is not the vocabulary's (go test ./probe/report -run README -update rewrites it):\n--- README\n%s--- vocabulary\n%s", sec.name, got, sec.table)
-			}
-			out = slices.Concat(out[:i], []byte(sec.table), out[j:])
-		}
-	}
-	if *update && !bytes.Equal(out, readme) {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
+		i += strings.IndexByte(page[i:], '\n') + 1
+		if got := page[i:j]; got != sec.table {
+			t.Errorf("docs/request-parking.md's %s table is not the vocabulary's (go generate ./docs rewrites it):\n--- page\n%s--- vocabulary\n%s", sec.name, got, sec.table)
 		}
 	}
 }

@@ -23,8 +23,7 @@
 // accepts and which commit each behaviour was read from; the code cites
 // the same commits where it implements them.
 //
-// Where it differs from a real server (see also README "Cluster
-// simulator"): tokens are opaque strings, not JWTs; keys are kept in
+// Where it differs from a real server (see also docs/simulators.md): tokens are opaque strings, not JWTs; keys are kept in
 // memory as sent, not bcrypt-hashed; artifacts, blobs, labels and uploads
 // are kept (artifacts.go) but a cached URL fetches nothing and instances
 // never boot from a blob; the agent runs a fixed set of commands
