@@ -139,6 +139,23 @@ func TestIDsLearnAndTranslate(t *testing.T) {
 	if got != want {
 		t.Errorf("translated\n%s\nwant\n%s", got, want)
 	}
+
+	// A UUID a server spelled with '_' inside a name (a process metric of
+	// the instance's sidechannel monitor) is the simulator's, spelled so;
+	// one not paired stays. An object's keys are translated as its
+	// values are.
+	under := func(u string) string { return strings.ReplaceAll(u, "-", "_") }
+	metrics, _ := DecodeJSON([]byte(`{"process_age_sf_sidechannel_` + under(realUUID) + `": 204.6,
+	  "process_age_sf_sidechannel_` + under("aaaaaaaa-0000-4000-8000-000000000001") + `": 1, "sf-1": "` + realUUID + `"}`))
+	gotV := ids.TranslateValue(metrics).(map[string]any)
+	for _, k := range []string{"process_age_sf_sidechannel_" + under(simUUID), "process_age_sf_sidechannel_" + under("aaaaaaaa-0000-4000-8000-000000000001"), "node1"} {
+		if _, ok := gotV[k]; !ok {
+			t.Errorf("translated keys %v: no %s", gotV, k)
+		}
+	}
+	if gotV["node1"] != simUUID || len(gotV) != 3 {
+		t.Errorf("translated %v", gotV)
+	}
 }
 
 func resp(status int, ct, body string) *Response {

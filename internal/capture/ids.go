@@ -184,9 +184,17 @@ func field(v any, k string) string {
 	return s
 }
 
+// metricUUIDRE is a UUID spelled with '_' for '-', as a server writes one
+// into a metric's name (resources.py's _safe_metric_name: the process
+// sf-sidechannel-<instance uuid> is process_age_sf_sidechannel_<uuid
+// with '_'>).
+var metricUUIDRE = regexp.MustCompile(`[0-9a-fA-F]{8}_[0-9a-fA-F]{4}_[0-9a-fA-F]{4}_[0-9a-fA-F]{4}_[0-9a-fA-F]{12}`)
+
 // Translate replaces, in text, each whole token (a run of letters,
 // digits, '.', ':', '-' and '_') that is a known real identifier with the
-// simulator's: a request path, a body, an error text.
+// simulator's: a request path, a body, an error text. Within a longer
+// token, a known UUID spelled with '_' (a metric's name) is replaced by
+// the simulator's, spelled the same way.
 func (ids *IDs) Translate(text string) string {
 	if len(ids.fwd) == 0 {
 		return text
@@ -200,6 +208,13 @@ func (ids *IDs) Translate(text string) string {
 		tok := text[start:end]
 		if s, ok := ids.fwd[tok]; ok {
 			tok = s
+		} else if strings.Contains(tok, "_") {
+			tok = metricUUIDRE.ReplaceAllStringFunc(tok, func(u string) string {
+				if s, ok := ids.fwd[strings.ReplaceAll(u, "_", "-")]; ok && IsUUID(s) {
+					return strings.ReplaceAll(s, "-", "_")
+				}
+				return u
+			})
 		}
 		b.WriteString(tok)
 		start = -1
@@ -222,7 +237,9 @@ func tokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == ':' || c == '-' || c == '_'
 }
 
-// TranslateValue is a decoded JSON value with every string translated.
+// TranslateValue is a decoded JSON value with every string translated,
+// an object's keys too (a map keyed by identifier: a node's process
+// metrics per process, locks per object).
 func (ids *IDs) TranslateValue(v any) any {
 	switch t := v.(type) {
 	case string:
@@ -230,7 +247,7 @@ func (ids *IDs) TranslateValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			out[k] = ids.TranslateValue(e)
+			out[ids.Translate(k)] = ids.TranslateValue(e)
 		}
 		return out
 	case []any:

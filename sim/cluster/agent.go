@@ -26,8 +26,9 @@ import (
 // "echo ARGS", "cat PATH" (of a file put into the guest, its first 64 KiB;
 // any other fails), "sleep SECONDS", "exit N", "true", "false", and
 // "sh -c 'LINE'" of any of those; anything else is "not found" (127).
-// agent/put keeps a blob under a path, agent/get gives it back as
-// content_blob; there is no other file. It cannot run real programs. A
+// agent/put keeps a blob under a path, agent/get gives its bytes back in
+// a new blob, content_blob; there is no other file. It cannot run real
+// programs. A
 // transfer completes at once unless Config.AgentTransferStall makes put
 // and get stall: then a 2026 one expires after progress_timeout_seconds
 // (default 30) with expiry_reason "progress" (screenshots: console.go).
@@ -40,7 +41,9 @@ import (
 // server stores each agent packet without its "command" and "unique"
 // (agentoperation.py add_result), an output over 10 KiB becomes a blob
 // (stdout_blob, stderr_blob), the view's keys come in external_view's
-// order, and an instance not created is a 406 before the agent's 400.
+// order, and an instance not created is a 406 before the agent's 400;
+// the blobs an operation makes (an output's, a fetched file's) are its
+// own, each referred to once.
 
 type agentOp struct {
 	uuid, namespace, instance, commandLine string
@@ -296,10 +299,10 @@ func (s *Server) handleAgentExecute(w http.ResponseWriter, r *http.Request, call
 		op := &agentOp{uuid: newUUID(), namespace: i.namespace, instance: i.uuid, commandLine: line,
 			started: time.Now(), runs: runs, deadline: deadline, rc: rc, stdout: out, stderr: errOut}
 		var e *apiError
-		if op.stdoutBlob, e = s.longOutputBlob(out); e != nil {
+		if op.stdoutBlob, e = s.longOutputBlob(op.uuid, out); e != nil {
 			return nil, e
 		}
-		if op.stderrBlob, e = s.longOutputBlob(errOut); e != nil {
+		if op.stderrBlob, e = s.longOutputBlob(op.uuid, errOut); e != nil {
 			return nil, e
 		}
 		if s.agentOps == nil {
@@ -388,24 +391,24 @@ func (s *Server) agentOpView(op *agentOp, justQueued bool) pyObject {
 // characters).
 const agentBlobThreshold = 10 << 10
 
-// longOutputBlob keeps an output over the threshold as a blob and names
-// it; a shorter one stays text ("").
-func (s *Server) longOutputBlob(text string) (string, *apiError) {
+// longOutputBlob keeps an output over the threshold as a blob the
+// operation refers to (blob.from_memory, ref_count_inc(agentop)) and
+// names it; a shorter one stays text ("").
+func (s *Server) longOutputBlob(opUUID, text string) (string, *apiError) {
 	if utf8.RuneCountInString(text) <= agentBlobThreshold {
 		return "", nil
 	}
-	b := s.newBlob(int64(len(text)), nil)
-	path, err := s.spoolPath("agent-output-" + b.uuid)
-	if err == nil {
-		err = os.WriteFile(path, []byte(text), 0o600)
-	}
+	b, err := s.newBlobOf("agent-output", []byte(text))
 	if err != nil {
-		delete(s.blobTable(), b.uuid)
 		return "", &apiError{status: http.StatusInternalServerError, msg: "agent output blob: " + err.Error()}
 	}
-	b.path = path
+	b.refInc(agentOpObjectType, opUUID)
 	return b.uuid, nil
 }
+
+// agentOpObjectType is AgentOperation.object_type, the key a blob's
+// reference event names an operation under.
+const agentOpObjectType = "agentoperation"
 
 // pyField is one key of a pyObject.
 type pyField struct {
@@ -613,14 +616,8 @@ func (s *Server) agentReady(i *instance) *apiError {
 // after it was created, then "ready"; "not ready (instance powered off)"
 // and "not ready (instance paused)" while so.
 func (s *Server) agentState(i *instance) any {
-	hasAgent := false
-	if chans, ok := i.spec.sideChannels.([]any); ok {
-		for _, c := range chans {
-			hasAgent = hasAgent || c == "sf-agent"
-		}
-	}
 	switch {
-	case i.state != stateCreated || !hasAgent:
+	case i.state != stateCreated || !hasAgentChannel(i):
 		return nil
 	case i.powerState == "off":
 		return "not ready (instance powered off)"
@@ -630,6 +627,19 @@ func (s *Server) agentState(i *instance) any {
 		return "not ready (no contact)"
 	}
 	return "ready"
+}
+
+// hasAgentChannel says whether the instance has the sf-agent side
+// channel, the one its agent talks on.
+func hasAgentChannel(i *instance) bool {
+	if chans, ok := i.spec.sideChannels.([]any); ok {
+		for _, c := range chans {
+			if c == "sf-agent" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // handleAgentPut is InstanceAgentPutEndpoint.post: int(mode) or a
@@ -713,15 +723,23 @@ func (s *Server) handleAgentGet(w http.ResponseWriter, r *http.Request, caller s
 		// _handle_get_file stores it, without "command" and "unique": a
 		// missing file ends the operation in error; a file's last packet
 		// gains stat_result (os.stat's mode, size, uid, gid and times)
-		// and content_blob (recorded/node-agent-get-*-op.http).
+		// and content_blob (recorded/node-agent-get-*-op.http): a new
+		// blob of the bytes received, which the operation refers to (the
+		// real node's n10-download answered a blob other than the one
+		// n09-upload put). The guest's file is the put blob's bytes, which
+		// never change, so the new blob reads them from the same place.
 		result := map[string]any{"result": false, "path": path, "message": "path does not exist"}
 		op.failed = true
 		if g, ok := s.guestFiles[i.uuid][path]; ok && s.blobTable()[g.blob] != nil {
+			src := s.blobTable()[g.blob]
+			b := s.newBlob(src.size, nil)
+			b.path = src.path
+			b.refInc(agentOpObjectType, op.uuid)
 			at := epoch(g.at)
 			result = map[string]any{"result": true, "path": path,
-				"stat_result": map[string]any{"mode": g.statMode(), "size": s.blobTable()[g.blob].size, "uid": 0, "gid": 0,
+				"stat_result": map[string]any{"mode": g.statMode(), "size": src.size, "uid": 0, "gid": 0,
 					"atime": at, "mtime": at, "ctime": at},
-				"content_blob": g.blob}
+				"content_blob": b.uuid}
 			op.failed = false
 		}
 		op.results["0"] = result

@@ -72,7 +72,7 @@ func (s *Server) addVersion(a *artifactRec, b *blobRec) artifactIndex {
 	a.highest++
 	v := artifactIndex{index: a.highest, blob: b.uuid}
 	a.versions = append(a.versions, v)
-	b.refInc(a.uuid)
+	b.refInc("artifact", a.uuid)
 	a.events = appendEvent(a.events, apiFQDN, "added index to artifact", map[string]any{"index": v.index})
 	max := a.maxVersions
 	if max <= 0 {

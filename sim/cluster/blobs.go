@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"sort"
@@ -33,10 +34,12 @@ import (
 // here and in docs/shakenfist-generations.md.
 
 // refInc is Blob.ref_count_inc (blob.py da448b1a): the count and a mutate
-// event naming the artifact.
-func (b *blobRec) refInc(artifactUUID string) {
+// event naming the object that now refers to the blob under its
+// object_type ("artifact", or "agentoperation" for an agent's output or
+// fetched file).
+func (b *blobRec) refInc(objectType, uuid string) {
 	b.refs++
-	b.events = appendTyped(b.events, "mutate", "incremented reference count", map[string]any{"artifact": artifactUUID, "increment": 1, "reference_count": b.refs})
+	b.events = appendTyped(b.events, "mutate", "incremented reference count", map[string]any{objectType: uuid, "increment": 1, "reference_count": b.refs})
 }
 
 // refDec is Blob.ref_count_dec: never below zero, which it records.
@@ -178,9 +181,31 @@ func (s *Server) blobTable() map[string]*blobRec {
 	return s.blobs
 }
 
+// newBlobOf registers a blob holding data, spooled under name.
+func (s *Server) newBlobOf(name string, data []byte) (*blobRec, error) {
+	b := s.newBlob(int64(len(data)), nil)
+	path, err := s.spoolPath(name + "-" + b.uuid)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o600)
+	}
+	if err != nil {
+		delete(s.blobTable(), b.uuid)
+		return nil, err
+	}
+	b.path = path
+	return b, nil
+}
+
 // newBlob registers a blob; path "" gives it synthetic bytes.
 func (s *Server) newBlob(size int64, upload *uploadRec) *blobRec {
-	b := &blobRec{uuid: newUUID(), size: size, created: epoch(time.Now()), metadata: map[string]any{}}
+	return s.newBlobNamed(newUUID(), size, upload)
+}
+
+// newBlobNamed registers a blob under a UUID chosen before its bytes
+// existed (a snapshot's, which the API answers before the node writes
+// the blob).
+func (s *Server) newBlobNamed(uuid string, size int64, upload *uploadRec) *blobRec {
+	b := &blobRec{uuid: uuid, size: size, created: epoch(time.Now()), metadata: map[string]any{}}
 	if upload != nil {
 		b.path = upload.path
 	}
@@ -226,12 +251,15 @@ func (s *Server) blobView(b *blobRec) map[string]any {
 // compat, ...) and libmagic a better mime-type than the simulator's
 // application/octet-stream.
 func imageInfo(b *blobRec) map[string]any {
-	format, virtual := "raw", float64((b.size+511)/512*512)
+	format, virtual, mimeType := "raw", float64((b.size+511)/512*512), "application/octet-stream"
 	if b.path != "" {
 		if f, err := os.Open(b.path); err == nil {
-			var head [32]byte
-			if n, _ := io.ReadFull(f, head[:]); n == len(head) && string(head[:4]) == "QFI\xfb" {
+			var head [512]byte
+			n, _ := io.ReadFull(f, head[:])
+			if n >= 32 && string(head[:4]) == "QFI\xfb" {
 				format, virtual = "qcow2", float64(binary.BigEndian.Uint64(head[24:32]))
+			} else if n > 0 {
+				mimeType = magicMIME(head[:n])
 			}
 			_ = f.Close()
 		}
@@ -240,8 +268,22 @@ func imageInfo(b *blobRec) map[string]any {
 		"file format":  format,
 		"virtual size": virtual,
 		"disk size":    qemuSize((b.size + 4095) / 4096 * 4096),
-		"mime-type":    "application/octet-stream",
+		"mime-type":    mimeType,
 	}
+}
+
+// magicMIME is what libmagic (blob.py: magic.Magic(mime=True).from_file)
+// calls a blob that starts with head, for the kinds a real node was seen
+// to answer: "text/plain" (an agent's output, a file fetched from a
+// guest, an uploaded text: client/testdata/sf2024/agent_stdout_blob.json,
+// agent_get_blob.json) and "image/png" (a screenshot:
+// screenshot_blob.json); anything else "application/octet-stream".
+func magicMIME(head []byte) string {
+	switch t, _, _ := mime.ParseMediaType(http.DetectContentType(head)); t {
+	case "text/plain", "image/png":
+		return t
+	}
+	return "application/octet-stream"
 }
 
 // qemuSize writes a byte count as qemu-img info does (size_to_str): three

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -268,4 +269,18 @@ func TestUploadViewAndBlobImageInfo(t *testing.T) {
 			t.Errorf("blob list: %v", list)
 		}
 	})
+}
+
+// A 2024 instance view's disk_spec is each disk as sent, with
+// "disk_base": null added to one without a base (the captures'
+// s-create-web1) and nothing added to one with a base (the real node's
+// n02-create-vm1).
+func TestDiskSpec2024AddsDiskBaseOnlyWithoutABase(t *testing.T) {
+	_, c := startSim(t, nil)
+	a := c.mustCreate("a", 1, 1024, 8, map[string]any{"disk": []map[string]any{{"size": 8, "base": "http://10.233.0.2:8000/guest.qcow2"}, {"size": 2}, {"size": 2, "base": "none"}}})
+	got, _ := json.Marshal(a["disk_spec"])
+	want := `[{"base":"http://10.233.0.2:8000/guest.qcow2","size":8},{"disk_base":null,"size":2},{"base":"none","disk_base":null,"size":2}]`
+	if string(got) != want {
+		t.Errorf("disk_spec %s, want %s", got, want)
+	}
 }

@@ -172,6 +172,12 @@ type Config struct {
 	// under .invalid cannot be fetched (artifact_fetch.go).
 	ArtifactFetchTime time.Duration
 
+	// SnapshotTime is how long a node takes to write a snapshot's blob
+	// (the queued SnapshotTask) after the API answered with its UUID:
+	// until then the snapshot artifact made for it reads "initial" with
+	// no version. 0: written before the answer.
+	SnapshotTime time.Duration
+
 	// AgentTransferStall makes the simulated agent's put and get (2026)
 	// stall: they stay executing with no progress, so
 	// progress_timeout_seconds (default 30) ends them expired with
@@ -200,6 +206,13 @@ type Config struct {
 	// /nodes/{node}/processmetrics and the resources event report them;
 	// the rest of each node's processes use little.
 	CPUHogs map[string]map[string]float64
+
+	// NoProcessMetrics is a cluster whose nodes' resources daemons have
+	// not written process metrics (none runs, as on the recorded 2024 API
+	// server, or none has run a pass yet): GET
+	// /nodes/{node}/processmetrics answers {}, Node.process_metrics'
+	// default.
+	NoProcessMetrics bool
 
 	// CapacityGuard switches on the capacity admission guard model: the
 	// scheduler's resource filters read the nodes' measured usage, which
@@ -387,7 +400,7 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"delete time", c.DeleteTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}, {"agent boot", c.AgentBoot}} {
+	}{{"teardown lag", c.TeardownLag}, {"create time", c.CreateTime}, {"delete time", c.DeleteTime}, {"error cleanup", c.ErrorCleanup}, {"address halo", c.AddressHalo}, {"network deploy time", c.NetworkDeployTime}, {"artifact fetch time", c.ArtifactFetchTime}, {"snapshot time", c.SnapshotTime}, {"agent boot", c.AgentBoot}} {
 		if v.d < 0 || v.d > maxSimDuration {
 			return fmt.Errorf("invalid %s %s: want 0 to %s", v.name, v.d, maxSimDuration)
 		}

@@ -28,12 +28,14 @@ import (
 //
 // testdata/conformance holds one folder per capture set: the exchanges of
 // one server's life (a verbatim copy of a capture, or the answers the
-// repository derived from a generation's source, as exchanges), and
-// beside them conformance.json, which says which generation answered
-// (else the folder's name starts with sf2024 or sf2026), how the
-// simulator is configured to stand in for that cluster, what the
-// recording's harness did to the server outside the API (situations), and
-// which exchanges no simulator can answer the same, each with the reason.
+// repository derived from a generation's source, as exchanges; or none,
+// when its conformance.json names the folder elsewhere in the repository
+// that holds them), and beside them conformance.json, which says which
+// generation answered (else the folder's name starts with sf2024 or
+// sf2026), how the simulator is configured to stand in for that cluster,
+// what the recording's harness or the real cluster's daemons did outside
+// the API between exchanges (situations), and which exchanges no
+// simulator can answer the same, each with the reason.
 // A new capture dropped into a set, or a new set, is replayed without a
 // change here.
 //
@@ -50,6 +52,10 @@ type conformanceSpec struct {
 	Server string `json:"server"`
 	// About says what the set is (for the reader; the test ignores it).
 	About string `json:"about"`
+	// Exchanges, when set, is the folder (relative to the set's) that
+	// holds the set's exchange files: recordings other tests read too
+	// stay in one place, and the set's folder holds only this file.
+	Exchanges string `json:"exchanges"`
 	// Sim configures the simulator beyond the replay's defaults.
 	Sim conformanceSim `json:"sim"`
 	// Situations are what the recording's harness did to the server
@@ -63,7 +69,8 @@ type conformanceSpec struct {
 // conformanceSim is the part of Config a set may set. By default the
 // simulator stands in for the recorded clusters, where nothing ran but
 // the API: no daemon deployed a network, started or deleted an
-// instance, cleaned up a refused create or fetched an image.
+// instance, cleaned up a refused create, fetched an image or wrote a
+// snapshot.
 type conformanceSim struct {
 	// AuthKey is the system key the recording used, where it wrote it
 	// out (the captures' commands/ write "<redacted>", which the replay
@@ -89,15 +96,29 @@ type conformanceSim struct {
 	CreateTime         string              `json:"create_time"`
 	NetworkDeployTime  string              `json:"network_deploy_time"`
 	AgentBoot          string              `json:"agent_boot"`
+	SnapshotTime       string              `json:"snapshot_time"`
+	NoProcessMetrics   bool                `json:"no_process_metrics"`
 }
 
 // conformanceSituation is something the harness did before exchange
-// Before: "deploy-networks" (every initial network now reads created: the
-// harness played the network daemon's one step).
+// Before, outside the API:
+//
+//   - "deploy-networks": every initial network now reads created (the
+//     harness played the network daemon's one step, or the real network
+//     daemon took that long);
+//   - "wait": For (a Go duration) passes on the bubble's clock: what
+//     the real cluster did in that time (a guest booting until its agent
+//     talks) happens on the simulator's timers;
+//   - "write-process-metrics": Node's process_metrics are now
+//     ProcessMetrics (the harness played the resources daemon's step,
+//     with figures of its own).
 type conformanceSituation struct {
-	Before int    `json:"before"`
-	Do     string `json:"do"`
-	Why    string `json:"why"`
+	Before         int                `json:"before"`
+	Do             string             `json:"do"`
+	For            string             `json:"for"`
+	Node           string             `json:"node"`
+	ProcessMetrics map[string]float64 `json:"process_metrics"`
+	Why            string             `json:"why"`
 }
 
 // conformanceException is an exchange whose answer is not compared.
@@ -172,7 +193,7 @@ func conformanceConfig(spec conformanceSpec) (Config, error) {
 	cfg := DefaultConfig()
 	cfg.Generation = spec.Server
 	cfg.Listen = "127.0.0.1:0"
-	cfg.CreateTime, cfg.DeleteTime, cfg.NetworkDeployTime, cfg.ErrorCleanup, cfg.ArtifactFetchTime = never, never, never, never, never
+	cfg.CreateTime, cfg.DeleteTime, cfg.NetworkDeployTime, cfg.ErrorCleanup, cfg.ArtifactFetchTime, cfg.SnapshotTime = never, never, never, never, never, never
 	cfg.TeardownLag = 0
 	sim := spec.Sim
 	for _, v := range []struct {
@@ -207,11 +228,11 @@ func conformanceConfig(spec conformanceSpec) (Config, error) {
 	}
 	cfg.NonHypervisorNodes, cfg.NodeTags = sim.NonHypervisorNodes, sim.NodeTags
 	cfg.LegacyRefusals, cfg.NoFloatingNetwork, cfg.CapacityGuard = sim.LegacyRefusals, sim.NoFloatingNetwork, sim.CapacityGuard
-	cfg.Kerbside, cfg.PowerFault = sim.Kerbside, sim.PowerFault
+	cfg.Kerbside, cfg.PowerFault, cfg.NoProcessMetrics = sim.Kerbside, sim.PowerFault, sim.NoProcessMetrics
 	for _, v := range []struct {
 		text string
 		to   *time.Duration
-	}{{sim.CreateTime, &cfg.CreateTime}, {sim.NetworkDeployTime, &cfg.NetworkDeployTime}, {sim.AgentBoot, &cfg.AgentBoot}} {
+	}{{sim.CreateTime, &cfg.CreateTime}, {sim.NetworkDeployTime, &cfg.NetworkDeployTime}, {sim.AgentBoot, &cfg.AgentBoot}, {sim.SnapshotTime, &cfg.SnapshotTime}} {
 		if v.text == "" {
 			continue
 		}
@@ -247,12 +268,9 @@ func replayConformanceSetInBubble(t *testing.T, dir string) (conformanceReport, 
 	if err != nil {
 		return rep, fmt.Errorf("%s: the simulator's configuration: %w", dir, err)
 	}
-	xs, err := capture.Load(dir)
+	xs, err := loadConformanceExchanges(dir, spec)
 	if err != nil {
 		return rep, err
-	}
-	if len(xs) == 0 {
-		return rep, fmt.Errorf("%s holds no exchange", dir)
 	}
 	srv, err := New(cfg)
 	if err != nil {
@@ -292,8 +310,8 @@ func replayConformanceSetInBubble(t *testing.T, dir string) (conformanceReport, 
 		rep.exchanges++
 		for _, s := range spec.Situations {
 			if s.Before == x.Seq {
-				if err := conformanceSituationDo(srv, s.Do); err != nil {
-					return rep, err
+				if err := conformanceSituationDo(srv, ids, s); err != nil {
+					return rep, fmt.Errorf("situation %q before %04d: %w", s.Do, s.Before, err)
 				}
 			}
 		}
@@ -349,6 +367,31 @@ func replayConformanceSetInBubble(t *testing.T, dir string) (conformanceReport, 
 	return rep, nil
 }
 
+// loadConformanceExchanges reads a set's exchanges: its folder's, or
+// those of the folder its conformance.json names (never both: an
+// exchange file beside a pointer elsewhere would never be replayed).
+func loadConformanceExchanges(dir string, spec conformanceSpec) ([]capture.Exchange, error) {
+	from := dir
+	if spec.Exchanges != "" {
+		own, err := capture.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(own) > 0 {
+			return nil, fmt.Errorf("%s holds exchanges (%s) and its conformance.json names others (%s): keep one", dir, own[0], spec.Exchanges)
+		}
+		from = filepath.Join(dir, filepath.FromSlash(spec.Exchanges))
+	}
+	xs, err := capture.Load(from)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("%s holds no exchange", from)
+	}
+	return xs, nil
+}
+
 // conformanceSend sends a recorded request to the simulator, with the
 // simulator's identifiers, keys and token in place of the real server's.
 func conformanceSend(t *testing.T, hc *http.Client, cfg Config, ids *capture.IDs, token string, x capture.Exchange) (*capture.Response, error) {
@@ -400,20 +443,39 @@ func conformanceSend(t *testing.T, hc *http.Client, cfg Config, ids *capture.IDs
 }
 
 // conformanceSituationDo puts the simulator in a situation the recording's
-// harness made outside the API.
-func conformanceSituationDo(s *Server, do string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch do {
+// harness made outside the API, naming the simulator's objects as ids
+// pairs them. It runs in the replay's bubble.
+func conformanceSituationDo(s *Server, ids *capture.IDs, sit conformanceSituation) error {
+	switch sit.Do {
 	case "deploy-networks":
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		for _, n := range s.networks {
 			if n.state == stateInitial {
 				n.state = stateCreated
 			}
 		}
 		return nil
+	case "wait":
+		d, err := time.ParseDuration(sit.For)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want \"for\": a duration above 0, not %q", sit.For)
+		}
+		// The bubble's clock: it moves on at once, firing every timer
+		// due on the way.
+		time.Sleep(d)
+		return nil
+	case "write-process-metrics":
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := s.findNode(ids.Translate(sit.Node))
+		if n == nil || sit.ProcessMetrics == nil {
+			return fmt.Errorf("want \"node\" (a node the answers so far named) and \"process_metrics\", not %q and %v", sit.Node, sit.ProcessMetrics)
+		}
+		n.processMetrics = sit.ProcessMetrics
+		return nil
 	}
-	return fmt.Errorf("unknown situation %q: the simulator knows deploy-networks", do)
+	return fmt.Errorf("unknown situation %q: the simulator knows deploy-networks, wait and write-process-metrics", sit.Do)
 }
 
 // TestConformance replays every capture set and holds the simulator to
@@ -535,6 +597,36 @@ func TestConformanceReplaysACaptureDroppedIn(t *testing.T) {
 	}
 	if rep, err := replayConformanceSet(t, keyed); err != nil || rep.compared != 1 || len(rep.differences) != 0 {
 		t.Errorf("a recording with its key written out: %+v (%v)", rep, err)
+	}
+
+	// A set may name its exchanges where other tests read them (one copy
+	// in the repository): they are replayed from there, with the set's
+	// own conformance.json; a set holding exchanges of its own as well is
+	// refused, as is a situation the replay cannot play.
+	pointer := filepath.Join(root, "pointer")
+	if err := os.MkdirAll(pointer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pointer, "conformance.json"), []byte(`{"server": "2024", "exchanges": "../sf2024-dropped-in",
+	  "not_comparable": [{"seq": 4, "reason": "made up for this test"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := replayConformanceSet(t, pointer); err != nil || rep.exchanges != 4 || rep.compared != 3 || len(rep.differences) != 0 || len(rep.notComparable) != 1 {
+		t.Errorf("a set naming its exchanges elsewhere: %+v (%v)", rep, err)
+	}
+	if err := os.WriteFile(filepath.Join(pointer, "0009-get-x-200.json"), []byte(`{"request": {"method": "GET", "path": "/x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replayConformanceSet(t, pointer); err == nil || !strings.Contains(err.Error(), "holds exchanges (0009 GET /x (0009-get-x-200.json)) and its conformance.json names others (../sf2024-dropped-in): keep one") {
+		t.Errorf("a set with exchanges in two places: %v", err)
+	}
+	drop("conformance.json", `{"situations": [{"before": 2, "do": "wait", "for": "soon"}]}`)
+	if _, err := replayConformanceSet(t, set); err == nil || err.Error() != `situation "wait" before 0002: want "for": a duration above 0, not "soon"` {
+		t.Errorf("a wait of no duration: %v", err)
+	}
+	drop("conformance.json", `{"situations": [{"before": 2, "do": "write-process-metrics", "node": "sf-9", "process_metrics": {}}]}`)
+	if _, err := replayConformanceSet(t, set); err == nil || !strings.Contains(err.Error(), `want "node" (a node the answers so far named)`) {
+		t.Errorf("process metrics of a node the simulator does not have: %v", err)
 	}
 
 	// A folder that does not say which server answered is refused.

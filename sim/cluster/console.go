@@ -10,7 +10,6 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
-	"os"
 	"strings"
 )
 
@@ -36,17 +35,12 @@ func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request, caller
 			return nil, err
 		}
 		shot := consolePNG(i.uuid)
-		b := s.newBlob(int64(len(shot)), nil)
-		path, err := s.spoolPath("screenshot-" + b.uuid)
-		if err == nil {
-			err = os.WriteFile(path, shot, 0o600)
-		}
+		b, err := s.newBlobOf("screenshot", shot)
 		if err != nil {
-			delete(s.blobTable(), b.uuid)
 			return nil, &apiError{status: http.StatusInternalServerError, msg: "screenshot failed: " + err.Error()}
 		}
 		sum := sha512.Sum512(shot)
-		b.path, b.sha512 = path, hex.EncodeToString(sum[:])
+		b.sha512 = hex.EncodeToString(sum[:])
 		s.addEvent(i, apiFQDN, "screenshot request from REST API", nil)
 		s.addEvent(i, i.node, "acquired screenshot of instance console", map[string]any{"blob": b.uuid})
 		return b.uuid, nil

@@ -511,8 +511,10 @@ const (
 
 // instanceView is Instance.external_view; callers hold s.mu.
 //
-// 2024: disk_spec as sent, with disk_base added (recorded: the captures'
-// s-create-web1). 2026 (instance.py, code index id 59117373307,
+// 2024: disk_spec as sent, with "disk_base": null added to a disk whose
+// base is util_general.noneish (da448b1a external_api/instance.py; the
+// captures' s-create-web1), and nothing added to one with a base (the
+// real node's n02-create-vm1). 2026 (instance.py, code index id 59117373307,
 // instance_get_example; shakenfist-2026.md 2.3, 2.4): the node and
 // requested_placement are node UUIDs; disk_spec holds the four keys the
 // diskspec schema has (size, base, bus, type; bus null and type "disk"
@@ -538,7 +540,7 @@ func (s *Server) instanceView(i *instance) map[string]any {
 			if _, ok := c["type"]; !ok {
 				c["type"] = "disk"
 			}
-		} else if _, ok := c["disk_base"]; !ok {
+		} else if base, _ := c["base"].(string); noneish(base) {
 			c["disk_base"] = nil
 		}
 		disks[k] = c

@@ -363,6 +363,13 @@ func (s *Server) handleNetworkAddresses(w http.ResponseWriter, r *http.Request, 
 		for _, h := range n.halo {
 			out = append(out, res(h.offset, nil, "deletion-halo", epoch(h.released)))
 		}
+		if !s.is2026() {
+			// 2024 reads the reservations from etcd by key, prefix and
+			// address (ipam.py da448b1a in_use: get_prefix sorted by key
+			// ascending), so in the addresses' text order: the real
+			// node's n17d answered network, gateway, instance, broadcast.
+			sort.SliceStable(out, func(a, b int) bool { return out[a]["address"].(string) < out[b]["address"].(string) })
+		}
 		return out, nil
 	})
 }

@@ -34,6 +34,10 @@ type node struct {
 	// they reach created, and stop counting when their teardown completes.
 	measured usage
 	events   []event
+	// processMetrics, when set, is what was written to the node's
+	// process_metrics from outside the simulator (a recording's harness
+	// playing the resources daemon); nil: the simulator's own.
+	processMetrics map[string]float64
 }
 
 // nodeMetadata shows a node's simulated tags (for the seed's hard affinity)
@@ -276,30 +280,85 @@ func (s *Server) resourcesEvent(n *node) event {
 	}}
 }
 
-// simProcesses are the Shakenfist processes whose metrics a simulated node
-// records (daemons/resources.py _emit_process_metrics at da448b1a names
-// them by process name, non-alphanumerics made "_").
-var simProcesses = []string{"sf_api", "sf_cleaner", "sf_cluster", "sf_eventlog", "sf_net", "sf_queues", "sf_resources", "sf_sidechannel"}
+// nodeDaemons are the processes every node's resources daemon finds
+// under sf-daemon's main process (daemons/resources.py da448b1a records
+// its parent's children and grandchildren, by the name setproctitle gave
+// them, non-alphanumerics made "_"), as the real node sf-1 answered
+// (client/testdata/sf2024/node/n20-processmetrics): one per daemon main.py
+// starts, and "sh", the shell the api daemon runs gunicorn in
+// (processutils.execute with shell=True; gunicorn itself is a layer
+// further down). The eventlog and cluster daemons' names depend on the
+// node's roles (nodeProcesses).
+var nodeDaemons = []string{"sf_api", "sf_checksum", "sf_cleaner", "sf_net", "sf_queues", "sf_resources", "sf_sidechannel", "sf_transfers", "sh"}
 
-// processMetrics is what Node.process_metrics holds: for each process,
-// process_cpu_time_<p>, process_age_<p> and process_cpu_fraction_<p>
-// (the time over the age). The fractions are Config.CPUHogs', else 0.02.
-func (s *Server) processMetrics(n *node) map[string]float64 {
-	age := max(time.Since(s.start).Seconds(), 60) + 3600
-	out := map[string]float64{}
-	for _, p := range simProcesses {
-		frac := 0.02
-		if f, ok := s.cfg.CPUHogs[n.name][p]; ok {
-			frac = f
+// daemonsStarted is when the simulated nodes' daemons started: an hour
+// before the simulator, so that every one has run a resources pass.
+func (s *Server) daemonsStarted() time.Time { return s.start.Add(-time.Hour) }
+
+// processMinAge is how old a process must be before the resources daemon
+// records it ("Ignore new processes").
+const processMinAge = 60 * time.Second
+
+// nodeProcesses are the process names whose metrics n records, with the
+// time each started; callers hold s.mu. The first node has every role:
+// it runs the eventlog daemon and holds the cluster maintenance lock
+// ("sf-cluster active"); the cluster daemon of every other node waits
+// for it ("sf-cluster idle"). The sidechannel daemon forks one monitor
+// ("sf-sidechannel-<uuid>") per running instance of the node with the
+// sf-agent side channel; the simulator starts it when the instance is
+// created.
+func (s *Server) nodeProcesses(n *node) map[string]time.Time {
+	started := s.daemonsStarted()
+	out := map[string]time.Time{}
+	for _, p := range nodeDaemons {
+		out[p] = started
+	}
+	if len(s.nodes) > 0 && s.nodes[0] == n {
+		out["sf_eventlog"], out["sf_cluster_active"] = started, started
+	} else {
+		out["sf_cluster_idle"] = started
+	}
+	for _, i := range s.instances {
+		if i.node == n.name && i.state == stateCreated && i.powerState != "off" && i.powerState != "paused" && hasAgentChannel(i) {
+			out["sf_sidechannel_"+strings.ReplaceAll(i.uuid, "-", "_")] = i.stateUpdated
 		}
+	}
+	return out
+}
+
+// processMetrics is what Node.process_metrics holds: for each process
+// older than processMinAge, process_cpu_time_<p>, process_age_<p> and
+// process_cpu_fraction_<p> (the time over the age). The fractions are Config.CPUHogs',
+// else 0.02 (values of the simulator's choosing: the real node's were
+// 0 to 0.015 at rest), and a CPUHogs process no node runs is added. Nil
+// when no resources daemon has written the node's metrics
+// (Config.NoProcessMetrics).
+func (s *Server) processMetrics(n *node) map[string]float64 {
+	if s.cfg.NoProcessMetrics {
+		return nil
+	}
+	now := time.Now()
+	out := map[string]float64{}
+	put := func(p string, age, frac float64) {
 		out["process_cpu_time_"+p] = frac * age
 		out["process_age_"+p] = age
 		out["process_cpu_fraction_"+p] = frac
 	}
+	for p, started := range s.nodeProcesses(n) {
+		age := now.Sub(started)
+		if age < processMinAge {
+			continue
+		}
+		frac := 0.02
+		if f, ok := s.cfg.CPUHogs[n.name][p]; ok {
+			frac = f
+		}
+		put(p, age.Seconds(), frac)
+	}
 	for p, f := range s.cfg.CPUHogs[n.name] {
-		out["process_cpu_time_"+p] = f * age
-		out["process_age_"+p] = age
-		out["process_cpu_fraction_"+p] = f
+		if _, ok := out["process_age_"+p]; !ok {
+			put(p, now.Sub(s.daemonsStarted()).Seconds(), f)
+		}
 	}
 	return out
 }
@@ -317,14 +376,19 @@ func (s *Server) handleNodeProcessMetrics(w http.ResponseWriter, r *http.Request
 	}
 	s.mu.Lock()
 	n := s.findNode(r.PathValue("ref"))
-	var out map[string]float64
-	if n != nil {
+	out := map[string]float64{} // Node.process_metrics before any is written
+	if n != nil && n.processMetrics != nil {
+		out = n.processMetrics
+	} else if n != nil {
 		out = s.processMetrics(n)
 	}
 	s.mu.Unlock()
 	if n == nil {
 		writeError(w, notFound("node not found"))
 		return
+	}
+	if out == nil {
+		out = map[string]float64{}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

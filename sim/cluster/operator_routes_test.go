@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -71,16 +72,58 @@ func TestSnapshots(t *testing.T) {
 			if snap.status != 200 || len(m) != 1 || vda["source_url"] != "sf://instance/"+i["uuid"].(string)+"/vda" || vda["artifact_uuid"] == nil || vda["blob_uuid"] == nil {
 				t.Fatalf("snapshot: %d %s", snap.status, snap.raw)
 			}
-			if all := c.do("POST", "/instances/a/snapshot", map[string]any{"all": true}).obj(t); len(all) != 2 {
-				t.Errorf("all disks: %v", all)
+			// A disk snapshotted again is a new version of its artifact
+			// (Instance.snapshot: Artifact.from_url with create_if_new).
+			all := c.do("POST", "/instances/a/snapshot", map[string]any{"all": true}).obj(t)
+			if again, _ := all["vda"].(map[string]any); len(all) != 2 || again["artifact_uuid"] != vda["artifact_uuid"] || again["blob_uuid"] == vda["blob_uuid"] {
+				t.Errorf("all disks: %v, the first snapshot %v", all, vda)
 			}
 			list := c.do("GET", "/instances/a/snapshot", nil).list(t)
 			if len(list) != 3 || list[0]["blob_uuid"] != vda["blob_uuid"] || list[0]["artifact_type"] != "snapshot" {
 				t.Errorf("snapshot listing %v", list)
 			}
-			if arts := c.do("GET", "/artifacts", nil).list(t); len(arts) != 3 {
+			arts := c.do("GET", "/artifacts", nil).list(t)
+			if len(arts) != 2 || arts[0]["uuid"] != vda["artifact_uuid"] || arts[0]["index"] != float64(2) {
 				t.Errorf("artifacts %v", arts)
 			}
+		})
+	})
+}
+
+// A snapshot is answered before the node has written it, as the real
+// node's n16-snapshot was: the artifact made for it reads initial, with
+// no version and no blob_uuid, and the blob it names does not exist,
+// until the node's queue worker is done (Config.SnapshotTime); then the
+// artifact is created with that blob. An artifact deleted before then
+// gets no version.
+func TestSnapshotTakesTheNodesTime(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		synctest.Test(t, func(t *testing.T) {
+			_, c := bubbleSim(t, func(cfg *Config) { cfg.Generation, cfg.CreateTime, cfg.SnapshotTime = gen, 0, 40*time.Second })
+			c.mustCreate("a", 1, 1024, 10, nil)
+			c.mustCreate("b", 1, 1024, 10, nil)
+			synctest.Wait()
+			vda := c.do("POST", "/instances/a/snapshot", nil).obj(t)["vda"].(map[string]any)
+			art := c.do("GET", "/artifacts/"+vda["artifact_uuid"].(string), nil).obj(t)
+			if _, named := art["blob_uuid"]; art["state"] != "initial" || art["index"] != float64(0) || len(art["blobs"].(map[string]any)) != 0 || named {
+				t.Errorf("the artifact while the node writes the snapshot: %v", art)
+			}
+			wantError(t, c.do("GET", "/blobs/"+vda["blob_uuid"].(string), nil), 404, "blob not found")
+			advance(40 * time.Second)
+			art = c.do("GET", "/artifacts/"+vda["artifact_uuid"].(string), nil).obj(t)
+			if art["state"] != "created" || art["index"] != float64(1) || art["blob_uuid"] != vda["blob_uuid"] {
+				t.Errorf("the artifact once written: %v, the snapshot %v", art, vda)
+			}
+			if b := c.do("GET", "/blobs/"+vda["blob_uuid"].(string), nil); b.status != 200 {
+				t.Errorf("the snapshot's blob: %d %s", b.status, b.raw)
+			}
+
+			gone := c.do("POST", "/instances/b/snapshot", nil).obj(t)["vda"].(map[string]any)
+			if d := c.do("DELETE", "/artifacts/"+gone["artifact_uuid"].(string), nil); d.status != 200 {
+				t.Fatalf("delete: %d %s", d.status, d.raw)
+			}
+			advance(40 * time.Second)
+			wantError(t, c.do("GET", "/blobs/"+gone["blob_uuid"].(string), nil), 404, "blob not found")
 		})
 	})
 }
@@ -151,6 +194,17 @@ func TestNetworkOperatorRoutes(t *testing.T) {
 		}
 		if types["10.5.0.0"] != "network" || types["10.5.0.1"] != "gateway" || types["10.5.0.7"] != "broadcast" || types[ip] != "instance" {
 			t.Errorf("address reservations %v", types)
+		}
+		if gen == Generation2024 {
+			// In etcd's key order, by address text, as the real node's
+			// n17d listed them.
+			var order []string
+			for _, a := range addrs {
+				order = append(order, a["address"].(string))
+			}
+			if !sort.StringsAreSorted(order) || len(order) != 4 {
+				t.Errorf("2024 address reservations in the order %q", order)
+			}
 		}
 		ping := c.do("GET", "/networks/net1/ping/"+ip, nil).obj(t)
 		if out := fmt.Sprint(ping["stdout"]); !strings.Contains(out, "10 received") {
@@ -237,5 +291,63 @@ func TestAddInterfaceAndDeleteNode(t *testing.T) {
 			}
 		}
 		wantError(t, c.do("DELETE", "/nodes/node9", nil), 404, "node not found")
+	})
+}
+
+// A node's process metrics are what its resources daemon last wrote: the
+// daemons (the eventlog and the active cluster daemon on the node with
+// every role, an idle cluster daemon on the others) and a sidechannel
+// monitor per running instance with the agent's channel, once a process
+// is a minute old. A cluster whose resources daemons have written none
+// answers {}, as the real 2024 API server with none running did (the
+// captures' h1-cpuhogs: "{}\n").
+func TestNodeProcessMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := bubbleSim(t, func(cfg *Config) { cfg.CreateTime, cfg.AgentBoot = 0, 0 })
+		procs := func(node string) map[string]bool {
+			t.Helper()
+			var m map[string]float64
+			a := c.do("GET", "/nodes/"+node+"/processmetrics", nil)
+			if err := json.Unmarshal(a.raw, &m); err != nil || a.status != 200 {
+				t.Fatalf("%s: %d %s", node, a.status, a.raw)
+			}
+			out := map[string]bool{}
+			for k := range m {
+				if p, ok := strings.CutPrefix(k, "process_age_"); ok {
+					out[p] = true
+				}
+			}
+			return out
+		}
+		vm := c.mustCreate("vm1", 1, 1024, 2, nil)
+		noagent := c.mustCreate("noagent", 1, 1024, 2, map[string]any{"side_channels": []string{}})
+		synctest.Wait()
+		monitor := "sf_sidechannel_" + strings.ReplaceAll(vm["uuid"].(string), "-", "_")
+		node := c.do("GET", "/instances/vm1", nil).obj(t)["node"].(string)
+
+		if p := procs(node); p[monitor] || !p["sf_sidechannel"] || !p["sh"] {
+			t.Errorf("a monitor under a minute old is not recorded; the daemons are: %v", p)
+		}
+		advance(time.Minute)
+		noagentNode := c.do("GET", "/instances/noagent", nil).obj(t)["node"].(string)
+		if p, q := procs(node), procs(noagentNode); !p[monitor] || q["sf_sidechannel_"+strings.ReplaceAll(noagent["uuid"].(string), "-", "_")] {
+			t.Errorf("the monitor of an instance with the agent's channel, only: %v; %v", p, q)
+		}
+		if p1, p2 := procs("node1"), procs("node2"); !p1["sf_eventlog"] || !p1["sf_cluster_active"] || p2["sf_eventlog"] || !p2["sf_cluster_idle"] || p2["sf_cluster_active"] {
+			t.Errorf("roles: node1 %v, node2 %v", p1, p2)
+		}
+		if a := c.do("POST", "/instances/vm1/poweroff", nil); a.status != 200 {
+			t.Fatalf("poweroff: %d %s", a.status, a.raw)
+		}
+		if p := procs(node); p[monitor] {
+			t.Errorf("a powered off instance has no monitor: %v", p)
+		}
+
+		_, c = bubbleSim(t, func(cfg *Config) { cfg.NoProcessMetrics = true })
+		for _, n := range []string{"node1", "node2"} {
+			if a := c.do("GET", "/nodes/"+n+"/processmetrics", nil); a.status != 200 || string(a.raw) != "{}\n" {
+				t.Errorf("%s with no resources daemon: %d %q, the real server's 200 \"{}\\n\"", n, a.status, a.raw)
+			}
+		}
 	})
 }

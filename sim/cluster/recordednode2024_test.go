@@ -3,7 +3,12 @@ package cluster
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -104,6 +109,7 @@ func TestRecordedNode2024Agent(t *testing.T) {
 
 		// In the order they were recorded: each an operation made with curl,
 		// then read until it ended.
+		ops := map[string]string{}
 		for _, st := range []struct{ name, path, body string }{
 			{"exec-ok", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo hello; echo warning >&2'"}`},
 			{"exec-exit3", "/instances/vm1/agent/execute", `{"command_line":"sh -c 'echo partial; echo failing >&2; exit 3'"}`},
@@ -120,6 +126,25 @@ func TestRecordedNode2024Agent(t *testing.T) {
 				t.Fatalf("%s: no operation in %s", st.name, post.raw)
 			}
 			wantRecorded(t, "node-agent-"+st.name+"-op.http", c.do("GET", "/agentoperations/"+string(m[1]), nil), pairs)
+			ops[st.name] = string(m[1])
+		}
+
+		// The blobs the operations made: the long output's, and the
+		// fetched file's, a blob of its own (the real node's get answered
+		// one other than the put's) with the file's bytes; the operation
+		// refers to each (reference_count 1, as the real node's views).
+		var get struct {
+			Results map[string]map[string]any `json:"results"`
+		}
+		if err := json.Unmarshal(c.do("GET", "/agentoperations/"+ops["get-ok"], nil).raw, &get); err != nil {
+			t.Fatal(err)
+		}
+		content, _ := get.Results["0"]["content_blob"].(string)
+		if content == "" || content == blob {
+			t.Errorf("get's content_blob %q, the put's blob %s: want a blob of its own", content, blob)
+		}
+		if data := c.do("GET", "/blobs/"+content+"/data", nil); string(data.raw) != "report line 1\nreport line 2\n" {
+			t.Errorf("the fetched file's blob holds %d %q", data.status, data.raw)
 		}
 		// The long output is the blob's data.
 		var long struct {
@@ -131,6 +156,18 @@ func TestRecordedNode2024Agent(t *testing.T) {
 		data := c.do("GET", "/blobs/"+long.Results["0"]["stdout_blob"].(string)+"/data", nil)
 		if len(data.raw) != 18893 || !bytes.HasPrefix(data.raw, []byte("1\n2\n3\n")) || !bytes.HasSuffix(data.raw, []byte("\n4000\n")) {
 			t.Errorf("stdout blob: %d bytes, %.20q…", len(data.raw), data.raw)
+		}
+		for file, uuid := range map[string]any{"agent_get_blob.json": content, "agent_stdout_blob.json": long.Results["0"]["stdout_blob"]} {
+			var real, sim map[string]any
+			if err := json.Unmarshal(readClientTestdata(t, "sf2024/"+file), &real); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(c.do("GET", fmt.Sprint("/blobs/", uuid), nil).raw, &sim); err != nil {
+				t.Fatal(err)
+			}
+			if sim["reference_count"] != real["reference_count"] || sim["mime-type"] != real["mime-type"] {
+				t.Errorf("blob %v: reference_count %v, mime-type %v; the real node's (%s) %v, %v", uuid, sim["reference_count"], sim["mime-type"], file, real["reference_count"], real["mime-type"])
+			}
 		}
 
 		// The 2024 server has no deadline: a "deadline" is an argument its
@@ -144,6 +181,33 @@ func TestRecordedNode2024Agent(t *testing.T) {
 		}
 		wantRecorded(t, "node-exec-poweredoff.http", c.do("POST", "/instances/vm1/agent/execute", `{"command_line":"uptime"}`), pairs)
 	})
+}
+
+// readClientTestdata reads a file of client/testdata (the recorded
+// bodies the client's tests reply with).
+func readClientTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "client", "testdata", filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// processMetricKeys lists a process metrics answer's keys, one a line,
+// with the instance's UUID (spelled with '_') as <instance>.
+func processMetricKeys(t *testing.T, body []byte, instance string) string {
+	t.Helper()
+	var m map[string]float64
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("process metrics %q: %v", body, err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, strings.ReplaceAll(k, strings.ReplaceAll(instance, "-", "_"), "<instance>"))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, "\n")
 }
 
 // pairsKeyFor is the simulator's identifier paired with a real one.
@@ -228,20 +292,16 @@ func TestRecordedNode2024Network(t *testing.T) {
 			t.Errorf("vdiconsolehelper: the simulator answers %d %q %q, the real node %d %q %q", got.status, got.header.Get("Content-Type"), got.raw, status, ct, want)
 		}
 
-		// Process metrics: resources.py's three figures per process name,
-		// names with non-alphanumerics made _.
+		// Process metrics: the processes the real node's resources daemon
+		// recorded, its running instance's sidechannel monitor among
+		// them (once a minute old), three figures each; the figures are
+		// each node's own.
+		advance(time.Minute)
 		_, _, real := readRecorded2024(t, "node-processmetrics.http")
-		key := regexp.MustCompile(`^process_(age|cpu_time|cpu_fraction)_[a-z0-9_]+$`)
-		for name, body := range map[string][]byte{"the real node's": real, "the simulator's": c.do("GET", "/nodes/"+node+"/processmetrics", nil).raw} {
-			var m map[string]float64
-			if err := json.Unmarshal(body, &m); err != nil || len(m) == 0 {
-				t.Errorf("%s process metrics: %v %q", name, err, body)
-			}
-			for k := range m {
-				if !key.MatchString(k) {
-					t.Errorf("%s process metrics: key %q", name, k)
-				}
-			}
+		metrics := c.do("GET", "/nodes/"+node+"/processmetrics", nil)
+		realKeys := processMetricKeys(t, real, "0db9a888-8069-4d76-93a5-009ba0f08d1c")
+		if simKeys := processMetricKeys(t, metrics.raw, vm.obj(t)["uuid"].(string)); simKeys != realKeys {
+			t.Errorf("process metrics of\n%s\nthe real node's of\n%s", simKeys, realKeys)
 		}
 	})
 }

@@ -7,7 +7,34 @@ import (
 )
 
 // Snapshots (external_api/snapshot.py and Instance.snapshot, da448b1a):
-// an instance's disk becomes an artifact.
+// an instance's disk becomes a version of its snapshot artifact.
+//
+// Instance.snapshot finds the disk's artifact (Artifact.from_url with
+// create_if_new: a second snapshot of a disk is a new version of the
+// same artifact; the first makes it, "initial" with no version), picks
+// the blob's UUID and queues a SnapshotTask for the node; the answer
+// names that UUID at once. The node's queue worker (daemons/queues.py
+// snapshot) writes the blob with qemu-img and adds it to the artifact,
+// which then reads "created": Config.SnapshotTime later in the
+// simulator (the real node's n16-snapshot: the artifact was still
+// initial, with no blob, 23 s after the answer, and created 63 s after).
+
+// snapshotArtifactType is Artifact.TYPE_SNAPSHOT.
+const snapshotArtifactType = "snapshot"
+
+// finishSnapshot is the queue worker's snapshot for one SnapshotTask;
+// callers hold s.mu. An artifact deleted, or an instance deleted, by then
+// gets no version.
+func (s *Server) finishSnapshot(a *artifactRec, i *instance, blobUUID string, size int64) {
+	if !a.active() || i.state == stateDeleted {
+		return
+	}
+	s.addVersion(a, s.newBlobNamed(blobUUID, size, nil))
+	if a.state != stateCreated {
+		a.state = stateCreated
+		a.events = appendMutate(a.events, map[string]any{"value": stateCreated, "update_time": epoch(time.Now()), "attribute": "state"})
+	}
+}
 
 // handleSnapshot is InstanceSnapshotEndpoint.post: the instance must be
 // created (406 otherwise); the first disk (all: every disk; device: that
@@ -42,15 +69,15 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request, caller s
 			dm := d.(map[string]any)
 			dev := dm["device"].(string)
 			size, _ := pyInt(dm["size"])
-			s.seq++
-			a := &artifactRec{
-				uuid: newUUID(), name: i.uuid + "/" + dev, namespace: i.namespace, artifactType: "snapshot",
-				sourceURL: "sf://instance/" + i.uuid + "/" + dev, instance: i.uuid,
-				seq: s.seq, created: epoch(time.Now()), state: stateCreated, metadata: map[string]any{},
+			url := "sf://instance/" + i.uuid + "/" + dev
+			a := s.artifactByURL(snapshotArtifactType, url, i.namespace)
+			if a == nil {
+				a = s.newArtifact(snapshotArtifactType, url, i.uuid+"/"+dev, i.namespace)
+				a.instance = i.uuid
 			}
-			s.artifacts = append(s.artifacts, a)
-			v := s.addVersion(a, s.newBlob(size<<30, nil))
-			out[dev] = map[string]any{"source_url": a.sourceURL, "artifact_uuid": a.uuid, "blob_uuid": v.blob}
+			blobUUID := newUUID()
+			s.afterOrNow(s.cfg.SnapshotTime, func() { s.finishSnapshot(a, i, blobUUID, size<<30) })
+			out[dev] = map[string]any{"source_url": url, "artifact_uuid": a.uuid, "blob_uuid": blobUUID}
 		}
 		s.addEvent(i, apiFQDN, "snapshot", out)
 		return out, nil
