@@ -60,6 +60,8 @@ func (o *ForwardOptions) proxyOptions(f *cmdutil.Factory, cfg *cmdutil.Config, u
 		// The notifier writes the proxy's lines: text, JSON under -o
 		// json, nothing under --quiet.
 		Log: f.IOStreams.Notifier(),
+		// The 403 page names --accept-hosts.
+		OptionName: proxyFields.Name,
 	}
 	return po
 }
