@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/flagtable"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
@@ -20,13 +20,13 @@ import (
 // write into Options, what the command parses or keeps itself. Each names
 // the field the probe's option errors give the value ({Requests},
 // {Checks.Budget}), so an error names the flag the user typed.
-func probeFlags() fielderr.Table[*probe.Options, *Options] {
+func probeFlags() flagtable.Table[*probe.Options, *Options] {
 	type (
 		fs = *pflag.FlagSet
 		po = *probe.Options
 		op = *Options
 	)
-	return fielderr.Table[*probe.Options, *Options]{
+	return flagtable.Table[*probe.Options, *Options]{
 		{Field: "Target", Name: "target", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.Target, n, "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
 		}},

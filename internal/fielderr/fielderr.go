@@ -4,7 +4,9 @@
 // option field ({Rate}, {Checks.Budget}, {Shard.Count}), never as a
 // command-line flag. Error spells the placeholders as field paths; a
 // command renders them with its own names (Render), from the table that
-// defines its flags, so the user reads the flag they typed.
+// defines its flags (internal/flagtable), so the user reads the flag they
+// typed. It imports the standard library alone, so a leaf (probe/report)
+// can name its options this way too.
 package fielderr
 
 import (

@@ -7,7 +7,7 @@ import (
 )
 
 func flag(field string) string {
-	return Table[any, any]{{Field: "Rate", Name: "rate"}, {Field: "Checks.Budget", Name: "budget"}, {Name: "quiet"}}.Name(field)
+	return map[string]string{"Rate": "--rate", "Checks.Budget": "--budget"}[field]
 }
 
 // A message names fields; a command renders its flags in their place, and

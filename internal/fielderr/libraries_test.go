@@ -32,7 +32,6 @@ var notYetMoved = map[string]int{
 	"probe/report/parkingoff.go": 1,
 	"probe/report/runinfo.go":    1,
 	"probe/report/schedule.go":   1,
-	"proxy/front.go":             1,
 }
 
 // Libraries say what is wrong with a field ({Rate}), not with a flag:
