@@ -2,7 +2,12 @@ package fielderr
 
 import (
 	"errors"
+	"go/parser"
+	"go/token"
 	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +46,29 @@ func TestRenderJoinedAndWrapped(t *testing.T) {
 	}
 	if Rendered(nil, flag) != nil {
 		t.Error("Rendered(nil) is not nil")
+	}
+}
+
+// fielderr imports the standard library alone: leaves (probe/report) name
+// their options with it, and must not link a flag package (pflag links
+// net) through it.
+func TestFieldErrIsAStandardLibraryLeaf(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources: %v", err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.Contains(strings.Split(p, "/")[0], ".") {
+				t.Errorf("%s imports %s: fielderr stays a standard-library leaf", name, p)
+			}
+		}
 	}
 }
