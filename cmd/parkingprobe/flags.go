@@ -103,7 +103,7 @@ func probeFlags() flagtable.Table[*probe.Options, *Options] {
 		{Field: "Checks.ShedMax", Name: "shed-max", Define: func(fl fs, n string, p po, _ op) {
 			numflag.Var(fl, &p.Checks.ShedMax, n, report.DefaultShedMax, numflag.Above(0, MaxDuration), "shed answers' p99 must stay under this")
 		}},
-		{Field: "", Name: "expect", Define: func(fl fs, n string, _ po, o op) {
+		{Field: "Checks.Expect", Name: "expect", Define: func(fl fs, n string, _ po, o op) {
 			fl.StringArrayVar(&o.expect, n, nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 		}},
 		{Field: "", Name: "out", Define: func(fl fs, n string, _ po, o op) {

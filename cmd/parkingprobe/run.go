@@ -414,7 +414,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	}
 	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
-		return nil, &cmdutil.UsageError{Msg: err.Error()}
+		return nil, &cmdutil.UsageError{Msg: fielderr.Render(err, FlagName)}
 	}
 	po.Checks.Expect = exps
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
@@ -565,7 +565,7 @@ func probeError(err error) error {
 	}
 	var ee *report.ExpectError
 	if errors.As(err, &ee) {
-		return &cmdutil.UsageError{Msg: ee.Error()}
+		return &cmdutil.UsageError{Msg: ee.Render(FlagName)}
 	}
 	if r, ok := err.(fielderr.Renderer); ok {
 		// A run's error that names an option (NoAnswerError's {Timeout}).
