@@ -67,7 +67,7 @@ func probeFlags() flagtable.Table[*probe.Options, *Options] {
 		{Field: "URLTemplate", Name: "url-template", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.URLTemplate, n, "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
 		}},
-		{Field: "", Name: "atespace", Define: func(fl fs, n string, p po, _ op) {
+		{Field: "Atespace", Name: "atespace", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.Atespace, n, probe.DefaultAtespace, "atespace for {atespace}")
 		}},
 		{Field: "Transport", Name: "transport", Define: func(fl fs, n string, p po, _ op) {

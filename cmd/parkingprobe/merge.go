@@ -143,6 +143,8 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		cc.ShedMax = opts.shedMax
 	}
 	cc.Expect = exps
+	// The merged checks advise on the run's flags (--rate, --shards).
+	cc.OptionName = FlagName
 	merged, err := report.Merge(reports, cc)
 	if err != nil {
 		return err

@@ -306,6 +306,8 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	po.Mode = probe.Mode(strings.ToLower(string(po.Mode)))
 	po.Method = strings.ToUpper(po.Method)
 	po.Checks.SlackSet = fl.Changed("slack")
+	// The report's texts name options by the flags here.
+	po.Checks.OptionName = FlagName
 	if !fl.Changed("budget") {
 		// probe owns the default: the router's statusz max_wait when
 		// --statusz-url gives one, else report.DefaultBudget.
