@@ -2,6 +2,7 @@ package fielderr
 
 import (
 	"errors"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -46,6 +47,23 @@ func TestRenderJoinedAndWrapped(t *testing.T) {
 	}
 	if Rendered(nil, flag) != nil {
 		t.Error("Rendered(nil) is not nil")
+	}
+}
+
+// A Renderer wrapped with context is rendered where the message quotes
+// it; one rendered already is left alone, and so is an argument that
+// looks like a placeholder.
+func TestRenderWrapped(t *testing.T) {
+	wrapped := fmt.Errorf("listing: %w", Errorf("{Rate} %q is wrong", "{Rate}"))
+	if got, want := Render(wrapped, flag), `listing: --rate "{Rate}" is wrong`; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	done := fmt.Errorf("listing: %w", Rendered(Errorf("{Rate} is wrong"), func(string) string { return "-r" }))
+	if got, want := Render(done, flag), "listing: -r is wrong"; got != want {
+		t.Errorf("Render of a rendered error = %q, want %q", got, want)
+	}
+	if got, want := Sprintf(flag, "give {Checks.Budget} more than %s", "{Rate}"), "give --budget more than {Rate}"; got != want {
+		t.Errorf("Sprintf = %q, want %q", got, want)
 	}
 }
 

@@ -37,7 +37,7 @@ func skipped(name, detail string) Check {
 // optionName says before the arguments go in: an argument (a router's
 // body) is never read as a placeholder.
 func (r *Report) say(format string, a ...any) string {
-	return fmt.Sprintf(fielderr.Placeholders(format, r.optionName), a...)
+	return fielderr.Sprintf(r.optionName, format, a...)
 }
 
 // Evaluate runs the built-in checks and the user's expectations (cfg's
