@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/httpurl"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/retry"
@@ -365,7 +366,7 @@ func IsTimeout(err error) bool {
 type requestTimeout time.Duration
 
 func (d requestTimeout) Error() string {
-	return fmt.Sprintf("no answer within %s (--request-timeout, the bound on each request)", time.Duration(d))
+	return fmt.Sprintf("no answer within %s ({Timeout}, the bound on each request)", time.Duration(d))
 }
 
 func opName(method string) string {
@@ -384,8 +385,9 @@ type TransportError struct {
 	URL      string
 	Attempts int
 	Elapsed  time.Duration
-	// Bound, when the request timed out, says which bound ran out ("no
-	// answer within 3s (--timeout)"); "" otherwise.
+	// Bound, when the request timed out, says which bound ran out: the
+	// client's own ("no answer within 30s ({Timeout}, …)", a placeholder
+	// Render writes) or the caller's deadline's cause; "" otherwise.
 	Bound string
 	Err   error
 }
@@ -393,7 +395,11 @@ type TransportError struct {
 // Error reads like an APIError ("POST …/instances: …") so that every
 // failed call starts the same way, with the full URL: when no answer came,
 // which server was asked is the first question.
-func (e *TransportError) Error() string {
+func (e *TransportError) Error() string { return e.Render(nil) }
+
+// Render is the message with the option its Bound names ({Timeout}, the
+// per-request bound) written by name, as internal/fielderr's Render.
+func (e *TransportError) Render(name func(field string) string) string {
 	cause := e.Err
 	// The cause may be a url.Error of its own (the login request's): the
 	// innermost one says what went wrong without repeating URLs.
@@ -405,7 +411,9 @@ func (e *TransportError) Error() string {
 	// time bound ran out after it was sent.
 	detail, effect := fmt.Sprint(cause), "; the %s may have taken effect on the server before the connection broke"
 	if e.Bound != "" {
-		detail, effect = e.Bound, "; the %s may still have taken effect on the server"
+		// Bound is the client's own words or the caller's deadline's
+		// cause, never a server's text.
+		detail, effect = fielderr.Placeholders(e.Bound, name), "; the %s may still have taken effect on the server"
 	}
 	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, detail)
 	if e.Attempts > 1 {

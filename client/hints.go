@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/retry"
 )
 
@@ -23,13 +24,19 @@ const NotAnAPIHint = "this is not a Shakenfist API: the URL answered with an HTM
 
 // Hint says what an API error most likely means and what to do about it,
 // from the route it came from, its status and the server's message; ""
-// when the status says it all. A hint never names a flag the command may
-// not have: the create flags (-d SIZE@BASE, --placement) are named only
-// for an answer to POST /instances. A capacity refusal's own hint is
-// CapacityRefusal.Hint. Refused credentials (401 at login, or not known
-// to have logged in: KeyAccepted false; 404 at login) are the caller's to
-// explain: only it knows where they came from.
-func (e *APIError) Hint() string {
+// when the status says it all. The options a hint advises on are named as
+// internal/fielderr placeholders ({NotReadyBudget},
+// {CreateInstanceRequest.PlacedOn}), written by name as the caller names
+// them (a command: its flags), never as a server's text is. A hint never
+// names an option the command may not have: the create options (-d
+// SIZE@BASE, the placement) are named only for an answer to POST
+// /instances. A capacity refusal's own hint is CapacityRefusal.Hint.
+// Refused credentials (401 at login, or not known to have logged in:
+// KeyAccepted false; 404 at login) are the caller's to explain: only it
+// knows where they came from; so is advice that is a command line (a
+// namespace that still holds resources: NamespaceNotEmpty; a refused
+// parameter and the command's help: RefusedParameter).
+func (e *APIError) Hint(name func(field string) string) string {
 	msg := strings.ToLower(e.Message)
 	switch code := e.StatusCode; {
 	case e.IsHTML() && code < 500:
@@ -39,25 +46,20 @@ func (e *APIError) Hint() string {
 	case code == http.StatusForbidden:
 		return forbiddenHint(msg)
 	case code == http.StatusNotFound && e.Method == http.MethodPost && e.route() == "/instances":
-		return hintByMessage(msg, createNotFoundHints, notFoundFallback)
+		return fielderr.Placeholders(hintByMessage(msg, createNotFoundHints, notFoundFallback), name)
 	case code == http.StatusNotFound:
 		return notFoundHint(msg)
 	case code == http.StatusConflict:
 		return conflictHint(msg)
 	case code == http.StatusNotAcceptable:
-		return "something the request depends on is not ready yet (a network still initial, an instance not created); wait for it, or give a longer --timeout or --async block"
+		return fielderr.Placeholders("something the request depends on is not ready yet (a network still initial, an instance not created); wait for it, or give a longer {NotReadyBudget}", name)
 	case code >= 300 && code < 400:
 		return "the API URL must point at the Shakenfist API itself (" + APIURLForms + "); an expired session on a login proxy also redirects"
-	case code == http.StatusBadRequest && strings.Contains(msg, "delete a namespace with"):
-		// auth.py@da448b1a AuthNamespaceEndpoint.delete refuses while the
-		// namespace holds live instances or networks.
-		return "the namespace still holds instances or networks; \"shakectl namespace clean NAMESPACE --yes\" deletes them, then delete the namespace"
+	case e.NamespaceNotEmpty() || e.RefusedParameter() != "":
+		// The caller's to explain: the command that clears a namespace,
+		// the help that lists what a command takes.
+		return ""
 	case code == http.StatusBadRequest:
-		// A 2026 server names the parameter: "<parameter>: <reason>"
-		// (PLAN-api-input-validation decision D4).
-		if p, _, ok := strings.Cut(e.Message, ": "); ok && isParameterName(p) {
-			return fmt.Sprintf("the server refused the parameter %s; see --help for what it takes", p)
-		}
 		return "the server refused the request's parameters"
 	case code == http.StatusInternalServerError && strings.Contains(msg, "failed to power"):
 		// 2026: 500 "instance failed to power on: <hypervisor error>"
@@ -71,6 +73,26 @@ func (e *APIError) Hint() string {
 	case code == http.StatusInsufficientStorage:
 		// A 507 without a JSON body: no stage, no transient mark.
 		return "the cluster refused for lack of capacity without saying where; waiting will not necessarily help"
+	}
+	return ""
+}
+
+// NamespaceNotEmpty says a 400 refuses to delete a namespace that still
+// holds live instances or networks (auth.py@da448b1a
+// AuthNamespaceEndpoint.delete).
+func (e *APIError) NamespaceNotEmpty() bool {
+	return e.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(e.Message), "delete a namespace with")
+}
+
+// RefusedParameter is the parameter a 400 of a 2026 server names
+// ("<parameter>: <reason>", PLAN-api-input-validation decision D4), ""
+// when it names none.
+func (e *APIError) RefusedParameter() string {
+	if e.StatusCode != http.StatusBadRequest || e.NamespaceNotEmpty() {
+		return ""
+	}
+	if p, _, ok := strings.Cut(e.Message, ": "); ok && isParameterName(p) {
+		return p
 	}
 	return ""
 }
@@ -232,14 +254,16 @@ var notFoundHints = []messageHint{
 // names a base image per disk and a node to place on.
 var createNotFoundHints = []messageHint{
 	namespaceNotFound, networkNotFound,
-	{[]string{"node"}, "the node (--placement) does not exist, is not ready, or is not a candidate; \"shakectl node list\" shows the nodes"},
+	{[]string{"node"}, "the node ({CreateInstanceRequest.PlacedOn}) does not exist, is not ready, or is not a candidate; \"shakectl node list\" shows the nodes"},
 	{[]string{"label", "artifact", "blob"}, "the disk's base image (label or artifact) was not found; check the BASE of -d SIZE@BASE"},
 	instanceNotFound,
 }
 
 // Hint says whether waiting can help a capacity refusal, and what else
-// would, given how many attempts were already made.
-func (c *CapacityRefusal) Hint(attempts int) string {
+// would, given how many attempts were already made; the options it
+// advises on ({Retry}, {Retry.Budget}) are written by name, as
+// APIError.Hint's.
+func (c *CapacityRefusal) Hint(attempts int, name func(field string) string) string {
 	stage := c.Stage
 	if stage == "" {
 		stage = c.TextStage
@@ -248,31 +272,31 @@ func (c *CapacityRefusal) Hint(attempts int) string {
 	case c.Transient && c.NotReplayable != "":
 		// The marker says waiting may help; the route says a replay
 		// could double what the refused request already did.
-		return fmt.Sprintf("the server marks this refusal transient (stage %s), but %s, so --retry-transient-capacity does not retry it: check what the server holds before sending it again", OrNone(stage), c.NotReplayable)
+		return fielderr.Sprintf(name, "the server marks this refusal transient (stage %s), but %s, so {Retry} does not retry it: check what the server holds before sending it again", OrNone(stage), c.NotReplayable)
 	case c.Transient:
 		at := "at stage " + stage
 		if stage == "" {
 			at = "(the server named no stage)"
 		}
 		if attempts >= retry.MaxAttempts {
-			return fmt.Sprintf("the cluster is still short of capacity %s after %d attempts, the most --retry-transient-capacity sends; try again later", at, attempts)
+			return fielderr.Sprintf(name, "the cluster is still short of capacity %s after %d attempts, the most {Retry} sends; try again later", at, attempts)
 		}
 		if attempts > 1 {
-			return fmt.Sprintf("the cluster is still short of capacity %s; try again later or give a longer --timeout", at)
+			return fielderr.Sprintf(name, "the cluster is still short of capacity %s; try again later or give a longer {Retry.Budget}", at)
 		}
-		return fmt.Sprintf("the cluster is short of capacity %s right now; --retry-transient-capacity waits and retries as the server suggests", at)
+		return fielderr.Sprintf(name, "the cluster is short of capacity %s right now; {Retry} waits and retries as the server suggests", at)
 	case c.MalformedTransient:
 		return fmt.Sprintf("the server's \"transient\" field is not a JSON true or false, so whether waiting helps at stage %s is unknown and shakectl does not retry; report the malformed answer to the cluster's operators", OrNone(stage))
 	case c.Stage == "" && c.TextStage != "" && TransientStage(c.TextStage):
-		return fmt.Sprintf("the cluster is short of capacity at scheduling stage %s, which waiting usually fixes; this server (older than the stage/transient contract) does not mark it, so --retry-transient-capacity does not retry it: try again later", c.TextStage)
+		return fielderr.Sprintf(name, "the cluster is short of capacity at scheduling stage %s, which waiting usually fixes; this server (older than the stage/transient contract) does not mark it, so {Retry} does not retry it: try again later", c.TextStage)
 	case stage == "cpu_max_per_instance":
 		return "no node in the cluster hosts that many vCPUs; ask for fewer vCPUs"
 	case stage == "is_hypervisor":
-		return "no candidate node is a hypervisor; check --placement and \"shakectl node list\""
+		return fielderr.Placeholders("no candidate node is a hypervisor; check {CreateInstanceRequest.PlacedOn} and \"shakectl node list\"", name)
 	case stage == "pre_schedule":
-		return "there were no candidate nodes to place on; check --placement and \"shakectl node list\""
+		return fielderr.Placeholders("there were no candidate nodes to place on; check {CreateInstanceRequest.PlacedOn} and \"shakectl node list\"", name)
 	case stage == "":
-		return schedulerMessageHint(strings.ToLower(c.Message))
+		return fielderr.Placeholders(schedulerMessageHint(strings.ToLower(c.Message)), name)
 	case stage == "unknown":
 		return "the server gave no stage for this refusal, which should not happen; report it to the cluster's operators"
 	}
@@ -319,7 +343,7 @@ func schedulerMessageHint(msg string) string {
 var schedulerMessageHints = []messageHint{
 	{[]string{"free addresses", "address pool", "congested"}, "the network's address pool is exhausted: add address space or free a network; retrying will not help"},
 	{[]string{"vcpu limit"}, "no node in the cluster hosts that many vCPUs; ask for fewer vCPUs"},
-	{[]string{"with metrics"}, "no hypervisor has reported its metrics (none is up, or --placement names a node that is not one); \"shakectl node list\" shows the nodes"},
+	{[]string{"with metrics"}, "no hypervisor has reported its metrics (none is up, or {CreateInstanceRequest.PlacedOn} names a node that is not one); \"shakectl node list\" shows the nodes"},
 	{[]string{"idle cpu"}, "no node has enough idle vCPUs for the request; ask for fewer vCPUs or free some instances"},
 	{[]string{"idle ram"}, "no node has enough free memory for the request; ask for less memory or free some instances"},
 	{[]string{"disk space"}, "no node has enough free disk for the request (the scheduler keeps 20 GiB free); ask for smaller disks or free some instances"},

@@ -273,7 +273,7 @@ func (c *Client) streamError(method, path string, err error) error {
 	shown := c.shownEndpoint(path)
 	bound := ""
 	if se := (*stallError)(nil); errors.As(err, &se) {
-		bound = fmt.Sprintf("no data within %s (--request-timeout, the bound on each request)", se.idle)
+		bound = fmt.Sprintf("no data within %s ({Timeout}, the bound on each request)", se.idle)
 	}
 	return &TransportError{Method: method, URL: shown, Attempts: 1, Bound: bound, Err: &url.Error{Op: opName(method), URL: shown, Err: err}}
 }

@@ -56,8 +56,8 @@ func TestRunawayJQEndsAtItsBound(t *testing.T) {
 		limits JQLimits
 		want   string
 	}{
-		{"until(false; .)", JQLimits{MaxTime: 100 * time.Millisecond}, "it ran for 100ms, the most --jq may take"},
-		{"repeat(1)", JQLimits{MaxOutput: 64 << 10, MaxTime: noTimeBound}, "its results passed 64 KiB, the most --jq writes"},
+		{"until(false; .)", JQLimits{MaxTime: 100 * time.Millisecond}, "it ran for 100ms, the most JQ may take"},
+		{"repeat(1)", JQLimits{MaxOutput: 64 << 10, MaxTime: noTimeBound}, "its results passed 64 KiB, the most JQ writes"},
 		{"[range(1e9)]", JQLimits{MaxHeap: 16 << 20, MaxTime: noTimeBound}, "it held more than 16 MiB of memory"},
 	} {
 		err := runJQ(t, context.Background(), c.expr, c.limits, io.Discard)
@@ -174,7 +174,7 @@ func TestJQMemoryBoundCountsWhatTheFilterAdds(t *testing.T) {
 	collectGarbage()
 	err = writeJQ(context.Background(), io.Discard, false, code, raw, limits)
 	var le *JQLimitError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "it held more than 8 MiB of memory, the most --jq may use") {
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "it held more than 8 MiB of memory, the most JQ may use") {
 		t.Errorf("a runaway filter of a large answer: %v", err)
 	}
 }
@@ -192,7 +192,7 @@ func TestJQDefaultMemoryBoundRefuses(t *testing.T) {
 	}
 	for _, expr := range []string{"def f: [f]; f"} {
 		err := runJQ(t, context.Background(), expr, JQLimits{MaxHeap: 16 << 20, MaxTime: noTimeBound}, io.Discard)
-		if err == nil || err.Error() != "--jq stopped: it held more than 16 MiB of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)" {
+		if err == nil || err.Error() != "JQ stopped: it held more than 16 MiB of memory, the most JQ may use (does it build an endless value? [range(1e9)] does)" {
 			t.Errorf("--jq %s: %v", expr, err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/shakenfist/shakectl/client/poll"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/output/termtext"
 	"golang.org/x/term"
 )
@@ -76,15 +77,17 @@ func (e *ColumnError) Error() string {
 	return fmt.Sprintf("unknown column %q for -o columns=: valid columns are %s", e.Name, strings.Join(e.Valid, ","))
 }
 
-// ParseJQ compiles a --jq expression; its error is the user's to fix.
+// ParseJQ compiles a jq expression (TableOptions.JQ, shakectl's --jq);
+// its error, which names the option as {JQ} (internal/fielderr), is the
+// user's to fix.
 func ParseJQ(expr string) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, fmt.Errorf("invalid --jq expression %q: %s", expr, err)
+		return nil, fielderr.Errorf("invalid {JQ} expression %q: %s", expr, err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, fmt.Errorf("invalid --jq expression %q: %s", expr, err)
+		return nil, fielderr.Errorf("invalid {JQ} expression %q: %s", expr, err)
 	}
 	return code, nil
 }
@@ -141,12 +144,25 @@ func (l JQLimits) withDefaults() JQLimits {
 // usage error (ParseJQ).
 type JQError struct{ Msg string }
 
-func (e *JQError) Error() string { return "--jq: " + e.Msg }
+func (e *JQError) Error() string { return e.Render(nil) }
 
-// JQLimitError is a --jq evaluation stopped by one of its bounds.
+// Render is the message with the option named {JQ} written by name, as
+// internal/fielderr's Render; gojq's text (the expression's own, or the
+// answer's) is never read as a placeholder.
+func (e *JQError) Render(name func(field string) string) string {
+	return fielderr.Sprintf(name, "{JQ}: %s", e.Msg)
+}
+
+// JQLimitError is a --jq evaluation stopped by one of its bounds; Reason
+// names the option as {JQ}.
 type JQLimitError struct{ Reason string }
 
-func (e *JQLimitError) Error() string { return "--jq stopped: " + e.Reason }
+func (e *JQLimitError) Error() string { return e.Render(nil) }
+
+// Render is the message with {JQ} written by name, as JQError's.
+func (e *JQLimitError) Render(name func(field string) string) string {
+	return fielderr.Placeholders("{JQ} stopped: "+e.Reason, name)
+}
 
 // memoryPoll is how often a --jq evaluation's memory is looked at: a runaway
 // filter adds tens of MiB in 10 ms, and one read of runtime/metrics costs
@@ -180,7 +196,7 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(l.MaxTime, func() {
-		cancel(&JQLimitError{fmt.Sprintf("it ran for %s, the most --jq may take (does the expression end? until(false; .) never does)", l.MaxTime)})
+		cancel(&JQLimitError{fmt.Sprintf("it ran for %s, the most {JQ} may take (does the expression end? until(false; .) never does)", l.MaxTime)})
 	})
 	defer timer.Stop()
 	// The baseline is read here, before the first step of the evaluation.
@@ -221,7 +237,7 @@ func writeJQ(ctx context.Context, w io.Writer, tty bool, code *gojq.Code, raw js
 		}
 		written += int64(len(out))
 		if written > l.MaxOutput {
-			return &JQLimitError{fmt.Sprintf("its results passed %s, the most --jq writes (does the expression end? repeat(1) never does)", SizeText(l.MaxOutput))}
+			return &JQLimitError{fmt.Sprintf("its results passed %s, the most {JQ} writes (does the expression end? repeat(1) never does)", SizeText(l.MaxOutput))}
 		}
 		if _, err := w.Write(out); err != nil {
 			return err
@@ -287,7 +303,7 @@ func (w *memoryWatch) run(ctx context.Context, cancel context.CancelCauseFunc) {
 		Done: func(resident uint64) (bool, error) { return resident > w.limit, nil },
 	}.WaitFrom(ctx, 0)
 	if err == nil {
-		cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most --jq may use (does it build an endless value? [range(1e9)] does)", SizeText(int64(w.max)))})
+		cancel(&JQLimitError{fmt.Sprintf("it held more than %s of memory, the most {JQ} may use (does it build an endless value? [range(1e9)] does)", SizeText(int64(w.max)))})
 	}
 }
 

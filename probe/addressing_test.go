@@ -142,7 +142,7 @@ func TestHeaderNotFoundNamesTheFlag(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"sent in the Host", Options{}, "an addressing problem: the dataplane reads the actor from the ate-target-actor header, not from where it was sent (invalid header ate-target-actor: expected <atespace>/<actor>): use --addressing ate-target-actor"},
+		{"sent in the Host", Options{}, "an addressing problem: the dataplane reads the actor from the ate-target-actor header, not from where it was sent (invalid header ate-target-actor: expected <atespace>/<actor>): use Addressing ate-target-actor"},
 		{"sent in the header", Options{Header: http.Header{"Ate-Target-Actor": {"{actor}"}}}, "an addressing problem: the dataplane cannot read the actor from the ate-target-actor header sent"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -163,6 +163,6 @@ func TestHeaderNotFoundNamesTheFlag(t *testing.T) {
 		}))
 		r := runReplay(t, Options{Target: target, Dial: dial, Requests: 3, Seed: 1, Actors: []string{"actor-0001"}, Addressing: TargetActorHeader})
 		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "a Host problem: the dataplane reads the actor from the Host, not a header")
-		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "use --addressing atespace")
+		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "use Addressing atespace")
 	})
 }

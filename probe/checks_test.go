@@ -148,7 +148,7 @@ func TestCheckRejectedMatchesShed(t *testing.T) {
 	})
 	wantCheck(t, r, report.CheckRejectedMatchesShed, report.CheckSkipped, "after the run failed: connection refused")
 	r = fakeRun(t, Options{}, answers, nil)
-	wantCheck(t, r, report.CheckRejectedMatchesShed, report.CheckSkipped, "no --metrics-url")
+	wantCheck(t, r, report.CheckRejectedMatchesShed, report.CheckSkipped, "no MetricsURL")
 }
 
 func TestCheckActiveDrains(t *testing.T) {
@@ -170,7 +170,7 @@ func TestCheckActiveDrains(t *testing.T) {
 	})
 	wantCheck(t, r, report.CheckActiveDrains, report.CheckFailed, "statusz active is still 1")
 	r = fakeRun(t, Options{}, many(report.Served, 2, time.Millisecond), nil)
-	wantCheck(t, r, report.CheckActiveDrains, report.CheckSkipped, "no --metrics-url or --statusz-url")
+	wantCheck(t, r, report.CheckActiveDrains, report.CheckSkipped, "no MetricsURL or StatuszURL")
 }
 
 func TestCheckNoEnvoyOverflowAndAllAccounted(t *testing.T) {

@@ -322,7 +322,7 @@ func TestReplayBadHostNamesTheFlag(t *testing.T) {
 		o.HostTemplate = PR221HostTemplate
 		r := runReplay(t, o)
 		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "a Host problem: the router wants the atespace in the Host")
-		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "--host-template")
+		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "change HostTemplate")
 	})
 }
 

@@ -171,12 +171,12 @@ func TestTextReportNamesTheShard(t *testing.T) {
 	one, late, spread := 1, 0.012, 0.003
 	r := &report.Report{RunInfo: report.RunInfo{Schema: "parking-probe/v1", RunID: "abc", Shard: &one, Shards: 4, StartLatenessSeconds: &late}, Outcomes: map[string]*report.OutcomeStats{}}
 	var b strings.Builder
-	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "shard 1 of 4 of run abc, started 12ms after --start-at") {
+	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "shard 1 of 4 of run abc, started 12ms after StartAt") {
 		t.Errorf("%v\n%s", err, b.String())
 	}
 	r.Shard, r.StartSpreadSeconds = nil, &spread
 	b.Reset()
-	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "all 4 shards of run abc, started 12ms after --start-at (starts spread over 3ms)") {
+	if err := report.WriteText(&b, r, nil); err != nil || !strings.Contains(b.String(), "all 4 shards of run abc, started 12ms after StartAt (starts spread over 3ms)") {
 		t.Errorf("%v\n%s", err, b.String())
 	}
 }

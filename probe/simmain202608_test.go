@@ -148,7 +148,7 @@ func TestSimToday_badhost(t *testing.T) {
 			t.Fatalf("outcomes %v, want one not_found", r.Outcomes)
 		}
 		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "a Host problem: the router wants the atespace in the Host")
-		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "--host-template")
+		wantCheck(t, r, report.CheckReachedParking, report.CheckFailed, "change HostTemplate")
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // The proxy's front door: what it refuses before
@@ -50,12 +52,38 @@ func hostName(host string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 }
 
+// frontDoor is what the proxy refuses before anything is forwarded, and
+// how many it refused: it answers those requests itself and logs each.
+type frontDoor struct {
+	acceptHosts []*regexp.Regexp
+	// hostRefused is the 403 page's format (%q the Host), its option
+	// named as the caller names it (Options.OptionName).
+	hostRefused string
+	log         func(text string, fields any)
+	refused     atomic.Int64
+}
+
+// hostRefusedPage is the 403 page for a Host the proxy does not accept.
+const hostRefusedPage = "shakectl proxy: Host %q is not accepted: only loopback names (localhost, 127.0.0.1, [::1]) are, so that no web page can reach the API through this proxy by DNS rebinding; start the proxy with {AcceptHosts} to accept other names\n"
+
+// newFrontDoor compiles Options.AcceptHosts; log receives each refusal's
+// line.
+func newFrontDoor(o Options, log func(text string, fields any)) (*frontDoor, error) {
+	accept, err := compileAcceptHosts(o.AcceptHosts)
+	if err != nil {
+		return nil, err
+	}
+	// The page's format is rendered once, before any Host goes in: a
+	// Host is the client's text, never read as a placeholder.
+	return &frontDoor{acceptHosts: accept, hostRefused: fielderr.Placeholders(hostRefusedPage, o.OptionName), log: log}, nil
+}
+
 // acceptedHost reports whether a request addressed as host may pass: a
 // loopback name (localhost or a loopback IP) or one --accept-hosts names.
 // A web page the user visits cannot send a loopback name: with DNS
 // rebinding it can make its own name resolve to 127.0.0.1, but the Host
 // it sends is still its own name.
-func (s *Server) acceptedHost(host string) bool {
+func (d *frontDoor) acceptedHost(host string) bool {
 	name := hostName(host)
 	if name == "" {
 		return false
@@ -66,7 +94,7 @@ func (s *Server) acceptedHost(host string) bool {
 	if ip := net.ParseIP(name); ip != nil && ip.IsLoopback() {
 		return true
 	}
-	for _, re := range s.acceptHosts {
+	for _, re := range d.acceptHosts {
 		if re.MatchString(name) {
 			return true
 		}
@@ -78,7 +106,7 @@ func (s *Server) acceptedHost(host string) bool {
 // it did: CONNECT (a forward proxy's method; this is a reverse proxy) and
 // HTTP/2's "PRI *" preface on this HTTP/1 listener get a 405, a Host
 // that is not accepted a 403. Each is one line on the log.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
+func (d *frontDoor) refuse(w http.ResponseWriter, r *http.Request) bool {
 	var status int
 	var reason, body string
 	switch {
@@ -88,14 +116,14 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
 	case r.Method == "PRI" && r.RequestURI == "*":
 		status, reason = http.StatusMethodNotAllowed, "the HTTP/2 preface (PRI *) is not forwarded"
 		body = "shakectl proxy: PRI * (HTTP/2 with prior knowledge) is not supported: send HTTP/1.1\n"
-	case !s.acceptedHost(r.Host):
+	case !d.acceptedHost(r.Host):
 		status, reason = http.StatusForbidden, fmt.Sprintf("Host %q is not accepted", r.Host)
-		body = fmt.Sprintf("shakectl proxy: Host %q is not accepted: only loopback names (localhost, 127.0.0.1, [::1]) are, so that no web page can reach the API through this proxy by DNS rebinding; start the proxy with --accept-hosts to accept other names\n", r.Host)
+		body = fmt.Sprintf(d.hostRefused, r.Host)
 	default:
 		return false
 	}
 	text := fmt.Sprintf("%s %s: refused (%d): %s", r.Method, r.RequestURI, status, reason)
-	s.logEvent(text, struct {
+	d.log(text, struct {
 		Event   string `json:"event"`
 		Method  string `json:"method"`
 		Path    string `json:"path"`
@@ -104,7 +132,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
 		Reason  string `json:"reason"`
 		Message string `json:"message"`
 	}{"refused", r.Method, r.RequestURI, r.Host, status, reason, text})
-	s.refused.Add(1)
+	d.refused.Add(1)
 	h := w.Header()
 	if status == http.StatusMethodNotAllowed {
 		h.Set("Allow", allowedMethods)

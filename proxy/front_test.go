@@ -123,7 +123,10 @@ func (r *rig) rawExchange(raw string) (*http.Response, string) {
 // names, and those --accept-hosts names, pass.
 func TestFrontDoorRefusesForeignHostsAndTunnels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{AcceptHosts: []string{`proxy\.example\.com`}}, func(n int, w http.ResponseWriter, _ *http.Request) {
+		// The page names the option as the caller does (shakectl: its
+		// flag).
+		flag := func(field string) string { return map[string]string{"AcceptHosts": "--accept-hosts"}[field] }
+		r := newRig(t, Options{AcceptHosts: []string{`proxy\.example\.com`}, OptionName: flag}, func(n int, w http.ResponseWriter, _ *http.Request) {
 			io.WriteString(w, "ok")
 		})
 		refused := []struct {

@@ -4,22 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/redact"
 )
 
-// Start listens on Options.Listen (or takes Options.Listener) and serves in
-// the background until Shutdown. The address must be loopback unless
-// AllowRemote is set: an open relay to a cloud API, with the clients' own
-// credentials passing through, is a hole.
-func (s *Server) Start() error {
-	ln := s.opts.Listener
-	if err := checkListen(s.opts.Listen, s.opts.AllowRemote); err != nil {
+// endpoint is where the proxy listens: the address it binds (loopback
+// unless AllowRemote, never the upstream itself), its http.Server, and
+// the shutdown that every wait of the proxy watches.
+type endpoint struct {
+	listen      string
+	given       net.Listener // Options.Listener, served instead of listen
+	allowRemote bool
+	upstream    *url.URL
+	prefix      string
+	handler     http.Handler
+	errorLog    *log.Logger
+
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+
+	mu      sync.Mutex
+	httpSrv *http.Server
+	addr    net.Addr
+}
+
+func newEndpoint(o Options, upstream *url.URL, prefix string) *endpoint {
+	return &endpoint{listen: o.Listen, given: o.Listener, allowRemote: o.AllowRemote,
+		upstream: upstream, prefix: prefix, shutdown: make(chan struct{})}
+}
+
+// start listens (or takes the given listener) and serves in the
+// background until stop.
+func (e *endpoint) start() error {
+	ln := e.given
+	if err := checkListen(e.listen, e.allowRemote); err != nil {
 		if ln != nil {
 			ln.Close()
 		}
@@ -27,11 +53,11 @@ func (s *Server) Start() error {
 	}
 	if ln == nil {
 		var err error
-		if ln, err = net.Listen("tcp", s.opts.Listen); err != nil {
-			return fmt.Errorf("cannot listen on %s: %w", s.opts.Listen, err)
+		if ln, err = net.Listen("tcp", e.listen); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w", e.listen, err)
 		}
 	}
-	srv, err := s.bind(ln)
+	srv, err := e.bind(ln)
 	if err != nil {
 		return err
 	}
@@ -39,75 +65,70 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed then.
-// A TCP listener is checked as Start checks its own (loopback unless
-// AllowRemote, not the upstream itself).
-func (s *Server) Serve(ln net.Listener) error {
-	srv, err := s.bind(ln)
+// serve serves on ln until stop; it returns http.ErrServerClosed then.
+func (e *endpoint) serve(ln net.Listener) error {
+	srv, err := e.bind(ln)
 	if err != nil {
 		return err
 	}
 	return srv.Serve(ln)
 }
 
-// bind checks ln and records it as the proxy's address, so URL is set
-// once Start returns.
-func (s *Server) bind(ln net.Listener) (*http.Server, error) {
-	if err := s.checkBound(ln.Addr()); err != nil {
+// bind checks ln and records it as the proxy's address, so url is set
+// once start returns.
+func (e *endpoint) bind(ln net.Listener) (*http.Server, error) {
+	if err := e.checkBound(ln.Addr()); err != nil {
 		ln.Close()
 		return nil, err
 	}
 	srv := &http.Server{
-		Handler:           s,
+		Handler:           e.handler,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          s.rp.ErrorLog,
+		ErrorLog:          e.errorLog,
 	}
-	s.mu.Lock()
-	if s.httpSrv != nil {
-		s.mu.Unlock()
+	e.mu.Lock()
+	if e.httpSrv != nil {
+		e.mu.Unlock()
 		ln.Close()
 		return nil, errors.New("proxy: already serving")
 	}
-	s.httpSrv, s.addr = srv, ln.Addr()
-	s.mu.Unlock()
-	if s.shuttingDown() {
+	e.httpSrv, e.addr = srv, ln.Addr()
+	e.mu.Unlock()
+	if e.shuttingDown() {
 		ln.Close()
 		return nil, http.ErrServerClosed
 	}
 	return srv, nil
 }
 
-// URL is the API URL to give clients: the listening address with the
-// upstream's path prefix, so http://HOST/api is stood in for by
-// http://127.0.0.1:PORT/api and http://HOST:13000 by http://127.0.0.1:PORT.
-// Empty before Start or Serve.
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.addr == nil {
+// url is the listening address with the upstream's path prefix; "" before
+// start or serve.
+func (e *endpoint) url() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.addr == nil {
 		return ""
 	}
-	return "http://" + s.addr.String() + s.prefix
+	return "http://" + e.addr.String() + e.prefix
 }
 
-// Shutdown stops accepting, cuts every wait short and hands each waiting
-// client the refusal it is waiting on, then waits (until ctx ends) for the
-// requests still in flight to finish.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.shutdownOnce.Do(func() { close(s.shutdown) })
-	s.mu.Lock()
-	srv := s.httpSrv
-	s.mu.Unlock()
+// stop closes shutdown (every wait ends) and shuts the http.Server down,
+// waiting until ctx ends for the requests still in flight.
+func (e *endpoint) stop(ctx context.Context) error {
+	e.shutdownOnce.Do(func() { close(e.shutdown) })
+	e.mu.Lock()
+	srv := e.httpSrv
+	e.mu.Unlock()
 	if srv == nil {
 		return nil
 	}
 	return srv.Shutdown(ctx)
 }
 
-func (s *Server) shuttingDown() bool {
+func (e *endpoint) shuttingDown() bool {
 	select {
-	case <-s.shutdown:
+	case <-e.shutdown:
 		return true
 	default:
 		return false
@@ -140,18 +161,18 @@ func checkListen(addr string, allowRemote bool) error {
 // checkBound refuses a bound address that is not loopback (unless
 // AllowRemote) or that is the upstream itself, which would send every
 // request round in a loop.
-func (s *Server) checkBound(a net.Addr) error {
+func (e *endpoint) checkBound(a net.Addr) error {
 	ta, ok := a.(*net.TCPAddr)
 	if !ok {
 		return nil // an in-memory listener in tests
 	}
-	if !s.opts.AllowRemote && !ta.IP.IsLoopback() {
+	if !e.allowRemote && !ta.IP.IsLoopback() {
 		return optionErrorf("the proxy is bound to %s, which is not a loopback address; give {AllowRemote} to mean it", ta)
 	}
-	if portOf(s.upstream) != strconv.Itoa(ta.Port) {
+	if portOf(e.upstream) != strconv.Itoa(ta.Port) {
 		return nil
 	}
-	host := s.upstream.Hostname()
+	host := e.upstream.Hostname()
 	ips := []net.IP{net.ParseIP(host)}
 	if ips[0] == nil {
 		ips = nil
@@ -163,7 +184,7 @@ func (s *Server) checkBound(a net.Addr) error {
 	}
 	for _, ip := range ips {
 		if ip.Equal(ta.IP) || (ta.IP.IsUnspecified() && (ip.IsLoopback() || isLocalIP(ip))) {
-			return optionErrorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", redact.URL(s.upstream.String()), ta)
+			return optionErrorf("the upstream API URL %s is the proxy itself (%s): give the real API's URL", redact.URL(e.upstream.String()), ta)
 		}
 	}
 	return nil

@@ -34,9 +34,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,6 +119,10 @@ type Options struct {
 	// Retry-After has passed, and then go one at a time. The zero value
 	// (`--gate=off`) replays every request on its own clock.
 	Gate bool
+	// OptionName names an option in the text the proxy sends a client
+	// (the 403 page says which option accepts other Hosts): the command
+	// gives its flag for a field ({AcceptHosts}); nil writes the field.
+	OptionName func(field string) string
 }
 
 // Logger is where the proxy's lines go (Options.Log): shakectl's is the
@@ -211,18 +213,15 @@ type Server struct {
 	prefix   string // the upstream's path prefix without a trailing slash: "/api" or ""
 	rp       *httputil.ReverseProxy
 
-	shutdown     chan struct{}
-	shutdownOnce sync.Once
+	// end is where it listens, and the shutdown every wait watches
+	// (listen.go); front what it refuses unforwarded (front.go).
+	end   *endpoint
+	front *frontDoor
 
 	requests, waited, handedBack, heldBack atomic.Int64
-	overReplayMemory, refused, neverSent   atomic.Int64
+	overReplayMemory, neverSent            atomic.Int64
 	replayMem                              replayMemory
-	acceptHosts                            []*regexp.Regexp
 	gate                                   *gate.Gate // nil with the gate off
-
-	mu      sync.Mutex
-	httpSrv *http.Server
-	addr    net.Addr
 }
 
 // New checks the options and builds a proxy without listening: ServeHTTP
@@ -250,10 +249,6 @@ func New(o Options) (*Server, error) {
 	if o.MaxReplayTotal == 0 {
 		o.MaxReplayTotal = DefaultMaxReplayTotal
 	}
-	accept, err := compileAcceptHosts(o.AcceptHosts)
-	if err != nil {
-		return nil, err
-	}
 	if o.Listen == "" {
 		o.Listen = DefaultListen
 	}
@@ -276,12 +271,13 @@ func New(o Options) (*Server, error) {
 		o.Transport = t
 	}
 	s := &Server{
-		opts:        o,
-		upstream:    up,
-		prefix:      strings.TrimRight(up.EscapedPath(), "/"),
-		shutdown:    make(chan struct{}),
-		replayMem:   replayMemory{max: o.MaxReplayTotal},
-		acceptHosts: accept,
+		opts:      o,
+		upstream:  up,
+		prefix:    strings.TrimRight(up.EscapedPath(), "/"),
+		replayMem: replayMemory{max: o.MaxReplayTotal},
+	}
+	if s.front, err = newFrontDoor(o, s.logEvent); err != nil {
+		return nil, err
 	}
 	if o.Gate {
 		s.gate = gate.New(o.Now)
@@ -301,8 +297,32 @@ func New(o Options) (*Server, error) {
 		ErrorHandler:   s.upstreamError,
 		ErrorLog:       log.New(errLog, "proxy: ", 0),
 	}
+	s.end = newEndpoint(o, up, s.prefix)
+	s.end.handler, s.end.errorLog = s, s.rp.ErrorLog
 	return s, nil
 }
+
+// Start listens on Options.Listen (or takes Options.Listener) and serves in
+// the background until Shutdown. The address must be loopback unless
+// AllowRemote is set: an open relay to a cloud API, with the clients' own
+// credentials passing through, is a hole.
+func (s *Server) Start() error { return s.end.start() }
+
+// Serve serves on ln until Shutdown; it returns http.ErrServerClosed then.
+// A TCP listener is checked as Start checks its own (loopback unless
+// AllowRemote, not the upstream itself).
+func (s *Server) Serve(ln net.Listener) error { return s.end.serve(ln) }
+
+// URL is the API URL to give clients: the listening address with the
+// upstream's path prefix, so http://HOST/api is stood in for by
+// http://127.0.0.1:PORT/api and http://HOST:13000 by http://127.0.0.1:PORT.
+// Empty before Start or Serve.
+func (s *Server) URL() string { return s.end.url() }
+
+// Shutdown stops accepting, cuts every wait short and hands each waiting
+// client the refusal it is waiting on, then waits (until ctx ends) for the
+// requests still in flight to finish.
+func (s *Server) Shutdown(ctx context.Context) error { return s.end.stop(ctx) }
 
 // parseUpstream accepts the API's base URL, without credentials: the
 // proxy holds none (a password in the URL would be sent on every
@@ -443,7 +463,7 @@ func requestInfoFrom(ctx context.Context) *requestInfo {
 
 // ServeHTTP forwards one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.refuse(w, r) {
+	if s.front.refuse(w, r) {
 		return
 	}
 	info := &requestInfo{method: r.Method, path: r.URL.Path, apiPath: s.apiPath(r), host: r.Host}
@@ -498,7 +518,7 @@ func (s *Server) apiPath(r *http.Request) string {
 func (s *Server) Summary() Summary {
 	return Summary{Requests: s.requests.Load(), Waited: s.waited.Load(), HandedBack: s.handedBack.Load(),
 		Gate: s.gate != nil, HeldBack: s.heldBack.Load(),
-		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.refused.Load(), NeverSent: s.neverSent.Load()}
+		OverReplayMemory: s.overReplayMemory.Load(), Refused: s.front.refused.Load(), NeverSent: s.neverSent.Load()}
 }
 
 // logEvent gives the log one line: text for people, fields for programs.
@@ -544,7 +564,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		last *answer // its own latest refusal, while it waits to send again
 	)
 	for {
-		rel := pass.Admit(ctx, s.shutdown)
+		rel := pass.Admit(ctx, s.end.shutdown)
 		if rel.Held {
 			s.logReleased(info, rel, last != nil)
 		}
@@ -584,7 +604,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// The client went away: stop waiting, send nothing more.
 			timer.Stop()
 			return nil, ctx.Err()
-		case <-s.shutdown:
+		case <-s.end.shutdown:
 			timer.Stop()
 			s.handBack(info, a.stage, call, whyShuttingDown)
 			return a.resp, nil
@@ -643,7 +663,7 @@ func (s *Server) nextStep(ctx context.Context, call *retry.Call, info *requestIn
 		return 0, false, ""
 	case released == gate.Budget:
 		return 0, false, fmt.Sprintf("the budget of %s ends within one round trip", retry.HumanDuration(s.opts.Budget))
-	case s.shuttingDown():
+	case s.end.shuttingDown():
 		return 0, false, whyShuttingDown
 	}
 	return wait, true, ""

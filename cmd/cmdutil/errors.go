@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/output/termtext"
 )
@@ -15,8 +16,11 @@ import (
 // DescribeError turns an error into what the user reads: one line of
 // message, a hint where one helps, and the facts a program wants with -o json
 // (status, stage, transient, attempts, elapsed_seconds, request_id).
+//
+// The client's and output's messages name their options as placeholders
+// ({Timeout}, {JQ}); the report writes them as the kernel's flags.
 func DescribeError(err error) output.ErrorReport {
-	r := output.ErrorReport{Message: err.Error()}
+	r := output.ErrorReport{Message: fielderr.Render(err, libraryOptionName)}
 	var (
 		apiErr    *client.APIError
 		capacity  *client.CapacityRefusal
@@ -66,7 +70,7 @@ func DescribeError(err error) output.ErrorReport {
 			r.Stage = capacity.Stage
 			t := capacity.Transient
 			r.Transient = &t
-			r.Hint = capacity.Hint(apiErr.Attempts)
+			r.Hint = capacity.Hint(apiErr.Attempts, libraryOptionName)
 		}
 		if errors.As(err, &claim) {
 			t := claim.Transient()
@@ -119,13 +123,17 @@ func describeAPIError(r *output.ErrorReport, apiErr *client.APIError) {
 	// they come from; every other answer by the client (client/hints.go).
 	switch code := apiErr.StatusCode; {
 	case apiErr.IsHTML():
-		r.Hint = apiErr.Hint()
+		r.Hint = apiErr.Hint(libraryOptionName)
 	case code == http.StatusNotFound && apiErr.AtLogin():
 		r.Hint = "the server does not know the namespace (POST /auth answered 404): check --namespace / SHAKENFIST_NAMESPACE; " + configHowTo("")
 	case code == http.StatusUnauthorized && !apiErr.KeyAccepted: // after a good login, the request is refused (client's hint)
 		r.Hint = "the namespace and key were refused: " + configHowTo("")
+	case apiErr.NamespaceNotEmpty():
+		r.Hint = "the namespace still holds instances or networks; \"shakectl namespace clean NAMESPACE --yes\" deletes them, then delete the namespace"
+	case apiErr.RefusedParameter() != "":
+		r.Hint = fmt.Sprintf("the server refused the parameter %s; see --help for what it takes", apiErr.RefusedParameter())
 	default:
-		r.Hint = apiErr.Hint()
+		r.Hint = apiErr.Hint(libraryOptionName)
 	}
 }
 

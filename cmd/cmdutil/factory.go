@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakenfist/shakectl/client"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/redact"
 	"github.com/shakenfist/shakectl/output"
@@ -157,7 +158,7 @@ func (f *Factory) resolveConfig() (*Config, error) {
 	if cfg.JQ != "" {
 		code, err := output.ParseJQ(cfg.JQ)
 		if err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, &UsageError{Msg: fielderr.Render(err, libraryOptionName)}
 		}
 		opts.JQ = code
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/flagtable"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/probe"
 	"github.com/shakenfist/shakectl/probe/report"
@@ -20,13 +20,13 @@ import (
 // write into Options, what the command parses or keeps itself. Each names
 // the field the probe's option errors give the value ({Requests},
 // {Checks.Budget}), so an error names the flag the user typed.
-func probeFlags() fielderr.Table[*probe.Options, *Options] {
+func probeFlags() flagtable.Table[*probe.Options, *Options] {
 	type (
 		fs = *pflag.FlagSet
 		po = *probe.Options
 		op = *Options
 	)
-	return fielderr.Table[*probe.Options, *Options]{
+	return flagtable.Table[*probe.Options, *Options]{
 		{Field: "Target", Name: "target", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.Target, n, "", "router base URL, e.g. http://127.0.0.1:8080 (required unless --url-template is a full URL)")
 		}},
@@ -67,7 +67,7 @@ func probeFlags() fielderr.Table[*probe.Options, *Options] {
 		{Field: "URLTemplate", Name: "url-template", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.URLTemplate, n, "", "URL template instead of the Host header: a full URL or a path joined to --target ({actor}, {atespace})")
 		}},
-		{Field: "", Name: "atespace", Define: func(fl fs, n string, p po, _ op) {
+		{Field: "Atespace", Name: "atespace", Define: func(fl fs, n string, p po, _ op) {
 			fl.StringVar(&p.Atespace, n, probe.DefaultAtespace, "atespace for {atespace}")
 		}},
 		{Field: "Transport", Name: "transport", Define: func(fl fs, n string, p po, _ op) {
@@ -103,7 +103,7 @@ func probeFlags() fielderr.Table[*probe.Options, *Options] {
 		{Field: "Checks.ShedMax", Name: "shed-max", Define: func(fl fs, n string, p po, _ op) {
 			numflag.Var(fl, &p.Checks.ShedMax, n, report.DefaultShedMax, numflag.Above(0, MaxDuration), "shed answers' p99 must stay under this")
 		}},
-		{Field: "", Name: "expect", Define: func(fl fs, n string, _ po, o op) {
+		{Field: "Checks.Expect", Name: "expect", Define: func(fl fs, n string, _ po, o op) {
 			fl.StringArrayVar(&o.expect, n, nil, "expectation such as served>=0.95 or p99(served)<6s (repeat, or separate with commas)")
 		}},
 		{Field: "", Name: "out", Define: func(fl fs, n string, _ po, o op) {

@@ -13,6 +13,7 @@ import (
 	"github.com/shakenfist/shakectl/cmd/builders"
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/cmd/complete"
+	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/probe/report"
@@ -89,7 +90,7 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 	}
 	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
-		return &cmdutil.UsageError{Msg: err.Error()}
+		return &cmdutil.UsageError{Msg: fielderr.Render(err, FlagName)}
 	}
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
 		return err
@@ -142,6 +143,8 @@ func runMerge(f *cmdutil.Factory, c *cobra.Command, opts *MergeOptions, paths []
 		cc.ShedMax = opts.shedMax
 	}
 	cc.Expect = exps
+	// The merged checks advise on the run's flags (--rate, --shards).
+	cc.OptionName = FlagName
 	merged, err := report.Merge(reports, cc)
 	if err != nil {
 		return err

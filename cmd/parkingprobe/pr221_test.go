@@ -81,7 +81,8 @@ func TestPR221ParkingOffSkipsWhatCannotBeJudged(t *testing.T) {
 	if code != cmdutil.ExitChecksFailed {
 		t.Errorf("exit %d, want 3: parking off is a finding; %s", code, errOut)
 	}
-	if c := checkOf(t, r, report.CheckReachedParking); c.Status != report.CheckFailed || !strings.Contains(c.Detail, "parking is disabled on the router: its statusz says enabled: false") {
+	if c := checkOf(t, r, report.CheckReachedParking); c.Status != report.CheckFailed || !strings.Contains(c.Detail, "parking is disabled on the router: its statusz says enabled: false") ||
+		!strings.HasSuffix(c.Detail, "(say --expect parking=off if that is meant)") {
 		t.Errorf("reached_parking: %s %q, want failed: parking disabled", c.Status, c.Detail)
 	}
 	r, code, errOut = runJSON(t, append(args, "--expect", "parking=off")...)

@@ -306,6 +306,8 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	po.Mode = probe.Mode(strings.ToLower(string(po.Mode)))
 	po.Method = strings.ToUpper(po.Method)
 	po.Checks.SlackSet = fl.Changed("slack")
+	// The report's texts name options by the flags here.
+	po.Checks.OptionName = FlagName
 	if !fl.Changed("budget") {
 		// probe owns the default: the router's statusz max_wait when
 		// --statusz-url gives one, else report.DefaultBudget.
@@ -414,7 +416,7 @@ func (opts *Options) probeOptions(c *cobra.Command, f *cmdutil.Factory, po *prob
 	}
 	exps, err := report.ParseExpectations(opts.expect)
 	if err != nil {
-		return nil, &cmdutil.UsageError{Msg: err.Error()}
+		return nil, &cmdutil.UsageError{Msg: fielderr.Render(err, FlagName)}
 	}
 	po.Checks.Expect = exps
 	if err := checkPlotFile("--plot", opts.plot); err != nil {
@@ -565,7 +567,7 @@ func probeError(err error) error {
 	}
 	var ee *report.ExpectError
 	if errors.As(err, &ee) {
-		return &cmdutil.UsageError{Msg: ee.Error()}
+		return &cmdutil.UsageError{Msg: ee.Render(FlagName)}
 	}
 	if r, ok := err.(fielderr.Renderer); ok {
 		// A run's error that names an option (NoAnswerError's {Timeout}).

@@ -98,9 +98,12 @@ func TestProxyJSONSummaryCountsRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("Host evil.example: %d, want 403", resp.StatusCode)
+	// The page names the flag that accepts other Hosts.
+	wantPage := "shakectl proxy: Host \"evil.example\" is not accepted: only loopback names (localhost, 127.0.0.1, [::1]) are, so that no web page can reach the API through this proxy by DNS rebinding; start the proxy with --accept-hosts to accept other names\n"
+	if resp.StatusCode != http.StatusForbidden || string(page) != wantPage {
+		t.Errorf("Host evil.example: %d %q, want 403 %q", resp.StatusCode, page, wantPage)
 	}
 	stop(cmdutil.ErrInterrupted)
 	want := `{"event":"refused","method":"GET","path":"/api/instances","host":"evil.example","status":403,"reason":"Host \"evil.example\" is not accepted","message":"GET /api/instances: refused (403): Host \"evil.example\" is not accepted"}

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
-	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/flagtable"
 	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
@@ -60,6 +60,8 @@ func (o *ForwardOptions) proxyOptions(f *cmdutil.Factory, cfg *cmdutil.Config, u
 		// The notifier writes the proxy's lines: text, JSON under -o
 		// json, nothing under --quiet.
 		Log: f.IOStreams.Notifier(),
+		// The 403 page names --accept-hosts.
+		OptionName: proxyFields.Name,
 	}
 	return po
 }
@@ -110,7 +112,7 @@ func addForwardFlags(c *cobra.Command, o *ForwardOptions) {
 // proxyFields are the flags of proxy and wrap that set the Options fields
 // the proxy's option errors name ({AllowRemote}); the flags themselves
 // are declared above (their values pass through ProxyOptions).
-var proxyFields = fielderr.Table[any, any]{
+var proxyFields = flagtable.Table[any, any]{
 	{Field: "Upstream", Name: "api-url"},
 	{Field: "AcceptHosts", Name: "accept-hosts"},
 	{Field: "AllowRemote", Name: "allow-remote"},

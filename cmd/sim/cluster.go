@@ -11,6 +11,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/flagtable"
 	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/internal/userfile"
@@ -247,13 +248,13 @@ func ClusterAddrIsLoopback(addr string) bool {
 // clusterFlags are sim cluster's flags, as routerFlags are sim router's:
 // each names the field the cluster's errors give the value ({Generation}),
 // so an error names the flag the user typed.
-func clusterFlags() fielderr.Table[*cluster.Config, *ClusterOptions] {
+func clusterFlags() flagtable.Table[*cluster.Config, *ClusterOptions] {
 	type (
 		fs = *pflag.FlagSet
 		cc = *cluster.Config
 		op = *ClusterOptions
 	)
-	return fielderr.Table[*cluster.Config, *ClusterOptions]{
+	return flagtable.Table[*cluster.Config, *ClusterOptions]{
 		{Field: "Listen", Name: "listen", Define: func(fl fs, n string, d cc, opts op) {
 			fl.StringVar(&d.Listen, n, d.Listen, "address to listen on (HOST:PORT; port 0 picks a free one)")
 		}},

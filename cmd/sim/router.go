@@ -14,6 +14,7 @@ import (
 
 	"github.com/shakenfist/shakectl/cmd/cmdutil"
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/flagtable"
 	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/numflag"
 	"github.com/shakenfist/shakectl/output"
@@ -352,13 +353,13 @@ func routerBanner(cfg router.Config) string {
 // parses itself. Each names the field the router's errors give the value
 // ({Workers}, {ParkedRequestMax}), so an error names the flag the user
 // typed: the library names fields, and this table alone knows flags.
-func routerFlags() fielderr.Table[*router.Config, *RouterOptions] {
+func routerFlags() flagtable.Table[*router.Config, *RouterOptions] {
 	type (
 		fs = *pflag.FlagSet
 		rc = *router.Config
 		op = *RouterOptions
 	)
-	return fielderr.Table[*router.Config, *RouterOptions]{
+	return flagtable.Table[*router.Config, *RouterOptions]{
 		{Field: "Model", Name: "model", Define: func(fl fs, n string, d rc, opts op) {
 			fl.StringVar((*string)(&d.Model), n, string(d.Model), "which real dataplane to behave like: "+router.ModelNames()+" (each is described above)")
 		}},

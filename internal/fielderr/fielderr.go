@@ -4,7 +4,9 @@
 // option field ({Rate}, {Checks.Budget}, {Shard.Count}), never as a
 // command-line flag. Error spells the placeholders as field paths; a
 // command renders them with its own names (Render), from the table that
-// defines its flags, so the user reads the flag they typed.
+// defines its flags (internal/flagtable), so the user reads the flag they
+// typed. It imports the standard library alone, so a leaf (probe/report)
+// can name its options this way too.
 package fielderr
 
 import (
@@ -54,8 +56,10 @@ type Renderer interface {
 }
 
 // Render is err's message with the placeholders of every Renderer in it
-// written by name: err itself, or each error errors.Join put together
-// (one a line, as Join writes them). Any other error is its own message.
+// written by name: err itself, each error errors.Join put together (one a
+// line, as Join writes them), or a Renderer that err wraps (fmt.Errorf's
+// %w), whose own message is rendered where err's quotes it. An error
+// Rendered already, and any other error, is its own message.
 func Render(err error, name func(field string) string) string {
 	if err == nil {
 		return ""
@@ -70,7 +74,24 @@ func Render(err error, name func(field string) string) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return err.Error()
+	msg := err.Error()
+	for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+		switch e := e.(type) {
+		case *rendered:
+			return msg
+		case Renderer:
+			return strings.Replace(msg, e.Error(), e.Render(name), 1)
+		}
+	}
+	return msg
+}
+
+// Sprintf is fmt.Sprintf whose format names fields as {Field}, written by
+// name (Placeholders) before the arguments go in: a library's advice (a
+// hint, a check's reason) that names its caller's options, where an
+// argument (a server's text) is never read as a placeholder.
+func Sprintf(name func(field string) string, format string, a ...any) string {
+	return fmt.Sprintf(Placeholders(format, name), a...)
 }
 
 // Rendered is err with its message rendered by name (Render), still

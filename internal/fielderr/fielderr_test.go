@@ -2,12 +2,18 @@ package fielderr
 
 import (
 	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 func flag(field string) string {
-	return Table[any, any]{{Field: "Rate", Name: "rate"}, {Field: "Checks.Budget", Name: "budget"}, {Name: "quiet"}}.Name(field)
+	return map[string]string{"Rate": "--rate", "Checks.Budget": "--budget"}[field]
 }
 
 // A message names fields; a command renders its flags in their place, and
@@ -41,5 +47,46 @@ func TestRenderJoinedAndWrapped(t *testing.T) {
 	}
 	if Rendered(nil, flag) != nil {
 		t.Error("Rendered(nil) is not nil")
+	}
+}
+
+// A Renderer wrapped with context is rendered where the message quotes
+// it; one rendered already is left alone, and so is an argument that
+// looks like a placeholder.
+func TestRenderWrapped(t *testing.T) {
+	wrapped := fmt.Errorf("listing: %w", Errorf("{Rate} %q is wrong", "{Rate}"))
+	if got, want := Render(wrapped, flag), `listing: --rate "{Rate}" is wrong`; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	done := fmt.Errorf("listing: %w", Rendered(Errorf("{Rate} is wrong"), func(string) string { return "-r" }))
+	if got, want := Render(done, flag), "listing: -r is wrong"; got != want {
+		t.Errorf("Render of a rendered error = %q, want %q", got, want)
+	}
+	if got, want := Sprintf(flag, "give {Checks.Budget} more than %s", "{Rate}"), "give --budget more than {Rate}"; got != want {
+		t.Errorf("Sprintf = %q, want %q", got, want)
+	}
+}
+
+// fielderr imports the standard library alone: leaves (probe/report) name
+// their options with it, and must not link a flag package (pflag links
+// net) through it.
+func TestFieldErrIsAStandardLibraryLeaf(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources: %v", err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.Contains(strings.Split(p, "/")[0], ".") {
+				t.Errorf("%s imports %s: fielderr stays a standard-library leaf", name, p)
+			}
+		}
 	}
 }

@@ -28,6 +28,11 @@ type CheckConfig struct {
 	// BudgetSource says where Budget came from: "given", "statusz
 	// max_wait" or "default"; set by ApplyDefaults.
 	BudgetSource string
+	// OptionName names an option of the run in what the report says
+	// ("no {MetricsURL}"): the command gives its flag for a field
+	// (--metrics-url), so the JSON report and the text say what the user
+	// typed; nil writes the field path.
+	OptionName func(field string) string
 }
 
 // Where the park budget came from.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // Names of the built-in checks.
@@ -30,6 +32,14 @@ func skipped(name, detail string) Check {
 	return Check{Name: name, OK: true, Status: CheckSkipped, Detail: detail}
 }
 
+// say is fmt.Sprintf whose format names the run's options as
+// internal/fielderr placeholders ({MetricsURL}), written as the report's
+// optionName says before the arguments go in: an argument (a router's
+// body) is never read as a placeholder.
+func (r *Report) say(format string, a ...any) string {
+	return fielderr.Sprintf(r.optionName, format, a...)
+}
+
 // Evaluate runs the built-in checks and the user's expectations (cfg's
 // zero fields take the defaults), replacing the report's checks. In the
 // report of one shard of a sharded run the checks that compare the
@@ -37,6 +47,7 @@ func skipped(name, detail string) Check {
 // every shard's load, so only the merged report can judge them.
 func (r *Report) Evaluate(cfg CheckConfig) {
 	cfg.ApplyDefaults()
+	r.optionName = cfg.OptionName
 	r.Checks = []Check{
 		r.checkBudgetBound(cfg),
 		r.checkShedFast(cfg),
@@ -127,7 +138,7 @@ func (r *Report) checkShedFast(cfg CheckConfig) Check {
 func (r *Report) checkRejectedMatchesShed() Check {
 	m := r.Metrics
 	if m == nil {
-		return skipped(CheckRejectedMatchesShed, "no --metrics-url")
+		return skipped(CheckRejectedMatchesShed, r.say("no {MetricsURL}"))
 	}
 	if r.Dataplane() == DataplaneAgentgateway {
 		return skipped(CheckRejectedMatchesShed, "not judged: the dataplane (agentgateway) has no parking_rejected counter: no metric counts its full lot's refusals")
@@ -180,7 +191,7 @@ func (r *Report) checkActiveDrains() Check {
 	}
 	if after == nil {
 		if r.Metrics == nil && r.Statusz == nil {
-			return skipped(CheckActiveDrains, "no --metrics-url or --statusz-url")
+			return skipped(CheckActiveDrains, r.say("no {MetricsURL} or {StatuszURL}"))
 		}
 		return skipped(CheckActiveDrains, "no scrape after the run")
 	}
@@ -345,7 +356,7 @@ const CheckWaitMatchesBudgetExhausted = "wait_matches_budget_exhausted"
 func (r *Report) checkWaitMatchesBudgetExhausted() Check {
 	m := r.Metrics
 	if m == nil {
-		return skipped(CheckWaitMatchesBudgetExhausted, "no --metrics-url")
+		return skipped(CheckWaitMatchesBudgetExhausted, r.say("no {MetricsURL}"))
 	}
 	if r.Dataplane() == DataplaneAgentgateway {
 		return skipped(CheckWaitMatchesBudgetExhausted, "not judged: the dataplane (agentgateway) has no parking_wait histogram")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakenfist/shakectl/internal/fielderr"
 )
 
 // Expectation is one user --expect expression, such as served>=0.95,
@@ -59,16 +61,20 @@ func (c CheckConfig) ParkingExpected() string {
 	return w
 }
 
-// ExpectError is a malformed --expect expression; Column (1-based) points at
-// the offending token.
+// ExpectError is a malformed expectation (CheckConfig.Expect, the probe's
+// --expect); Column (1-based) points at the offending token.
 type ExpectError struct {
 	Expr   string
 	Column int
 	Msg    string
 }
 
-func (e *ExpectError) Error() string {
-	return fmt.Sprintf("invalid --expect %q at column %d: %s", e.Expr, e.Column, e.Msg)
+func (e *ExpectError) Error() string { return e.Render(nil) }
+
+// Render is the message with the option named by name, as
+// internal/fielderr's Render.
+func (e *ExpectError) Render(name func(field string) string) string {
+	return fielderr.Errorf("invalid {Checks.Expect} %q at column %d: %s", e.Expr, e.Column, e.Msg).Render(name)
 }
 
 // latencyStats maps the statistics --expect knows to their quantiles.

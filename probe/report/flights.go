@@ -181,7 +181,7 @@ func (r *Report) checkReachedParking() Check {
 		return failed(CheckReachedParking, "no request was sent")
 	}
 	if r.RouterEvidence() == "" && r.Count(TransportError)+r.Count(ClientTimeout) < r.Requests {
-		return failed(CheckReachedParking, notARouter+": no --metrics-url or --statusz-url answered as one, and no answer carried a body only one writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`, `invalid \"<header>\": …`); "+r.answersSummary())
+		return failed(CheckReachedParking, r.say("%s: no {MetricsURL} or {StatuszURL} answered as one, and no answer carried a body only one writes (`actor <id> …`, `error resuming actor <id>`, `invalid host …`, `invalid \"<header>\": …`); %s", notARouter, r.answersSummary()))
 	}
 	var n int64
 	for _, o := range parkingPathOutcomes {
@@ -249,23 +249,23 @@ func (r *Report) notFoundCause() string {
 		name, _, _ := strings.Cut(strings.TrimPrefix(d, "invalid header "), ":")
 		switch {
 		case strings.Contains(r.Load.Addressing, "header "+name+":"):
-			return "an addressing problem: the dataplane cannot read the actor from the " + name + " header sent (" + d + "): check that -H value (or --addressing) and --atespace"
+			return r.say("an addressing problem: the dataplane cannot read the actor from the %s header sent (%s): check that -H value (or {Addressing}) and {Atespace}", name, d)
 		case name == "ate-target-actor":
-			return "an addressing problem: the dataplane reads the actor from the " + name + " header, not from where it was sent (" + d + "): use --addressing ate-target-actor (or -H 'ate-target-actor: {atespace}/{actor}')"
+			return r.say("an addressing problem: the dataplane reads the actor from the %s header, not from where it was sent (%s): use {Addressing} ate-target-actor (or -H 'ate-target-actor: {atespace}/{actor}')", name, d)
 		}
 		return "an addressing problem: the dataplane reads the actor from the " + name + " header (" + d + "): send it with -H '" + name + ": …' ({actor} and {atespace} expand)"
 	case strings.HasPrefix(d, "invalid host") && headerAddressed && !strings.Contains(r.Load.Addressing, "host "):
-		return "a Host problem: the dataplane reads the actor from the Host, not a header (" + d + "): use --addressing atespace (or --host-template)"
+		return r.say("a Host problem: the dataplane reads the actor from the Host, not a header (%s): use {Addressing} atespace (or {HostTemplate})", d)
 	case strings.Contains(d, "<atespace>"):
 		// 6210ad86 and later: `expected <actor_name>.<atespace>.actors…`.
-		return "a Host problem: the router wants the atespace in the Host (" + d + "): change --host-template to '{actor}.{atespace}.actors.resources.substrate.ate.dev' (the default) and name the atespace with --atespace"
+		return r.say("a Host problem: the router wants the atespace in the Host (%s): change {HostTemplate} to '{actor}.{atespace}.actors.resources.substrate.ate.dev' (the default) and name the atespace with {Atespace}", d)
 	case strings.Contains(d, "invalid actor_id"):
 		// PR #221: no atespace in the Host.
-		return "a Host problem: the router does not read the Host as an actor's (" + d + "): change --host-template (PR #221 wants '{actor}.actors.resources.substrate.ate.dev', --host-template pr221)"
+		return r.say("a Host problem: the router does not read the Host as an actor's (%s): change {HostTemplate} (PR #221 wants '{actor}.actors.resources.substrate.ate.dev', {HostTemplate} pr221)", d)
 	case strings.HasPrefix(d, "invalid host"):
-		return "a Host problem: the router cannot read the Host (" + d + "): change --host-template or --atespace"
+		return r.say("a Host problem: the router cannot read the Host (%s): change {HostTemplate} or {Atespace}", d)
 	case r.Count(NotFound) == r.Requests:
-		return "the router knows none of the actors: check --atespace, the actor names and the Host form (--host-template)"
+		return r.say("the router knows none of the actors: check {Atespace}, the actor names and the Host form ({HostTemplate})")
 	}
-	return fmt.Sprintf("the router does not know some of the %d actors: check --actors (or --actors-file) against the actors the router has, and --atespace", r.Load.Actors)
+	return r.say("the router does not know some of the %d actors: check {ActorCount} (or {ActorsFile}) against the actors the router has, and {Atespace}", r.Load.Actors)
 }

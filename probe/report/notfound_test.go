@@ -25,8 +25,8 @@ func TestManyNotFoundFailsReachedParking(t *testing.T) {
 		ok               bool
 		want             string
 	}{
-		{968, 1032, `actor "default/actor-0150" not found`, false, "1032 of 2000 answers (51.6%) were not_found, more than 20%: the router does not know some of the 200 actors: check --actors"},
-		{10, 90, "invalid host", false, "change --host-template"},
+		{968, 1032, `actor "default/actor-0150" not found`, false, "1032 of 2000 answers (51.6%) were not_found, more than 20%: the router does not know some of the 200 actors: check ActorCount"},
+		{10, 90, "invalid host", false, "change HostTemplate"},
 		{900, 100, `actor "x" not found`, true, "came from the parking path"},
 		{1000, 0, "", true, "came from the parking path"},
 	} {

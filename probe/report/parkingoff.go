@@ -82,7 +82,7 @@ func (r *Report) judgeParkingOff(cfg CheckConfig) {
 		case c.Name == CheckReachedParking && expected:
 			r.Checks[i] = skipped(c.Name, fmt.Sprintf("not judged: parking is off on the router (%s), as expected", why))
 		case c.Name == CheckReachedParking && !strings.HasPrefix(c.Detail, notARouter):
-			r.Checks[i] = failed(c.Name, fmt.Sprintf("parking is disabled on the router: %s; nothing parked, so the run says nothing of parking (say --expect parking=off if that is meant)", why))
+			r.Checks[i] = failed(c.Name, r.say("parking is disabled on the router: %s; nothing parked, so the run says nothing of parking (say {Checks.Expect} parking=off if that is meant)", why))
 		}
 	}
 }

@@ -53,6 +53,10 @@ type Report struct {
 	// (SetLivePlotData); nil for a report read back or merged.
 	inFlightSteps []int64
 	activeReads   []Point
+	// optionName names the run's options in the report's texts (the
+	// checks' details, the text rendering): CheckConfig.OptionName of
+	// its Evaluate.
+	optionName func(field string) string
 }
 
 // LoadInfo records how the load was shaped and checked.

@@ -58,7 +58,7 @@ func (r *Report) shardLine() string {
 		fmt.Fprintf(&b, "all %d shards of run %s", r.Shards, r.RunID)
 	}
 	if l := r.StartLatenessSeconds; l != nil {
-		fmt.Fprintf(&b, ", started %s after --start-at", fmtSec(*l))
+		b.WriteString(r.say(", started %s after {StartAt}", fmtSec(*l)))
 	}
 	if s := r.StartSpreadSeconds; s != nil {
 		fmt.Fprintf(&b, " (starts spread over %s)", fmtSec(*s))

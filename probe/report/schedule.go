@@ -66,8 +66,8 @@ func (r *Report) checkSenderOnSchedule(cfg CheckConfig) Check {
 		rate = fmt.Sprintf(" (%s req/s achieved of %s asked)", formatRate(*r.AchievedRate), formatRate(r.Load.Rate))
 	}
 	if len(problems) > 0 {
-		return failed(CheckSenderOnSchedule, "the probe could not keep its schedule"+rate+": "+strings.Join(problems, "; ")+
-			": this machine, not the router, limited the run; send less per process (--rate, or --shards over several machines)")
+		return failed(CheckSenderOnSchedule, r.say("the probe could not keep its schedule%s: %s: this machine, not the router, limited the run; send less per process ({Rate}, or {Shard.Count} over several machines)",
+			rate, strings.Join(problems, "; ")))
 	}
 	return ok(CheckSenderOnSchedule, fmt.Sprintf("sent %d of %d scheduled, send lateness p99 %s under %s%s", r.Requests, r.Load.Scheduled, FormatDuration(p99), FormatDuration(bound), rate))
 }

@@ -1,4 +1,8 @@
-package fielderr
+// Package flagtable is a command's flags as one table: each flag's name,
+// the library option field it sets, and how it is defined, so the flags
+// are declared once and a library's {Field} placeholders
+// (internal/fielderr) are rendered as the flags the user typed.
+package flagtable
 
 import "github.com/spf13/pflag"
 
