@@ -122,9 +122,13 @@ func WriteManPages(root *cobra.Command, dir string, o ManOptions) error {
 	topics := map[*cobra.Command]bool{}
 	for _, c := range root.Commands() {
 		if c.Hidden && !c.HasSubCommands() && !strings.HasPrefix(c.Name(), "__") {
+			page, err := topicPage(c.Name())
+			if err != nil {
+				return err
+			}
 			c.Hidden = false
 			c.DisableFlagsInUseLine = true
-			c.Long = manTopic(c.Long)
+			c.Long = manTopic(page)
 			topics[c] = true
 		}
 	}
@@ -180,6 +184,17 @@ func gzipFile(path string) error {
 		return err
 	}
 	return os.Remove(path)
+}
+
+// topicPage is the manual's page of the help topic name (a help topic's
+// command reads its page only when it prints it).
+func topicPage(name string) (string, error) {
+	for _, t := range docs.Topics() {
+		if t.Name == name {
+			return docs.Text(t)
+		}
+	}
+	return "", fmt.Errorf("the hidden command %s is no help topic of docs", name)
 }
 
 // topicLink is a link to another page of the manual.

@@ -136,13 +136,13 @@ const topicAnnotation = "shakectl/topic"
 
 // newHelpTopics makes one help topic per page of the manual (docs), in
 // its order: `shakectl help NAME` prints the page. Each is a hidden
-// command so it does not clutter the command list; its Long is the page
-// itself, which the man pages are made from.
+// command so it does not clutter the command list. A page is read only
+// when it is printed: the pages are 140 KB that every start-up would copy
+// otherwise (the man pages read them from docs too).
 func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
 	var cmds []*cobra.Command
 	for _, t := range docs.Topics() {
-		text, err := docs.Text(t)
-		cmds = append(cmds, newHelpTopic(f, t, text, err))
+		cmds = append(cmds, newHelpTopic(f, t))
 	}
 	return cmds
 }
@@ -150,10 +150,11 @@ func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
 // newHelpTopic prints the page as it is written (Markdown) to a pipe or a
 // file, so `shakectl help retry > retry.md` is the page, and as plain text
 // on a terminal (docs.PlainText).
-func newHelpTopic(f *cmdutil.Factory, t docs.Topic, text string, readErr error) *cobra.Command {
+func newHelpTopic(f *cmdutil.Factory, t docs.Topic) *cobra.Command {
 	print := func() error {
-		if readErr != nil {
-			return fmt.Errorf("help topic %s: %w", t.Name, readErr)
+		text, err := docs.Text(t)
+		if err != nil {
+			return fmt.Errorf("help topic %s: %w", t.Name, err)
 		}
 		ios := f.IOStreams
 		out := text
@@ -164,13 +165,12 @@ func newHelpTopic(f *cmdutil.Factory, t docs.Topic, text string, readErr error) 
 			}
 			out = docs.PlainText(text, ios.TerminalWidth(), bold)
 		}
-		_, err := fmt.Fprint(ios.Out, out)
+		_, err = fmt.Fprint(ios.Out, out)
 		return err
 	}
 	c := cmdutil.Local(&cobra.Command{
 		Use:         t.Name,
 		Short:       t.Short,
-		Long:        text,
 		Hidden:      true,
 		Annotations: map[string]string{topicAnnotation: "true"},
 	}, func(*cobra.Command, []string) error { return print() })
