@@ -3,6 +3,7 @@ package docs
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -55,7 +56,7 @@ func PlainText(md string, width int, bold func(string) string) string {
 				i++
 			}
 			i++ // the closing fence
-		case heading.MatchString(line):
+		case heading().MatchString(line):
 			level := len(line) - len(strings.TrimLeft(line, "#"))
 			text := inlineText(strings.TrimSpace(line[level:]), cs)
 			if !blank {
@@ -84,13 +85,13 @@ func PlainText(md string, width int, bold func(string) string) string {
 			// A paragraph or a list item: its lines up to a blank line,
 			// a fence, a table, a heading or the next item.
 			indent := len(line) - len(strings.TrimLeft(line, " "))
-			marker := listMarker.FindString(trimmed)
+			marker := listMarker().FindString(trimmed)
 			words := []string{strings.TrimSpace(trimmed[len(marker):])}
 			i++
 			for i < len(lines) {
 				next := strings.TrimSpace(lines[i])
 				if next == "" || strings.HasPrefix(next, "```") || strings.HasPrefix(next, "|") ||
-					heading.MatchString(lines[i]) || strings.HasPrefix(next, "<!--") || listMarker.MatchString(next) {
+					heading().MatchString(lines[i]) || strings.HasPrefix(next, "<!--") || listMarker().MatchString(next) {
 					break
 				}
 				words = append(words, next)
@@ -108,20 +109,22 @@ func PlainText(md string, width int, bold func(string) string) string {
 }
 
 // heading is an ATX heading's start: "# ", "## " ….
-var heading = regexp.MustCompile(`^#{1,6} `)
+var heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#{1,6} `) })
 
 // listMarker is the start of a list item: "- ", "* " or "1. ".
-var listMarker = regexp.MustCompile(`^([-*]|\d+\.) `)
+var listMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([-*]|\d+\.) `) })
 
 // inlineSpan is one piece of Markdown's inline syntax the reader knows: a
 // code span, a link, strong or emphasised text, or an escaped character.
-var inlineSpan = regexp.MustCompile("`[^`]+`" + `|\[([^\]]+)\]\(([^)\s]+)\)|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|\\([\\|*_\[\]<>#` + "`" + `])`)
+var inlineSpan = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("`[^`]+`" + `|\[([^\]]+)\]\(([^)\s]+)\)|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|\\([\\|*_\[\]<>#` + "`" + `])`)
+})
 
 // inlineText removes the inline Markdown of one line: code spans keep
 // their text as is, a link to another page names its help topic, a link
 // elsewhere keeps its address, strong text is bold with colour.
 func inlineText(s string, cs scheme) string {
-	return inlineSpan.ReplaceAllStringFunc(s, func(m string) string {
+	return inlineSpan().ReplaceAllStringFunc(s, func(m string) string {
 		switch {
 		case strings.HasPrefix(m, "`"):
 			// In a table cell a pipe is escaped even in code. Code of
@@ -138,7 +141,7 @@ func inlineText(s string, cs scheme) string {
 		case strings.HasPrefix(m, "*"):
 			return strings.Trim(m, "*")
 		}
-		sub := inlineSpan.FindStringSubmatch(m)
+		sub := inlineSpan().FindStringSubmatch(m)
 		text, target := inlineText(sub[1], cs), sub[2]
 		page, _, _ := strings.Cut(target, "#")
 		for _, t := range Topics() {
@@ -301,10 +304,10 @@ func isSeparatorRow(cells []string) bool {
 
 // visibleLen is how many columns s takes, its colour escapes not counted.
 func visibleLen(s string) int {
-	return utf8.RuneCountInString(ansiEscape.ReplaceAllString(s, ""))
+	return utf8.RuneCountInString(ansiEscape().ReplaceAllString(s, ""))
 }
 
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // scheme makes text bold when the caller can (colour on a terminal).
 type scheme struct{ bold func(string) string }
