@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // The report's vocabulary, defined once: every outcome and every check with
@@ -123,22 +124,29 @@ func helpTable(terms []Term) string {
 	return b.String()
 }
 
-// wrap breaks s into lines of at most width runes, at spaces.
+// wrap breaks s into lines of at most width runes, at spaces. It runs at
+// every start-up (parking-probe's help is built with the command tree), so
+// it counts runes instead of converting each line to runes per word.
 func wrap(s string, width int) []string {
 	var lines []string
-	line := ""
+	var line strings.Builder
+	n := 0 // runes in line
 	for _, w := range strings.Fields(s) {
+		wn := utf8.RuneCountInString(w)
 		switch {
-		case line == "":
-			line = w
-		case len([]rune(line))+1+len([]rune(w)) > width:
-			lines = append(lines, line)
-			line = w
+		case n == 0:
+		case n+1+wn > width:
+			lines = append(lines, line.String())
+			line.Reset()
+			n = 0
 		default:
-			line += " " + w
+			line.WriteByte(' ')
+			n++
 		}
+		line.WriteString(w)
+		n += wn
 	}
-	return append(lines, line)
+	return append(lines, line.String())
 }
 
 // OutcomeMarkdown is the manual's outcome table (docs/request-parking.md).
