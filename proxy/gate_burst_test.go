@@ -59,7 +59,16 @@ func TestGateBurstWaitsForTheFirstAnswerAndIsHeldAfterARefusal(t *testing.T) {
 			created(w, name)
 		})
 		start := time.Now()
-		res := burst(t, r, "b", 5)
+		// b0 arrives first and is the scout (all five in the same
+		// instant). Arriving and asking the gate are two steps, so when
+		// the five race, the scout may be a later arrival, whose replay
+		// then waits behind b0 and is held once more: a fifth hold, as
+		// real, but not the one this test counts.
+		res := burst(t, r, "b", 1)
+		synctest.Wait()
+		for i := 1; i < 5; i++ {
+			res = append(res, r.goDo(t.Context(), "POST", "/instances", create(fmt.Sprintf("b%d", i), 1, 512)))
+		}
 		synctest.Wait()
 		if n := r.up.count(); n != 1 {
 			t.Fatalf("%d of a burst of 5 reached the server before the first answer, want 1", n)
