@@ -285,13 +285,13 @@ func errorsIsChecksFailed(r *report.Report) bool { return len(r.Failed()) > 0 }
 
 // Issue 33, item 3: a target that is not a router passes nothing: an echo
 // server, one that redirects everything, one that answers 404 to all, an
-// Envoy answering 503 with no body (README, "Nothing passes vacuously").
+// Envoy answering 503 with no body (docs/request-parking.md, "Nothing passes vacuously").
 func TestNotARouterDoesNotPass(t *testing.T) {
 	for name, h := range map[string]http.HandlerFunc{
 		"echo":     func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.Host)) },
 		"redirect": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) },
 		"404":      http.NotFound,
-		// The README: "a 2xx, a bare status code or Server: envoy is not
+		// The manual: "a 2xx, a bare status code or Server: envoy is not
 		// evidence".
 		"envoy": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Server", "envoy")

@@ -49,11 +49,11 @@ func stepper(t *testing.T, r clitest.CmdRun) func(want int, args ...string) clit
 
 const deployKey = "d3ploy-key-of-namespace-ci-41c7"
 
-// TestREADMEOperatorWalkThroughAgainstSimCluster is the README's operator
-// walk-through (a namespace with a key, metadata, trust and a capacity
-// claim, used and then cleaned away) against the 2026 simulator, and the
-// parts a 2024 server has against the 2024 one.
-func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
+// TestOperatingWalkThroughAgainstSimCluster is the walk-through of
+// docs/operating.md (a namespace with a key, metadata, trust and a
+// capacity claim, used and then cleaned away) against the 2026 simulator,
+// and the parts a 2024 server has against the 2024 one.
+func TestOperatingWalkThroughAgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestREADMEOperatorWalkThroughAgainstSimCluster(t *testing.T) {
 				}
 				step(0, "namespace", "remove-trust", "ci", "ops")
 
-				// The README's order: the claim, then the instance it covers.
+				// The operating page's order: the claim, then the instance it covers.
 				var claim struct{ UUID string }
 				if gen == cluster.Generation2026 {
 					res := step(0, "namespace", "claim", "create", "ci", "--cpus", "4", "--memory", "4096", "--disk", "100", "--expiry", "24h", "-o", "json")

@@ -11,20 +11,21 @@ import (
 	"github.com/shakenfist/shakectl/sim/cluster"
 )
 
-// TestREADMEWalkThroughAgainstSimCluster runs the README's walk-through
+// TestCloudWalkThroughAgainstSimCluster runs the cloud page's walk-through
 // (network create, instance create -n, poweroff, a refused reboot, poweron,
 // reboot, events, deletes) against the cluster simulator, in memory on
-// synctest's clock, as one user session. TestREADMEWalkThrough runs it
-// against recorded real answers; this one checks that the client and the simulator, each written
-// from the server's source, agree with each other end to end: the network
-// starts initial and must be waited for, power actions answer null, the
-// reboot of a powered-off instance is a 409, deletes answer 200.
+// synctest's clock, as one user session. TestCloudWalkThrough runs it
+// against recorded real answers; this one checks that the client and the
+// simulator, each written from the server's source, agree with each other
+// end to end: the network starts initial and must be waited for, power
+// actions answer null, the reboot of a powered-off instance is a 409,
+// deletes answer 200.
 //
 // It runs against both server generations (issue 25): the one visible
 // difference is network delete, which a 2026 server answers with a
 // cluster operation that shakectl follows to "complete" and prints, and a
 // 2024 server with the network, which shakectl waits for until "deleted".
-func TestREADMEWalkThroughAgainstSimCluster(t *testing.T) {
+func TestCloudWalkThroughAgainstSimCluster(t *testing.T) {
 	for _, gen := range []string{cluster.Generation2024, cluster.Generation2026} {
 		t.Run(gen, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { walkThroughAgainstSim(t, gen) }) })
 	}

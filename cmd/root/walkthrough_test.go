@@ -10,14 +10,14 @@ import (
 	"github.com/shakenfist/shakectl/internal/httpstub"
 )
 
-// The README's walk-through, against answers in the real server's shapes
+// The walk-through of the manual's cloud page (docs/cloud.md), against answers in the real server's shapes
 // (client/testdata, shakenfist da448b1a; the events are the recorded
 // sf2024 example) in the order a session gets them: a network that
 // is initial until its second poll, a create refused 406 until then,
 // power actions answered null, a 409 for rebooting a powered-off
 // instance, deletes answered with the view as it was. The same session
-// against the simulator is TestREADMEWalkThroughAgainstSimCluster.
-func TestREADMEWalkThrough(t *testing.T) {
+// against the simulator is TestCloudWalkThroughAgainstSimCluster.
+func TestCloudWalkThrough(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		network := clitest.ReadGolden(t, "network_initial.json")
 		const networkPath = "/networks/2f1e0d9c-1111-4222-8333-444455556601"
