@@ -54,6 +54,12 @@ type wireSender struct {
 	// (handoff), or the first free dial slot.
 	dials   chan struct{}
 	handoff chan *wireConn
+	// idleReady is signalled while a connection is idle, so a request
+	// waiting in awaitConn does not miss one put there between its look
+	// at the idle list and its wait (a handoff finds only a request
+	// already waiting): it holds a signal whenever the list is non-empty
+	// after a release or a take.
+	idleReady chan struct{}
 	// checkFree is checkFreeIdle (tests lengthen it, so that a busy
 	// machine's scheduling does not decide what they test).
 	checkFree time.Duration
@@ -167,6 +173,8 @@ func newWireSender(addr string, timeout time.Duration, predial *Predialer) *wire
 		dials:   make(chan struct{}, maxDials),
 		handoff: make(chan *wireConn),
 		open:    map[*wireConn]struct{}{},
+
+		idleReady: make(chan struct{}, 1),
 
 		checkFree: checkFreeIdle,
 	}
@@ -420,12 +428,51 @@ func wireErr(err error) error {
 	return err
 }
 
-// conn takes an idle connection that is still usable, else a pre-dialled
-// one, else one another request hands back, else dials. Its deadline is
-// set to deadline.
-// conn takes a connection for a request; mayskip says the resend rule
-// covers it, so a freshly reused connection needs no check (skipCheck).
+// conn takes a connection for a request: an idle one that is still
+// usable, else a pre-dialled one, else one another request hands back or
+// leaves idle, else it dials. Its deadline is set to deadline; mayskip
+// says the resend rule covers the request, so a freshly reused connection
+// needs no check (skipCheck).
 func (s *wireSender) conn(ctx context.Context, now, deadline time.Time, mayskip bool) (*wireConn, error) {
+	for {
+		c, err := s.idleConn(now, deadline, mayskip)
+		if c != nil || err != nil {
+			return c, err
+		}
+		if s.predial != nil {
+			if nc := s.predial.take(); nc != nil {
+				c, err := s.adopt(nc, true)
+				if err != nil {
+					return nil, err
+				}
+				if s.usable(c, now, deadline, mayskip) {
+					return c, nil
+				}
+				continue
+			}
+		}
+		select {
+		case s.dials <- struct{}{}:
+			return s.dialConn(ctx, deadline)
+		default:
+		}
+		// Dials are at their limit: the first connection another request
+		// hands back or leaves idle is as good as a new one.
+		c, slot, err := s.awaitConn(ctx, deadline)
+		switch {
+		case err != nil:
+			return nil, err
+		case slot:
+			return s.dialConn(ctx, deadline)
+		case c != nil && s.usable(c, now, deadline, mayskip):
+			return c, nil
+		}
+	}
+}
+
+// idleConn takes the most recently idle connection that is still usable;
+// nil when none is.
+func (s *wireSender) idleConn(now, deadline time.Time, mayskip bool) (*wireConn, error) {
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -435,47 +482,25 @@ func (s *wireSender) conn(ctx context.Context, now, deadline time.Time, mayskip 
 		n := len(s.idle)
 		if n == 0 {
 			s.mu.Unlock()
-			break
+			return nil, nil
 		}
 		c := s.idle[n-1]
 		s.idle[n-1] = nil
 		s.idle = s.idle[:n-1]
+		more := n > 1
 		s.mu.Unlock()
+		if more {
+			// The signal this take may have used stays for the rest.
+			s.signalIdle()
+		}
 		if s.usable(c, now, deadline, mayskip) {
 			return c, nil
 		}
 	}
-	if s.predial != nil {
-		if nc := s.predial.take(); nc != nil {
-			c, err := s.adopt(nc, true)
-			if err != nil {
-				return nil, err
-			}
-			if s.usable(c, now, deadline, mayskip) {
-				return c, nil
-			}
-		}
-	}
-	for {
-		select {
-		case s.dials <- struct{}{}:
-		default:
-			// Dials are at their limit: the first connection another
-			// request hands back is as good as a new one.
-			c, err := s.awaitConn(ctx, deadline)
-			if err != nil {
-				return nil, err
-			}
-			if c == nil {
-				break // a dial slot is ours
-			}
-			if s.usable(c, now, deadline, mayskip) {
-				return c, nil
-			}
-			continue
-		}
-		break
-	}
+}
+
+// dialConn dials a connection in the dial slot the caller holds.
+func (s *wireSender) dialConn(ctx context.Context, deadline time.Time) (*wireConn, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	nc, err := s.dial(dctx, "tcp", s.addr)
 	cancel()
@@ -521,20 +546,32 @@ func (s *wireSender) adopt(nc net.Conn, predialled bool) (*wireConn, error) {
 	return c, nil
 }
 
-// awaitConn waits for a connection another request hands back, or for a
-// dial slot (nil, nil), whichever comes first.
-func (s *wireSender) awaitConn(ctx context.Context, deadline time.Time) (*wireConn, error) {
+// awaitConn waits for a connection another request hands back (c), for
+// a dial slot (slot), or for a connection left idle (neither: the caller
+// looks at the idle list again), whichever comes first.
+func (s *wireSender) awaitConn(ctx context.Context, deadline time.Time) (c *wireConn, slot bool, err error) {
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case c := <-s.handoff:
-		return c, nil
+		return c, false, nil
 	case s.dials <- struct{}{}:
-		return nil, nil
+		return nil, true, nil
+	case <-s.idleReady:
+		return nil, false, nil
 	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+		return nil, false, context.Cause(ctx)
 	case <-t.C:
-		return nil, os.ErrDeadlineExceeded
+		return nil, false, os.ErrDeadlineExceeded
+	}
+}
+
+// signalIdle notes that a connection is idle, for a request waiting in
+// awaitConn; one signal at most is kept.
+func (s *wireSender) signalIdle() {
+	select {
+	case s.idleReady <- struct{}{}:
+	default:
 	}
 }
 
@@ -556,6 +593,7 @@ func (s *wireSender) release(c *wireConn, at time.Time) {
 	}
 	s.idle = append(s.idle, c)
 	s.mu.Unlock()
+	s.signalIdle()
 }
 
 func (s *wireSender) discard(c *wireConn) {
