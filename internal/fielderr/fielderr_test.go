@@ -3,13 +3,10 @@ package fielderr
 import (
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 func flag(field string) string {
@@ -71,22 +68,11 @@ func TestRenderWrapped(t *testing.T) {
 // their options with it, and must not link a flag package (pflag links
 // net) through it.
 func TestFieldErrIsAStandardLibraryLeaf(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sources: %v", err)
-	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.Contains(strings.Split(p, "/")[0], ".") {
-				t.Errorf("%s imports %s: fielderr stays a standard-library leaf", name, p)
+	srcscan.Walk(t, []string{"."}, 1, func(f srcscan.File) {
+		for _, p := range f.Imports() {
+			if !srcscan.StandardLibrary(p) {
+				t.Errorf("%s imports %s: fielderr stays a standard-library leaf", f.Rel, p)
 			}
 		}
-	}
+	}, "fieldertest") // the tests' helper, not fielderr
 }

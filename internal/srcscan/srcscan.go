@@ -73,6 +73,23 @@ func Walk(t testing.TB, roots []string, least int, visit func(File), skip ...str
 	}
 }
 
+// Imports are the paths f imports.
+func (f File) Imports() []string {
+	var paths []string
+	for _, imp := range f.AST.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// StandardLibrary says whether the import path p is the standard
+// library's (its first element has no dot).
+func StandardLibrary(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return !strings.Contains(first, ".")
+}
+
 // Comments calls visit with every comment group of f and its text, the
 // lines joined by single spaces: a phrase a comment wraps across lines
 // reads as one.
