@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/shakenfist/shakectl/internal/textwrap"
 )
 
 // PlainText turns a page of the manual into text for a terminal (or a man
@@ -100,7 +102,7 @@ func PlainText(md string, width int, bold func(string) string) string {
 			first := strings.Repeat(" ", indent) + marker
 			// The inline syntax once the lines are joined: a code span
 			// may run across a line break.
-			for _, l := range wrap(inlineText(strings.Join(words, " "), cs), first, strings.Repeat(" ", len(first)), fill) {
+			for _, l := range textwrap.Lines(inlineText(strings.Join(words, " "), cs), first, strings.Repeat(" ", len(first)), fill, visibleLen) {
 				emit(l)
 			}
 		}
@@ -158,27 +160,6 @@ func inlineText(s string, cs scheme) string {
 		}
 		return text + " (" + target + ")"
 	})
-}
-
-// wrap fills words into lines of at most width columns, the first line
-// starting with first and the others with rest. A word longer than the
-// line is left whole.
-func wrap(text, first, rest string, width int) []string {
-	var lines []string
-	cur := first
-	empty := true
-	for _, w := range strings.Fields(text) {
-		if !empty && visibleLen(cur)+1+visibleLen(w) > width {
-			lines = append(lines, cur)
-			cur, empty = rest, true
-		}
-		if !empty {
-			cur += " "
-		}
-		cur += w
-		empty = false
-	}
-	return append(lines, cur)
 }
 
 // renderTable lays a pipe table out in aligned columns when it fits the
@@ -247,7 +228,7 @@ func renderTable(rows []string, width, fill int, cs scheme) []string {
 				first = cs.Bold(name) + strings.Repeat(" ", widths[0]-visibleLen(name)+2)
 				text = cs.Bold(text)
 			}
-			out = append(out, wrap(text, first, indent, fill)...)
+			out = append(out, textwrap.Lines(text, first, indent, fill, visibleLen)...)
 		}
 	default:
 		// One block per row: its first cell, then each other cell under
@@ -256,7 +237,7 @@ func renderTable(rows []string, width, fill int, cs scheme) []string {
 			if r > 0 {
 				out = append(out, "")
 			}
-			out = append(out, wrap(row[0], "", "  ", fill)...)
+			out = append(out, textwrap.Lines(row[0], "", "  ", fill, visibleLen)...)
 			for c := 1; c < len(row) && c < len(header); c++ {
 				if row[c] == "" {
 					continue
@@ -265,7 +246,7 @@ func renderTable(rows []string, width, fill int, cs scheme) []string {
 				if label == "" {
 					label = "-"
 				}
-				out = append(out, wrap(row[c], "  "+label+": ", "    ", fill)...)
+				out = append(out, textwrap.Lines(row[c], "  "+label+": ", "    ", fill, visibleLen)...)
 			}
 		}
 	}

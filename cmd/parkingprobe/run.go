@@ -22,6 +22,7 @@ import (
 	"github.com/shakenfist/shakectl/internal/fielderr"
 	"github.com/shakenfist/shakectl/internal/network"
 	"github.com/shakenfist/shakectl/internal/outfile"
+	"github.com/shakenfist/shakectl/internal/textwrap"
 	"github.com/shakenfist/shakectl/internal/userfile"
 	"github.com/shakenfist/shakectl/output"
 	"github.com/shakenfist/shakectl/probe"
@@ -275,28 +276,11 @@ func addressingHelp() string {
 			sends = append(sends, h[0]+": "+h[1])
 		}
 		fmt.Fprintf(&b, "    %-17s %s\n", f.Name, strings.Join(sends, ", "))
-		for _, l := range wrapWords(f.Dataplanes, 56) {
+		for _, l := range textwrap.Lines(f.Dataplanes, "", "", 56, nil) {
 			fmt.Fprintf(&b, "    %-17s %s\n", "", l)
 		}
 	}
 	return b.String()
-}
-
-// wrapWords breaks s into lines of at most width bytes, at spaces.
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(lines, line)
 }
 
 // probeOptions turns the flags into probe options, refusing bad input as

@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/shakenfist/shakectl/internal/textwrap"
 )
 
 // The report's vocabulary, defined once: every outcome and every check with
@@ -110,7 +111,7 @@ func helpTable(terms []Term) string {
 	col := min(width, 22)
 	var b strings.Builder
 	for _, t := range terms {
-		lines := wrap(t.Meaning, helpWidth-len(indent)-col-2)
+		lines := textwrap.Lines(t.Meaning, "", "", helpWidth-len(indent)-col-2, nil)
 		if len(t.Name) > col {
 			fmt.Fprintf(&b, "%s%s\n", indent, t.Name)
 		} else {
@@ -122,31 +123,6 @@ func helpTable(terms []Term) string {
 		}
 	}
 	return b.String()
-}
-
-// wrap breaks s into lines of at most width runes, at spaces. It runs at
-// every start-up (parking-probe's help is built with the command tree), so
-// it counts runes instead of converting each line to runes per word.
-func wrap(s string, width int) []string {
-	var lines []string
-	var line strings.Builder
-	n := 0 // runes in line
-	for _, w := range strings.Fields(s) {
-		wn := utf8.RuneCountInString(w)
-		switch {
-		case n == 0:
-		case n+1+wn > width:
-			lines = append(lines, line.String())
-			line.Reset()
-			n = 0
-		default:
-			line.WriteByte(' ')
-			n++
-		}
-		line.WriteString(w)
-		n += wn
-	}
-	return append(lines, line.String())
 }
 
 // OutcomeMarkdown is the manual's outcome table (docs/request-parking.md).

@@ -182,6 +182,9 @@ func TestReportIsALeaf(t *testing.T) {
 				// The one terminal-text sanitiser (issue 28), itself a
 				// standard-library leaf: report text shows servers' and
 				// files' strings.
+			case p == "github.com/shakenfist/shakectl/internal/textwrap":
+				// The one word wrapper, a standard-library leaf (its own
+				// test holds it so): the help's outcome and check tables.
 			case p == "github.com/shakenfist/shakectl/internal/fielderr":
 				// How a library names its options ({MetricsURL}), itself
 				// a standard-library leaf (its own test holds it so): the
