@@ -51,6 +51,25 @@ func Topics() []Topic {
 	}
 }
 
+// TopicOfPage is the topic whose page is file ("retry.md").
+func TopicOfPage(file string) (Topic, bool) {
+	return topicWhere(func(t Topic) bool { return t.File == file })
+}
+
+// TopicNamed is the topic called name ("retry").
+func TopicNamed(name string) (Topic, bool) {
+	return topicWhere(func(t Topic) bool { return t.Name == name })
+}
+
+func topicWhere(match func(Topic) bool) (Topic, bool) {
+	for _, t := range Topics() {
+		if match(t) {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
 // Text is a topic's page.
 func Text(t Topic) (string, error) {
 	b, err := fs.ReadFile(pages, t.File)

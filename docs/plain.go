@@ -146,13 +146,11 @@ func inlineText(s string, cs scheme) string {
 		sub := inlineSpan().FindStringSubmatch(m)
 		text, target := inlineText(sub[1], cs), sub[2]
 		page, _, _ := strings.Cut(target, "#")
-		for _, t := range Topics() {
-			switch {
-			case page == t.File && text == t.Name:
+		if t, ok := TopicOfPage(page); ok {
+			if text == t.Name {
 				return `"shakectl help ` + t.Name + `"`
-			case page == t.File:
-				return text + ` ("shakectl help ` + t.Name + `")`
 			}
+			return text + ` ("shakectl help ` + t.Name + `")`
 		}
 		target = strings.TrimPrefix(target, "../")
 		if text == target || strings.Trim(text, "`") == target {

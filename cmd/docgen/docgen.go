@@ -189,10 +189,8 @@ func gzipFile(path string) error {
 // topicPage is the manual's page of the help topic name (a help topic's
 // command reads its page only when it prints it).
 func topicPage(name string) (string, error) {
-	for _, t := range docs.Topics() {
-		if t.Name == name {
-			return docs.Text(t)
-		}
+	if t, ok := docs.TopicNamed(name); ok {
+		return docs.Text(t)
 	}
 	return "", fmt.Errorf("the hidden command %s is no help topic of docs", name)
 }
@@ -204,10 +202,8 @@ var topicLink = regexp.MustCompile(`\[([^\]]+)\]\(([a-z-]+\.md)(#[^)]*)?\)`)
 // refer to each other: "retry (shakectl-retry(1))".
 func manLink(link string) string {
 	m := topicLink.FindStringSubmatch(link)
-	for _, t := range docs.Topics() {
-		if t.File == m[2] {
-			return m[1] + " (shakectl-" + t.Name + "(1))"
-		}
+	if t, ok := docs.TopicOfPage(m[2]); ok {
+		return m[1] + " (shakectl-" + t.Name + "(1))"
 	}
 	return link
 }
