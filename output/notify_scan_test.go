@@ -4,13 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 // The rule "one writer of stderr" (the Notifier), kept by a scan of the
@@ -119,43 +117,6 @@ func hasField(lit *ast.CompositeLit, name string) bool {
 	return false
 }
 
-// moduleSources parses every non-test Go file of the module.
-func moduleSources(t *testing.T) (*token.FileSet, map[string]*ast.File) {
-	t.Helper()
-	root := ".."
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal("the module's root is not one level up:", err)
-	}
-	fset := token.NewFileSet()
-	files := map[string]*ast.File{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); path != root && (n == "testdata" || n == "vendor" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		// Object resolution marks a local print or println (id.Obj).
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		files[filepath.ToSlash(rel)] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fset, files
-}
-
 func stderrExceptionOf(rel string) string {
 	for p := range stderrExceptions {
 		if rel == p || strings.HasSuffix(p, "/") && strings.HasPrefix(rel, p) {
@@ -166,39 +127,31 @@ func stderrExceptionOf(rel string) string {
 }
 
 func TestOnlyTheNotifierWritesToStderr(t *testing.T) {
-	fset, files := moduleSources(t)
 	used := map[string]bool{}
-	rels := make([]string, 0, len(files))
-	for rel := range files {
-		rels = append(rels, rel)
-	}
-	sort.Strings(rels)
-	for _, rel := range rels {
-		writes := stderrWrites(fset, files[rel])
-		if len(writes) == 0 {
-			continue
+	// cmd/clitest's exception holds while shipped code does not import it.
+	const clitest = "github.com/shakenfist/shakectl/cmd/clitest"
+	srcscan.Walk(t, []string{".."}, 300, func(f srcscan.File) {
+		for _, p := range f.Imports() {
+			if p == clitest && !strings.HasPrefix(f.Rel, "cmd/clitest/") {
+				t.Errorf("%s imports %s, whose writes to stderr are excepted as test support only", f.Rel, p)
+			}
 		}
-		if p := stderrExceptionOf(rel); p != "" {
+		writes := stderrWrites(f.Fset, f.AST)
+		if len(writes) == 0 {
+			return
+		}
+		if p := stderrExceptionOf(f.Rel); p != "" {
 			used[p] = true
-			continue
+			return
 		}
 		for _, w := range writes {
 			t.Errorf("%s:%s\n\twrite to stderr through the notifier (IOStreams.Notifier: Note, Warn, Event, Lines, Relay …), "+
-				"give a server an ErrorLog from it, or add the path to stderrExceptions with the reason", rel, w)
+				"give a server an ErrorLog from it, or add the path to stderrExceptions with the reason", f.Rel, w)
 		}
-	}
+	})
 	for p, why := range stderrExceptions {
 		if !used[p] {
 			t.Errorf("stderrExceptions[%q] (%s) covers no write to stderr any more: remove it", p, why)
-		}
-	}
-	// cmd/clitest's exception holds while shipped code does not import it.
-	const clitest = "github.com/shakenfist/shakectl/cmd/clitest"
-	for _, rel := range rels {
-		for _, imp := range files[rel].Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path == clitest && !strings.HasPrefix(rel, "cmd/clitest/") {
-				t.Errorf("%s imports %s, whose writes to stderr are excepted as test support only", rel, path)
-			}
 		}
 	}
 }

@@ -4,13 +4,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 // The rule "one way to write a file" (issue 40), kept by a scan of the
@@ -140,42 +139,6 @@ func writes(flags ast.Expr) bool {
 	return w
 }
 
-// moduleFiles parses every non-test Go file of the module.
-func moduleFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
-	t.Helper()
-	root := filepath.Join("..", "..")
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal("the module's root is not two levels up:", err)
-	}
-	fset := token.NewFileSet()
-	files := map[string]*ast.File{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); path != root && (n == "testdata" || n == "vendor" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		files[filepath.ToSlash(rel)] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fset, files
-}
-
 func exceptionOf(rel string) string {
 	for dir := range writeExceptions {
 		if strings.HasPrefix(rel, dir) {
@@ -186,44 +149,35 @@ func exceptionOf(rel string) string {
 }
 
 func TestNoFileIsWrittenOutsideTheWriter(t *testing.T) {
-	fset, files := moduleFiles(t)
 	used := map[string]bool{}
-	rels := make([]string, 0, len(files))
-	for rel := range files {
-		rels = append(rels, rel)
-	}
-	sort.Strings(rels)
-	for _, rel := range rels {
-		writes := fileWrites(fset, files[rel])
-		if len(writes) == 0 {
-			continue
+	srcscan.Walk(t, []string{filepath.Join("..", "..")}, 300, func(f srcscan.File) {
+		// The test-support exceptions hold only while shipped code does
+		// not import them.
+		for _, p := range f.Imports() {
+			for _, ts := range testSupport {
+				if p == ts && !strings.HasPrefix(f.Rel, strings.TrimPrefix(ts, "github.com/shakenfist/shakectl/")+"/") {
+					t.Errorf("%s imports %s, whose writes are excepted as test support only", f.Rel, p)
+				}
+			}
 		}
-		if dir := exceptionOf(rel); dir != "" {
+		writes := fileWrites(f.Fset, f.AST)
+		if len(writes) == 0 {
+			return
+		}
+		if dir := exceptionOf(f.Rel); dir != "" {
 			used[dir] = true
-			continue
+			return
 		}
 		for _, w := range writes {
 			t.Errorf("%s:%s\n\twrite files through internal/outfile (Check, CheckNew, ServerName, MkdirAll, Scratch), "+
-				"or add the directory to writeExceptions with the reason", rel, w)
+				"or add the directory to writeExceptions with the reason", f.Rel, w)
 		}
-	}
+	})
 	// An exception that no longer writes is stale: it would let the next
 	// write in unseen.
 	for dir, why := range writeExceptions {
 		if !used[dir] {
 			t.Errorf("writeExceptions[%q] (%s) covers no write any more: remove it", dir, why)
-		}
-	}
-	// The test-support exceptions hold only while shipped code does not
-	// import them.
-	for _, rel := range rels {
-		for _, imp := range files[rel].Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			for _, ts := range testSupport {
-				if path == ts && !strings.HasPrefix(rel, strings.TrimPrefix(ts, "github.com/shakenfist/shakectl/")+"/") {
-					t.Errorf("%s imports %s, whose writes are excepted as test support only", rel, path)
-				}
-			}
 		}
 	}
 }
