@@ -3,9 +3,11 @@ package probe
 import (
 	"github.com/shakenfist/shakectl/probe/report"
 
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -365,4 +367,66 @@ func TestImpossibleStatuszIsRefused(t *testing.T) {
 			t.Errorf("%s: %v", card, err)
 		}
 	}
+}
+
+// TestFlightsOnlyOfRefusedActorsCountTheSame: the analysis looks only at
+// actors that were refused. Against every actor's requests grouped by
+// overlap (flightsOfAll, the analysis before that shortcut), random runs
+// mixing served, refused and shed answers of many actors give the same
+// flights, early refusals and fastest first refusal.
+func TestFlightsOnlyOfRefusedActorsCountTheSame(t *testing.T) {
+	outcomes := []report.Outcome{report.Served, report.Served, report.Served, report.BudgetExhausted, report.Unavailable, report.Shed}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for run := range 300 {
+		var ev []flightEvent
+		for k := range rng.IntN(60) {
+			// Distinct send times: the order of two requests of one actor
+			// sent in the same millisecond is the sort's, in either.
+			sent := int32(rng.IntN(10000))*64 + int32(k)
+			ev = append(ev, flightEvent{actor: uint32(rng.IntN(8)), outcome: outcomes[rng.IntN(len(outcomes))],
+				sentMs: sent, doneMs: sent + int32(rng.IntN(6000)*rng.IntN(64))})
+		}
+		want := flightsOfAll(slices.Clone(ev), 5*time.Second)
+		if got := analyseFlights(slices.Clone(ev), 0, 5*time.Second); *got != *want {
+			t.Fatalf("run %d: flights = %+v, want %+v\nevents %+v", run, got, want, ev)
+		}
+	}
+	if f := analyseFlights([]flightEvent{{actor: 1, outcome: report.Served, doneMs: 10}}, 3, time.Second); f.Flights != 0 || f.Unrecorded != 3 {
+		t.Errorf("a run without a refusal: %+v, want no flight and 3 unrecorded", f)
+	}
+}
+
+// flightsOfAll groups every actor's served and refused requests by
+// overlap, refused or not, and counts the refused flights.
+func flightsOfAll(events []flightEvent, budget time.Duration) *report.FlightStats {
+	fs := &report.FlightStats{}
+	events = slices.DeleteFunc(events, func(e flightEvent) bool { return e.outcome != report.Served && !refusal(e.outcome) })
+	slices.SortStableFunc(events, func(a, b flightEvent) int {
+		return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.sentMs, b.sentMs))
+	})
+	fastest := int32(-1)
+	for i := 0; i < len(events); {
+		first, end, refused := events[i], events[i].doneMs, refusal(events[i].outcome)
+		j := i + 1
+		for ; j < len(events) && events[j].actor == first.actor && events[j].sentMs <= end; j++ {
+			end = max(end, events[j].doneMs)
+			refused = refused || refusal(events[j].outcome)
+		}
+		if refused {
+			fs.Flights++
+		}
+		if took := first.doneMs - first.sentMs; refusal(first.outcome) {
+			if took < int32(budget/2/time.Millisecond) {
+				fs.RefusedEarly++
+			}
+			if fastest < 0 || took < fastest {
+				fastest = took
+			}
+		}
+		i = j
+	}
+	if fastest >= 0 {
+		fs.FastestFirstSeconds = float64(fastest) / 1000
+	}
+	return fs
 }
