@@ -218,7 +218,12 @@ type engine struct {
 	secPeak atomic.Int64
 	counts  [report.NumOutcomes]atomic.Int64
 
-	bufs sync.Pool
+	// bufs are the answers' body prefixes; records are the requests'
+	// records (sentRequest), each back in the pool once its request is
+	// recorded: two heap objects fewer a request than a record and a
+	// closure each.
+	bufs    sync.Pool
+	records sync.Pool
 
 	// The sampler's findings.
 	mu             sync.Mutex
@@ -248,6 +253,7 @@ func newEngine(o *Options) (*engine, error) {
 	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
 	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
+	e.records.New = func() any { return new(sentRequest) }
 
 	target, err := url.Parse(o.Target)
 	if err != nil && o.URLTemplate == "" {
@@ -551,7 +557,8 @@ const bodyPrefix = 512
 // once as sent and recorded once, however often the sender resent it.
 func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration) {
 	shard := key % uint64(len(e.ctxs))
-	r := &sentRequest{shard: shard, idx: idx, start: start, due: due}
+	r := e.records.Get().(*sentRequest)
+	r.reset(e, shard, idx, start, due)
 	req, err := e.request(idx)
 	if !e.noteSend(r) {
 		// The run was finalised after an interrupt: this request is not
@@ -565,10 +572,16 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		a.Err = err
 	} else {
 		var at time.Time
-		a, at = e.sender.Send(e.ctxs[shard], req, e.prefixBuf(r))
+		a, at = e.sender.Send(e.ctxs[shard], req, r)
 		r.noteWrote(at)
 	}
-	e.finishSend(r, a)
+	if e.finishSend(r, a) {
+		// Recorded and unlinked from its shard's requests in flight, r is
+		// nobody's now: no list reaches it, and the sender called its
+		// PrefixBuf within Send. A request abandonInFlight recorded stays
+		// linked from its neighbours and is left to the collector.
+		e.records.Put(r)
+	}
 }
 
 // sentRequest is one request from noteSend, which counts it as sent, to
@@ -589,6 +602,18 @@ type sentRequest struct {
 	// prev and next link the request into its shard's requests in flight
 	// (shard.flying), under the shard's lock.
 	prev, next *sentRequest
+	// bufs is the engine's pool of body prefixes (PrefixBuf).
+	bufs *sync.Pool
+}
+
+// reset makes r the record of a new request, one from the engine's pool.
+func (r *sentRequest) reset(e *engine, shard uint64, idx int, start time.Time, due time.Duration) {
+	r.shard, r.idx, r.start, r.due = shard, idx, start, due
+	r.sentAt = 0
+	r.wrote.Store(0)
+	r.prefix = nil
+	r.prev, r.next = nil, nil
+	r.bufs = &e.bufs
 }
 
 // noteWrote records at (zero: not written whole) as when r was written.
@@ -598,11 +623,12 @@ func (r *sentRequest) noteWrote(at time.Time) {
 	}
 }
 
-// prefixBuf hands a sender r's buffer for the answer's body prefix. The
+// PrefixBuf hands a sender r's buffer for the answer's body prefix. The
 // buffer is taken only once an answer is in, so parked requests do not
 // hold one each.
-func (e *engine) prefixBuf(r *sentRequest) func() []byte {
-	return func() []byte { r.prefix = e.bufs.Get().(*[]byte); return *r.prefix }
+func (r *sentRequest) PrefixBuf() []byte {
+	r.prefix = r.bufs.Get().(*[]byte)
+	return *r.prefix
 }
 
 // noteSend counts r as sent and in flight, and records when it left and
@@ -646,7 +672,7 @@ func (e *engine) noteSend(r *sentRequest) bool {
 const LateSendNotice = 500 * time.Millisecond
 
 // finishSend classifies r's answer a and records it in r's shard.
-func (e *engine) finishSend(r *sentRequest, a Answer) {
+func (e *engine) finishSend(r *sentRequest, a Answer) bool {
 	ctx := e.ctxs[r.shard]
 	// The sender's clock read at the answer's end, when it made one: one
 	// read a request, the latency's.
@@ -676,7 +702,7 @@ func (e *engine) finishSend(r *sentRequest, a Answer) {
 		e.bufs.Put(r.prefix)
 	}
 	// False after abandonInFlight: r was counted then, and is not again.
-	e.recordResult(r, res, a.Resends)
+	return e.recordResult(r, res, a.Resends)
 }
 
 // request is actor idx's prepared request, from the engine's cache when it

@@ -52,7 +52,7 @@ func TestIdleTimeout408IsResentNotAnswered(t *testing.T) {
 		}
 		return r
 	}
-	buf := func() []byte { return make([]byte, 64) }
+	buf := PrefixBufFunc(func() []byte { return make([]byte, 64) })
 	for _, kind := range []string{Wire, NetHTTP} {
 		t.Run(kind, func(t *testing.T) {
 			s, err := New(Config{Kind: kind, Addr: ln.Addr().String(), Timeout: 10 * time.Second, Conns: 1})

@@ -60,7 +60,7 @@ func newTransport(conns int, dial DialFunc) *http.Transport {
 
 // Send sends r through the round tripper under a context of its own that
 // carries the --timeout (cause ErrClientTimeout).
-func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf func() []byte) (Answer, time.Time) {
+func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time) {
 	var a Answer
 	if s.closed.Load() {
 		a.Err = ErrClosed
@@ -121,7 +121,7 @@ func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf func() []byte)
 			// ignore --timeout and the run's cancellation.
 			resp.Body.Close()
 		} else {
-			b := buf()
+			b := buf.PrefixBuf()
 			n, rerr := readPrefix(resp.Body, b)
 			a.Body = b[:n]
 			switch rerr {

@@ -79,14 +79,27 @@ type Answer struct {
 	Resends int
 }
 
+// PrefixBuf hands out the buffer an answer body's first bytes go into. An
+// interface, not a func: the probe's own request record provides it, so a
+// request costs no closure on the heap.
+type PrefixBuf interface {
+	PrefixBuf() []byte
+}
+
+// PrefixBufFunc is a func as a PrefixBuf.
+type PrefixBufFunc func() []byte
+
+// PrefixBuf calls f.
+func (f PrefixBufFunc) PrefixBuf() []byte { return f() }
+
 // Sender sends prepared requests.
 type Sender interface {
 	// Send sends r and reads its answer; buf hands out the buffer the
-	// body's first bytes go into (called only once an answer is in). It
+	// body's first bytes go into (asked only once an answer is in). It
 	// returns the answer (Err set when none arrived) and when the request
 	// was written whole (zero when it was not). ctx is the run's: once it
 	// is done, Send returns. The per-request timeout is the sender's own.
-	Send(ctx context.Context, r *Request, buf func() []byte) (Answer, time.Time)
+	Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time)
 	// CloseIdle closes the connections no request is using.
 	CloseIdle()
 	// Close ends every connection: requests in flight return at once,

@@ -182,7 +182,7 @@ func newWireSender(addr string, timeout time.Duration, predial *Predialer) *wire
 
 // Send writes r and reads its answer, resending it (up to maxResends)
 // while it provably never reached the server.
-func (s *wireSender) Send(ctx context.Context, r *Request, buf func() []byte) (Answer, time.Time) {
+func (s *wireSender) Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time) {
 	if ctx.Err() != nil {
 		return Answer{Err: context.Cause(ctx)}, time.Time{}
 	}
@@ -209,7 +209,7 @@ type written struct {
 
 // attempt sends r once on one connection. again says the request never
 // reached the server and may be sent again on another.
-func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time.Time, buf func() []byte, first bool) (a Answer, wrote time.Time, again bool) {
+func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time.Time, buf PrefixBuf, first bool) (a Answer, wrote time.Time, again bool) {
 	c, err := s.conn(ctx, now, deadline, r.replayable && first)
 	if err != nil {
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
@@ -342,7 +342,7 @@ var headRequest = &http.Request{Method: http.MethodHead}
 // buf (taken only when there is a body), the rest is drained up to
 // MaxDrain. keep says whether the answer lets the connection carry
 // another request.
-func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, header http.Header, body []byte, keep bool, err error) {
+func readAnswer(br *bufio.Reader, head bool, buf PrefixBuf) (status int, header http.Header, body []byte, keep bool, err error) {
 	var req *http.Request
 	if head {
 		req = headRequest
@@ -372,7 +372,7 @@ func readAnswer(br *bufio.Reader, head bool, buf func() []byte) (status int, hea
 	// to its end, which a body over the drain limit must not be. A body
 	// read to EOF needs no Close; any other one's connection is dropped.
 	if resp.Body != http.NoBody && resp.ContentLength != 0 {
-		b := buf()
+		b := buf.PrefixBuf()
 		n, rerr := readPrefix(resp.Body, b)
 		body = b[:n]
 		switch rerr {

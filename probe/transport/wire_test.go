@@ -30,7 +30,7 @@ func wireSend(t *testing.T, s *wireSender, ctx context.Context, method, url, hos
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Send(ctx, r, func() []byte { return make([]byte, bodyPrefix) })
+	return s.Send(ctx, r, PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
 }
 
 // The wire sender must hand classification what net/http's does: the
@@ -316,7 +316,7 @@ func TestWireSenderChecksFreshReuseForUnreplayable(t *testing.T) {
 		if r.replayable {
 			t.Fatal("a POST with a body is replayable")
 		}
-		a, _ := s.Send(context.Background(), r, func() []byte { return make([]byte, bodyPrefix) })
+		a, _ := s.Send(context.Background(), r, PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
 		return a
 	}
 	if a := post(); a.Err != nil {
@@ -435,7 +435,7 @@ func FuzzReadAnswer(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"), true)
 	f.Fuzz(func(t *testing.T, answer []byte, head bool) {
 		br := bufio.NewReaderSize(strings.NewReader(string(answer)), 4096)
-		status, _, body, keep, err := readAnswer(br, head, func() []byte { return make([]byte, bodyPrefix) })
+		status, _, body, keep, err := readAnswer(br, head, PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
 		if len(body) > bodyPrefix {
 			t.Fatalf("body of %d bytes, over the %d-byte prefix", len(body), bodyPrefix)
 		}
