@@ -245,6 +245,12 @@ func (o *Options) EffectiveTimeout() time.Duration {
 	return b + timeoutOverBudget
 }
 
+// measuresFromWrite says whether the run measures service times from
+// when each request was written whole (open and burst runs, whose sends
+// may wait behind each other), which costs a clock read a request. A
+// closed run's requests go out when their worker reads the clock.
+func (o *Options) measuresFromWrite() bool { return o.Mode != Closed }
+
 // Validate reports whether Run would accept these options, without
 // running: the checks Run makes first, on a copy (Run also fills defaults).
 func (o Options) Validate() error { return o.validate() }

@@ -336,7 +336,7 @@ func newEngine(o *Options) (*engine, error) {
 	}
 	// Burst and open latencies count from the release or the schedule; the
 	// budget check also needs the time from the actual send.
-	e.rec = newRecorder(shards, o.Mode != Closed, o.KeepSamples, o.Seed)
+	e.rec = newRecorder(shards, o.measuresFromWrite(), o.KeepSamples, o.Seed)
 	e.waits = newWaitTracker(e.rec.shards)
 	if o.MetricsURL != "" || o.StatuszURL != "" {
 		e.scr = newScraper(o.MetricsURL, o.StatuszURL, o.ScrapeTransport, o.Dial)
@@ -400,6 +400,7 @@ func (e *engine) openSender() error {
 	s, err := transport.New(transport.Config{
 		Kind: e.transport, Addr: e.addr, Timeout: e.timeout, Conns: e.conns,
 		Predial: e.predial, RoundTripper: e.o.RoundTripper, Dial: e.o.Dial,
+		WriteTimes: e.o.measuresFromWrite(),
 	})
 	if err != nil {
 		return optionErrorf("{Transport} %s: %s", e.o.Transport, err)
@@ -572,7 +573,9 @@ func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration
 		a.Err = err
 	} else {
 		var at time.Time
-		a, at = e.sender.Send(e.ctxs[shard], req, r)
+		// The send time noteSend took is the sender's too: its timeout
+		// runs from it, with no clock read of its own.
+		a, at = e.sender.Send(e.ctxs[shard], req, r.start.Add(r.sentAt), r)
 		r.noteWrote(at)
 	}
 	if e.finishSend(r, a) {
@@ -646,7 +649,14 @@ func (e *engine) noteSend(r *sentRequest) bool {
 	// Counted and listed under the shard's lock, which abandonInFlight
 	// takes to close the shard: a request is either counted as sent and
 	// recorded exactly once, or neither.
-	r.sentAt = time.Since(r.start)
+	if e.o.Mode == Closed {
+		// A closed worker sends the moment it read the clock for the
+		// request's due time (closedShape): that reading is the send
+		// time, and a second read microseconds later would tell nothing.
+		r.sentAt = r.due
+	} else {
+		r.sentAt = time.Since(r.start)
+	}
 	e.sent.Add(1)
 	s.link(r)
 	if e.o.Mode == Open {

@@ -452,7 +452,7 @@ func sendOnce(t *testing.T, e *engine, idx int) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if a, _ := s.Send(context.Background(), r, transport.PrefixBufFunc(func() []byte { return make([]byte, 64) })); a.Err != nil || a.Status != 200 {
+	if a, _ := s.Send(context.Background(), r, time.Now(), transport.PrefixBufFunc(func() []byte { return make([]byte, 64) })); a.Err != nil || a.Status != 200 {
 		t.Fatalf("actor %d: %+v", idx, a)
 	}
 	return <-hosts

@@ -62,10 +62,10 @@ func TestIdleTimeout408IsResentNotAnswered(t *testing.T) {
 			defer s.Close()
 			ctx := context.Background()
 			answered.Store(0)
-			if a, _ := s.Send(ctx, prepare(http.MethodGet, nil, ""), buf); a.Err != nil || a.Status != 200 {
+			if a, _ := s.Send(ctx, prepare(http.MethodGet, nil, ""), time.Now(), buf); a.Err != nil || a.Status != 200 {
 				t.Fatalf("first GET: %d %v", a.Status, a.Err)
 			}
-			a, _ := s.Send(ctx, prepare(http.MethodGet, nil, ""), buf)
+			a, _ := s.Send(ctx, prepare(http.MethodGet, nil, ""), time.Now(), buf)
 			if a.Err != nil || a.Status != 200 || a.Resends != 1 {
 				t.Errorf("GET after an idle-timeout 408: status %d, resends %d, err %v; want 200 after one resend", a.Status, a.Resends, a.Err)
 			}
@@ -74,17 +74,17 @@ func TestIdleTimeout408IsResentNotAnswered(t *testing.T) {
 			}
 			// A POST with a body may not be sent twice: its 408 is its answer.
 			s.CloseIdle()
-			a, _ = s.Send(ctx, prepare(http.MethodPost, []byte("x"), ""), buf)
+			a, _ = s.Send(ctx, prepare(http.MethodPost, []byte("x"), ""), time.Now(), buf)
 			if a.Err != nil || a.Status != 200 {
 				t.Fatalf("POST on a fresh connection: %d %v", a.Status, a.Err)
 			}
-			a, _ = s.Send(ctx, prepare(http.MethodPost, []byte("x"), ""), buf)
+			a, _ = s.Send(ctx, prepare(http.MethodPost, []byte("x"), ""), time.Now(), buf)
 			if a.Status != http.StatusRequestTimeout || a.Resends != 0 {
 				t.Errorf("POST's 408: status %d, resends %d, err %v; want the 408, not resent", a.Status, a.Resends, a.Err)
 			}
 			// A connection's first answer is never an idle notice.
 			s.CloseIdle()
-			a, _ = s.Send(ctx, prepare(http.MethodGet, nil, "408"), buf)
+			a, _ = s.Send(ctx, prepare(http.MethodGet, nil, "408"), time.Now(), buf)
 			if a.Status != http.StatusRequestTimeout || a.Resends != 0 {
 				t.Errorf("408 on a new connection: status %d, resends %d, err %v; want the 408 as the answer", a.Status, a.Resends, a.Err)
 			}

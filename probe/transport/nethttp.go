@@ -60,13 +60,13 @@ func newTransport(conns int, dial DialFunc) *http.Transport {
 
 // Send sends r through the round tripper under a context of its own that
 // carries the --timeout (cause ErrClientTimeout).
-func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time) {
+func (s *netHTTPSender) Send(ctx context.Context, r *Request, sent time.Time, buf PrefixBuf) (Answer, time.Time) {
 	var a Answer
 	if s.closed.Load() {
 		a.Err = ErrClosed
 		return a, time.Time{}
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, s.timeout, ErrClientTimeout)
+	rctx, cancel := context.WithDeadlineCause(ctx, sent.Add(s.timeout), ErrClientTimeout)
 	defer cancel()
 	// net/http resends a request on a new connection when the reused one
 	// provably never took it (nothing written, or closed before the first
@@ -74,7 +74,7 @@ func (s *netHTTPSender) Send(ctx context.Context, r *Request, buf PrefixBuf) (An
 	// connection, so attempts beyond the first are its resends.
 	// wrote is when the request was written, from t0 (+1: 0 is unset), so
 	// the time keeps its monotonic reading.
-	t0 := time.Now()
+	t0 := sent
 	var wrote atomic.Int64
 	var conns atomic.Int32
 	var reused atomic.Bool

@@ -95,11 +95,15 @@ func (f PrefixBufFunc) PrefixBuf() []byte { return f() }
 // Sender sends prepared requests.
 type Sender interface {
 	// Send sends r and reads its answer; buf hands out the buffer the
-	// body's first bytes go into (asked only once an answer is in). It
-	// returns the answer (Err set when none arrived) and when the request
-	// was written whole (zero when it was not). ctx is the run's: once it
-	// is done, Send returns. The per-request timeout is the sender's own.
-	Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time)
+	// body's first bytes go into (asked only once an answer is in). sent
+	// is when the caller sent r, by its own clock read: the per-request
+	// timeout (the sender's own) runs from it, so the sender reads no
+	// clock before the request goes out. It returns the answer (Err set
+	// when none arrived) and when the request was written whole: zero
+	// when it was not, or when the sender does not note it
+	// (Config.WriteTimes). ctx is the run's: once it is done, Send
+	// returns.
+	Send(ctx context.Context, r *Request, sent time.Time, buf PrefixBuf) (Answer, time.Time)
 	// CloseIdle closes the connections no request is using.
 	CloseIdle()
 	// Close ends every connection: requests in flight return at once,
@@ -127,6 +131,10 @@ type Config struct {
 	// Dial opens the connections; nil is TCPDial (tests dial in-memory
 	// listeners).
 	Dial DialFunc
+	// WriteTimes: Send reports when each request was written whole, a
+	// clock read a request that only a run measuring from the write
+	// needs.
+	WriteTimes bool
 }
 
 // DialFunc opens a connection to addr, as net.Dialer.DialContext does.
@@ -173,6 +181,7 @@ func New(c Config) (Sender, error) {
 			return nil, errors.New("the wire sender needs an address")
 		}
 		s := newWireSender(c.Addr, c.Timeout, c.Predial)
+		s.writeTimes = c.WriteTimes
 		if c.Dial != nil {
 			s.dial = c.Dial
 		}

@@ -63,6 +63,9 @@ type wireSender struct {
 	// checkFree is checkFreeIdle (tests lengthen it, so that a busy
 	// machine's scheduling does not decide what they test).
 	checkFree time.Duration
+	// writeTimes: read the clock when a request is written whole
+	// (Config.WriteTimes).
+	writeTimes bool
 
 	mu     sync.Mutex
 	idle   []*wireConn
@@ -115,7 +118,7 @@ const checkFreeIdle = time.Millisecond
 // a HEAD answer (a body it should not have sent); those would otherwise
 // be read as this request's answer. Only a request's first attempt skips
 // it (mayskip): its resend checks every connection it takes. now is when
-// the request's Send began (the clock read its deadline needs): a
+// the request was sent (the caller's clock read its deadline runs from): a
 // connection released since then has been idle less than that.
 func (s *wireSender) skipCheck(c *wireConn, mayskip bool, now time.Time) bool {
 	return mayskip && c.reused && !c.afterHead && now.Sub(c.released) < s.checkFree
@@ -182,11 +185,11 @@ func newWireSender(addr string, timeout time.Duration, predial *Predialer) *wire
 
 // Send writes r and reads its answer, resending it (up to maxResends)
 // while it provably never reached the server.
-func (s *wireSender) Send(ctx context.Context, r *Request, buf PrefixBuf) (Answer, time.Time) {
+func (s *wireSender) Send(ctx context.Context, r *Request, sent time.Time, buf PrefixBuf) (Answer, time.Time) {
 	if ctx.Err() != nil {
 		return Answer{Err: context.Cause(ctx)}, time.Time{}
 	}
-	now := time.Now()
+	now := sent
 	deadline := now.Add(s.timeout)
 	for resends := 0; ; resends++ {
 		// Only a first attempt may skip the check of a reused connection:
@@ -223,14 +226,15 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time
 		// net.Buffers on the heap for it.
 		var n int
 		n, w.err = c.Conn.Write(r.head)
-		w.n, w.at = int64(n), time.Now()
+		w.n = int64(n)
+		s.noteWrite(&w)
 	case size <= inlineWrite:
 		bufs := net.Buffers{r.head, r.body}
 		w.n, w.err = bufs.WriteTo(c.Conn)
-		w.at = time.Now()
+		s.noteWrite(&w)
 	default:
 		background = make(chan written, 1)
-		go writeAll(c.Conn, net.Buffers{r.head, r.body}, background)
+		go s.writeAll(c.Conn, net.Buffers{r.head, r.body}, background)
 	}
 	// awaitWrite ends a background write: at once when the answer came
 	// before the body was taken whole (closing the connection).
@@ -307,10 +311,20 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time
 	return a, wrote, ctx.Err() == nil && idleTimeoutAnswer(status, !keep, reused, r.replayable)
 }
 
+// noteWrite reads the clock for a write that just ended, when the
+// sender notes write times.
+func (s *wireSender) noteWrite(w *written) {
+	if s.writeTimes {
+		w.at = time.Now()
+	}
+}
+
 // writeAll writes a large request while its answer is read (attempt).
-func writeAll(c net.Conn, bufs net.Buffers, done chan<- written) {
-	n, err := bufs.WriteTo(c)
-	done <- written{n: n, err: err, at: time.Now()}
+func (s *wireSender) writeAll(c net.Conn, bufs net.Buffers, done chan<- written) {
+	w := written{}
+	w.n, w.err = bufs.WriteTo(c)
+	s.noteWrite(&w)
+	done <- w
 }
 
 // neverAnswered says a read that got no byte of an answer failed because

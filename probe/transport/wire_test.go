@@ -30,7 +30,7 @@ func wireSend(t *testing.T, s *wireSender, ctx context.Context, method, url, hos
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Send(ctx, r, PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
+	return s.Send(ctx, r, time.Now(), PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
 }
 
 // The wire sender must hand classification what net/http's does: the
@@ -89,6 +89,7 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	defer close(release)
 	addr := srv.Listener.Addr().String()
 	s := newWireSender(addr, 500*time.Millisecond, nil)
+	s.writeTimes = true
 	ctx := context.Background()
 	send := func(path, host string) Answer {
 		a, _ := wireSend(t, s, ctx, http.MethodGet, srv.URL+path, host)
@@ -103,6 +104,12 @@ func TestWireSenderAnswersClassifyLikeNetHTTP(t *testing.T) {
 	if wrote.Before(before) || time.Since(wrote) < 0 {
 		t.Errorf("write time %v is not within the send", wrote)
 	}
+	// A run that does not measure from the write reads no clock for it.
+	s.writeTimes = false
+	if a, wrote := wireSend(t, s, ctx, http.MethodGet, srv.URL+"/host", "x"); a.Status != 200 || !wrote.IsZero() {
+		t.Errorf("without write times: %d, write time %v, want 200 and none", a.Status, wrote)
+	}
+	s.writeTimes = true
 	// Answers on a kept connection reuse it.
 	for range 5 {
 		send("/host", "x")
@@ -316,7 +323,7 @@ func TestWireSenderChecksFreshReuseForUnreplayable(t *testing.T) {
 		if r.replayable {
 			t.Fatal("a POST with a body is replayable")
 		}
-		a, _ := s.Send(context.Background(), r, PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
+		a, _ := s.Send(context.Background(), r, time.Now(), PrefixBufFunc(func() []byte { return make([]byte, bodyPrefix) }))
 		return a
 	}
 	if a := post(); a.Err != nil {
