@@ -27,7 +27,8 @@ import (
 //     answer's first bytes are in (10,000 parked requests in under 100 MiB);
 //   - the per-request deadline is the connection's own (no timer, context
 //     or goroutine per request), so --timeout ends any request, a 101's
-//     included, and Close ends every request at once.
+//     included, and Close ends every request at once; the connection
+//     keeps it across requests while it is far enough off (keepDeadline).
 //
 // Where net/http is right, it behaves as net/http does: a connection is
 // kept only when the request and the answer allow it (Connection: close)
@@ -94,6 +95,62 @@ type wireConn struct {
 	// net/http's MaxResponseHeaderBytes, it stops a server that never ends
 	// its header from filling the probe's memory.
 	left int
+	// deadline is the deadline set on the connection, until the request's
+	// own; deadline is never after until (keepDeadline).
+	deadline, until time.Time
+}
+
+// keepDeadline gives c the deadline until, for a request sent at now:
+// the connection keeps the deadline it has while that is at least half a
+// timeout off, and otherwise takes until. Moving a deadline is a change
+// to the runtime's timers and a clock read, and a closed run moved it on
+// every request; now it moves about once every half timeout a
+// connection. The deadline kept is an earlier request's, so it comes no
+// later than until; a read or write it ends before until goes on to until
+// (extend), and the request ends at its own deadline, not before.
+func (c *wireConn) keepDeadline(now, until time.Time, timeout time.Duration) error {
+	c.until = until
+	if c.deadline.Sub(now) >= timeout/2 {
+		return nil
+	}
+	return c.setDeadline(until)
+}
+
+// setDeadline sets c's deadline to t.
+func (c *wireConn) setDeadline(t time.Time) error {
+	if err := c.Conn.SetDeadline(t); err != nil {
+		return err
+	}
+	c.deadline = t
+	return nil
+}
+
+// extend says whether err is the connection's deadline ending a read or
+// write before the request's own, and if so moves the deadline to the
+// request's, so the read or write may go on.
+func (c *wireConn) extend(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded) && c.deadline.Before(c.until) && c.setDeadline(c.until) == nil
+}
+
+// read reads from the connection up to the request's own deadline.
+func (c *wireConn) read(p []byte) (int, error) {
+	for {
+		n, err := c.Conn.Read(p)
+		if n > 0 || !c.extend(err) {
+			return n, err
+		}
+	}
+}
+
+// write writes b whole, up to the request's own deadline.
+func (c *wireConn) write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	for err != nil && n < len(b) && c.extend(err) {
+		var m int
+		m, err = c.Conn.Write(b[n:])
+		n += m
+	}
+	return n, err
 }
 
 // checkFreeIdle is how long a connection handed back may sit idle and still
@@ -157,7 +214,7 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	if len(p) > c.left {
 		p = p[:c.left]
 	}
-	n, err := c.Conn.Read(p)
+	n, err := c.read(p)
 	c.left -= n
 	return n, err
 }
@@ -218,6 +275,16 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time
 		a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
 		return a, time.Time{}, false
 	}
+	if len(r.body) > 0 && !c.deadline.Equal(deadline) {
+		// A request with a body takes its own deadline before it is
+		// written: the write of a large one runs beside the read, and a
+		// deadline is moved only by the request's own goroutine.
+		if err := c.setDeadline(deadline); err != nil {
+			s.discard(c)
+			a.Err, a.ClientTimeout = s.fault(ctx, deadline, err)
+			return a, time.Time{}, false
+		}
+	}
 	var w written
 	var background chan written
 	switch size := len(r.head) + len(r.body); {
@@ -225,7 +292,7 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time
 		// A request without a body (most are) is one plain write: no
 		// net.Buffers on the heap for it.
 		var n int
-		n, w.err = c.Conn.Write(r.head)
+		n, w.err = c.write(r.head)
 		w.n = int64(n)
 		s.noteWrite(&w)
 	case size <= inlineWrite:
@@ -260,7 +327,7 @@ func (s *wireSender) attempt(ctx context.Context, r *Request, now, deadline time
 	if w.err == nil || w.n > 0 {
 		// Even when the write failed part way, the server may have
 		// answered (an early 503 before a large body): read it.
-		n, rerr = c.Conn.Read(c.head[:])
+		n, rerr = c.read(c.head[:])
 	}
 	if n == 0 {
 		awaitWrite(true)
@@ -526,18 +593,19 @@ func (s *wireSender) dialConn(ctx context.Context, deadline time.Time) (*wireCon
 	if err != nil {
 		return nil, err
 	}
-	if err := c.SetDeadline(deadline); err != nil {
+	c.until = deadline
+	if err := c.setDeadline(deadline); err != nil {
 		s.discard(c)
 		return nil, err
 	}
 	return c, nil
 }
 
-// usable sets c's deadline and checks, without waiting, that the server
-// has not closed c nor left bytes on it; a connection that fails is
-// dropped.
+// usable gives c the request's deadline (keepDeadline) and checks,
+// without waiting, that the server has not closed c nor left bytes on
+// it; a connection that fails is dropped.
 func (s *wireSender) usable(c *wireConn, now, deadline time.Time, mayskip bool) bool {
-	if c.SetDeadline(deadline) == nil && (c.raw == nil || s.skipCheck(c, mayskip, now) || aliveRaw(c.raw)) {
+	if c.keepDeadline(now, deadline, s.timeout) == nil && (c.raw == nil || s.skipCheck(c, mayskip, now) || aliveRaw(c.raw)) {
 		return true
 	}
 	s.discard(c)
