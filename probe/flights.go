@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// analyseFlights groups events by actor and overlap and judges each flight's
-// first request against budget.
-func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *report.FlightStats {
+// analyseFlights groups events (the shards' records, in any order) by
+// actor and overlap and judges each flight's first request against
+// budget.
+func analyseFlights(shards [][]flightEvent, dropped int64, budget time.Duration) *report.FlightStats {
 	fs := &report.FlightStats{Unrecorded: dropped}
 	// Only an actor that was refused has a flight to count: the others'
 	// requests join no refused flight and are no flight's refused first.
@@ -18,9 +19,11 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 	// sorts nothing, where sorting every request cost more than a tenth
 	// of the probe's instructions per request.
 	refused := map[uint32]bool{}
-	for _, e := range events {
-		if refusal(e.outcome) {
-			refused[e.actor] = true
+	for _, events := range shards {
+		for _, e := range events {
+			if refusal(e.outcome) {
+				refused[e.actor] = true
+			}
 		}
 	}
 	if len(refused) == 0 {
@@ -29,13 +32,14 @@ func analyseFlights(events []flightEvent, dropped int64, budget time.Duration) *
 	// Of those actors, only requests that joined a flight: served or
 	// refused for capacity (budget_exhausted, or unavailable at once). A
 	// shed request never entered the lot.
-	var parked []flightEvent
-	for _, e := range events {
-		if refused[e.actor] && (e.outcome == report.Served || refusal(e.outcome)) {
-			parked = append(parked, e)
+	var events []flightEvent
+	for _, shard := range shards {
+		for _, e := range shard {
+			if refused[e.actor] && (e.outcome == report.Served || refusal(e.outcome)) {
+				events = append(events, e)
+			}
 		}
 	}
-	events = parked
 	// A sort without reflection: one record per request, sorted once at
 	// the end, is part of what each request costs.
 	slices.SortFunc(events, func(a, b flightEvent) int {

@@ -72,11 +72,11 @@ func TestFlightsTellLateJoinersFromUnparked(t *testing.T) {
 		{actor: 3, outcome: report.Served, sentMs: 0, doneMs: 900},
 		{actor: 3, outcome: report.BudgetExhausted, sentMs: 800, doneMs: 850},
 	}
-	f := analyseFlights(ev, 0, 5*time.Second)
+	f := analyseFlights([][]flightEvent{ev}, 0, 5*time.Second)
 	if f.Flights != 4 || f.RefusedEarly != 2 || f.FastestFirstSeconds != 0.004 {
 		t.Errorf("flights = %+v, want 4 refused flights, 2 early, fastest 4ms", f)
 	}
-	f = analyseFlights(ev[:2], 0, 5*time.Second)
+	f = analyseFlights([][]flightEvent{ev[:2]}, 0, 5*time.Second)
 	if f.Flights != 1 || f.RefusedEarly != 0 {
 		t.Errorf("late joiner counted as unparked: %+v", f)
 	}
@@ -372,7 +372,8 @@ func TestImpossibleStatuszIsRefused(t *testing.T) {
 // TestFlightsOnlyOfRefusedActorsCountTheSame: the analysis looks only at
 // actors that were refused. Against every actor's requests grouped by
 // overlap (flightsOfAll, the analysis before that shortcut), random runs
-// mixing served, refused and shed answers of many actors give the same
+// mixing served, refused and shed answers of many actors, dealt to
+// shards, give the same
 // flights, early refusals and fastest first refusal.
 func TestFlightsOnlyOfRefusedActorsCountTheSame(t *testing.T) {
 	outcomes := []report.Outcome{report.Served, report.Served, report.Served, report.BudgetExhausted, report.Unavailable, report.Shed}
@@ -387,11 +388,11 @@ func TestFlightsOnlyOfRefusedActorsCountTheSame(t *testing.T) {
 				sentMs: sent, doneMs: sent + int32(rng.IntN(6000)*rng.IntN(64))})
 		}
 		want := flightsOfAll(slices.Clone(ev), 5*time.Second)
-		if got := analyseFlights(slices.Clone(ev), 0, 5*time.Second); *got != *want {
+		if got := analyseFlights(split(slices.Clone(ev)), 0, 5*time.Second); *got != *want {
 			t.Fatalf("run %d: flights = %+v, want %+v\nevents %+v", run, got, want, ev)
 		}
 	}
-	if f := analyseFlights([]flightEvent{{actor: 1, outcome: report.Served, doneMs: 10}}, 3, time.Second); f.Flights != 0 || f.Unrecorded != 3 {
+	if f := analyseFlights([][]flightEvent{{{actor: 1, outcome: report.Served, doneMs: 10}}}, 3, time.Second); f.Flights != 0 || f.Unrecorded != 3 {
 		t.Errorf("a run without a refusal: %+v, want no flight and 3 unrecorded", f)
 	}
 }
@@ -429,4 +430,13 @@ func flightsOfAll(events []flightEvent, budget time.Duration) *report.FlightStat
 		fs.FastestFirstSeconds = float64(fastest) / 1000
 	}
 	return fs
+}
+
+// split deals events to three shards, as a run's shards record them.
+func split(events []flightEvent) [][]flightEvent {
+	shards := make([][]flightEvent, 3)
+	for i, e := range events {
+		shards[i%3] = append(shards[i%3], e)
+	}
+	return shards
 }
