@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ func Verb(f *Factory, c *cobra.Command, run func(s *Session, args []string) erro
 // no namespace is configured).
 func VerbWith(f *Factory, c *cobra.Command, prepare func(*Config), run func(s *Session, args []string) error) *cobra.Command {
 	declare(c, VerbSession)
-	setAnnotation(c, OptionsAnnotation, strings.Join(clientNames(), ","))
+	setAnnotation(c, OptionsAnnotation, everyClientOption())
 	c.RunE = func(_ *cobra.Command, args []string) error {
 		s, err := newSession(f, prepare)
 		if err != nil {
@@ -180,6 +181,10 @@ func BindOptions(root *cobra.Command, f *Factory) {
 	}
 	bindOutputs(root)
 }
+
+// everyClientOption is OptionsAnnotation's value for a command that takes
+// every client option: one string for every Verb of the tree.
+var everyClientOption = sync.OnceValue(func() string { return strings.Join(clientNames(), ",") })
 
 // ClientOptionNames are the client options, in the table's order, read once.
 func ClientOptionNames() []string { return slices.Clone(clientNames()) }
