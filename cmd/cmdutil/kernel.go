@@ -107,23 +107,7 @@ func OptionsOf(c *cobra.Command) []string {
 		}
 		return strings.Split(v, ",")
 	}
-	if !c.HasSubCommands() {
-		return nil
-	}
-	var common []string
-	first := true
-	for _, sub := range c.Commands() {
-		if !sub.IsAvailableCommand() && !sub.HasSubCommands() {
-			continue
-		}
-		o := OptionsOf(sub)
-		if first {
-			common, first = o, false
-			continue
-		}
-		common = slices.DeleteFunc(common, func(n string) bool { return !slices.Contains(o, n) })
-	}
-	return common
+	return optionsTaken(c).names()
 }
 
 // takenBy lists the commands under root that take option name: the root's
@@ -155,31 +139,46 @@ func takenBy(root *cobra.Command, name string) []string {
 // where they apply, and -o where only some formats do (bindOutputs). Call
 // it once the tree is built.
 func BindOptions(root *cobra.Command, f *Factory) {
-	filters := optionNames(ObjectCommands)
-	var bind func(c *cobra.Command, have []string)
-	bind = func(c *cobra.Command, have []string) {
-		takes := OptionsOf(c)
+	filters := optionsWhere(func(d *Decl) bool { return d.Scope == ObjectCommands })
+	var bind func(c *cobra.Command, have optionSet)
+	bind = func(c *cobra.Command, have optionSet) {
+		takes := optionsTaken(c)
 		if printsObjects(c) {
-			takes = append(takes, filters...)
+			takes |= filters
 		}
-		var add []string
-		for _, o := range takes {
-			if !slices.Contains(have, o) {
-				add = append(add, o)
-			}
+		if add := takes &^ have; add != 0 {
+			addSettingFlags(c, f, add, false)
 		}
-		if len(add) > 0 {
-			addSettingFlags(c, f, func(d *Decl) bool { return slices.Contains(add, d.Name) }, false)
-		}
-		have = append(slices.Clone(have), add...)
 		for _, sub := range c.Commands() {
-			bind(sub, have)
+			bind(sub, have|takes)
 		}
 	}
 	for _, sub := range root.Commands() {
-		bind(sub, nil)
+		bind(sub, 0)
 	}
 	bindOutputs(root)
+}
+
+// optionsTaken is OptionsOf as a set: for a command group, those of its
+// commands (and groups) that every one takes.
+func optionsTaken(c *cobra.Command) optionSet {
+	if v, ok := c.Annotations[OptionsAnnotation]; ok {
+		if v == everyClientOption() {
+			return optionsWhere(func(d *Decl) bool { return d.Scope == ClientCommands })
+		}
+		names := strings.Split(v, ",")
+		return optionsWhere(func(d *Decl) bool { return slices.Contains(names, d.Name) })
+	}
+	common, some := ^optionSet(0), false
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() || sub.HasSubCommands() {
+			common, some = common&optionsTaken(sub), true
+		}
+	}
+	if !some {
+		return 0
+	}
+	return common
 }
 
 // everyClientOption is OptionsAnnotation's value for a command that takes
@@ -192,11 +191,5 @@ func ClientOptionNames() []string { return slices.Clone(clientNames()) }
 // optionNames are the names of the options of one scope, in the table's
 // order.
 func optionNames(scope Scope) []string {
-	var names []string
-	for _, s := range table() {
-		if d := s.Declared(); d.Scope == scope {
-			names = append(names, d.Name)
-		}
-	}
-	return names
+	return optionsWhere(func(d *Decl) bool { return d.Scope == scope }).names()
 }
