@@ -101,10 +101,7 @@ func setAnnotation(c *cobra.Command, key, value string) {
 // OptionsOf are the client options c takes: its own declaration, and for a
 // command group those every command under it takes.
 func OptionsOf(c *cobra.Command) []string {
-	if v, ok := c.Annotations[OptionsAnnotation]; ok {
-		if v == "" {
-			return nil
-		}
+	if v, ok := c.Annotations[OptionsAnnotation]; ok && v != "" {
 		return strings.Split(v, ",")
 	}
 	return optionsTaken(c).names()
@@ -164,7 +161,7 @@ func BindOptions(root *cobra.Command, f *Factory) {
 func optionsTaken(c *cobra.Command) optionSet {
 	if v, ok := c.Annotations[OptionsAnnotation]; ok {
 		if v == everyClientOption() {
-			return optionsWhere(func(d *Decl) bool { return d.Scope == ClientCommands })
+			return clientOptions()
 		}
 		names := strings.Split(v, ",")
 		return optionsWhere(func(d *Decl) bool { return slices.Contains(names, d.Name) })
@@ -180,6 +177,9 @@ func optionsTaken(c *cobra.Command) optionSet {
 	}
 	return common
 }
+
+// clientOptions is the set of the options a Verb takes.
+var clientOptions = sync.OnceValue(func() optionSet { return optionsWhere(func(d *Decl) bool { return d.Scope == ClientCommands }) })
 
 // everyClientOption is OptionsAnnotation's value for a command that takes
 // every client option: one string for every Verb of the tree.
