@@ -61,18 +61,23 @@ func (r Range[T]) Contains(v T) bool {
 
 // String is the range in words, as --help and the errors say it: "from 1
 // to 100000", "more than 0s and at most 24h".
-func (r Range[T]) String() string {
+func (r Range[T]) String() string { return r.words("", "", "") }
+
+// words is the range in words between before and after, in one
+// concatenation: a flag's usage and its range (WithRange) are written
+// for every ranged flag when the command tree is built.
+func (r Range[T]) words(before, open, after string) string {
 	k := kindOf[T]()
 	lo, hi := k.format(r.Min), k.format(r.Max)
 	switch {
 	case r.MinOpen && r.MaxOpen:
-		return "more than " + lo + " and less than " + hi
+		return before + open + "more than " + lo + " and less than " + hi + after
 	case r.MinOpen:
-		return "more than " + lo + " and at most " + hi
+		return before + open + "more than " + lo + " and at most " + hi + after
 	case r.MaxOpen:
-		return "from " + lo + " to less than " + hi
+		return before + open + "from " + lo + " to less than " + hi + after
 	}
-	return "from " + lo + " to " + hi
+	return before + open + "from " + lo + " to " + hi + after
 }
 
 // Type is the flag type of the range's numbers (pflag's Type).
@@ -274,11 +279,12 @@ func Var[T Number](fs *pflag.FlagSet, p *T, name string, value T, r Range[T], us
 func VarP[T Number](fs *pflag.FlagSet, p *T, name, shorthand string, value T, r Range[T], usage string) *pflag.Flag {
 	r.check(name, value)
 	*p = value
-	fs.VarP(&numberFlag[T]{p: p, r: r}, name, shorthand, WithRange(usage, r.String()))
+	fs.VarP(&numberFlag[T]{p: p, r: r}, name, shorthand, r.words(usage, " (", ")"))
 	return fs.Lookup(name)
 }
 
-// WithRange is a flag's usage followed by its range, as --help shows it.
+// WithRange is a flag's usage followed by its range, as --help shows it
+// (VarP's flags write it with Range.words, the same).
 func WithRange(usage, r string) string { return usage + " (" + r + ")" }
 
 // Bounds is a range of any number type: what a setting's Option, which is
