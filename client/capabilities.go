@@ -54,8 +54,8 @@ func (c Capabilities) Names() []string {
 }
 
 var (
-	capTag   = regexp.MustCompile(`<[^>]*>`)
-	capToken = regexp.MustCompile(`[a-z0-9][a-z0-9-]*`)
+	capTag   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
+	capToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9][a-z0-9-]*`) })
 )
 
 // maxRootPage bounds the root page read: the real one is under 3 KiB.
@@ -77,9 +77,9 @@ func ParseCapabilities(page []byte) Capabilities {
 	if j := strings.Index(s, "</ul>"); j >= 0 {
 		s = s[:j]
 	}
-	s = capTag.ReplaceAllString(s, " ")
+	s = capTag().ReplaceAllString(s, " ")
 	names := map[string]bool{}
-	for _, w := range capToken.FindAllString(s, -1) {
+	for _, w := range capToken().FindAllString(s, -1) {
 		names[w] = true
 	}
 	return Capabilities{Known: len(names) > 0, names: names}

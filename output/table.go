@@ -11,6 +11,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -421,13 +422,16 @@ func fitWidths(widths, keep []int, limit int) []int {
 }
 
 // uuidPattern finds a UUID in a cell (8-4-4-4-12 hex digits).
-var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+// Compiled when a table first prints, not at every start-up.
+var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+})
 
 // wholeFloor is the narrowest width truncate may cut cell to and keep every
 // UUID in it whole (0 when it holds none): up to the end of its last UUID,
 // plus the ellipsis when more follows.
 func wholeFloor(cell string) int {
-	loc := uuidPattern.FindAllStringIndex(cell, -1)
+	loc := uuidPattern().FindAllStringIndex(cell, -1)
 	if loc == nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package builders
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,8 +72,9 @@ func declareArgs(c *cobra.Command, usage string, u argsUsage, check cobra.Positi
 type argsUsage struct {
 	// words are the first form's arguments, in order.
 	words []argWord
-	// text is the words as a message names them (flags left out).
-	text string
+	// usage is the usage itself, from which a message names the words
+	// (text).
+	usage string
 	// forms counts the forms ("|" separates them).
 	forms int
 }
@@ -82,43 +84,68 @@ type argWord struct {
 	optional, repeated bool
 }
 
+// parseArgsUsage reads the arguments' words of usage. Every command's
+// usage is read as the tree is built, at every start-up, so it reads them
+// in place, into one slice.
 func parseArgsUsage(usage string) argsUsage {
-	u := argsUsage{forms: 1}
+	u := argsUsage{usage: usage}
+	var buf [8]argWord
+	words := buf[:0]
+	u.forms = scanArgsUsage(usage, func(t string) {
+		if t == "--" {
+			return
+		}
+		w := argWord{name: t}
+		if inner, ok := strings.CutPrefix(t, "["); ok {
+			w.name, w.optional = strings.TrimSuffix(inner, "]"), true
+		}
+		w.name, w.repeated = strings.CutSuffix(w.name, "...")
+		if n := len(words); n > 0 && (words[n-1].repeated || words[n-1].optional && !w.optional) {
+			panic(fmt.Sprintf("builders.Args: in %q, %s follows a word that may be left out or repeats", usage, t))
+		}
+		words = append(words, w)
+	})
+	u.words = slices.Clone(words)
+	return u
+}
+
+// text is the words as a message names them (flags left out).
+func (u argsUsage) text() string {
 	var text []string
-	tokens := strings.Fields(usage)
+	scanArgsUsage(u.usage, func(t string) { text = append(text, t) })
+	return strings.Join(text, " ")
+}
+
+// scanArgsUsage calls word with each word of usage's first form that a
+// message names (an argument's, or "--"), in order, and counts the forms.
+func scanArgsUsage(usage string, word func(t string)) (forms int) {
+	var buf [16]string
+	tokens := buf[:0]
+	for t := range strings.FieldsSeq(usage) {
+		tokens = append(tokens, t)
+	}
+	forms = 1
 	for i := 0; i < len(tokens); i++ {
 		t := tokens[i]
 		switch {
 		case t == "|":
-			u.forms++
-		case u.forms > 1:
+			forms++
+		case forms > 1:
 			// The later forms are shown only.
-		case t == "--":
-			text = append(text, t)
 		case t == "[flags]":
 		case strings.HasPrefix(t, "[-"):
 			for i < len(tokens) && !strings.HasSuffix(tokens[i], "]") {
 				i++
 			}
-		case strings.HasPrefix(t, "-"):
+		case strings.HasPrefix(t, "-") && t != "--":
 			if i+1 < len(tokens) && isValueWord(tokens[i+1]) {
 				i++ // the flag's value
 			}
 		default:
-			w := argWord{name: t}
-			if inner, ok := strings.CutPrefix(t, "["); ok {
-				w.name, w.optional = strings.TrimSuffix(inner, "]"), true
-			}
-			w.name, w.repeated = strings.CutSuffix(w.name, "...")
-			if n := len(u.words); n > 0 && (u.words[n-1].repeated || u.words[n-1].optional && !w.optional) {
-				panic(fmt.Sprintf("builders.Args: in %q, %s follows a word that may be left out or repeats", usage, t))
-			}
-			u.words = append(u.words, w)
-			text = append(text, t)
+			word(t)
 		}
 	}
-	u.text = strings.Join(text, " ")
-	return u
+	return forms
 }
 
 // isValueWord is a flag's value in a usage, "URL" of "--api-url URL".
@@ -139,9 +166,9 @@ func (u argsUsage) check(c *cobra.Command, args []string) error {
 		}
 	}
 	if len(args) < least || most >= 0 && len(args) > most {
-		want := "needs " + u.text
+		want := "needs " + u.text()
 		if least == 0 {
-			want = "takes " + u.text
+			want = "takes " + u.text()
 		}
 		return cmdutil.ArgsCountError(c, want, len(args))
 	}

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ func Verb(f *Factory, c *cobra.Command, run func(s *Session, args []string) erro
 // no namespace is configured).
 func VerbWith(f *Factory, c *cobra.Command, prepare func(*Config), run func(s *Session, args []string) error) *cobra.Command {
 	declare(c, VerbSession)
-	setAnnotation(c, OptionsAnnotation, strings.Join(clientNames(), ","))
+	setAnnotation(c, OptionsAnnotation, everyClientOption())
 	c.RunE = func(_ *cobra.Command, args []string) error {
 		s, err := newSession(f, prepare)
 		if err != nil {
@@ -100,29 +101,10 @@ func setAnnotation(c *cobra.Command, key, value string) {
 // OptionsOf are the client options c takes: its own declaration, and for a
 // command group those every command under it takes.
 func OptionsOf(c *cobra.Command) []string {
-	if v, ok := c.Annotations[OptionsAnnotation]; ok {
-		if v == "" {
-			return nil
-		}
+	if v, ok := c.Annotations[OptionsAnnotation]; ok && v != "" {
 		return strings.Split(v, ",")
 	}
-	if !c.HasSubCommands() {
-		return nil
-	}
-	var common []string
-	first := true
-	for _, sub := range c.Commands() {
-		if !sub.IsAvailableCommand() && !sub.HasSubCommands() {
-			continue
-		}
-		o := OptionsOf(sub)
-		if first {
-			common, first = o, false
-			continue
-		}
-		common = slices.DeleteFunc(common, func(n string) bool { return !slices.Contains(o, n) })
-	}
-	return common
+	return optionsTaken(c).names()
 }
 
 // takenBy lists the commands under root that take option name: the root's
@@ -154,32 +136,54 @@ func takenBy(root *cobra.Command, name string) []string {
 // where they apply, and -o where only some formats do (bindOutputs). Call
 // it once the tree is built.
 func BindOptions(root *cobra.Command, f *Factory) {
-	filters := optionNames(ObjectCommands)
-	var bind func(c *cobra.Command, have []string)
-	bind = func(c *cobra.Command, have []string) {
-		takes := OptionsOf(c)
+	filters := optionsWhere(func(d *Decl) bool { return d.Scope == ObjectCommands })
+	var bind func(c *cobra.Command, have optionSet)
+	bind = func(c *cobra.Command, have optionSet) {
+		takes := optionsTaken(c)
 		if printsObjects(c) {
-			takes = append(takes, filters...)
+			takes |= filters
 		}
-		var add []string
-		for _, o := range takes {
-			if !slices.Contains(have, o) {
-				add = append(add, o)
-			}
+		if add := takes &^ have; add != 0 {
+			addSettingFlags(c, f, add, false)
 		}
-		if len(add) > 0 {
-			addSettingFlags(c, f, func(d *Decl) bool { return slices.Contains(add, d.Name) }, false)
-		}
-		have = append(slices.Clone(have), add...)
 		for _, sub := range c.Commands() {
-			bind(sub, have)
+			bind(sub, have|takes)
 		}
 	}
 	for _, sub := range root.Commands() {
-		bind(sub, nil)
+		bind(sub, 0)
 	}
 	bindOutputs(root)
 }
+
+// optionsTaken is OptionsOf as a set: for a command group, those of its
+// commands (and groups) that every one takes.
+func optionsTaken(c *cobra.Command) optionSet {
+	if v, ok := c.Annotations[OptionsAnnotation]; ok {
+		if v == everyClientOption() {
+			return clientOptions()
+		}
+		names := strings.Split(v, ",")
+		return optionsWhere(func(d *Decl) bool { return slices.Contains(names, d.Name) })
+	}
+	common, some := ^optionSet(0), false
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() || sub.HasSubCommands() {
+			common, some = common&optionsTaken(sub), true
+		}
+	}
+	if !some {
+		return 0
+	}
+	return common
+}
+
+// clientOptions is the set of the options a Verb takes.
+var clientOptions = sync.OnceValue(func() optionSet { return optionsWhere(func(d *Decl) bool { return d.Scope == ClientCommands }) })
+
+// everyClientOption is OptionsAnnotation's value for a command that takes
+// every client option: one string for every Verb of the tree.
+var everyClientOption = sync.OnceValue(func() string { return strings.Join(clientNames(), ",") })
 
 // ClientOptionNames are the client options, in the table's order, read once.
 func ClientOptionNames() []string { return slices.Clone(clientNames()) }
@@ -187,11 +191,5 @@ func ClientOptionNames() []string { return slices.Clone(clientNames()) }
 // optionNames are the names of the options of one scope, in the table's
 // order.
 func optionNames(scope Scope) []string {
-	var names []string
-	for _, s := range table() {
-		if d := s.Declared(); d.Scope == scope {
-			names = append(names, d.Name)
-		}
-	}
-	return names
+	return optionsWhere(func(d *Decl) bool { return d.Scope == scope }).names()
 }

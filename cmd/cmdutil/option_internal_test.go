@@ -92,3 +92,15 @@ func FuzzOptionParse(f *testing.F) {
 	}
 	f.Fuzz(checkEveryOption)
 }
+
+// The options' sets (optionSet) hold a setting as bit i of a uint64: a
+// 65th setting would be left out of every set, its flag bound nowhere.
+func TestSettingsFitAnOptionSet(t *testing.T) {
+	if n := len(table()); n > 64 {
+		t.Fatalf("%d settings: an optionSet holds 64", n)
+	}
+	all := optionsWhere(func(*Decl) bool { return true })
+	if got := len(all.names()); got != len(table()) {
+		t.Errorf("the set of every setting names %d of the %d", got, len(table()))
+	}
+}

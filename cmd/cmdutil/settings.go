@@ -100,15 +100,7 @@ func buildSettings() []Setting {
 const MaxTimeout = 7 * 24 * time.Hour
 
 // FileKeys are the keys a config file may hold, in the table's order.
-func FileKeys() []string {
-	var keys []string
-	for _, s := range table() {
-		if d := s.Declared(); d.InFile() {
-			keys = append(keys, d.Name)
-		}
-	}
-	return keys
-}
+func FileKeys() []string { return optionsWhere((*Decl).InFile).names() }
 
 func boolOption(name string, scope Scope, usage string, field func(*Config) *bool) *Option[bool] {
 	return &Option[bool]{Decl: Decl{Name: name, Scope: scope, Usage: usage},
@@ -155,25 +147,56 @@ func parseBool(text, key string) (bool, error) {
 // the root, persistent, and a hidden copy of each other option's
 // (BindOptions says why), and registers their completion.
 func AddSettingFlags(root *cobra.Command, f *Factory) {
-	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope == EveryCommand }, false)
-	addSettingFlags(root, f, func(d *Decl) bool { return d.Scope != EveryCommand }, true)
+	every := optionsWhere(func(d *Decl) bool { return d.Scope == EveryCommand })
+	addSettingFlags(root, f, every, false)
+	addSettingFlags(root, f, ^every, true)
 	Must(root.MarkPersistentFlagFilename("config", "yaml", "yml"))
 }
 
-// addSettingFlags defines the persistent flags of the settings keep
-// selects on c.
-func addSettingFlags(c *cobra.Command, f *Factory, keep func(*Decl) bool, hidden bool) {
+// addSettingFlags defines the persistent flags of the settings in set on
+// c.
+func addSettingFlags(c *cobra.Command, f *Factory, set optionSet, hidden bool) {
 	pf := c.PersistentFlags()
-	for _, s := range table() {
-		d := s.Declared()
-		if !keep(d) {
+	for i, s := range table() {
+		if !set.has(i) {
 			continue
 		}
+		d := s.Declared()
 		s.addFlag(pf).Hidden = hidden
 		if d.Complete != nil && !hidden {
 			Must(c.RegisterFlagCompletionFunc(d.Name, d.Complete(f)))
 		}
 	}
+}
+
+// optionSet is a set of the table's settings, bit i for table()[i] (a
+// test keeps the table within its 64 bits): the walk that binds the
+// client flags compares the options of every command of the tree with
+// those above it, without a list of names each.
+type optionSet uint64
+
+func (s optionSet) has(i int) bool { return s&(1<<i) != 0 }
+
+// optionsWhere is the set of the settings keep selects.
+func optionsWhere(keep func(*Decl) bool) optionSet {
+	var set optionSet
+	for i, s := range table() {
+		if keep(s.Declared()) {
+			set |= 1 << i
+		}
+	}
+	return set
+}
+
+// names are the names of the settings in s, in the table's order.
+func (s optionSet) names() []string {
+	var names []string
+	for i, t := range table() {
+		if s.has(i) {
+			names = append(names, t.Declared().Name)
+		}
+	}
+	return names
 }
 
 // SettingsMarkdown is the table of every setting in the "configuration"

@@ -49,8 +49,10 @@ type Options struct {
 
 // longHelp is the command's help. The outcome and check tables come from
 // probe/report's vocabulary, the one definition the manual and the schema
-// share.
-var longHelp = `Send real HTTP load at an atenet router and classify every answer, then
+// share. It is made when the command is, not at package initialisation,
+// which every start-up of shakectl runs whatever the command.
+func longHelp() string {
+	return `Send real HTTP load at an atenet router and classify every answer, then
 check that request parking behaves as documented: served vs shed vs budget
 exhausted, how long each took, and whether the router's own metrics agree.
 
@@ -187,6 +189,7 @@ Ctrl-C cancels the requests in flight (counted as transport_error,
 "canceled"; the probe waits a quarter of a second at most for them to end),
 prints and writes the partial report, and exits 130 (SIGTERM: 143). A
 second Ctrl-C ends the process at once.`
+}
 
 // NewCmd builds `shakectl parking-probe`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -200,7 +203,7 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 	c := cmdutil.Local(&cobra.Command{
 		Use:   "parking-probe --target URL [flags]",
 		Short: "Load-test an atenet router's request parking and check it behaves as documented",
-		Long:  longHelp,
+		Long:  longHelp(),
 		Example: `  # A burst into a local simulator's lot of 100: about 100 park, the rest
   # shed (keep local bursts small: the machine's spare CPU is measured too)
   shakectl sim router --parked-request-max 100 &
@@ -266,18 +269,32 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 // addressingHelp lists the named addressing forms: what each sends, and
 // which dataplanes read it.
 func addressingHelp() string {
+	const indent, col = "    ", 17
 	var b strings.Builder
+	pad := func(n int) {
+		for range n {
+			b.WriteByte(' ')
+		}
+	}
 	for _, f := range probe.AddressingForms {
-		var sends []string
+		b.WriteString(indent)
+		b.WriteString(f.Name)
+		pad(max(col-len(f.Name), 0) + 1)
+		sep := ""
 		if f.Host != "" {
-			sends = append(sends, "Host: "+f.Host)
+			b.WriteString("Host: " + f.Host)
+			sep = ", "
 		}
 		for _, h := range f.Headers {
-			sends = append(sends, h[0]+": "+h[1])
+			b.WriteString(sep + h[0] + ": " + h[1])
+			sep = ", "
 		}
-		fmt.Fprintf(&b, "    %-17s %s\n", f.Name, strings.Join(sends, ", "))
+		b.WriteByte('\n')
 		for _, l := range textwrap.Lines(f.Dataplanes, "", "", 56, nil) {
-			fmt.Fprintf(&b, "    %-17s %s\n", "", l)
+			b.WriteString(indent)
+			pad(col + 1)
+			b.WriteString(l)
+			b.WriteByte('\n')
 		}
 	}
 	return b.String()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,7 +19,7 @@ import (
 func plainFlagError(c *cobra.Command, err error) string {
 	var notExist *pflag.NotExistError
 	if errors.As(err, &notExist) {
-		if s := notExist.GetSpecifiedShortnames(); s != "" && negativeNumber.MatchString("-"+s) {
+		if s := notExist.GetSpecifiedShortnames(); s != "" && negativeNumber().MatchString("-"+s) {
 			return fmt.Sprintf("-%s is not a flag of %q: an argument that starts with \"-\" is read as a flag, and no argument here takes a negative number (see the arguments in '%s --help')", s, c.CommandPath(), c.CommandPath())
 		}
 	}
@@ -26,4 +27,5 @@ func plainFlagError(c *cobra.Command, err error) string {
 }
 
 // negativeNumber is what a negative number typed as an argument looks like.
-var negativeNumber = regexp.MustCompile(`^-[0-9][0-9.eE+-]*$`)
+// It compiles when a flag error is read, not at every start-up.
+var negativeNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[0-9][0-9.eE+-]*$`) })

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -60,18 +61,23 @@ func (r Range[T]) Contains(v T) bool {
 
 // String is the range in words, as --help and the errors say it: "from 1
 // to 100000", "more than 0s and at most 24h".
-func (r Range[T]) String() string {
+func (r Range[T]) String() string { return r.words("", "", "") }
+
+// words is the range in words between before and after, in one
+// concatenation: a flag's usage and its range (WithRange) are written
+// for every ranged flag when the command tree is built.
+func (r Range[T]) words(before, open, after string) string {
 	k := kindOf[T]()
 	lo, hi := k.format(r.Min), k.format(r.Max)
 	switch {
 	case r.MinOpen && r.MaxOpen:
-		return "more than " + lo + " and less than " + hi
+		return before + open + "more than " + lo + " and less than " + hi + after
 	case r.MinOpen:
-		return "more than " + lo + " and at most " + hi
+		return before + open + "more than " + lo + " and at most " + hi + after
 	case r.MaxOpen:
-		return "from " + lo + " to less than " + hi
+		return before + open + "from " + lo + " to less than " + hi + after
 	}
-	return "from " + lo + " to " + hi
+	return before + open + "from " + lo + " to " + hi + after
 }
 
 // Type is the flag type of the range's numbers (pflag's Type).
@@ -158,13 +164,28 @@ type numberKind[T Number] struct {
 	format  func(T) string
 }
 
-func kindOf[T Number]() numberKind[T] {
+// kinds holds each number type's kind (reflect.Type -> *numberKind[T]),
+// made once: every ranged flag reads its kind for its type, its default
+// and its range's text when the command tree is built, at every start-up,
+// and making one allocates.
+var kinds sync.Map
+
+func kindOf[T Number]() *numberKind[T] {
+	t := reflect.TypeFor[T]()
+	if k, ok := kinds.Load(t); ok {
+		return k.(*numberKind[T])
+	}
+	k, _ := kinds.LoadOrStore(t, newKind[T]())
+	return k.(*numberKind[T])
+}
+
+func newKind[T Number]() *numberKind[T] {
 	var zero T
 	if _, ok := any(&zero).(pflag.Value); ok {
 		// A type with its own text (a size): its Set reads it, its String
 		// writes it.
 		typ := any(&zero).(pflag.Value).Type()
-		return numberKind[T]{typ: typ, noun: "a " + typ,
+		return &numberKind[T]{typ: typ, noun: "a " + typ,
 			parse: func(s string) (T, error) {
 				var v T
 				err := any(&v).(pflag.Value).Set(s)
@@ -173,7 +194,7 @@ func kindOf[T Number]() numberKind[T] {
 			format: func(v T) string { return any(&v).(pflag.Value).String() }}
 	}
 	if _, ok := any(zero).(time.Duration); ok {
-		return numberKind[T]{typ: "duration", noun: "a duration", example: "30s, 1m30s or 250ms",
+		return &numberKind[T]{typ: "duration", noun: "a duration", example: "30s, 1m30s or 250ms",
 			parse: func(s string) (T, error) {
 				d, err := time.ParseDuration(s)
 				return T(d), err
@@ -183,21 +204,21 @@ func kindOf[T Number]() numberKind[T] {
 	t := reflect.TypeFor[T]()
 	switch t.Kind() {
 	case reflect.Float64:
-		return numberKind[T]{typ: "float", noun: "a number", example: "0.5 or 2",
+		return &numberKind[T]{typ: "float", noun: "a number", example: "0.5 or 2",
 			parse: func(s string) (T, error) {
 				f, err := strconv.ParseFloat(s, 64)
 				return T(f), err
 			},
 			format: func(v T) string { return strconv.FormatFloat(float64(v), 'f', -1, 64) }}
 	case reflect.Uint64:
-		return numberKind[T]{typ: "uint", noun: "a whole number",
+		return &numberKind[T]{typ: "uint", noun: "a whole number",
 			parse: func(s string) (T, error) {
 				n, err := strconv.ParseUint(s, 10, 64)
 				return T(n), err
 			},
 			format: func(v T) string { return strconv.FormatUint(uint64(v), 10) }}
 	}
-	return numberKind[T]{typ: "int", noun: "a whole number",
+	return &numberKind[T]{typ: "int", noun: "a whole number",
 		parse: func(s string) (T, error) {
 			n, err := strconv.ParseInt(s, 10, t.Bits())
 			return T(n), err
@@ -258,11 +279,12 @@ func Var[T Number](fs *pflag.FlagSet, p *T, name string, value T, r Range[T], us
 func VarP[T Number](fs *pflag.FlagSet, p *T, name, shorthand string, value T, r Range[T], usage string) *pflag.Flag {
 	r.check(name, value)
 	*p = value
-	fs.VarP(&numberFlag[T]{p: p, r: r}, name, shorthand, WithRange(usage, r.String()))
+	fs.VarP(&numberFlag[T]{p: p, r: r}, name, shorthand, r.words(usage, " (", ")"))
 	return fs.Lookup(name)
 }
 
-// WithRange is a flag's usage followed by its range, as --help shows it.
+// WithRange is a flag's usage followed by its range, as --help shows it
+// (VarP's flags write it with Range.words, the same).
 func WithRange(usage, r string) string { return usage + " (" + r + ")" }
 
 // Bounds is a range of any number type: what a setting's Option, which is

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/shakenfist/shakectl/output/termtext"
 )
@@ -54,7 +55,8 @@ func URLError(err error) error {
 	return err
 }
 
-var tokenQuery = regexp.MustCompile(`([?&]token=)[^&#\s"]+`)
+// The patterns compile when first used, not at every start-up.
+var tokenQuery = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([?&]token=)[^&#\s"]+`) })
 
 // TokenQuery hides the value of a "token" query parameter wherever a URL
 // appears in s: the console token a 2026 server mints into Kerbside's
@@ -64,7 +66,7 @@ func TokenQuery(s string) string {
 	if !strings.Contains(s, "token=") {
 		return s
 	}
-	return tokenQuery.ReplaceAllString(s, "${1}"+Marker)
+	return tokenQuery().ReplaceAllString(s, "${1}"+Marker)
 }
 
 // secretHeaders carry credentials: only their scheme is shown.
@@ -100,7 +102,7 @@ func isScheme(s string) bool {
 var secretFields = map[string]bool{"key": true, "access_token": true, "token": true, "password": true, "refresh_token": true}
 
 // vvPassword is the password line of a console (.vv) file from Kerbside.
-var vvPassword = regexp.MustCompile(`(?m)^(password=)[^\r\n]*`)
+var vvPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(password=)[^\r\n]*`) })
 
 // Body is a request's or answer's body as it may be printed: a JSON body
 // with the values of its secret fields (anywhere in it) replaced, and
@@ -113,7 +115,7 @@ func Body(body []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		body = []byte(TokenQuery(vvPassword.ReplaceAllString(string(body), "${1}"+Marker)))
+		body = []byte(TokenQuery(vvPassword().ReplaceAllString(string(body), "${1}"+Marker)))
 		lower := strings.ToLower(string(body))
 		for f := range secretFields {
 			if strings.Contains(lower, `"`+f+`"`) {

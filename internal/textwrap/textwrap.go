@@ -17,16 +17,22 @@ func Lines(text, first, rest string, width int, length func(string) int) []strin
 	if length == nil {
 		length = utf8.RuneCountInString
 	}
-	var lines []string
+	// The lines are pieces of one buffer, sized for the text, and the words
+	// are read in place: the help's tables are wrapped at every start-up,
+	// where a buffer a line and a slice of the words were most of the
+	// start's allocations in our packages.
+	lineWidth := max(width-len(rest), 1)
 	var b strings.Builder
+	b.Grow(len(first) + len(text) + (len(text)/lineWidth+1)*len(rest))
+	lines := make([]string, 0, len(text)/lineWidth+1)
 	b.WriteString(first)
-	cols := length(first)
+	start, cols := 0, length(first)
 	empty := true
-	for _, w := range strings.Fields(text) {
+	for w := range strings.FieldsSeq(text) {
 		n := length(w)
 		if !empty && cols+1+n > width {
-			lines = append(lines, b.String())
-			b.Reset()
+			lines = append(lines, b.String()[start:])
+			start = b.Len()
 			b.WriteString(rest)
 			cols, empty = length(rest), true
 		}
@@ -38,5 +44,5 @@ func Lines(text, first, rest string, width int, length func(string) int) []strin
 		cols += n
 		empty = false
 	}
-	return append(lines, b.String())
+	return append(lines, b.String()[start:])
 }

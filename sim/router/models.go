@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shakenfist/shakectl/internal/fielderr"
+	"github.com/shakenfist/shakectl/internal/textwrap"
 )
 
 // The models: each real Substrate dataplane the simulator can behave like,
@@ -374,34 +375,36 @@ func (c Config) traits() modelTraits {
 // distinguishes it, indented under it. The descriptions name settings as
 // fielderr {Field} placeholders, written by flag (the command's).
 func ModelHelp(flag func(field string) string) string {
+	// Every command tree builds this help (sim router's Long): the lines
+	// are wrapped first, so that the help is written into one buffer of
+	// its size. Wrapping counts bytes, as it always has here.
+	wrapped := make([][]string, len(models))
+	size := 0
+	for i, m := range models {
+		wrapped[i] = textwrap.Lines(fielderr.Placeholders(m.help, flag), helpIndent, helpIndent, helpWidth, byteLen)
+		size += len("  ") + len(m.model) + len(" (default)\n") + len(wrapped[i])
+		for _, l := range wrapped[i] {
+			size += len(l)
+		}
+	}
 	var b strings.Builder
-	for _, m := range models {
-		name := string(m.model)
+	b.Grow(size)
+	for i, m := range models {
+		b.WriteString("  ")
+		b.WriteString(string(m.model))
 		if m.model == ModelSeed {
-			name += " (default)"
+			b.WriteString(" (default)")
 		}
-		b.WriteString("  " + name + "\n")
-		// Every command tree builds this help (sim router's Long): the
-		// words are appended to one line buffer, not concatenated.
-		var line []byte
-		for _, w := range strings.Fields(fielderr.Placeholders(m.help, flag)) {
-			if len(line) > 0 && len(line)+1+len(w) > helpWidth-len(helpIndent) {
-				b.WriteString(helpIndent)
-				b.Write(line)
-				b.WriteByte('\n')
-				line = line[:0]
-			}
-			if len(line) > 0 {
-				line = append(line, ' ')
-			}
-			line = append(line, w...)
-		}
-		b.WriteString(helpIndent)
-		b.Write(line)
 		b.WriteByte('\n')
+		for _, l := range wrapped[i] {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
 	}
 	return b.String()
 }
+
+func byteLen(s string) int { return len(s) }
 
 // The --help layout of the models.
 const (
