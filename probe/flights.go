@@ -40,6 +40,15 @@ func analyseFlights(shards [][]flightEvent, dropped int64, budget time.Duration)
 			}
 		}
 	}
+	countFlights(fs, events, budget)
+	return fs
+}
+
+// countFlights sorts events (served or refused requests) by actor and
+// send, groups each actor's overlapping requests into flights, and counts
+// into fs the refused flights, the refused firsts early against budget,
+// and the fastest of them.
+func countFlights(fs *report.FlightStats, events []flightEvent, budget time.Duration) {
 	// A sort without reflection: one record per request, sorted once at
 	// the end, is part of what each request costs.
 	slices.SortFunc(events, func(a, b flightEvent) int {
@@ -77,7 +86,6 @@ func analyseFlights(shards [][]flightEvent, dropped int64, budget time.Duration)
 	if fastest >= 0 {
 		fs.FastestFirstSeconds = float64(fastest) / 1000
 	}
-	return fs
 }
 
 // refusal reports whether o is a capacity refusal, after the budget or at

@@ -3,7 +3,6 @@ package probe
 import (
 	"github.com/shakenfist/shakectl/probe/report"
 
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -371,7 +370,7 @@ func TestImpossibleStatuszIsRefused(t *testing.T) {
 
 // TestFlightsOnlyOfRefusedActorsCountTheSame: the analysis looks only at
 // actors that were refused. Against every actor's requests grouped by
-// overlap (flightsOfAll, the analysis before that shortcut), random runs
+// overlap (flightsOfAll: the same grouping, of every actor), random runs
 // mixing served, refused and shed answers of many actors, dealt to
 // shards, give the same
 // flights, early refusals and fastest first refusal.
@@ -401,34 +400,7 @@ func TestFlightsOnlyOfRefusedActorsCountTheSame(t *testing.T) {
 // overlap, refused or not, and counts the refused flights.
 func flightsOfAll(events []flightEvent, budget time.Duration) *report.FlightStats {
 	fs := &report.FlightStats{}
-	events = slices.DeleteFunc(events, func(e flightEvent) bool { return e.outcome != report.Served && !refusal(e.outcome) })
-	slices.SortStableFunc(events, func(a, b flightEvent) int {
-		return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.sentMs, b.sentMs))
-	})
-	fastest := int32(-1)
-	for i := 0; i < len(events); {
-		first, end, refused := events[i], events[i].doneMs, refusal(events[i].outcome)
-		j := i + 1
-		for ; j < len(events) && events[j].actor == first.actor && events[j].sentMs <= end; j++ {
-			end = max(end, events[j].doneMs)
-			refused = refused || refusal(events[j].outcome)
-		}
-		if refused {
-			fs.Flights++
-		}
-		if took := first.doneMs - first.sentMs; refusal(first.outcome) {
-			if took < int32(budget/2/time.Millisecond) {
-				fs.RefusedEarly++
-			}
-			if fastest < 0 || took < fastest {
-				fastest = took
-			}
-		}
-		i = j
-	}
-	if fastest >= 0 {
-		fs.FastestFirstSeconds = float64(fastest) / 1000
-	}
+	countFlights(fs, slices.DeleteFunc(events, func(e flightEvent) bool { return e.outcome != report.Served && !refusal(e.outcome) }), budget)
 	return fs
 }
 

@@ -17,6 +17,13 @@ func Serve(t testing.TB, handle func(net.Conn)) net.Listener {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ServeOn(t, ln, handle)
+	return ln
+}
+
+// ServeOn is Serve on a listener of the test's own (an in-memory one in a
+// testing/synctest bubble).
+func ServeOn(t testing.TB, ln net.Listener, handle func(net.Conn)) {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -30,5 +37,4 @@ func Serve(t testing.TB, handle func(net.Conn)) net.Listener {
 			}()
 		}
 	}()
-	return ln
 }

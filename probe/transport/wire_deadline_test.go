@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakenfist/shakectl/internal/memnet"
+	"github.com/shakenfist/shakectl/internal/rawserver"
 )
 
 // deadlineCounter counts the deadlines set on a connection.
@@ -36,39 +37,30 @@ func TestWireConnectionKeepsItsDeadlineAndARequestStillEndsAtItsOwn(t *testing.T
 		// pause is how long the server waits after its next answer before
 		// it reads again: a request written then waits for it (net.Pipe).
 		var pause atomic.Int64
-		defer func() { close(done); ln.Close(); synctest.Wait() }()
-		go func() {
+		defer close(done)
+		rawserver.ServeOn(t, ln, func(c net.Conn) {
+			br := bufio.NewReader(c)
 			for {
-				c, err := ln.Accept()
+				req, err := http.ReadRequest(br)
 				if err != nil {
 					return
 				}
-				go func() {
-					defer c.Close()
-					br := bufio.NewReader(c)
-					for {
-						req, err := http.ReadRequest(br)
-						if err != nil {
-							return
-						}
-						d, _ := time.ParseDuration(req.URL.Path[1:])
-						select {
-						case <-time.After(d):
-						case <-done:
-							return
-						}
-						if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
-							return
-						}
-						select {
-						case <-time.After(time.Duration(pause.Swap(0))):
-						case <-done:
-							return
-						}
-					}
-				}()
+				d, _ := time.ParseDuration(req.URL.Path[1:])
+				select {
+				case <-time.After(d):
+				case <-done:
+					return
+				}
+				if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+					return
+				}
+				select {
+				case <-time.After(time.Duration(pause.Swap(0))):
+				case <-done:
+					return
+				}
 			}
-		}()
+		})
 		var sets atomic.Int64
 		const timeout = 10 * time.Second
 		s := newWireSender("router.test:80", timeout, nil)
