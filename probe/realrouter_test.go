@@ -372,8 +372,8 @@ func TestImpossibleStatuszIsRefused(t *testing.T) {
 // actors that were refused. Against every actor's requests grouped by
 // overlap (flightsOfAll: the same grouping, of every actor), random runs
 // mixing served, refused and shed answers of many actors, dealt to
-// shards, give the same
-// flights, early refusals and fastest first refusal.
+// shards, give the same flights, early refusals and fastest first
+// refusal.
 func TestFlightsOnlyOfRefusedActorsCountTheSame(t *testing.T) {
 	outcomes := []report.Outcome{report.Served, report.Served, report.Served, report.BudgetExhausted, report.Unavailable, report.Shed}
 	rng := rand.New(rand.NewPCG(1, 2))
