@@ -145,3 +145,24 @@ func TestUploadProtocol(t *testing.T) {
 		wantError(t, c.do("POST", "/artifacts/upload/x", map[string]any{"upload_uuid": id, "blob_uuid": blobID}), 400, "only specify one")
 	})
 }
+
+// An upload that was never sent data becomes an empty blob: its data is
+// an empty body, as its sha512 and size say, not a "blob missing" 404
+// (two backups of a cluster holding one failed on it).
+func TestEmptyUploadIsAnEmptyBlob(t *testing.T) {
+	both(t, func(t *testing.T, gen string) {
+		_, c := startSim(t, func(cfg *Config) { cfg.Generation = gen })
+		id, _ := c.do("POST", "/upload", nil).obj(t)["uuid"].(string)
+		a := c.do("POST", "/artifacts/upload/empty", map[string]any{"upload_uuid": id}).obj(t)
+		blobID, _ := a["blob_uuid"].(string)
+		empty := sha512.Sum512(nil)
+		if b := c.do("GET", "/blobs/"+blobID, nil).obj(t); b["size"] != float64(0) || b["sha512"] != hex.EncodeToString(empty[:]) {
+			t.Errorf("blob: %v, want size 0 and the empty sha512", b)
+		}
+		for _, path := range []string{"/blobs/" + blobID + "/data", "/blobs/" + blobID + "/data?offset=0"} {
+			if got := c.do("GET", path, nil); got.status != 200 || len(got.raw) != 0 {
+				t.Errorf("GET %s: %d %q, want 200 and no bytes", path, got.status, got.raw)
+			}
+		}
+	})
+}

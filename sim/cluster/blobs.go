@@ -129,22 +129,12 @@ func (s *Server) handleBlobSingleChecksum(w http.ResponseWriter, r *http.Request
 	}
 	// The bytes are hashed outside the lock: a blob may be large.
 	h := newHash()
-	var src io.Reader = &syntheticReader{end: size}
-	if path != "" {
-		f, err := os.Open(path)
-		switch {
-		case os.IsNotExist(err):
-			// An upload never sent data has no file: an empty blob, as
-			// fileSHA512 counts it.
-			src = &syntheticReader{}
-		case err != nil:
-			writeError(w, notFound("blob missing"))
-			return
-		default:
-			defer f.Close()
-			src = f
-		}
+	src, done, aerr := blobBytes(path, 0, size)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
 	}
+	defer done()
 	if _, err := io.Copy(h, src); err != nil {
 		writeError(w, &apiError{status: http.StatusInternalServerError, msg: err.Error()})
 		return
@@ -429,22 +419,12 @@ func (s *Server) handleBlobData(w http.ResponseWriter, r *http.Request, _ string
 	if limit > 0 && offset+limit < end {
 		end = offset + limit
 	}
-	var src io.Reader
-	if path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			writeError(w, notFound("blob missing"))
-			return
-		}
-		defer f.Close()
-		if _, err := f.Seek(offset, io.SeekStart); err != nil {
-			writeError(w, notFound("blob missing"))
-			return
-		}
-		src = io.LimitReader(f, max(end-offset, 0))
-	} else {
-		src = &syntheticReader{pos: offset, end: end}
+	src, done, aerr := blobBytes(path, offset, end)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
 	}
+	defer done()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	buf := make([]byte, 128<<10)
@@ -463,6 +443,29 @@ func (s *Server) handleBlobData(w http.ResponseWriter, r *http.Request, _ string
 			return
 		}
 	}
+}
+
+// blobBytes is a blob's bytes from offset to end: its uploaded file's
+// (path), or the synthetic pattern of a blob without one. An upload that
+// was never sent data has no file: an empty blob, as fileSHA512 counts it
+// when the blob is made, for its data and its checksums alike. done
+// closes what was opened.
+func blobBytes(path string, offset, end int64) (src io.Reader, done func(), aerr *apiError) {
+	if path == "" {
+		return &syntheticReader{pos: offset, end: end}, func() {}, nil
+	}
+	f, err := os.Open(path)
+	switch {
+	case os.IsNotExist(err):
+		return &syntheticReader{}, func() {}, nil
+	case err != nil:
+		return nil, nil, notFound("blob missing")
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, notFound("blob missing")
+	}
+	return io.LimitReader(f, max(end-offset, 0)), func() { f.Close() }, nil
 }
 
 type syntheticReader struct{ pos, end int64 }
