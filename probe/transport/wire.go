@@ -96,21 +96,23 @@ type wireConn struct {
 	// its header from filling the probe's memory.
 	left int
 	// deadline is the deadline set on the connection, until the request's
-	// own; deadline is never after until (keepDeadline).
+	// own; a deadline after until is moved to until (keepDeadline).
 	deadline, until time.Time
 }
 
 // keepDeadline gives c the deadline until, for a request sent at now:
 // the connection keeps the deadline it has while that is at least half a
-// timeout off, and otherwise takes until. Moving a deadline is a change
-// to the runtime's timers and a clock read, and a closed run moved it on
-// every request; now it moves about once every half timeout a
-// connection. The deadline kept is an earlier request's, so it comes no
-// later than until; a read or write it ends before until goes on to until
-// (extend), and the request ends at its own deadline, not before.
+// timeout off and no later than until, and otherwise takes until. Moving
+// a deadline is a change to the runtime's timers and a clock read, and a
+// closed run moved it on every request; now it moves about once every
+// half timeout a connection. A read or write the kept deadline ends
+// before until goes on to until (extend), so the request ends at its own
+// deadline, neither before nor after. (A deadline after until is a
+// request's sent later that took c first: a request that waited for a
+// connection must not wait past its own deadline on it.)
 func (c *wireConn) keepDeadline(now, until time.Time, timeout time.Duration) error {
 	c.until = until
-	if c.deadline.Sub(now) >= timeout/2 {
+	if !c.deadline.After(until) && c.deadline.Sub(now) >= timeout/2 {
 		return nil
 	}
 	return c.setDeadline(until)

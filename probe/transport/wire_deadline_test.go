@@ -69,7 +69,9 @@ func TestWireConnectionKeepsItsDeadlineAndARequestStillEndsAtItsOwn(t *testing.T
 			return deadlineCounter{Conn: c, sets: &sets}, err
 		}
 		defer s.Close()
-		send := func(path string) (Answer, time.Duration) {
+		// sendSent sends path as a request sent at sent (one that waited
+		// for a connection was sent before it took one).
+		sendSent := func(path string, sent time.Time) (Answer, time.Duration) {
 			t.Helper()
 			req, err := http.NewRequest(http.MethodGet, "http://router.test"+path, nil)
 			if err != nil {
@@ -79,9 +81,12 @@ func TestWireConnectionKeepsItsDeadlineAndARequestStillEndsAtItsOwn(t *testing.T
 			if err != nil {
 				t.Fatal(err)
 			}
-			sent := time.Now()
 			a, _ := s.Send(context.Background(), r, sent, PrefixBufFunc(func() []byte { return make([]byte, 64) }))
 			return a, time.Since(sent)
+		}
+		send := func(path string) (Answer, time.Duration) {
+			t.Helper()
+			return sendSent(path, time.Now())
 		}
 
 		// At 0s the first request dials and sets its deadline, 10s.
@@ -125,6 +130,15 @@ func TestWireConnectionKeepsItsDeadlineAndARequestStillEndsAtItsOwn(t *testing.T
 		time.Sleep(3 * time.Second)
 		if a, took := send("/0s"); a.Err != nil || a.Status != 200 || a.Resends != 0 || took != 8*time.Second {
 			t.Errorf("written after the connection's deadline, before the request's: %+v after %s, want 200 after 8s, not resent", a, took)
+		}
+		// At 36s a request takes 46s (the kept 38s is 2s off). Then one
+		// sent at 30s that only now takes the connection: its own deadline
+		// is 40s, before the connection's 46s, and it ends there.
+		if a, _ := send("/0s"); a.Err != nil {
+			t.Fatalf("at 36s: %v", a.Err)
+		}
+		if a, took := sendSent("/30s", time.Now().Add(-6*time.Second)); !a.ClientTimeout || took != timeout {
+			t.Errorf("a request that waited for the connection: client timeout %v after %s, want a client timeout after %s, its own", a.ClientTimeout, took, timeout)
 		}
 	})
 }
