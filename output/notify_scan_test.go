@@ -52,19 +52,13 @@ var stdLogCalls = map[string]bool{
 
 // stderrWrites lists the writes to stderr in one Go source: "LINE: WHAT".
 func stderrWrites(fset *token.FileSet, f *ast.File) []string {
-	names := map[string]string{} // local name -> import path
+	names := srcscan.ImportNames(f)
 	var found []string
 	at := func(n ast.Node, what string) {
 		found = append(found, strconv.Itoa(fset.Position(n.Pos()).Line)+": "+what)
 	}
 	for _, imp := range f.Imports {
-		path, _ := strconv.Unquote(imp.Path.Value)
-		local := path[strings.LastIndex(path, "/")+1:]
-		if imp.Name != nil {
-			local = imp.Name.Name
-		}
-		names[local] = path
-		if path == "log/slog" {
+		if imp.Path.Value == `"log/slog"` {
 			at(imp, "imports log/slog")
 		}
 	}

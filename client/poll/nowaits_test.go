@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shakenfist/shakectl/internal/srcscan"
 )
 
 // moduleRoot is the repository's top, from this package's directory.
@@ -72,12 +74,9 @@ func exempt(path, fn string, used map[string]bool) bool {
 // "line function what".
 func sleepsOrTicks(fset *token.FileSet, file *ast.File) []string {
 	timePkg := ""
-	for _, imp := range file.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == "time" {
-			timePkg = "time"
-			if imp.Name != nil {
-				timePkg = imp.Name.Name
-			}
+	for local, p := range srcscan.ImportNames(file) {
+		if p == "time" {
+			timePkg = local
 		}
 	}
 	var found []string

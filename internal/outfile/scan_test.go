@@ -61,18 +61,7 @@ var testSupport = []string{"github.com/shakenfist/shakectl/cmd/clitest", "github
 
 // fileWrites lists the writes in one Go source: "LINE: CALL".
 func fileWrites(fset *token.FileSet, f *ast.File) []string {
-	names := map[string]string{} // local name -> import path
-	for _, imp := range f.Imports {
-		path, _ := strconv.Unquote(imp.Path.Value)
-		if _, ok := writeCalls[path]; !ok {
-			continue
-		}
-		local := path[strings.LastIndex(path, "/")+1:]
-		if imp.Name != nil {
-			local = imp.Name.Name
-		}
-		names[local] = path
-	}
+	names := srcscan.ImportNames(f)
 	var found []string
 	// An os.OpenFile call whose flags are only reads is allowed; the
 	// selector inside it is then not reported again.

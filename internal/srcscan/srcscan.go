@@ -85,6 +85,22 @@ func (f File) Imports() []string {
 	return paths
 }
 
+// ImportNames maps the name each import of f is known by in it (its
+// alias, else its path's last element) to its path: how a scan tells
+// which package a selector such as os.WriteFile calls.
+func ImportNames(f *ast.File) map[string]string {
+	names := map[string]string{}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		local := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		names[local] = path
+	}
+	return names
+}
+
 // StandardLibrary says whether the import path p is the standard
 // library's (its first element has no dot).
 func StandardLibrary(p string) bool {
