@@ -245,11 +245,16 @@ func (o *Options) EffectiveTimeout() time.Duration {
 	return b + timeoutOverBudget
 }
 
+// sentWhenDue says a request goes out the moment it is due: a closed
+// run's worker sends as it reads the clock for the due time, so that
+// reading is the send time. An open or burst run's sends may wait behind
+// each other.
+func (o *Options) sentWhenDue() bool { return o.Mode == Closed }
+
 // measuresFromWrite says whether the run measures service times from
-// when each request was written whole (open and burst runs, whose sends
-// may wait behind each other), which costs a clock read a request. A
-// closed run's requests go out when their worker reads the clock.
-func (o *Options) measuresFromWrite() bool { return o.Mode != Closed }
+// when each request was written whole, which costs a clock read a
+// request: only where a request is not sent when it is due.
+func (o *Options) measuresFromWrite() bool { return !o.sentWhenDue() }
 
 // Validate reports whether Run would accept these options, without
 // running: the checks Run makes first, on a copy (Run also fills defaults).

@@ -253,7 +253,7 @@ func newEngine(o *Options) (*engine, error) {
 	e := &engine{o: o, timeout: o.EffectiveTimeout(), activeSeries: map[int]float64{}}
 	e.picker = newPicker(actorSet{named: o.Actors, generated: o.ActorCount}.Len(), o.Distribution, o.Seed)
 	e.bufs.New = func() any { b := make([]byte, bodyPrefix); return &b }
-	e.records.New = func() any { return new(sentRequest) }
+	e.records.New = func() any { return &sentRequest{bufs: &e.bufs} }
 
 	target, err := url.Parse(o.Target)
 	if err != nil && o.URLTemplate == "" {
@@ -559,7 +559,7 @@ const bodyPrefix = 512
 func (e *engine) send(key, i uint64, idx int, start time.Time, due time.Duration) {
 	shard := key % uint64(len(e.ctxs))
 	r := e.records.Get().(*sentRequest)
-	r.reset(e, shard, idx, start, due)
+	r.reset(shard, idx, start, due)
 	req, err := e.request(idx)
 	if !e.noteSend(r) {
 		// The run was finalised after an interrupt: this request is not
@@ -605,18 +605,18 @@ type sentRequest struct {
 	// prev and next link the request into its shard's requests in flight
 	// (shard.flying), under the shard's lock.
 	prev, next *sentRequest
-	// bufs is the engine's pool of body prefixes (PrefixBuf).
+	// bufs is the engine's pool of body prefixes (PrefixBuf), set when
+	// the record is made in the engine's pool of records.
 	bufs *sync.Pool
 }
 
-// reset makes r the record of a new request, one from the engine's pool.
-func (r *sentRequest) reset(e *engine, shard uint64, idx int, start time.Time, due time.Duration) {
+// reset makes r, from the engine's pool, the record of a new request.
+func (r *sentRequest) reset(shard uint64, idx int, start time.Time, due time.Duration) {
 	r.shard, r.idx, r.start, r.due = shard, idx, start, due
 	r.sentAt = 0
 	r.wrote.Store(0)
 	r.prefix = nil
 	r.prev, r.next = nil, nil
-	r.bufs = &e.bufs
 }
 
 // noteWrote records at (zero: not written whole) as when r was written.
@@ -649,10 +649,9 @@ func (e *engine) noteSend(r *sentRequest) bool {
 	// Counted and listed under the shard's lock, which abandonInFlight
 	// takes to close the shard: a request is either counted as sent and
 	// recorded exactly once, or neither.
-	if e.o.Mode == Closed {
-		// A closed worker sends the moment it read the clock for the
-		// request's due time (closedShape): that reading is the send
-		// time, and a second read microseconds later would tell nothing.
+	if e.o.sentWhenDue() {
+		// The due time's clock read is the send time: a second read
+		// microseconds later would tell nothing.
 		r.sentAt = r.due
 	} else {
 		r.sentAt = time.Since(r.start)

@@ -248,13 +248,12 @@ func (s *wireSender) Send(ctx context.Context, r *Request, sent time.Time, buf P
 	if ctx.Err() != nil {
 		return Answer{Err: context.Cause(ctx)}, time.Time{}
 	}
-	now := sent
-	deadline := now.Add(s.timeout)
+	deadline := sent.Add(s.timeout)
 	for resends := 0; ; resends++ {
 		// Only a first attempt may skip the check of a reused connection:
 		// a resend checks every connection it takes, so a pile of idle
 		// connections the server closed costs one resend, not all of them.
-		a, wrote, again := s.attempt(ctx, r, now, deadline, buf, resends == 0)
+		a, wrote, again := s.attempt(ctx, r, sent, deadline, buf, resends == 0)
 		if !again || resends == maxResends {
 			a.Resends = resends
 			return a, wrote
