@@ -271,15 +271,10 @@ func NewCmdWith(f *cmdutil.Factory, runF func(*probe.Options, *Options) error) *
 func addressingHelp() string {
 	const indent, col = "    ", 17
 	var b strings.Builder
-	pad := func(n int) {
-		for range n {
-			b.WriteByte(' ')
-		}
-	}
 	for _, f := range probe.AddressingForms {
 		b.WriteString(indent)
 		b.WriteString(f.Name)
-		pad(max(col-len(f.Name), 0) + 1)
+		b.WriteString(textwrap.Blank(max(col-len(f.Name), 0) + 1))
 		sep := ""
 		if f.Host != "" {
 			b.WriteString("Host: " + f.Host)
@@ -292,7 +287,7 @@ func addressingHelp() string {
 		b.WriteByte('\n')
 		for _, l := range textwrap.Lines(f.Dataplanes, "", "", 56, nil) {
 			b.WriteString(indent)
-			pad(col + 1)
+			b.WriteString(textwrap.Blank(col + 1))
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}

@@ -8,6 +8,18 @@ import (
 	"unicode/utf8"
 )
 
+// blanks is where Blank cuts its spaces from.
+const blanks = "                                                                "
+
+// Blank is n spaces, the padding of a help table's column, without an
+// allocation for the short ones the tables use.
+func Blank(n int) string {
+	if n <= len(blanks) {
+		return blanks[:max(n, 0)]
+	}
+	return strings.Repeat(" ", n)
+}
+
 // Lines fills the words of text (split at white space) into lines of at
 // most width columns, the first line starting with first and the others
 // with rest; a word longer than a line is left whole. length counts the

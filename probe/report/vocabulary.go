@@ -109,40 +109,24 @@ func helpTable(terms []Term) string {
 	// A name much longer than the rest goes on its own line, so one long
 	// name does not push every meaning to the right.
 	col := min(width, 22)
-	// Written piece by piece into one buffer, not with Fprintf: the tables
-	// are the parking-probe's help, which every start-up builds.
-	fill := helpWidth - len(indent) - col - 2
-	wrapped := make([][]string, len(terms))
-	size := 0
-	for i, t := range terms {
-		wrapped[i] = textwrap.Lines(t.Meaning, "", "", fill, nil)
-		size += len(indent) + len(t.Name) + 1
-		for _, l := range wrapped[i] {
-			size += len(indent) + col + 2 + len(l) + 1
-		}
-	}
+	// Written piece by piece, not with Fprintf: the tables are the
+	// parking-probe's help, which every start-up builds.
 	var b strings.Builder
-	b.Grow(size)
-	pad := func(n int) {
-		for range n {
-			b.WriteByte(' ')
-		}
-	}
-	for i, t := range terms {
-		lines := wrapped[i]
+	for _, t := range terms {
+		lines := textwrap.Lines(t.Meaning, "", "", helpWidth-len(indent)-col-2, nil)
 		b.WriteString(indent)
 		b.WriteString(t.Name)
 		if len(t.Name) > col {
 			b.WriteByte('\n')
 		} else {
-			pad(col - len(t.Name) + 2)
+			b.WriteString(textwrap.Blank(col - len(t.Name) + 2))
 			b.WriteString(lines[0])
 			b.WriteByte('\n')
 			lines = lines[1:]
 		}
 		for _, l := range lines {
 			b.WriteString(indent)
-			pad(col + 2)
+			b.WriteString(textwrap.Blank(col + 2))
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
